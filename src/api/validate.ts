@@ -1,0 +1,117 @@
+/**
+ * A small declarative validator. Rules are declared once (src/api/rules.ts) and used by the
+ * embedded upstream (request bodies and queries) and by the gateway (mutation inputs), so both
+ * reject the same input with a message that names the field and the rule.
+ */
+export type Rule =
+  | { kind: 'string'; min?: number; max?: number; pattern?: RegExp; format?: 'uri'; nullable?: boolean }
+  | { kind: 'enum'; values: readonly string[]; nullable?: boolean }
+  | { kind: 'boolean'; nullable?: boolean }
+  | { kind: 'number'; int?: boolean; min?: number; max?: number; nullable?: boolean }
+  | { kind: 'array'; of: Rule; min?: number; max?: number; nullable?: boolean }
+  | { kind: 'object'; fields: Fields; nullable?: boolean; open?: boolean }
+  | { kind: 'map'; of: Rule; nullable?: boolean }
+  | { kind: 'any'; nullable?: boolean };
+
+export type Field = Rule & { required?: boolean };
+export type Fields = Record<string, Field>;
+
+export class ValidationError extends Error {
+  constructor(
+    readonly field: string,
+    readonly rule: string,
+  ) {
+    super(`${field}: ${rule}`);
+  }
+}
+
+const join = (path: string, key: string | number) =>
+  typeof key === 'number' ? `${path}[${key}]` : path ? `${path}.${key}` : key;
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : typeof value;
+}
+
+/** Throws ValidationError for the first broken rule. */
+export function checkValue(rule: Rule, value: unknown, path: string): void {
+  if (value === null) {
+    if (rule.nullable) return;
+    throw new ValidationError(path, 'must not be null');
+  }
+  switch (rule.kind) {
+    case 'any':
+      return;
+    case 'string': {
+      if (typeof value !== 'string') throw new ValidationError(path, `must be a string, got ${describe(value)}`);
+      const len = [...value].length;
+      if (rule.min !== undefined && len < rule.min)
+        throw new ValidationError(path, `must be at least ${rule.min} characters long`);
+      if (rule.max !== undefined && len > rule.max)
+        throw new ValidationError(path, `must be at most ${rule.max} characters long`);
+      if (rule.pattern && !rule.pattern.test(value))
+        throw new ValidationError(path, `must match the pattern ${rule.pattern.source}`);
+      if (rule.format === 'uri' && !isUri(value)) throw new ValidationError(path, 'must be an absolute URI');
+      return;
+    }
+    case 'enum':
+      if (typeof value !== 'string' || !rule.values.includes(value))
+        throw new ValidationError(path, `must be one of ${rule.values.join(', ')}`);
+      return;
+    case 'boolean':
+      if (typeof value !== 'boolean') throw new ValidationError(path, `must be a boolean, got ${describe(value)}`);
+      return;
+    case 'number':
+      if (typeof value !== 'number' || !Number.isFinite(value))
+        throw new ValidationError(path, `must be a number, got ${describe(value)}`);
+      if (rule.int && !Number.isInteger(value)) throw new ValidationError(path, 'must be an integer');
+      if (rule.min !== undefined && value < rule.min) throw new ValidationError(path, `must be at least ${rule.min}`);
+      if (rule.max !== undefined && value > rule.max) throw new ValidationError(path, `must be at most ${rule.max}`);
+      return;
+    case 'array':
+      if (!Array.isArray(value)) throw new ValidationError(path, `must be an array, got ${describe(value)}`);
+      if (rule.min !== undefined && value.length < rule.min)
+        throw new ValidationError(path, `must have at least ${rule.min} item${rule.min === 1 ? '' : 's'}`);
+      if (rule.max !== undefined && value.length > rule.max)
+        throw new ValidationError(path, `must have at most ${rule.max} items`);
+      value.forEach((item, i) => checkValue(rule.of, item, join(path, i)));
+      return;
+    case 'object':
+      if (typeof value !== 'object' || Array.isArray(value))
+        throw new ValidationError(path, `must be an object, got ${describe(value)}`);
+      checkFields(rule.fields, value as Record<string, unknown>, path, rule.open);
+      return;
+    case 'map':
+      if (typeof value !== 'object' || Array.isArray(value))
+        throw new ValidationError(path, `must be an object, got ${describe(value)}`);
+      for (const [k, v] of Object.entries(value as object)) checkValue(rule.of, v, join(path, k));
+      return;
+  }
+}
+
+/** Checks an object against field rules; unknown fields are rejected unless `open`. */
+export function checkFields(fields: Fields, value: Record<string, unknown>, path = '', open = false): void {
+  for (const [key, rule] of Object.entries(fields)) {
+    const v = value[key];
+    if (v === undefined) {
+      if (rule.required) throw new ValidationError(join(path, key), 'is required');
+      continue;
+    }
+    checkValue(rule, v, join(path, key));
+  }
+  if (!open) {
+    for (const key of Object.keys(value)) {
+      if (!(key in fields)) throw new ValidationError(join(path, key), 'is not a known field');
+    }
+  }
+}
+
+function isUri(value: string): boolean {
+  try {
+    const u = new URL(value);
+    return Boolean(u.protocol);
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * Who may see and do what. Organization roles come from `members.role` (null for guests);
+ * content roles are the strongest of the organization role capped by the content's
+ * `defaultLevel`, and of explicit grants to the user or one of their teams on the content or
+ * any collection above it. Organization admins are admins of all its content.
+ */
+import { atLeast, strongest, weakest, type Role } from '../api/roles.js';
+import type { Db } from './db/index.js';
+import { forbidden, notFound } from './errors.js';
+
+export interface OrgMembership {
+  role: Role | null;
+  disabled: boolean;
+}
+
+export function orgMembership(db: Db, organizationId: string, userId: string | undefined): OrgMembership | null {
+  if (!userId) return null;
+  const row = db
+    .prepare('SELECT role, disabled FROM members WHERE organization_id = ? AND user_id = ?')
+    .get(organizationId, userId) as { role: Role | null; disabled: number } | undefined;
+  if (!row || row.disabled) return null;
+  return { role: row.role, disabled: Boolean(row.disabled) };
+}
+
+export interface ContentTarget {
+  type: 'space' | 'collection';
+  id: string;
+  organization_id: string;
+  parent_id: string | null;
+  default_level: Role;
+}
+
+/** The target and every collection above it, nearest first. */
+function ancestry(db: Db, target: ContentTarget): Array<{ type: string; id: string }> {
+  const chain = [{ type: target.type, id: target.id }];
+  let parent = target.parent_id;
+  const seen = new Set<string>();
+  while (parent && !seen.has(parent)) {
+    seen.add(parent);
+    chain.push({ type: 'collection', id: parent });
+    const row = db.prepare('SELECT parent_id FROM collections WHERE id = ?').get(parent) as
+      | { parent_id: string | null }
+      | undefined;
+    parent = row?.parent_id ?? null;
+  }
+  return chain;
+}
+
+/** The strongest role granted explicitly on the chain to the user or one of their teams. */
+function explicitRole(db: Db, chain: Array<{ type: string; id: string }>, userId: string): Role | null {
+  const targets = chain.map(() => '(target_type = ? AND target_id = ?)').join(' OR ');
+  const rows = db
+    .prepare(
+      `SELECT role FROM content_permissions WHERE (${targets}) AND (
+         (principal_type = 'user' AND principal_id = ?) OR
+         (principal_type = 'team' AND principal_id IN (SELECT team_id FROM team_members WHERE user_id = ?)))`,
+    )
+    .all(...chain.flatMap((t) => [t.type, t.id]), userId, userId) as Array<{ role: Role }>;
+  return strongest(...rows.map((r) => r.role));
+}
+
+/** The caller's role on a space or a collection (null: no access through membership or grants). */
+export function contentRole(db: Db, target: ContentTarget, userId: string | undefined): Role | null {
+  if (!userId) return null;
+  const member = orgMembership(db, target.organization_id, userId);
+  if (member?.role === 'admin') return 'admin';
+  const base = member?.role ? weakest(member.role, target.default_level) : null;
+  return strongest(base, explicitRole(db, ancestry(db, target), userId));
+}
+
+/**
+ * Checks a role: `null` (no access at all) is 404, so callers cannot probe what they cannot see;
+ * a role below `min` is 403.
+ */
+export function requireRole(role: Role | null, min: Role, what: string): Role {
+  if (!role) throw notFound(what);
+  if (!atLeast(role, min)) throw forbidden(`Your role (${role}) does not allow this; ${min} is required`);
+  return role;
+}
+
+export interface OrgRow {
+  id: string;
+  title: string;
+  hostname: string;
+  default_role: Role | null;
+  email_domains: string;
+  invite_links: number;
+  sso: number;
+  created_at: string;
+}
+
+/**
+ * The organization, for a caller who is a member; `min` is the organization role required
+ * ('member' accepts guests too). Non-members get 404.
+ */
+export function requireOrg(db: Db, organizationId: string, userId: string | undefined, min: Role | 'member' = 'member') {
+  const org = db.prepare('SELECT * FROM organizations WHERE id = ?').get(organizationId) as OrgRow | undefined;
+  const member = org ? orgMembership(db, org.id, userId) : null;
+  if (!org || !member) throw notFound('Organization');
+  if (min !== 'member' && !atLeast(member.role, min))
+    throw forbidden(`Your organization role (${member.role ?? 'guest'}) does not allow this; ${min} is required`);
+  return { org, member };
+}

@@ -1,0 +1,35 @@
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { migrations } from './migrations/index.js';
+
+export type Db = Database.Database;
+
+/** Opens (and creates) the SQLite database and brings its schema up to date. */
+export function openDatabase(file: string): Db {
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  migrate(db);
+  return db;
+}
+
+/** Applies the migrations whose version is above `PRAGMA user_version`, each in a transaction. */
+export function migrate(db: Db): number {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  let applied = 0;
+  for (const m of migrations) {
+    if (m.version <= current) continue;
+    db.transaction(() => {
+      db.exec(m.sql);
+      db.pragma(`user_version = ${m.version}`);
+    })();
+    applied++;
+  }
+  return applied;
+}
+
+/** Current schema version. */
+export const schemaVersion = () => migrations[migrations.length - 1]?.version ?? 0;

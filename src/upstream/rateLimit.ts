@@ -1,0 +1,31 @@
+import type { Clock } from './clock.js';
+import { HttpError } from './errors.js';
+
+export interface RateLimit {
+  /** Requests allowed per window and key. */
+  limit: number;
+  windowMs: number;
+}
+
+/** Fixed-window limiter per key (the caller's token): past the limit, 429 with Retry-After. */
+export class RateLimiter {
+  private readonly windows = new Map<string, { start: number; count: number }>();
+  constructor(
+    private readonly config: RateLimit,
+    private readonly clock: Clock,
+  ) {}
+
+  take(key: string): void {
+    const now = this.clock.now().getTime();
+    let w = this.windows.get(key);
+    if (!w || now - w.start >= this.config.windowMs) {
+      w = { start: now, count: 0 };
+      this.windows.set(key, w);
+    }
+    w.count++;
+    if (w.count > this.config.limit) {
+      const retryAfter = Math.max(1, Math.ceil((w.start + this.config.windowMs - now) / 1000));
+      throw new HttpError(429, 'Too many requests, retry later', { 'retry-after': String(retryAfter) });
+    }
+  }
+}

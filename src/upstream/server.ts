@@ -1,0 +1,177 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { authenticate } from './auth.js';
+import { systemClock, type Clock } from './clock.js';
+import { RequestContext, type UpstreamServices } from './context.js';
+import { openDatabase, type Db } from './db/index.js';
+import { HttpError, unauthorized } from './errors.js';
+import { Query } from './query.js';
+import { RateLimiter, type RateLimit } from './rateLimit.js';
+import { RAW, Reply, Router } from './router.js';
+import { registerRoutes } from './routes/index.js';
+
+export interface UpstreamOptions {
+  /** An open database, or a file path / `:memory:` (default `:memory:`). */
+  db?: Db | string;
+  clock?: Clock;
+  /** Artificial delay added before each response, in ms. */
+  latencyMs?: number;
+  port?: number;
+  host?: string;
+  /** Requests per window per token; off when absent. */
+  rateLimit?: RateLimit;
+  /** Called for each request when set (method, path, status, ms). */
+  log?: (line: { method: string; path: string; status: number; ms: number }) => void;
+  /** Largest accepted JSON body, in bytes (default 1 MiB). */
+  maxBodyBytes?: number;
+}
+
+export interface Upstream {
+  /** Base URL ending in `/v1` (valid after start). */
+  readonly url: string;
+  readonly origin: string;
+  readonly db: Db;
+  readonly router: Router;
+  start(): Promise<string>;
+  stop(): Promise<void>;
+  /** Resolves when the background work started so far (OpenAPI processing, …) has finished. */
+  idle(): Promise<void>;
+}
+
+/** Builds the embedded REST API (the seed's endpoints under `/v1`). */
+export function buildUpstream(options: UpstreamOptions = {}): Upstream {
+  const db = typeof options.db === 'object' ? options.db : openDatabase(options.db ?? ':memory:');
+  const clock = options.clock ?? systemClock;
+  const router = new Router();
+  const pending = new Set<Promise<unknown>>();
+  const shutdown = new AbortController();
+  const sockets = new Set<Socket>();
+  const limiter = options.rateLimit ? new RateLimiter(options.rateLimit, clock) : null;
+  let origin = '';
+
+  const services: UpstreamServices = {
+    db,
+    clock,
+    origin: () => origin,
+    shutdown: shutdown.signal,
+    track(work) {
+      const p = work.catch(() => undefined).finally(() => pending.delete(p));
+      pending.add(p);
+    },
+  };
+  registerRoutes(router, services);
+
+  const server: Server = createServer((req, res) => {
+    const started = performance.now();
+    res.on('finish', () =>
+      options.log?.({ method: req.method ?? '', path: req.url ?? '', status: res.statusCode, ms: performance.now() - started }),
+    );
+    handle(req, res).catch((err) => sendError(res, err));
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse) {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (options.latencyMs) await delay(options.latencyMs);
+    if (!url.pathname.startsWith('/v1/') && url.pathname !== '/v1') {
+      return sendError(res, new HttpError(404, `No route for ${req.method} ${url.pathname}`));
+    }
+    const path = url.pathname.slice(3) || '/';
+    const match = router.match(req.method ?? 'GET', path);
+    if (!match) return sendError(res, new HttpError(404, `No route for ${req.method} ${url.pathname}`));
+    if ('allowed' in match) {
+      return sendError(res, new HttpError(405, `Method ${req.method} not allowed`, { allow: match.allowed.join(', ') }));
+    }
+    const caller = authenticate(db, req.headers.authorization);
+    if (!caller && !match.route.options.anonymous) throw unauthorized();
+    if (limiter) limiter.take(req.headers.authorization ?? `ip:${req.socket.remoteAddress}`);
+    const body = await readJson(req, options.maxBodyBytes ?? 1 << 20);
+    const aborted = new AbortController();
+    res.on('close', () => aborted.abort());
+    const signal = AbortSignal.any([aborted.signal, shutdown.signal]);
+    const ctx = new RequestContext(services, req, res, match.params, new Query(url.searchParams), body, caller, signal);
+    const result = await match.route.handler(ctx);
+    if (result === RAW) return;
+    if (result instanceof Reply) return sendJson(res, result.status, result.body);
+    if (result === undefined) {
+      res.writeHead(204).end();
+      return;
+    }
+    sendJson(res, 200, result);
+  }
+
+  return {
+    get url() {
+      return `${origin}/v1`;
+    },
+    get origin() {
+      return origin;
+    },
+    db,
+    router,
+    async start() {
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+      });
+      const { address, port } = server.address() as AddressInfo;
+      origin = `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
+      return `${origin}/v1`;
+    },
+    async stop() {
+      shutdown.abort();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const force = setTimeout(() => sockets.forEach((s) => s.destroy()), 2000);
+      await closed;
+      clearTimeout(force);
+      await Promise.all(pending);
+      if (typeof options.db !== 'object') db.close();
+    },
+    async idle() {
+      while (pending.size) await Promise.all(pending);
+    },
+  };
+}
+
+const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function readJson(req: IncomingMessage, max: number): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > max) throw new HttpError(413, `body: must be at most ${max} bytes`);
+    chunks.push(chunk);
+  }
+  if (!size) return undefined;
+  const type = req.headers['content-type'] ?? '';
+  if (!/^application\/json\b/i.test(type)) throw new HttpError(415, 'body: Content-Type must be application/json');
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw new HttpError(400, 'body: is not valid JSON');
+  }
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown) {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function sendError(res: ServerResponse, err: unknown) {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const known = err instanceof HttpError;
+  if (!known) console.error('[upstream] internal error:', err);
+  const status = known ? err.status : 500;
+  const message = known ? err.message : 'Internal server error';
+  if (known) for (const [k, v] of Object.entries(err.headers)) res.setHeader(k, v);
+  sendJson(res, status, { error: { code: status, message } });
+}
