@@ -3,6 +3,12 @@ import type { Migration } from './index.js';
 /** Users, tokens, organizations, members, teams, content (collections, spaces, revisions, pages),
  * change requests, comments, replies, reactions and content permissions. Timestamps are ISO strings. */
 const sql = /* sql */ `
+-- Key/value settings of this database (e.g. the demo tokens printed on start).
+CREATE TABLE settings (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+
 CREATE TABLE users (
   id TEXT PRIMARY KEY,
   display_name TEXT NOT NULL,

@@ -1,0 +1,307 @@
+/**
+ * Settings of the two commands (`start`: gateway + embedded upstream, `upstream`: the REST API
+ * alone). Each setting is a `--flag` and an environment variable; flags win. A bad value stops the
+ * start with a message that names the setting.
+ */
+export type Command = 'start' | 'upstream';
+
+type Kind = 'int' | 'string' | 'url' | 'level';
+
+interface Setting {
+  key: keyof Config;
+  flag: string;
+  env: string;
+  kind: Kind;
+  help: string;
+  /** Default per command (a function of the command). */
+  fallback: (command: Command) => string | number | undefined;
+  min?: number;
+  max?: number;
+  commands?: Command[];
+}
+
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface Config {
+  command: Command;
+  host: string;
+  port: number;
+  upstreamPort: number;
+  db: string;
+  upstreamUrl?: string;
+  latencyMs: number;
+  logLevel: LogLevel;
+  rateLimit: number;
+  upstreamConnectTimeoutMs: number;
+  upstreamHeadersTimeoutMs: number;
+  upstreamBodyTimeoutMs: number;
+  upstreamRetries: number;
+  maxDepth: number;
+  maxAliases: number;
+  maxTokens: number;
+  maxCost: number;
+  defaultPageSize: number;
+  maxPageSize: number;
+}
+
+export const SETTINGS: Setting[] = [
+  {
+    key: 'port',
+    flag: '--port',
+    env: 'PORT',
+    kind: 'int',
+    min: 0,
+    max: 65535,
+    fallback: (c) => (c === 'start' ? 4000 : 4010),
+    help: 'Port of the server the command starts (gateway for start, REST API for upstream)',
+  },
+  {
+    key: 'host',
+    flag: '--host',
+    env: 'HOST',
+    kind: 'string',
+    fallback: () => '127.0.0.1',
+    help: 'Interface to listen on',
+  },
+  {
+    key: 'upstreamPort',
+    flag: '--upstream-port',
+    env: 'UPSTREAM_PORT',
+    kind: 'int',
+    min: 0,
+    max: 65535,
+    fallback: () => 4010,
+    commands: ['start'],
+    help: 'Port of the embedded REST API under start',
+  },
+  {
+    key: 'db',
+    flag: '--db',
+    env: 'DOCS_GRAPH_DB',
+    kind: 'string',
+    fallback: () => './data/docs-graph.db',
+    help: 'SQLite file of the embedded REST API, or :memory:',
+  },
+  {
+    key: 'upstreamUrl',
+    flag: '--upstream-url',
+    env: 'GITBOOK_API_URL',
+    kind: 'url',
+    fallback: () => undefined,
+    commands: ['start'],
+    help: 'Upstream REST API base URL ending in /v1 (e.g. https://api.gitbook.com/v1); when set, no embedded upstream starts',
+  },
+  {
+    key: 'latencyMs',
+    flag: '--latency-ms',
+    env: 'UPSTREAM_LATENCY_MS',
+    kind: 'int',
+    min: 0,
+    max: 60_000,
+    fallback: () => 0,
+    help: 'Artificial delay the embedded REST API adds to each response, in ms',
+  },
+  {
+    key: 'logLevel',
+    flag: '--log-level',
+    env: 'LOG_LEVEL',
+    kind: 'level',
+    fallback: () => 'info',
+    help: `Log level: ${LOG_LEVELS.join(', ')} (info logs no line per request, debug does)`,
+  },
+  {
+    key: 'rateLimit',
+    flag: '--rate-limit',
+    env: 'UPSTREAM_RATE_LIMIT',
+    kind: 'int',
+    min: 0,
+    max: 1_000_000,
+    fallback: () => 0,
+    help: 'Requests per minute and token the embedded REST API accepts before answering 429 (0: no limit)',
+  },
+  {
+    key: 'upstreamConnectTimeoutMs',
+    flag: '--upstream-connect-timeout-ms',
+    env: 'UPSTREAM_CONNECT_TIMEOUT_MS',
+    kind: 'int',
+    min: 1,
+    max: 600_000,
+    fallback: () => 5_000,
+    commands: ['start'],
+    help: 'Gateway: time allowed to connect to the REST API',
+  },
+  {
+    key: 'upstreamHeadersTimeoutMs',
+    flag: '--upstream-headers-timeout-ms',
+    env: 'UPSTREAM_HEADERS_TIMEOUT_MS',
+    kind: 'int',
+    min: 1,
+    max: 600_000,
+    fallback: () => 15_000,
+    commands: ['start'],
+    help: 'Gateway: time allowed for the REST API to send response headers',
+  },
+  {
+    key: 'upstreamBodyTimeoutMs',
+    flag: '--upstream-body-timeout-ms',
+    env: 'UPSTREAM_BODY_TIMEOUT_MS',
+    kind: 'int',
+    min: 1,
+    max: 600_000,
+    fallback: () => 30_000,
+    commands: ['start'],
+    help: 'Gateway: time allowed between two chunks of a REST response body',
+  },
+  {
+    key: 'upstreamRetries',
+    flag: '--upstream-retries',
+    env: 'UPSTREAM_RETRIES',
+    kind: 'int',
+    min: 0,
+    max: 10,
+    fallback: () => 2,
+    commands: ['start'],
+    help: 'Gateway: retries of an idempotent read on 429/502/503/504 or a connection reset',
+  },
+  {
+    key: 'maxDepth',
+    flag: '--max-depth',
+    env: 'MAX_QUERY_DEPTH',
+    kind: 'int',
+    min: 1,
+    max: 100,
+    fallback: () => 12,
+    commands: ['start'],
+    help: 'Gateway: deepest query accepted',
+  },
+  {
+    key: 'maxAliases',
+    flag: '--max-aliases',
+    env: 'MAX_QUERY_ALIASES',
+    kind: 'int',
+    min: 1,
+    max: 1000,
+    fallback: () => 30,
+    commands: ['start'],
+    help: 'Gateway: most aliases accepted in one query',
+  },
+  {
+    key: 'maxTokens',
+    flag: '--max-tokens',
+    env: 'MAX_QUERY_TOKENS',
+    kind: 'int',
+    min: 10,
+    max: 100_000,
+    fallback: () => 2_000,
+    commands: ['start'],
+    help: 'Gateway: most tokens accepted in one query document',
+  },
+  {
+    key: 'maxCost',
+    flag: '--max-cost',
+    env: 'MAX_QUERY_COST',
+    kind: 'int',
+    min: 1,
+    max: 10_000_000,
+    fallback: () => 50_000,
+    commands: ['start'],
+    help: 'Gateway: highest query cost accepted (connection `first` multiplies the cost of what is below it)',
+  },
+  {
+    key: 'defaultPageSize',
+    flag: '--default-page-size',
+    env: 'DEFAULT_PAGE_SIZE',
+    kind: 'int',
+    min: 1,
+    max: 1000,
+    fallback: () => 20,
+    commands: ['start'],
+    help: 'Gateway: `first` of a connection when not given',
+  },
+  {
+    key: 'maxPageSize',
+    flag: '--max-page-size',
+    env: 'MAX_PAGE_SIZE',
+    kind: 'int',
+    min: 1,
+    max: 1000,
+    fallback: () => 100,
+    commands: ['start'],
+    help: 'Gateway: largest `first` accepted',
+  },
+];
+
+export class ConfigError extends Error {}
+
+const settingsFor = (command: Command) => SETTINGS.filter((s) => !s.commands || s.commands.includes(command));
+
+/** Reads flags (`--port 4100` or `--port=4100`) and environment variables into a typed config. */
+export function parseConfig(command: Command, argv: string[], env: NodeJS.ProcessEnv = process.env): Config {
+  const settings = settingsFor(command);
+  const fromFlags = new Map<Setting, string>();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const [flag, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const setting = settings.find((s) => s.flag === flag);
+    if (!setting) throw new ConfigError(`Unknown option ${flag} (see --help)`);
+    const value = inline ?? argv[++i];
+    if (value === undefined) throw new ConfigError(`${flag} needs a value`);
+    fromFlags.set(setting, value);
+  }
+  const config: Record<string, unknown> = { command };
+  for (const s of SETTINGS) {
+    const applies = settings.includes(s);
+    const raw = applies ? (fromFlags.get(s) ?? nonEmpty(env[s.env])) : undefined;
+    const source = fromFlags.has(s) ? s.flag : `${s.env}`;
+    config[s.key] = raw === undefined ? s.fallback(command) : convert(s, raw, source);
+  }
+  const c = config as unknown as Config;
+  if (c.defaultPageSize > c.maxPageSize)
+    throw new ConfigError(`--default-page-size (${c.defaultPageSize}) must not exceed --max-page-size (${c.maxPageSize})`);
+  return c;
+}
+
+const nonEmpty = (v: string | undefined) => (v === undefined || v === '' ? undefined : v);
+
+function convert(s: Setting, raw: string, source: string): unknown {
+  switch (s.kind) {
+    case 'int': {
+      const n = Number(raw);
+      if (!/^\d+$/.test(raw.trim()) || n < (s.min ?? 0) || n > (s.max ?? Number.MAX_SAFE_INTEGER))
+        throw new ConfigError(`${source}: "${raw}" is not a whole number from ${s.min ?? 0} to ${s.max}`);
+      return n;
+    }
+    case 'url': {
+      let url: URL;
+      try {
+        url = new URL(raw);
+      } catch {
+        throw new ConfigError(`${source}: "${raw}" is not a URL`);
+      }
+      if (!/^https?:$/.test(url.protocol)) throw new ConfigError(`${source}: "${raw}" must be an http(s) URL`);
+      const trimmed = raw.replace(/\/+$/, '');
+      if (!trimmed.endsWith('/v1')) throw new ConfigError(`${source}: "${raw}" must end in /v1 (e.g. https://api.gitbook.com/v1)`);
+      return trimmed;
+    }
+    case 'level':
+      if (!(LOG_LEVELS as readonly string[]).includes(raw))
+        throw new ConfigError(`${source}: "${raw}" must be one of ${LOG_LEVELS.join(', ')}`);
+      return raw;
+    case 'string':
+      return raw;
+  }
+}
+
+/** The --help text of a command. */
+export function helpText(command: Command): string {
+  const title =
+    command === 'start'
+      ? 'npm start [-- options]: the GraphQL gateway, with the embedded REST API unless --upstream-url is set'
+      : 'npm run upstream [-- options]: the embedded REST API alone';
+  const rows = settingsFor(command).map((s) => {
+    const def = s.fallback(command);
+    return `  ${`${s.flag} <value>`.padEnd(36)} ${s.env.padEnd(28)} ${s.help}${def === undefined ? '' : ` (default ${def})`}`;
+  });
+  return [title, '', `  ${'Option'.padEnd(36)} ${'Environment'.padEnd(28)} Meaning`, ...rows, `  ${'--help'.padEnd(36)} ${''.padEnd(28)} This text`].join('\n');
+}

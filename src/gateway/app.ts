@@ -1,0 +1,105 @@
+/** buildGateway(options) → {yoga, start, stop}: the GraphQL server in front of the REST API. */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { createYoga, type YogaServerInstance } from 'graphql-yoga';
+import { silentLogger, type Logger } from '../log.js';
+import { createRestClient, type RestCall, type RestClient } from '../rest/index.js';
+import { schema } from '../schema/index.js';
+import { createContext, type GatewayContext, type GatewayLimits } from './context.js';
+
+export interface GatewayOptions {
+  /** Upstream REST base URL ending in `/v1`. */
+  upstreamUrl: string;
+  port?: number;
+  host?: string;
+  limits?: Partial<GatewayLimits>;
+  rest?: {
+    connectTimeoutMs?: number;
+    headersTimeoutMs?: number;
+    bodyTimeoutMs?: number;
+    retries?: number;
+  };
+  /** GraphiQL pre-filled with this token and example query (the embedded upstream's demo). */
+  graphiql?: { token?: string; query?: string };
+  log?: Logger;
+  /** Called for each REST attempt (tests count calls with it). */
+  onRestCall?: (call: RestCall) => void;
+}
+
+export interface Gateway {
+  yoga: YogaServerInstance<Record<string, unknown>, GatewayContext>;
+  rest: RestClient;
+  /** `http://host:port/graphql`, after start. */
+  readonly url: string;
+  start(): Promise<string>;
+  stop(): Promise<void>;
+}
+
+export const DEFAULT_LIMITS: GatewayLimits = { defaultPageSize: 20, maxPageSize: 100 };
+
+export function buildGateway(options: GatewayOptions): Gateway {
+  const log = options.log ?? silentLogger;
+  const limits: GatewayLimits = { ...DEFAULT_LIMITS, ...options.limits };
+  const rest = createRestClient({
+    baseUrl: options.upstreamUrl,
+    connectTimeout: options.rest?.connectTimeoutMs,
+    headersTimeout: options.rest?.headersTimeoutMs,
+    bodyTimeout: options.rest?.bodyTimeoutMs,
+    retry: options.rest?.retries === undefined ? undefined : { maxAttempts: options.rest.retries + 1 },
+    onRequest: options.onRestCall,
+    log: (line) => log.debug(line),
+  });
+
+  const yoga = createYoga<Record<string, unknown>, GatewayContext>({
+    schema,
+    graphqlEndpoint: '/graphql',
+    landingPage: false,
+    logging: {
+      debug: (...args) => log.debug(args.map(String).join(' ')),
+      info: (...args) => log.info(args.map(String).join(' ')),
+      warn: (...args) => log.warn(args.map(String).join(' ')),
+      error: (...args) => log.error(args.map(String).join(' ')),
+    },
+    graphiql: {
+      title: 'docs-graph',
+      defaultQuery: options.graphiql?.query,
+      headers: options.graphiql?.token ? JSON.stringify({ Authorization: `Bearer ${options.graphiql.token}` }, null, 2) : undefined,
+    },
+    context: ({ request }) =>
+      createContext(rest.forCaller(request.headers.get('authorization') ?? undefined, { signal: request.signal }), limits, log, request.signal),
+  });
+
+  const server: Server = createServer(yoga);
+  const sockets = new Set<Socket>();
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  let url = '';
+
+  return {
+    yoga,
+    rest,
+    get url() {
+      return url;
+    },
+    async start() {
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+      });
+      const { address, port } = server.address() as AddressInfo;
+      url = `http://${address.includes(':') ? `[${address}]` : address}:${port}/graphql`;
+      return url;
+    },
+    async stop() {
+      const closed = server.listening ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();
+      server.closeIdleConnections();
+      const force = setTimeout(() => sockets.forEach((s) => s.destroy()), 5000);
+      await closed;
+      clearTimeout(force);
+      await yoga.dispose?.();
+      await rest.close();
+    },
+  };
+}

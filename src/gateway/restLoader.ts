@@ -1,0 +1,87 @@
+/**
+ * The per-request read cache: one DataLoader keyed by REST path (and query), so a request never
+ * makes the same REST call twice, objects that came in a list are never fetched again (lists
+ * prime it), and independent calls run concurrently. Created per request, never shared between
+ * callers. Writes go through `write`, which forgets what they may have changed.
+ */
+import DataLoader from 'dataloader';
+import type { Query as QueryParams, RestCaller } from '../rest/index.js';
+
+export type { QueryParams };
+export type WriteMethod = 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** `/spaces/a` + `{format: 'markdown', page: undefined}` → `/spaces/a?format=markdown` (keys sorted). */
+export function cacheKey(path: string, query?: QueryParams): string {
+  const entries = Object.entries(query ?? {})
+    .filter(([, v]) => v !== undefined && v !== null && !Array.isArray(v))
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  if (!entries.length) return path;
+  return `${path}?${entries.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`).join('&')}`;
+}
+
+export class RestLoader {
+  private readonly loader: DataLoader<string, unknown>;
+  private readonly queries = new Map<string, { path: string; query?: QueryParams }>();
+
+  constructor(readonly rest: RestCaller) {
+    this.loader = new DataLoader(
+      (keys) =>
+        Promise.all(
+          keys.map((key) => {
+            const { path, query } = this.queries.get(key) ?? { path: key };
+            return this.rest.get(path, query).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
+          }),
+        ),
+      { maxBatchSize: 1000 },
+    );
+  }
+
+  /** GET, at most once per path and query in this request. */
+  load<T = unknown>(path: string, query?: QueryParams): Promise<T> {
+    const key = cacheKey(path, query);
+    if (!this.queries.has(key)) this.queries.set(key, { path, query });
+    return this.loader.load(key) as Promise<T>;
+  }
+
+  /** Records an object that came in a list, so a later `load` of its path costs no call. */
+  prime(path: string, value: unknown, query?: QueryParams): void {
+    const key = cacheKey(path, query);
+    this.queries.set(key, { path, query });
+    this.loader.clear(key).prime(key, value);
+  }
+
+  /** A write (never retried, never cached); afterwards every cached read under `invalidate` is forgotten. */
+  async write<T = unknown>(
+    method: WriteMethod,
+    path: string,
+    body?: unknown,
+    options: { query?: QueryParams; invalidate?: string[] } = {},
+  ): Promise<T> {
+    try {
+      const { rest } = this;
+      switch (method) {
+        case 'POST':
+          return await rest.post<T>(path, body, options.query);
+        case 'PUT':
+          return await rest.put<T>(path, body, options.query);
+        case 'PATCH':
+          return await rest.patch<T>(path, body, options.query);
+        default:
+          return await rest.delete<T>(path, body, options.query);
+      }
+    } finally {
+      this.forget([path, ...(options.invalidate ?? [])]);
+    }
+  }
+
+  /** Forgets cached reads whose path starts with one of the prefixes (all reads when none given). */
+  forget(prefixes?: string[]): void {
+    if (!prefixes) {
+      this.loader.clearAll();
+      return;
+    }
+    for (const key of this.queries.keys()) {
+      if (prefixes.some((p) => key === p || key.startsWith(p + '/') || key.startsWith(p + '?'))) this.loader.clear(key);
+    }
+  }
+}

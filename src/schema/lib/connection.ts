@@ -1,0 +1,135 @@
+/**
+ * REST list envelopes (`{items, count, next?: {page}}`) as forward Relay connections. A cursor
+ * encodes the upstream page token and the offset within that page, so resuming costs one REST
+ * call; list items prime the request's loader so the objects are never fetched again.
+ */
+import type { GatewayContext } from '../../gateway/context.js';
+import type { QueryParams } from '../../gateway/restLoader.js';
+import { userInputError } from './errors.js';
+
+export interface ListEnvelope<T> {
+  items: T[];
+  count: number;
+  next?: { page: string };
+}
+
+/** Where to resume: the page token to fetch (none: the first page), the items to skip in it, and
+ * the page size it was fetched with (offsets are only meaningful with the same size). */
+interface Cursor {
+  p?: string;
+  s: number;
+  l: number;
+}
+
+export function encodeCursor(c: Cursor): string {
+  return Buffer.from(JSON.stringify(c)).toString('base64url');
+}
+
+export function decodeCursor(cursor: string): Cursor {
+  try {
+    const c = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (
+      c &&
+      typeof c === 'object' &&
+      (c.p === undefined || typeof c.p === 'string') &&
+      Number.isInteger(c.s) &&
+      c.s >= 0 &&
+      Number.isInteger(c.l) &&
+      c.l >= 1 &&
+      c.l <= 1000
+    )
+      return c;
+  } catch {
+    /* fall through */
+  }
+  throw userInputError('after: is not a cursor of this connection', 'after');
+}
+
+export interface ConnectionArgs {
+  first?: number | null;
+  after?: string | null;
+}
+
+export interface Edge<Item, Node> {
+  cursor: string;
+  node: Node;
+  /** The REST list item (for edge fields such as `permission`). */
+  item: Item;
+}
+
+export interface ConnectionResult<Item, Node> {
+  edges: Array<Edge<Item, Node>>;
+  pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
+}
+
+export interface ListOptions<Item, Node> {
+  path: string;
+  query?: QueryParams;
+  /** Turns a list item into the edge's node (e.g. `{permission, user}` → user). */
+  node?: (item: Item) => Node;
+  /** REST path of a list item's object, to prime the loader with it. */
+  itemPath?: (item: Item) => string | undefined;
+}
+
+/** `first` checked against the configured bounds (default when absent). */
+export function pageSize(ctx: GatewayContext, first: number | null | undefined): number {
+  const { defaultPageSize, maxPageSize } = ctx.config;
+  if (first === undefined || first === null) return defaultPageSize;
+  if (!Number.isInteger(first) || first < 0 || first > maxPageSize)
+    throw userInputError(`first: must be between 0 and ${maxPageSize}`, 'first');
+  return first;
+}
+
+/** Resolves a connection from a REST list, reading as few pages as `first` needs. */
+export async function resolveList<Item, Node = Item>(
+  ctx: GatewayContext,
+  args: ConnectionArgs,
+  options: ListOptions<Item, Node>,
+): Promise<ConnectionResult<Item, Node>> {
+  const first = pageSize(ctx, args.first);
+  const start = args.after ? decodeCursor(args.after) : { p: undefined, s: 0, l: Math.max(first, 1) };
+  const edges: Array<Edge<Item, Node>> = [];
+  let page = start.p;
+  let skip = start.s;
+  let limit = skip > 0 ? start.l : Math.max(first, 1);
+  let hasNextPage = false;
+  for (;;) {
+    const res = await ctx.rest.load<ListEnvelope<Item>>(options.path, { ...options.query, page, limit });
+    res.items.forEach((item) => {
+      const p = options.itemPath?.(item);
+      if (p) ctx.rest.prime(p, item);
+    });
+    const last = res.items.length - 1;
+    let taken = 0;
+    for (let i = skip; i <= last && edges.length < first; i++, taken++) {
+      const after: Cursor = i === last && res.next ? { p: res.next.page, s: 0, l: limit } : { p: page, s: i + 1, l: limit };
+      const item = res.items[i];
+      edges.push({ cursor: encodeCursor(after), item, node: options.node ? options.node(item) : (item as unknown as Node) });
+    }
+    if (edges.length >= first) {
+      hasNextPage = skip + taken < res.items.length || Boolean(res.next);
+      break;
+    }
+    if (!res.next) break;
+    page = res.next.page;
+    skip = 0;
+    limit = first - edges.length;
+  }
+  return {
+    edges,
+    pageInfo: {
+      hasNextPage,
+      hasPreviousPage: false,
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges[edges.length - 1]?.cursor ?? null,
+    },
+  };
+}
+
+/** The forward connection arguments, `first` and `after`. */
+export function forwardArgs(t: { arg: { int: Function; string: Function } }) {
+  return {
+    first: t.arg.int({ description: 'How many items to return (default and maximum are configurable: 20 and 100 by default).' }),
+    after: t.arg.string({ description: 'Returns the items after this cursor.' }),
+  } as const;
+}

@@ -1,0 +1,59 @@
+/**
+ * REST resources as Relay nodes. A node's global id encodes its type and every REST key needed to
+ * refetch it (a comment: space, change request, comment); `node(id)` loads it through the
+ * request's REST loader, so a node already fetched or listed costs no call.
+ */
+import type { GatewayContext } from '../../gateway/context.js';
+import { builder } from '../builder.js';
+
+/** The local part of a global id: one key as is, several as a JSON array. */
+export function encodeKeys(keys: string[]): string {
+  return keys.length === 1 ? keys[0] : JSON.stringify(keys);
+}
+
+export function decodeKeys(id: string, arity: number): string[] | null {
+  if (arity === 1) return id ? [id] : null;
+  try {
+    const keys = JSON.parse(id);
+    if (Array.isArray(keys) && keys.length === arity && keys.every((k) => typeof k === 'string' && k)) return keys;
+  } catch {
+    /* not ours */
+  }
+  return null;
+}
+
+/** Encodes a path from keys, each segment URI-encoded: `restPath('/spaces/', id)`. */
+export function restPath(strings: TemplateStringsArray, ...keys: Array<string | number>): string {
+  return strings.reduce((out, s, i) => out + s + (i < keys.length ? encodeURIComponent(String(keys[i])) : ''), '');
+}
+
+export interface RestNodeOptions<Shape> {
+  /** REST keys of an object, outermost first. */
+  keys: (obj: Shape) => string[];
+  /** How many keys the global id holds. */
+  arity: number;
+  /** REST path of the object, from its keys. */
+  path: (keys: string[]) => string;
+  /** Builds the node's shape from the fetched JSON and its keys (for JSON without parent ids). */
+  wrap?: (json: any, keys: string[]) => Shape;
+}
+
+/** A node ref loaded by REST path; implement its fields with `.implement({fields})`. */
+export function restNodeRef<Shape extends object>(name: string, options: RestNodeOptions<Shape>) {
+  return builder.loadableNodeRef(name, {
+    id: { resolve: (obj: Shape) => encodeKeys(options.keys(obj)) },
+    load: (ids: string[], ctx: GatewayContext) =>
+      Promise.all(
+        ids.map(async (id): Promise<Shape | Error> => {
+          const keys = decodeKeys(id, options.arity);
+          if (!keys) return new Error(`Not a ${name} id`);
+          try {
+            const json = await ctx.rest.load(options.path(keys));
+            return options.wrap ? options.wrap(json, keys) : (json as Shape);
+          } catch (error) {
+            return error as Error;
+          }
+        }),
+      ),
+  });
+}

@@ -1,0 +1,48 @@
+import { GraphQLError, Kind, type ValueNode } from 'graphql';
+import { builder } from '../builder.js';
+
+/** ISO 8601 date-time strings, as REST sends them. */
+builder.scalarType('DateTime', {
+  description: 'An ISO 8601 date-time string, e.g. 2026-01-01T12:00:00.000Z.',
+  serialize: (value) => {
+    const v: unknown = value;
+    const s = v instanceof Date ? v.toISOString() : String(v);
+    if (Number.isNaN(Date.parse(s))) throw new GraphQLError(`DateTime cannot represent ${s}`);
+    return s;
+  },
+  parseValue: (value) => parseDateTime(value),
+  parseLiteral: (ast) => parseDateTime(ast.kind === Kind.STRING ? ast.value : undefined),
+});
+
+function parseDateTime(value: unknown): string {
+  if (typeof value !== 'string' || Number.isNaN(Date.parse(value)))
+    throw new GraphQLError('DateTime must be an ISO 8601 date-time string', { extensions: { code: 'BAD_USER_INPUT' } });
+  return new Date(value).toISOString();
+}
+
+/** Open-ended JSON shapes the seed leaves unshown. */
+builder.scalarType('JSON', {
+  description: 'Any JSON value: an open-ended shape of the REST API.',
+  serialize: (value) => value,
+  parseValue: (value) => value,
+  parseLiteral: (ast) => literal(ast),
+});
+
+function literal(ast: ValueNode): unknown {
+  switch (ast.kind) {
+    case Kind.STRING:
+    case Kind.BOOLEAN:
+      return ast.value;
+    case Kind.INT:
+    case Kind.FLOAT:
+      return Number(ast.value);
+    case Kind.NULL:
+      return null;
+    case Kind.LIST:
+      return ast.values.map(literal);
+    case Kind.OBJECT:
+      return Object.fromEntries(ast.fields.map((f) => [f.name.value, literal(f.value)]));
+    default:
+      throw new GraphQLError('JSON literals cannot hold variables', { extensions: { code: 'BAD_USER_INPUT' } });
+  }
+}

@@ -1,0 +1,47 @@
+import type { Organization as RestOrganization } from '@gitbook/api';
+import { builder } from '../builder.js';
+import { Role } from '../lib/enums.js';
+import { restNodeRef, restPath } from '../lib/node.js';
+
+export const Organization = restNodeRef<RestOrganization>('Organization', {
+  arity: 1,
+  keys: (o) => [o.id],
+  path: ([organizationId]) => restPath`/orgs/${organizationId}`,
+});
+
+export const OrganizationPermissions = builder.objectRef<{ admin: boolean; createContent: boolean }>('OrganizationPermissions').implement({
+  fields: (t) => ({
+    admin: t.exposeBoolean('admin'),
+    createContent: t.exposeBoolean('createContent'),
+  }),
+});
+
+Organization.implement({
+  description: 'An organization: owner of spaces, collections, sites, members and teams.',
+  fields: (t) => ({
+    restId: t.exposeString('id', { description: 'The REST id of the organization.' }),
+    title: t.exposeString('title'),
+    createdAt: t.field({ type: 'DateTime', resolve: (o) => o.createdAt }),
+    hostname: t.string({ nullable: true, resolve: (o) => o.hostname ?? null }),
+    emailDomains: t.stringList({ resolve: (o) => o.emailDomains ?? [] }),
+    type: t.string({ nullable: true, resolve: (o) => o.type ?? null }),
+    useCase: t.string({ nullable: true, resolve: (o) => o.useCase ?? null }),
+    defaultRole: t.field({ type: Role, nullable: true, resolve: (o) => o.defaultRole ?? null }),
+    sso: t.boolean({ nullable: true, resolve: (o) => o.sso ?? null }),
+    ai: t.boolean({ nullable: true, resolve: (o) => o.ai ?? null }),
+    inviteLinks: t.boolean({ nullable: true, resolve: (o) => o.inviteLinks ?? null }),
+    plan: t.string({ nullable: true, resolve: (o) => o.plan ?? null }),
+    urls: t.field({ type: 'JSON', resolve: (o) => o.urls }),
+    permissions: t.field({ type: OrganizationPermissions, resolve: (o) => o.permissions }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  organization: t.field({
+    type: Organization,
+    nullable: true,
+    description: 'An organization by REST id (`GET /orgs/{organizationId}`).',
+    args: { organizationId: t.arg.string({ required: true }) },
+    resolve: (_root, { organizationId }) => organizationId,
+  }),
+}));

@@ -1,0 +1,40 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startStack, type TestStack } from '../helpers/gateway.js';
+
+let t: TestStack;
+beforeAll(async () => {
+  t = await startStack();
+});
+afterAll(() => t.stop());
+
+describe('viewer and root lookups', () => {
+  it('viewer is the caller, with one REST call', async () => {
+    t.resetCalls();
+    const data = await t.data('{ viewer { id restId displayName email } }');
+    expect(data.viewer).toMatchObject({ restId: t.world.users.admin.id, displayName: 'Ada admin', email: 'admin@acme.test' });
+    expect(t.calls.map((c) => `${c.method} ${c.path}`)).toEqual(['GET /user']);
+  });
+
+  it('organization by REST id, and node(id) round-trips it', async () => {
+    const data = await t.data('query($id: String!) { organization(organizationId: $id) { id restId title permissions { admin } } }', {
+      id: t.world.orgId,
+    });
+    expect(data.organization).toMatchObject({ restId: t.world.orgId, title: 'Acme', permissions: { admin: true } });
+    const again = await t.data('query($id: ID!) { node(id: $id) { id ... on Organization { title } } }', { id: data.organization.id });
+    expect(again.node).toEqual({ id: data.organization.id, title: 'Acme' });
+  });
+
+  it('a bad token is UNAUTHENTICATED at the field path', async () => {
+    const res = await t.gql('{ viewer { id } }', undefined, 'bad-token');
+    expect(res.errors?.[0].extensions?.code).toBe('UNAUTHENTICATED');
+    expect(res.errors?.[0].path).toEqual(['viewer']);
+    expect(res.errors?.[0].extensions?.upstream).toMatchObject({ status: 401, method: 'GET', path: '/user' });
+  });
+
+  it('an unknown organization is NOT_FOUND while the rest of the query resolves', async () => {
+    const res = await t.gql('{ viewer { restId } organization(organizationId: "nope") { title } }');
+    expect(res.data?.viewer.restId).toBe(t.world.users.admin.id);
+    expect(res.data?.organization).toBeNull();
+    expect(res.errors?.[0]).toMatchObject({ path: ['organization'], extensions: { code: 'NOT_FOUND' } });
+  });
+});
