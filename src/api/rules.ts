@@ -86,13 +86,30 @@ export const limits = {
 } satisfies Record<string, Rule>;
 
 const contentBody: Rule = { kind: 'object', fields: { markdown: req({ kind: 'string' }) }, open: true };
-const spacePosition: Rule = {
+/** A sibling in the content tree: `{type: space, space}` or `{type: collection, collection}` (ContentPosition). */
+const contentPointer: Rule = {
   kind: 'object',
-  fields: {
-    before: { kind: 'object', fields: { type: req(enumOf(['space', 'collection'])), space: str(), collection: str() } },
-    after: { kind: 'object', fields: { type: req(enumOf(['space', 'collection'])), space: str(), collection: str() } },
+  fields: { type: req(enumOf(['space', 'collection'])), space: str(), collection: str() },
+  refine: (p: { type: 'space' | 'collection'; space?: string; collection?: string }) => {
+    if (p[p.type] === undefined) return `must give \`${p.type}\` for type ${p.type}`;
+    const other = p.type === 'space' ? 'collection' : 'space';
+    return p[other] === undefined ? undefined : `must not give \`${other}\` for type ${p.type}`;
   },
 };
+/** Where a moved space or collection goes: before or after a sibling (not both); default the end. */
+const contentPosition: Rule = {
+  kind: 'object',
+  fields: { before: contentPointer, after: contentPointer },
+  refine: (p: { before?: unknown; after?: unknown }) =>
+    p.before !== undefined && p.after !== undefined ? 'must give before or after, not both' : undefined,
+};
+/** Ids of users or teams to grant a role to: at least one when given. */
+const principalIds: Rule = { kind: 'array', of: { kind: 'string', min: 1 }, min: 1 };
+
+/** Emoji reactions added to / removed from a comment or a reply (an emoji: 1 to 50 characters). */
+const reactions: Rule = { kind: 'array', of: str(50, 1) };
+/** What PUT changes on a comment and on a reply. */
+const commentEdit = { body: contentBody, addedReactions: reactions, removedReactions: reactions } satisfies Fields;
 
 /** Request bodies of the seed's writes. Keys: `<resource>.<operation>`. */
 export const bodies = {
@@ -103,27 +120,25 @@ export const bodies = {
     defaultLevel: role,
     emoji: limits.emoji,
   },
-  'space.move': { parent: { ...str(), nullable: true }, position: spacePosition },
+  'space.move': { parent: { ...str(), nullable: true }, position: contentPosition },
   'space.transfer': { organization: req(str()) },
-  'collection.create': { title: limits.collectionTitle, parent: str(), description: limits.collectionDescription },
+  'collection.create': { title: limits.collectionTitle, parent: str() },
   'collection.update': {
     title: limits.collectionTitle,
     description: limits.collectionDescription,
     defaultLevel: role,
   },
-  'collection.move': { parent: { ...str(), nullable: true }, position: spacePosition },
+  'collection.move': { parent: { ...str(), nullable: true }, position: contentPosition },
   'collection.transfer': { organization: req(str()) },
   'changeRequest.create': { subject: limits.changeRequestSubject },
   'changeRequest.update': { subject: limits.changeRequestSubject, status: enumOf(CHANGE_REQUEST_SETTABLE_STATUSES) },
   'comment.create': { node: str(), page: str(), body: req(contentBody) },
-  'comment.update': {
-    resolved: bool,
-    body: contentBody,
-    addedReactions: strings(),
-    removedReactions: strings(),
-  },
+  'comment.update': { resolved: bool, ...commentEdit },
   'reply.create': { body: req(contentBody) },
-  'permission.invite': { role: req(role), teams: strings(), users: strings() },
+  /** "Same as PUT comment", except `resolved`: a reply has no resolution (its comment has). */
+  'reply.update': commentEdit,
+  /** InviteUsersAndTeams: `role` and at least one of `teams`, `users` (checked by the route). */
+  'permission.invite': { role: req(role), teams: principalIds, users: principalIds },
   'permission.update': { role: roleOrNull },
 } satisfies Record<string, Fields>;
 

@@ -3,7 +3,7 @@
  * embedded upstream (request bodies and queries) and by the gateway (mutation inputs), so both
  * reject the same input with a message that names the field and the rule.
  */
-export type Rule =
+type Shape =
   | { kind: 'string'; min?: number; max?: number; pattern?: RegExp; format?: 'uri'; nullable?: boolean }
   | { kind: 'enum'; values: readonly string[]; nullable?: boolean }
   | { kind: 'boolean'; nullable?: boolean }
@@ -12,6 +12,10 @@ export type Rule =
   | { kind: 'object'; fields: Fields; nullable?: boolean; open?: boolean }
   | { kind: 'map'; of: Rule; nullable?: boolean }
   | { kind: 'any'; nullable?: boolean };
+
+/** A shape plus `refine`, for what a shape cannot say (e.g. "exactly one of url, text"): it gets
+ * the non-null value once the shape is valid and returns the broken rule, or undefined. */
+export type Rule = Shape & { refine?: (value: any) => string | undefined };
 
 export type Field = Rule & { required?: boolean };
 export type Fields = Record<string, Field>;
@@ -36,6 +40,12 @@ function describe(value: unknown): string {
 
 /** Throws ValidationError for the first broken rule. */
 export function checkValue(rule: Rule, value: unknown, path: string): void {
+  checkShape(rule, value, path);
+  const broken = value === null ? undefined : rule.refine?.(value);
+  if (broken) throw new ValidationError(path, broken);
+}
+
+function checkShape(rule: Rule, value: unknown, path: string): void {
   if (value === null) {
     if (rule.nullable) return;
     throw new ValidationError(path, 'must not be null');

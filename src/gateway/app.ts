@@ -1,11 +1,13 @@
 /** buildGateway(options) → {yoga, start, stop}: the GraphQL server in front of the REST API. */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { useGraphQLSSE } from '@graphql-yoga/plugin-graphql-sse';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import { silentLogger, type Logger } from '../log.js';
 import { createRestClient, type RestCall, type RestClient } from '../rest/index.js';
 import { schema } from '../schema/index.js';
 import { createContext, type GatewayContext, type GatewayLimits } from './context.js';
+import { useStreamShutdown } from './plugins/streamShutdown.js';
 
 export interface GatewayOptions {
   /** Upstream REST base URL ending in `/v1`. */
@@ -18,6 +20,8 @@ export interface GatewayOptions {
     headersTimeoutMs?: number;
     bodyTimeoutMs?: number;
     retries?: number;
+    /** A subscription's REST event stream with no data for this long ends with UPSTREAM_UNAVAILABLE (default 60000; 0 disables). */
+    streamIdleTimeoutMs?: number;
   };
   /** GraphiQL pre-filled with this token and example query (the embedded upstream's demo). */
   graphiql?: { token?: string; query?: string };
@@ -35,7 +39,14 @@ export interface Gateway {
   stop(): Promise<void>;
 }
 
-export const DEFAULT_LIMITS: GatewayLimits = { defaultPageSize: 20, maxPageSize: 100 };
+export const DEFAULT_LIMITS: GatewayLimits = {
+  defaultPageSize: 20,
+  maxPageSize: 100,
+  maxDepth: 12,
+  maxAliases: 30,
+  maxTokens: 2000,
+  maxCost: 50_000,
+};
 
 export function buildGateway(options: GatewayOptions): Gateway {
   const log = options.log ?? silentLogger;
@@ -45,13 +56,17 @@ export function buildGateway(options: GatewayOptions): Gateway {
     connectTimeout: options.rest?.connectTimeoutMs,
     headersTimeout: options.rest?.headersTimeoutMs,
     bodyTimeout: options.rest?.bodyTimeoutMs,
+    streamIdleTimeout: options.rest?.streamIdleTimeoutMs,
     retry: options.rest?.retries === undefined ? undefined : { maxAttempts: options.rest.retries + 1 },
     onRequest: options.onRestCall,
     log: (line) => log.debug(line),
   });
 
+  const streams = useStreamShutdown();
   const yoga = createYoga<Record<string, unknown>, GatewayContext>({
     schema,
+    // Subscriptions: Yoga's own SSE at /graphql, the graphql-sse protocol (both modes) at /graphql/stream.
+    plugins: [useGraphQLSSE({ endpoint: '/graphql/stream' }), streams.plugin],
     graphqlEndpoint: '/graphql',
     landingPage: false,
     logging: {
@@ -66,7 +81,12 @@ export function buildGateway(options: GatewayOptions): Gateway {
       headers: options.graphiql?.token ? JSON.stringify({ Authorization: `Bearer ${options.graphiql.token}` }, null, 2) : undefined,
     },
     context: ({ request }) =>
-      createContext(rest.forCaller(request.headers.get('authorization') ?? undefined, { signal: request.signal }), limits, log, request.signal),
+      createContext(
+        rest.forCaller(request.headers.get('authorization') ?? undefined, { signal: request.signal }),
+        limits,
+        log,
+        AbortSignal.any([request.signal, streams.signal]),
+      ),
   });
 
   const server: Server = createServer(yoga);
@@ -94,6 +114,8 @@ export function buildGateway(options: GatewayOptions): Gateway {
     },
     async stop() {
       const closed = server.listening ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();
+      // Open subscriptions complete and their event streams end, so their connections close too.
+      await streams.close();
       server.closeIdleConnections();
       const force = setTimeout(() => sockets.forEach((s) => s.destroy()), 5000);
       await closed;

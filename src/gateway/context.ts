@@ -4,8 +4,14 @@ import type { RestCaller } from '../rest/index.js';
 import { RestLoader } from './restLoader.js';
 
 export interface GatewayLimits {
+  /** `first` of a connection when absent, and its largest accepted value. */
   defaultPageSize: number;
   maxPageSize: number;
+  /** Bounds of one operation: depth, aliases, tokens, and cost (connection `first` multiplies). */
+  maxDepth: number;
+  maxAliases: number;
+  maxTokens: number;
+  maxCost: number;
 }
 
 export interface GatewayContext {
@@ -13,7 +19,7 @@ export interface GatewayContext {
   rest: RestLoader;
   config: GatewayLimits;
   log: Logger;
-  /** Aborted when the client goes away (subscriptions stop their upstream stream). */
+  /** Aborted when the client goes away or the gateway stops (subscriptions end their upstream stream). */
   signal: AbortSignal;
   /** The caller-bound REST client (streams use it directly). */
   caller: RestCaller;

@@ -11,12 +11,17 @@ export const builder = new SchemaBuilder<{
     JSON: { Input: unknown; Output: unknown };
     ID: { Input: string; Output: string };
   };
+  // Fields are non-null unless marked `nullable: true`; every field that makes a REST call is
+  // nullable, so a failed call yields an error at its path while the rest of the query resolves.
+  DefaultFieldNullability: false;
   DefaultEdgesNullability: false;
   DefaultNodeNullability: false;
 }>({
   plugins: [RelayPlugin, DataloaderPlugin],
+  defaultFieldNullability: false,
   relay: {
     clientMutationId: 'optional',
+    relayMutationFieldOptions: { nullable: true },
     cursorType: 'String',
     nodesOnConnection: true,
     edgesFieldOptions: { nullable: false },

@@ -101,3 +101,15 @@ export function requireOrg(db: Db, organizationId: string, userId: string | unde
     throw forbidden(`Your organization role (${member.role ?? 'guest'}) does not allow this; ${min} is required`);
   return { org, member };
 }
+
+/** Organization settings (OpenAPI specs, translation settings, fonts) are written with this role or above. */
+export const ORG_SETTINGS_WRITE_ROLE: Role = 'create';
+
+/**
+ * Access to an organization's settings: members with a role read them (guests: 403, others: 404);
+ * `write` requires ORG_SETTINGS_WRITE_ROLE. `canEdit` is the `permissions.edit` flag.
+ */
+export function requireOrgSettings(db: Db, organizationId: string, userId: string | undefined, write = false) {
+  const { org, member } = requireOrg(db, organizationId, userId, write ? ORG_SETTINGS_WRITE_ROLE : 'read');
+  return { org, canEdit: atLeast(member.role, ORG_SETTINGS_WRITE_ROLE) };
+}

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { bodies, type BodyName } from '../api/rules.js';
-import { checkFields, ValidationError, type Fields } from '../api/validate.js';
+import { checkFields, checkValue, ValidationError, type Fields, type Rule } from '../api/validate.js';
 import type { Clock } from './clock.js';
 import type { Db } from './db/index.js';
 import { badRequest, unauthorized } from './errors.js';
@@ -24,6 +24,20 @@ export interface UpstreamServices {
   track: (work: Promise<unknown>) => void;
   /** Aborted when the server stops. */
   shutdown: AbortSignal;
+  /** Time allowed to fetch an OpenAPI spec from its URL, in ms. */
+  openApiFetchTimeoutMs: number;
+  /** Pause between two events of the streamed ask endpoints, in ms. */
+  askStreamDelayMs: number;
+  /** Called when a streamed ask endpoint ends (tests observe that a disconnect stops the work). */
+  onAskStreamEnd?: (end: AskStreamEnd) => void;
+}
+
+export interface AskStreamEnd {
+  stream: 'answer' | 'questions';
+  /** `aborted`: the client went away (or the server stopped) before the last event. */
+  reason: 'complete' | 'aborted';
+  /** Events written. */
+  events: number;
 }
 
 export type BodyOf<F> = { [K in keyof F]?: any };
@@ -60,6 +74,18 @@ export class RequestContext {
   /** Base of `urls.app` / `urls.published` links (served by nobody; the hosted API's are on app.gitbook.com). */
   get appBase(): string {
     return `${this.services.origin()}/app`;
+  }
+
+  /** A path parameter, checked against a rule of src/api when given (400 naming the parameter). */
+  param(name: string, rule?: Rule): string {
+    const value = this.params[name];
+    try {
+      if (rule) checkValue(rule, value, name);
+    } catch (e) {
+      if (e instanceof ValidationError) throw badRequest(e.message);
+      throw e;
+    }
+    return value;
   }
 
   /** The authenticated user; 401 for an anonymous caller. */

@@ -24,6 +24,12 @@ export interface UpstreamOptions {
   log?: (line: { method: string; path: string; status: number; ms: number }) => void;
   /** Largest accepted JSON body, in bytes (default 1 MiB). */
   maxBodyBytes?: number;
+  /** Time allowed to fetch an OpenAPI spec from its URL, in ms (default 10 s); beyond: FETCH_TIMEOUT. */
+  openApiFetchTimeoutMs?: number;
+  /** Pause between two Server-Sent Events of the streamed ask endpoints, in ms (default 25). */
+  askStreamDelayMs?: number;
+  /** Called when a streamed ask endpoint ends, with how (complete / aborted) and the events written. */
+  onAskStreamEnd?: UpstreamServices['onAskStreamEnd'];
 }
 
 export interface Upstream {
@@ -54,6 +60,9 @@ export function buildUpstream(options: UpstreamOptions = {}): Upstream {
     clock,
     origin: () => origin,
     shutdown: shutdown.signal,
+    openApiFetchTimeoutMs: options.openApiFetchTimeoutMs ?? 10_000,
+    askStreamDelayMs: options.askStreamDelayMs ?? 25,
+    onAskStreamEnd: options.onAskStreamEnd,
     track(work) {
       const p = work.catch(() => undefined).finally(() => pending.delete(p));
       pending.add(p);

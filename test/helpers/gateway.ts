@@ -4,6 +4,7 @@
  */
 import { buildGateway, type Gateway, type GatewayOptions } from '../../src/gateway/app.js';
 import type { RestCall } from '../../src/rest/index.js';
+import type { UpstreamOptions } from '../../src/upstream/server.js';
 import { startUpstream, type TestUpstream } from './upstream.js';
 
 export interface GqlResult<T = any> {
@@ -22,8 +23,12 @@ export interface TestStack extends TestUpstream {
   data<T = any>(query: string, variables?: Record<string, unknown>, token?: string | null): Promise<T>;
 }
 
-export async function startStack(options: Omit<GatewayOptions, 'upstreamUrl'> = {}): Promise<TestStack> {
-  const upstream = await startUpstream();
+export async function startStack(
+  options: Omit<GatewayOptions, 'upstreamUrl'> = {},
+  /** Options of the embedded upstream (e.g. `askStreamDelayMs`, `onAskStreamEnd`). */
+  upstreamOptions: Omit<UpstreamOptions, 'db' | 'clock'> = {},
+): Promise<TestStack> {
+  const upstream = await startUpstream(upstreamOptions);
   const calls: RestCall[] = [];
   const gateway = buildGateway({ ...options, upstreamUrl: upstream.url, onRestCall: (c) => calls.push(c) });
   const gql = async (query: string, variables?: Record<string, unknown>, token?: string | null) => {

@@ -5,6 +5,7 @@
  */
 import type { GatewayContext } from '../../gateway/context.js';
 import type { QueryParams } from '../../gateway/restLoader.js';
+import { builder } from '../builder.js';
 import { userInputError } from './errors.js';
 
 export interface ListEnvelope<T> {
@@ -60,6 +61,8 @@ export interface Edge<Item, Node> {
 export interface ConnectionResult<Item, Node> {
   edges: Array<Edge<Item, Node>>;
   pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
+  /** The first REST page read, for envelope fields beside the items (e.g. the `stats` of links). */
+  envelope: ListEnvelope<Item> & Record<string, unknown>;
 }
 
 export interface ListOptions<Item, Node> {
@@ -67,7 +70,8 @@ export interface ListOptions<Item, Node> {
   query?: QueryParams;
   /** Turns a list item into the edge's node (e.g. `{permission, user}` → user). */
   node?: (item: Item) => Node;
-  /** REST path of a list item's object, to prime the loader with it. */
+  /** REST path of a list item's object, to prime the loader with it (with the edge's node when
+   * `node` is given: `{permission, user}` primes the user's path with the user). */
   itemPath?: (item: Item) => string | undefined;
 }
 
@@ -93,11 +97,13 @@ export async function resolveList<Item, Node = Item>(
   let skip = start.s;
   let limit = skip > 0 ? start.l : Math.max(first, 1);
   let hasNextPage = false;
+  let envelope: ConnectionResult<Item, Node>['envelope'] | undefined;
   for (;;) {
-    const res = await ctx.rest.load<ListEnvelope<Item>>(options.path, { ...options.query, page, limit });
+    const res = await ctx.rest.load<ListEnvelope<Item> & Record<string, unknown>>(options.path, { ...options.query, page, limit });
+    envelope ??= res;
     res.items.forEach((item) => {
       const p = options.itemPath?.(item);
-      if (p) ctx.rest.prime(p, item);
+      if (p) ctx.rest.prime(p, options.node ? options.node(item) : item);
     });
     const last = res.items.length - 1;
     let taken = 0;
@@ -123,13 +129,12 @@ export async function resolveList<Item, Node = Item>(
       startCursor: edges[0]?.cursor ?? null,
       endCursor: edges[edges.length - 1]?.cursor ?? null,
     },
+    envelope: envelope!,
   };
 }
 
-/** The forward connection arguments, `first` and `after`. */
-export function forwardArgs(t: { arg: { int: Function; string: Function } }) {
-  return {
-    first: t.arg.int({ description: 'How many items to return (default and maximum are configurable: 20 and 100 by default).' }),
-    after: t.arg.string({ description: 'Returns the items after this cursor.' }),
-  } as const;
-}
+/** The forward connection arguments, `first` and `after` (spread them into a field's args). */
+export const forwardArgs = builder.args((t) => ({
+  first: t.int({ description: 'How many items to return (default 20, at most 100; both configurable).' }),
+  after: t.string({ description: 'Returns the items after this cursor.' }),
+}));

@@ -2,6 +2,14 @@
  * GraphQL enums derived from the REST enums of src/api/rules.ts: SCREAMING_SNAKE_CASE names whose
  * internal values are the REST strings (`SHARE_LINK` ↔ `share-link`).
  */
+import { MEMBER_ROLE_FILTERS, SAML_PROVIDER_STATUSES, TEAM_MEMBER_ROLES } from '../../api/bodies/organizations.js';
+import { TRANSLATION_LANGUAGES } from '../../api/bodies/orgSettings.js';
+import {
+  PUBLISHING_AUTH_BACKENDS,
+  REDIRECT_DESTINATION_KINDS,
+  SITE_SECTION_POINTER_TYPES,
+  SITE_VISIBILITIES,
+} from '../../api/bodies/sites.js';
 import { ROLES } from '../../api/roles.js';
 import * as rules from '../../api/rules.js';
 import { builder } from '../builder.js';
@@ -28,6 +36,7 @@ export const SpaceVisibility = restEnum('SpaceVisibility', rules.SPACE_VISIBILIT
 export const EditMode = restEnum('EditMode', rules.EDIT_MODES);
 export const ChangeRequestStatus = restEnum('ChangeRequestStatus', rules.CHANGE_REQUEST_STATUSES);
 export const CommentStatusFilter = restEnum('CommentStatusFilter', rules.COMMENT_STATUSES);
+export const CommentStatus = restEnum('CommentStatus', rules.COMMENT_STATUSES.filter((s): s is 'open' | 'resolved' => s !== 'all'), 'Status of a comment.');
 export const SortOrder = restEnum('SortOrder', rules.ORDERS);
 export const LinkStatus = restEnum('LinkStatus', rules.LINK_STATUSES);
 export const MemberSort = restEnum('MemberSort', rules.MEMBER_SORTS);
@@ -36,3 +45,17 @@ export const OpenApiProcessErrorCode = restEnum('OpenApiProcessErrorCode', rules
 export const IntegrationTarget = restEnum('IntegrationTarget', rules.INTEGRATION_TARGETS);
 export const IntegrationVisibility = restEnum('IntegrationVisibility', rules.INTEGRATION_VISIBILITIES);
 export const IntegrationCategory = restEnum('IntegrationCategory', rules.INTEGRATION_CATEGORIES);
+export const TranslationLanguage = restEnum('TranslationLanguage', TRANSLATION_LANGUAGES, 'A language of translation settings.');
+export const FontFormat = restEnum('FontFormat', ['woff2', 'woff'], 'Format of a font file.');
+export const IntegrationInstallationStatus = restEnum('IntegrationInstallationStatus', ['active', 'pending', 'paused']);
+export const IntegrationInstallationSelection = restEnum('IntegrationInstallationSelection', ['all', 'selected'], 'Whether an installation covers all spaces (or sites) or a selection.');
+export const MemberRoleFilter = restEnum('MemberRoleFilter', MEMBER_ROLE_FILTERS, 'A role of organization members, or GUEST for members without one.');
+export const TeamMemberRole = restEnum('TeamMemberRole', TEAM_MEMBER_ROLES, 'The role of a member in a team: OWNER may manage it.');
+export const SamlProviderStatus = restEnum('SamlProviderStatus', SAML_PROVIDER_STATUSES);
+export const SiteVisibility = restEnum('SiteVisibility', SITE_VISIBILITIES, 'Who can see a published site.');
+/** Official SiteType values (the REST API of this project serves `basic` sites). */
+export const SiteType = restEnum('SiteType', ['basic', 'premium', 'ultimate', 'sponsored', 'legacy-basic', 'legacy-premium']);
+export const PublishingAuthBackend = restEnum('PublishingAuthBackend', PUBLISHING_AUTH_BACKENDS, 'Backend of site visitor authentication.');
+export const SiteRedirectDestinationKind = restEnum('SiteRedirectDestinationKind', REDIRECT_DESTINATION_KINDS);
+export const SiteSectionPointerType = restEnum('SiteSectionPointerType', SITE_SECTION_POINTER_TYPES, 'What a move position points at.');
+export const ContentPointerType = restEnum('ContentPointerType', ['space', 'collection'], 'The type of a sibling in the content tree (a move position).');

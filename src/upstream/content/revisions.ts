@@ -74,23 +74,3 @@ export function copyRevision(db: Db, revisionId: string, spaceId: string, now: s
   insert.run(id, revisionId);
   return id;
 }
-
-/** A content body in the requested format: `{markdown}`, or `{document}` derived from the markdown. */
-export function contentBody(markdown: string, format: 'document' | 'markdown') {
-  return format === 'markdown' ? { markdown } : { document: markdownToDocument(markdown) };
-}
-
-/** A minimal JSON document: one heading (`#`, `##`, `###`) or paragraph block per markdown block. */
-export function markdownToDocument(markdown: string) {
-  const blocks = markdown.split(/\n\s*\n/).map((b) => b.trim()).filter(Boolean);
-  const text = (t: string) => [{ object: 'text' as const, leaves: [{ object: 'leaf' as const, text: t, marks: [] }] }];
-  return {
-    object: 'document' as const,
-    data: {},
-    nodes: blocks.map((block) => {
-      const heading = /^(#{1,3})\s+(.*)$/s.exec(block);
-      if (heading) return { object: 'block' as const, type: `heading-${heading[1].length}`, data: {}, nodes: text(heading[2]) };
-      return { object: 'block' as const, type: 'paragraph', data: {}, nodes: text(block) };
-    }),
-  };
-}

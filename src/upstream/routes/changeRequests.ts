@@ -1,4 +1,207 @@
-import type { UpstreamServices } from '../context.js';
-import type { Router } from '../router.js';
+import { CHANGE_REQUEST_STATUSES } from '../../api/rules.js';
+import type { Role } from '../../api/roles.js';
+import { isOutdated, mergeChangeRequest, updateChangeRequest, type ChangeRequestRow } from '../content/merge.js';
+import { PDF_URL_TTL_MS, renderPdf, signPdfGrant, verifyPdfGrant } from '../content/pdf.js';
+import { copyRevision, pagesOf, type PageRow } from '../content/revisions.js';
+import type { RequestContext, UpstreamServices } from '../context.js';
+import { badRequest, conflict, forbidden, notFound, unauthorized } from '../errors.js';
+import { newId } from '../ids.js';
+import { paginate } from '../pagination.js';
+import { RAW, Reply, type Router } from '../router.js';
+import { loadSpace, type SpaceRow } from './spaces.js';
+import { userById } from './users.js';
 
-export function register(_router: Router, _services: UpstreamServices) {}
+const base = '/spaces/{spaceId}/change-requests';
+
+function openComments(ctx: RequestContext, changeRequestId: string): number {
+  const row = ctx.db
+    .prepare(`SELECT COUNT(*) AS n FROM comments WHERE change_request_id = ? AND status = 'open'`)
+    .get(changeRequestId) as { n: number };
+  return row.n;
+}
+
+/** The seed's Change request shape. */
+export function toChangeRequest(ctx: RequestContext, row: ChangeRequestRow, space: SpaceRow) {
+  return {
+    object: 'change-request' as const,
+    id: row.id,
+    number: row.number,
+    status: row.status,
+    subject: row.subject,
+    createdBy: userById(ctx, row.created_by),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    space: row.space_id,
+    revision: row.revision_id,
+    revisionInitial: row.revision_initial,
+    ...(row.revision_merged_ancestor ? { revisionMergedAncestor: row.revision_merged_ancestor } : {}),
+    ...(row.revision_merged ? { revisionMerged: row.revision_merged } : {}),
+    comments: openComments(ctx, row.id),
+    outdated: isOutdated(row, space.revision_id),
+    urls: {
+      app: `${ctx.appBase}/s/${space.id}/~/changes/${row.number}`,
+      location: `${ctx.apiBase}/spaces/${space.id}/change-requests/${row.id}`,
+    },
+  };
+}
+
+export type ChangeRequest = ReturnType<typeof toChangeRequest>;
+
+function findChangeRequest(ctx: RequestContext, spaceId: string, changeRequestId: string): ChangeRequestRow {
+  const byNumber = /^[1-9]\d{0,15}$/.test(changeRequestId) ? Number(changeRequestId) : null;
+  const row = ctx.db
+    .prepare('SELECT * FROM change_requests WHERE space_id = ? AND (id = ? OR number = ?)')
+    .get(spaceId, changeRequestId, byNumber) as ChangeRequestRow | undefined;
+  if (!row) throw notFound('Change request');
+  return row;
+}
+
+/** The change request of the path (`{changeRequestId}` is its id or its number), with its space and the caller's role. */
+export function loadChangeRequest(ctx: RequestContext, min: Role = 'read') {
+  const { row: space, role } = loadSpace(ctx, ctx.params.spaceId, min);
+  return { space, role, cr: findChangeRequest(ctx, space.id, ctx.params.changeRequestId) };
+}
+
+/** Content writes need the space's `edit` / `merge` permission: the role, and a space that is not locked. */
+function requireUnlocked(space: SpaceRow) {
+  if (space.edit_mode === 'locked') throw forbidden('The space is locked (editMode locked): its content cannot change');
+}
+
+/** The change request as stored now (after a write). */
+function reload(ctx: RequestContext, changeRequestId: string, space: SpaceRow) {
+  const row = ctx.db.prepare('SELECT * FROM change_requests WHERE id = ?').get(changeRequestId) as ChangeRequestRow;
+  return toChangeRequest(ctx, row, space);
+}
+
+function list(ctx: RequestContext) {
+  const { row: space } = loadSpace(ctx, ctx.params.spaceId, 'read');
+  const status = ctx.query.enum('status', CHANGE_REQUEST_STATUSES, 'open');
+  const contributor = ctx.query.string('contributor');
+  const byContributor = contributor
+    ? ' AND id IN (SELECT change_request_id FROM change_request_contributors WHERE user_id = ?)'
+    : '';
+  return paginate<ChangeRequestRow, ChangeRequest>(ctx, {
+    from: `change_requests WHERE space_id = ? AND status = ?${byContributor}`,
+    params: contributor ? [space.id, status, contributor] : [space.id, status],
+    // The hosted API's default order: most recently updated first.
+    orderBy: ['updated_at', 'id'],
+    direction: 'desc',
+    map: (row) => toChangeRequest(ctx, row, space),
+  });
+}
+
+function create(ctx: RequestContext) {
+  const { row: space } = loadSpace(ctx, ctx.params.spaceId, 'edit');
+  requireUnlocked(space);
+  const { subject } = ctx.body('changeRequest.create', { optional: true });
+  const now = ctx.now();
+  const userId = ctx.user().id;
+  const id = newId();
+  ctx.db.transaction(() => {
+    const { max } = ctx.db.prepare('SELECT MAX(number) AS max FROM change_requests WHERE space_id = ?').get(space.id) as {
+      max: number | null;
+    };
+    const revision = copyRevision(ctx.db, space.revision_id, space.id, now);
+    ctx.db
+      .prepare(
+        `INSERT INTO change_requests (id, space_id, number, status, subject, created_by, created_at, updated_at, revision_id, revision_initial)
+         VALUES (?, ?, ?, 'draft', ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(id, space.id, (max ?? 0) + 1, subject ?? '', userId, now, now, revision, space.revision_id);
+    ctx.db.prepare('INSERT INTO change_request_contributors (change_request_id, user_id) VALUES (?, ?)').run(id, userId);
+  })();
+  const created = reload(ctx, id, space);
+  ctx.res.setHeader('location', created.urls.location);
+  return new Reply(201, created);
+}
+
+function update(ctx: RequestContext) {
+  const { space, cr } = loadChangeRequest(ctx, 'edit');
+  const body = ctx.body('changeRequest.update');
+  if (cr.status === 'merged') throw conflict('A merged change request cannot be changed');
+  ctx.db
+    .prepare('UPDATE change_requests SET subject = ?, status = ?, updated_at = ? WHERE id = ?')
+    .run(body.subject ?? cr.subject, body.status ?? cr.status, ctx.now(), cr.id);
+  return reload(ctx, cr.id, space);
+}
+
+function merge(ctx: RequestContext) {
+  const { space, cr } = loadChangeRequest(ctx, 'edit');
+  requireUnlocked(space);
+  return { revision: mergeChangeRequest(ctx.db, cr, ctx.now()), result: 'merge' as const };
+}
+
+function pullMain(ctx: RequestContext) {
+  const { space, cr } = loadChangeRequest(ctx, 'edit');
+  requireUnlocked(space);
+  return { revision: updateChangeRequest(ctx.db, cr, ctx.now()), result: 'update' as const };
+}
+
+/** The pages a PDF holds: all; or `page` and the pages under its path; or only `page`. */
+function pdfPages(ctx: RequestContext, cr: ChangeRequestRow): string[] | undefined {
+  const only = ctx.query.boolean('only', false);
+  const pageId = ctx.query.string('page');
+  if (pageId === undefined) {
+    if (only) throw badRequest('page: is required when only is true');
+    return undefined;
+  }
+  const pages = pagesOf(ctx.db, cr.revision_id);
+  const page = pages.find((p) => p.page_id === pageId);
+  if (!page) throw notFound('Page');
+  if (only) return [page.page_id];
+  return pages.filter((p) => p === page || p.path.startsWith(`${page.path}/`)).map((p) => p.page_id);
+}
+
+function pdfUrl(ctx: RequestContext) {
+  const { space, cr } = loadChangeRequest(ctx, 'read');
+  const token = signPdfGrant({
+    spaceId: space.id,
+    changeRequestId: cr.id,
+    revisionId: cr.revision_id,
+    pages: pdfPages(ctx, cr),
+    expires: ctx.services.clock.now().getTime() + PDF_URL_TTL_MS,
+  });
+  return { url: `${ctx.apiBase}/spaces/${space.id}/change-requests/${cr.id}/pdf/render?token=${token}` };
+}
+
+/** The print URL: the signed token is the credential, so it works in a browser without a bearer token. */
+async function renderPdfRoute(ctx: RequestContext) {
+  const token = ctx.query.string('token');
+  if (!token) throw unauthorized('token: is required');
+  const grant = verifyPdfGrant(token, ctx.services.clock.now().getTime());
+  if ('invalid' in grant) throw forbidden(`token: ${grant.invalid}`);
+  if (grant.spaceId !== ctx.params.spaceId || grant.changeRequestId !== ctx.params.changeRequestId)
+    throw forbidden('token: is for another change request');
+  const cr = ctx.db.prepare('SELECT * FROM change_requests WHERE id = ?').get(grant.changeRequestId) as
+    | ChangeRequestRow
+    | undefined;
+  if (!cr) throw notFound('Change request');
+  const wanted = grant.pages && new Set(grant.pages);
+  const pages = pagesOf(ctx.db, grant.revisionId).filter((p: PageRow) => !wanted || wanted.has(p.page_id));
+  const bytes = await renderPdf({
+    title: cr.subject || `Change request #${cr.number}`,
+    subtitle: `Change request #${cr.number} (${cr.status}), ${pages.length} page${pages.length === 1 ? '' : 's'}`,
+    pages: pages.map((p) => ({ title: p.title, markdown: p.markdown })),
+  });
+  ctx.res.writeHead(200, {
+    'content-type': 'application/pdf',
+    'content-length': bytes.byteLength,
+    'content-disposition': `inline; filename="change-request-${cr.number}.pdf"`,
+  });
+  ctx.res.end(Buffer.from(bytes));
+  return RAW;
+}
+
+export function register(router: Router, _services: UpstreamServices) {
+  router.get(base, list);
+  router.post(base, create);
+  router.get(`${base}/{changeRequestId}`, (ctx) => {
+    const { space, cr } = loadChangeRequest(ctx, 'read');
+    return toChangeRequest(ctx, cr, space);
+  });
+  router.patch(`${base}/{changeRequestId}`, update);
+  router.post(`${base}/{changeRequestId}/merge`, merge);
+  router.post(`${base}/{changeRequestId}/update`, pullMain);
+  router.get(`${base}/{changeRequestId}/pdf`, pdfUrl);
+  router.get(`${base}/{changeRequestId}/pdf/render`, renderPdfRoute, { anonymous: true });
+}

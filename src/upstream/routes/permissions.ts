@@ -1,4 +1,187 @@
-import type { UpstreamServices } from '../context.js';
+/**
+ * Space and collection user permissions: one implementation for both bases
+ * (`/spaces/{spaceId}/permissions`, `/collections/{collectionId}/permissions`), parameterised
+ * by the target type. Grants live in `content_permissions` and feed `contentRole` (access.ts),
+ * so a grant changes what its user can do. Reading the lists needs read access to the target;
+ * changing grants needs admin.
+ */
+import { ROLES, type Role } from '../../api/roles.js';
+import { contentRole, orgMembership, type ContentTarget } from '../access.js';
+import type { RequestContext, UpstreamServices } from '../context.js';
+import type { Db } from '../db/index.js';
+import { badRequest, HttpError } from '../errors.js';
+import { paginate } from '../pagination.js';
 import type { Router } from '../router.js';
+import { loadCollection } from './collections.js';
+import { loadSpace } from './spaces.js';
+import { userById, type User } from './users.js';
 
-export function register(_router: Router, _services: UpstreamServices) {}
+type TargetType = ContentTarget['type'];
+
+interface TargetRef {
+  type: TargetType;
+  id: string;
+  organization_id: string;
+}
+
+interface GrantRow {
+  target_type: TargetType;
+  target_id: string;
+  principal_type: 'user' | 'team';
+  principal_id: string;
+  role: Role;
+  created_at: string;
+}
+
+/** Creates or replaces the role of a user or a team on a space or a collection. */
+export function setGrant(
+  db: Db,
+  target: TargetRef,
+  principal: { type: 'user' | 'team'; id: string },
+  role: Role,
+  now: string,
+): void {
+  db.prepare(
+    `INSERT INTO content_permissions (target_type, target_id, principal_type, principal_id, role, created_at)
+     VALUES (?, ?, ?, ?, ?, ?)
+     ON CONFLICT (target_type, target_id, principal_type, principal_id) DO UPDATE SET role = excluded.role`,
+  ).run(target.type, target.id, principal.type, principal.id, role, now);
+}
+
+/** The creator of a space or collection administers it (organization admins already do). */
+export function grantCreator(ctx: RequestContext, target: TargetRef): void {
+  const user = ctx.user();
+  if (orgMembership(ctx.db, target.organization_id, user.id)?.role === 'admin') return;
+  setGrant(ctx.db, target, { type: 'user', id: user.id }, 'admin', ctx.now());
+}
+
+/**
+ * After a transfer to `organizationId`: teams are per organization, so team grants go; user
+ * grants stay only for users who are members of the new organization.
+ */
+export function dropForeignGrants(db: Db, organizationId: string, targets: Array<{ type: TargetType; id: string }>) {
+  const drop = db.prepare(
+    `DELETE FROM content_permissions WHERE target_type = @type AND target_id = @id AND (
+       (principal_type = 'team' AND principal_id NOT IN (SELECT id FROM teams WHERE organization_id = @org)) OR
+       (principal_type = 'user' AND principal_id NOT IN (SELECT user_id FROM members WHERE organization_id = @org)))`,
+  );
+  for (const t of targets) drop.run({ type: t.type, id: t.id, org: organizationId });
+}
+
+function removeUserGrant(db: Db, target: { type: TargetType; id: string }, userId: string) {
+  db.prepare(
+    `DELETE FROM content_permissions
+     WHERE target_type = ? AND target_id = ? AND principal_type = 'user' AND principal_id = ?`,
+  ).run(target.type, target.id, userId);
+}
+
+/** Removes every grant on a space or a collection (when it is removed for good). */
+export function dropGrants(db: Db, target: { type: TargetType; id: string }) {
+  db.prepare('DELETE FROM content_permissions WHERE target_type = ? AND target_id = ?').run(target.type, target.id);
+}
+
+/** How each base finds its target, with the caller's role checked. */
+interface Base {
+  base: string;
+  param: string;
+  load: (ctx: RequestContext, id: string, min: Role) => ContentTarget;
+}
+
+const targets: Record<TargetType, Base> = {
+  space: {
+    base: '/spaces/{spaceId}/permissions',
+    param: 'spaceId',
+    load: (ctx, id, min) => ({ type: 'space', ...loadSpace(ctx, id, min).row }),
+  },
+  collection: {
+    base: '/collections/{collectionId}/permissions',
+    param: 'collectionId',
+    load: (ctx, id, min) => ({ type: 'collection', ...loadCollection(ctx, id, min).row }),
+  },
+};
+
+interface UserPermission {
+  permission: Role;
+  user: User;
+}
+
+/** Spec: "No team or user with the provided Id" is a 404; the message names the field. */
+const unknownPrincipal = (field: string, what: string) => new HttpError(404, `${field}: ${what}`);
+
+function checkPrincipals(ctx: RequestContext, organizationId: string, body: { teams?: string[]; users?: string[] }) {
+  if (!body.teams && !body.users) throw badRequest('body: teams or users is required');
+  body.teams?.forEach((id, i) => {
+    if (!ctx.db.prepare('SELECT 1 FROM teams WHERE id = ? AND organization_id = ?').get(id, organizationId))
+      throw unknownPrincipal(`teams[${i}]`, `no team ${id} in this organization`);
+  });
+  body.users?.forEach((id, i) => {
+    if (!orgMembership(ctx.db, organizationId, id))
+      throw unknownPrincipal(`users[${i}]`, `user ${id} is not a member of this organization`);
+  });
+}
+
+function registerBase(router: Router, type: TargetType) {
+  const { base, param, load } = targets[type];
+
+  router.post(base, (ctx) => {
+    const target = load(ctx, ctx.params[param], 'admin');
+    const body = ctx.body('permission.invite');
+    checkPrincipals(ctx, target.organization_id, body);
+    const now = ctx.now();
+    ctx.db.transaction(() => {
+      for (const id of body.teams ?? []) setGrant(ctx.db, target, { type: 'team', id }, body.role, now);
+      for (const id of body.users ?? []) setGrant(ctx.db, target, { type: 'user', id }, body.role, now);
+    })();
+    return undefined;
+  });
+
+  router.get(`${base}/users`, (ctx) => {
+    const target = load(ctx, ctx.params[param], 'read');
+    return paginate<GrantRow, UserPermission>(ctx, {
+      from: `content_permissions WHERE target_type = ? AND target_id = ? AND principal_type = 'user'`,
+      params: [type, target.id],
+      orderBy: ['created_at', 'principal_id'],
+      map: (row) => ({ permission: row.role, user: userById(ctx, row.principal_id) }),
+    });
+  });
+
+  router.delete(`${base}/users/{userId}`, (ctx) => {
+    const target = load(ctx, ctx.params[param], 'admin');
+    removeUserGrant(ctx.db, target, ctx.params.userId);
+    return undefined;
+  });
+
+  router.patch(`${base}/users/{userId}`, (ctx) => {
+    const target = load(ctx, ctx.params[param], 'admin');
+    const { role } = ctx.body('permission.update');
+    const userId = ctx.params.userId;
+    if (!orgMembership(ctx.db, target.organization_id, userId)) throw new HttpError(404, 'User not found');
+    if (role === undefined) return undefined;
+    if (role === null) removeUserGrant(ctx.db, target, userId);
+    else setGrant(ctx.db, target, { type: 'user', id: userId }, role, ctx.now());
+    return undefined;
+  });
+
+  /** Every member with access (explicit, team, inherited or organization-role grants), strongest role each. */
+  router.get(`${base}/aggregate`, (ctx) => {
+    const target = load(ctx, ctx.params[param], 'read');
+    const only = ctx.query.enum('role', ROLES);
+    const roles = new Map<string, Role | null>();
+    const roleOf = (userId: string) => {
+      if (!roles.has(userId)) roles.set(userId, contentRole(ctx.db, target, userId));
+      return roles.get(userId)!;
+    };
+    return paginate<{ user_id: string }, UserPermission>(ctx, {
+      from: 'members WHERE organization_id = ? AND disabled = 0',
+      params: [target.organization_id],
+      orderBy: ['joined_at', 'user_id'],
+      filter: (m) => roleOf(m.user_id) !== null && (!only || roleOf(m.user_id) === only),
+      map: (m) => ({ permission: roleOf(m.user_id)!, user: userById(ctx, m.user_id) }),
+    });
+  });
+}
+
+export function register(router: Router, _services: UpstreamServices) {
+  registerBase(router, 'space');
+  registerBase(router, 'collection');
+}

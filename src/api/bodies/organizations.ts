@@ -1,0 +1,52 @@
+/**
+ * Request-body rules of the seed's organization sections (members, teams, invites, SAML and
+ * SSO), declared once: the embedded upstream checks requests with them, the gateway checks
+ * mutation inputs with them before any REST call.
+ */
+import { ROLES } from '../roles.js';
+import { limits, roleOrNull } from '../rules.js';
+import type { Field, Fields, Rule } from '../validate.js';
+
+/** `role` query filter of the member list: a Role, or `guest` for members without one. */
+export const MEMBER_ROLE_FILTERS = [...ROLES, 'guest'] as const;
+
+/** Roles of a team's members: `owner` may manage the team. */
+export const TEAM_MEMBER_ROLES = ['owner', 'member'] as const;
+
+/** A SAML provider is `active` once its identity provider is fully configured, `pending` before. */
+export const SAML_PROVIDER_STATUSES = ['active', 'pending'] as const;
+
+/** A plain address check (one `@`, a dot in the domain, no spaces); the seed gives no stricter rule. */
+export const EMAIL_PATTERN = /^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/;
+
+const required = (rule: Rule): Field => ({ ...rule, required: true });
+const email: Rule = { kind: 'string', pattern: EMAIL_PATTERN };
+const ids: Rule = { kind: 'array', of: { kind: 'string' } };
+
+const samlProviderFields = {
+  label: limits.samlLabel,
+  entityID: limits.samlEntityID,
+  certificate: limits.samlCertificate,
+  ssoURL: limits.samlSsoURL,
+  /** A team of the organization; null clears it. */
+  defaultTeam: { kind: 'string', nullable: true },
+  defaultRole: roleOrNull,
+} satisfies Fields;
+
+/** Keys: `<resource>.<operation>`, as in `bodies` of src/api/rules.ts. */
+export const organizationBodies = {
+  'member.update': { role: roleOrNull },
+  'team.create': { title: required(limits.teamTitle), members: ids },
+  'team.update': { title: required(limits.teamTitle) },
+  'invite.create': {
+    emails: required({ kind: 'array', of: email, min: 1 }),
+    role: roleOrNull,
+    sso: { kind: 'boolean' },
+  },
+  'linkInvite.create': { role: roleOrNull },
+  'linkInvite.update': { role: required(roleOrNull) },
+  'samlProvider.create': { ...samlProviderFields, label: required(limits.samlLabel) },
+  'samlProvider.update': samlProviderFields,
+} satisfies Record<string, Fields>;
+
+export type OrganizationBodyName = keyof typeof organizationBodies;

@@ -1,0 +1,112 @@
+/**
+ * Ends open subscriptions cleanly when the gateway stops. `signal` aborts every subscription's
+ * upstream stream (the context's signal includes it), so each completes and its transport sends
+ * `complete`; `close()` waits for that (bounded), then ends the event streams still open (a
+ * graphql-sse single-connection stream outlives its operations), so their connections close
+ * instead of hanging until a forced socket destroy.
+ */
+import { isAsyncIterable, type Plugin } from 'graphql-yoga';
+
+export interface StreamShutdown {
+  plugin: Plugin;
+  /** Aborted when the gateway stops. */
+  signal: AbortSignal;
+  /** Aborts `signal`, waits up to `graceMs` for open subscriptions to end, then ends open event streams. */
+  close(graceMs?: number): Promise<void>;
+}
+
+export function useStreamShutdown(): StreamShutdown {
+  const controller = new AbortController();
+  const streams = new Set<() => void>();
+  let active = 0;
+  let onIdle: (() => void) | undefined;
+  const ended = () => {
+    active--;
+    if (active === 0) onIdle?.();
+  };
+
+  const plugin: Plugin = {
+    onSubscribe() {
+      active++;
+      let done = false;
+      const end = () => {
+        if (done) return;
+        done = true;
+        ended();
+      };
+      return {
+        onSubscribeResult: ({ result }) => (isAsyncIterable(result) ? { onEnd: end } : end()),
+        onSubscribeError: end,
+      };
+    },
+    onResponse({ response, setResponse, fetchAPI }) {
+      if (!response.body || !response.headers.get('content-type')?.startsWith('text/event-stream')) return;
+      const { body, close } = closableBody(response.body, fetchAPI.ReadableStream, (c) => streams.delete(c));
+      streams.add(close);
+      setResponse(new fetchAPI.Response(body, { status: response.status, statusText: response.statusText, headers: response.headers }));
+    },
+  };
+
+  return {
+    plugin,
+    signal: controller.signal,
+    async close(graceMs = 2000) {
+      controller.abort();
+      if (active > 0) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, graceMs);
+          onIdle = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
+      // Let the last `complete` events reach the sockets before their streams end.
+      await new Promise((resolve) => setImmediate(resolve));
+      for (const close of [...streams]) close();
+    },
+  };
+}
+
+/** A pass-through copy of `source` (chunk by chunk, no buffering) that `close()` ends. */
+function closableBody(
+  source: ReadableStream<Uint8Array>,
+  Stream: typeof ReadableStream,
+  onFinish: (close: () => void) => void,
+): { body: ReadableStream<Uint8Array>; close: () => void } {
+  const reader = source.getReader();
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  let finished = false;
+  const finish = () => {
+    if (finished) return false;
+    finished = true;
+    onFinish(close);
+    return true;
+  };
+  const close = () => {
+    if (!finish()) return;
+    reader.cancel().catch(() => undefined);
+    controller.close();
+  };
+  const body = new Stream<Uint8Array>({
+    start(c) {
+      controller = c;
+    },
+    async pull(c) {
+      try {
+        const { done, value } = await reader.read();
+        if (finished) return;
+        if (!done) return c.enqueue(value);
+        finish();
+        c.close();
+      } catch (error) {
+        if (finish()) c.error(error);
+      }
+    },
+    cancel(reason) {
+      finish();
+      return reader.cancel(reason);
+    },
+  });
+  return { body, close };
+}

@@ -1,0 +1,483 @@
+/**
+ * The only code that speaks HTTP to the upstream REST API: one undici Pool per origin (keep-alive),
+ * connect/headers/body timeouts plus a deadline per call, retries of GETs only (429/502/503/504
+ * and connection failures, capped exponential backoff with jitter, `Retry-After` honoured up to a
+ * cap), every response body read or dumped, and failures mapped to GraphQL errors (./errors.ts).
+ * Each caller gets its own view that forwards exactly its `Authorization` header.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Pool, type Dispatcher } from 'undici';
+import type { GraphQLError } from 'graphql';
+import {
+  errorCode,
+  errorForStatus,
+  inputError,
+  restError,
+  unavailableError,
+  upstreamMessage,
+  type ErrorCode,
+  type UpstreamInfo,
+} from './errors.js';
+import { eventStream, type SseStream } from './sse.js';
+
+export type QueryValue = string | number | boolean | null | undefined | readonly (string | number | boolean)[];
+/** Query parameters: null/undefined are left out, arrays repeat the key (`k=a&k=b`). */
+export type Query = Record<string, QueryValue>;
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface RetryConfig {
+  /** Attempts per GET, first included (default 3). Writes always get exactly one. */
+  maxAttempts: number;
+  /** Backoff before retry n is about baseDelayMs * 2^(n-1), with jitter (default 100). */
+  baseDelayMs: number;
+  /** Cap of the computed backoff (default 2000). */
+  maxDelayMs: number;
+  /** A `Retry-After` longer than this fails at once instead of waiting (default 5000). */
+  maxRetryAfterMs: number;
+}
+
+export interface RestClientConfig {
+  /** Upstream base URL ending in `/v1`, e.g. `https://api.gitbook.com/v1`. */
+  baseUrl: string;
+  /** TCP/TLS connect timeout, ms (default 5000). */
+  connectTimeout?: number;
+  /** Time to the response headers, ms (default 15000). undici checks it (and bodyTimeout) on a ~0.5 s tick. */
+  headersTimeout?: number;
+  /** Longest gap between body chunks, ms (default 30000). */
+  bodyTimeout?: number;
+  /** Deadline for a whole call, retries and waits included, ms (default 30000). */
+  requestTimeout?: number;
+  /** An event stream with no data for this long errors, ms; 0 disables (default 60000). */
+  streamIdleTimeout?: number;
+  /** Most open connections to the upstream (default 128). */
+  connections?: number;
+  /** Idle keep-alive sockets close after this, ms (default 4000). */
+  keepAliveTimeout?: number;
+  /** Largest accepted response body, bytes (default 32 MiB). */
+  maxResponseBytes?: number;
+  retry?: Partial<RetryConfig>;
+  userAgent?: string;
+  /** Called after every attempt (tests count REST calls with it; see RestCallLog). */
+  onRequest?: (call: RestCall) => void;
+  /** When set (debug level), one line per attempt: method, path, status, ms, attempt. Never headers. */
+  log?: (line: string) => void;
+}
+
+/** One attempt at one REST call. */
+export interface RestCall {
+  method: HttpMethod;
+  /** Path below the base URL, without the query string. */
+  path: string;
+  /** HTTP status, or null when no answer came. */
+  status: number | null;
+  ms: number;
+  /** 1 for the first try, 2 for the first retry, … */
+  attempt: number;
+  /** Set when this attempt failed. */
+  code?: ErrorCode;
+}
+
+export interface CallerOptions {
+  /** Aborts every call of this caller (e.g. the GraphQL request's signal). */
+  signal?: AbortSignal;
+}
+
+/** REST calls on behalf of one caller. Paths are relative to the base URL (build them with `path`). */
+export interface RestCaller {
+  get<T = unknown>(path: string, query?: Query): Promise<T>;
+  post<T = unknown>(path: string, body?: unknown, query?: Query): Promise<T>;
+  put<T = unknown>(path: string, body?: unknown, query?: Query): Promise<T>;
+  patch<T = unknown>(path: string, body?: unknown, query?: Query): Promise<T>;
+  delete<T = unknown>(path: string, body?: unknown, query?: Query): Promise<T>;
+  /** Opens a Server-Sent Events stream (GET). Rejects with the mapped error on a non-2xx answer. */
+  stream(path: string, query?: Query, signal?: AbortSignal): Promise<SseStream>;
+}
+
+export interface RestClient {
+  readonly baseUrl: string;
+  /** A view that sends exactly this `Authorization` header value (none when undefined). */
+  forCaller(authorization: string | undefined, options?: CallerOptions): RestCaller;
+  /** Closes the pool: waits for calls in flight, then ends its connections. */
+  close(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+const DEFAULT_RETRY: RetryConfig = { maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 2000, maxRetryAfterMs: 5000 };
+const RETRY_STATUSES = new Set([429, 502, 503, 504]);
+
+interface Settings {
+  pool: Pool;
+  basePath: string;
+  headersTimeout: number;
+  bodyTimeout: number;
+  requestTimeout: number;
+  streamIdleTimeout: number;
+  retry: RetryConfig;
+  userAgent: string;
+  report: (call: RestCall) => void;
+}
+
+/** A request as prepared once and sent once per attempt. */
+interface Prepared {
+  info: { method: HttpMethod; path: string };
+  url: string;
+  headers: Record<string, string>;
+  body?: string;
+  /** The caller's credential, to scrub from upstream messages. */
+  secret?: string;
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: GraphQLError; retryable: boolean; retryAfterMs?: number };
+
+export function createRestClient(config: RestClientConfig): RestClient {
+  const base = new URL(config.baseUrl.replace(/\/+$/, ''));
+  const settings = resolveSettings(config, base);
+  return {
+    baseUrl: base.toString(),
+    forCaller: (authorization, options = {}) => callerView(settings, authorization, options.signal),
+    close: () => settings.pool.close(),
+    [Symbol.asyncDispose]: () => settings.pool.close(),
+  };
+}
+
+function resolveSettings(config: RestClientConfig, base: URL): Settings {
+  const headersTimeout = config.headersTimeout ?? 15_000;
+  const bodyTimeout = config.bodyTimeout ?? 30_000;
+  const pool = new Pool(base.origin, {
+    connections: config.connections ?? 128,
+    connectTimeout: config.connectTimeout ?? 5_000,
+    headersTimeout,
+    bodyTimeout,
+    keepAliveTimeout: config.keepAliveTimeout ?? 4_000,
+    maxResponseSize: config.maxResponseBytes ?? 32 * 1024 * 1024,
+  });
+  const { onRequest, log } = config;
+  return {
+    pool,
+    basePath: base.pathname === '/' ? '' : base.pathname,
+    headersTimeout,
+    bodyTimeout,
+    requestTimeout: config.requestTimeout ?? 30_000,
+    streamIdleTimeout: config.streamIdleTimeout ?? 60_000,
+    retry: { ...DEFAULT_RETRY, ...config.retry },
+    userAgent: config.userAgent ?? 'docs-graph',
+    report(call) {
+      onRequest?.(call);
+      log?.(`rest ${call.method} ${call.path} ${call.status ?? call.code} ${Math.round(call.ms)}ms attempt=${call.attempt}`);
+    },
+  };
+}
+
+function callerView(s: Settings, authorization: string | undefined, signal: AbortSignal | undefined): RestCaller {
+  const send = (method: HttpMethod) => async (path: string, body?: unknown, query?: Query) =>
+    call(s, prepare(s, authorization, method, path, query, body), signal) as Promise<any>;
+  return {
+    get: (path, query) => send('GET')(path, undefined, query),
+    post: send('POST'),
+    put: send('PUT'),
+    patch: send('PATCH'),
+    delete: send('DELETE'),
+    stream: async (path, query, streamSignal) =>
+      openStream(s, prepare(s, authorization, 'GET', path, query, undefined), anySignal(signal, streamSignal)),
+  };
+}
+
+function prepare(
+  s: Settings,
+  authorization: string | undefined,
+  method: HttpMethod,
+  path: string,
+  query: Query | undefined,
+  body: unknown,
+): Prepared {
+  if (!path.startsWith('/') || path.includes('?') || path.includes('#')) {
+    throw new TypeError('A REST path starts with "/" and has no query string (pass query params separately)');
+  }
+  const headers: Record<string, string> = { accept: 'application/json', 'user-agent': s.userAgent };
+  if (authorization) headers.authorization = authorization;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  return {
+    info: { method, path },
+    url: s.basePath + path + encodeQuery(query),
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    secret: authorization?.replace(/^\S+\s+/, '').trim() || undefined,
+  };
+}
+
+/** One REST call: attempts until success, a final failure, or the deadline. */
+async function call(s: Settings, req: Prepared, callerSignal: AbortSignal | undefined): Promise<unknown> {
+  const deadline = new Deadline(s.requestTimeout, callerSignal);
+  const attempts = req.info.method === 'GET' ? Math.max(1, s.retry.maxAttempts) : 1;
+  try {
+    for (let attempt = 1; ; attempt++) {
+      const outcome = await attemptOnce(s, req, attempt, deadline);
+      if (outcome.ok) return outcome.value;
+      const wait = outcome.retryAfterMs ?? backoff(s.retry, attempt);
+      const retry =
+        outcome.retryable &&
+        attempt < attempts &&
+        (outcome.retryAfterMs === undefined || outcome.retryAfterMs <= s.retry.maxRetryAfterMs) &&
+        wait < deadline.remaining();
+      if (!retry) throw outcome.error;
+      await deadline.sleep(wait, req.info);
+    }
+  } finally {
+    deadline.dispose();
+  }
+}
+
+async function attemptOnce(s: Settings, req: Prepared, attempt: number, deadline: Deadline): Promise<Outcome> {
+  const started = performance.now();
+  let status: number | null = null;
+  let outcome: Outcome;
+  try {
+    const res = await s.pool.request({
+      path: req.url,
+      method: req.info.method,
+      headers: req.headers,
+      body: req.body,
+      signal: deadline.signal,
+    });
+    status = res.statusCode;
+    outcome = await readResponse(res, req);
+  } catch (err) {
+    outcome = failure(err, req, deadline);
+  }
+  s.report({ ...req.info, status, ms: performance.now() - started, attempt, code: outcome.ok ? undefined : errorCode(outcome.error) });
+  return outcome;
+}
+
+async function readResponse(res: Dispatcher.ResponseData, req: Prepared): Promise<Outcome> {
+  const status = res.statusCode;
+  if (status >= 200 && status < 300) {
+    if (status === 204) {
+      await res.body.dump();
+      return { ok: true, value: undefined };
+    }
+    return { ok: true, value: parseBody(await res.body.text(), res.headers['content-type'], status, req) };
+  }
+  const retryable = req.info.method === 'GET' && RETRY_STATUSES.has(status);
+  // A retried answer's text is of no use; other errors carry the upstream's message.
+  const text = retryable ? (await res.body.dump(), '') : await res.body.text();
+  return { ok: false, error: statusError(res, req, text), retryable, retryAfterMs: retryAfter(res) };
+}
+
+function statusError(res: Dispatcher.ResponseData, req: Prepared, text: string): GraphQLError {
+  return errorForStatus(res.statusCode, req.info, upstreamMessage(text), req.secret, retryAfter(res));
+}
+
+function retryAfter(res: Dispatcher.ResponseData): number | undefined {
+  return parseRetryAfter(header(res.headers['retry-after']));
+}
+
+function parseBody(text: string, contentType: string | string[] | undefined, status: number, req: Prepared): unknown {
+  if (!text) return undefined;
+  if (!/\bjson\b/i.test(header(contentType) ?? '')) return text;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw restError('UPSTREAM_ERROR', 'Upstream sent invalid JSON', { ...req.info, status });
+  }
+}
+
+/** Connection-level failures GETs may retry: the request never reached a handler, or the socket broke. */
+const RETRYABLE_ERRORS = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EAI_AGAIN',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+// Headers and body timeouts are not retried: the upstream is slow, and retrying would multiply the wait.
+const REASONS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  EPIPE: 'connection reset',
+  UND_ERR_SOCKET: 'connection closed by the upstream',
+  UND_ERR_CONNECT_TIMEOUT: 'connect timeout',
+  ETIMEDOUT: 'connect timeout',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host not found',
+  UND_ERR_HEADERS_TIMEOUT: 'timed out waiting for response headers',
+  UND_ERR_BODY_TIMEOUT: 'timed out reading the response body',
+  UND_ERR_CLOSED: 'client closed',
+  UND_ERR_DESTROYED: 'client closed',
+};
+
+function failure(err: unknown, req: Prepared, deadline: Deadline): Outcome {
+  if (errorCode(err)) return { ok: false, error: err as GraphQLError, retryable: false };
+  if (deadline.signal.aborted) return { ok: false, error: unavailableError(req.info, deadline.reason()), retryable: false };
+  const code = systemCode(err);
+  return { ok: false, error: connectionError(code, req), retryable: req.info.method === 'GET' && RETRYABLE_ERRORS.has(code ?? '') };
+}
+
+function connectionError(code: string | undefined, req: Prepared): GraphQLError {
+  if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') {
+    return restError('UPSTREAM_ERROR', 'Upstream response too large', { ...req.info, status: null });
+  }
+  return unavailableError(req.info, (code && REASONS[code]) ?? `request failed${code ? ` (${code})` : ''}`);
+}
+
+/** The error code of a Node or undici error (also inside an AggregateError or a cause). */
+function systemCode(err: unknown): string | undefined {
+  const e = err as { code?: unknown; cause?: unknown; errors?: unknown[] } | undefined;
+  if (typeof e?.code === 'string') return e.code;
+  if (Array.isArray(e?.errors) && e.errors.length) return systemCode(e.errors[0]);
+  return e?.cause ? systemCode(e.cause) : undefined;
+}
+
+async function openStream(s: Settings, req: Prepared, signal: AbortSignal | undefined): Promise<SseStream> {
+  const controller = new AbortController();
+  const abort = () => controller.abort();
+  if (signal?.aborted) throw unavailableError(req.info, 'request aborted');
+  signal?.addEventListener('abort', abort, { once: true });
+  const release = () => signal?.removeEventListener('abort', abort);
+  const started = performance.now();
+  const report = (status: number | null, code?: ErrorCode) =>
+    s.report({ ...req.info, status, ms: performance.now() - started, attempt: 1, code });
+  let res: Dispatcher.ResponseData;
+  try {
+    res = await s.pool.request({
+      path: req.url,
+      method: 'GET',
+      headers: { ...req.headers, accept: 'text/event-stream', 'cache-control': 'no-cache' },
+      signal: controller.signal,
+      headersTimeout: s.headersTimeout,
+      bodyTimeout: 0,
+    });
+  } catch (err) {
+    release();
+    const error = controller.signal.aborted ? unavailableError(req.info, 'request aborted') : connectionError(systemCode(err), req);
+    report(null, errorCode(error));
+    throw error;
+  }
+  if (res.statusCode < 200 || res.statusCode >= 300) {
+    release();
+    const error = statusError(res, req, await res.body.text().catch(() => ''));
+    report(res.statusCode, errorCode(error));
+    throw error;
+  }
+  report(res.statusCode);
+  return eventStream(res.body, { controller, signal, idleTimeoutMs: s.streamIdleTimeout, upstream: req.info, onClose: release });
+}
+
+/** Per-call deadline, linked to the caller's signal; aborting it aborts the request in flight. */
+class Deadline {
+  private readonly controller = new AbortController();
+  private readonly timer: NodeJS.Timeout;
+  private readonly ends: number;
+  private expired = false;
+  private readonly onCallerAbort = () => this.controller.abort();
+
+  constructor(
+    private readonly ms: number,
+    private readonly caller: AbortSignal | undefined,
+  ) {
+    this.ends = performance.now() + ms;
+    this.timer = setTimeout(() => {
+      this.expired = true;
+      this.controller.abort();
+    }, ms);
+    if (caller?.aborted) this.controller.abort();
+    else caller?.addEventListener('abort', this.onCallerAbort, { once: true });
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  remaining(): number {
+    return this.ends - performance.now();
+  }
+
+  reason(): string {
+    return this.expired ? `no answer within the ${this.ms} ms deadline` : 'request aborted';
+  }
+
+  async sleep(ms: number, info: Omit<UpstreamInfo, 'status'>): Promise<void> {
+    try {
+      await sleep(ms, undefined, { signal: this.signal });
+    } catch {
+      throw unavailableError(info, this.reason());
+    }
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer);
+    this.caller?.removeEventListener('abort', this.onCallerAbort);
+  }
+}
+
+/** Capped exponential backoff with "equal jitter": half fixed, half random. */
+export function backoff(retry: RetryConfig, attempt: number): number {
+  const cap = Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** (attempt - 1));
+  return cap / 2 + Math.random() * (cap / 2);
+}
+
+/** `Retry-After` in ms: delay-seconds or an HTTP date; undefined when absent or unreadable. */
+export function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
+  if (!value) return undefined;
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  const date = Date.parse(trimmed);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+export function encodeQuery(query: Query | undefined): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query ?? {})) {
+    if (value === undefined || value === null) continue;
+    const values: readonly (string | number | boolean)[] = Array.isArray(value) ? value : [value as string | number | boolean];
+    for (const v of values) params.append(key, String(v));
+  }
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}
+
+/**
+ * Builds a REST path, percent-encoding each interpolated value as one segment:
+ * path`/spaces/${spaceId}/change-requests/${changeRequestId}`. Empty, "." and ".." are refused,
+ * since they would name another resource.
+ */
+export function path(strings: TemplateStringsArray, ...values: (string | number)[]): string {
+  let out = strings[0];
+  values.forEach((value, i) => {
+    out += segment(value) + strings[i + 1];
+  });
+  return out;
+}
+
+function segment(value: string | number): string {
+  const text = String(value);
+  if (text === '' || text === '.' || text === '..') throw inputError(`Invalid identifier ${JSON.stringify(text)}`);
+  return encodeURIComponent(text);
+}
+
+function header(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function anySignal(a: AbortSignal | undefined, b: AbortSignal | undefined): AbortSignal | undefined {
+  return a && b ? AbortSignal.any([a, b]) : (a ?? b);
+}
+
+/** Records every attempt (pass `log.record` as `onRequest`); tests count REST calls with it. */
+export class RestCallLog {
+  readonly calls: RestCall[] = [];
+  readonly record = (call: RestCall): void => {
+    this.calls.push(call);
+  };
+
+  /** Attempts matching method and path (either may be omitted). */
+  count(method?: HttpMethod, path?: string): number {
+    return this.calls.filter((c) => (!method || c.method === method) && (path === undefined || c.path === path)).length;
+  }
+
+  clear(): void {
+    this.calls.length = 0;
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * Upstream failures as GraphQL errors: `extensions.code` from one fixed set and
+ * `extensions.upstream` {status, method, path}. Messages never carry a token or a stack, and no
+ * `originalError` is attached (Yoga would mask the error as unexpected).
+ */
+import { GraphQLError } from 'graphql';
+
+/** Every `extensions.code` the gateway may give a client. */
+export const ERROR_CODES = [
+  'BAD_USER_INPUT',
+  'UNAUTHENTICATED',
+  'FORBIDDEN',
+  'NOT_FOUND',
+  'CONFLICT',
+  'RATE_LIMITED',
+  'UPSTREAM_UNAVAILABLE',
+  'UPSTREAM_ERROR',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export interface UpstreamInfo {
+  /** HTTP status of the upstream answer; null when no answer came (connection failure, timeout). */
+  status: number | null;
+  method: string;
+  /** Path below the base URL, without the query string. */
+  path: string;
+}
+
+export interface UpstreamErrorExtensions {
+  code: ErrorCode;
+  upstream: UpstreamInfo;
+  /** Seconds the upstream asked to wait (RATE_LIMITED only, when it said). */
+  retryAfter?: number;
+}
+
+const MAX_MESSAGE = 500;
+
+const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
+  BAD_USER_INPUT: 'Invalid input',
+  UNAUTHENTICATED: 'Authentication required',
+  FORBIDDEN: 'Not allowed',
+  NOT_FOUND: 'Not found',
+  CONFLICT: 'Conflicts with the current state',
+  RATE_LIMITED: 'Rate limit exceeded, retry later',
+  UPSTREAM_UNAVAILABLE: 'Upstream unavailable',
+  UPSTREAM_ERROR: 'Upstream error',
+};
+
+/** The code for an HTTP status (non-2xx). */
+export function codeForStatus(status: number): ErrorCode {
+  switch (status) {
+    case 400:
+    case 413:
+    case 415:
+    case 422:
+      return 'BAD_USER_INPUT';
+    case 401:
+      return 'UNAUTHENTICATED';
+    case 403:
+      return 'FORBIDDEN';
+    case 404:
+      return 'NOT_FOUND';
+    case 409:
+      return 'CONFLICT';
+    case 429:
+      return 'RATE_LIMITED';
+    default:
+      return 'UPSTREAM_ERROR';
+  }
+}
+
+/** A GraphQL error with the gateway's extensions. */
+export function restError(code: ErrorCode, message: string, upstream: UpstreamInfo, retryAfter?: number): GraphQLError {
+  const extensions: UpstreamErrorExtensions = { code, upstream };
+  if (retryAfter !== undefined) extensions.retryAfter = retryAfter;
+  return new GraphQLError(message, { extensions: { ...extensions } });
+}
+
+/**
+ * Maps a non-2xx answer. 4xx keep the upstream's own message (400s name the field and the rule);
+ * 5xx get a generic one, since a server error's text is not meant for clients.
+ */
+export function errorForStatus(
+  status: number,
+  upstream: Omit<UpstreamInfo, 'status'>,
+  upstreamMessage: string | undefined,
+  secret?: string,
+  retryAfterMs?: number,
+): GraphQLError {
+  const code = codeForStatus(status);
+  const fallback = code === 'UPSTREAM_ERROR' ? `Upstream error (HTTP ${status})` : DEFAULT_MESSAGES[code];
+  const message = status < 500 && upstreamMessage ? clean(upstreamMessage, secret) : fallback;
+  const retryAfter = code === 'RATE_LIMITED' && retryAfterMs !== undefined ? Math.ceil(retryAfterMs / 1000) : undefined;
+  return restError(code, message, { ...upstream, status }, retryAfter);
+}
+
+/** A failure without an HTTP answer: refused, reset, timed out, aborted. */
+export function unavailableError(upstream: Omit<UpstreamInfo, 'status'>, reason: string): GraphQLError {
+  return restError('UPSTREAM_UNAVAILABLE', `Upstream unavailable: ${reason}`, { ...upstream, status: null });
+}
+
+/** The `error.message` of the upstream's `{"error": {"code", "message"}}` body, if any. */
+export function upstreamMessage(text: string): string | undefined {
+  try {
+    const parsed = JSON.parse(text) as { error?: { message?: unknown } };
+    const message = parsed?.error?.message;
+    return typeof message === 'string' && message ? message : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The code of an error made by this module, else undefined. */
+export function errorCode(err: unknown): ErrorCode | undefined {
+  if (!(err instanceof GraphQLError)) return undefined;
+  const code = err.extensions?.code;
+  return ERROR_CODES.includes(code as ErrorCode) ? (code as ErrorCode) : undefined;
+}
+
+function clean(message: string, secret: string | undefined): string {
+  let out = message.length > MAX_MESSAGE ? `${message.slice(0, MAX_MESSAGE)}…` : message;
+  if (secret) out = out.split(secret).join('[redacted]');
+  return out;
+}
+
+/** Input the gateway rejects before any REST call (e.g. an empty path parameter). */
+export function inputError(message: string): GraphQLError {
+  return new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT' satisfies ErrorCode } });
+}

@@ -1,0 +1,28 @@
+export {
+  createRestClient,
+  path,
+  encodeQuery,
+  parseRetryAfter,
+  backoff,
+  RestCallLog,
+  type RestClient,
+  type RestClientConfig,
+  type RestCaller,
+  type RestCall,
+  type CallerOptions,
+  type RetryConfig,
+  type Query,
+  type QueryValue,
+  type HttpMethod,
+} from './client.js';
+export {
+  ERROR_CODES,
+  codeForStatus,
+  errorCode,
+  restError,
+  inputError,
+  type ErrorCode,
+  type UpstreamInfo,
+  type UpstreamErrorExtensions,
+} from './errors.js';
+export { SseParser, parseSse, eventStream, type SseEvent, type SseStream } from './sse.js';

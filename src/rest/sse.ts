@@ -1,0 +1,175 @@
+/**
+ * Server-Sent Events parsing as the WHATWG spec describes it ("Interpreting an event stream"):
+ * lines end in CRLF, LF or CR (also split across chunks), `data:` lines join with "\n", `event:`
+ * names the type (default `message`), `id:` sets the last event id (kept for later events),
+ * lines starting with `:` are comments (heartbeats), a blank line dispatches, an event without
+ * data is dropped, and an unterminated event at the end of the stream is discarded.
+ * `eventStream` wraps an upstream response body: idle timeout, abort on close, error mapping.
+ */
+import type { GraphQLError } from 'graphql';
+import { unavailableError, type UpstreamInfo } from './errors.js';
+
+export interface SseEvent {
+  event: string;
+  data: string;
+  /** The last event id the stream set (it carries over to later events), if any. */
+  id?: string;
+}
+
+/** Incremental parser: feed text with `push`, get the events completed so far. */
+export class SseParser {
+  private buffer = '';
+  private pendingCR = false;
+  private started = false;
+  private data: string[] = [];
+  private event = '';
+  private lastId: string | undefined;
+
+  push(text: string): SseEvent[] {
+    if (!this.started && text.length) {
+      this.started = true;
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    }
+    // A CR that ended the previous chunk already ended its line; drop a LF that follows it.
+    if (this.pendingCR && text.startsWith('\n')) text = text.slice(1);
+    this.pendingCR = false;
+    this.buffer += text;
+    const out: SseEvent[] = [];
+    let start = 0;
+    for (let i = 0; i < this.buffer.length; i++) {
+      const ch = this.buffer[i];
+      if (ch !== '\n' && ch !== '\r') continue;
+      const line = this.buffer.slice(start, i);
+      if (ch === '\r') {
+        if (i + 1 === this.buffer.length) this.pendingCR = true;
+        else if (this.buffer[i + 1] === '\n') i++;
+      }
+      start = i + 1;
+      const event = this.line(line);
+      if (event) out.push(event);
+    }
+    this.buffer = this.buffer.slice(start);
+    return out;
+  }
+
+  private line(line: string): SseEvent | undefined {
+    if (line === '') return this.dispatch();
+    if (line.startsWith(':')) return undefined;
+    const colon = line.indexOf(':');
+    const field = colon === -1 ? line : line.slice(0, colon);
+    let value = colon === -1 ? '' : line.slice(colon + 1);
+    if (value.startsWith(' ')) value = value.slice(1);
+    if (field === 'data') this.data.push(value);
+    else if (field === 'event') this.event = value;
+    else if (field === 'id' && !value.includes('\0')) this.lastId = value;
+    // `retry` and unknown fields are ignored: reconnection is the caller's decision.
+    return undefined;
+  }
+
+  private dispatch(): SseEvent | undefined {
+    const data = this.data;
+    const event = this.event || 'message';
+    this.data = [];
+    this.event = '';
+    if (!data.length) return undefined;
+    const out: SseEvent = { event, data: data.join('\n') };
+    if (this.lastId !== undefined) out.id = this.lastId;
+    return out;
+  }
+}
+
+/** Parses a byte (or text) stream into events; multi-byte characters may be split across chunks. */
+export async function* parseSse(source: AsyncIterable<Uint8Array | string>): AsyncGenerator<SseEvent> {
+  const parser = new SseParser();
+  const decoder = new TextDecoder();
+  for await (const chunk of source) {
+    const text = typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
+    yield* parser.push(text);
+  }
+  yield* parser.push(decoder.decode());
+}
+
+/** Events of one upstream stream. `return()` (a `break` out of `for await`) aborts the request. */
+export interface SseStream extends AsyncIterableIterator<SseEvent> {
+  return(): Promise<IteratorResult<SseEvent, undefined>>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+export interface EventStreamOptions {
+  /** Aborting it ends the upstream request (and its connection). */
+  controller: AbortController;
+  /** The consumer's signal: when it fires the stream ends quietly. */
+  signal?: AbortSignal;
+  /** Error when no byte arrives for this long; 0 disables. */
+  idleTimeoutMs: number;
+  upstream: Omit<UpstreamInfo, 'status'>;
+  /** Called once when the stream is over, whatever the reason. */
+  onClose?: () => void;
+}
+
+const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
+
+export function eventStream(body: AsyncIterable<Uint8Array>, options: EventStreamOptions): SseStream {
+  const { controller, signal, idleTimeoutMs, upstream } = options;
+  let idle = false;
+  let closed = false;
+  const events = parseSse(
+    watchIdle(body, idleTimeoutMs, () => {
+      idle = true;
+      controller.abort();
+    }),
+  );
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    controller.abort();
+    options.onClose?.();
+  };
+  const stream: SseStream = {
+    async next() {
+      if (closed) return DONE;
+      try {
+        const result = await events.next();
+        if (result.done) close();
+        return result;
+      } catch {
+        const stopped = (closed || signal?.aborted) && !idle;
+        close();
+        if (stopped) return DONE;
+        throw streamError(idle, idleTimeoutMs, upstream);
+      }
+    },
+    async return() {
+      close();
+      return DONE;
+    },
+    async [Symbol.asyncDispose]() {
+      close();
+    },
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
+  return stream;
+}
+
+/** Passes chunks through; the timer runs only while waiting for the upstream, not for the consumer. */
+async function* watchIdle(body: AsyncIterable<Uint8Array>, ms: number, onIdle: () => void): AsyncGenerator<Uint8Array> {
+  const chunks = body[Symbol.asyncIterator]();
+  for (;;) {
+    const timer = ms > 0 ? setTimeout(onIdle, ms) : undefined;
+    let result: IteratorResult<Uint8Array>;
+    try {
+      result = await chunks.next();
+    } finally {
+      clearTimeout(timer);
+    }
+    if (result.done) return;
+    yield result.value;
+  }
+}
+
+function streamError(idle: boolean, idleTimeoutMs: number, upstream: Omit<UpstreamInfo, 'status'>): GraphQLError {
+  const reason = idle ? `no event stream data for ${idleTimeoutMs} ms` : 'event stream interrupted';
+  return unavailableError(upstream, reason);
+}

@@ -1,0 +1,192 @@
+import type {
+  IntegrationBlock as RestIntegrationBlock,
+  IntegrationContentSource as RestIntegrationContentSource,
+  IntegrationInstallation as RestInstallation,
+  Integration as RestIntegrationOfficial,
+} from '@gitbook/api';
+import { builder } from '../builder.js';
+import { forwardArgs, resolveList } from '../lib/connection.js';
+import {
+  IntegrationCategory,
+  IntegrationInstallationSelection,
+  IntegrationInstallationStatus,
+  IntegrationTarget,
+  IntegrationVisibility,
+} from '../lib/enums.js';
+import { orNull } from '../lib/fields.js';
+import { restNodeRef, restPath } from '../lib/node.js';
+import { Organization } from './Organization.js';
+
+/** The seed's integration (its permissions also carry `install`); secrets are never part of it. */
+export type RestIntegration = RestIntegrationOfficial & { permissions: { install?: boolean } };
+
+export const integrationPath = (integrationName: string) => restPath`/integrations/${integrationName}`;
+
+export const Integration = restNodeRef<RestIntegration>('Integration', {
+  arity: 1,
+  keys: (i) => [i.name],
+  path: ([integrationName]) => integrationPath(integrationName),
+});
+
+const IntegrationPermissions = builder.objectRef<RestIntegration['permissions']>('IntegrationPermissions').implement({
+  fields: (t) => ({
+    admin: t.exposeBoolean('admin', { description: 'The caller administers the organization that owns the integration.' }),
+    install: t.boolean({ nullable: true, description: 'The caller may install the integration.', resolve: (p) => orNull(p.install) }),
+  }),
+});
+
+const IntegrationBlockMarkdown = builder
+  .objectRef<NonNullable<RestIntegrationBlock['markdown']>>('IntegrationBlockMarkdown')
+  .implement({
+    fields: (t) => ({
+      codeblock: t.exposeString('codeblock'),
+      body: t.exposeString('body'),
+    }),
+  });
+
+const IntegrationBlock = builder.objectRef<RestIntegrationBlock>('IntegrationBlock').implement({
+  description: 'A custom block defined by an integration.',
+  fields: (t) => ({
+    id: t.exposeString('id', { description: 'Id of the block in the integration (not a global id).' }),
+    title: t.exposeString('title'),
+    description: t.string({ nullable: true, resolve: (b) => orNull(b.description) }),
+    icon: t.string({ nullable: true, resolve: (b) => orNull(b.icon) }),
+    urlUnfurl: t.stringList({ resolve: (b) => b.urlUnfurl ?? [] }),
+    markdown: t.field({ type: IntegrationBlockMarkdown, nullable: true, resolve: (b) => orNull(b.markdown) }),
+  }),
+});
+
+const IntegrationContentSource = builder.objectRef<RestIntegrationContentSource>('IntegrationContentSource').implement({
+  description: 'A content source defined by an integration.',
+  fields: (t) => ({
+    id: t.exposeString('id', { description: 'Id of the content source in the integration (not a global id).' }),
+    title: t.exposeString('title'),
+    description: t.string({ nullable: true, resolve: (s) => orNull(s.description) }),
+    icon: t.string({ nullable: true, resolve: (s) => orNull(s.icon) }),
+    configuration: t.field({ type: 'JSON', description: '`{componentId}`', resolve: (s) => s.configuration }),
+  }),
+});
+
+const IntegrationExternalLink = builder.objectRef<{ url: string; label: string }>('IntegrationExternalLink').implement({
+  fields: (t) => ({
+    url: t.exposeString('url'),
+    label: t.exposeString('label'),
+  }),
+});
+
+const IntegrationInstallation = builder.objectRef<RestInstallation>('IntegrationInstallation').implement({
+  description: 'An installation of an integration in an organization.',
+  fields: (t) => ({
+    restId: t.exposeString('id', { description: 'The REST id of the installation.' }),
+    status: t.field({ type: IntegrationInstallationStatus, resolve: (i) => i.status as never }),
+    spaceSelection: t.field({ type: IntegrationInstallationSelection, resolve: (i) => i.space_selection as never }),
+    siteSelection: t.field({ type: IntegrationInstallationSelection, resolve: (i) => i.site_selection as never }),
+    spaces: t.int({ description: 'Count of spaces the installation manages.', resolve: (i) => i.spaces }),
+    configuration: t.field({ type: 'JSON', resolve: (i) => i.configuration }),
+    externalIds: t.stringList({ resolve: (i) => i.externalIds }),
+    createdAt: t.field({ type: 'DateTime', resolve: (i) => i.createdAt }),
+    updatedAt: t.field({ type: 'DateTime', resolve: (i) => i.updatedAt }),
+    urls: t.field({ type: 'JSON', resolve: (i) => i.urls }),
+    target: t.field({ type: 'JSON', resolve: (i) => i.target }),
+    organization: t.field({
+      type: Organization,
+      nullable: true,
+      description: 'The organization the integration is installed in.',
+      resolve: (i) => i.target.organization,
+    }),
+  }),
+});
+
+const IntegrationInstallationConnection = builder.connectionObject(
+  { type: IntegrationInstallation, name: 'IntegrationInstallationConnection' },
+  { name: 'IntegrationInstallationEdge' },
+);
+
+Integration.implement({
+  description: 'An integration published on the platform, owned by an organization.',
+  fields: (t) => ({
+    restId: t.exposeString('name', { description: 'The REST id of the integration: its name.' }),
+    name: t.exposeString('name'),
+    version: t.exposeInt('version'),
+    title: t.exposeString('title'),
+    description: t.string({ nullable: true, resolve: (i) => orNull(i.description) }),
+    summary: t.string({ nullable: true, description: 'Long-form markdown.', resolve: (i) => orNull(i.summary) }),
+    previewImages: t.stringList({ resolve: (i) => i.previewImages }),
+    target: t.field({ type: IntegrationTarget, resolve: (i) => i.target as never }),
+    verified: t.exposeBoolean('verified'),
+    visibility: t.field({ type: IntegrationVisibility, resolve: (i) => i.visibility as never }),
+    scopes: t.stringList({ resolve: (i) => i.scopes as string[] }),
+    categories: t.field({ type: [IntegrationCategory], resolve: (i) => i.categories as never }),
+    blocks: t.field({ type: [IntegrationBlock], resolve: (i) => i.blocks ?? [] }),
+    contentSources: t.field({ type: [IntegrationContentSource], resolve: (i) => i.contentSources ?? [] }),
+    configurations: t.field({
+      type: 'JSON',
+      nullable: true,
+      description: 'Configuration schemas by level (`account`, `space`, `site`).',
+      resolve: (i) => orNull(i.configurations),
+    }),
+    externalLinks: t.field({ type: [IntegrationExternalLink], resolve: (i) => i.externalLinks }),
+    contentSecurityPolicy: t.field({
+      type: 'JSON',
+      nullable: true,
+      description: 'A policy string or an object of directives.',
+      resolve: (i) => orNull(i.contentSecurityPolicy),
+    }),
+    urls: t.field({ type: 'JSON', resolve: (i) => i.urls }),
+    permissions: t.field({ type: IntegrationPermissions, resolve: (i) => i.permissions }),
+    owner: t.field({
+      type: Organization,
+      nullable: true,
+      description: 'The organization that published the integration (carried by the integration, no extra call).',
+      resolve: (i) => i.owner,
+    }),
+    installations: t.field({
+      type: IntegrationInstallationConnection,
+      nullable: true,
+      description: 'Installations the caller may see (`GET /integrations/{integrationName}/installations`).',
+      args: { ...forwardArgs, externalId: t.arg.string({ description: 'Only installations with this external id.' }) },
+      resolve: (i, { externalId, ...args }, ctx) =>
+        resolveList<RestInstallation>(ctx, args, {
+          path: `${integrationPath(i.name)}/installations`,
+          query: { externalId },
+        }),
+    }),
+  }),
+});
+
+export const IntegrationConnection = builder.connectionObject(
+  { type: Integration, name: 'IntegrationConnection' },
+  { name: 'IntegrationEdge' },
+);
+
+builder.queryFields((t) => ({
+  integration: t.field({
+    type: Integration,
+    nullable: true,
+    description: 'An integration by name (`GET /integrations/{integrationName}`).',
+    args: { integrationName: t.arg.string({ required: true }) },
+    resolve: (_root, { integrationName }) => integrationName,
+  }),
+  integrations: t.field({
+    type: IntegrationConnection,
+    nullable: true,
+    description: 'Public integrations and those of the caller’s organizations (`GET /integrations`).',
+    args: {
+      ...forwardArgs,
+      search: t.arg.string({ description: 'Matches the name or title.' }),
+      category: t.arg({ type: IntegrationCategory }),
+      blockDomain: t.arg.string({ description: 'Integrations whose blocks unfurl URLs of this domain.' }),
+      blocks: t.arg.boolean({ description: 'With (true) or without (false) blocks.' }),
+      contentSources: t.arg.boolean({ description: 'With (true) or without (false) content sources.' }),
+      owner: t.arg.string({ description: 'Id of the owner organization.' }),
+      scope: t.arg.string({ description: 'Integrations that ask for this scope.' }),
+      target: t.arg({ type: IntegrationTarget, description: 'Integrations installable on this target.' }),
+    },
+    resolve: (_root, { first, after, ...filters }, ctx) =>
+      resolveList<RestIntegration>(ctx, { first, after }, {
+        path: '/integrations',
+        query: filters,
+        itemPath: (i) => integrationPath(i.name),
+      }),
+  }),
+}));

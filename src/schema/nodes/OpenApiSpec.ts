@@ -1,0 +1,79 @@
+import type { OpenAPISpec as RestOpenApiSpec } from '@gitbook/api';
+import { builder } from '../builder.js';
+import { forwardArgs, resolveList } from '../lib/connection.js';
+import { OpenApiProcessErrorCode, OpenApiProcessingState } from '../lib/enums.js';
+import { orNull } from '../lib/fields.js';
+import { encodeKeys } from '../lib/node.js';
+import { orgScoped } from '../lib/orgScoped.js';
+import { Organization } from './Organization.js';
+
+/** OpenAPI specs of an organization, keyed by slug (`/orgs/{organizationId}/openapi/{specSlug}`). */
+export const openApiSpecs = orgScoped<RestOpenApiSpec>('OpenApiSpec', { segment: 'openapi', key: (s) => s.slug });
+export const OpenApiSpec = openApiSpecs.ref;
+
+const OpenApiSpecPermissions = builder.objectRef<RestOpenApiSpec['permissions']>('OpenApiSpecPermissions').implement({
+  fields: (t) => ({
+    view: t.exposeBoolean('view'),
+    edit: t.exposeBoolean('edit'),
+  }),
+});
+
+const OpenApiProcessError = builder.objectRef<{ code: string; message: string }>('OpenApiProcessError').implement({
+  fields: (t) => ({
+    code: t.exposeString('code'),
+    message: t.exposeString('message'),
+  }),
+});
+
+OpenApiSpec.implement({
+  description: 'An OpenAPI specification stored in an organization, processed from a URL or a text.',
+  fields: (t) => ({
+    restId: t.exposeString('id', { description: 'The REST id of the spec.' }),
+    slug: t.exposeString('slug'),
+    createdAt: t.field({ type: 'DateTime', resolve: (s) => s.createdAt }),
+    updatedAt: t.field({ type: 'DateTime', resolve: (s) => s.updatedAt }),
+    sourceURL: t.string({ nullable: true, resolve: (s) => orNull(s.sourceURL) }),
+    processingState: t.field({ type: OpenApiProcessingState, resolve: (s) => s.processingState as never }),
+    lastVersion: t.string({ nullable: true, description: 'Id of the latest version.', resolve: (s) => orNull(s.lastVersion) }),
+    lastProcessedAt: t.field({ type: 'DateTime', nullable: true, resolve: (s) => orNull(s.lastProcessedAt) }),
+    lastProcessErrorCode: t.field({
+      type: OpenApiProcessErrorCode,
+      nullable: true,
+      resolve: (s) => orNull(s.lastProcessErrorCode) as never,
+    }),
+    lastProcessedErrors: t.field({
+      type: [OpenApiProcessError],
+      nullable: true,
+      resolve: (s) => (s.lastProcessedErrors ?? null) as Array<{ code: string; message: string }> | null,
+    }),
+    lastProcessedErrorCount: t.int({ nullable: true, resolve: (s) => orNull(s.lastProcessedErrorCount) }),
+    permissions: t.field({ type: OpenApiSpecPermissions, resolve: (s) => s.permissions }),
+    urls: t.field({ type: 'JSON', resolve: (s) => s.urls }),
+    organization: t.field({ type: Organization, nullable: true, resolve: (s) => s.organizationId }),
+  }),
+});
+
+export const OpenApiSpecConnection = builder.connectionObject(
+  { type: OpenApiSpec, name: 'OpenApiSpecConnection' },
+  { name: 'OpenApiSpecEdge' },
+);
+
+builder.objectField(Organization, 'openApiSpecs', (t) =>
+  t.field({
+    type: OpenApiSpecConnection,
+    nullable: true,
+    description: 'OpenAPI specs of the organization (`GET /orgs/{organizationId}/openapi`).',
+    args: forwardArgs,
+    resolve: (org, args, ctx) => resolveList(ctx, args, openApiSpecs.list(org.id)),
+  }),
+);
+
+builder.queryFields((t) => ({
+  openApiSpec: t.field({
+    type: OpenApiSpec,
+    nullable: true,
+    description: 'An OpenAPI spec by slug (`GET /orgs/{organizationId}/openapi/{specSlug}`).',
+    args: { organizationId: t.arg.string({ required: true }), specSlug: t.arg.string({ required: true }) },
+    resolve: (_root, { organizationId, specSlug }) => encodeKeys([organizationId, specSlug]),
+  }),
+}));

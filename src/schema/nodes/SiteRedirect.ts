@@ -1,0 +1,85 @@
+import type { SiteRedirect as RestSiteRedirect } from '@gitbook/api';
+import { builder } from '../builder.js';
+import { forwardArgs, resolveList } from '../lib/connection.js';
+import { SiteRedirectDestinationKind } from '../lib/enums.js';
+import { orNull } from '../lib/fields.js';
+import { shareQuery, sitePath, siteScoped, type SiteKeys, type SiteScoped } from '../lib/siteScoped.js';
+import { Site } from './Site.js';
+import { SiteSection, siteLocalId, siteSections } from './SiteSection.js';
+
+export const siteRedirects = siteScoped<RestSiteRedirect>('SiteRedirect', 'redirects', 'Site redirect');
+export const SiteRedirect = siteRedirects.ref;
+
+/** A destination with the keys of its site, so its section edge can load. */
+type Destination = RestSiteRedirect['destination'] & SiteKeys;
+
+const SiteRedirectDestination = builder.objectRef<Destination>('SiteRedirectDestination').implement({
+  description: 'Where a redirect leads: a section of the site (kind SITE_SECTION).',
+  fields: (t) => ({
+    kind: t.field({ type: SiteRedirectDestinationKind, resolve: (d) => d.kind as never }),
+    siteSectionId: t.string({ nullable: true, resolve: (d) => (d.kind === 'site-section' ? d.siteSectionId : null) }),
+    siteSection: t.field({
+      type: SiteSection,
+      nullable: true,
+      resolve: (d, _args, ctx) => (d.kind === 'site-section' ? siteSections.find(ctx, d, d.siteSectionId) : null),
+    }),
+  }),
+});
+
+SiteRedirect.implement({
+  description: 'A redirect from a source path of a site to a destination.',
+  fields: (t) => ({
+    restId: t.exposeString('id', { description: 'The REST id of the redirect.' }),
+    source: t.exposeString('source'),
+    destination: t.field({
+      type: SiteRedirectDestination,
+      resolve: (r) => ({ ...r.destination, organizationId: r.organizationId, siteId: r.siteId, shareKey: r.shareKey }),
+    }),
+    createdAt: t.field({ type: 'DateTime', resolve: (r) => r.createdAt }),
+    updatedAt: t.field({ type: 'DateTime', nullable: true, resolve: (r) => orNull(r.updatedAt) }),
+    site: t.field({ type: Site, nullable: true, resolve: (r) => siteLocalId(r) }),
+  }),
+});
+
+const SiteRedirectConnection = builder.connectionObject(
+  { type: SiteRedirect, name: 'SiteRedirectConnection' },
+  { name: 'SiteRedirectEdge' },
+);
+
+interface Lookup {
+  redirect: SiteScoped<RestSiteRedirect>;
+  target: string;
+}
+
+const SiteRedirectLookup = builder.objectRef<Lookup>('SiteRedirectLookup').implement({
+  description: 'A redirect found by its source, and the absolute URL it leads to.',
+  fields: (t) => ({
+    redirect: t.field({ type: SiteRedirect, resolve: (l) => l.redirect }),
+    target: t.exposeString('target', { description: 'Absolute URL of the destination.' }),
+  }),
+});
+
+builder.objectFields(Site, (t) => ({
+  redirects: t.field({
+    type: SiteRedirectConnection,
+    nullable: true,
+    description: 'Redirects of the site, oldest first (`GET …/redirects`).',
+    args: forwardArgs,
+    resolve: (site, args, ctx) => resolveList(ctx, args, siteRedirects.list({ organizationId: site.organizationId, siteId: site.siteId })),
+  }),
+  redirectLookup: t.field({
+    type: SiteRedirectLookup,
+    nullable: true,
+    description:
+      'The redirect from `source` and its target URL (`GET …/redirect`); `shareKey` opens a site published by share link (default: the key the site was opened with).',
+    args: { source: t.arg.string({ required: true }), shareKey: t.arg.string() },
+    resolve: async (site, { source, shareKey }, ctx) => {
+      const k: SiteKeys = { organizationId: site.organizationId, siteId: site.siteId, shareKey: shareKey ?? site.shareKey };
+      const res = await ctx.rest.load<{ redirect: RestSiteRedirect; target: string }>(`${sitePath(k)}/redirect`, {
+        source,
+        ...shareQuery(k),
+      });
+      return { redirect: siteRedirects.attach(res.redirect, k), target: res.target };
+    },
+  }),
+}));

@@ -1,0 +1,163 @@
+import type { Space as RestSpace } from '@gitbook/api';
+import { builder } from '../builder.js';
+import { forwardArgs, resolveList, type ConnectionResult } from '../lib/connection.js';
+import { EditMode, LinkStatus, Role, SpaceVisibility } from '../lib/enums.js';
+import { orNull } from '../lib/fields.js';
+import { restNodeRef, restPath } from '../lib/node.js';
+import { Organization } from './Organization.js';
+
+export const Space = restNodeRef<RestSpace>('Space', {
+  arity: 1,
+  keys: (s) => [s.id],
+  path: ([spaceId]) => restPath`/spaces/${spaceId}`,
+});
+
+export const spacePath = (spaceId: string) => restPath`/spaces/${spaceId}`;
+
+const SpacePermissions = builder.objectRef<RestSpace['permissions']>('SpacePermissions').implement({
+  fields: (t) => ({
+    access: t.exposeBoolean('access'),
+    admin: t.exposeBoolean('admin'),
+    edit: t.exposeBoolean('edit'),
+    comment: t.exposeBoolean('comment'),
+    merge: t.exposeBoolean('merge'),
+    review: t.exposeBoolean('review'),
+  }),
+});
+
+Space.implement({
+  description: 'A space: a container of documentation content.',
+  fields: (t) => ({
+    restId: t.exposeString('id', { description: 'The REST id of the space.' }),
+    title: t.exposeString('title'),
+    emoji: t.exposeString('emoji'),
+    visibility: t.field({ type: SpaceVisibility, resolve: (s) => s.visibility as never }),
+    createdAt: t.field({ type: 'DateTime', resolve: (s) => s.createdAt }),
+    updatedAt: t.field({ type: 'DateTime', resolve: (s) => s.updatedAt }),
+    deletedAt: t.field({ type: 'DateTime', nullable: true, resolve: (s) => orNull(s.deletedAt) }),
+    editMode: t.field({ type: EditMode, nullable: true, resolve: (s) => orNull(s.editMode) as never }),
+    urls: t.field({ type: 'JSON', resolve: (s) => s.urls }),
+    revision: t.exposeString('revision', { description: 'Id of the active revision.' }),
+    defaultLevel: t.field({
+      type: Role,
+      nullable: true,
+      resolve: (s) => (s.defaultLevel === 'inherit' ? null : (s.defaultLevel ?? null)) as never,
+    }),
+    gitSync: t.field({ type: 'JSON', nullable: true, resolve: (s) => orNull(s.gitSync) }),
+    visitorAuth: t.field({ type: 'JSON', nullable: true, resolve: (s) => orNull(s.visitorAuth) }),
+    commentsCount: t.int({ description: 'Count of open comments (REST `comments`).', resolve: (s) => s.comments }),
+    changeRequestsCount: t.int({ description: 'Total change requests (REST `changeRequests`).', resolve: (s) => s.changeRequests }),
+    changeRequestsOpenCount: t.int({ resolve: (s) => s.changeRequestsOpen }),
+    changeRequestsDraftCount: t.int({ resolve: (s) => s.changeRequestsDraft }),
+    permissions: t.field({ type: SpacePermissions, resolve: (s) => s.permissions }),
+    organization: t.field({ type: Organization, nullable: true, resolve: (s) => s.organization }),
+  }),
+});
+
+/** A link target or source, after the official ContentRef: a page of the revision or a URL. */
+interface RestContentRef {
+  kind: string;
+  page?: string;
+  url?: string;
+}
+
+/** An item of `GET /spaces/{spaceId}/links` (the seed leaves its shape unshown). */
+interface RestSpaceLink {
+  status: string;
+  url?: string;
+  target: RestContentRef;
+  source?: RestContentRef;
+}
+
+interface RestLinkStats {
+  total: number;
+  broken: { total: number; changeRequest: number };
+}
+
+const ContentRef = builder.objectRef<RestContentRef>('ContentRef').implement({
+  description: 'A reference to content: a page of the revision (`kind` page) or a URL (`kind` url).',
+  fields: (t) => ({
+    kind: t.exposeString('kind', { description: 'REST `kind`, e.g. `page` or `url`.' }),
+    page: t.string({ nullable: true, description: 'Id of the page (kind page).', resolve: (r) => orNull(r.page) }),
+    url: t.string({ nullable: true, description: 'The URL (kind url).', resolve: (r) => orNull(r.url) }),
+  }),
+});
+
+const SpaceLink = builder.objectRef<RestSpaceLink>('SpaceLink').implement({
+  description: 'A link found in the content of the space, with its status.',
+  fields: (t) => ({
+    status: t.field({ type: LinkStatus, resolve: (l) => l.status as never }),
+    url: t.string({ nullable: true, description: 'The link as written in the content.', resolve: (l) => orNull(l.url) }),
+    target: t.field({ type: ContentRef, resolve: (l) => l.target }),
+    source: t.field({ type: ContentRef, nullable: true, description: 'Where the link appears.', resolve: (l) => orNull(l.source) }),
+  }),
+});
+
+const SpaceLinkBrokenStats = builder.objectRef<RestLinkStats['broken']>('SpaceLinkBrokenStats').implement({
+  fields: (t) => ({
+    total: t.exposeInt('total', { description: 'Broken links in the current revision.' }),
+    changeRequest: t.exposeInt('changeRequest', { description: 'Broken links in open change requests.' }),
+  }),
+});
+
+const SpaceLinkStats = builder.objectRef<RestLinkStats>('SpaceLinkStats').implement({
+  fields: (t) => ({
+    total: t.exposeInt('total', { description: 'All links of the current revision, whatever the status filter.' }),
+    broken: t.field({ type: SpaceLinkBrokenStats, resolve: (s) => s.broken }),
+  }),
+});
+
+const SpaceLinkConnection = builder.connectionObject(
+  {
+    type: SpaceLink,
+    name: 'SpaceLinkConnection',
+    fields: (t) => ({
+      stats: t.field({
+        type: SpaceLinkStats,
+        description: 'Counts over every link of the space (REST `stats`).',
+        resolve: (c) => (c as unknown as ConnectionResult<RestSpaceLink, RestSpaceLink>).envelope.stats as RestLinkStats,
+      }),
+    }),
+  },
+  { name: 'SpaceLinkEdge' },
+);
+
+builder.objectField(Space, 'links', (t) =>
+  t.field({
+    type: SpaceLinkConnection,
+    nullable: true,
+    description: 'Links in the current revision of the space, with their status (`GET /spaces/{spaceId}/links`).',
+    args: { ...forwardArgs, status: t.arg({ type: LinkStatus, description: 'Only links with this status.' }) },
+    resolve: (s, { status, ...args }, ctx) =>
+      resolveList<RestSpaceLink>(ctx, args, { path: restPath`/spaces/${s.id}/links`, query: { status: status ?? undefined } }),
+  }),
+);
+
+export const SpaceConnection = builder.connectionObject({ type: Space, name: 'SpaceConnection' }, { name: 'SpaceEdge' });
+
+/** A connection over a REST list of spaces; the items prime the loader. */
+export const spaceList = (path: string) => ({
+  path,
+  itemPath: (s: RestSpace) => spacePath(s.id),
+});
+
+builder.objectField(Organization, 'spaces', (t) =>
+  t.field({
+    type: SpaceConnection,
+    nullable: true,
+    description: 'Spaces of the organization the caller can read (`GET /orgs/{organizationId}/spaces`).',
+    args: forwardArgs,
+    resolve: (org, args, ctx) => resolveList(ctx, args, spaceList(restPath`/orgs/${org.id}/spaces`)),
+  }),
+);
+
+builder.queryFields((t) => ({
+  space: t.field({
+    type: Space,
+    nullable: true,
+    description: 'A space by REST id (`GET /spaces/{spaceId}`); `shareKey` opens share-link content.',
+    args: { spaceId: t.arg.string({ required: true }), shareKey: t.arg.string() },
+    resolve: (_root, { spaceId, shareKey }, ctx) =>
+      shareKey ? ctx.rest.load<RestSpace>(spacePath(spaceId), { shareKey }) : spaceId,
+  }),
+}));

@@ -1,0 +1,107 @@
+/**
+ * A small markdown → JSON document converter for answer bodies (`format=document`): headings,
+ * paragraphs, block quotes, unordered lists, fenced code, and bold / italic / code marks.
+ */
+type Mark = { object: 'mark'; type: 'bold' | 'italic' | 'code' };
+type Leaf = { object: 'leaf'; text: string; marks: Mark[] };
+type Text = { object: 'text'; leaves: Leaf[] };
+export type Block = { object: 'block'; type: string; data: Record<string, unknown>; nodes: Array<Block | Text> };
+export interface JsonDocument {
+  object: 'document';
+  data: Record<string, unknown>;
+  nodes: Block[];
+}
+
+const FENCE = /^\s*(```|~~~)\s*([\w+-]*)/;
+const HEADING = /^(#{1,6})\s+(.+?)\s*#*\s*$/;
+const LIST_ITEM = /^\s*[-*+]\s+(.*)$/;
+const QUOTE = /^\s*>\s?(.*)$/;
+
+export function markdownToDocument(markdown: string): JsonDocument {
+  return { object: 'document', data: {}, nodes: blocks(markdown.split(/\r?\n/)) };
+}
+
+function blocks(lines: string[]): Block[] {
+  const out: Block[] = [];
+  let i = 0;
+  const take = (test: (line: string) => boolean) => {
+    const taken: string[] = [];
+    while (i < lines.length && test(lines[i])) taken.push(lines[i++]);
+    return taken;
+  };
+  while (i < lines.length) {
+    const line = lines[i];
+    const fence = FENCE.exec(line);
+    const heading = HEADING.exec(line);
+    if (!line.trim()) i++;
+    else if (fence) {
+      i++;
+      const code = take((l) => !FENCE.test(l));
+      i++;
+      out.push(codeBlock(code, fence[2]));
+    } else if (heading) {
+      i++;
+      out.push(block(`heading-${Math.min(heading[1].length, 3)}`, inline(heading[2])));
+    } else if (QUOTE.test(line)) {
+      const quoted = take((l) => QUOTE.test(l)).map((l) => QUOTE.exec(l)![1]);
+      out.push(block('blockquote', blocks(quoted).map(quotable)));
+    } else if (LIST_ITEM.test(line)) {
+      const items = take((l) => LIST_ITEM.test(l)).map((l) => LIST_ITEM.exec(l)![1]);
+      out.push(block('list-unordered', items.map((item) => block('list-item', [paragraph(item)]))));
+    } else {
+      out.push(paragraph(take(isParagraphLine).join('\n')));
+    }
+  }
+  return out;
+}
+
+const isParagraphLine = (l: string) =>
+  Boolean(l.trim()) && ![FENCE, HEADING, QUOTE, LIST_ITEM].some((pattern) => pattern.test(l));
+
+const block = (type: string, nodes: Array<Block | Text>, data: Record<string, unknown> = {}): Block => ({
+  object: 'block',
+  type,
+  data,
+  nodes,
+});
+
+const paragraph = (text: string) => block('paragraph', inline(text));
+
+function codeBlock(lines: string[], syntax: string): Block {
+  const codeLines = lines.map((l) => block('code-line', [text(l, [])]));
+  return block('code', codeLines, syntax ? { syntax } : {});
+}
+
+/** A quote holds no code block: its lines become a paragraph of code-marked text. */
+function quotable(b: Block): Block {
+  if (b.type !== 'code') return b;
+  const lines = b.nodes.flatMap((line) => ((line as Block).nodes as Text[]).flatMap((t) => t.leaves.map((l) => l.text)));
+  return block('paragraph', [{ object: 'text', leaves: [leaf(lines.join('\n'), 'code')] }]);
+}
+
+const text = (value: string, marks: Mark[]): Text => ({
+  object: 'text',
+  leaves: [{ object: 'leaf', text: value, marks }],
+});
+
+/** Inline marks: `**bold**`, `*italic*` / `_italic_`, `` `code` ``; one text node with a leaf per run. */
+function inline(source: string): Text[] {
+  const leaves: Leaf[] = [];
+  const pattern = /\*\*(.+?)\*\*|`([^`]+)`|\*([^*]+)\*|\b_([^_]+)_\b/g;
+  let last = 0;
+  for (let m = pattern.exec(source); m; m = pattern.exec(source)) {
+    if (m.index > last) leaves.push(leaf(source.slice(last, m.index)));
+    if (m[1] !== undefined) leaves.push(leaf(m[1], 'bold'));
+    else if (m[2] !== undefined) leaves.push(leaf(m[2], 'code'));
+    else leaves.push(leaf(m[3] ?? m[4], 'italic'));
+    last = m.index + m[0].length;
+  }
+  if (last < source.length || !leaves.length) leaves.push(leaf(source.slice(last)));
+  return [{ object: 'text', leaves }];
+}
+
+const leaf = (value: string, mark?: Mark['type']): Leaf => ({
+  object: 'leaf',
+  text: value,
+  marks: mark ? [{ object: 'mark', type: mark }] : [],
+});

@@ -1,0 +1,369 @@
+import { GraphQLError } from 'graphql';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  createRestClient,
+  encodeQuery,
+  ERROR_CODES,
+  parseRetryAfter,
+  path,
+  RestCallLog,
+  type ErrorCode,
+  type RestClient,
+  type RestClientConfig,
+} from '../../src/rest/index.js';
+import {
+  deadUrl,
+  echoAuthorization,
+  error,
+  hang,
+  json,
+  reset,
+  stallBody,
+  startBadServer,
+  type BadServer,
+} from '../helpers/badServer.js';
+import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
+
+/** Small timeouts so every fault shows in well under a second. */
+const FAST: Omit<RestClientConfig, 'baseUrl'> = {
+  connectTimeout: 500,
+  headersTimeout: 300,
+  bodyTimeout: 300,
+  requestTimeout: 4_000,
+  retry: { baseDelayMs: 10, maxDelayMs: 40, maxRetryAfterMs: 2_000 },
+};
+
+const cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  while (cleanup.length) await cleanup.pop()!();
+});
+
+function client(baseUrl: string, config: Partial<RestClientConfig> = {}): { rest: RestClient; calls: RestCallLog } {
+  const calls = new RestCallLog();
+  const rest = createRestClient({ ...FAST, baseUrl, onRequest: calls.record, ...config, retry: { ...FAST.retry, ...config.retry } });
+  cleanup.push(() => rest.close());
+  return { rest, calls };
+}
+
+async function badServer(): Promise<BadServer> {
+  const server = await startBadServer();
+  cleanup.push(() => server.stop());
+  return server;
+}
+
+async function upstream(): Promise<TestUpstream> {
+  const up = await startUpstream();
+  cleanup.push(() => up.stop());
+  return up;
+}
+
+/** The GraphQL error a call fails with, checked to carry a code of the fixed set. */
+async function failure(promise: Promise<unknown>, code: ErrorCode): Promise<GraphQLError> {
+  const err = await promise.then(
+    () => expect.fail('expected the call to fail'),
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(GraphQLError);
+  const gqlError = err as GraphQLError;
+  expect(gqlError.extensions.code).toBe(code);
+  expect(ERROR_CODES).toContain(gqlError.extensions.code);
+  return gqlError;
+}
+
+async function timed<T>(work: Promise<T>): Promise<{ ms: number; result: PromiseSettledResult<T> }> {
+  const started = performance.now();
+  const [result] = await Promise.allSettled([work]);
+  return { ms: performance.now() - started, result };
+}
+
+describe('REST client against the embedded upstream', () => {
+  it('reads the caller with its token', async () => {
+    const up = await upstream();
+    const { rest, calls } = client(up.url);
+    const admin = up.world.users.admin;
+    const user = await rest.forCaller(`Bearer ${admin.token}`).get<{ id: string; object: string }>('/user');
+    expect(user).toMatchObject({ object: 'user', id: admin.id });
+    expect(calls.calls).toEqual([expect.objectContaining({ method: 'GET', path: '/user', status: 200, attempt: 1 })]);
+  });
+
+  it('maps 401 to UNAUTHENTICATED, without the token in the message', async () => {
+    const up = await upstream();
+    const { rest, calls } = client(up.url);
+    const missing = await failure(rest.forCaller(undefined).get('/user'), 'UNAUTHENTICATED');
+    expect(missing.extensions.upstream).toEqual({ status: 401, method: 'GET', path: '/user' });
+    const wrong = await failure(rest.forCaller('Bearer not-a-real-token-123').get('/user'), 'UNAUTHENTICATED');
+    expect(wrong.message).not.toContain('not-a-real-token-123');
+    expect(calls.count('GET', '/user')).toBe(2); // 401 is not retried
+  });
+
+  it('maps 404 to NOT_FOUND with the upstream status, method and path', async () => {
+    const up = await upstream();
+    const { rest } = client(up.url);
+    const err = await failure(rest.forCaller(`Bearer ${up.world.users.admin.token}`).get('/users/nope'), 'NOT_FOUND');
+    expect(err.extensions.upstream).toEqual({ status: 404, method: 'GET', path: '/users/nope' });
+    expect(err.message).toMatch(/not found/i);
+    expect(JSON.stringify(err.toJSON())).not.toMatch(/stack|at .*\.ts/);
+  });
+
+  it('maps 400 to BAD_USER_INPUT with the upstream message, the query kept out of the path', async () => {
+    const up = await upstream();
+    const { rest } = client(up.url);
+    const err = await failure(rest.forCaller(`Bearer ${up.world.users.admin.token}`).get('/orgs', { limit: 5000 }), 'BAD_USER_INPUT');
+    expect(err.message).toMatch(/^limit: /);
+    expect(err.extensions.upstream).toEqual({ status: 400, method: 'GET', path: '/orgs' });
+  });
+
+  it('sends query parameters and encoded path segments', async () => {
+    const up = await upstream();
+    const { rest } = client(up.url);
+    const me = rest.forCaller(`Bearer ${up.world.users.admin.token}`);
+    const page = await me.get<{ items: { id: string }[]; next?: { page: string } }>('/orgs', { limit: 1 });
+    expect(page.items).toHaveLength(1);
+    const rest2 = await me.get<{ items: { id: string }[] }>('/orgs', { limit: 1, page: page.next!.page });
+    expect(rest2.items[0].id).not.toBe(page.items[0].id);
+    const err = await failure(me.get(path`/users/${'a/b c'}`), 'NOT_FOUND');
+    expect(err.extensions.upstream).toMatchObject({ path: '/users/a%2Fb%20c' });
+  });
+});
+
+describe('REST client retries', () => {
+  it('retries a GET answered 503, then succeeds on the second attempt', async () => {
+    const server = await badServer();
+    server.script(error(503, 'busy'), json(200, { id: 'x' }));
+    const { rest, calls } = client(server.url);
+    await expect(rest.forCaller('Bearer t').get('/spaces/x')).resolves.toEqual({ id: 'x' });
+    expect(server.requests).toHaveLength(2);
+    expect(calls.calls.map((c) => [c.status, c.attempt])).toEqual([
+      [503, 1],
+      [200, 2],
+    ]);
+  });
+
+  it('retries 502 and 504 too, and gives up after maxAttempts with UPSTREAM_ERROR', async () => {
+    const server = await badServer();
+    server.script(error(502, 'bad gateway'), error(504, 'timeout'), error(503, 'busy'), json(200, {}));
+    const { rest } = client(server.url);
+    const err = await failure(rest.forCaller('Bearer t').get('/spaces/x'), 'UPSTREAM_ERROR');
+    expect(err.extensions.upstream).toEqual({ status: 503, method: 'GET', path: '/spaces/x' });
+    expect(err.message).not.toContain('busy'); // 5xx text is not for clients
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it('honours Retry-After: 1 on a 429, then succeeds', async () => {
+    const server = await badServer();
+    server.script(error(429, 'slow down', { 'retry-after': '1' }), json(200, { ok: 1 }));
+    const { rest } = client(server.url);
+    const { ms, result } = await timed(rest.forCaller('Bearer t').get('/orgs'));
+    expect(result).toEqual({ status: 'fulfilled', value: { ok: 1 } });
+    expect(ms / 1000).toBeGreaterThan(0.9);
+    expect(ms / 1000).toBeLessThan(2.5);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('fails fast with RATE_LIMITED when Retry-After is beyond the cap', async () => {
+    const server = await badServer();
+    server.script(error(429, 'Too many requests, retry later', { 'retry-after': '60' }));
+    const { rest } = client(server.url);
+    const { ms, result } = await timed(rest.forCaller('Bearer t').get('/orgs'));
+    expect(ms).toBeLessThan(500);
+    const err = await failure(Promise.reject((result as PromiseRejectedResult).reason), 'RATE_LIMITED');
+    expect(err.extensions).toMatchObject({ retryAfter: 60, upstream: { status: 429, method: 'GET', path: '/orgs' } });
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('fails fast when Retry-After would outlast the call deadline', async () => {
+    const server = await badServer();
+    server.script(error(503, 'busy', { 'retry-after': '2' }));
+    const { rest } = client(server.url, { requestTimeout: 1_000, retry: { maxRetryAfterMs: 5_000 } });
+    const { ms, result } = await timed(rest.forCaller('Bearer t').get('/orgs'));
+    expect(result.status).toBe('rejected');
+    expect(ms).toBeLessThan(500);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('answers RATE_LIMITED once 429s outlast the attempts', async () => {
+    const server = await badServer();
+    server.fallback = error(429, 'slow down');
+    const { rest, calls } = client(server.url, { retry: { maxAttempts: 4 } });
+    await failure(rest.forCaller('Bearer t').get('/orgs'), 'RATE_LIMITED');
+    expect(calls.count('GET', '/orgs')).toBe(4);
+  });
+
+  it('retries a GET whose connection is reset', async () => {
+    const server = await badServer();
+    server.script(reset, json(200, { ok: true }));
+    const { rest, calls } = client(server.url);
+    await expect(rest.forCaller('Bearer t').get('/user')).resolves.toEqual({ ok: true });
+    expect(server.requests).toHaveLength(2);
+    expect(calls.calls[0]).toMatchObject({ status: null, code: 'UPSTREAM_UNAVAILABLE', attempt: 1 });
+  });
+
+  it('never retries a write: a POST answered 503 reaches the server exactly once', async () => {
+    const server = await badServer();
+    server.fallback = error(503, 'busy');
+    const { rest, calls } = client(server.url);
+    const err = await failure(rest.forCaller('Bearer t').post('/orgs/o/spaces', { title: 'x' }), 'UPSTREAM_ERROR');
+    expect(err.extensions.upstream).toEqual({ status: 503, method: 'POST', path: '/orgs/o/spaces' });
+    expect(server.requests).toHaveLength(1);
+    expect(calls.count()).toBe(1);
+  });
+
+  it('never retries a write on a reset connection or a 429', async () => {
+    const server = await badServer();
+    server.script(reset, error(429, 'slow', { 'retry-after': '0' }));
+    const { rest } = client(server.url);
+    const caller = rest.forCaller('Bearer t');
+    await failure(caller.patch('/spaces/s', { title: 'y' }), 'UPSTREAM_UNAVAILABLE');
+    await failure(caller.delete('/spaces/s'), 'RATE_LIMITED');
+    expect(server.requests.map((r) => r.method)).toEqual(['PATCH', 'DELETE']);
+  });
+});
+
+describe('REST client faults', () => {
+  it('gives UPSTREAM_UNAVAILABLE within about headersTimeout when no headers come, without retrying', async () => {
+    const server = await badServer();
+    server.fallback = hang;
+    // undici checks headers and body timeouts on a ~0.5 s tick, so this test uses a whole second.
+    const { rest } = client(server.url, { headersTimeout: 1_000 });
+    const { ms, result } = await timed(rest.forCaller('Bearer t').get('/user'));
+    const err = await failure(Promise.reject((result as PromiseRejectedResult).reason), 'UPSTREAM_UNAVAILABLE');
+    expect(err.message).toMatch(/headers/);
+    expect(err.extensions.upstream).toEqual({ status: null, method: 'GET', path: '/user' });
+    expect(ms / 1_000).toBeGreaterThan(0.9);
+    expect(ms / 1_000).toBeLessThan(2.5);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('errors instead of hanging when the body stalls', async () => {
+    const server = await badServer();
+    server.fallback = stallBody;
+    const { rest } = client(server.url);
+    const { ms, result } = await timed(rest.forCaller('Bearer t').get('/spaces/s'));
+    const err = await failure(Promise.reject((result as PromiseRejectedResult).reason), 'UPSTREAM_UNAVAILABLE');
+    expect(err.message).toMatch(/body/);
+    expect(ms).toBeLessThan(1_500);
+  });
+
+  it('ends a call at its deadline even when the timeouts are longer', async () => {
+    const server = await badServer();
+    server.fallback = hang;
+    const { rest } = client(server.url, { headersTimeout: 10_000, requestTimeout: 300 });
+    const { ms, result } = await timed(rest.forCaller('Bearer t').get('/user'));
+    const err = await failure(Promise.reject((result as PromiseRejectedResult).reason), 'UPSTREAM_UNAVAILABLE');
+    expect(err.message).toMatch(/deadline/);
+    expect(ms).toBeGreaterThan(250);
+    expect(ms).toBeLessThan(1_500);
+  });
+
+  it('gives UPSTREAM_UNAVAILABLE for a dead port, after retrying the connection', async () => {
+    const { rest, calls } = client(await deadUrl());
+    const err = await failure(rest.forCaller('Bearer t').get('/user'), 'UPSTREAM_UNAVAILABLE');
+    expect(err.message).toMatch(/refused/);
+    expect(calls.calls.map((c) => c.attempt)).toEqual([1, 2, 3]);
+  });
+
+  it('aborts calls when the caller signal fires', async () => {
+    const server = await badServer();
+    server.fallback = hang;
+    const { rest } = client(server.url, { headersTimeout: 10_000, requestTimeout: 10_000 });
+    const controller = new AbortController();
+    const pending = rest.forCaller('Bearer t', { signal: controller.signal }).get('/user');
+    setTimeout(() => controller.abort(), 50);
+    const err = await failure(pending, 'UPSTREAM_UNAVAILABLE');
+    expect(err.message).toMatch(/aborted/);
+  });
+
+  it('maps an invalid JSON body to UPSTREAM_ERROR', async () => {
+    const server = await badServer();
+    server.fallback = (_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{nope');
+    const { rest } = client(server.url);
+    const err = await failure(rest.forCaller('Bearer t').get('/user'), 'UPSTREAM_ERROR');
+    expect(err.extensions.upstream).toEqual({ status: 200, method: 'GET', path: '/user' });
+  });
+
+  it('maps 403 and 409, and scrubs the token from an echoed message', async () => {
+    const server = await badServer();
+    server.script(error(403, 'role too low'), error(409, 'already merged'), error(400, 'token secret-abc is odd'));
+    const { rest } = client(server.url);
+    const caller = rest.forCaller('Bearer secret-abc');
+    expect((await failure(caller.get('/a'), 'FORBIDDEN')).message).toBe('role too low');
+    expect((await failure(caller.post('/b'), 'CONFLICT')).message).toBe('already merged');
+    expect((await failure(caller.put('/c', {}), 'BAD_USER_INPUT')).message).toBe('token [redacted] is odd');
+  });
+});
+
+describe('REST client requests', () => {
+  it('forwards each caller its own Authorization header, and none without one', async () => {
+    const server = await badServer();
+    server.fallback = echoAuthorization;
+    const { rest } = client(server.url);
+    const alice = rest.forCaller('Bearer alice');
+    const bob = rest.forCaller('Bearer bob');
+    const answers = await Promise.all([alice.get('/user'), bob.get('/user'), alice.get('/user'), rest.forCaller(undefined).get('/user')]);
+    expect(answers).toEqual([
+      { authorization: 'Bearer alice' },
+      { authorization: 'Bearer bob' },
+      { authorization: 'Bearer alice' },
+      { authorization: null },
+    ]);
+  });
+
+  it('sends JSON bodies, encodes queries, and returns undefined for 204', async () => {
+    const server = await badServer();
+    server.script(json(201, { id: 'new' }), json(204), json(200, {}));
+    const { rest } = client(server.url);
+    const caller = rest.forCaller('Bearer t');
+    expect(await caller.post(path`/orgs/${'o 1'}/spaces`, { title: 'Ünïcode' }, { dryRun: true })).toEqual({ id: 'new' });
+    expect(await caller.delete('/spaces/s')).toBeUndefined();
+    await caller.get('/spaces', { ids: ['a', 'b'], limit: 10, skipped: undefined, nothing: null, q: 'a&b=c' });
+    const [post, del, get] = server.requests;
+    expect(post).toMatchObject({ method: 'POST', url: '/v1/orgs/o%201/spaces?dryRun=true', body: '{"title":"Ünïcode"}' });
+    expect(post.headers['content-type']).toBe('application/json');
+    expect(del).toMatchObject({ method: 'DELETE', body: '' });
+    expect(del.headers['content-type']).toBeUndefined();
+    expect(get.url).toBe('/v1/spaces?ids=a&ids=b&limit=10&q=a%26b%3Dc');
+  });
+
+  it('keeps connections alive across calls', async () => {
+    const server = await badServer();
+    const { rest } = client(server.url);
+    const caller = rest.forCaller('Bearer t');
+    for (let i = 0; i < 10; i++) await caller.get('/user');
+    expect(server.requests).toHaveLength(10);
+    // undici frees a connection a tick after the body ends, so back-to-back calls may open a second one.
+    expect(server.connections()).toBeLessThanOrEqual(2);
+  });
+
+  it('logs one line per attempt, with neither token nor query', async () => {
+    const server = await badServer();
+    server.script(error(503, 'busy'), json(200, {}));
+    const lines: string[] = [];
+    const { rest } = client(server.url, { log: (line) => lines.push(line) });
+    await rest.forCaller('Bearer very-secret').get('/spaces/s', { shareKey: 'k-123' });
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/^rest GET \/spaces\/s 503 \d+ms attempt=1$/);
+    expect(lines.join('\n')).not.toMatch(/very-secret|k-123/);
+  });
+
+  it('refuses path parameters that would name another resource', () => {
+    expect(path`/spaces/${'a/b'}/pages/${42}`).toBe('/spaces/a%2Fb/pages/42');
+    for (const bad of ['', '.', '..']) {
+      expect(() => path`/spaces/${bad}`).toThrow(GraphQLError);
+    }
+  });
+
+  it('encodes queries: arrays repeat, null and undefined are left out', () => {
+    expect(encodeQuery({ a: true, b: 0, c: ['x', 'y'], d: undefined, e: null, f: 'é' })).toBe('?a=true&b=0&c=x&c=y&f=%C3%A9');
+    expect(encodeQuery({})).toBe('');
+    expect(encodeQuery(undefined)).toBe('');
+  });
+
+  it('reads Retry-After as seconds or as an HTTP date', () => {
+    const now = Date.parse('2025-01-01T00:00:00Z');
+    expect(parseRetryAfter('3', now)).toBe(3000);
+    expect(parseRetryAfter('Wed, 01 Jan 2025 00:00:10 GMT', now)).toBe(10_000);
+    expect(parseRetryAfter('Tue, 31 Dec 2024 00:00:00 GMT', now)).toBe(0);
+    expect(parseRetryAfter('soon', now)).toBeUndefined();
+    expect(parseRetryAfter(undefined, now)).toBeUndefined();
+  });
+});

@@ -1,0 +1,187 @@
+import { GraphQLError } from 'graphql';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createRestClient, parseSse, RestCallLog, SseParser, type RestClientConfig, type SseEvent } from '../../src/rest/index.js';
+import { error, hang, sse, startBadServer, type BadServer } from '../helpers/badServer.js';
+import { startUpstream } from '../helpers/upstream.js';
+
+const cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  while (cleanup.length) await cleanup.pop()!();
+});
+
+async function badServer(): Promise<BadServer> {
+  const server = await startBadServer();
+  cleanup.push(() => server.stop());
+  return server;
+}
+
+function client(baseUrl: string, config: Partial<RestClientConfig> = {}) {
+  const calls = new RestCallLog();
+  const rest = createRestClient({ baseUrl, headersTimeout: 1_000, streamIdleTimeout: 2_000, onRequest: calls.record, ...config });
+  cleanup.push(() => rest.close());
+  return { caller: rest.forCaller('Bearer t'), calls };
+}
+
+function parseAll(chunks: string[]): SseEvent[] {
+  const parser = new SseParser();
+  return chunks.flatMap((chunk) => parser.push(chunk));
+}
+
+async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
+}
+
+const STREAM =
+  ': welcome\n\n' +
+  'data: first\n\n' +
+  'event: answer\r\nid: 7\r\ndata: line one\r\ndata:line two\r\n\r\n' +
+  ':heartbeat\r\r' +
+  'data: {"json":true}\rid\r\r' +
+  'event: empty\n\n' +
+  'data\n\n';
+
+const EXPECTED: SseEvent[] = [
+  { event: 'message', data: 'first' },
+  { event: 'answer', data: 'line one\nline two', id: '7' },
+  { event: 'message', data: '{"json":true}', id: '' },
+  { event: 'message', data: '', id: '' },
+];
+
+describe('SseParser', () => {
+  it('parses events, multi-line data, ids, comments and every line ending', () => {
+    expect(parseAll([STREAM])).toEqual(EXPECTED);
+  });
+
+  it('gives the same events however the stream is split into chunks', () => {
+    expect(parseAll(STREAM.split(''))).toEqual(EXPECTED);
+    for (let cut = 1; cut < STREAM.length; cut++) {
+      expect(parseAll([STREAM.slice(0, cut), STREAM.slice(cut)])).toEqual(EXPECTED);
+    }
+  });
+
+  it('treats a CR ending one chunk and a LF starting the next as one line ending', () => {
+    expect(parseAll(['data: a\r', '\ndata: b\r', '\n\r', '\n'])).toEqual([{ event: 'message', data: 'a\nb' }]);
+  });
+
+  it('drops heartbeats, events without data and an unterminated last event', () => {
+    expect(parseAll([':ping\n\n', ':ping\n\n', 'event: x\n\n', 'data: cut off'])).toEqual([]);
+  });
+
+  it('keeps only the first space after the colon, and ignores a leading BOM', () => {
+    expect(parseAll(['\uFEFFdata:  two spaces\n\n'])).toEqual([{ event: 'message', data: ' two spaces' }]);
+  });
+
+  it('decodes UTF-8 characters split across byte chunks', async () => {
+    const bytes = new TextEncoder().encode('data: héllo ✓\n\n');
+    async function* oneByteAtATime() {
+      for (const byte of bytes) yield new Uint8Array([byte]);
+    }
+    expect(await collect(parseSse(oneByteAtATime()))).toEqual([{ event: 'message', data: 'héllo ✓' }]);
+  });
+});
+
+describe('RestCaller.stream', () => {
+  it('streams events sent in pieces, and asks for text/event-stream', async () => {
+    const server = await badServer();
+    server.script(sse(['data: {"a":', '1}\n', '\n: keep-alive\n\nevent: end\ndata: bye\n\n'], { gapMs: 20, end: true }));
+    const { caller, calls } = client(server.url);
+    const events = await collect(await caller.stream('/orgs/o/ask/stream', { query: 'why?' }));
+    expect(events).toEqual([
+      { event: 'message', data: '{"a":1}' },
+      { event: 'end', data: 'bye' },
+    ]);
+    expect(server.requests[0].url).toBe('/v1/orgs/o/ask/stream?query=why%3F');
+    expect(server.requests[0].headers).toMatchObject({ accept: 'text/event-stream', authorization: 'Bearer t' });
+    expect(calls.calls).toEqual([expect.objectContaining({ method: 'GET', path: '/orgs/o/ask/stream', status: 200 })]);
+  });
+
+  it('maps a non-2xx answer to the same errors as other calls', async () => {
+    const server = await badServer();
+    server.script(error(401, 'The access token is invalid'), error(503, 'busy'));
+    const { caller } = client(server.url);
+    await expect(caller.stream('/s')).rejects.toMatchObject({
+      extensions: { code: 'UNAUTHENTICATED', upstream: { status: 401, method: 'GET', path: '/s' } },
+    });
+    await expect(caller.stream('/s')).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_ERROR' } });
+    expect(server.requests).toHaveLength(2); // streams are not retried
+  });
+
+  it('closes the upstream connection when the consumer breaks out of the loop', async () => {
+    const server = await badServer();
+    server.script(sse(['data: 1\n\n', 'data: 2\n\n']));
+    const { caller } = client(server.url);
+    for await (const event of await caller.stream('/s')) {
+      expect(event.data).toBe('1');
+      break;
+    }
+    await expect(server.requests[0].connectionClosed).resolves.toBeUndefined();
+  });
+
+  it('closes the upstream connection and ends quietly when the signal fires, even mid-wait', async () => {
+    const server = await badServer();
+    server.script(sse(['data: 1\n\n']));
+    const { caller } = client(server.url);
+    const controller = new AbortController();
+    const stream = await caller.stream('/s', undefined, controller.signal);
+    expect(await stream.next()).toEqual({ done: false, value: { event: 'message', data: '1' } });
+    const waiting = stream.next();
+    controller.abort();
+    expect(await waiting).toEqual({ done: true, value: undefined });
+    await server.requests[0].connectionClosed;
+  });
+
+  it('return() while a read is pending ends the stream at once', async () => {
+    const server = await badServer();
+    server.script(sse([]));
+    const { caller } = client(server.url);
+    const stream = await caller.stream('/s');
+    const waiting = stream.next();
+    await stream.return();
+    expect(await waiting).toEqual({ done: true, value: undefined });
+    await server.requests[0].connectionClosed;
+  });
+
+  it('errors with UPSTREAM_UNAVAILABLE when the stream stays silent past the idle timeout', async () => {
+    const server = await badServer();
+    server.script(sse(['data: 1\n\n']));
+    const { caller } = client(server.url, { streamIdleTimeout: 200 });
+    const started = performance.now();
+    const stream = await caller.stream('/s');
+    await expect(collect(stream)).rejects.toSatisfy(
+      (err) => err instanceof GraphQLError && err.extensions.code === 'UPSTREAM_UNAVAILABLE' && /200 ms/.test(err.message),
+    );
+    expect(performance.now() - started).toBeLessThan(1_000);
+    await server.requests[0].connectionClosed;
+  });
+
+  it('keeps a stream with heartbeats alive past the idle timeout', async () => {
+    const server = await badServer();
+    server.script(sse([':hb\n\n', ':hb\n\n', ':hb\n\n', ':hb\n\n', 'data: late\n\n'], { gapMs: 100, end: true }));
+    const { caller } = client(server.url, { streamIdleTimeout: 250 });
+    expect(await collect(await caller.stream('/s'))).toEqual([{ event: 'message', data: 'late' }]);
+  });
+
+  it('errors with UPSTREAM_UNAVAILABLE when the headers never come', async () => {
+    const server = await badServer();
+    server.script(hang);
+    const { caller } = client(server.url);
+    await expect(caller.stream('/s')).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_UNAVAILABLE' } });
+  });
+
+  it('reads the embedded upstream questions stream to its end', async () => {
+    const up = await startUpstream();
+    cleanup.push(() => up.stop());
+    const { caller } = client(up.url);
+    const me = createRestClient({ baseUrl: up.url });
+    cleanup.push(() => me.close());
+    const admin = me.forCaller(`Bearer ${up.world.users.admin.token}`);
+    const expected = await admin.get<{ questions: string[] }>(`/orgs/${up.world.orgId}/ask/questions`);
+    const events = await collect(await admin.stream(`/orgs/${up.world.orgId}/ask/questions/stream`));
+    expect(events.map((e) => JSON.parse(e.data).question)).toEqual(expected.questions);
+    await expect(caller.stream(`/orgs/${up.world.orgId}/ask/questions/stream`)).rejects.toMatchObject({
+      extensions: { code: 'UNAUTHENTICATED' },
+    });
+  });
+});
