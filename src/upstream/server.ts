@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { drainable } from '../shutdown.js';
 import { authenticate } from './auth.js';
 import { systemClock, type Clock } from './clock.js';
 import { RequestContext, type UpstreamServices } from './context.js';
@@ -51,7 +52,6 @@ export function buildUpstream(options: UpstreamOptions = {}): Upstream {
   const router = new Router();
   const pending = new Set<Promise<unknown>>();
   const shutdown = new AbortController();
-  const sockets = new Set<Socket>();
   const limiter = options.rateLimit ? new RateLimiter(options.rateLimit, clock) : null;
   let origin = '';
 
@@ -77,10 +77,7 @@ export function buildUpstream(options: UpstreamOptions = {}): Upstream {
     );
     handle(req, res).catch((err) => sendError(res, err));
   });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
+  const drainer = drainable(server);
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
     const url = new URL(req.url ?? '/', 'http://localhost');
@@ -132,11 +129,7 @@ export function buildUpstream(options: UpstreamOptions = {}): Upstream {
     },
     async stop() {
       shutdown.abort();
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      const force = setTimeout(() => sockets.forEach((s) => s.destroy()), 2000);
-      await closed;
-      clearTimeout(force);
+      await drainer.close(2000);
       await Promise.all(pending);
       if (typeof options.db !== 'object') db.close();
     },

@@ -1,22 +1,12 @@
+/** Errors raised by the schema itself (not by a REST call): codes from src/rest/errors.ts. */
 import { GraphQLError } from 'graphql';
+import type { ErrorCode } from '../../rest/errors.js';
 
-/** The fixed set of `extensions.code` values clients can see. */
-export const ERROR_CODES = [
-  'BAD_USER_INPUT',
-  'UNAUTHENTICATED',
-  'FORBIDDEN',
-  'NOT_FOUND',
-  'CONFLICT',
-  'RATE_LIMITED',
-  'UPSTREAM_UNAVAILABLE',
-  'UPSTREAM_ERROR',
-] as const;
-export type ErrorCode = (typeof ERROR_CODES)[number];
-
-export function userInputError(message: string, field?: string): GraphQLError {
-  return new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT', ...(field ? { field } : {}) } });
+function schemaError(code: ErrorCode, message: string, extensions: Record<string, unknown> = {}): GraphQLError {
+  return new GraphQLError(message, { extensions: { code, ...extensions } });
 }
 
-export function notFoundError(message: string): GraphQLError {
-  return new GraphQLError(message, { extensions: { code: 'NOT_FOUND' } });
-}
+/** Bad input caught before any REST call; `field` names the argument or input field. */
+export const userInputError = (message: string, field?: string) => schemaError('BAD_USER_INPUT', message, field ? { field } : {});
+
+export const notFoundError = (message: string) => schemaError('NOT_FOUND', message);
