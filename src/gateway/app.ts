@@ -1,6 +1,7 @@
 /** buildGateway(options) → {yoga, start, stop}: the GraphQL server in front of the REST API. */
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { drainable } from '../shutdown.js';
 import { useGraphQLSSE } from '@graphql-yoga/plugin-graphql-sse';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import { silentLogger, type Logger } from '../log.js';
@@ -8,6 +9,8 @@ import { createRestClient, type RestCall, type RestClient } from '../rest/index.
 import { schema } from '../schema/index.js';
 import { createContext, type GatewayContext, type GatewayLimits } from './context.js';
 import { useStreamShutdown } from './plugins/streamShutdown.js';
+import { maskedErrors } from './plugins/maskedErrors.js';
+import { useQueryLimits } from './plugins/useQueryLimits.js';
 
 export interface GatewayOptions {
   /** Upstream REST base URL ending in `/v1`. */
@@ -66,7 +69,14 @@ export function buildGateway(options: GatewayOptions): Gateway {
   const yoga = createYoga<Record<string, unknown>, GatewayContext>({
     schema,
     // Subscriptions: Yoga's own SSE at /graphql, the graphql-sse protocol (both modes) at /graphql/stream.
-    plugins: [useGraphQLSSE({ endpoint: '/graphql/stream' }), streams.plugin],
+    plugins: [
+      useGraphQLSSE({ endpoint: '/graphql/stream' }),
+      streams.plugin,
+      // Depth, aliases, tokens and cost, rejected with BAD_USER_INPUT before execution (no REST call).
+      ...useQueryLimits(limits),
+    ],
+    // Unexpected errors reach the client as `Unexpected error.` with no message, stack or cause.
+    maskedErrors,
     graphqlEndpoint: '/graphql',
     landingPage: false,
     logging: {
@@ -90,11 +100,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
   });
 
   const server: Server = createServer(yoga);
-  const sockets = new Set<Socket>();
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
+  const drainer = drainable(server);
   let url = '';
 
   return {
@@ -113,13 +119,10 @@ export function buildGateway(options: GatewayOptions): Gateway {
       return url;
     },
     async stop() {
-      const closed = server.listening ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();
+      const closed = drainer.close(5000);
       // Open subscriptions complete and their event streams end, so their connections close too.
       await streams.close();
-      server.closeIdleConnections();
-      const force = setTimeout(() => sockets.forEach((s) => s.destroy()), 5000);
       await closed;
-      clearTimeout(force);
       await yoga.dispose?.();
       await rest.close();
     },
