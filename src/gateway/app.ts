@@ -95,7 +95,8 @@ export function buildGateway(options: GatewayOptions): Gateway {
         rest.forCaller(request.headers.get('authorization') ?? undefined, { signal: request.signal }),
         limits,
         log,
-        AbortSignal.any([request.signal, streams.signal]),
+        request.signal,
+        streams.signal,
       ),
   });
 

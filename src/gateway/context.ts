@@ -19,12 +19,20 @@ export interface GatewayContext {
   rest: RestLoader;
   config: GatewayLimits;
   log: Logger;
-  /** Aborted when the client goes away or the gateway stops (subscriptions end their upstream stream). */
+  /** Aborted when the client goes away (subscriptions end their upstream stream). */
   signal: AbortSignal;
+  /** Aborted when the gateway stops (subscriptions end their upstream stream and complete). */
+  shutdown: AbortSignal;
   /** The caller-bound REST client (streams use it directly). */
   caller: RestCaller;
 }
 
-export function createContext(caller: GatewayContext['caller'], config: GatewayLimits, log: Logger, signal: AbortSignal): GatewayContext {
-  return { rest: new RestLoader(caller), config, log, signal, caller };
+export function createContext(
+  caller: GatewayContext['caller'],
+  config: GatewayLimits,
+  log: Logger,
+  signal: AbortSignal,
+  shutdown: AbortSignal = new AbortController().signal,
+): GatewayContext {
+  return { rest: new RestLoader(caller), config, log, signal, shutdown, caller };
 }

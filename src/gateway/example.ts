@@ -17,11 +17,11 @@ query Example {
             subject
             status
             createdBy { displayName }
-            comments(first: 3) {
+            comments(first: 3, format: MARKDOWN) {
               nodes {
                 body { markdown }
                 postedBy { displayName }
-                replies(first: 3) {
+                replies(first: 3, format: MARKDOWN) {
                   nodes { body { markdown } postedBy { displayName } }
                 }
               }

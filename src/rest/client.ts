@@ -5,6 +5,7 @@
  * cap), every response body read or dumped, and failures mapped to GraphQL errors (./errors.ts).
  * Each caller gets its own view that forwards exactly its `Authorization` header.
  */
+import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool, type Dispatcher } from 'undici';
 import type { GraphQLError } from 'graphql';
@@ -169,6 +170,8 @@ function resolveSettings(config: RestClientConfig, base: URL): Settings {
 }
 
 function callerView(s: Settings, authorization: string | undefined, signal: AbortSignal | undefined): RestCaller {
+  // One GraphQL request may run hundreds of concurrent REST calls, each listening on its signal.
+  if (signal) setMaxListeners(0, signal);
   const send = (method: HttpMethod) => async (path: string, body?: unknown, query?: Query) =>
     call(s, prepare(s, authorization, method, path, query, body), signal) as Promise<any>;
   return {

@@ -1,6 +1,6 @@
 /** Imports every type file (each registers its types with the builder) and builds the schema. */
-import { lexicographicSortSchema } from 'graphql';
 import { builder } from './builder.js';
+import { toSubgraphSchema } from './lib/federation.js';
 import './lib/scalars.js';
 import './lib/enums.js';
 import './nodes/User.js';
@@ -40,9 +40,15 @@ import './mutations/siteSections.js';
 import './mutations/siteSectionGroups.js';
 import './mutations/siteRedirects.js';
 import './mutations/shareLinks.js';
+import './nodes/ChangeRequest.js';
+import './nodes/Comment.js';
+import './nodes/CommentReply.js';
+import './mutations/changeRequests.js';
+import './mutations/comments.js';
 
 builder.queryType({});
 builder.mutationType({});
 builder.subscriptionType({});
 
-export const schema = lexicographicSortSchema(builder.toSchema());
+// A federation subgraph: every node type is an entity; sorted lexicographically, `sdl` is its print.
+export const { schema, sdl } = toSubgraphSchema(builder.toSchema());

@@ -102,6 +102,7 @@ const READ_TEAM = `query($org: String!, $team: String!) { team(organizationId: $
 
 describe('team mutations', () => {
   it('createTeam (REST PUT) returns the team and the organization list holding it; reads back', async () => {
+    t.resetCalls();
     const res = await t.data(CREATE, {
       input: { organizationId: org, title: 'Fresh team', members: [t.world.users.comment.id], clientMutationId: 'x' },
     });

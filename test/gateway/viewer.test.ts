@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { insertSpace } from '../../src/upstream/routes/spaces.js';
 import { startStack, type TestStack } from '../helpers/gateway.js';
 
 let t: TestStack;
@@ -36,5 +37,25 @@ describe('viewer and root lookups', () => {
     expect(res.data?.viewer.restId).toBe(t.world.users.admin.id);
     expect(res.data?.organization).toBeNull();
     expect(res.errors?.[0]).toMatchObject({ path: ['organization'], extensions: { code: 'NOT_FOUND' } });
+  });
+});
+
+describe('organizations', () => {
+  it('lists the caller’s organizations, and a listed one is not fetched again', async () => {
+    t.resetCalls();
+    const data = await t.data('{ organizations(first: 10) { nodes { restId title } } }');
+    expect(data.organizations.nodes).toEqual([
+      { restId: t.world.orgId, title: 'Acme' },
+      { restId: t.world.otherOrgId, title: 'Globex' },
+    ]);
+    const reader = await t.data('{ organizations { nodes { title } } }', undefined, t.world.users.read.token);
+    expect(reader.organizations.nodes).toEqual([{ title: 'Acme' }]);
+    // The organizations' spaces come after the list, so each space's organization edge is served
+    // from the listed organizations (no GET /orgs/{id}).
+    insertSpace(t.upstream.db, t.clock.now().toISOString(), { organizationId: t.world.orgId, title: 'Docs' });
+    t.resetCalls();
+    const nested = await t.data('{ organizations { nodes { spaces(first: 1) { nodes { organization { title } } } } } }');
+    expect(nested.organizations.nodes[0].spaces.nodes).toEqual([{ organization: { title: 'Acme' } }]);
+    expect(t.calls.map((c) => c.path).sort()).toEqual(['/orgs', `/orgs/${t.world.orgId}/spaces`, `/orgs/${t.world.otherOrgId}/spaces`].sort());
   });
 });

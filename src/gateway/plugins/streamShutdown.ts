@@ -1,6 +1,6 @@
 /**
- * Ends open subscriptions cleanly when the gateway stops. `signal` aborts every subscription's
- * upstream stream (the context's signal includes it), so each completes and its transport sends
+ * Ends open subscriptions cleanly when the gateway stops. `signal` (the context's `shutdown`)
+ * aborts every subscription's upstream stream, so each completes and its transport sends
  * `complete`; `close()` waits for that (bounded), then ends the event streams still open (a
  * graphql-sse single-connection stream outlives its operations), so their connections close
  * instead of hanging until a forced socket destroy.

@@ -36,12 +36,35 @@ export interface RestNodeOptions<Shape> {
   path: (keys: string[]) => string;
   /** Builds the node's shape from the fetched JSON and its keys (for JSON without parent ids). */
   wrap?: (json: any, keys: string[]) => Shape;
+  /** Its REST id alone refetches it (arity 1): a federation entity also keyed by `restId`. */
+  restIdKey?: boolean;
+}
+
+/** A node type as federation sees it (src/schema/lib/federation.ts makes each an entity). */
+export interface NodeEntry {
+  ref: { name: string; getDataloader: (ctx: GatewayContext) => { load: (localId: string) => Promise<unknown> } };
+  /** How many keys the local part of its global id holds. */
+  arity: number;
+  /** Also keyed by `restId`, the local part of its global id. */
+  restIdKey: boolean;
+}
+
+/** Every node type, registered when its ref is made. */
+export const nodeEntries: NodeEntry[] = [];
+
+export function registerNode<Ref extends NodeEntry['ref']>(ref: Ref, arity: number, restIdKey = false): Ref {
+  if (restIdKey && arity !== 1) throw new Error(`${ref.name}: a restId key needs a node of one key`);
+  nodeEntries.push({ ref, arity, restIdKey });
+  return ref;
 }
 
 /** A node ref loaded by REST path; implement its fields with `.implement({fields})`. */
 export function restNodeRef<Shape extends object>(name: string, options: RestNodeOptions<Shape>) {
-  return builder.loadableNodeRef(name, {
+  const ref = builder.loadableNodeRef(name, {
     id: { resolve: (obj: Shape) => encodeKeys(options.keys(obj)) },
+    // No second cache over ctx.rest (which writes invalidate): a read after a write in the same
+    // operation must see the write.
+    loaderOptions: { cache: false },
     load: (ids: string[], ctx: GatewayContext) =>
       Promise.all(
         ids.map(async (id): Promise<Shape | Error> => {
@@ -56,4 +79,5 @@ export function restNodeRef<Shape extends object>(name: string, options: RestNod
         }),
       ),
   });
+  return registerNode(ref, options.arity, options.restIdKey);
 }

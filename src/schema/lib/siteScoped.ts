@@ -6,13 +6,16 @@
  * REST has no GET for one of them: a node is refetched by walking its site's list (the largest
  * pages, cached per request), and every object a field returns is cached in the type's loader
  * (`cacheResolved`), so `node(id)` of an object already listed in the request costs no call.
+ * Only `node`, `nodes` and `_entities` read that cache: every field of the graph that returns
+ * such an object returns the object itself, read after any write of the operation, so a
+ * mutation never sees a stale copy.
  */
 import type { GatewayContext } from '../../gateway/context.js';
 import type { WriteMethod } from '../../gateway/restLoader.js';
 import { builder } from '../builder.js';
 import type { ListEnvelope, ListOptions } from './connection.js';
 import { notFoundError } from './errors.js';
-import { decodeKeys, encodeKeys, restPath } from './node.js';
+import { decodeKeys, encodeKeys, registerNode, restPath } from './node.js';
 
 /** The site an object belongs to, and the share key it was read with (not part of ids). */
 export interface SiteKeys {
@@ -61,7 +64,7 @@ export interface ListedNodeOptions<Shape> {
 /** A Relay node refetched by `find` (no GET of its own); resolved objects prime its loader. */
 export function listedNodeRef<Shape extends object>(name: string, options: ListedNodeOptions<Shape>) {
   const localId = (obj: Shape) => encodeKeys(options.keys(obj));
-  return builder.loadableNodeRef(name, {
+  const ref = builder.loadableNodeRef(name, {
     id: { resolve: localId },
     cacheResolved: localId,
     load: (ids: string[], ctx: GatewayContext) =>
@@ -73,6 +76,7 @@ export function listedNodeRef<Shape extends object>(name: string, options: Liste
         }),
       ),
   });
+  return registerNode(ref, options.arity);
 }
 
 /**

@@ -13,6 +13,6 @@ contentMutations(collectionBase, {
     description: t.string({ description: 'At most 100 characters.' }),
     defaultLevel: t.field({ type: Role }),
   }),
-  // The spaces of a deleted collection (and of its nested ones) move to the organization root.
-  deleteStale: ['/spaces'],
+  // The spaces of a deleted collection move to the organization root; a transfer takes them along.
+  alsoStale: ['/spaces'],
 });

@@ -45,13 +45,18 @@ const ContentPositionInput = builder.inputType('ContentPositionInput', {
 const orgPath = (organizationId: string) => restPath`/orgs/${organizationId}`;
 
 /**
- * After a write: forgets the organizations' space and collection lists, every collection read
- * (a moved space's old parent is not known) and `stale`, then primes the node with the written
- * JSON so later reads in the operation are fresh and free.
+ * Forgets what a content write may have changed: the organization's space and collection lists,
+ * every collection read (a moved space's old parent is not known) and `stale`.
  */
-export function settle<T extends ContentJson>(ctx: GatewayContext, base: ContentBase, json: T, stale: string[] = []): T {
-  const org = orgPath(json.organization);
+function forgetTree(ctx: GatewayContext, organizationId: string, stale: string[] = []): void {
+  const org = orgPath(organizationId);
   ctx.rest.forget([`${org}/spaces`, `${org}/collections`, '/collections', ...stale]);
+}
+
+/** After a write that returned the node: forgets the tree, then primes the node with the written
+ * JSON so later reads in the operation are fresh and free. */
+function settle<T extends ContentJson>(ctx: GatewayContext, base: ContentBase, json: T, stale: string[] = []): T {
+  forgetTree(ctx, json.organization, stale);
   ctx.rest.prime(base.path(json.id), json);
   return json;
 }
@@ -108,8 +113,8 @@ export interface KindFields {
   /** Body fields of create (besides `organizationId`) and of update (besides the id). */
   create: FieldsOf;
   update: FieldsOf;
-  /** What else a delete makes stale (a collection's spaces move to the root). */
-  deleteStale?: string[];
+  /** What else a delete or a transfer makes stale (a collection's spaces change parent or organization). */
+  alsoStale?: string[];
 }
 
 /** create, update, delete, move and transfer for one kind. */
@@ -153,9 +158,8 @@ export function contentMutations(base: ContentBase, fields: KindFields): void {
     resolve: async (input, ctx) => {
       // Read first: the payload returns the organization whose list changed.
       const json = await ctx.rest.load<ContentJson>(base.path(idOf(input)));
-      await ctx.rest.write('DELETE', base.path(json.id), undefined);
-      settle(ctx, base, json, fields.deleteStale);
-      ctx.rest.forget([base.path(json.id)]);
+      await ctx.rest.write('DELETE', base.path(json.id));
+      forgetTree(ctx, json.organization, fields.alsoStale);
       return { deletedId: globalId(typename, json.id), organization: json.organization };
     },
     outputFields: [(t) => ({ deletedId: t.id({ resolve: (p: any) => p.deletedId }) }), organizationField],
@@ -185,7 +189,8 @@ export function contentMutations(base: ContentBase, fields: KindFields): void {
       const body = restBody(input, [param]);
       checkInput(rules('transfer'), body);
       // The source organization is not known here: every organization read is forgotten.
-      return { node: await writeNode(ctx, base, idOf(input), 'POST', '/transfer', body, ['/orgs', '/spaces']) };
+      const stale = ['/orgs', ...(fields.alsoStale ?? [])];
+      return { node: await writeNode(ctx, base, idOf(input), 'POST', '/transfer', body, stale) };
     },
     outputFields: [nodeField(base), organizationField],
   });

@@ -72,8 +72,16 @@ function setActive(name: string, active: boolean, description: string) {
   );
 }
 
-setActive('activateShareLink', true, 'Activates a share link: its key opens the site again (`PATCH …/share-links/{shareLinkId}` with `active: true`).');
-setActive('deactivateShareLink', false, 'Deactivates a share link: its key opens nothing (`PATCH …/share-links/{shareLinkId}` with `active: false`).');
+setActive(
+  'activateShareLink',
+  true,
+  'Activates a share link: its key opens the site again (`PATCH …/share-links/{shareLinkId}` with `active: true`).',
+);
+setActive(
+  'deactivateShareLink',
+  false,
+  'Deactivates a share link: its key opens nothing (`PATCH …/share-links/{shareLinkId}` with `active: false`).',
+);
 
 builder.relayMutationField(
   'deleteShareLink',

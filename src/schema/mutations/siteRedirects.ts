@@ -7,7 +7,7 @@ import { userInputError } from '../lib/errors.js';
 import { checkInput, globalId, restBody } from '../lib/mutation.js';
 import { siteWrite, type SiteKeys } from '../lib/siteScoped.js';
 import { SiteRedirect, siteRedirects } from '../nodes/SiteRedirect.js';
-import { SITE_KEYS, siteKeyFields, siteKeys, siteOutput, type InputFields, type OutputFields } from './siteInputs.js';
+import { SITE_KEYS, siteKeyFields, siteKeys, siteOutput, type OutputFields } from './siteInputs.js';
 
 const redirectKeys = [...SITE_KEYS, 'siteRedirectId'];
 const redirectPath = (k: SiteKeys, siteRedirectId: string) => `${siteRedirects.listPath(k)}/${encodeURIComponent(siteRedirectId)}`;
@@ -21,7 +21,9 @@ const DESTINATIONS = { siteSection: 'site-section' } as const;
 
 const SiteRedirectDestinationInput = builder.inputType('SiteRedirectDestinationInput', {
   description: 'Where a redirect leads: exactly one of its fields (one per destination kind).',
-  fields: (t) => ({ siteSection: t.field({ type: SiteSectionDestinationInput, description: 'A section of the site (kind `site-section`).' }) }),
+  fields: (t) => ({
+    siteSection: t.field({ type: SiteSectionDestinationInput, description: 'A section of the site (kind `site-section`).' }),
+  }),
 });
 
 type DestinationInput = { [K in keyof typeof DESTINATIONS]?: Record<string, unknown> | null };

@@ -7,7 +7,16 @@ import { checkInput, globalId, restBody } from '../lib/mutation.js';
 import { siteWrite, type SiteKeys } from '../lib/siteScoped.js';
 import { SiteSection, siteSections } from '../nodes/SiteSection.js';
 import { SiteSectionGroup, siteSectionGroups } from '../nodes/SiteSectionGroup.js';
-import { checkMove, SITE_KEYS, siteKeyFields, siteKeys, siteOutput, SiteSectionGroupPosition, type InputFields, type OutputFields } from './siteInputs.js';
+import {
+  checkMove,
+  SITE_KEYS,
+  siteKeyFields,
+  siteKeys,
+  siteOutput,
+  SiteSectionGroupPosition,
+  type InputFields,
+  type OutputFields,
+} from './siteInputs.js';
 
 const groupKeys = [...SITE_KEYS, 'siteSectionGroupId'];
 const groupPath = (k: SiteKeys, siteSectionGroupId: string) =>
@@ -129,7 +138,8 @@ builder.relayMutationField(
     description: 'Takes a section out of its group (`DELETE …/section-groups/{siteSectionGroupId}/sections/{siteSectionId}`).',
     resolve: async (_root, { input }, ctx) => {
       const keys = siteKeys(input);
-      await siteWrite(ctx, 'DELETE', keys, `${groupPath(keys, input.siteSectionGroupId)}/sections/${encodeURIComponent(input.siteSectionId)}`);
+      const path = `${groupPath(keys, input.siteSectionGroupId)}/sections/${encodeURIComponent(input.siteSectionId)}`;
+      await siteWrite(ctx, 'DELETE', keys, path);
       return { keys, siteSectionGroupId: input.siteSectionGroupId, siteSectionId: input.siteSectionId };
     },
   },

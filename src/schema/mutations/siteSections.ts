@@ -7,7 +7,7 @@ import { checkInput, globalId, restBody } from '../lib/mutation.js';
 import { siteWrite, type SiteKeys } from '../lib/siteScoped.js';
 import { SiteSection, siteSections } from '../nodes/SiteSection.js';
 import { siteSpacesOf } from '../nodes/SiteSpace.js';
-import { checkMove, SITE_KEYS, siteKeyFields, siteKeys, siteOutput, SiteSectionPosition, type InputFields, type OutputFields } from './siteInputs.js';
+import { checkMove, SITE_KEYS, siteKeyFields, siteKeys, siteOutput, SiteSectionPosition, type OutputFields } from './siteInputs.js';
 
 const sectionKeys = [...SITE_KEYS, 'siteSectionId'];
 const sectionPath = (k: SiteKeys, siteSectionId: string) => `${siteSections.listPath(k)}/${encodeURIComponent(siteSectionId)}`;

@@ -7,7 +7,7 @@ import { PublishingAuthBackend, SiteVisibility } from '../lib/enums.js';
 import { checkInput, restBody } from '../lib/mutation.js';
 import { sitePath, siteWrite, type SiteKeys } from '../lib/siteScoped.js';
 import { publishingAuthPath, Site, SitePublishingAuth, siteShape, type SiteShape } from '../nodes/Site.js';
-import { SITE_KEYS, siteKeyFields, siteKeys, siteOutput, type InputFields, type OutputFields } from './siteInputs.js';
+import { SITE_KEYS, siteKeyFields, siteKeys, siteOutput, type OutputFields } from './siteInputs.js';
 
 /** Writes to the site itself; the answer (the site) primes the loader. */
 async function writeSite(ctx: GatewayContext, k: SiteKeys, method: 'PATCH' | 'POST', path: string, body?: unknown) {

@@ -9,6 +9,7 @@ import { Space, SpaceConnection, spaceList, spacePath } from './Space.js';
 
 export const Collection = restNodeRef<RestCollection>('Collection', {
   arity: 1,
+  restIdKey: true,
   keys: (c) => [c.id],
   path: ([collectionId]) => collectionPath(collectionId),
 });

@@ -14,7 +14,7 @@ import { forwardArgs, resolveList, type ListOptions } from '../lib/connection.js
 import { CommentStatus, CommentStatusFilter, ContentFormat, SortOrder } from '../lib/enums.js';
 import { ContentBody, orNull } from '../lib/fields.js';
 import { encodeKeys, restNodeRef } from '../lib/node.js';
-import { ChangeRequest, changeRequestPath, embeddedUser } from './ChangeRequest.js';
+import { ChangeRequest, changeRequestIdOf, changeRequestPath, embeddedUser } from './ChangeRequest.js';
 import { Space } from './Space.js';
 import { User } from './User.js';
 
@@ -230,3 +230,18 @@ builder.objectField(ChangeRequest, 'comments', (t) =>
       ),
   }),
 );
+
+builder.queryFields((t) => ({
+  comment: t.field({
+    type: Comment,
+    nullable: true,
+    description: 'A comment by REST ids (`GET /spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}`); `changeRequestId` may be the number.',
+    args: {
+      spaceId: t.arg.string({ required: true }),
+      changeRequestId: t.arg.string({ required: true }),
+      commentId: t.arg.string({ required: true }),
+    },
+    resolve: async (_root, { spaceId, changeRequestId, commentId }, ctx) =>
+      encodeKeys([spaceId, await changeRequestIdOf(ctx, spaceId, changeRequestId), commentId]),
+  }),
+}));

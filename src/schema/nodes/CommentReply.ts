@@ -7,6 +7,7 @@ import { builder } from '../builder.js';
 import { forwardArgs, resolveList } from '../lib/connection.js';
 import { ContentFormat } from '../lib/enums.js';
 import { encodeKeys, restNodeRef } from '../lib/node.js';
+import { changeRequestIdOf } from './ChangeRequest.js';
 import { Comment, commentPath, postFields, postList, type RestPost } from './Comment.js';
 
 export interface ReplyKeys {
@@ -72,3 +73,19 @@ builder.objectField(Comment, 'replies', (t) =>
     },
   }),
 );
+
+builder.queryFields((t) => ({
+  commentReply: t.field({
+    type: CommentReply,
+    nullable: true,
+    description: 'A reply by REST ids (`GET …/comments/{commentId}/replies/{commentReplyId}`); `changeRequestId` may be the number.',
+    args: {
+      spaceId: t.arg.string({ required: true }),
+      changeRequestId: t.arg.string({ required: true }),
+      commentId: t.arg.string({ required: true }),
+      commentReplyId: t.arg.string({ required: true }),
+    },
+    resolve: async (_root, { spaceId, changeRequestId, commentId, commentReplyId }, ctx) =>
+      encodeKeys([spaceId, await changeRequestIdOf(ctx, spaceId, changeRequestId), commentId, commentReplyId]),
+  }),
+}));

@@ -24,6 +24,7 @@ export const integrationPath = (integrationName: string) => restPath`/integratio
 
 export const Integration = restNodeRef<RestIntegration>('Integration', {
   arity: 1,
+  restIdKey: true,
   keys: (i) => [i.name],
   path: ([integrationName]) => integrationPath(integrationName),
 });

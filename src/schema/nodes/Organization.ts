@@ -1,10 +1,12 @@
 import type { Organization as RestOrganization } from '@gitbook/api';
 import { builder } from '../builder.js';
+import { forwardArgs, resolveList } from '../lib/connection.js';
 import { Role } from '../lib/enums.js';
 import { restNodeRef, restPath } from '../lib/node.js';
 
 export const Organization = restNodeRef<RestOrganization>('Organization', {
   arity: 1,
+  restIdKey: true,
   keys: (o) => [o.id],
   path: ([organizationId]) => restPath`/orgs/${organizationId}`,
 });
@@ -36,7 +38,20 @@ Organization.implement({
   }),
 });
 
+const OrganizationConnection = builder.connectionObject(
+  { type: Organization, name: 'OrganizationConnection' },
+  { name: 'OrganizationEdge' },
+);
+
 builder.queryFields((t) => ({
+  organizations: t.field({
+    type: OrganizationConnection,
+    nullable: true,
+    description: 'The organizations the caller belongs to (`GET /orgs`).',
+    args: forwardArgs,
+    resolve: (_root, args, ctx) =>
+      resolveList(ctx, args, { path: '/orgs', itemPath: (o: RestOrganization) => restPath`/orgs/${o.id}` }),
+  }),
   organization: t.field({
     type: Organization,
     nullable: true,

@@ -29,6 +29,6 @@ builder.objectField(Site, 'shareLinks', (t) =>
     nullable: true,
     description: 'Share links of the site, oldest first (`GET …/share-links`); organization admins only (they reveal keys).',
     args: forwardArgs,
-    resolve: (site, args, ctx) => resolveList(ctx, args, shareLinks.list({ organizationId: site.organizationId, siteId: site.siteId })),
+    resolve: (site, args, ctx) => resolveList(ctx, args, shareLinks.list(site)),
   }),
 );

@@ -65,7 +65,7 @@ builder.objectFields(Site, (t) => ({
     nullable: true,
     description: 'Redirects of the site, oldest first (`GET …/redirects`).',
     args: forwardArgs,
-    resolve: (site, args, ctx) => resolveList(ctx, args, siteRedirects.list({ organizationId: site.organizationId, siteId: site.siteId })),
+    resolve: (site, args, ctx) => resolveList(ctx, args, siteRedirects.list(site)),
   }),
   redirectLookup: t.field({
     type: SiteRedirectLookup,

@@ -39,9 +39,8 @@ SiteSection.implement({
 builder.objectField(SiteSpace, 'section', (t) =>
   t.field({
     type: SiteSection,
-    nullable: true,
-    description: 'The section holding the site space.',
-    resolve: (s, _args, ctx) => siteSections.find(ctx, s, s.siteSectionId),
+    description: 'The section holding the site space (read with it: no call).',
+    resolve: (s) => siteSections.attach(s.siteSection, s),
   }),
 );
 

@@ -44,6 +44,6 @@ builder.objectField(Site, 'sectionGroups', (t) =>
     nullable: true,
     description: 'Section groups of the site, in site order (`GET …/section-groups`).',
     args: forwardArgs,
-    resolve: (site, args, ctx) => resolveList(ctx, args, siteSectionGroups.list({ organizationId: site.organizationId, siteId: site.siteId })),
+    resolve: (site, args, ctx) => resolveList(ctx, args, siteSectionGroups.list(site)),
   }),
 );

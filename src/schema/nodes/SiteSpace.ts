@@ -1,12 +1,11 @@
 import type { SiteSection as RestSiteSection, SiteSpace as RestSiteSpace } from '@gitbook/api';
 import type { GatewayContext } from '../../gateway/context.js';
-import { builder } from '../builder.js';
 import { notFoundError } from '../lib/errors.js';
 import { findListed, listedNodeRef, shareQuery, siteListPath, type SiteKeys, type SiteScoped } from '../lib/siteScoped.js';
 import { Space, spacePath } from './Space.js';
 
-/** A site space with the keys of its site and section (REST `section`). */
-export type SiteSpaceShape = SiteScoped<RestSiteSpace> & { siteSectionId: string };
+/** A site space with the keys of its site and section (REST `section`), and that section's JSON. */
+export type SiteSpaceShape = SiteScoped<RestSiteSpace> & { siteSectionId: string; siteSection: RestSiteSection };
 
 /** The REST list that carries sections and, embedded in them, their site spaces. */
 export const sectionsPath = (k: SiteKeys) => siteListPath(k, 'sections');
@@ -24,6 +23,7 @@ export function siteSpacesOf(ctx: GatewayContext, section: RestSiteSection, k: S
       organizationId: k.organizationId,
       siteId: k.siteId,
       siteSectionId: section.id,
+      siteSection: section,
       ...(k.shareKey ? { shareKey: k.shareKey } : {}),
     };
   });

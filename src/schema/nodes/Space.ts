@@ -8,6 +8,7 @@ import { Organization } from './Organization.js';
 
 export const Space = restNodeRef<RestSpace>('Space', {
   arity: 1,
+  restIdKey: true,
   keys: (s) => [s.id],
   path: ([spaceId]) => restPath`/spaces/${spaceId}`,
 });

@@ -4,6 +4,7 @@ import { restNodeRef, restPath } from '../lib/node.js';
 
 export const User = restNodeRef<RestUser>('User', {
   arity: 1,
+  restIdKey: true,
   keys: (u) => [u.id],
   path: ([userId]) => restPath`/users/${userId}`,
 });

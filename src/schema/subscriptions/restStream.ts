@@ -5,7 +5,7 @@
  * 401/404, an upstream gone or stalled mid-stream, an unreadable event) becomes one last payload
  * holding the error; `resolveEvent` throws it, so every transport sends it as an error result
  * (`data: null`, `errors[0].extensions.code`) before completing, instead of failing the request.
- * Ending the subscription (client gone, early dispose, gateway shutdown through `ctx.signal`)
+ * Ending the subscription (client gone, early dispose, gateway shutdown through `ctx.shutdown`)
  * aborts the REST request at once.
  */
 import { GraphQLError } from 'graphql';
@@ -27,7 +27,7 @@ export function restSubscription<T>(ctx: GatewayContext, request: StreamRequest,
   try {
     const target = request();
     path = target.path;
-    opening = ctx.caller.stream(target.path, target.query, ctx.signal);
+    opening = ctx.caller.stream(target.path, target.query, AbortSignal.any([ctx.signal, ctx.shutdown]));
   } catch (error) {
     opening = Promise.reject(error);
   }

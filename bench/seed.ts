@@ -1,0 +1,65 @@
+/**
+ * The benchmark's data: one organization with `spaces` spaces, each with `changeRequests` open
+ * change requests, each with `comments` comments, each with `replies` replies. The admin user, the
+ * organization and the spaces are created directly (REST cannot); everything else through the
+ * REST API, as a client would.
+ */
+import { addMember, createOrganization, createUser } from '../src/upstream/bootstrap.js';
+import { systemClock } from '../src/upstream/clock.js';
+import type { Db } from '../src/upstream/db/index.js';
+import { insertSpace } from '../src/upstream/routes/spaces.js';
+
+export interface Shape {
+  spaces: number;
+  changeRequests: number;
+  comments: number;
+  replies: number;
+}
+
+export interface Seeded {
+  token: string;
+  organizationId: string;
+  spaceIds: string[];
+  /** One change request (its space and REST id), for the node(id) query. */
+  changeRequest: { spaceId: string; changeRequestId: string };
+}
+
+export async function seed(db: Db, baseUrl: string, shape: Shape): Promise<Seeded> {
+  const now = () => systemClock.now().toISOString();
+  const admin = createUser(db, systemClock, { displayName: 'Bench Admin', email: 'admin@bench.example' });
+  const organizationId = createOrganization(db, systemClock, { title: 'Bench', hostname: 'bench' });
+  addMember(db, systemClock, organizationId, admin.id, 'admin');
+  const call = client(baseUrl, admin.token);
+  const spaceIds = Array.from({ length: shape.spaces }, (_, i) => insertSpace(db, now(), { organizationId, title: `Space ${i + 1}` }).id);
+  const crs = await all(spaceIds, shape.changeRequests, async (spaceId, i) => {
+    const cr = await call('POST', `/spaces/${spaceId}/change-requests`, { subject: `Change ${i + 1}` });
+    await call('PATCH', `/spaces/${spaceId}/change-requests/${cr.id}`, { status: 'open' });
+    return `/spaces/${spaceId}/change-requests/${cr.id}`;
+  });
+  const comments = await all(crs, shape.comments, async (cr, i) => {
+    const comment = await call('POST', `${cr}/comments`, { body: { markdown: `Comment ${i + 1} on ${cr}` } });
+    return `${cr}/comments/${comment.id}`;
+  });
+  await all(comments, shape.replies, (comment, i) => call('POST', `${comment}/replies`, { body: { markdown: `Reply ${i + 1}` } }));
+  const [, , spaceId, , changeRequestId] = crs[0].split('/');
+  return { token: admin.token, organizationId, spaceIds, changeRequest: { spaceId, changeRequestId } };
+}
+
+/** `count` children for each parent, created concurrently; results in parent order. */
+async function all<T>(parents: string[], count: number, make: (parent: string, i: number) => Promise<T>): Promise<T[]> {
+  const made = await Promise.all(parents.map((p) => Promise.all(Array.from({ length: count }, (_, i) => make(p, i)))));
+  return made.flat();
+}
+
+function client(baseUrl: string, token: string) {
+  return async (method: string, path: string, body?: unknown): Promise<any> => {
+    const res = await fetch(baseUrl + path, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`seed: ${method} ${path} answered ${res.status}: ${text}`);
+    return text ? JSON.parse(text) : undefined;
+  };
+}

@@ -1,0 +1,30 @@
+/**
+ * The error of an operation over one of the gateway's limits: BAD_USER_INPUT, before execution
+ * (so no REST call), with a message `<limit>: <what>` like the REST API's 400s and the limit's
+ * name, maximum and (when known) the operation's value in `extensions`.
+ */
+import { GraphQLError, type ValidationContext } from 'graphql';
+import type { GatewayLimits } from '../context.js';
+
+export type LimitName = keyof Pick<GatewayLimits, 'maxDepth' | 'maxAliases' | 'maxTokens' | 'maxCost'>;
+
+export function limitError(limit: LimitName, maximum: number, message: string, actual?: number): GraphQLError {
+  return new GraphQLError(`${limit}: ${message}`, {
+    extensions: { code: 'BAD_USER_INPUT', limit, maximum, ...(actual === undefined ? {} : { actual }) },
+  });
+}
+
+/**
+ * A GraphQL Armor `onReject` that replaces the library's error (no code, a misleading
+ * "Syntax Error:" prefix) with `limitError`: reported to the validation context when there is one,
+ * thrown otherwise (the token limit rejects while parsing). Use with `propagateOnRejection: false`.
+ */
+export function rejectAs(limit: LimitName, maximum: number): (context: ValidationContext | null, error: GraphQLError) => void {
+  return (context, error) => {
+    const message = error.message.replace(/^Syntax Error:\s*/, '');
+    const found = /found (\d+)/.exec(message);
+    const replaced = limitError(limit, maximum, message, found ? Number(found[1]) : undefined);
+    if (!context) throw replaced;
+    context.reportError(replaced);
+  };
+}

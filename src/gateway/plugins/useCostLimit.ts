@@ -1,0 +1,129 @@
+/**
+ * Rejects operations whose cost exceeds `maxCost`, before execution (so before any REST call).
+ * The cost estimates the REST calls an operation can make when nothing is cached, computed with
+ * graphql-query-complexity and this estimator, field by field:
+ *
+ *   cost(field) = base(field) + multiplier(field) × Σ cost(each field of its selection)
+ *
+ *   base       = 1 when the field may make a REST call: a root field (query, mutation,
+ *                subscription), a connection, a field returning a Node (an edge to another
+ *                object, loaded by its REST path), or a field with arguments (a computed field
+ *                such as `ChangeRequest.pdfUrl(only:)`);
+ *                0 for what the parent's REST JSON already carries (scalars, enums, embedded
+ *                objects such as `body`), the connection plumbing (`edges`, `nodes`, `node`,
+ *                `pageInfo`, `cursor`) and introspection (`__schema`, `__type`, `__typename`).
+ *   multiplier = for a connection, its `first` (absent: `defaultPageSize`; clamped to
+ *                0..`maxPageSize` as the field itself enforces): each item may cost its selection;
+ *                for `nodes(ids:)`, the number of ids; otherwise 1.
+ *
+ * Abstract selections take their costliest branch. Example: `organization { spaces(first: 100)
+ * { nodes { changeRequests(first: 100) { nodes { comments(first: 100) { nodes { id } } } } } } }`
+ * costs 1 + (1 + 100 × (1 + 100 × (1 + 100 × 0))) = 10 102.
+ */
+import {
+  getNamedType,
+  getOperationAST,
+  getVariableValues,
+  isInterfaceType,
+  isObjectType,
+  type DocumentNode,
+  type GraphQLCompositeType,
+  type GraphQLField,
+  type GraphQLSchema,
+} from 'graphql';
+import type { ComplexityEstimator } from 'graphql-query-complexity';
+import type { Plugin } from 'graphql-yoga';
+import { createRequire } from 'node:module';
+import type { GatewayLimits } from '../context.js';
+import { limitError } from './limitError.js';
+
+// The CommonJS build: it shares the `graphql` instance the rest of the gateway loads (the ESM
+// build imports graphql's .mjs files, a second instance that rejects our schema's types).
+const { getComplexity } = createRequire(import.meta.url)('graphql-query-complexity') as typeof import('graphql-query-complexity');
+
+export type CostLimits = Pick<GatewayLimits, 'maxCost' | 'defaultPageSize' | 'maxPageSize'>;
+
+/** Fields evaluated (fragments expanded at each spread) beyond which an operation is refused unpriced. */
+const MAX_EVALUATED_FIELDS = 20_000;
+const PLUMBING = new Set(['edges', 'nodes', 'node', 'pageInfo', 'cursor']);
+
+export function useCostLimit(limits: CostLimits): Plugin {
+  const check = ({ args, setResultAndStopExecution }: CheckPayload) => {
+    const error = costError(args, limits);
+    if (error) setResultAndStopExecution({ errors: [error] });
+  };
+  return { onExecute: check, onSubscribe: check };
+}
+
+interface CheckPayload {
+  args: { schema: GraphQLSchema; document: DocumentNode; variableValues?: unknown; operationName?: string | null };
+  setResultAndStopExecution(result: { errors: Error[] }): void;
+}
+
+/** The operation's cost error, if it is over the limit (none when execution will refuse it anyway). */
+export function costError(args: CheckPayload['args'], limits: CostLimits) {
+  const operation = getOperationAST(args.document, args.operationName ?? undefined);
+  if (!operation) return undefined; // unknown or ambiguous operation: execution reports it
+  const variables = (args.variableValues ?? {}) as Record<string, unknown>;
+  if (getVariableValues(args.schema, operation.variableDefinitions ?? [], variables).errors) return undefined; // likewise
+  let cost: number;
+  try {
+    cost = operationCost(args.schema, args.document, variables, operation.name?.value, limits);
+  } catch {
+    return limitError('maxCost', limits.maxCost, `Query too large to price (more than ${MAX_EVALUATED_FIELDS} fields with fragments expanded).`);
+  }
+  if (cost <= limits.maxCost) return undefined;
+  return limitError(
+    'maxCost',
+    limits.maxCost,
+    `Query cost limit of ${limits.maxCost} exceeded, found ${cost} (connections multiply the cost of their selection by \`first\`).`,
+    cost,
+  );
+}
+
+export function operationCost(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  variables: Record<string, unknown>,
+  operationName: string | undefined,
+  limits: Omit<CostLimits, 'maxCost'>,
+): number {
+  return getComplexity({
+    schema,
+    query: document,
+    variables,
+    operationName,
+    estimators: [restCostEstimator(schema, limits)],
+    maxQueryNodes: MAX_EVALUATED_FIELDS,
+  });
+}
+
+/** The estimator of the formula above. */
+export function restCostEstimator(schema: GraphQLSchema, pages: Omit<CostLimits, 'maxCost'>): ComplexityEstimator {
+  const roots = new Set([schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()].filter(Boolean));
+  return ({ type, field, args, childComplexity }) => {
+    if (field.name.startsWith('__')) return 0;
+    const plumbing = PLUMBING.has(field.name) && /(Connection|Edge)$/.test(type.name);
+    const base = plumbing ? 0 : roots.has(type as never) || isConnection(field) || returnsNode(field) || field.args.length > 0 ? 1 : 0;
+    return base + multiplier(field, args, pages) * childComplexity;
+  };
+}
+
+function multiplier(field: GraphQLField<unknown, unknown>, args: Record<string, unknown>, pages: Omit<CostLimits, 'maxCost'>): number {
+  if (isConnection(field)) {
+    const first = typeof args.first === 'number' ? args.first : pages.defaultPageSize;
+    return Math.min(Math.max(first, 0), pages.maxPageSize);
+  }
+  if (field.name === 'nodes' && Array.isArray(args.ids)) return args.ids.length;
+  return 1;
+}
+
+function isConnection(field: GraphQLField<unknown, unknown>): boolean {
+  return getNamedType(field.type).name.endsWith('Connection') && field.args.some((a) => a.name === 'first');
+}
+
+function returnsNode(field: GraphQLField<unknown, unknown>): boolean {
+  const type = getNamedType(field.type) as GraphQLCompositeType;
+  if (isInterfaceType(type) && type.name === 'Node') return true;
+  return (isObjectType(type) || isInterfaceType(type)) && type.getInterfaces().some((i) => i.name === 'Node');
+}

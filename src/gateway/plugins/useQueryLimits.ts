@@ -1,0 +1,15 @@
+/**
+ * The operation limits of GatewayLimits as Yoga plugins, each rejecting before execution with
+ * BAD_USER_INPUT `<limit>: …` (see limitError.ts): tokens while parsing, depth and aliases while
+ * validating, cost (connection `first` multiplies, see useCostLimit.ts) just before executing.
+ */
+import type { Plugin } from 'graphql-yoga';
+import type { GatewayLimits } from '../context.js';
+import { useCostLimit } from './useCostLimit.js';
+import { useMaxAliases } from './useMaxAliases.js';
+import { useMaxDepth } from './useMaxDepth.js';
+import { useMaxTokens } from './useMaxTokens.js';
+
+export function useQueryLimits(limits: GatewayLimits): Plugin[] {
+  return [useMaxTokens(limits.maxTokens), useMaxDepth(limits.maxDepth), useMaxAliases(limits.maxAliases), useCostLimit(limits)];
+}

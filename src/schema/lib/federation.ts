@@ -1,0 +1,108 @@
+/**
+ * The gateway as an Apollo Federation v2 subgraph. Every registered node type (src/schema/lib/node.ts)
+ * is an entity keyed by its global id (`@key(fields: "id")`); those registered with `restIdKey`
+ * are also keyed by their REST id (`@key(fields: "restId")`). A representation is loaded through
+ * the type's per-request loader, the one `node(id)` uses, so several representations of one object
+ * cost one REST call.
+ *
+ * Built with @apollo/subgraph's own parts (`_entities`, `_service`, `_Entity`), as
+ * @pothos/plugin-federation does: that plugin cannot load here, it imports the absent
+ * @pothos/plugin-directives at runtime. `printSubgraphSchema` reads directives from AST nodes, so
+ * each entity type gets one carrying its `@key`s and the schema gets `extend schema @link(…)`.
+ */
+import { printSubgraphSchema } from '@apollo/subgraph';
+import { EntityType, entitiesField, serviceField } from '@apollo/subgraph/dist/types.js';
+import { decodeGlobalID } from '@pothos/plugin-relay';
+import {
+  GraphQLList,
+  GraphQLNonNull,
+  GraphQLObjectType,
+  GraphQLSchema,
+  GraphQLUnionType,
+  lexicographicSortSchema,
+  parse,
+  printType,
+  type ObjectTypeDefinitionNode,
+  type SchemaExtensionNode,
+} from 'graphql';
+import type { GatewayContext } from '../../gateway/context.js';
+import { notFoundError } from './errors.js';
+import { decodeKeys, nodeEntries, type NodeEntry } from './node.js';
+
+export const FEDERATION_LINK = 'https://specs.apollo.dev/federation/v2.6';
+
+/** A representation `_entities` receives: `__typename` and one of the entity's keys. */
+interface Representation {
+  id?: unknown;
+  restId?: unknown;
+}
+
+/** The local part of the global id a representation names, or null when it names none of this type. */
+function localId(entry: NodeEntry, rep: Representation): string | null {
+  if (rep.id === undefined) return entry.restIdKey && typeof rep.restId === 'string' && rep.restId ? rep.restId : null;
+  if (typeof rep.id !== 'string') return null;
+  try {
+    const { typename, id } = decodeGlobalID(rep.id);
+    return typename === entry.ref.name && decodeKeys(id, entry.arity) ? id : null;
+  } catch {
+    return null;
+  }
+}
+
+function resolveReference(entry: NodeEntry) {
+  return async (rep: Representation, ctx: GatewayContext) => {
+    const id = localId(entry, rep);
+    if (id === null) {
+      const key = rep.id === undefined ? `restId ${JSON.stringify(rep.restId)}` : `id ${JSON.stringify(rep.id)}`;
+      throw notFoundError(`No ${entry.ref.name} with ${key}`);
+    }
+    return entry.ref.getDataloader(ctx).load(id);
+  };
+}
+
+const keyFields = (entry: NodeEntry) => (entry.restIdKey ? ['id', 'restId'] : ['id']);
+
+/** The schema with `_entities` (when it has entities) and `_service` on its query type. */
+function withFederationFields(base: GraphQLSchema, entityTypes: GraphQLObjectType[], sdl: () => string): GraphQLSchema {
+  const query = base.getQueryType();
+  if (!query) throw new Error('A subgraph needs a query type');
+  const entity = new GraphQLUnionType({ ...EntityType.toConfig(), types: entityTypes });
+  const federationQuery = new GraphQLObjectType({
+    ...query.toConfig(),
+    fields: () => ({
+      ...(entityTypes.length ? { _entities: { ...entitiesField, type: new GraphQLNonNull(new GraphQLList(entity)) } } : {}),
+      _service: { ...serviceField, resolve: () => ({ sdl: sdl() }) },
+      ...query.toConfig().fields,
+    }),
+  });
+  const config = base.toConfig();
+  return new GraphQLSchema({ ...config, query: federationQuery, types: config.types.filter((t) => t !== query) });
+}
+
+/** Makes a type an entity: its `@key`s (in an AST node, for printing) and its reference resolver. */
+function makeEntity(type: GraphQLObjectType, entry: NodeEntry): void {
+  const definition = parse(printType(type)).definitions[0] as ObjectTypeDefinitionNode;
+  const keys = keyFields(entry).map((f) => `@key(fields: "${f}")`).join(' ');
+  const { directives } = parse(`extend type ${type.name} ${keys}`).definitions[0] as ObjectTypeDefinitionNode;
+  // The schema is this module's own sorted copy: its types are set up here, once, before use.
+  Object.assign(type, {
+    astNode: { ...definition, directives },
+    extensions: { ...type.extensions, apollo: { subgraph: { resolveReference: resolveReference(entry) } } },
+  });
+}
+
+/**
+ * Builds the subgraph schema from the builder's schema (sorted lexicographically) and its SDL,
+ * which `_service` serves and schema.graphql holds.
+ */
+export function toSubgraphSchema(base: GraphQLSchema): { schema: GraphQLSchema; sdl: string } {
+  const entries = nodeEntries.filter((entry) => base.getType(entry.ref.name));
+  const entityTypes = entries.map((entry) => base.getType(entry.ref.name) as GraphQLObjectType);
+  let sdl = '';
+  const schema = lexicographicSortSchema(withFederationFields(base, entityTypes, () => sdl));
+  for (const entry of entries) makeEntity(schema.getType(entry.ref.name) as GraphQLObjectType, entry);
+  const link = parse(`extend schema @link(url: "${FEDERATION_LINK}", import: ["@key"])`).definitions[0] as SchemaExtensionNode;
+  Object.assign(schema, { extensionASTNodes: [link] });
+  sdl = printSubgraphSchema(schema);
+  return { schema, sdl };
+}

@@ -1,0 +1,198 @@
+import { buildSubgraphSchema, printSubgraphSchema } from '@apollo/subgraph';
+import { isObjectType, parse, type ObjectTypeDefinitionNode } from 'graphql';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { printedSchema } from '../../scripts/print-schema.js';
+import { schema } from '../../src/schema/index.js';
+import { globalId } from '../../src/schema/lib/mutation.js';
+import { startStack, type TestStack } from '../helpers/gateway.js';
+import { newSite, restAll } from './siteFixture.js';
+
+const REST_ID_KEYED = ['Collection', 'Integration', 'Organization', 'Space', 'User'];
+
+let t: TestStack;
+let spaceId: string;
+let collectionId: string;
+let comment: { spaceId: string; changeRequestId: string; id: string };
+const integrationName = 'fed-integration';
+
+beforeAll(async () => {
+  t = await startStack();
+  spaceId = (await t.api.post(`/orgs/${t.world.orgId}/spaces`, { title: 'Federated' })).body.id;
+  collectionId = (await t.api.post(`/orgs/${t.world.orgId}/collections`, { title: 'Shelf' })).body.id;
+  const cr = (await t.api.post(`/spaces/${spaceId}/change-requests`, { subject: 'Entities' })).body;
+  const posted = await t.api.post(`/spaces/${spaceId}/change-requests/${cr.id}/comments`, { body: { markdown: 'Keyed' } });
+  comment = { spaceId, changeRequestId: cr.id, id: posted.body.id };
+  const manifest = { title: 'Fed', description: 'Federation test', scopes: ['space:content:read'], script: 'export default {}', organization: t.world.orgId };
+  expect((await t.api.post(`/integrations/${integrationName}`, manifest)).status).toBe(200);
+});
+afterAll(() => t.stop());
+
+const calls = () => t.calls.map((c) => `${c.method} ${c.path}`);
+
+/** Each object type of an SDL with the fields of its `@key`s. */
+function keysBySdl(sdl: string): Record<string, string[]> {
+  const keys: Record<string, string[]> = {};
+  for (const def of parse(sdl).definitions) {
+    if (def.kind !== 'ObjectTypeDefinition') continue;
+    const fields = (def as ObjectTypeDefinitionNode).directives
+      ?.filter((d) => d.name.value === 'key')
+      .map((d) => (d.arguments?.[0].value as { value: string }).value);
+    if (fields?.length) keys[def.name.value] = fields;
+  }
+  return keys;
+}
+
+const nodeTypes = () =>
+  Object.values(schema.getTypeMap())
+    .filter((type) => isObjectType(type) && type.getInterfaces().some((i) => i.name === 'Node'))
+    .map((type) => type.name);
+
+const ENTITIES = `query($reps: [_Any!]!) { _entities(representations: $reps) {
+  __typename
+  ... on Space { id restId title organization { restId } }
+  ... on Organization { id restId title }
+  ... on Collection { restId title }
+  ... on User { restId displayName }
+  ... on Integration { restId title }
+  ... on Comment { id restId body { document } }
+} }`;
+
+describe('_service', () => {
+  it('serves the subgraph SDL, which is schema.graphql, with @link to federation v2', async () => {
+    const { _service } = await t.data('{ _service { sdl } }');
+    expect(_service.sdl + '\n').toBe(printedSchema());
+    expect(_service.sdl).toMatch(/^extend schema\s+@link\(url: "https:\/\/specs\.apollo\.dev\/federation\/v2\.\d+", import: \["@key"\]\)/);
+  });
+
+  it('keys every Node type by id, and Space, Collection, Organization, User, Integration also by restId', async () => {
+    const { _service } = await t.data('{ _service { sdl } }');
+    const keys = keysBySdl(_service.sdl);
+    const nodes = nodeTypes();
+    expect(nodes.length).toBeGreaterThanOrEqual(20);
+    expect(Object.keys(keys).sort()).toEqual([...nodes].sort());
+    for (const name of nodes) expect(keys[name], name).toEqual(REST_ID_KEYED.includes(name) ? ['id', 'restId'] : ['id']);
+  });
+
+  it('is a valid subgraph: @apollo/subgraph builds it and prints it back unchanged', async () => {
+    const { _service } = await t.data('{ _service { sdl } }');
+    const rebuilt = buildSubgraphSchema(parse(_service.sdl));
+    expect(printSubgraphSchema(rebuilt)).toBe(_service.sdl);
+    // The check is real: a key on a field the type lacks is rejected.
+    const broken = _service.sdl.replace('@key(fields: "restId")', '@key(fields: "noSuchField")');
+    expect(() => buildSubgraphSchema(parse(broken))).toThrow(/noSuchField/);
+  });
+});
+
+describe('_entities', () => {
+  it('resolves representations by global id and by REST id, with the REST values', async () => {
+    const reps = [
+      { __typename: 'Space', id: globalId('Space', spaceId) },
+      { __typename: 'Space', restId: spaceId },
+      { __typename: 'Organization', restId: t.world.orgId },
+      { __typename: 'Comment', id: globalId('Comment', comment.spaceId, comment.changeRequestId, comment.id) },
+      { __typename: 'Collection', restId: collectionId },
+      { __typename: 'User', restId: t.world.users.edit.id },
+      { __typename: 'Integration', restId: integrationName },
+    ];
+    const { _entities } = await t.data(ENTITIES, { reps });
+    const space = (await t.api.get(`/spaces/${spaceId}`)).body;
+    const org = (await t.api.get(`/orgs/${t.world.orgId}`)).body;
+    const restComment = (await t.api.get(`/spaces/${spaceId}/change-requests/${comment.changeRequestId}/comments/${comment.id}`)).body;
+    const spaceEntity = { __typename: 'Space', id: globalId('Space', spaceId), restId: spaceId, title: space.title, organization: { restId: org.id } };
+    expect(_entities).toEqual([
+      spaceEntity,
+      spaceEntity,
+      { __typename: 'Organization', id: globalId('Organization', org.id), restId: org.id, title: org.title },
+      {
+        __typename: 'Comment',
+        id: globalId('Comment', comment.spaceId, comment.changeRequestId, comment.id),
+        restId: comment.id,
+        body: { document: restComment.body.document },
+      },
+      { __typename: 'Collection', restId: collectionId, title: 'Shelf' },
+      { __typename: 'User', restId: t.world.users.edit.id, displayName: 'Ada edit' },
+      { __typename: 'Integration', restId: integrationName, title: 'Fed' },
+    ]);
+  });
+
+  it('resolves nodes of every kind: organization-scoped (Member) and site-scoped (SiteSection)', async () => {
+    const site = newSite(t);
+    const [section] = await restAll(t, `${site.base}/sections`);
+    const userId = t.world.users.review.id;
+    const reps = [
+      { __typename: 'Member', id: globalId('Member', t.world.orgId, userId) },
+      { __typename: 'SiteSection', id: globalId('SiteSection', site.organizationId, site.siteId, section.id) },
+    ];
+    const q = `query($reps: [_Any!]!) { _entities(representations: $reps) {
+      __typename ... on Member { restId user { restId } } ... on SiteSection { restId title }
+    } }`;
+    const { _entities } = await t.data(q, { reps });
+    expect(_entities).toEqual([
+      { __typename: 'Member', restId: userId, user: { restId: userId } },
+      { __typename: 'SiteSection', restId: section.id, title: section.title },
+    ]);
+  });
+
+  it('loads an object named by several representations (and node(id)) with one REST call', async () => {
+    t.resetCalls();
+    const q = `query($reps: [_Any!]!, $id: ID!) {
+      _entities(representations: $reps) { ... on Space { restId } ... on Organization { restId } }
+      node(id: $id) { ... on Space { title } }
+    }`;
+    const reps = [
+      { __typename: 'Space', id: globalId('Space', spaceId) },
+      { __typename: 'Space', restId: spaceId },
+      { __typename: 'Organization', restId: t.world.orgId },
+      { __typename: 'Organization', id: globalId('Organization', t.world.orgId) },
+    ];
+    const data = await t.data(q, { reps, id: globalId('Space', spaceId) });
+    expect(data._entities).toEqual([{ restId: spaceId }, { restId: spaceId }, { restId: t.world.orgId }, { restId: t.world.orgId }]);
+    expect(data.node).toEqual({ title: 'Federated' });
+    expect(calls().sort()).toEqual([`GET /orgs/${t.world.orgId}`, `GET /spaces/${spaceId}`]);
+  });
+
+  it('an unknown REST id is null with NOT_FOUND at its index; the others resolve', async () => {
+    t.resetCalls();
+    const reps = [
+      { __typename: 'Space', restId: 'no-such-space' },
+      { __typename: 'Organization', restId: t.world.orgId },
+    ];
+    const res = await t.gql(ENTITIES, { reps });
+    expect(res.data?._entities[0]).toBeNull();
+    expect(res.data?._entities[1]).toMatchObject({ __typename: 'Organization', restId: t.world.orgId });
+    expect(res.errors).toHaveLength(1);
+    expect(res.errors?.[0]).toMatchObject({ path: ['_entities', 0], extensions: { code: 'NOT_FOUND' } });
+  });
+
+  it('a malformed id, an id of another type or a key the type lacks is NOT_FOUND with no REST call', async () => {
+    t.resetCalls();
+    const reps = [
+      { __typename: 'Space', id: 'not-a-global-id' },
+      { __typename: 'Space', id: globalId('Organization', t.world.orgId) },
+      { __typename: 'Comment', id: globalId('Comment', 'only-one-key') },
+      { __typename: 'Comment', restId: comment.id },
+      { __typename: 'Space', restId: '' },
+    ];
+    const res = await t.gql(ENTITIES, { reps });
+    expect(res.data?._entities).toEqual([null, null, null, null, null]);
+    expect(res.errors?.map((e) => [e.path, e.extensions?.code])).toEqual(reps.map((_, i) => [['_entities', i], 'NOT_FOUND']));
+    expect(t.calls).toHaveLength(0);
+  });
+
+  it('REST decides access: a space hidden from the caller is NOT_FOUND from REST', async () => {
+    const reps = [{ __typename: 'Space', restId: spaceId }];
+    const hidden = await t.gql(ENTITIES, { reps }, t.world.users.outsider.token);
+    expect(hidden.data?._entities).toEqual([null]);
+    expect(hidden.errors?.[0]).toMatchObject({ path: ['_entities', 0], extensions: { code: 'NOT_FOUND', upstream: { status: 404 } } });
+  });
+});
+
+describe('the subgraph still serves the graph', () => {
+  it('queries, node(id) and mutations work as before', async () => {
+    const data = await t.data('query($id: ID!) { viewer { restId } node(id: $id) { ... on Space { restId } } }', { id: globalId('Space', spaceId) });
+    expect(data).toEqual({ viewer: { restId: t.world.users.admin.id }, node: { restId: spaceId } });
+    const m = await t.data('mutation($input: UpdateSpaceInput!) { updateSpace(input: $input) { space { title } } }', { input: { spaceId, title: 'Renamed' } });
+    expect(m.updateSpace.space.title).toBe('Renamed');
+    expect((await t.api.get(`/spaces/${spaceId}`)).body.title).toBe('Renamed');
+  });
+});

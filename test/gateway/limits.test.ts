@@ -1,0 +1,166 @@
+import { getIntrospectionQuery, parse } from 'graphql';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_LIMITS } from '../../src/gateway/app.js';
+import { exampleQuery } from '../../src/gateway/example.js';
+import { operationCost } from '../../src/gateway/plugins/useCostLimit.js';
+import { schema } from '../../src/schema/index.js';
+import { insertSpace } from '../../src/upstream/routes/spaces.js';
+import { startStack, type GqlResult, type TestStack } from '../helpers/gateway.js';
+
+let t: TestStack;
+beforeAll(async () => {
+  t = await startStack();
+  for (let i = 1; i <= 3; i++) insertSpace(t.upstream.db, t.clock.now().toISOString(), { organizationId: t.world.orgId, title: `Space ${i}` });
+});
+afterAll(() => t.stop());
+
+/** `depth - 1` fields: organization → spaces → nodes → organization → …, the leaf `__typename` makes `depth`. */
+function deepFields(depth: number): string[] {
+  const cycle = ['spaces(first: 1)', 'nodes', 'organization'];
+  const fields = ['organization(organizationId: $org)'];
+  for (let i = 0; fields.length < depth - 1; i++) fields.push(cycle[i % 3]);
+  return fields;
+}
+const nest = (fields: string[]) => `${fields.join(' { ')} { __typename ${'} '.repeat(fields.length)}`;
+const deepQuery = (depth: number) => `query($org: String!) { ${nest(deepFields(depth))} }`;
+
+/** The error of a query refused by a limit: BAD_USER_INPUT naming it, no data, no REST call. */
+async function expectRefused(res: Promise<GqlResult>, limit: string, maximum: number, actual?: number) {
+  const { data, errors } = await res;
+  expect(data ?? null).toBeNull();
+  expect(errors).toHaveLength(1);
+  expect(errors![0].message).toMatch(new RegExp(`^${limit}: .*\\b${maximum}\\b`));
+  expect(errors![0].extensions).toEqual({ code: 'BAD_USER_INPUT', limit, maximum, ...(actual === undefined ? {} : { actual }) });
+  expect(t.calls).toEqual([]);
+  return errors![0];
+}
+
+describe('depth', () => {
+  it(`a query ${DEFAULT_LIMITS.maxDepth} fields deep passes`, async () => {
+    const data = await t.data(deepQuery(DEFAULT_LIMITS.maxDepth), { org: t.world.orgId });
+    const org = (o: any) => o.spaces.nodes[0].organization;
+    expect(org(org(org(data.organization))).spaces.__typename).toBe('SpaceConnection');
+  });
+
+  it('one level more is refused before any REST call', async () => {
+    t.resetCalls();
+    const error = await expectRefused(t.gql(deepQuery(DEFAULT_LIMITS.maxDepth + 1), { org: t.world.orgId }), 'maxDepth', 12, 13);
+    expect(error.message).toBe('maxDepth: Query depth limit of 12 exceeded, found 13.');
+  });
+
+  it('fragments count by the fields they hold, not as a level of their own', async () => {
+    const [root, ...rest] = deepFields(DEFAULT_LIMITS.maxDepth);
+    const query = `query($org: String!) { ${root} { ...F } } fragment F on Organization { ${nest(rest)} }`;
+    const data = await t.data(query, { org: t.world.orgId });
+    expect(data.organization.spaces.nodes).toHaveLength(1);
+  });
+});
+
+describe('aliases', () => {
+  const aliased = (n: number) => `{ ${Array.from({ length: n }, (_, i) => `v${i}: viewer { restId }`).join(' ')} }`;
+
+  it(`${DEFAULT_LIMITS.maxAliases} aliases pass, with one REST call for all of them`, async () => {
+    t.resetCalls();
+    const data = await t.data(aliased(DEFAULT_LIMITS.maxAliases));
+    expect(Object.keys(data)).toHaveLength(30);
+    expect(t.calls.map((c) => c.path)).toEqual(['/user']);
+  });
+
+  it('one more is refused before any REST call', async () => {
+    t.resetCalls();
+    await expectRefused(t.gql(aliased(DEFAULT_LIMITS.maxAliases + 1)), 'maxAliases', 30, 31);
+  });
+});
+
+describe('tokens', () => {
+  // `{ viewer {`, `} }` and `fragment F on User { restId }` are 12 tokens; each `...F` 2 more, `id` 1.
+  // (Repeated spreads of one fragment, since thousands of repeated fields exceed graphql-js's own
+  // budget for comparing overlapping fields.)
+  const sized = (tokens: number) =>
+    `{ viewer { ${(tokens - 12) % 2 ? 'id ' : ''}${'...F '.repeat(Math.floor((tokens - 12) / 2))}} } fragment F on User { restId }`;
+
+  it(`a document of ${DEFAULT_LIMITS.maxTokens} tokens passes`, async () => {
+    const data = await t.data(sized(DEFAULT_LIMITS.maxTokens));
+    expect(data.viewer.restId).toBe(t.world.users.admin.id);
+  });
+
+  it('one token more is refused while parsing, before any REST call', async () => {
+    t.resetCalls();
+    const error = await expectRefused(t.gql(sized(DEFAULT_LIMITS.maxTokens + 1)), 'maxTokens', 2000);
+    expect(error.message).toBe('maxTokens: Token limit of 2000 exceeded.');
+  });
+});
+
+describe('cost', () => {
+  // 1 (organization) + 1 + 100 × (1 (organization) + 1 + 100 × (1 (organization))) = 10 202
+  const twoLevels = `query($org: String!, $first: Int) { organization(organizationId: $org) {
+    spaces(first: 100) { nodes { organization { spaces(first: $first) { nodes { organization { restId } } } } } } } }`;
+  const threeLevels = `query($org: String!) { organization(organizationId: $org) {
+    spaces(first: 100) { nodes { organization { spaces(first: 100) { nodes { organization {
+      members(first: 100) { nodes { user { restId } } } } } } } } } } }`;
+
+  it('nested connections of first: 100 × 100 × 100 are refused by default, before any REST call', async () => {
+    t.resetCalls();
+    const error = await expectRefused(t.gql(threeLevels, { org: t.world.orgId }), 'maxCost', 50_000, 1_020_202);
+    expect(error.message).toContain('found 1020202');
+  });
+
+  it('a query at the limit passes, one over is refused; `first` given by a variable counts', async () => {
+    await using s = await startStack({ limits: { maxCost: 10_202 } });
+    const org = s.world.orgId;
+    const ok = await s.gql(twoLevels, { org, first: 100 });
+    expect(ok.errors).toBeUndefined();
+    expect(ok.data.organization.spaces.nodes).toBeInstanceOf(Array);
+    s.resetCalls();
+    const over = await s.gql(twoLevels.replace('{ restId }', '{ restId members(first: 0) { __typename } }'), { org, first: 100 });
+    expect(over.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', limit: 'maxCost', actual: 20_202 });
+    expect(s.calls).toEqual([]);
+  });
+
+  it('prices by the formula: first (default 20, clamped to the maximum) multiplies, ids of nodes() multiply', () => {
+    const cost = (query: string, variables: Record<string, unknown> = {}) =>
+      operationCost(schema, parse(query), variables, undefined, { defaultPageSize: 20, maxPageSize: 100 });
+    expect(cost('{ viewer { restId displayName } }')).toBe(1);
+    expect(cost('{ organization(organizationId: "o") { title spaces { nodes { title } } } }')).toBe(2);
+    expect(cost('{ organization(organizationId: "o") { spaces { nodes { organization { title } } } } }')).toBe(1 + 1 + 20);
+    expect(cost('{ organization(organizationId: "o") { spaces(first: 5) { edges { cursor node { organization { title } } } pageInfo { hasNextPage } } } }')).toBe(1 + 1 + 5);
+    expect(cost('query($n: Int) { organization(organizationId: "o") { spaces(first: $n) { nodes { organization { title } } } } }', { n: 7 })).toBe(1 + 1 + 7);
+    expect(cost('{ organization(organizationId: "o") { spaces(first: 5000) { nodes { organization { title } } } } }')).toBe(1 + 1 + 100);
+    expect(cost('{ nodes(ids: ["a", "b", "c"]) { id ... on Space { organization { title } } } }')).toBe(1 + 3 * 1);
+    expect(cost(getIntrospectionQuery())).toBe(0);
+  });
+});
+
+describe('introspection', () => {
+  it("GraphiQL's introspection query passes every default limit, with no REST call", async () => {
+    t.resetCalls();
+    const query = getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true, schemaDescription: true, inputValueDeprecation: true });
+    const data = await t.data(query);
+    expect(data.__schema.queryType.name).toBe('Query');
+    expect(data.__schema.types.length).toBeGreaterThan(50);
+    expect(t.calls).toEqual([]);
+  });
+});
+
+describe("GraphiQL's example query", () => {
+  it('passes every default limit', async () => {
+    const res = await t.gql(exampleQuery(t.world.orgId));
+    expect(res.errors).toBeUndefined();
+    expect(res.data.organization.spaces.nodes.length).toBeGreaterThan(0);
+  });
+});
+
+describe('subscriptions', () => {
+  it('are priced before they start, like queries', async () => {
+    await using s = await startStack({ limits: { maxCost: 0 } });
+    const res = await s.gateway.yoga.fetch('http://gateway.test/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: `Bearer ${s.world.users.admin.token}` },
+      body: JSON.stringify({ query: `subscription { askStream(organizationId: "${s.world.orgId}", query: "webhooks") { __typename } }` }),
+    });
+    const text = await res.text();
+    expect(text).toContain('maxCost: Query cost limit of 0 exceeded, found 1 ');
+    expect(text).toContain('BAD_USER_INPUT');
+    expect(s.calls).toEqual([]);
+  });
+});

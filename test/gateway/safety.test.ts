@@ -1,0 +1,172 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { buildGateway, type Gateway } from '../../src/gateway/app.js';
+import type { Logger } from '../../src/log.js';
+import { insertSpace } from '../../src/upstream/routes/spaces.js';
+import { error, json, startBadServer, type BadServer, type Step } from '../helpers/badServer.js';
+import { startStack, type GqlResult, type TestStack } from '../helpers/gateway.js';
+import { startUpstream } from '../helpers/upstream.js';
+
+/** A logger at debug level that keeps every line (message and fields) as written. */
+function captureLog(lines: string[]): Logger {
+  const write = (level: string) => (msg: string, fields?: Record<string, unknown>) =>
+    void lines.push(`${level} ${msg}${fields ? ' ' + JSON.stringify(fields) : ''}`);
+  return { debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error') };
+}
+
+/** What must never reach a client: stack frames, error class names, file paths, the token. */
+function expectNothingInternal(text: string, token: string) {
+  expect(text).not.toContain(token);
+  expect(text).not.toMatch(/\bat \S+ \(|node_modules|\/srv\/|TypeError|stack|originalError|forEach/);
+}
+
+describe('error masking in front of a misbehaving upstream', () => {
+  const TOKEN = 'tok_5ecret_caller_token_0123456789';
+  const ORG = 'org1';
+  const lines: string[] = [];
+  let bad: BadServer;
+  let gateway: Gateway;
+  let orgJson: unknown;
+  /** Answers for `/v1/orgs/org1/spaces…`; `/v1/orgs/org1` gets a real organization. */
+  let spaces: Step;
+
+  beforeAll(async () => {
+    // A real organization JSON, so that only the spaces list misbehaves.
+    await using upstream = await startUpstream();
+    orgJson = (await upstream.api.get(`/orgs/${upstream.world.orgId}`)).body;
+    bad = await startBadServer();
+    bad.fallback = (req, res) => (req.url?.startsWith(`/v1/orgs/${ORG}/spaces`) ? spaces : json(200, { ...(orgJson as object), id: ORG }))(req, res);
+    gateway = buildGateway({ upstreamUrl: bad.url, log: captureLog(lines), rest: { retries: 0 } });
+  });
+  afterAll(async () => {
+    await gateway.stop();
+    await bad.stop();
+  });
+  afterEach(() => {
+    // Nothing the gateway logged, at any level, carries the caller's token.
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) expect(line).not.toContain(TOKEN);
+  });
+
+  const QUERY = `{ organization(organizationId: "${ORG}") { title spaces { nodes { title } } } }`;
+  async function run(): Promise<{ body: GqlResult; text: string }> {
+    const res = await gateway.yoga.fetch('http://gateway.test/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+      body: JSON.stringify({ query: QUERY }),
+    });
+    const text = await res.text();
+    return { body: JSON.parse(text), text };
+  }
+
+  it('an exception in a resolver (an answer of the wrong shape) is "Unexpected error." at its path, the rest resolves', async () => {
+    spaces = json(200, { items: 'not a list', count: 1 });
+    const { body, text } = await run();
+    expect(body.data).toEqual({ organization: { title: 'Acme', spaces: null } });
+    expect(body.errors).toEqual([
+      { message: 'Unexpected error.', path: ['organization', 'spaces'], locations: [{ line: 1, column: QUERY.indexOf('spaces') + 1 }], extensions: { code: 'UPSTREAM_ERROR' } },
+    ]);
+    expectNothingInternal(text, TOKEN);
+    // The operator still learns what happened.
+    expect(lines.some((l) => l.startsWith('error ') && l.includes('forEach'))).toBe(true);
+  });
+
+  it('stays masked with NODE_ENV=development (Yoga would otherwise add the original error and its stack)', async () => {
+    const previous = process.env.NODE_ENV;
+    process.env.NODE_ENV = 'development';
+    try {
+      spaces = json(200, { items: 'not a list', count: 1 });
+      const { body, text } = await run();
+      expect(body.errors?.[0].extensions).toEqual({ code: 'UPSTREAM_ERROR' });
+      expectNothingInternal(text, TOKEN);
+    } finally {
+      process.env.NODE_ENV = previous;
+    }
+  });
+
+  it('a 500 whose body holds a stack trace and the token gives a generic UPSTREAM_ERROR', async () => {
+    spaces = error(500, `TypeError: cannot read 'rows'\n    at Db.query (/srv/api/node_modules/pg/index.js:12:5)\n    token=${TOKEN}`);
+    const { body, text } = await run();
+    expect(body.errors?.[0]).toMatchObject({
+      message: 'Upstream error (HTTP 500)',
+      path: ['organization', 'spaces'],
+      extensions: { code: 'UPSTREAM_ERROR', upstream: { status: 500, method: 'GET', path: `/orgs/${ORG}/spaces` } },
+    });
+    expectNothingInternal(text, TOKEN);
+  });
+
+  it('invalid JSON is UPSTREAM_ERROR, without the body', async () => {
+    spaces = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"items": [ at Object.<anonymous> (/srv/api/app.js:1:1)');
+    };
+    const { body, text } = await run();
+    expect(body.errors?.[0]).toMatchObject({ message: 'Upstream sent invalid JSON', extensions: { code: 'UPSTREAM_ERROR' } });
+    expectNothingInternal(text, TOKEN);
+  });
+
+  it('a 4xx message that echoes the token keeps its text with the token redacted', async () => {
+    spaces = error(400, `limit: bad value for caller ${TOKEN}`);
+    const { body, text } = await run();
+    expect(body.errors?.[0]).toMatchObject({ message: 'limit: bad value for caller [redacted]', extensions: { code: 'BAD_USER_INPUT' } });
+    expectNothingInternal(text, TOKEN);
+  });
+
+  it('every REST attempt was logged at debug level, without headers', () => {
+    const rest = lines.filter((l) => l.startsWith('debug rest GET'));
+    expect(rest.length).toBeGreaterThanOrEqual(5);
+    for (const line of rest) expect(line).not.toMatch(/bearer|authorization/i);
+  });
+});
+
+describe('per-request isolation', () => {
+  let t: TestStack;
+  const lines: string[] = [];
+  beforeAll(async () => {
+    // Some upstream latency, so that concurrent requests really overlap.
+    t = await startStack({ log: captureLog(lines) }, { latencyMs: 5 });
+    for (let i = 1; i <= 3; i++) insertSpace(t.upstream.db, t.clock.now().toISOString(), { organizationId: t.world.orgId, title: `Space ${i}` });
+  });
+  afterAll(() => t.stop());
+
+  const ORG = `query($org: String!) { organization(organizationId: $org) { restId title spaces { nodes { title organization { title } } } } }`;
+
+  it('an admin and an outsider asking for the same organization concurrently never see each other’s answers', async () => {
+    const { admin, outsider } = t.world.users;
+    for (let round = 0; round < 5; round++) {
+      const callers = Array.from({ length: 10 }, (_, i) => (i % 2 === round % 2 ? admin : outsider));
+      const results = await Promise.all(callers.map((u) => t.gql(ORG, { org: t.world.orgId }, u.token)));
+      results.forEach((res, i) => {
+        if (callers[i] === admin) {
+          expect(res.errors).toBeUndefined();
+          expect(res.data.organization.title).toBe('Acme');
+          expect(res.data.organization.spaces.nodes.map((s: any) => s.title)).toEqual(['Space 1', 'Space 2', 'Space 3']);
+        } else {
+          expect(res.data.organization).toBeNull();
+          expect(res.errors).toHaveLength(1);
+          expect(res.errors![0]).toMatchObject({ path: ['organization'], extensions: { code: 'NOT_FOUND' } });
+        }
+      });
+    }
+  });
+
+  it('each caller sees their own viewer and organization, and no token at all is UNAUTHENTICATED', async () => {
+    const { read, outsider } = t.world.users;
+    const q = `query($acme: String!, $globex: String!) { viewer { restId } acme: organization(organizationId: $acme) { title } globex: organization(organizationId: $globex) { title } }`;
+    const vars = { acme: t.world.orgId, globex: t.world.otherOrgId };
+    for (let round = 0; round < 3; round++) {
+      const [a, b, none] = await Promise.all([t.gql(q, vars, read.token), t.gql(q, vars, outsider.token), t.gql(q, vars, null)]);
+      expect(a.data).toEqual({ viewer: { restId: read.id }, acme: { title: 'Acme' }, globex: null });
+      expect(a.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([[['globex'], 'NOT_FOUND']]);
+      expect(b.data).toEqual({ viewer: { restId: outsider.id }, acme: null, globex: { title: 'Globex' } });
+      expect(b.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([[['acme'], 'NOT_FOUND']]);
+      expect(none.data).toBeNull();
+      expect(none.errors?.every((e) => e.extensions?.code === 'UNAUTHENTICATED')).toBe(true);
+    }
+  });
+
+  it('no token appears in any log line', () => {
+    expect(lines.length).toBeGreaterThan(0);
+    const tokens = Object.values(t.world.users).map((u) => u.token);
+    for (const line of lines) for (const token of tokens) expect(line).not.toContain(token);
+  });
+});
