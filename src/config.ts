@@ -171,7 +171,7 @@ export const SETTINGS: Setting[] = [
     kind: 'int',
     min: 1,
     max: 100,
-    fallback: () => 12,
+    fallback: () => 16,
     commands: ['start'],
     help: 'Gateway: deepest query accepted',
   },

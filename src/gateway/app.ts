@@ -45,7 +45,7 @@ export interface Gateway {
 export const DEFAULT_LIMITS: GatewayLimits = {
   defaultPageSize: 20,
   maxPageSize: 100,
-  maxDepth: 12,
+  maxDepth: 16,
   maxAliases: 30,
   maxTokens: 2000,
   maxCost: 50_000,

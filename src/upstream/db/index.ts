@@ -13,7 +13,27 @@ export function openDatabase(file: string): Db {
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
   migrate(db);
+  cacheStatements(db);
   return db;
+}
+
+/**
+ * better-sqlite3 compiles SQL on every `prepare`; the routes prepare the same few hundred
+ * statements on each request, so keep them compiled. Statements are re-entrant-safe here: no route
+ * iterates a statement (`.iterate()`) while running it again. Bounded, for the dynamic SQL of lists.
+ */
+function cacheStatements(db: Db, max = 1000): void {
+  const prepare = db.prepare.bind(db);
+  const cache = new Map<string, Database.Statement>();
+  db.prepare = ((sql: string) => {
+    let stmt = cache.get(sql);
+    if (!stmt) {
+      stmt = prepare(sql);
+      if (cache.size >= max) cache.delete(cache.keys().next().value as string);
+      cache.set(sql, stmt);
+    }
+    return stmt;
+  }) as Db['prepare'];
 }
 
 /** Applies the migrations whose version is above `PRAGMA user_version`, each in a transaction. */
