@@ -1,12 +1,13 @@
 /** buildGateway(options) → {yoga, start, stop}: the GraphQL server in front of the REST API. */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { drainable } from '../shutdown.js';
 import { useGraphQLSSE } from '@graphql-yoga/plugin-graphql-sse';
+import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import { silentLogger, type Logger } from '../log.js';
 import { createRestClient, type RestCall, type RestClient } from '../rest/index.js';
 import { schema } from '../schema/index.js';
+import { drainable } from '../shutdown.js';
 import { createContext, type GatewayContext, type GatewayLimits } from './context.js';
 import { useStreamShutdown } from './plugins/streamShutdown.js';
 import { maskedErrors } from './plugins/maskedErrors.js';
@@ -85,6 +86,8 @@ export function buildGateway(options: GatewayOptions): Gateway {
       warn: (...args) => log.warn(args.map(String).join(' ')),
       error: (...args) => log.error(args.map(String).join(' ')),
     },
+    // GraphiQL's assets are served by the gateway itself (no CDN), so it works offline too.
+    renderGraphiQL,
     graphiql: {
       title: 'docs-graph',
       defaultQuery: options.graphiql?.query,

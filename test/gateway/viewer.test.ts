@@ -25,6 +25,13 @@ describe('viewer and root lookups', () => {
     expect(again.node).toEqual({ id: data.organization.id, title: 'Acme' });
   });
 
+  it('user(userId:) and node(id) round-trip a User', async () => {
+    const data = await t.data('query($id: String!) { user(userId: $id) { id restId displayName } }', { id: t.world.users.read.id });
+    expect(data.user).toMatchObject({ restId: t.world.users.read.id, displayName: 'Ada read' });
+    const again = await t.data('query($id: ID!) { node(id: $id) { __typename id ... on User { restId } } }', { id: data.user.id });
+    expect(again.node).toEqual({ __typename: 'User', id: data.user.id, restId: t.world.users.read.id });
+  });
+
   it('a bad token is UNAUTHENTICATED at the field path', async () => {
     const res = await t.gql('{ viewer { id } }', undefined, 'bad-token');
     expect(res.errors?.[0].extensions?.code).toBe('UNAUTHENTICATED');
