@@ -113,7 +113,7 @@ export const writeMutations: Record<string, string[]> = {
   [`POST ${SITE}/sections/{siteSectionId}/move`]: m('moveSiteSection'),
   // Spaces
   'DELETE /spaces/{spaceId}': m('deleteSpace'),
-  'PATCH /spaces/{spaceId}': m('updateSpace'),
+  'PATCH /spaces/{spaceId}': m('updateSpace', 'lockSpace', 'unlockSpace'),
   'POST /spaces/{spaceId}/duplicate': m('duplicateSpace'),
   'POST /spaces/{spaceId}/restore': m('restoreSpace'),
   'POST /spaces/{spaceId}/move': m('moveSpace'),

@@ -5,6 +5,7 @@
 import { ConfigError, helpText, parseConfig, type Command, type Config } from './config.js';
 import { createLogger, type Logger } from './log.js';
 import { ensureDemo, type DemoTokens } from './upstream/demo/index.js';
+import { openDatabase, type Db } from './upstream/db/index.js';
 import { buildUpstream, type Upstream } from './upstream/server.js';
 
 interface Running {
@@ -14,7 +15,10 @@ interface Running {
 async function main(argv: string[]): Promise<void> {
   const command = argv[0] as Command;
   if (command !== 'start' && command !== 'upstream') {
-    console.error('usage: index.ts start|upstream [options] (see --help)');
+    const help = argv[0] === '--help' || argv[0] === '-h';
+    const usage = 'usage: tsx src/index.ts start|upstream [options]\n\n' + helpText('start') + '\n\n' + helpText('upstream');
+    if (help) return console.log(usage);
+    console.error(`${argv[0] === undefined ? 'No command given' : `Unknown command ${argv[0]}`}; ${usage}`);
     process.exit(2);
   }
   const args = argv.slice(1);
@@ -31,29 +35,57 @@ async function main(argv: string[]): Promise<void> {
     process.exit(2);
   }
   const log = createLogger(config.logLevel);
-  const running = command === 'upstream' ? await runUpstream(config, config.port, log) : await runGateway(config, log);
+  const running = command === 'upstream' ? await runUpstream(config, config.port, '--port', log) : await runGateway(config, log);
   onSignals(running, log);
 }
 
-async function runUpstream(config: Config, port: number, log: Logger): Promise<Running & { upstream: Upstream; demo: DemoTokens | null }> {
+async function runUpstream(
+  config: Config,
+  port: number,
+  portFlag: string,
+  log: Logger,
+): Promise<Running & { upstream: Upstream; demo: DemoTokens | null }> {
+  const db = openDb(config.db);
+  const demo = await ensureDemo(db, log).catch((error: Error) => fail(`Cannot start: ${error.message}`, error.cause));
   const upstreamLog = createLogger(config.logLevel, 'rest');
   const upstream = buildUpstream({
-    db: config.db,
+    db,
     port,
     host: config.host,
     latencyMs: config.latencyMs,
     rateLimit: config.rateLimit ? { limit: config.rateLimit, windowMs: 60_000 } : undefined,
     log: config.logLevel === 'debug' ? (l) => upstreamLog.debug(`${l.method} ${l.path} ${l.status} ${l.ms.toFixed(1)}ms`) : undefined,
   });
-  const url = await listen(() => upstream.start(), `REST API on port ${port}`);
-  const demo = await ensureDemo(upstream, log);
+  const url = await listen(() => upstream.start(), `REST API on ${config.host}:${port}`, portFlag);
   console.log(`REST: ${url}`);
   printDemoTokens(demo);
-  return { upstream, demo, stop: () => upstream.stop() };
+  return {
+    upstream,
+    demo,
+    async stop() {
+      await upstream.stop();
+      db.close();
+    },
+  };
+}
+
+/** Opens (creating and migrating) the SQLite database, or stops with a message naming it. */
+function openDb(file: string): Db {
+  try {
+    return openDatabase(file);
+  } catch (error) {
+    return fail(`Cannot open the database ${file} (--db / DOCS_GRAPH_DB): ${(error as Error).message}`);
+  }
+}
+
+function fail(message: string, cause?: unknown): never {
+  console.error(message);
+  if (cause instanceof Error && cause.stack) console.error(cause.stack);
+  process.exit(1);
 }
 
 async function runGateway(config: Config, log: Logger): Promise<Running> {
-  const embedded = config.upstreamUrl ? null : await runUpstream(config, config.upstreamPort, log);
+  const embedded = config.upstreamUrl ? null : await runUpstream(config, config.upstreamPort, '--upstream-port', log);
   const { buildGateway } = await import('./gateway/app.js');
   const { exampleQuery } = await import('./gateway/example.js');
   const gateway = buildGateway({
@@ -77,7 +109,7 @@ async function runGateway(config: Config, log: Logger): Promise<Running> {
     },
     graphiql: embedded?.demo ? { token: embedded.demo.admin, query: exampleQuery(embedded.demo.organizationId) } : undefined,
   });
-  const url = await listen(() => gateway.start(), `gateway on port ${config.port}`);
+  const url = await listen(() => gateway.start(), `gateway on ${config.host}:${config.port}`, '--port');
   console.log(`GraphQL: ${url.replace('127.0.0.1', 'localhost')}`);
   if (!embedded) console.log(`Upstream: ${config.upstreamUrl}`);
   return {
@@ -94,15 +126,15 @@ function printDemoTokens(demo: DemoTokens | null) {
   for (const [role, token] of Object.entries(demo.others)) console.log(`Demo token (${role}): ${token}`);
 }
 
-async function listen(start: () => Promise<string>, what: string): Promise<string> {
+async function listen(start: () => Promise<string>, what: string, portFlag: string): Promise<string> {
   try {
     return await start();
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') console.error(`Cannot start the ${what}: the port is in use (choose another with --port / --upstream-port)`);
-    else if (code === 'EACCES') console.error(`Cannot start the ${what}: permission denied`);
-    else console.error(`Cannot start the ${what}: ${(error as Error).message}`);
-    process.exit(1);
+    if (code === 'EADDRINUSE') return fail(`Cannot start the ${what}: the port is already in use (choose another with ${portFlag})`);
+    if (code === 'EACCES') return fail(`Cannot start the ${what}: permission denied (choose a port above 1023 with ${portFlag})`);
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') return fail(`Cannot start the ${what}: no such interface (check --host)`);
+    return fail(`Cannot start the ${what}: ${(error as Error).message}`);
   }
 }
 

@@ -135,8 +135,8 @@ export const bodies = {
   'comment.create': { node: str(), page: str(), body: req(contentBody) },
   'comment.update': { resolved: bool, ...commentEdit },
   'reply.create': { body: req(contentBody) },
-  /** "Same as PUT comment", except `resolved`: a reply has no resolution (its comment has). */
-  'reply.update': commentEdit,
+  /** "Same as PUT comment" (seed and official UpdateCommentSchema): `resolved` resolves or reopens the reply's comment. */
+  'reply.update': { resolved: bool, ...commentEdit },
   /** InviteUsersAndTeams: `role` and at least one of `teams`, `users` (checked by the route). */
   'permission.invite': { role: req(role), teams: principalIds, users: principalIds },
   'permission.update': { role: roleOrNull },

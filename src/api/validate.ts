@@ -112,15 +112,23 @@ export function checkFields(fields: Fields, value: Record<string, unknown>, path
   }
   if (!open) {
     for (const key of Object.keys(value)) {
-      if (!(key in fields)) throw new ValidationError(join(path, key), 'is not a known field');
+      if (!Object.hasOwn(fields, key)) throw new ValidationError(join(path, key), 'is not a known field');
     }
   }
 }
 
+/**
+ * An absolute URI (RFC 3986): a scheme, then only URI characters, `%` only in valid escapes,
+ * brackets only around an IPv6 host. `new URL` alone takes spaces, non-ASCII and `|` (and fixes
+ * them up), which the OpenAPI `uri` format of the responses that echo the value does not.
+ */
+const URI_SYNTAX = /^[a-zA-Z][a-zA-Z0-9+.-]*:(?:[A-Za-z0-9\-._~:/?#@!$&'()*+,;=]|%[0-9A-Fa-f]{2})*$/;
+const IPV6_HOST = /^([a-zA-Z][a-zA-Z0-9+.-]*:\/\/(?:[^/?#@]*@)?)\[[0-9A-Fa-f:.]+\]/;
+
 function isUri(value: string): boolean {
+  if (!URI_SYNTAX.test(value.replace(IPV6_HOST, '$1host'))) return false;
   try {
-    const u = new URL(value);
-    return Boolean(u.protocol);
+    return Boolean(new URL(value).protocol);
   } catch {
     return false;
   }

@@ -12,6 +12,7 @@ import { createContext, type GatewayContext, type GatewayLimits } from './contex
 import { useStreamShutdown } from './plugins/streamShutdown.js';
 import { maskedErrors } from './plugins/maskedErrors.js';
 import { useQueryLimits } from './plugins/useQueryLimits.js';
+import { useRequestErrorCodes } from './plugins/requestErrorCodes.js';
 
 export interface GatewayOptions {
   /** Upstream REST base URL ending in `/v1`. */
@@ -75,6 +76,8 @@ export function buildGateway(options: GatewayOptions): Gateway {
       streams.plugin,
       // Depth, aliases, tokens and cost, rejected with BAD_USER_INPUT before execution (no REST call).
       ...useQueryLimits(limits),
+      // Parse, validation and variable errors carry a code of the fixed set too (BAD_USER_INPUT).
+      useRequestErrorCodes(),
     ],
     // Unexpected errors reach the client as `Unexpected error.` with no message, stack or cause.
     maskedErrors,

@@ -1,5 +1,6 @@
 /** Imports every type file (each registers its types with the builder) and builds the schema. */
 import { builder } from './builder.js';
+import { describeGeneratedTypes } from './lib/descriptions.js';
 import { toSubgraphSchema } from './lib/federation.js';
 import './lib/scalars.js';
 import './lib/enums.js';
@@ -46,9 +47,9 @@ import './nodes/CommentReply.js';
 import './mutations/changeRequests.js';
 import './mutations/comments.js';
 
-builder.queryType({});
-builder.mutationType({});
-builder.subscriptionType({});
+builder.queryType({ description: 'Reads: root lookups by REST identifiers, the caller, and any node by its global id.' });
+builder.mutationType({ description: 'Writes: one mutation per REST write and per state transition.' });
+builder.subscriptionType({ description: 'Streams of the REST API, as Server-Sent Events.' });
 
 // A federation subgraph: every node type is an entity; sorted lexicographically, `sdl` is its print.
-export const { schema, sdl } = toSubgraphSchema(builder.toSchema());
+export const { schema, sdl } = toSubgraphSchema(describeGeneratedTypes(builder.toSchema()));

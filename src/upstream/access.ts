@@ -59,12 +59,17 @@ function explicitRole(db: Db, chain: Array<{ type: string; id: string }>, userId
   return strongest(...rows.map((r) => r.role));
 }
 
-/** The caller's role on a space or a collection (null: no access through membership or grants). */
+/**
+ * The caller's role on a space or a collection (null: no access through membership or grants).
+ * Only active members (guests included) hold roles: the grants of a disabled member, or of a
+ * user who is not a member, open nothing.
+ */
 export function contentRole(db: Db, target: ContentTarget, userId: string | undefined): Role | null {
   if (!userId) return null;
   const member = orgMembership(db, target.organization_id, userId);
-  if (member?.role === 'admin') return 'admin';
-  const base = member?.role ? weakest(member.role, target.default_level) : null;
+  if (!member) return null;
+  if (member.role === 'admin') return 'admin';
+  const base = member.role ? weakest(member.role, target.default_level) : null;
   return strongest(base, explicitRole(db, ancestry(db, target), userId));
 }
 

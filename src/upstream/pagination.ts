@@ -80,29 +80,41 @@ function encodePage(key: unknown[]): string {
   return Buffer.from(JSON.stringify(key)).toString('base64url');
 }
 
-function decodePage(page: string, length: number): unknown[] {
+function decodePage(page: string, length: number, lengthWithVersion = length): unknown[] {
   try {
     const key = JSON.parse(Buffer.from(page, 'base64url').toString('utf8'));
-    if (Array.isArray(key) && key.length === length && key.every((v) => ['string', 'number'].includes(typeof v)))
-      return key;
+    const fits = Array.isArray(key) && (key.length === length || key.length === lengthWithVersion);
+    if (fits && key.every((v) => ['string', 'number'].includes(typeof v))) return key;
   } catch {
     /* fall through */
   }
   throw badRequest('page: is not a valid page token');
 }
 
-/** Pagination of an in-memory list (for computed lists such as links): the token is an offset. */
-export function paginateArray<T>(ctx: RequestContext, all: T[], extra?: Record<string, unknown>): ListEnvelope<T> {
-  const limit = ctx.query.int('limit', 1, LIST_LIMIT_MAX) ?? DEFAULT_PAGE_SIZE;
+/**
+ * The `page` token of an in-memory list: an offset, and the version of the data the list was
+ * computed from when the list has one (undefined: the first page).
+ */
+export function arrayPage(ctx: RequestContext): { offset: number; version?: string } | undefined {
   const page = ctx.query.string('page');
-  let start = 0;
-  if (page !== undefined) {
-    const [n] = decodePage(page, 1);
-    if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) throw badRequest('page: is not a valid page token');
-    start = n;
-  }
+  if (page === undefined) return undefined;
+  const [offset, version] = decodePage(page, 1, 2);
+  if (typeof offset !== 'number' || !Number.isInteger(offset) || offset < 0 || (version !== undefined && typeof version !== 'string'))
+    throw badRequest('page: is not a valid page token');
+  return { offset, version: version as string | undefined };
+}
+
+/**
+ * Pagination of an in-memory list (for computed lists such as links): the token is an offset.
+ * When the list is computed from immutable data (a revision), `version` names it: the tokens carry
+ * it, so the caller can compute later pages from the same data (see arrayPage) and stay stable.
+ */
+export function paginateArray<T>(ctx: RequestContext, all: T[], extra?: Record<string, unknown>, version?: string): ListEnvelope<T> {
+  const limit = ctx.query.int('limit', 1, LIST_LIMIT_MAX) ?? DEFAULT_PAGE_SIZE;
+  const start = arrayPage(ctx)?.offset ?? 0;
   const items = all.slice(start, start + limit);
   const envelope: ListEnvelope<T> = { ...extra, items, count: items.length };
-  if (start + limit < all.length) envelope.next = { page: encodePage([start + limit]) };
+  const next = start + limit;
+  if (next < all.length) envelope.next = { page: encodePage(version === undefined ? [next] : [next, version]) };
   return envelope;
 }

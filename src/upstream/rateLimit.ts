@@ -7,7 +7,7 @@ export interface RateLimit {
   windowMs: number;
 }
 
-/** Fixed-window limiter per key (the caller's token): past the limit, 429 with Retry-After. */
+/** Fixed-window limiter per key (the calling user, or the address of an anonymous call): past the limit, 429 with Retry-After. */
 export class RateLimiter {
   private readonly windows = new Map<string, { start: number; count: number }>();
   constructor(

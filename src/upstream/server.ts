@@ -19,7 +19,7 @@ export interface UpstreamOptions {
   latencyMs?: number;
   port?: number;
   host?: string;
-  /** Requests per window per token; off when absent. */
+  /** Requests per window per caller; off when absent. */
   rateLimit?: RateLimit;
   /** Called for each request when set (method, path, status, ms). */
   log?: (line: { method: string; path: string; status: number; ms: number }) => void;
@@ -93,7 +93,8 @@ export function buildUpstream(options: UpstreamOptions = {}): Upstream {
     }
     const caller = authenticate(db, req.headers.authorization);
     if (!caller && !match.route.options.anonymous) throw unauthorized();
-    if (limiter) limiter.take(req.headers.authorization ?? `ip:${req.socket.remoteAddress}`);
+    // Per user (however the header is spelled), or per address for anonymous calls.
+    if (limiter) limiter.take(caller ? `user:${caller.id}` : `ip:${req.socket.remoteAddress}`);
     const body = await readJson(req, options.maxBodyBytes ?? 1 << 20);
     const aborted = new AbortController();
     res.on('close', () => aborted.abort());
@@ -152,11 +153,29 @@ async function readJson(req: IncomingMessage, max: number): Promise<unknown> {
   if (!size) return undefined;
   const type = req.headers['content-type'] ?? '';
   if (!/^application\/json\b/i.test(type)) throw new HttpError(415, 'body: Content-Type must be application/json');
+  let body: unknown;
   try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
   } catch {
     throw new HttpError(400, 'body: is not valid JSON');
   }
+  if (nestedDeeperThan(body, MAX_JSON_DEPTH)) throw new HttpError(400, `body: must not nest more than ${MAX_JSON_DEPTH} levels`);
+  return body;
+}
+
+/** JSON.parse takes any depth, but later work (JSON.stringify when storing) overflows the stack on it. */
+const MAX_JSON_DEPTH = 64;
+
+/** True when arrays and objects nest more than `max` levels (checked without recursion). */
+function nestedDeeperThan(value: unknown, max: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth > max) return true;
+    for (const child of Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return false;
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown) {

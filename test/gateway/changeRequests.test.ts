@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { editChangeRequestPages } from '../../src/upstream/content/merge.js';
 import { pagesOf } from '../../src/upstream/content/revisions.js';
 import { startStack, type TestStack } from '../helpers/gateway.js';
+import { restUrls, urls } from './urls.js';
 
 let t: TestStack;
 beforeAll(async () => {
@@ -27,7 +28,7 @@ async function newChangeRequest(spaceId: string, subject: string, status?: strin
 const calls = () => t.calls.map((c) => `${c.method} ${c.path}`);
 
 const CR_FIELDS = `id restId number status subject createdAt updatedAt revision revisionInitial revisionMergedAncestor
-  revisionMerged commentsCount outdated urls createdBy { id restId displayName email } space { restId title }`;
+  revisionMerged commentsCount outdated ${urls('ChangeRequest')} createdBy { id restId displayName email } space { restId title }`;
 
 /** What the graph should show for a REST change request. */
 const expected = (cr: any) => ({
@@ -43,7 +44,7 @@ const expected = (cr: any) => ({
   revisionMerged: cr.revisionMerged ?? null,
   commentsCount: cr.comments,
   outdated: cr.outdated,
-  urls: cr.urls,
+  urls: restUrls('ChangeRequest', cr.urls),
   createdBy: { id: expect.any(String), restId: cr.createdBy.id, displayName: cr.createdBy.displayName, email: cr.createdBy.email },
 });
 

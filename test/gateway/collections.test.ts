@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type TestStack } from '../helpers/gateway.js';
+import { restUrls, urls } from './urls.js';
 
 let t: TestStack;
 beforeAll(async () => {
@@ -19,7 +20,7 @@ const data = async (name: string, input: Record<string, unknown>, selection: str
   return res.data![name];
 };
 
-const COLLECTION = 'id restId title description defaultLevel urls permissions { admin create } organization { restId } parent { restId }';
+const COLLECTION = `id restId title description defaultLevel ${urls('Collection')} permissions { admin create } organization { restId } parent { restId }`;
 
 /** What the graph shows of a REST collection. */
 const graphCollection = (c: any) => ({
@@ -27,7 +28,7 @@ const graphCollection = (c: any) => ({
   title: c.title,
   description: c.description ?? null,
   defaultLevel: enumName(c.defaultLevel),
-  urls: c.urls,
+  urls: restUrls('Collection', c.urls),
   permissions: c.permissions,
   organization: { restId: c.organization },
   parent: c.parent ? { restId: c.parent } : null,

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pagesOf } from '../../src/upstream/content/revisions.js';
 import { startStack, type TestStack } from '../helpers/gateway.js';
+import { restUrls, urls } from './urls.js';
 
 let t: TestStack;
 let spaceId: string;
@@ -36,12 +37,12 @@ const mutate = async (name: string, input: Record<string, unknown>, fields: stri
 const mutateRaw = (name: string, input: Record<string, unknown>, fields: string, role: Parameters<typeof tokenOf>[0] = 'comment') =>
   t.gql(`mutation($input: ${name[0].toUpperCase()}${name.slice(1)}Input!) { ${name}(input: $input) { ${fields} } }`, { input }, tokenOf(role));
 
-const COMMENT_FIELDS = `id restId postedAt editedAt status resolvedAt repliesCount urls
+const COMMENT_FIELDS = `id restId postedAt editedAt status resolvedAt repliesCount ${urls('Comment')}
   postedBy { restId displayName } resolvedBy { restId }
   body { markdown document }
   reactions { emoji count users { reactedAt user { restId } } }
   permissions { view edit reply delete }
-  target { revision review node page { id title path outdated createdAt updatedAt } space { restId } changeRequest { restId number } }
+  target { revision review node page { restId title path outdated createdAt updatedAt } space { restId } changeRequest { restId number } }
   changeRequest { restId }`;
 
 /** What the graph shows for a REST comment fetched in the same format. */
@@ -52,7 +53,7 @@ const expected = (c: any) => ({
   status: c.status.toUpperCase(),
   resolvedAt: c.resolvedAt ?? null,
   repliesCount: c.replies,
-  urls: c.urls,
+  urls: restUrls('Comment', c.urls),
   postedBy: { restId: c.postedBy.id, displayName: c.postedBy.displayName },
   resolvedBy: c.resolvedBy ? { restId: c.resolvedBy.id } : null,
   body: { markdown: c.body.markdown ?? null, document: c.body.document ?? null },
@@ -63,7 +64,7 @@ const expected = (c: any) => ({
     review: c.target.review ?? null,
     node: c.target.node ?? null,
     page: c.target.page
-      ? { id: c.target.page.id, title: c.target.page.title, path: c.target.page.path, outdated: c.target.page.outdated, createdAt: c.target.page.createdAt, updatedAt: c.target.page.updatedAt }
+      ? { restId: c.target.page.id, title: c.target.page.title, path: c.target.page.path, outdated: c.target.page.outdated, createdAt: c.target.page.createdAt, updatedAt: c.target.page.updatedAt }
       : null,
     space: { restId: spaceId },
     changeRequest: { restId: cr.id, number: cr.number },
@@ -102,7 +103,7 @@ describe('ChangeRequest.comments', () => {
     expect(seen.map((c) => c.restId)).toEqual(ids);
     expect(seen).toEqual(rest.items.map((c: any) => ({ id: expect.any(String), ...expected(c) })));
     expect(seen[1]).toMatchObject({ status: 'RESOLVED', resolvedBy: { restId: t.world.users.admin.id }, reactions: [{ emoji: '👍', count: 2 }, { emoji: '🎉', count: 1 }] });
-    expect(seen[0]).toMatchObject({ repliesCount: 1, target: { node: { id: 'block-1' }, page: { id: pageId, title: 'Introduction' } } });
+    expect(seen[0]).toMatchObject({ repliesCount: 1, target: { node: { id: 'block-1' }, page: { restId: pageId, title: 'Introduction' } } });
   });
 
   it('defaults as REST: newest first, every status, bodies as documents', async () => {
@@ -163,12 +164,12 @@ describe('comment mutations', () => {
     const res = await mutate(
       'createComment',
       { spaceId, changeRequestId: cr.id, body: { markdown: 'Is this right?' }, page: pageId, node: 'n-1' },
-      'comment { id restId status postedBy { restId } body(format: MARKDOWN) { markdown } target { page { id } node } } changeRequest { commentsCount }',
+      'comment { id restId status postedBy { restId } body(format: MARKDOWN) { markdown } target { page { restId } node } } changeRequest { commentsCount }',
     );
     commentId = res.comment.restId;
     gid = res.comment.id;
     expect(res).toMatchObject({
-      comment: { status: 'OPEN', postedBy: { restId: t.world.users.comment.id }, body: { markdown: 'Is this right?' }, target: { page: { id: pageId }, node: { id: 'n-1' } } },
+      comment: { status: 'OPEN', postedBy: { restId: t.world.users.comment.id }, body: { markdown: 'Is this right?' }, target: { page: { restId: pageId }, node: { id: 'n-1' } } },
       changeRequest: { commentsCount: before + 1 },
     });
     const rest = (await t.api.get(`${base}/${commentId}`, { format: 'markdown' })).body;
@@ -278,7 +279,7 @@ describe('replies', () => {
   const REPLIES = `query($s: String!, $c: String!, $first: Int, $after: String, $format: ContentFormat) {
     changeRequest(spaceId: $s, changeRequestId: $c) { comments(first: 1) { nodes { restId repliesCount
       replies(first: $first, after: $after, format: $format) { nodes { id restId postedAt editedAt postedBy { restId }
-        body { markdown document } reactions { emoji count } permissions { view edit reply delete } urls comment { restId } }
+        body { markdown document } reactions { emoji count } permissions { view edit reply delete } ${urls('Comment')} comment { restId } }
         pageInfo { hasNextPage endCursor } } } } } }`;
 
   beforeAll(async () => {
@@ -308,7 +309,7 @@ describe('replies', () => {
         body: { markdown: r.body.markdown, document: null },
         reactions: [],
         permissions: { ...r.permissions, reply: r.permissions.reply ?? null },
-        urls: r.urls,
+        urls: restUrls('Comment', r.urls),
         comment: { restId: commentId },
       })),
     );
@@ -321,7 +322,7 @@ describe('replies', () => {
     t.resetCalls();
     const node = await t.data(
       `query($id: ID!) { node(id: $id) { id ... on CommentReply { restId postedAt editedAt postedBy { restId } body { markdown document }
-        reactions { emoji count } permissions { view edit reply delete } urls comment { restId } } } }`,
+        reactions { emoji count } permissions { view edit reply delete } ${urls('Comment')} comment { restId } } } }`,
       { id: listed.id },
     );
     expect(node.node).toEqual(listed);

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { screamingSnake } from '../../src/schema/lib/enums.js';
 import { installIntegration, integrationSecrets } from '../../src/upstream/routes/integrations.js';
 import { startStack, type TestStack } from '../helpers/gateway.js';
+import { restUrls, urls } from './urls.js';
 
 let t: TestStack;
 const B64 = Buffer.from('png').toString('base64');
@@ -61,9 +62,9 @@ beforeAll(async () => {
 afterAll(() => t.stop());
 
 const FIELDS = `id restId name version title description summary previewImages target verified visibility scopes categories
-  blocks { id title description icon urlUnfurl markdown { codeblock body } }
-  contentSources { id title description icon configuration }
-  configurations externalLinks { url label } contentSecurityPolicy urls permissions { admin install }
+  blocks { restId title description icon urlUnfurl markdown { codeblock body } }
+  contentSources { restId title description icon configuration { componentId } }
+  configurations externalLinks { url label } contentSecurityPolicy ${urls('Integration')} permissions { admin install }
   owner { id restId title }`;
 const enumOf = (v: string) => screamingSnake(v);
 const fromRest = (i: any) => ({
@@ -80,18 +81,18 @@ const fromRest = (i: any) => ({
   scopes: i.scopes,
   categories: i.categories.map(enumOf),
   blocks: (i.blocks ?? []).map((b: any) => ({
-    id: b.id,
+    restId: b.id,
     title: b.title,
     description: or(b.description),
     icon: or(b.icon),
     urlUnfurl: b.urlUnfurl ?? [],
     markdown: or(b.markdown),
   })),
-  contentSources: (i.contentSources ?? []).map((s: any) => ({ ...s, description: or(s.description), icon: or(s.icon) })),
+  contentSources: (i.contentSources ?? []).map(({ id, ...s }: any) => ({ restId: id, ...s, description: or(s.description), icon: or(s.icon) })),
   configurations: or(i.configurations),
   externalLinks: i.externalLinks,
   contentSecurityPolicy: or(i.contentSecurityPolicy),
-  urls: i.urls,
+  urls: restUrls('Integration', i.urls),
   permissions: { admin: i.permissions.admin, install: or(i.permissions.install) },
   owner: { id: expect.any(String), restId: i.owner.id, title: i.owner.title },
 });
@@ -200,7 +201,7 @@ describe('integrations connection', () => {
 describe('Integration.installations', () => {
   const INSTALLS = `query($name: String!, $externalId: String, $first: Int, $after: String) {
     integration(integrationName: $name) { installations(externalId: $externalId, first: $first, after: $after) {
-      nodes { restId status spaceSelection siteSelection spaces configuration externalIds createdAt updatedAt urls target
+      nodes { restId status spaceSelection siteSelection spacesCount configuration externalIds createdAt updatedAt ${urls('IntegrationInstallation')} target
         organization { restId } }
       pageInfo { hasNextPage endCursor } } } }`;
   const fromRestInstall = (i: any) => ({
@@ -208,12 +209,12 @@ describe('Integration.installations', () => {
     status: screamingSnake(i.status),
     spaceSelection: screamingSnake(i.space_selection),
     siteSelection: screamingSnake(i.site_selection),
-    spaces: i.spaces,
+    spacesCount: i.spaces,
     configuration: i.configuration,
     externalIds: i.externalIds,
     createdAt: i.createdAt,
     updatedAt: i.updatedAt,
-    urls: i.urls,
+    urls: restUrls('IntegrationInstallation', i.urls),
     target: i.target,
     organization: { restId: i.target.organization },
   });
@@ -292,8 +293,8 @@ describe('publishIntegration and unpublishIntegration', () => {
       target: 'SITE',
       categories: ['MARKETING', 'VISITOR_AUTH'],
       scopes: ['site:views:read', 'openapi:write'],
-      blocks: [block],
-      contentSources: [{ ...contentSource, icon: null }],
+      blocks: [{ ...withoutId(block), restId: block.id }],
+      contentSources: [{ ...withoutId(contentSource), restId: contentSource.id, icon: null }],
       configurations,
       contentSecurityPolicy: "script-src 'self'",
       owner: { restId: t.world.orgId },

@@ -144,7 +144,7 @@ describe('Member.spaces and Member.teams', () => {
   const TEAMS = `query($org: String!, $user: String!, $title: String) {
     member(organizationId: $org, userId: $user) {
       teamsCount
-      teams(title: $title) { edges { memberRole node { id restId title membersCount } } }
+      teams(title: $title) { edges { role node { id restId title membersCount } } }
     }
   }`;
 
@@ -152,11 +152,11 @@ describe('Member.spaces and Member.teams', () => {
     const edit = await t.data(TEAMS, { org, user: t.world.users.edit.id });
     const rest = await t.api.all(`/orgs/${org}/members/${t.world.users.edit.id}/teams`);
     expect(edit.member.teamsCount).toBe(2);
-    expect(edit.member.teams.edges.map((e: any) => ({ ...e.node, id: undefined, memberRole: e.memberRole }))).toEqual(
-      rest.items.map((i: any) => ({ id: undefined, restId: i.team.id, title: i.team.title, membersCount: i.team.members, memberRole: 'MEMBER' })),
+    expect(edit.member.teams.edges.map((e: any) => ({ ...e.node, id: undefined, role: e.role }))).toEqual(
+      rest.items.map((i: any) => ({ id: undefined, restId: i.team.id, title: i.team.title, membersCount: i.team.members, role: 'MEMBER' })),
     );
     const admin = await t.data(TEAMS, { org, user: t.world.users.admin.id, title: 'WRIT' });
-    expect(admin.member.teams.edges).toEqual([expect.objectContaining({ memberRole: 'OWNER', node: expect.objectContaining({ title: 'Writers' }) })]);
+    expect(admin.member.teams.edges).toEqual([expect.objectContaining({ role: 'OWNER', node: expect.objectContaining({ title: 'Writers' }) })]);
   });
 
   it('a team listed under a member is not fetched again by node(id) in a later field', async () => {

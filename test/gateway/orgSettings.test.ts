@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { screamingSnake } from '../../src/schema/lib/enums.js';
 import { startStack, type TestStack } from '../helpers/gateway.js';
+import { restUrls, urls } from './urls.js';
 
 const VALID_YAML = `openapi: 3.0.3
 info:
@@ -40,7 +41,7 @@ afterAll(() => t.stop());
 
 // Every field of each type, and what REST JSON says each must be.
 const SPEC_FIELDS = `id restId slug createdAt updatedAt sourceURL processingState lastVersion lastProcessedAt
-  lastProcessErrorCode lastProcessedErrors { code message } lastProcessedErrorCount permissions { view edit } urls
+  lastProcessErrorCode lastProcessedErrors { code message } lastProcessedErrorCount permissions { view edit } ${urls('OpenApiSpec')}
   organization { restId }`;
 const specFromRest = (s: any) => ({
   restId: s.id,
@@ -55,10 +56,10 @@ const specFromRest = (s: any) => ({
   lastProcessedErrors: or(s.lastProcessedErrors),
   lastProcessedErrorCount: s.lastProcessedErrorCount,
   permissions: s.permissions,
-  urls: s.urls,
+  urls: restUrls('OpenApiSpec', s.urls),
   organization: { restId: org },
 });
-const TRANSLATION_FIELDS = 'id restId title languages createdAt updatedAt permissions { edit } urls organization { restId }';
+const TRANSLATION_FIELDS = `id restId title languages createdAt updatedAt permissions { edit } ${urls('TranslationSettings')} organization { restId }`;
 const translationFromRest = (s: any) => ({
   restId: s.id,
   title: s.title,
@@ -66,7 +67,7 @@ const translationFromRest = (s: any) => ({
   createdAt: s.createdAt,
   updatedAt: s.updatedAt,
   permissions: { edit: s.permissions.edit },
-  urls: s.urls,
+  urls: restUrls('TranslationSettings', s.urls),
   organization: { restId: org },
 });
 const FONT_FIELDS = 'id restId custom fontFamily fontFaces { weight sources { url format } } permissions { edit } organization { restId }';

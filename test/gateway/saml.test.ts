@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser } from '../../src/upstream/bootstrap.js';
 import { startStack, type TestStack } from '../helpers/gateway.js';
 import { callList, walkConnection } from '../helpers/walk.js';
+import { restUrls, urls } from './urls.js';
 
 let t: TestStack;
 let org: string;
@@ -17,7 +18,7 @@ beforeAll(async () => {
 afterAll(() => t.stop());
 
 const PROVIDER_FIELDS = `restId label ssoURL entityID certificate defaultRole createdAt status
-  service { acsURL startURL entityID } urls defaultTeam { restId title membersCount }`;
+  service { acsURL startURL entityID } ${urls('SamlProvider')} defaultTeam { restId title membersCount }`;
 const fromRest = (p: any) => ({
   restId: p.id,
   label: p.label,
@@ -28,7 +29,7 @@ const fromRest = (p: any) => ({
   createdAt: p.createdAt,
   status: p.status.toUpperCase(),
   service: p.service,
-  urls: p.urls,
+  urls: restUrls('SamlProvider', p.urls),
   defaultTeam: p.defaultTeam ? { restId: p.defaultTeam.id, title: p.defaultTeam.title, membersCount: p.defaultTeam.members } : null,
 });
 

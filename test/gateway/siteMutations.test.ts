@@ -64,7 +64,7 @@ describe('site settings', () => {
       (
         await t.data('query($org: String!) { organization(organizationId: $org) { sites(first: 100, published: true) { nodes { restId } } } }', { org: s.organizationId })
       ).organization.sites.nodes.map((n: any) => n.restId);
-    expect((await payload('publishSite', keys(s), 'site { published urls }')).site).toMatchObject({ published: true, urls: { published: expect.any(String) } });
+    expect((await payload('publishSite', keys(s), 'site { published urls { published } }')).site).toMatchObject({ published: true, urls: { published: expect.any(String) } });
     expect(await readSite(s, 'published')).toEqual({ published: true });
     expect(await listed()).toContain(s.siteId);
     expect((await payload('unpublishSite', keys(s), 'site { published }')).site).toEqual({ published: false });
@@ -298,7 +298,7 @@ describe('share links', () => {
 
   it('create, rename, deactivate, activate and delete; the key opens the site only while the link is active', async () => {
     const s = newSite(t, { visibility: 'share-link', published: true });
-    const created = await payload('createShareLink', { ...keys(s), name: 'Partners' }, 'shareLink { restId name active urls } site { shareLinks { nodes { name } } }');
+    const created = await payload('createShareLink', { ...keys(s), name: 'Partners' }, 'shareLink { restId name active urls { published } } site { shareLinks { nodes { name } } }');
     const { restId: id, urls } = created.shareLink;
     expect(created).toMatchObject({ shareLink: { name: 'Partners', active: true }, site: { shareLinks: { nodes: [{ name: 'Partners' }] } } });
     const key = keyOf({ urls });

@@ -2,6 +2,7 @@ import { encodeGlobalID } from '@pothos/plugin-relay';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type TestStack } from '../helpers/gateway.js';
 import { callPaths, keyOf, newSite, restAll, siteVars, type TestSite } from './siteFixture.js';
+import { restUrls, urls } from './urls.js';
 
 let t: TestStack;
 let main: TestSite;
@@ -84,7 +85,7 @@ describe('Site', () => {
     t.resetCalls();
     const data = await t.data(
       `query($org: String!, $site: String!) { site(${SITE_ARGS}) {
-        id restId title type appliedType visibility defaultLevel published siteSpacesCount createdAt features urls
+        id restId title type appliedType visibility defaultLevel published siteSpacesCount createdAt features ${urls('Site')}
         permissions { view access edit create admin installIntegration viewAdaptiveSchema editAdaptiveSchema }
         organization { restId } } }`,
       siteVars(main),
@@ -101,7 +102,7 @@ describe('Site', () => {
       siteSpacesCount: 5,
       createdAt: rest.createdAt,
       features: rest.features,
-      urls: rest.urls,
+      urls: restUrls('Site', rest.urls),
       permissions: rest.permissions,
       organization: { restId: t.world.orgId },
     });
@@ -141,8 +142,8 @@ describe('Site', () => {
 });
 
 describe('Site.sections and site spaces', () => {
-  const SECTION = `id restId title description default path condition icon urls
-    siteSpaces { id restId title path default condition hasAdvancedCustomizationFeature urls space { restId } }`;
+  const SECTION = `id restId title description default path condition icon ${urls('SiteSection')}
+    siteSpaces { id restId title path default condition hasAdvancedCustomizationFeature ${urls('SiteSpace')} space { restId } }`;
 
   it('walks the sections to the end, each page one REST call, values equal to REST', async () => {
     const { nodes, callsPerPage } = await walk('sections', SECTION, 2);
@@ -158,7 +159,7 @@ describe('Site.sections and site spaces', () => {
         path: s.path,
         condition: s.condition ?? null,
         icon: s.icon ?? null,
-        urls: s.urls,
+        urls: restUrls('SiteSection', s.urls),
       });
       expect(n.siteSpaces).toEqual(
         s.siteSpaces.map((ss: any) => ({
@@ -169,7 +170,7 @@ describe('Site.sections and site spaces', () => {
           default: ss.default,
           condition: ss.condition ?? null,
           hasAdvancedCustomizationFeature: ss.hasAdvancedCustomizationFeature,
-          urls: ss.urls,
+          urls: restUrls('SiteSpace', ss.urls),
           space: { restId: ss.space.id },
         })),
       );
@@ -180,7 +181,7 @@ describe('Site.sections and site spaces', () => {
     t.resetCalls();
     const data = await t.data(
       `query($org: String!, $site: String!) { site(${SITE_ARGS}) { sections(first: 10) { nodes {
-        siteSpaces { space { id restId title emoji visibility createdAt updatedAt urls revision commentsCount permissions { admin edit } } } } } } }`,
+        siteSpaces { space { id restId title emoji visibility createdAt updatedAt ${urls('Space')} revision commentsCount permissions { admin edit } } } } } } }`,
       siteVars(main),
     );
     expect(callPaths(t).sort()).toEqual([`GET ${main.base}`, `GET ${main.base}/sections`]);
@@ -194,7 +195,7 @@ describe('Site.sections and site spaces', () => {
       visibility: rest.visibility.toUpperCase(),
       createdAt: rest.createdAt,
       updatedAt: rest.updatedAt,
-      urls: rest.urls,
+      urls: restUrls('Space', rest.urls),
       revision: rest.revision,
       commentsCount: rest.comments,
       permissions: { admin: rest.permissions.admin, edit: rest.permissions.edit },
@@ -276,9 +277,9 @@ describe('Site.redirects and redirectLookup', () => {
 
 describe('Site.shareLinks', () => {
   it('walks the share links to the end, equal to REST', async () => {
-    const { nodes } = await walk('shareLinks', 'restId name active createdAt urls site { restId }', 1);
+    const { nodes } = await walk('shareLinks', `restId name active createdAt ${urls('ShareLink')} site { restId }`, 1);
     expect(nodes).toEqual(
-      links.map((l) => ({ restId: l.id, name: l.name, active: l.active, createdAt: l.createdAt, urls: l.urls, site: { restId: main.siteId } })),
+      links.map((l) => ({ restId: l.id, name: l.name, active: l.active, createdAt: l.createdAt, urls: restUrls('ShareLink', l.urls), site: { restId: main.siteId } })),
     );
   });
 });
@@ -371,11 +372,14 @@ describe('share keys', () => {
   });
 
   it('without a token, asking for site fields REST does not open by key is UNAUTHENTICATED; no key at all too', async () => {
-    const res = await t.gql(`query($org: String!, $site: String!, $key: String) { site(organizationId: $org, siteId: $site, shareKey: $key) { title } }`, {
-      ...siteVars(shared),
-      key,
-    }, null);
+    const res = await t.gql(
+      `query($org: String!, $site: String!, $key: String) { site(organizationId: $org, siteId: $site, shareKey: $key) { title sections { nodes { title } } } }`,
+      { ...siteVars(shared), key },
+      null,
+    );
     expect(res.errors?.[0]).toMatchObject({ path: ['site', 'title'], extensions: { code: 'UNAUTHENTICATED' } });
+    // The error stays at its field: the sections the key opens still resolve.
+    expect(res.data?.site).toMatchObject({ title: null, sections: { nodes: [expect.anything(), expect.anything()] } });
     const none = await t.gql(OPEN, { ...siteVars(shared) }, null);
     expect(none.data?.site).toBeNull();
     expect(none.errors?.[0]).toMatchObject({ path: ['site'], extensions: { code: 'UNAUTHENTICATED' } });

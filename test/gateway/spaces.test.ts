@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pagesOf } from '../../src/upstream/content/revisions.js';
 import { insertSpace } from '../../src/upstream/routes/spaces.js';
 import { startStack, type TestStack } from '../helpers/gateway.js';
+import { restUrls, urls } from './urls.js';
 
 let t: TestStack;
 const spaceIds: string[] = [];
@@ -100,7 +101,7 @@ const data = async (name: string, input: Record<string, unknown>, selection: str
   return res.data![name];
 };
 
-const SPACE = `id restId title emoji visibility createdAt updatedAt deletedAt editMode urls revision defaultLevel
+const SPACE = `id restId title emoji visibility createdAt updatedAt deletedAt editMode ${urls('Space')} revision defaultLevel
   commentsCount changeRequestsCount changeRequestsOpenCount changeRequestsDraftCount
   permissions { access admin edit comment merge review } organization { restId } parent { restId }`;
 
@@ -114,7 +115,7 @@ const graphSpace = (s: any) => ({
   updatedAt: s.updatedAt,
   deletedAt: s.deletedAt ?? null,
   editMode: enumName(s.editMode),
-  urls: s.urls,
+  urls: restUrls('Space', s.urls),
   revision: s.revision,
   defaultLevel: enumName(s.defaultLevel),
   commentsCount: s.comments,
@@ -452,5 +453,32 @@ describe('updateSpace roles', () => {
     expect(res.errors?.[0]).toMatchObject({ path: ['updateSpace'], extensions: { code: 'FORBIDDEN' } });
     await data('updateSpace', { spaceId: spaceIds[6], editMode: 'LOCKED' }, 'space { editMode }');
     expect(await readSpace(spaceIds[6])).toMatchObject({ title: 'Edited', editMode: 'LOCKED', defaultLevel: 'EDIT' });
+  });
+});
+
+describe('lockSpace, unlockSpace (the edit-mode transition)', () => {
+  it('lock → unlock, each read back from REST; clientMutationId is echoed; a later read in the operation is fresh', async () => {
+    const spaceId = spaceIds[5];
+    t.resetCalls();
+    const res = await t.data(
+      `mutation($id: String!) { lockSpace(input: { spaceId: $id, clientMutationId: "l1" }) { clientMutationId space { restId editMode } } }`,
+      { id: spaceId },
+    );
+    expect(res.lockSpace).toEqual({ clientMutationId: 'l1', space: { restId: spaceId, editMode: 'LOCKED' } });
+    expect(t.calls.map((c) => `${c.method} ${c.path}`)).toEqual([`PATCH /spaces/${spaceId}`]);
+    expect((await t.api.get(`/spaces/${spaceId}`)).body.editMode).toBe('locked');
+    expect((await readSpace(spaceId)).editMode).toBe('LOCKED');
+    const unlocked = await data('unlockSpace', { spaceId }, 'space { editMode }');
+    expect(unlocked.space.editMode).toBe('LIVE');
+    expect((await t.api.get(`/spaces/${spaceId}`)).body.editMode).toBe('live');
+  });
+
+  it('needs admin: an editor is FORBIDDEN and the mode stays; an outsider is NOT_FOUND', async () => {
+    const spaceId = spaceIds[5];
+    const editor = await mutate('lockSpace', { spaceId }, 'space { editMode }', t.world.users.edit.token);
+    expect(editor.errors?.[0]).toMatchObject({ path: ['lockSpace'], extensions: { code: 'FORBIDDEN', upstream: { status: 403, method: 'PATCH' } } });
+    const outsider = await mutate('unlockSpace', { spaceId }, 'space { editMode }', t.world.users.outsider.token);
+    expect(outsider.errors?.[0]).toMatchObject({ path: ['unlockSpace'], extensions: { code: 'NOT_FOUND' } });
+    expect((await readSpace(spaceId)).editMode).toBe('LIVE');
   });
 });

@@ -365,3 +365,28 @@ describe('PDF', () => {
     expect(expired.status).toBe(403);
   });
 });
+
+describe('public spaces', () => {
+  it('open their content to anyone signed in, not their change requests, comments or permissions', async () => {
+    const space = await newSpace('Public docs');
+    t.upstream.db.prepare(`UPDATE spaces SET visibility = 'public' WHERE id = ?`).run(space.id);
+    const cr = await newChangeRequest(space.id, 'Draft plans');
+    const comments = `/spaces/${space.id}/change-requests/${cr.id}/comments`;
+    const comment = (await as.edit.post(comments, { body: { markdown: 'Internal note' } })).body;
+    expect((await as.outsider.get(`/spaces/${space.id}`)).body.permissions).toMatchObject({ access: true, comment: false });
+    for (const path of [
+      `/spaces/${space.id}/change-requests`,
+      `/spaces/${space.id}/change-requests/${cr.id}`,
+      `/spaces/${space.id}/change-requests/${cr.id}/pdf`,
+      comments,
+      `${comments}/${comment.id}`,
+      `${comments}/${comment.id}/replies`,
+      `/spaces/${space.id}/permissions/users`,
+      `/spaces/${space.id}/permissions/aggregate`,
+    ]) {
+      expect((await as.outsider.get(path)).status, path).toBe(404);
+      expect((await as.read.get(path)).status, path).toBe(200);
+    }
+    expect((await as.outsider.post(`/spaces/${space.id}/change-requests`, {})).status).toBe(404);
+  });
+});

@@ -101,6 +101,25 @@ describe('PATCH /collections/{collectionId}', () => {
   });
 });
 
+describe('permissions.create', () => {
+  it('is true exactly when the caller may create content in the collection', async () => {
+    const c = await newCollection({ title: 'Read by default' });
+    expect(c.defaultLevel).toBe('read');
+    const canCreate = async (who: Parameters<typeof as>[0]) => {
+      const flag = (await as(who).get(`/collections/${c.id}`)).body.permissions.create;
+      const res = await as(who).post(`/orgs/${t.world.orgId}/spaces`, { title: `By ${who}`, parent: c.id });
+      expect(res.status, who).toBe(flag ? 201 : 403);
+      return flag;
+    };
+    // The organization role create lets a member create in any collection, whatever its default level.
+    expect(await canCreate('create')).toBe(true);
+    expect(await canCreate('edit')).toBe(false);
+    await t.api.post(`/collections/${c.id}/permissions`, { role: 'create', users: [t.world.users.edit.id] });
+    expect(await canCreate('edit')).toBe(true);
+    expect(await canCreate('read')).toBe(false);
+  });
+});
+
 describe('GET /collections/{collectionId}/spaces', () => {
   it('pages through the spaces the caller can read', async () => {
     const c = await newCollection({ title: 'Shelf' });

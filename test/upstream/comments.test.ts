@@ -229,7 +229,7 @@ describe('replies', () => {
     expect(third.status).toBe(200);
   });
 
-  it('PUT: body by the author only, reactions by commenters, resolved is a comment field', async () => {
+  it('PUT: body by the author only, reactions by commenters, resolved resolves or reopens the comment', async () => {
     const reply = (await as.review.post(replies, markdown('Typo'))).body;
     const path = `${replies}/${reply.id}`;
     expect((await as.comment.put(path, markdown('hijacked'))).status).toBe(403);
@@ -239,9 +239,16 @@ describe('replies', () => {
     expect(reacted.body.reactions).toEqual([
       { emoji: '❤️', count: 1, users: [{ user: expect.objectContaining({ id: t.world.users.comment.id }), reactedAt: expect.any(String) }] },
     ]);
-    const resolved = await as.review.put(path, { resolved: true });
-    expect(resolved.status).toBe(400);
-    expect(resolved.body.error.message).toBe('resolved: is not a known field');
+    // The seed's "same as PUT comment" (and the official UpdateCommentSchema): a reply's thread is its comment.
+    const thread = path.slice(0, path.indexOf('/replies/'));
+    const resolved = await as.comment.put(path, { resolved: true });
+    expect(resolved.status).toBe(200);
+    expect(resolved.body.object).toBe('comment-reply');
+    expect((await t.api.get(thread)).body).toMatchObject({ status: 'resolved', resolvedBy: { id: t.world.users.comment.id } });
+    expect((await as.review.put(path, { resolved: false })).status).toBe(200);
+    expect((await t.api.get(thread)).body.status).toBe('open');
+    expect((await as.read.put(path, { resolved: true })).status).toBe(403);
+    expect((await as.review.put(path, { resolved: 'yes' })).body.error.message).toBe('resolved: must be a boolean, got string');
   });
 
   it('DELETE: the author or a space admin; deleting the comment removes its replies', async () => {

@@ -66,7 +66,10 @@ describe('publish', () => {
   it('the publishing organization must be one the caller administers', async () => {
     expect((await publish('by-editor', {}, 'edit')).status).toBe(403);
     expect((await publish('by-outsider', {}, 'outsider')).status).toBe(404);
-    expect((await publish('nowhere', { organization: 'no-such-org' })).status).toBe(404);
+    expect((await publish('nowhere', { organization: 'no-such-org' })).body.error).toEqual({
+      code: 404,
+      message: 'organization: Organization not found',
+    });
     expect((await t.api.get('/integrations/by-editor')).status).toBe(404);
   });
 

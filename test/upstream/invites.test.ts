@@ -164,13 +164,27 @@ describe('link invites', () => {
   });
 
   it('GET lists the invites, every page with no duplicate and no gap', async () => {
-    const all = await as('guest').all(links());
+    const all = await t.api.all(links());
     expect(all.items.length).toBeGreaterThanOrEqual(6);
     const paged = await t.api.all(links(), { limit: 4 });
     expect(paged.pages).toBe(Math.ceil(all.items.length / 4));
     expect(paged.items.map((x) => x.id)).toEqual(all.items.map((x) => x.id));
     expect(new Set(paged.items.map((x) => x.id)).size).toBe(all.items.length);
     expect((await stranger().get(links())).status).toBe(404);
+  });
+
+  it('GET lists to each member only the invites that grant no more than their own role', async () => {
+    const roles = ['admin', 'create', 'edit', 'read', null];
+    for (const role of roles) await t.api.post(links(), { role });
+    const seen = async (who: Parameters<typeof as>[0]) => new Set((await as(who).all(links())).items.map((x) => x.role));
+    expect(await seen('admin')).toEqual(new Set(['admin', 'create', 'edit', 'read', null]));
+    expect(await seen('edit')).toEqual(new Set(['edit', 'read', null]));
+    expect(await seen('read')).toEqual(new Set(['read', null]));
+    expect(await seen('guest')).toEqual(new Set([null]));
+    // A read member cannot find an admin link to join a second account with.
+    const admins = (await t.api.all(links())).items.filter((x) => x.role === 'admin');
+    const readable = (await as('read').all(links(), { limit: 1 })).items.map((x) => x.id);
+    expect(admins.some((x) => readable.includes(x.id))).toBe(false);
   });
 
   it('PATCH changes the role (admin only, role required)', async () => {

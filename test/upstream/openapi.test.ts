@@ -124,7 +124,7 @@ describe('OpenAPI specs: create and processing', () => {
 
   it('409 when the slug exists', async () => {
     const res = await t.api.post(base, { slug: 'pets', source: { text: VALID_YAML } });
-    expect(res.status).toBe(409);
+    expect(res.body.error).toEqual({ code: 409, message: 'slug: an OpenAPI spec with the slug pets already exists' });
   });
 });
 

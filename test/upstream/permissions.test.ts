@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addMember, createUser } from '../../src/upstream/bootstrap.js';
 import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
 
 let t: TestUpstream;
@@ -50,6 +51,31 @@ describe.each(targets)('$type permissions', (target) => {
     expect((await t.api.get(`${path}/users`)).body).toEqual({ items: [], count: 0 });
     // Removing what is not there is fine.
     expect((await t.api.delete(`${path}/users/${read.id}`)).status).toBe(204);
+  });
+
+  it('users/{userId} of someone who is not a member: 404 for PATCH and DELETE alike', async () => {
+    const { path } = await fresh();
+    for (const userId of ['nobody', t.world.users.outsider.id]) {
+      expect((await t.api.delete(`${path}/users/${userId}`)).body.error).toEqual({ code: 404, message: 'User not found' });
+      expect((await t.api.patch(`${path}/users/${userId}`, { role: 'read' })).status).toBe(404);
+    }
+  });
+
+  it('the grants of a disabled member open nothing; they can still be removed, not given', async () => {
+    const { path, self } = await fresh();
+    const user = createUser(t.upstream.db, t.clock, { displayName: 'Later disabled', email: `disabled-${target.type}@acme.test` });
+    addMember(t.upstream.db, t.clock, t.world.orgId, user.id, null);
+    expect((await t.api.post(path, { role: 'admin', users: [user.id] })).status).toBe(204);
+    expect((await t.api.as(user.token).get(self)).body.permissions.admin).toBe(true);
+    // No REST operation disables a member: the hosted service does it (e.g. seat limits, SSO).
+    t.upstream.db.prepare('UPDATE members SET disabled = 1 WHERE organization_id = ? AND user_id = ?').run(t.world.orgId, user.id);
+    expect((await t.api.as(user.token).get(self)).status).toBe(404);
+    expect((await t.api.as(user.token).patch(self, { title: 'Still mine?' })).status).toBe(404);
+    const aggregate = (await t.api.all(`${path}/aggregate`)).items.map((x) => x.user.id);
+    expect(aggregate).not.toContain(user.id);
+    expect((await t.api.patch(`${path}/users/${user.id}`, { role: 'edit' })).status).toBe(404);
+    expect((await t.api.delete(`${path}/users/${user.id}`)).status).toBe(204);
+    expect((await t.api.get(`${path}/users`)).body.count).toBe(0);
   });
 
   it('an explicit admin grant lets a guest administer the target; removing it takes that away', async () => {

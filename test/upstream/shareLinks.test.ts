@@ -121,14 +121,14 @@ describe('share keys', () => {
     expect(redirect.body.redirect.destination.siteSectionId).toBe(sectionId);
 
     await t.api.patch(`${links}/${link.id}`, { active: false });
-    expect((await anonymous.get(`/spaces/${spaceId}`, { shareKey })).status).toBe(404);
+    expect((await anonymous.get(`/spaces/${spaceId}`, { shareKey })).status).toBe(401);
     expect((await anonymous.get(`${base}/sections`, { shareKey })).status).toBe(401);
     expect((await anonymous.get(`${base}/redirect`, { source: '/old', shareKey })).status).toBe(401);
 
     await t.api.patch(`${links}/${link.id}`, { active: true });
     expect((await anonymous.get(`/spaces/${spaceId}`, { shareKey })).status).toBe(200);
     await t.api.delete(`${links}/${link.id}`);
-    expect((await anonymous.get(`/spaces/${spaceId}`, { shareKey })).status).toBe(404);
+    expect((await anonymous.get(`/spaces/${spaceId}`, { shareKey })).status).toBe(401);
   });
 
   it('opens nothing while the site is not published with visibility share-link', async () => {
@@ -139,7 +139,7 @@ describe('share keys', () => {
     expect((await anonymous.get(`${base}/sections`, { shareKey })).status).toBe(200);
     await t.api.patch(base, { visibility: 'visitor-auth' });
     expect((await anonymous.get(`${base}/sections`, { shareKey })).status).toBe(401);
-    expect((await anonymous.get(`/spaces/${spaceId}`, { shareKey })).status).toBe(404);
+    expect((await anonymous.get(`/spaces/${spaceId}`, { shareKey })).status).toBe(401);
   });
 
   it('a key opens only its own site and the spaces it publishes', async () => {
@@ -148,9 +148,44 @@ describe('share keys', () => {
     const shareKey = keyOf((await t.api.post(first.links, { name: 'Partners' })).body);
     const unpublished = insertSpace(t.upstream.db, now(), { organizationId: orgId, title: 'Not on the site' }).id;
     expect((await anonymous.get(`${second.base}/sections`, { shareKey })).status).toBe(401);
-    expect((await anonymous.get(`/spaces/${second.spaceId}`, { shareKey })).status).toBe(404);
-    expect((await anonymous.get(`/spaces/${unpublished}`, { shareKey })).status).toBe(404);
-    expect((await anonymous.get(`/spaces/${first.spaceId}`, { shareKey: 'guess' })).status).toBe(404);
+    expect((await anonymous.get(`/spaces/${second.spaceId}`, { shareKey })).status).toBe(401);
+    expect((await anonymous.get(`/spaces/${unpublished}`, { shareKey })).status).toBe(401);
+    expect((await anonymous.get(`/spaces/${first.spaceId}`, { shareKey: 'guess' })).status).toBe(401);
+    expect((await as('outsider').get(`/spaces/${second.spaceId}`, { shareKey })).status).toBe(404);
     expect((await as('outsider').get(`${first.base}/sections`, { shareKey })).status).toBe(200);
+  });
+
+  it('a space transferred to another organization (alone or in a collection) leaves its former sites', async () => {
+    const { base, links, spaceId } = newSite({ visibility: 'share-link', published: true });
+    const shareKey = keyOf((await t.api.post(links, { name: 'Partners' })).body);
+    expect((await anonymous.get(`/spaces/${spaceId}`, { shareKey })).status).toBe(200);
+    expect((await t.api.post(`/spaces/${spaceId}/transfer`, { organization: t.world.otherOrgId })).status).toBe(200);
+    expect((await anonymous.get(`/spaces/${spaceId}`, { shareKey })).status).toBe(401);
+    const sections = (await anonymous.get(`${base}/sections`, { shareKey })).body.items;
+    expect(sections.flatMap((s: any) => s.siteSpaces)).toEqual([]);
+    expect((await t.api.get(base)).body.siteSpaces).toBe(0);
+
+    const collection = (await t.api.post(`/orgs/${orgId}/collections`, { title: 'Moving' })).body.id;
+    const inside = insertSpace(t.upstream.db, now(), { organizationId: orgId, parentId: collection, title: 'Inside' }).id;
+    const site = createSite(t.upstream.db, now(), { organizationId: orgId, title: 'Site', spaceIds: [inside], visibility: 'share-link', published: true });
+    const key = keyOf((await t.api.post(`/orgs/${orgId}/sites/${site.id}/share-links`, { name: 'Partners' })).body);
+    expect((await anonymous.get(`/spaces/${inside}`, { shareKey: key })).status).toBe(200);
+    expect((await t.api.post(`/collections/${collection}/transfer`, { organization: t.world.otherOrgId })).status).toBe(200);
+    expect((await anonymous.get(`/spaces/${inside}`, { shareKey: key })).status).toBe(401);
+    expect((await t.api.get(`/orgs/${orgId}/sites/${site.id}`)).body.siteSpaces).toBe(0);
+  });
+
+  it('a deleted space is not published by its sites (not even its title); restored, it is again', async () => {
+    const { base, links, spaceId } = newSite({ visibility: 'share-link', published: true });
+    const shareKey = keyOf((await t.api.post(links, { name: 'Partners' })).body);
+    const spacesOf = async () =>
+      (await anonymous.get(`${base}/sections`, { shareKey })).body.items.flatMap((s: any) => s.siteSpaces.map((x: any) => x.space.id));
+    expect(await spacesOf()).toEqual([spaceId]);
+    await t.api.delete(`/spaces/${spaceId}`);
+    expect(await spacesOf()).toEqual([]);
+    expect((await t.api.get(base)).body.siteSpaces).toBe(0);
+    await t.api.post(`/spaces/${spaceId}/restore`);
+    expect(await spacesOf()).toEqual([spaceId]);
+    expect((await t.api.get(base)).body.siteSpaces).toBe(1);
   });
 });

@@ -58,7 +58,7 @@ describe('POST sections', () => {
   it('spaceId is required and must be a space of the organization the caller can read', async () => {
     const { path } = await siteWith();
     expect((await t.api.post(path, {})).body.error).toEqual({ code: 400, message: 'spaceId: is required' });
-    expect((await t.api.post(path, { spaceId: 'nope' })).status).toBe(404);
+    expect((await t.api.post(path, { spaceId: 'nope' })).body.error).toEqual({ code: 404, message: 'spaceId: Space not found' });
     const globex = await t.api.post(path, { spaceId: newSpace('Globex space', t.world.otherOrgId) });
     expect(globex.status).toBe(400);
     expect(globex.body.error.message).toMatch(/^spaceId:/);
@@ -123,6 +123,16 @@ describe('PATCH sections/{siteSectionId}', () => {
     expect(clash.status).toBe(409);
     expect(clash.body.error.message).toMatch(/^path:/);
     expect((await patch({ path: 'main' })).body.path).toBe('main');
+  });
+
+  it('any path gives a valid published URL: its segments are percent-encoded', async () => {
+    const site = await siteWith('Home', 'Elsewhere');
+    await t.api.post(`/orgs/${orgId}/sites/${site.siteId}/publish`);
+    const res = await t.api.patch(`${site.path}/${site.sections[1].id}`, { path: 'Über uns/x y' });
+    expect(res.status).toBe(200);
+    expect(res.body.path).toBe('Über uns/x y');
+    expect(res.body.urls.published).toMatch(/\/%C3%9Cber%20uns\/x%20y$/);
+    expect(res.body.siteSpaces[0].urls.published.startsWith(res.body.urls.published)).toBe(true);
   });
 
   it('condition: set, kept when absent, removed with null; 1 to 1024 characters', async () => {

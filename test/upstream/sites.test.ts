@@ -73,6 +73,14 @@ describe('GET /orgs/{organizationId}/sites/{siteId}', () => {
     expect((await as('edit').get(base)).body.permissions).toMatchObject({ edit: true, create: false, admin: false });
   });
 
+  it('create (publish, manage the structure) is set only for those the site writes let through: admins', async () => {
+    const creator = as('create');
+    expect((await creator.get(base)).body.permissions).toMatchObject({ edit: true, create: false, admin: false });
+    expect((await creator.post(`${base}/publish`)).status).toBe(403);
+    expect((await creator.post(`${base}/section-groups`, { title: 'Group' })).status).toBe(403);
+    expect((await t.api.get(base)).body.permissions).toMatchObject({ create: true, admin: true });
+  });
+
   it('404 for outsiders, unknown sites and a site under another organization; 403 for guests', async () => {
     expect((await as('outsider').get(base)).status).toBe(404);
     expect((await t.api.get(`/orgs/${orgId}/sites/nope`)).status).toBe(404);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { editChangeRequestPages } from '../../src/upstream/content/merge.js';
 import { pagesOf } from '../../src/upstream/content/revisions.js';
 import { createSite } from '../../src/upstream/routes/sites.js';
 import { insertSpace } from '../../src/upstream/routes/spaces.js';
@@ -107,11 +108,16 @@ describe('GET /spaces/{spaceId}', () => {
     expect((await t.api.get('/spaces/unknown')).status).toBe(404);
   });
 
-  it('anonymous callers read public and unlisted spaces only; an unknown share key opens nothing', async () => {
+  it('anonymous callers read public and unlisted spaces only (else 401); an unknown share key opens nothing', async () => {
     const space = await newSpace({ title: 'Open' });
     const anonymous = t.api.as(undefined);
-    expect((await anonymous.get(`/spaces/${space.id}`)).status).toBe(404);
-    expect((await anonymous.get(`/spaces/${space.id}`, { shareKey: 'not-a-key' })).status).toBe(404);
+    expect((await anonymous.get(`/spaces/${space.id}`)).status).toBe(401);
+    expect((await anonymous.get(`/spaces/${space.id}`, { shareKey: 'not-a-key' })).status).toBe(401);
+    // The same answer for a space that does not exist: no token, nothing told.
+    expect((await anonymous.get('/spaces/unknown')).body.error).toEqual({
+      code: 401,
+      message: 'A valid access token or share key is required',
+    });
     for (const visibility of ['public', 'unlisted']) {
       t.upstream.db.prepare('UPDATE spaces SET visibility = ? WHERE id = ?').run(visibility, space.id);
       const res = await anonymous.get(`/spaces/${space.id}`);
@@ -137,9 +143,10 @@ describe('GET /spaces/{spaceId}', () => {
     const res = await anonymous.get(`/spaces/${published.id}`, { shareKey });
     expect(res.status).toBe(200);
     expect(res.body.permissions).toMatchObject({ access: true, edit: false, admin: false, comment: false });
-    expect((await anonymous.get(`/spaces/${other.id}`, { shareKey })).status).toBe(404);
+    expect((await anonymous.get(`/spaces/${other.id}`, { shareKey })).status).toBe(401);
+    expect((await as('outsider').get(`/spaces/${other.id}`, { shareKey })).status).toBe(404);
     await t.api.delete(`/spaces/${published.id}`);
-    expect((await anonymous.get(`/spaces/${published.id}`, { shareKey })).status).toBe(404);
+    expect((await anonymous.get(`/spaces/${published.id}`, { shareKey })).status).toBe(401);
   });
 });
 
@@ -371,6 +378,8 @@ describe('POST /spaces/{spaceId}/transfer', () => {
     const missing = await t.api.post(`/spaces/${space.id}/transfer`, {});
     expect(missing.status).toBe(400);
     expect(missing.body.error.message).toBe('organization: is required');
+    const unknown = await t.api.post(`/spaces/${space.id}/transfer`, { organization: 'nowhere' });
+    expect(unknown.body.error).toEqual({ code: 404, message: 'organization: Organization not found' });
     // The creator's grant does not follow the space into an organization they are not in.
     await t.api.post(`/spaces/${space.id}/transfer`, { organization: t.world.otherOrgId });
     expect((await as('create').get(`/spaces/${space.id}`)).status).toBe(404);
@@ -434,6 +443,31 @@ describe('GET /spaces/{spaceId}/links', () => {
     expect(cr.status).toBe(201);
     await t.api.patch(`/spaces/${row.id}/change-requests/${cr.body.id}`, { status: 'open' });
     expect((await t.api.get(`/spaces/${row.id}/links`)).body.stats.broken).toEqual({ total: 2, changeRequest: 2 });
+  });
+
+  it('a walk keeps to the revision it started on, even when a merge changes the space meanwhile', async () => {
+    const { row } = spaceWithLinks();
+    const path = `/spaces/${row.id}/links`;
+    const first = await t.api.get(path, { limit: 3 });
+    const cr = (await t.api.post(`/spaces/${row.id}/change-requests`, { subject: 'New first link' })).body;
+    const home = pagesOf(t.upstream.db, cr.revision).find((p) => p.title === 'Home')!;
+    const edits = [{ page_id: home.page_id, markdown: `[new](https://new.example) ${home.markdown}` }];
+    editChangeRequestPages(t.upstream.db, cr.id, t.world.users.admin.id, edits, new Date().toISOString());
+    expect((await t.api.post(`/spaces/${row.id}/change-requests/${cr.id}/merge`)).status).toBe(200);
+    const urls = first.body.items.map((l: any) => l.url);
+    for (let page = first.body.next?.page; page; ) {
+      const res = await t.api.get(path, { limit: 3, page });
+      urls.push(...res.body.items.map((l: any) => l.url));
+      page = res.body.next?.page;
+    }
+    expect(urls).toHaveLength(8);
+    expect(new Set(urls).size).toBe(8);
+    expect(urls).not.toContain('https://new.example');
+    expect((await t.api.get(path)).body.items[0].url).toBe('https://new.example');
+    // A token naming a revision of another space is no token of this list.
+    const other = spaceWithLinks().row;
+    const foreign = await t.api.get(`/spaces/${other.id}/links`, { page: first.body.next.page });
+    expect(foreign.body.error).toEqual({ code: 400, message: 'page: is not a valid page token' });
   });
 
   it('needs read access', async () => {

@@ -83,7 +83,7 @@ const configuration: Rule = {
   fields: { properties: { kind: 'map', of: configurationProperty }, required: strings, componentId: str() },
   refine: (c: { properties?: object; required?: string[]; componentId?: string }) => {
     if ((c.properties === undefined) === (c.componentId === undefined)) return 'must have exactly one of properties, componentId';
-    const unknown = (c.required ?? []).find((name) => !(name in (c.properties ?? {})));
+    const unknown = (c.required ?? []).find((name) => !Object.hasOwn(c.properties ?? {}, name));
     return unknown === undefined ? undefined : `required names ${unknown}, which is not among properties`;
   },
 };

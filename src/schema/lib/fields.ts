@@ -14,3 +14,17 @@ export const ContentBody = builder
 
 /** `value ?? null`, for optional REST fields. */
 export const orNull = <T>(value: T | undefined): T | null => (value === undefined ? null : value);
+
+/**
+ * The REST `urls` object of a resource as a typed object (the seed shows its keys, so it is not
+ * JSON): `required` keys REST always sends, `optional` ones it sends when they apply.
+ */
+export function urlsType(name: string, of: string, required: readonly string[], optional: readonly string[] = []) {
+  return builder.objectRef<Record<string, string | undefined>>(name).implement({
+    description: `URLs of ${of} (REST \`urls\`).`,
+    fields: (t) => ({
+      ...Object.fromEntries(required.map((key) => [key, t.string({ resolve: (u) => u[key] as string })])),
+      ...Object.fromEntries(optional.map((key) => [key, t.string({ nullable: true, resolve: (u) => u[key] ?? null })])),
+    }),
+  });
+}

@@ -3,8 +3,10 @@
  * refetch it (a comment: space, change request, comment); `node(id)` loads it through the
  * request's REST loader, so a node already fetched or listed costs no call.
  */
+import { encodeGlobalID } from '@pothos/plugin-relay';
 import type { GatewayContext } from '../../gateway/context.js';
 import { builder } from '../builder.js';
+import { badNodeIdError, nodeTypeNames } from './globalIds.js';
 
 /** The local part of a global id: one key as is, several as a JSON array. */
 export function encodeKeys(keys: string[]): string {
@@ -55,6 +57,7 @@ export const nodeEntries: NodeEntry[] = [];
 export function registerNode<Ref extends NodeEntry['ref']>(ref: Ref, arity: number, restIdKey = false): Ref {
   if (restIdKey && arity !== 1) throw new Error(`${ref.name}: a restId key needs a node of one key`);
   nodeEntries.push({ ref, arity, restIdKey });
+  nodeTypeNames.add(ref.name);
   return ref;
 }
 
@@ -69,7 +72,7 @@ export function restNodeRef<Shape extends object>(name: string, options: RestNod
       Promise.all(
         ids.map(async (id): Promise<Shape | Error> => {
           const keys = decodeKeys(id, options.arity);
-          if (!keys) return new Error(`Not a ${name} id`);
+          if (!keys) return badNodeIdError(encodeGlobalID(name, id), name);
           try {
             const json = await ctx.rest.load(options.path(keys));
             return options.wrap ? options.wrap(json, keys) : (json as Shape);

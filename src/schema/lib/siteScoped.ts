@@ -10,11 +10,13 @@
  * such an object returns the object itself, read after any write of the operation, so a
  * mutation never sees a stale copy.
  */
+import { encodeGlobalID } from '@pothos/plugin-relay';
 import type { GatewayContext } from '../../gateway/context.js';
 import type { WriteMethod } from '../../gateway/restLoader.js';
 import { builder } from '../builder.js';
 import type { ListEnvelope, ListOptions } from './connection.js';
 import { notFoundError } from './errors.js';
+import { badNodeIdError } from './globalIds.js';
 import { decodeKeys, encodeKeys, registerNode, restPath } from './node.js';
 
 /** The site an object belongs to, and the share key it was read with (not part of ids). */
@@ -71,7 +73,7 @@ export function listedNodeRef<Shape extends object>(name: string, options: Liste
       Promise.all(
         ids.map(async (id): Promise<Shape | Error> => {
           const keys = decodeKeys(id, options.arity);
-          if (!keys) return new Error(`Not a ${name} id`);
+          if (!keys) return badNodeIdError(encodeGlobalID(name, id), name);
           return options.find(keys, ctx).catch((error: Error) => error);
         }),
       ),

@@ -154,8 +154,8 @@ function commentReactionMutation(name: string, field: ReactionField, description
   );
 }
 
-commentReactionMutation('addCommentReaction', 'addedReactions', "Adds the caller's emoji reaction to a comment (idempotent).");
-commentReactionMutation('removeCommentReaction', 'removedReactions', "Removes the caller's emoji reaction from a comment.");
+commentReactionMutation('addCommentReaction', 'addedReactions', "Adds the caller's emoji reaction to a comment, idempotent (`PUT .../comments/{commentId}` with `addedReactions`).");
+commentReactionMutation('removeCommentReaction', 'removedReactions', "Removes the caller's emoji reaction from a comment (`PUT .../comments/{commentId}` with `removedReactions`).");
 
 builder.relayMutationField(
   'deleteComment',
@@ -213,8 +213,8 @@ function replyReactionMutation(name: string, field: ReactionField, description: 
   );
 }
 
-replyReactionMutation('addCommentReplyReaction', 'addedReactions', "Adds the caller's emoji reaction to a reply (idempotent).");
-replyReactionMutation('removeCommentReplyReaction', 'removedReactions', "Removes the caller's emoji reaction from a reply.");
+replyReactionMutation('addCommentReplyReaction', 'addedReactions', "Adds the caller's emoji reaction to a reply, idempotent (`PUT .../replies/{commentReplyId}` with `addedReactions`).");
+replyReactionMutation('removeCommentReplyReaction', 'removedReactions', "Removes the caller's emoji reaction from a reply (`PUT .../replies/{commentReplyId}` with `removedReactions`).");
 
 builder.relayMutationField(
   'deleteCommentReply',

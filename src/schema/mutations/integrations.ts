@@ -6,6 +6,7 @@ import { checkInput, globalId, restBody } from '../lib/mutation.js';
 import { Integration, integrationPath, type RestIntegration } from '../nodes/Integration.js';
 
 const IntegrationBlockMarkdownInput = builder.inputType('IntegrationBlockMarkdownInput', {
+  description: 'How a block is written in markdown: its code block name and body.',
   fields: (t) => ({
     codeblock: t.string({ required: true }),
     body: t.string({ required: true }),
@@ -13,6 +14,7 @@ const IntegrationBlockMarkdownInput = builder.inputType('IntegrationBlockMarkdow
 });
 
 const IntegrationBlockInput = builder.inputType('IntegrationBlockInput', {
+  description: 'A custom block the integration defines (REST `blocks` item).',
   fields: (t) => ({
     id: t.string({ required: true }),
     title: t.string({ required: true }),
@@ -24,10 +26,12 @@ const IntegrationBlockInput = builder.inputType('IntegrationBlockInput', {
 });
 
 const IntegrationContentSourceConfigurationInput = builder.inputType('IntegrationContentSourceConfigurationInput', {
+  description: 'The configuration of a content source: the component that configures it.',
   fields: (t) => ({ componentId: t.string({ required: true }) }),
 });
 
 const IntegrationContentSourceInput = builder.inputType('IntegrationContentSourceInput', {
+  description: 'A content source the integration defines (REST `contentSources` item).',
   fields: (t) => ({
     id: t.string({ required: true }),
     title: t.string({ required: true }),
@@ -38,6 +42,7 @@ const IntegrationContentSourceInput = builder.inputType('IntegrationContentSourc
 });
 
 const IntegrationExternalLinkInput = builder.inputType('IntegrationExternalLinkInput', {
+  description: 'A link to a page about the integration (at most 5).',
   fields: (t) => ({
     url: t.string({ required: true }),
     label: t.string({ required: true }),

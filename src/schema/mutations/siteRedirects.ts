@@ -13,6 +13,7 @@ const redirectKeys = [...SITE_KEYS, 'siteRedirectId'];
 const redirectPath = (k: SiteKeys, siteRedirectId: string) => `${siteRedirects.listPath(k)}/${encodeURIComponent(siteRedirectId)}`;
 
 const SiteSectionDestinationInput = builder.inputType('SiteRedirectSiteSectionDestinationInput', {
+  description: 'A destination of kind `site-section`: a section of the same site.',
   fields: (t) => ({ siteSectionId: t.string({ required: true, description: 'The REST id of a section of the site.' }) }),
 });
 

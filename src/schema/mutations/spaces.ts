@@ -47,3 +47,19 @@ builder.relayMutationField(
   },
   { outputFields: spaceAndOrganization },
 );
+
+/** The space lifecycle's edit-mode transition (`PATCH /spaces/{spaceId}` with `editMode`): one mutation per target state. */
+function editModeMutation(name: string, editMode: 'live' | 'locked', description: string): void {
+  builder.relayMutationField(
+    name,
+    { inputFields: (t) => ({ spaceId: t.string({ required: true }) }) },
+    {
+      description,
+      resolve: async (_root, { input }, ctx) => ({ space: await writeNode(ctx, spaceBase, input.spaceId, 'PATCH', '', { editMode }) }),
+    },
+    { outputFields: (t) => ({ space: t.field({ type: Space, nullable: true, resolve: (p) => p.space as never }) }) },
+  );
+}
+
+editModeMutation('lockSpace', 'locked', 'Locks a space: all edits are locked (`PATCH /spaces/{spaceId}` with `editMode: locked`); needs admin.');
+editModeMutation('unlockSpace', 'live', 'Unlocks a locked space: users edit it directly (`PATCH /spaces/{spaceId}` with `editMode: live`); needs admin.');

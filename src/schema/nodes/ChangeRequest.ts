@@ -7,7 +7,7 @@ import type { GatewayContext } from '../../gateway/context.js';
 import { builder } from '../builder.js';
 import { forwardArgs, resolveList } from '../lib/connection.js';
 import { ChangeRequestStatus } from '../lib/enums.js';
-import { orNull } from '../lib/fields.js';
+import { orNull, urlsType } from '../lib/fields.js';
 import { restNodeRef, restPath } from '../lib/node.js';
 import { Space } from './Space.js';
 import { User } from './User.js';
@@ -46,6 +46,8 @@ export const ChangeRequest = restNodeRef<RestChangeRequest>('ChangeRequest', {
   path: ([spaceId, changeRequestId]) => changeRequestPath(spaceId, changeRequestId),
 });
 
+const ChangeRequestUrls = urlsType('ChangeRequestUrls', 'a change request', ['location', 'app']);
+
 ChangeRequest.implement({
   description: 'A change request: proposed changes to the content of a space.',
   fields: (t) => ({
@@ -70,7 +72,7 @@ ChangeRequest.implement({
     }),
     commentsCount: t.int({ description: 'Count of open comments (REST `comments`).', resolve: (cr) => cr.comments }),
     outdated: t.exposeBoolean('outdated', { description: 'True while it is behind the main content of the space.' }),
-    urls: t.field({ type: 'JSON', resolve: (cr) => cr.urls }),
+    urls: t.field({ type: ChangeRequestUrls, resolve: (cr) => cr.urls }),
     space: t.field({ type: Space, nullable: true, description: 'The space it belongs to.', resolve: (cr) => cr.space }),
     pdfUrl: t.string({
       nullable: true,

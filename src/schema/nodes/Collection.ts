@@ -2,7 +2,7 @@ import type { Collection as RestCollection } from '@gitbook/api';
 import { builder } from '../builder.js';
 import { forwardArgs, resolveList } from '../lib/connection.js';
 import { Role } from '../lib/enums.js';
-import { orNull } from '../lib/fields.js';
+import { orNull, urlsType } from '../lib/fields.js';
 import { restNodeRef, restPath } from '../lib/node.js';
 import { Organization } from './Organization.js';
 import { Space, SpaceConnection, spaceList, spacePath } from './Space.js';
@@ -17,11 +17,14 @@ export const Collection = restNodeRef<RestCollection>('Collection', {
 export const collectionPath = (collectionId: string) => restPath`/collections/${collectionId}`;
 
 const CollectionPermissions = builder.objectRef<RestCollection['permissions']>('CollectionPermissions').implement({
+  description: 'What the caller may do with the collection (REST `permissions`).',
   fields: (t) => ({
     admin: t.exposeBoolean('admin'),
     create: t.exposeBoolean('create'),
   }),
 });
+
+const CollectionUrls = urlsType('CollectionUrls', 'a collection', ['location', 'app']);
 
 Collection.implement({
   description: 'A collection: a group of spaces (and nested collections).',
@@ -32,9 +35,10 @@ Collection.implement({
     defaultLevel: t.field({
       type: Role,
       nullable: true,
+      description: 'Default role on the content for members of the organization; null when inherited (REST `inherit`).',
       resolve: (c) => (c.defaultLevel === 'inherit' ? null : (c.defaultLevel ?? null)) as never,
     }),
-    urls: t.field({ type: 'JSON', resolve: (c) => c.urls }),
+    urls: t.field({ type: CollectionUrls, resolve: (c) => c.urls }),
     permissions: t.field({ type: CollectionPermissions, resolve: (c) => c.permissions }),
     organization: t.field({ type: Organization, nullable: true, resolve: (c) => c.organization }),
     parent: t.field({ type: Collection, nullable: true, resolve: (c) => orNull(c.parent) }),

@@ -12,7 +12,7 @@ import type { QueryParams } from '../../gateway/restLoader.js';
 import { builder } from '../builder.js';
 import { forwardArgs, resolveList, type ListOptions } from '../lib/connection.js';
 import { CommentStatus, CommentStatusFilter, ContentFormat, SortOrder } from '../lib/enums.js';
-import { ContentBody, orNull } from '../lib/fields.js';
+import { ContentBody, orNull, urlsType } from '../lib/fields.js';
 import { encodeKeys, restNodeRef } from '../lib/node.js';
 import { ChangeRequest, changeRequestIdOf, changeRequestPath, embeddedUser } from './ChangeRequest.js';
 import { Space } from './Space.js';
@@ -25,6 +25,8 @@ export interface RestReaction {
   count: number;
   users: Array<{ user: RestUser; reactedAt: string }>;
 }
+
+const CommentUrls = urlsType('CommentUrls', 'a comment or a reply', ['location']);
 
 /** What a comment and a reply have in common (REST JSON). */
 export interface RestPost {
@@ -129,7 +131,7 @@ export function postFields<P extends RestPost>(ref: ObjectRef<Types, unknown, P>
         !format || format in p.body ? p.body : (await ctx.rest.load<RestPost>(path(p), { format })).body,
     }),
     reactions: t.field({ type: [Reaction], resolve: (p) => p.reactions }),
-    urls: t.field({ type: 'JSON', resolve: (p) => p.urls }),
+    urls: t.field({ type: CommentUrls, resolve: (p) => p.urls }),
     permissions: t.field({ type: CommentPermissions, resolve: (p) => p.permissions }),
   }));
 }
@@ -157,7 +159,8 @@ export function postList<J extends { id: string }, S>(
 const CommentTargetPage = builder.objectRef<RestTargetPage>('CommentTargetPage').implement({
   description: 'The page a comment is about.',
   fields: (t) => ({
-    id: t.exposeString('id', { description: 'The page id.' }),
+    // `id` is a global id everywhere in the graph (clients cache objects by it): the page's REST id is `restId`.
+    restId: t.exposeString('id', { description: 'The REST id of the page.' }),
     title: t.string({ nullable: true, resolve: (p) => orNull(p.title) }),
     emoji: t.string({ nullable: true, resolve: (p) => orNull(p.emoji) }),
     icon: t.string({ nullable: true, resolve: (p) => orNull(p.icon) }),

@@ -28,6 +28,7 @@ const FontFace = builder.objectRef<RestFontFace>('FontFace').implement({
 });
 
 const CustomFontPermissions = builder.objectRef<RestCustomFont['permissions']>('CustomFontPermissions').implement({
+  description: 'What the caller may do with the font (REST `permissions`).',
   fields: (t) => ({
     edit: t.exposeBoolean('edit'),
   }),

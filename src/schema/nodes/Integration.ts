@@ -13,7 +13,7 @@ import {
   IntegrationTarget,
   IntegrationVisibility,
 } from '../lib/enums.js';
-import { orNull } from '../lib/fields.js';
+import { orNull, urlsType } from '../lib/fields.js';
 import { restNodeRef, restPath } from '../lib/node.js';
 import { Organization } from './Organization.js';
 
@@ -30,6 +30,7 @@ export const Integration = restNodeRef<RestIntegration>('Integration', {
 });
 
 const IntegrationPermissions = builder.objectRef<RestIntegration['permissions']>('IntegrationPermissions').implement({
+  description: 'What the caller may do with the integration (REST `permissions`).',
   fields: (t) => ({
     admin: t.exposeBoolean('admin', { description: 'The caller administers the organization that owns the integration.' }),
     install: t.boolean({ nullable: true, description: 'The caller may install the integration.', resolve: (p) => orNull(p.install) }),
@@ -39,6 +40,7 @@ const IntegrationPermissions = builder.objectRef<RestIntegration['permissions']>
 const IntegrationBlockMarkdown = builder
   .objectRef<NonNullable<RestIntegrationBlock['markdown']>>('IntegrationBlockMarkdown')
   .implement({
+    description: 'How a block is written in markdown: its code block name and body.',
     fields: (t) => ({
       codeblock: t.exposeString('codeblock'),
       body: t.exposeString('body'),
@@ -48,7 +50,8 @@ const IntegrationBlockMarkdown = builder
 const IntegrationBlock = builder.objectRef<RestIntegrationBlock>('IntegrationBlock').implement({
   description: 'A custom block defined by an integration.',
   fields: (t) => ({
-    id: t.exposeString('id', { description: 'Id of the block in the integration (not a global id).' }),
+    // `id` is a global id everywhere in the graph (clients cache objects by it): REST `id` is `restId`.
+    restId: t.exposeString('id', { description: 'The REST id of the block within its integration.' }),
     title: t.exposeString('title'),
     description: t.string({ nullable: true, resolve: (b) => orNull(b.description) }),
     icon: t.string({ nullable: true, resolve: (b) => orNull(b.icon) }),
@@ -57,23 +60,45 @@ const IntegrationBlock = builder.objectRef<RestIntegrationBlock>('IntegrationBlo
   }),
 });
 
+const IntegrationContentSourceConfiguration = builder
+  .objectRef<RestIntegrationContentSource['configuration']>('IntegrationContentSourceConfiguration')
+  .implement({
+    description: 'The configuration of a content source: the component that configures it.',
+    fields: (t) => ({ componentId: t.exposeString('componentId') }),
+  });
+
 const IntegrationContentSource = builder.objectRef<RestIntegrationContentSource>('IntegrationContentSource').implement({
   description: 'A content source defined by an integration.',
   fields: (t) => ({
-    id: t.exposeString('id', { description: 'Id of the content source in the integration (not a global id).' }),
+    restId: t.exposeString('id', { description: 'The REST id of the content source within its integration.' }),
     title: t.exposeString('title'),
     description: t.string({ nullable: true, resolve: (s) => orNull(s.description) }),
     icon: t.string({ nullable: true, resolve: (s) => orNull(s.icon) }),
-    configuration: t.field({ type: 'JSON', description: '`{componentId}`', resolve: (s) => s.configuration }),
+    configuration: t.field({ type: IntegrationContentSourceConfiguration, resolve: (s) => s.configuration }),
   }),
 });
 
 const IntegrationExternalLink = builder.objectRef<{ url: string; label: string }>('IntegrationExternalLink').implement({
+  description: 'A link to a page about the integration.',
   fields: (t) => ({
     url: t.exposeString('url'),
     label: t.exposeString('label'),
   }),
 });
+
+const IntegrationInstallationUrls = urlsType('IntegrationInstallationUrls', 'an integration installation', [
+  'location',
+  'app',
+  'publicEndpoint',
+  'publicContentEndpoint',
+]);
+
+const IntegrationUrls = urlsType(
+  'IntegrationUrls',
+  'an integration',
+  ['location', 'app', 'assets', 'publicEndpoint', 'publicContentEndpoint'],
+  ['icon'],
+);
 
 const IntegrationInstallation = builder.objectRef<RestInstallation>('IntegrationInstallation').implement({
   description: 'An installation of an integration in an organization.',
@@ -82,12 +107,12 @@ const IntegrationInstallation = builder.objectRef<RestInstallation>('Integration
     status: t.field({ type: IntegrationInstallationStatus, resolve: (i) => i.status as never }),
     spaceSelection: t.field({ type: IntegrationInstallationSelection, resolve: (i) => i.space_selection as never }),
     siteSelection: t.field({ type: IntegrationInstallationSelection, resolve: (i) => i.site_selection as never }),
-    spaces: t.int({ description: 'Count of spaces the installation manages.', resolve: (i) => i.spaces }),
+    spacesCount: t.int({ description: 'Count of spaces the installation manages (REST `spaces`).', resolve: (i) => i.spaces }),
     configuration: t.field({ type: 'JSON', resolve: (i) => i.configuration }),
     externalIds: t.stringList({ resolve: (i) => i.externalIds }),
     createdAt: t.field({ type: 'DateTime', resolve: (i) => i.createdAt }),
     updatedAt: t.field({ type: 'DateTime', resolve: (i) => i.updatedAt }),
-    urls: t.field({ type: 'JSON', resolve: (i) => i.urls }),
+    urls: t.field({ type: IntegrationInstallationUrls, resolve: (i) => i.urls }),
     target: t.field({ type: 'JSON', resolve: (i) => i.target }),
     organization: t.field({
       type: Organization,
@@ -133,7 +158,7 @@ Integration.implement({
       description: 'A policy string or an object of directives.',
       resolve: (i) => orNull(i.contentSecurityPolicy),
     }),
-    urls: t.field({ type: 'JSON', resolve: (i) => i.urls }),
+    urls: t.field({ type: IntegrationUrls, resolve: (i) => i.urls as never }),
     permissions: t.field({ type: IntegrationPermissions, resolve: (i) => i.permissions }),
     owner: t.field({
       type: Organization,

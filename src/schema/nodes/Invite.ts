@@ -2,7 +2,7 @@ import type { InviteLinkToOrganization as RestInviteLink } from '@gitbook/api';
 import { builder } from '../builder.js';
 import { forwardArgs, resolveList } from '../lib/connection.js';
 import { Role } from '../lib/enums.js';
-import { orNull } from '../lib/fields.js';
+import { orNull, urlsType } from '../lib/fields.js';
 import { encodeKeys } from '../lib/node.js';
 import { orgScoped } from '../lib/orgScoped.js';
 import { Organization } from './Organization.js';
@@ -13,13 +13,15 @@ type RestInvite = RestInviteLink & { urls?: { location: string; app: string } };
 export const linkInvites = orgScoped<RestInvite>('Invite', { segment: 'link-invites', key: (invite) => invite.id });
 export const Invite = linkInvites.ref;
 
+const InviteUrls = urlsType('InviteUrls', 'a link invite (`app`: the page that joins)', ['location'], ['app']);
+
 Invite.implement({
   description: 'A link invite: anyone who opens its link joins the organization with its role.',
   fields: (t) => ({
     restId: t.exposeString('id', { description: 'The REST id of the invite.' }),
     role: t.field({ type: Role, nullable: true, description: 'Role given to who joins; null for guests.', resolve: (i) => i.role as never }),
     redundant: t.exposeBoolean('redundant', { description: 'True when the caller already has what the invite gives.' }),
-    urls: t.field({ type: 'JSON', nullable: true, resolve: (i) => orNull(i.urls) }),
+    urls: t.field({ type: InviteUrls, nullable: true, resolve: (i) => orNull(i.urls) }),
     organization: t.field({ type: Organization, nullable: true, resolve: (i) => i.organizationId }),
   }),
 });

@@ -50,7 +50,7 @@ const MemberTeamConnection = builder.connectionObject(
   {
     name: 'MemberTeamEdge',
     fields: (t) => ({
-      memberRole: t.field({
+      role: t.field({
         type: TeamMemberRole,
         description: "The member's role in the team (REST `member.role`).",
         resolve: (edge) => (edge as unknown as Edge<MemberTeamItem, RestTeam>).item.member.role as never,

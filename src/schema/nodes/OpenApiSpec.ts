@@ -2,7 +2,7 @@ import type { OpenAPISpec as RestOpenApiSpec } from '@gitbook/api';
 import { builder } from '../builder.js';
 import { forwardArgs, resolveList } from '../lib/connection.js';
 import { OpenApiProcessErrorCode, OpenApiProcessingState } from '../lib/enums.js';
-import { orNull } from '../lib/fields.js';
+import { orNull, urlsType } from '../lib/fields.js';
 import { encodeKeys } from '../lib/node.js';
 import { orgScoped } from '../lib/orgScoped.js';
 import { Organization } from './Organization.js';
@@ -12,6 +12,7 @@ export const openApiSpecs = orgScoped<RestOpenApiSpec>('OpenApiSpec', { segment:
 export const OpenApiSpec = openApiSpecs.ref;
 
 const OpenApiSpecPermissions = builder.objectRef<RestOpenApiSpec['permissions']>('OpenApiSpecPermissions').implement({
+  description: 'What the caller may do with the spec (REST `permissions`).',
   fields: (t) => ({
     view: t.exposeBoolean('view'),
     edit: t.exposeBoolean('edit'),
@@ -19,11 +20,14 @@ const OpenApiSpecPermissions = builder.objectRef<RestOpenApiSpec['permissions']>
 });
 
 const OpenApiProcessError = builder.objectRef<{ code: string; message: string }>('OpenApiProcessError').implement({
+  description: 'An error found by the last processing of a spec.',
   fields: (t) => ({
     code: t.exposeString('code'),
     message: t.exposeString('message'),
   }),
 });
+
+const OpenApiSpecUrls = urlsType('OpenApiSpecUrls', 'an OpenAPI spec', ['location', 'app'], ['published']);
 
 OpenApiSpec.implement({
   description: 'An OpenAPI specification stored in an organization, processed from a URL or a text.',
@@ -48,7 +52,7 @@ OpenApiSpec.implement({
     }),
     lastProcessedErrorCount: t.int({ nullable: true, resolve: (s) => orNull(s.lastProcessedErrorCount) }),
     permissions: t.field({ type: OpenApiSpecPermissions, resolve: (s) => s.permissions }),
-    urls: t.field({ type: 'JSON', resolve: (s) => s.urls }),
+    urls: t.field({ type: OpenApiSpecUrls, resolve: (s) => s.urls as never }),
     organization: t.field({ type: Organization, nullable: true, resolve: (s) => s.organizationId }),
   }),
 });

@@ -2,6 +2,7 @@ import type { Organization as RestOrganization } from '@gitbook/api';
 import { builder } from '../builder.js';
 import { forwardArgs, resolveList } from '../lib/connection.js';
 import { Role } from '../lib/enums.js';
+import { urlsType } from '../lib/fields.js';
 import { restNodeRef, restPath } from '../lib/node.js';
 
 export const Organization = restNodeRef<RestOrganization>('Organization', {
@@ -12,11 +13,14 @@ export const Organization = restNodeRef<RestOrganization>('Organization', {
 });
 
 export const OrganizationPermissions = builder.objectRef<{ admin: boolean; createContent: boolean }>('OrganizationPermissions').implement({
+  description: 'What the caller may do in the organization (REST `permissions`).',
   fields: (t) => ({
     admin: t.exposeBoolean('admin'),
     createContent: t.exposeBoolean('createContent'),
   }),
 });
+
+const OrganizationUrls = urlsType('OrganizationUrls', 'an organization', ['location', 'app'], ['logo']);
 
 Organization.implement({
   description: 'An organization: owner of spaces, collections, sites, members and teams.',
@@ -26,14 +30,14 @@ Organization.implement({
     createdAt: t.field({ type: 'DateTime', resolve: (o) => o.createdAt }),
     hostname: t.string({ nullable: true, resolve: (o) => o.hostname ?? null }),
     emailDomains: t.stringList({ resolve: (o) => o.emailDomains ?? [] }),
-    type: t.string({ nullable: true, resolve: (o) => o.type ?? null }),
+    type: t.string({ description: 'REST `type`, e.g. `business`.', resolve: (o) => o.type }),
     useCase: t.string({ nullable: true, resolve: (o) => o.useCase ?? null }),
     defaultRole: t.field({ type: Role, nullable: true, resolve: (o) => o.defaultRole ?? null }),
     sso: t.boolean({ nullable: true, resolve: (o) => o.sso ?? null }),
     ai: t.boolean({ nullable: true, resolve: (o) => o.ai ?? null }),
-    inviteLinks: t.boolean({ nullable: true, resolve: (o) => o.inviteLinks ?? null }),
-    plan: t.string({ nullable: true, resolve: (o) => o.plan ?? null }),
-    urls: t.field({ type: 'JSON', resolve: (o) => o.urls }),
+    inviteLinks: t.exposeBoolean('inviteLinks'),
+    plan: t.string({ description: 'REST `plan`, e.g. `free_2024`.', resolve: (o) => o.plan }),
+    urls: t.field({ type: OrganizationUrls, resolve: (o) => o.urls as never }),
     permissions: t.field({ type: OrganizationPermissions, resolve: (o) => o.permissions }),
   }),
 });

@@ -3,7 +3,7 @@ import type { GatewayContext } from '../../gateway/context.js';
 import { builder } from '../builder.js';
 import { forwardArgs, resolveList } from '../lib/connection.js';
 import { Role, SamlProviderStatus } from '../lib/enums.js';
-import { orNull } from '../lib/fields.js';
+import { orNull, urlsType } from '../lib/fields.js';
 import { encodeKeys, restPath } from '../lib/node.js';
 import { orgScoped, type OrgScoped } from '../lib/orgScoped.js';
 import { Organization } from './Organization.js';
@@ -30,6 +30,8 @@ const SamlProviderService = builder.objectRef<RestSamlProvider['service']>('Saml
   }),
 });
 
+const SamlProviderUrls = urlsType('SamlProviderUrls', 'a SAML provider', ['location']);
+
 SamlProvider.implement({
   description: 'A SAML single sign-on provider of an organization.',
   fields: (t) => ({
@@ -43,7 +45,7 @@ SamlProvider.implement({
     createdAt: t.field({ type: 'DateTime', resolve: (p) => p.createdAt }),
     status: t.field({ type: SamlProviderStatus, resolve: (p) => p.status as never }),
     service: t.field({ type: SamlProviderService, resolve: (p) => p.service }),
-    urls: t.field({ type: 'JSON', resolve: (p) => p.urls }),
+    urls: t.field({ type: SamlProviderUrls, resolve: (p) => p.urls }),
     organization: t.field({ type: Organization, nullable: true, resolve: (p) => p.organizationId }),
   }),
 });

@@ -3,7 +3,7 @@ import type { GatewayContext } from '../../gateway/context.js';
 import { builder } from '../builder.js';
 import { forwardArgs, resolveList } from '../lib/connection.js';
 import { PublishingAuthBackend, Role, SiteType, SiteVisibility } from '../lib/enums.js';
-import { orNull } from '../lib/fields.js';
+import { orNull, urlsType } from '../lib/fields.js';
 import { restNodeRef } from '../lib/node.js';
 import { sitePath, sitesPath, type SiteKeys } from '../lib/siteScoped.js';
 import { Organization } from './Organization.js';
@@ -38,6 +38,7 @@ const fromJson =
     pick(site.json ?? (await ctx.rest.load<RestSite>(sitePath(site))));
 
 const SitePermissions = builder.objectRef<RestSite['permissions']>('SitePermissions').implement({
+  description: 'What the caller may do with the site (REST `permissions`).',
   fields: (t) => ({
     view: t.exposeBoolean('view'),
     access: t.exposeBoolean('access'),
@@ -62,29 +63,35 @@ export const SitePublishingAuth = builder.objectRef<RestPublishingAuth>('SitePub
 
 export const publishingAuthPath = (k: SiteKeys) => `${sitePath(k)}/publishing/auth`;
 
+const SiteUrls = urlsType('SiteUrls', 'a site', ['location', 'app', 'preview'], ['published', 'login', 'logout']);
+
 Site.implement({
   description:
     'A published documentation site of an organization. Opened with a share key (root `site(shareKey:)`), only `sections` and `redirectLookup` are readable without a token.',
+  // The fields read from the site's JSON are nullable: a site opened by a share key has none, so
+  // they make a REST call that may fail (no token) while `sections` and `redirectLookup` resolve.
   fields: (t) => ({
     restId: t.string({ description: 'The REST id of the site.', resolve: (s) => s.siteId }),
-    title: t.string({ resolve: fromJson((j) => j.title) }),
-    type: t.field({ type: SiteType, resolve: fromJson((j) => j.type as never) }),
-    appliedType: t.field({ type: SiteType, resolve: fromJson((j) => j.appliedType as never) }),
-    visibility: t.field({ type: SiteVisibility, resolve: fromJson((j) => j.visibility as never) }),
+    title: t.string({ nullable: true, resolve: fromJson((j) => j.title) }),
+    type: t.field({ type: SiteType, nullable: true, resolve: fromJson((j) => j.type as never) }),
+    appliedType: t.field({ type: SiteType, nullable: true, resolve: fromJson((j) => j.appliedType as never) }),
+    visibility: t.field({ type: SiteVisibility, nullable: true, resolve: fromJson((j) => j.visibility as never) }),
     defaultLevel: t.field({
       type: Role,
       nullable: true,
+      description: 'Default role on the content for members of the organization; null when inherited (REST `inherit`).',
       resolve: fromJson((j) => (j.defaultLevel === 'inherit' ? null : (j.defaultLevel ?? null)) as never),
     }),
-    published: t.boolean({ resolve: fromJson((j) => j.published) }),
+    published: t.boolean({ nullable: true, resolve: fromJson((j) => j.published) }),
     siteSpacesCount: t.int({
+      nullable: true,
       description: 'How many site spaces the site publishes (REST `siteSpaces`; the objects are `SiteSection.siteSpaces`).',
       resolve: fromJson((j) => j.siteSpaces),
     }),
-    createdAt: t.field({ type: 'DateTime', resolve: fromJson((j) => j.createdAt) }),
-    features: t.field({ type: 'JSON', resolve: fromJson((j) => j.features ?? []) }),
-    permissions: t.field({ type: SitePermissions, resolve: fromJson((j) => j.permissions) }),
-    urls: t.field({ type: 'JSON', resolve: fromJson((j) => j.urls) }),
+    createdAt: t.field({ type: 'DateTime', nullable: true, resolve: fromJson((j) => j.createdAt) }),
+    features: t.field({ type: 'JSON', nullable: true, resolve: fromJson((j) => j.features ?? []) }),
+    permissions: t.field({ type: SitePermissions, nullable: true, resolve: fromJson((j) => j.permissions) }),
+    urls: t.field({ type: SiteUrls, nullable: true, resolve: fromJson((j) => j.urls as never) }),
     organization: t.field({ type: Organization, nullable: true, resolve: (s) => s.organizationId }),
     publishingAuth: t.field({
       type: SitePublishingAuth,

@@ -2,7 +2,7 @@ import type { SiteSection as RestSiteSection } from '@gitbook/api';
 import type { GatewayContext } from '../../gateway/context.js';
 import { builder } from '../builder.js';
 import { forwardArgs, resolveList } from '../lib/connection.js';
-import { orNull } from '../lib/fields.js';
+import { orNull, urlsType } from '../lib/fields.js';
 import { encodeKeys } from '../lib/node.js';
 import { siteScoped, type SiteKeys, type SiteScoped } from '../lib/siteScoped.js';
 import { Site } from './Site.js';
@@ -16,6 +16,8 @@ export const SiteSection = siteSections.ref;
 /** The local id of a site (what a Site field resolves to, to load it). */
 export const siteLocalId = (k: SiteKeys) => encodeKeys([k.organizationId, k.siteId]);
 
+const SiteSectionUrls = urlsType('SiteSectionUrls', 'a site section', [], ['published']);
+
 SiteSection.implement({
   description: 'A section of a site: publishes one or more site spaces (variants) under one path.',
   fields: (t) => ({
@@ -26,7 +28,7 @@ SiteSection.implement({
     path: t.exposeString('path'),
     condition: t.string({ nullable: true, resolve: (s) => orNull(s.condition) }),
     icon: t.string({ nullable: true, resolve: (s) => orNull(s.icon) }),
-    urls: t.field({ type: 'JSON', resolve: (s) => s.urls }),
+    urls: t.field({ type: SiteSectionUrls, resolve: (s) => s.urls }),
     siteSpaces: t.field({
       type: [SiteSpace],
       description: 'The site spaces of the section, embedded by REST (no call); each embeds its space.',

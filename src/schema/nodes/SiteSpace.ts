@@ -1,6 +1,7 @@
 import type { SiteSection as RestSiteSection, SiteSpace as RestSiteSpace } from '@gitbook/api';
 import type { GatewayContext } from '../../gateway/context.js';
 import { notFoundError } from '../lib/errors.js';
+import { urlsType } from '../lib/fields.js';
 import { findListed, listedNodeRef, shareQuery, siteListPath, type SiteKeys, type SiteScoped } from '../lib/siteScoped.js';
 import { Space, spacePath } from './Space.js';
 
@@ -47,6 +48,8 @@ export const SiteSpace = listedNodeRef<SiteSpaceShape>('SiteSpace', {
   find: (keys, ctx) => findSiteSpace(ctx, keys),
 });
 
+const SiteSpaceUrls = urlsType('SiteSpaceUrls', 'a site space', [], ['published']);
+
 SiteSpace.implement({
   description: 'A space published by a site section (one variant of the section).',
   fields: (t) => ({
@@ -56,7 +59,7 @@ SiteSpace.implement({
     default: t.boolean({ nullable: true, resolve: (s) => s.default ?? null }),
     condition: t.string({ nullable: true, resolve: (s) => s.condition ?? null }),
     hasAdvancedCustomizationFeature: t.boolean({ nullable: true, resolve: (s) => s.hasAdvancedCustomizationFeature ?? null }),
-    urls: t.field({ type: 'JSON', resolve: (s) => s.urls }),
+    urls: t.field({ type: SiteSpaceUrls, resolve: (s) => s.urls }),
     space: t.field({ type: Space, description: 'The published space (embedded by REST: no call).', resolve: (s) => s.space }),
   }),
 });

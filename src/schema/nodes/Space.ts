@@ -2,7 +2,7 @@ import type { Space as RestSpace } from '@gitbook/api';
 import { builder } from '../builder.js';
 import { forwardArgs, resolveList, type ConnectionResult } from '../lib/connection.js';
 import { EditMode, LinkStatus, Role, SpaceVisibility } from '../lib/enums.js';
-import { orNull } from '../lib/fields.js';
+import { orNull, urlsType } from '../lib/fields.js';
 import { restNodeRef, restPath } from '../lib/node.js';
 import { Organization } from './Organization.js';
 
@@ -16,6 +16,7 @@ export const Space = restNodeRef<RestSpace>('Space', {
 export const spacePath = (spaceId: string) => restPath`/spaces/${spaceId}`;
 
 const SpacePermissions = builder.objectRef<RestSpace['permissions']>('SpacePermissions').implement({
+  description: 'What the caller may do with the space (REST `permissions`).',
   fields: (t) => ({
     access: t.exposeBoolean('access'),
     admin: t.exposeBoolean('admin'),
@@ -25,6 +26,8 @@ const SpacePermissions = builder.objectRef<RestSpace['permissions']>('SpacePermi
     review: t.exposeBoolean('review'),
   }),
 });
+
+const SpaceUrls = urlsType('SpaceUrls', 'a space', ['location', 'app'], ['published', 'public', 'icon']);
 
 Space.implement({
   description: 'A space: a container of documentation content.',
@@ -37,11 +40,12 @@ Space.implement({
     updatedAt: t.field({ type: 'DateTime', resolve: (s) => s.updatedAt }),
     deletedAt: t.field({ type: 'DateTime', nullable: true, resolve: (s) => orNull(s.deletedAt) }),
     editMode: t.field({ type: EditMode, nullable: true, resolve: (s) => orNull(s.editMode) as never }),
-    urls: t.field({ type: 'JSON', resolve: (s) => s.urls }),
+    urls: t.field({ type: SpaceUrls, resolve: (s) => s.urls as never }),
     revision: t.exposeString('revision', { description: 'Id of the active revision.' }),
     defaultLevel: t.field({
       type: Role,
       nullable: true,
+      description: 'Default role on the content for members of the organization; null when inherited (REST `inherit`).',
       resolve: (s) => (s.defaultLevel === 'inherit' ? null : (s.defaultLevel ?? null)) as never,
     }),
     gitSync: t.field({ type: 'JSON', nullable: true, resolve: (s) => orNull(s.gitSync) }),
@@ -95,6 +99,7 @@ const SpaceLink = builder.objectRef<RestSpaceLink>('SpaceLink').implement({
 });
 
 const SpaceLinkBrokenStats = builder.objectRef<RestLinkStats['broken']>('SpaceLinkBrokenStats').implement({
+  description: 'Counts of broken links (REST `stats.broken`).',
   fields: (t) => ({
     total: t.exposeInt('total', { description: 'Broken links in the current revision.' }),
     changeRequest: t.exposeInt('changeRequest', { description: 'Broken links in open change requests.' }),
@@ -102,6 +107,7 @@ const SpaceLinkBrokenStats = builder.objectRef<RestLinkStats['broken']>('SpaceLi
 });
 
 const SpaceLinkStats = builder.objectRef<RestLinkStats>('SpaceLinkStats').implement({
+  description: 'Counts over every link of a space (REST `stats`).',
   fields: (t) => ({
     total: t.exposeInt('total', { description: 'All links of the current revision, whatever the status filter.' }),
     broken: t.field({ type: SpaceLinkBrokenStats, resolve: (s) => s.broken }),

@@ -10,6 +10,7 @@ export const teams = orgScoped<RestTeam>('Team', { segment: 'teams', key: (team)
 export const Team = teams.ref;
 
 const TeamPermissions = builder.objectRef<RestTeam['permissions']>('TeamPermissions').implement({
+  description: 'What the caller may do with the team (REST `permissions`).',
   fields: (t) => ({
     admin: t.exposeBoolean('admin', { description: 'Whether the caller may manage the team.' }),
     view: t.exposeBoolean('view', { description: 'Whether the caller may view the team.' }),

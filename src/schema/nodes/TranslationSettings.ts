@@ -1,6 +1,7 @@
 import { builder } from '../builder.js';
 import { forwardArgs, resolveList } from '../lib/connection.js';
 import { TranslationLanguage } from '../lib/enums.js';
+import { urlsType } from '../lib/fields.js';
 import { encodeKeys } from '../lib/node.js';
 import { orgScoped } from '../lib/orgScoped.js';
 import { Organization } from './Organization.js';
@@ -27,10 +28,13 @@ export const TranslationSettings = translationSettings.ref;
 const TranslationSettingsPermissions = builder
   .objectRef<RestTranslationSettings['permissions']>('TranslationSettingsPermissions')
   .implement({
+    description: 'What the caller may do with the translation settings (REST `permissions`).',
     fields: (t) => ({
       edit: t.exposeBoolean('edit'),
     }),
   });
+
+const TranslationSettingsUrls = urlsType('TranslationSettingsUrls', 'translation settings', ['location']);
 
 TranslationSettings.implement({
   description: 'Translation settings of an organization: the languages its content is translated into.',
@@ -41,7 +45,7 @@ TranslationSettings.implement({
     createdAt: t.field({ type: 'DateTime', resolve: (s) => s.createdAt }),
     updatedAt: t.field({ type: 'DateTime', resolve: (s) => s.updatedAt }),
     permissions: t.field({ type: TranslationSettingsPermissions, resolve: (s) => s.permissions }),
-    urls: t.field({ type: 'JSON', resolve: (s) => s.urls }),
+    urls: t.field({ type: TranslationSettingsUrls, resolve: (s) => s.urls }),
     organization: t.field({ type: Organization, nullable: true, resolve: (s) => s.organizationId }),
   }),
 });

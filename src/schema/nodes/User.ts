@@ -1,5 +1,6 @@
 import type { User as RestUser } from '@gitbook/api';
 import { builder } from '../builder.js';
+import { urlsType } from '../lib/fields.js';
 import { restNodeRef, restPath } from '../lib/node.js';
 
 export const User = restNodeRef<RestUser>('User', {
@@ -9,6 +10,8 @@ export const User = restNodeRef<RestUser>('User', {
   path: ([userId]) => restPath`/users/${userId}`,
 });
 
+const UserUrls = urlsType('UserUrls', 'a user', ['location']);
+
 User.implement({
   description: 'A user of the platform.',
   fields: (t) => ({
@@ -16,7 +19,7 @@ User.implement({
     displayName: t.exposeString('displayName'),
     email: t.string({ nullable: true, resolve: (u) => u.email ?? null }),
     photoURL: t.string({ nullable: true, resolve: (u) => u.photoURL ?? null }),
-    urls: t.field({ type: 'JSON', resolve: (u) => u.urls }),
+    urls: t.field({ type: UserUrls, resolve: (u) => u.urls }),
   }),
 });
 

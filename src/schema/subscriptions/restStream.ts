@@ -32,7 +32,7 @@ export function restSubscription<T>(ctx: GatewayContext, request: StreamRequest,
     opening = Promise.reject(error);
   }
   opening.catch(() => undefined); // reported by the first `next()`
-  return payloads(opening, read, path);
+  return payloads(opening, read, path, ctx.shutdown);
 }
 
 /** The subscription field's `resolve`: a payload, or the error that ended the stream. */
@@ -41,7 +41,12 @@ export function resolveEvent<T>(payload: T | GraphQLError): T {
   return payload;
 }
 
-function payloads<T>(opening: Promise<SseStream>, read: EventReader<T>, path: string): AsyncIterableIterator<T | GraphQLError> {
+function payloads<T>(
+  opening: Promise<SseStream>,
+  read: EventReader<T>,
+  path: string,
+  shutdown: AbortSignal,
+): AsyncIterableIterator<T | GraphQLError> {
   let stream: SseStream | undefined;
   let over = false;
   const fail = async (error: unknown): Promise<IteratorYieldResult<GraphQLError>> => {
@@ -77,7 +82,9 @@ function payloads<T>(opening: Promise<SseStream>, read: EventReader<T>, path: st
         try {
           stream = await opening;
         } catch (error) {
-          return fail(error);
+          if (!shutdown.aborted) return fail(error);
+          over = true; // the gateway stopped while the stream was opening: complete with no error
+          return DONE;
         }
         if (over) await stream.return(); // ended while opening
       }

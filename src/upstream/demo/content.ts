@@ -62,6 +62,19 @@ first. The [errors page](errors) lists every status code.
 `,
   },
   {
+    title: 'Errors',
+    markdown: `# Errors
+
+Errors answer with a JSON body \`{"error": {"code", "message"}}\` and one of these statuses:
+
+- 400: the request is invalid; the message names the field and the rule.
+- 401: the token is missing or unknown. See [Authentication](authentication).
+- 403: the token lacks the scope or role for this request.
+- 404: the resource does not exist or is not visible to you.
+- 429: too many requests; wait for the seconds in \`Retry-After\` ([Rate limits](rate-limits)).
+`,
+  },
+  {
     title: 'Changelog',
     markdown: `# Changelog
 

@@ -3,18 +3,24 @@
  * every role, collections (one nested), spaces of several visibilities with real pages, change
  * requests in every status, comments with replies and reactions, a site, teams, integrations….
  * Users, tokens and memberships are created directly (REST cannot); everything else goes
- * through the REST API itself, as a client would. The tokens are kept in `settings` so each
- * start can print them.
+ * through the REST API itself, as a client would, over a private loopback server with no latency
+ * and no rate limit (so `--latency-ms` / `--rate-limit` do not slow or break it).
+ *
+ * All of it happens in one transaction, and the marker row in `settings` (which also keeps the
+ * tokens each start prints) is written last: a failed or interrupted creation leaves the database
+ * as it was, and a database with users but no marker is never taken for the demo.
  */
 import type { Role } from '../../api/roles.js';
 import type { Logger } from '../../log.js';
 import { addMember, createOrganization, createUser, type NewUser } from '../bootstrap.js';
 import { systemClock } from '../clock.js';
 import { editChangeRequestPages } from '../content/merge.js';
+import { pagesOf } from '../content/revisions.js';
+import type { Db } from '../db/index.js';
 import { installIntegration } from '../routes/integrations.js';
 import { createSite } from '../routes/sites.js';
 import { insertSpace } from '../routes/spaces.js';
-import type { Upstream } from '../server.js';
+import { buildUpstream } from '../server.js';
 import { apiGuide, designSystem, handbook, labNotes, releaseNotes } from './content.js';
 
 export interface DemoTokens {
@@ -25,7 +31,8 @@ export interface DemoTokens {
   others: Record<string, string>;
 }
 
-const SETTINGS_KEY = 'demo';
+/** Key of the marker row in `settings`, written last; its value is the DemoTokens JSON. */
+export const DEMO_MARKER = 'demo';
 
 const PEOPLE: Array<{ role: Role | 'guest'; displayName: string; email: string }> = [
   { role: 'admin', displayName: 'Ada Lovelace', email: 'ada@acme.example' },
@@ -37,18 +44,48 @@ const PEOPLE: Array<{ role: Role | 'guest'; displayName: string; email: string }
   { role: 'guest', displayName: 'Guest Contractor', email: 'contractor@partner.example' },
 ];
 
-/** The demo tokens: read from the database, or created with the demo content when it is empty. */
-export async function ensureDemo(upstream: Upstream, log: Logger): Promise<DemoTokens | null> {
-  const db = upstream.db;
-  const stored = db.prepare('SELECT value FROM settings WHERE key = ?').get(SETTINGS_KEY) as { value: string } | undefined;
-  if (stored) return JSON.parse(stored.value) as DemoTokens;
-  const { n } = db.prepare('SELECT COUNT(*) AS n FROM users').get() as { n: number };
-  if (n > 0) return null; // someone else's data: leave it alone
+/**
+ * The demo tokens: read from the marker, or created with the demo content when the database is
+ * empty; null (with a log line saying why) when it holds other data. Throws when the creation
+ * fails, after rolling it back.
+ */
+export async function ensureDemo(db: Db, log: Logger): Promise<DemoTokens | null> {
   const started = Date.now();
-  const tokens = await createDemo(upstream);
-  db.prepare('INSERT INTO settings (key, value) VALUES (?, ?)').run(SETTINGS_KEY, JSON.stringify(tokens));
-  log.info(`demo content created in ${Date.now() - started} ms`);
-  return tokens;
+  // Checked and created under one write lock, so two processes starting on one file cannot both create it.
+  const outcome = await inTransaction(db, async () => {
+    const stored = db.prepare('SELECT value FROM settings WHERE key = ?').get(DEMO_MARKER) as { value: string } | undefined;
+    if (stored) return { tokens: JSON.parse(stored.value) as DemoTokens, created: false };
+    if (holdsData(db)) return { tokens: null, created: false };
+    const api = buildUpstream({ db });
+    try {
+      const tokens = await createDemo(db, await api.start());
+      await api.idle(); // background work (OpenAPI processing) lands inside the transaction
+      db.prepare('INSERT INTO settings (key, value) VALUES (?, ?)').run(DEMO_MARKER, JSON.stringify(tokens));
+      return { tokens, created: true };
+    } finally {
+      await api.stop();
+    }
+  });
+  if (outcome.created) log.info(`demo content created in ${Date.now() - started} ms`);
+  else if (!outcome.tokens)
+    log.info('The database holds data that is not the demo (no demo marker): no demo content is added and no demo token is printed');
+  return outcome.tokens;
+}
+
+const holdsData = (db: Db) =>
+  (db.prepare('SELECT EXISTS (SELECT 1 FROM users) OR EXISTS (SELECT 1 FROM organizations) AS found').get() as { found: number }).found === 1;
+
+/** Runs `work` in one SQLite transaction (the routes' own transactions become savepoints); rolls back on failure. */
+async function inTransaction<T>(db: Db, work: () => Promise<T>): Promise<T> {
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    const result = await work();
+    db.exec('COMMIT');
+    return result;
+  } catch (error) {
+    if (db.inTransaction) db.exec('ROLLBACK');
+    throw new Error(`the demo content could not be created (nothing was kept): ${(error as Error).message}`, { cause: error });
+  }
 }
 
 /** A tiny REST client for the demo: it speaks to the upstream over HTTP like any client. */
@@ -65,8 +102,7 @@ function client(baseUrl: string, token: string) {
   };
 }
 
-async function createDemo(upstream: Upstream): Promise<DemoTokens> {
-  const db = upstream.db;
+async function createDemo(db: Db, baseUrl: string): Promise<DemoTokens> {
   const clock = systemClock;
   const now = () => clock.now().toISOString();
   const acme = createOrganization(db, clock, { title: 'Acme Docs', hostname: 'acme-docs', emailDomains: ['acme.example'] });
@@ -79,7 +115,7 @@ async function createDemo(upstream: Upstream): Promise<DemoTokens> {
   addMember(db, clock, globex, users.admin.id, 'admin', { lastSeenAt: now() });
   addMember(db, clock, globex, users.edit.id, 'edit');
 
-  const as = (role: string) => client(upstream.url, users[role].token);
+  const as = (role: string) => client(baseUrl, users[role].token);
   const admin = as('admin');
 
   // Collections, one nested.
@@ -116,8 +152,9 @@ async function createDemo(upstream: Upstream): Promise<DemoTokens> {
   await cr('Rework pagination docs', 'create', 'draft');
   await cr('Old SDK section', 'edit', 'archived');
   const mergedCr = await cr('Fix rate limit numbers');
+  const rateLimits = pagesOf(db, guide.revision_id).find((p) => p.title === 'Rate limits')!;
   editChangeRequestPages(db, mergedCr.id, users.edit.id, [
-    { title: 'Rate limits', markdown: '# Rate limits\n\nEach token may send 1200 requests per minute. Past the limit the API answers 429 with a `Retry-After` header.\n' },
+    { page_id: rateLimits.page_id, markdown: rateLimits.markdown.replace('600 requests per minute', '1200 requests per minute') },
   ], now());
   await admin('POST', `/spaces/${guide.id}/change-requests/${mergedCr.id}/merge`);
   const handbookCr = await admin('POST', `/spaces/${book.id}/change-requests`, { subject: 'Add remote work policy' });
@@ -175,8 +212,14 @@ async function createDemo(upstream: Upstream): Promise<DemoTokens> {
     slug: 'orders-api',
     source: { text: JSON.stringify({ openapi: '3.1.0', info: { title: 'Orders API', version: '2.0.0' }, paths: { '/orders': { get: { summary: 'List orders' } } } }) },
   });
-  await admin('POST', `/orgs/${acme}/translations`, { title: 'French docs' });
-  await admin('PUT', `/orgs/${acme}/fonts`, { fontFamily: 'Acme Sans', fontFaces: [{ weight: 400, storageKey: 'fonts/acme-sans-regular.woff2' }] });
+  await admin('POST', `/orgs/${acme}/translations`, { title: 'French and German docs', languages: ['fr', 'de'] });
+  await admin('PUT', `/orgs/${acme}/fonts`, {
+    fontFamily: 'Acme Sans',
+    fontFaces: [
+      { weight: 400, storageKey: 'fonts/acme-sans-regular.woff2' },
+      { weight: 700, storageKey: 'fonts/acme-sans-bold.woff2' },
+    ],
+  });
   await admin('POST', `/orgs/${acme}/link-invites`, { role: 'read' });
 
   const others: Record<string, string> = {};

@@ -58,7 +58,7 @@ function findChangeRequest(ctx: RequestContext, spaceId: string, changeRequestId
 
 /** The change request of the path (`{changeRequestId}` is its id or its number), with its space and the caller's role. */
 export function loadChangeRequest(ctx: RequestContext, min: Role = 'read') {
-  const { row: space, role } = loadSpace(ctx, ctx.params.spaceId, min);
+  const { row: space, role } = loadSpace(ctx, ctx.params.spaceId, min, { members: true });
   return { space, role, cr: findChangeRequest(ctx, space.id, ctx.params.changeRequestId) };
 }
 
@@ -74,7 +74,7 @@ function reload(ctx: RequestContext, changeRequestId: string, space: SpaceRow) {
 }
 
 function list(ctx: RequestContext) {
-  const { row: space } = loadSpace(ctx, ctx.params.spaceId, 'read');
+  const { row: space } = loadSpace(ctx, ctx.params.spaceId, 'read', { members: true });
   const status = ctx.query.enum('status', CHANGE_REQUEST_STATUSES, 'open');
   const contributor = ctx.query.string('contributor');
   const byContributor = contributor
@@ -91,7 +91,7 @@ function list(ctx: RequestContext) {
 }
 
 function create(ctx: RequestContext) {
-  const { row: space } = loadSpace(ctx, ctx.params.spaceId, 'edit');
+  const { row: space } = loadSpace(ctx, ctx.params.spaceId, 'edit', { members: true });
   requireUnlocked(space);
   const { subject } = ctx.body('changeRequest.create', { optional: true });
   const now = ctx.now();

@@ -7,11 +7,12 @@ import { atLeast, type Role } from '../../api/roles.js';
 import { contentRole, orgMembership, requireOrg, requireRole } from '../access.js';
 import type { RequestContext, UpstreamServices } from '../context.js';
 import type { Db } from '../db/index.js';
-import { badRequest, conflict, forbidden, notFound } from '../errors.js';
+import { badRequest, conflict, forbidden, lookupField, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { paginate } from '../pagination.js';
 import { Reply, type Router } from '../router.js';
 import { dropForeignGrants, grantCreator } from './permissions.js';
+import { dropForeignSiteSpaces } from './siteSections.js';
 import { spaceRole, toSpace, type Space, type SpaceRow } from './spaces.js';
 
 export interface CollectionRow {
@@ -54,7 +55,7 @@ export function toCollection(ctx: RequestContext, row: CollectionRow, role?: Rol
     ...(row.parent_id ? { parent: row.parent_id } : {}),
     defaultLevel: row.default_level,
     urls: { location: `${ctx.apiBase}/collections/${row.id}`, app: `${ctx.appBase}/c/${row.id}` },
-    permissions: { admin: atLeast(r, 'admin'), create: atLeast(r, 'create') },
+    permissions: { admin: atLeast(r, 'admin'), create: canCreateIn(ctx, row.organization_id, row, r) },
   };
 }
 
@@ -140,16 +141,25 @@ export function placement(
 }
 
 /**
- * Checks that the caller may create content in `parentId` (null: the organization root): create
- * role in the organization, or (in a collection) create role on that collection. A parent that
- * is not a collection of the organization is a 400 naming `field`.
+ * Whether the caller may create content in `parent` (null: the organization root): create role in
+ * the organization, or (in a collection) create role on that collection (`parentRole`, when
+ * already known). The collection's `permissions.create` flag.
+ */
+export function canCreateIn(ctx: RequestContext, organizationId: string, parent: CollectionRow | null, parentRole?: Role | null) {
+  if (atLeast(orgMembership(ctx.db, organizationId, ctx.caller?.id)?.role, 'create')) return true;
+  return parent !== null && atLeast(parentRole === undefined ? collectionRole(ctx, parent) : parentRole, 'create');
+}
+
+/**
+ * Checks that the caller may create content in `parentId` (see canCreateIn). A parent that is
+ * not a collection of the organization is a 400 naming `field`.
  */
 export function requireCreateIn(ctx: RequestContext, organizationId: string, parentId: string | null, field: string) {
   const parent = parentId === null ? null : findCollection(ctx.db, parentId);
   if (parentId !== null && (!parent || parent.organization_id !== organizationId))
     throw badRequest(`${field}: no collection ${parentId} in this organization`);
-  const { member } = requireOrg(ctx.db, organizationId, ctx.caller?.id);
-  if (atLeast(member.role, 'create') || (parent && atLeast(collectionRole(ctx, parent), 'create'))) return;
+  requireOrg(ctx.db, organizationId, ctx.caller?.id);
+  if (canCreateIn(ctx, organizationId, parent ?? null)) return;
   const where = parent ? `in collection ${parent.id}` : 'in this organization';
   throw forbidden(`Your role does not allow creating content ${where}; create is required`);
 }
@@ -179,8 +189,7 @@ export function detachSpaces(db: Db, collectionIds: string[], now: string): void
 
 /** The organization a transfer goes to: the caller must have create (or admin) role in it. */
 export function transferTarget(ctx: RequestContext, from: string, organizationId: string) {
-  const member = orgMembership(ctx.db, organizationId, ctx.caller?.id);
-  if (!member) throw notFound('Organization');
+  const { member } = lookupField('organization', () => requireOrg(ctx.db, organizationId, ctx.caller?.id));
   if (!atLeast(member.role, 'create'))
     throw forbidden(`Your role in organization ${organizationId} (${member.role ?? 'guest'}) does not allow this; create is required`);
   if (organizationId === from) throw conflict('The content already belongs to this organization');
@@ -234,6 +243,7 @@ function transferCollection(ctx: RequestContext, row: CollectionRow, organizatio
       ...ids.map((id) => ({ type: 'collection' as const, id })),
       ...spaceIds.map((id) => ({ type: 'space' as const, id })),
     ]);
+    dropForeignSiteSpaces(ctx.db, organizationId, spaceIds);
   })();
 }
 

@@ -290,11 +290,16 @@ function createReply(ctx: RequestContext) {
   return toReply(ctx, reloadReply(ctx, id), s);
 }
 
+/** As PUT on a comment; a reply has no resolution of its own, so `resolved` resolves or reopens its comment. */
 function updateReply(ctx: RequestContext) {
   const s = scope(ctx, 'comment');
   const body = ctx.body('reply.update');
-  const row = loadReply(ctx, loadComment(ctx, s));
-  ctx.db.transaction(() => editPost(ctx, 'comment_replies', row, body))();
+  const comment = loadComment(ctx, s);
+  const row = loadReply(ctx, comment);
+  ctx.db.transaction(() => {
+    editPost(ctx, 'comment_replies', row, body);
+    resolve(ctx, comment, body.resolved);
+  })();
   return toReply(ctx, reloadReply(ctx, row.id), s);
 }
 

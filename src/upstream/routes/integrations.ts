@@ -10,7 +10,7 @@ import { orgMembership, requireOrg, type OrgRow } from '../access.js';
 import type { Clock } from '../clock.js';
 import type { RequestContext, UpstreamServices } from '../context.js';
 import type { Db } from '../db/index.js';
-import { conflict, forbidden, notFound } from '../errors.js';
+import { conflict, forbidden, lookupField, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { paginate } from '../pagination.js';
 import type { Router } from '../router.js';
@@ -210,7 +210,7 @@ function publisher(ctx: RequestContext, organization: string): OrgRow {
   const found = ctx.db.prepare('SELECT id FROM organizations WHERE id = ? OR hostname = ?').get(organization, organization) as
     | { id: string }
     | undefined;
-  return requireOrg(ctx.db, found?.id ?? organization, ctx.caller?.id, 'admin').org;
+  return lookupField('organization', () => requireOrg(ctx.db, found?.id ?? organization, ctx.caller?.id, 'admin').org);
 }
 
 function publish(db: Db, clock: Clock, name: string, organizationId: string, body: PublishBody, existing?: IntegrationRow) {

@@ -20,6 +20,12 @@ interface EmailInviteRow extends LinkInviteRow {
   sso: number;
 }
 
+/**
+ * A link invite is a key to join with its role, so a member lists only the invites that grant no
+ * more than their own role (guests: those without a role; admins: all).
+ */
+const grantsNoMore = (role: Role | null, invite: LinkInviteRow) => invite.role === null || atLeast(role, invite.role);
+
 /** An invite is redundant when the caller already is a member with at least its role. */
 function isRedundant(ctx: RequestContext, row: LinkInviteRow): boolean {
   const member = orgMembership(ctx.db, row.organization_id, ctx.caller?.id);
@@ -160,11 +166,12 @@ export function register(router: Router, _services: UpstreamServices) {
 
   router.get('/orgs/{organizationId}/link-invites', (ctx) => {
     const { organizationId } = ctx.params;
-    requireOrg(ctx.db, organizationId, ctx.user().id);
+    const { member } = requireOrg(ctx.db, organizationId, ctx.user().id);
     return paginate<LinkInviteRow, Invite>(ctx, {
       from: 'link_invites WHERE organization_id = ?',
       params: [organizationId],
       orderBy: ['created_at', 'id'],
+      filter: (row) => grantsNoMore(member.role, row),
       map: (row) => toInvite(ctx, row),
     });
   });

@@ -99,7 +99,7 @@ export function register(router: Router, services: UpstreamServices) {
   router.post(base, (ctx) => {
     const { org, canEdit } = requireOrgSettings(ctx.db, ctx.params.organizationId, ctx.caller?.id, true);
     const body = ctx.body(orgSettingsBodies['openApiSpec.create']);
-    if (findSpec(ctx, org.id, body.slug)) throw conflict(`An OpenAPI spec with the slug ${body.slug} already exists`);
+    if (findSpec(ctx, org.id, body.slug)) throw conflict(`slug: an OpenAPI spec with the slug ${body.slug} already exists`);
     const row = insertSpec(ctx, org.id, body.slug, body.source);
     startProcessing(services, row.id);
     return new Reply(201, toOpenApiSpec(ctx, row, canEdit));

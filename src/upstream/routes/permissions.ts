@@ -9,7 +9,7 @@ import { ROLES, type Role } from '../../api/roles.js';
 import { contentRole, orgMembership, type ContentTarget } from '../access.js';
 import type { RequestContext, UpstreamServices } from '../context.js';
 import type { Db } from '../db/index.js';
-import { badRequest, HttpError } from '../errors.js';
+import { badRequest, HttpError, notFound } from '../errors.js';
 import { paginate } from '../pagination.js';
 import type { Router } from '../router.js';
 import { loadCollection } from './collections.js';
@@ -91,7 +91,7 @@ const targets: Record<TargetType, Base> = {
   space: {
     base: '/spaces/{spaceId}/permissions',
     param: 'spaceId',
-    load: (ctx, id, min) => ({ type: 'space', ...loadSpace(ctx, id, min).row }),
+    load: (ctx, id, min) => ({ type: 'space', ...loadSpace(ctx, id, min, { members: true }).row }),
   },
   collection: {
     base: '/collections/{collectionId}/permissions',
@@ -118,6 +118,19 @@ function checkPrincipals(ctx: RequestContext, organizationId: string, body: { te
     if (!orgMembership(ctx.db, organizationId, id))
       throw unknownPrincipal(`users[${i}]`, `user ${id} is not a member of this organization`);
   });
+}
+
+/**
+ * The `{userId}` of the path: a member of the target's organization; 404 for anyone else. A
+ * disabled member counts when a grant is removed (so it can go), not when one is given (as POST).
+ */
+function pathUser(ctx: RequestContext, target: TargetRef, granting: boolean): string {
+  const { userId } = ctx.params;
+  const member = granting
+    ? orgMembership(ctx.db, target.organization_id, userId)
+    : ctx.db.prepare('SELECT 1 FROM members WHERE organization_id = ? AND user_id = ?').get(target.organization_id, userId);
+  if (!member) throw notFound('User');
+  return userId;
 }
 
 function registerBase(router: Router, type: TargetType) {
@@ -147,15 +160,14 @@ function registerBase(router: Router, type: TargetType) {
 
   router.delete(`${base}/users/{userId}`, (ctx) => {
     const target = load(ctx, ctx.params[param], 'admin');
-    removeUserGrant(ctx.db, target, ctx.params.userId);
+    removeUserGrant(ctx.db, target, pathUser(ctx, target, false));
     return undefined;
   });
 
   router.patch(`${base}/users/{userId}`, (ctx) => {
     const target = load(ctx, ctx.params[param], 'admin');
     const { role } = ctx.body('permission.update');
-    const userId = ctx.params.userId;
-    if (!orgMembership(ctx.db, target.organization_id, userId)) throw new HttpError(404, 'User not found');
+    const userId = pathUser(ctx, target, Boolean(role));
     if (role === undefined) return undefined;
     if (role === null) removeUserGrant(ctx.db, target, userId);
     else setGrant(ctx.db, target, { type: 'user', id: userId }, role, ctx.now());

@@ -6,7 +6,7 @@ import { SITE_SECTION_TITLE_MIN } from '../../api/bodies/sites.js';
 import type { Role } from '../../api/roles.js';
 import type { RequestContext, UpstreamServices } from '../context.js';
 import type { Db } from '../db/index.js';
-import { badRequest, conflict, notFound } from '../errors.js';
+import { badRequest, conflict, lookupField, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { paginate } from '../pagination.js';
 import { Reply, type Router } from '../router.js';
@@ -122,6 +122,12 @@ export function insertSection(db: Db, now: string, input: { siteId: string; spac
   return db.prepare('SELECT * FROM site_sections WHERE id = ?').get(id) as SectionRow;
 }
 
+/** After a transfer to `organizationId`: the sites of other organizations stop publishing the spaces. */
+export function dropForeignSiteSpaces(db: Db, organizationId: string, spaceIds: string[]): void {
+  const drop = db.prepare('DELETE FROM site_spaces WHERE space_id = ? AND site_id IN (SELECT id FROM sites WHERE organization_id != ?)');
+  for (const id of spaceIds) drop.run(id, organizationId);
+}
+
 /** A section of the site, or 404. */
 export function loadSection(db: Db, site: SiteRow, sectionId: string): SectionRow {
   const row = db.prepare('SELECT * FROM site_sections WHERE id = ? AND site_id = ?').get(sectionId, site.id) as
@@ -194,10 +200,10 @@ export function sectionView(db: Db, access: SiteAccess): SectionView {
   return { access, defaultSectionId: access.site.default_section_id ?? first?.id ?? null };
 }
 
-/** Absolute URL of a section: the site's root for the default section, else `<site>/<path>`. */
+/** Absolute URL of a section: the site's root for the default section, else `<site>/<path>` (path segments encoded). */
 export function sectionUrl(ctx: RequestContext, view: SectionView, row: SectionRow): string {
   const root = siteUrl(ctx, view.access.site);
-  return row.id === view.defaultSectionId ? root : `${root}/${row.path}`;
+  return row.id === view.defaultSectionId ? root : `${root}/${row.path.split('/').map(encodeURIComponent).join('/')}`;
 }
 
 function spaceOf(ctx: RequestContext, spaceId: string): SpaceRow {
@@ -222,9 +228,12 @@ function toSiteSpace(ctx: RequestContext, view: SectionView, section: SectionRow
   };
 }
 
+/** The section's site spaces whose space is not deleted (a deleted space is not published; restored, it is again). */
+export const LIVE_SITE_SPACES = `site_spaces ss JOIN spaces s ON s.id = ss.space_id WHERE s.deleted_at IS NULL`;
+
 export function toSiteSection(ctx: RequestContext, view: SectionView, row: SectionRow) {
   const spaces = ctx.db
-    .prepare('SELECT * FROM site_spaces WHERE section_id = ? ORDER BY position, id')
+    .prepare(`SELECT ss.* FROM ${LIVE_SITE_SPACES} AND ss.section_id = ? ORDER BY ss.position, ss.id`)
     .all(row.id) as SiteSpaceRow[];
   const defaultSpaceId = row.default_site_space_id ?? spaces[0]?.id;
   return {
@@ -257,7 +266,7 @@ function sectionResponse(ctx: RequestContext, access: SiteAccess, sectionId: str
 function createSection(ctx: RequestContext) {
   const access = loadSite(ctx, 'admin');
   const body = siteBody(ctx, 'siteSection.create');
-  const { row: space } = loadSpace(ctx, body.spaceId, 'read');
+  const { row: space } = lookupField('spaceId', () => loadSpace(ctx, body.spaceId, 'read'));
   if (space.organization_id !== access.site.organization_id)
     throw badRequest('spaceId: must be a space of the site’s organization');
   const section = insertSection(ctx.db, ctx.now(), { siteId: access.site.id, spaceId: space.id, title: body.title });

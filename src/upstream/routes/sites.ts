@@ -18,7 +18,7 @@ import { newId, newToken } from '../ids.js';
 import { paginate } from '../pagination.js';
 import type { Router } from '../router.js';
 import { shareKeyOpensSite } from '../shareKeys.js';
-import { insertSection } from './siteSections.js';
+import { insertSection, LIVE_SITE_SPACES } from './siteSections.js';
 
 export interface SiteRow {
   id: string;
@@ -69,10 +69,14 @@ export function siteUrl(ctx: RequestContext, site: SiteRow): string {
 }
 
 function siteSpacesCount(db: Db, siteId: string): number {
-  return (db.prepare('SELECT COUNT(*) AS n FROM site_spaces WHERE site_id = ?').get(siteId) as { n: number }).n;
+  return (db.prepare(`SELECT COUNT(*) AS n FROM ${LIVE_SITE_SPACES} AND ss.site_id = ?`).get(siteId) as { n: number }).n;
 }
 
-/** The official Site shape, with `permissions` from the caller's organization role. */
+/**
+ * The official Site shape, with `permissions` from the caller's organization role. `create`
+ * (officially: publish and manage the site's content structure) is what every site write here
+ * needs, the role admin.
+ */
 export function toSite(ctx: RequestContext, row: SiteRow, role: Role | null) {
   const published = Boolean(row.published);
   return {
@@ -91,7 +95,7 @@ export function toSite(ctx: RequestContext, row: SiteRow, role: Role | null) {
       view: atLeast(role, 'read'),
       access: atLeast(role, 'read'),
       edit: atLeast(role, 'edit'),
-      create: atLeast(role, 'create'),
+      create: atLeast(role, 'admin'),
       admin: atLeast(role, 'admin'),
       installIntegration: atLeast(role, 'admin'),
       viewAdaptiveSchema: atLeast(role, 'read'),

@@ -13,13 +13,14 @@ import { linkStats } from '../content/links.js';
 import { createRevision, pagesOf, type PageInput } from '../content/revisions.js';
 import type { RequestContext, UpstreamServices } from '../context.js';
 import type { Db } from '../db/index.js';
-import { conflict, notFound } from '../errors.js';
+import { badRequest, conflict, notFound, unauthorized } from '../errors.js';
 import { newId } from '../ids.js';
-import { paginate, paginateArray } from '../pagination.js';
+import { arrayPage, paginate, paginateArray } from '../pagination.js';
 import { Reply, type Router } from '../router.js';
 import { shareKeyOpensSpace } from '../shareKeys.js';
 import { endPosition, placement, requireCreateIn, transferTarget } from './collections.js';
 import { dropForeignGrants, dropGrants, grantCreator } from './permissions.js';
+import { dropForeignSiteSpaces } from './siteSections.js';
 
 export interface SpaceRow {
   id: string;
@@ -78,24 +79,31 @@ export function isExpired(ctx: RequestContext, row: SpaceRow): boolean {
 /**
  * The space with the caller's role, checking `min` (404 when the caller cannot see it, 403 when
  * the role is too low). Deleted spaces are found only with `deleted: true`, and only by their
- * admins; a space deleted more than 7 days ago is removed for good on first sight.
+ * admins; a space deleted more than 7 days ago is removed for good on first sight. A caller
+ * without a token whom no visibility or share key lets in gets 401 (as for sites), not 404.
+ * With `members`, only roles from membership and grants count: a public visibility or a share key
+ * opens the published content, not the work on it (change requests, comments, permissions).
  */
 export function loadSpace(
   ctx: RequestContext,
   spaceId: string,
   min: Role = 'read',
-  options: { shareKey?: string; deleted?: boolean } = {},
+  options: { shareKey?: string; deleted?: boolean; members?: boolean } = {},
 ): { row: SpaceRow; role: Role } {
+  // Without a token, whatever the caller is not let into is a 401 (so existence is not told either).
+  const hidden = () => (ctx.caller ? notFound('Space') : unauthorized('A valid access token or share key is required'));
   const row = ctx.db.prepare('SELECT * FROM spaces WHERE id = ?').get(spaceId) as SpaceRow | undefined;
-  if (!row) throw notFound('Space');
+  if (!row) throw hidden();
   if (row.deleted_at && isExpired(ctx, row)) {
     removeForGood(ctx.db, row.id);
-    throw notFound('Space');
+    throw hidden();
   }
-  if (row.deleted_at && !options.deleted) throw notFound('Space');
-  const role = spaceRole(ctx, row, options.shareKey);
+  if (row.deleted_at && !options.deleted) throw hidden();
+  const role = options.members
+    ? contentRole(ctx.db, { type: 'space', ...row }, ctx.caller?.id)
+    : spaceRole(ctx, row, options.shareKey);
   // A deleted space exists only for its admins (who may restore it).
-  if (row.deleted_at && !atLeast(role, 'admin')) throw notFound('Space');
+  if (!role || (row.deleted_at && !atLeast(role, 'admin'))) throw hidden();
   return { row, role: requireRole(role, min, 'Space') };
 }
 
@@ -267,7 +275,7 @@ function moveSpace(ctx: RequestContext) {
   return toSpace(ctx, reread(ctx.db, row.id));
 }
 
-/** To the root of another organization; grants that make no sense there are dropped. */
+/** To the root of another organization; grants that make no sense there, and other organizations' sites publishing it, are dropped. */
 function transferSpace(ctx: RequestContext) {
   const { row } = loadSpace(ctx, ctx.params.spaceId, 'admin');
   const organizationId = transferTarget(ctx, row.organization_id, ctx.body('space.transfer').organization);
@@ -280,18 +288,24 @@ function transferSpace(ctx: RequestContext) {
       )
       .run(organizationId, endPosition(ctx.db, organizationId), ctx.now(), row.id);
     dropForeignGrants(ctx.db, organizationId, [{ type: 'space', id: row.id }]);
+    dropForeignSiteSpaces(ctx.db, organizationId, [row.id]);
   })();
   return toSpace(ctx, reread(ctx.db, row.id));
 }
 
+/** Links of the space's current revision; later pages keep to the revision of the first (revisions never change). */
 function listLinks(ctx: RequestContext) {
   const { row } = loadSpace(ctx, ctx.params.spaceId, 'read');
   const status = ctx.query.enum('status', LINK_STATUSES);
-  const { links, stats } = linkStats(ctx.db, row.revision_id, row.id, ctx.services.origin());
+  const revision = arrayPage(ctx)?.version ?? row.revision_id;
+  if (!ctx.db.prepare('SELECT 1 FROM revisions WHERE id = ? AND space_id = ?').get(revision, row.id))
+    throw badRequest('page: is not a valid page token');
+  const { links, stats } = linkStats(ctx.db, revision, row.id, ctx.services.origin());
   return paginateArray(
     ctx,
     links.filter((l) => !status || l.status === status),
     { stats },
+    revision,
   );
 }
 

@@ -1,0 +1,40 @@
+/**
+ * Every error a client sees carries an `extensions.code` of the fixed set (src/rest/errors.ts).
+ * Errors of the request itself (syntax, validation, variables, the operation to run), which
+ * GraphQL and Yoga give no code or codes of their own (`GRAPHQL_PARSE_FAILED`,
+ * `GRAPHQL_VALIDATION_FAILED`, `OPERATION_RESOLUTION_FAILURE`), become BAD_USER_INPUT; an error
+ * at a field's path without a code of the set (e.g. a REST value a scalar cannot serialize)
+ * becomes UPSTREAM_ERROR. Yoga's `http` hints (the response status) are kept.
+ */
+import type { GraphQLError } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { ERROR_CODES } from '../../rest/errors.js';
+
+const inSet = (code: unknown) => (ERROR_CODES as readonly unknown[]).includes(code);
+
+/** Gives an error a code of the set, in place (as Yoga sets its own codes). */
+function recode(error: Pick<GraphQLError, 'path' | 'extensions'>): void {
+  const extensions = error.extensions as Record<string, unknown> | undefined;
+  if (!extensions) {
+    Object.assign(error, { extensions: { code: error.path ? 'UPSTREAM_ERROR' : 'BAD_USER_INPUT' } });
+  } else if (!inSet(extensions.code)) {
+    extensions.code = error.path ? 'UPSTREAM_ERROR' : 'BAD_USER_INPUT';
+  }
+}
+
+const recodeAll = (errors: ReadonlyArray<Pick<GraphQLError, 'path' | 'extensions'>> | undefined) => errors?.forEach(recode);
+
+export function useRequestErrorCodes(): Plugin {
+  return {
+    // At the source, for every transport (HTTP, SSE, graphql-sse).
+    onParse: () => ({ result }) => {
+      if (result instanceof Error) recode(result as GraphQLError);
+    },
+    onValidate: () => ({ result }) => recodeAll(result as readonly GraphQLError[]),
+    // What is left (variables, operation choice) on single and batched HTTP results.
+    onResultProcess: ({ result }) => {
+      if (Symbol.asyncIterator in Object(result)) return;
+      for (const r of Array.isArray(result) ? result : [result]) recodeAll((r as { errors?: GraphQLError[] }).errors);
+    },
+  };
+}

@@ -1,0 +1,412 @@
+/**
+ * The front door, as a new user meets it: the real CLI (`src/index.ts`) spawned as a child
+ * process on loopback ports chosen by the OS, with temporary SQLite files or `:memory:`. Processes
+ * are reused across assertions (each spawn costs a second or two) and always killed afterwards.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { SETTINGS, helpText } from '../src/config.js';
+import { exampleQuery } from '../src/gateway/example.js';
+import { addMember, createOrganization, createUser } from '../src/upstream/bootstrap.js';
+import { systemClock } from '../src/upstream/clock.js';
+import { openDatabase } from '../src/upstream/db/index.js';
+
+const ROOT = new URL('..', import.meta.url).pathname;
+const ROLES = ['create', 'edit', 'review', 'comment', 'read', 'guest'];
+
+/** One CLI process: its output so far, waiting for a line, its exit. */
+class Cli {
+  readonly child: ChildProcess;
+  stdout = '';
+  stderr = '';
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+
+  constructor(args: string[], env: Record<string, string> = {}) {
+    const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !SETTINGS.some((s) => s.env === k)));
+    this.child = spawn(process.execPath, ['--import', 'tsx', 'src/index.ts', ...args], {
+      cwd: ROOT,
+      env: { ...clean, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.child.stdout!.on('data', (d) => (this.stdout += d));
+    this.child.stderr!.on('data', (d) => (this.stderr += d));
+    this.exited = new Promise((resolve) => this.child.on('exit', (code, signal) => resolve({ code, signal })));
+  }
+
+  get output() {
+    return this.stdout + this.stderr;
+  }
+
+  /** The first stdout line matching `re` (waits for it, fails on exit or timeout). */
+  async line(re: RegExp, timeoutMs = 15_000): Promise<RegExpMatchArray> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const match = this.stdout.split('\n').map((l) => l.match(re)).find(Boolean);
+      if (match) return match;
+      if (this.child.exitCode !== null || Date.now() > deadline)
+        throw new Error(`no line ${re} (exit ${this.child.exitCode}):\n${this.output}`);
+      await sleep(25);
+    }
+  }
+
+  /** Exit code after `signal`, failing if it takes longer than `withinMs`. */
+  async stop(signal: NodeJS.Signals = 'SIGTERM', withinMs = 5_000): Promise<number | null> {
+    this.child.kill(signal);
+    return this.exit(withinMs);
+  }
+
+  async exit(withinMs = 15_000): Promise<number | null> {
+    const timeout = sleep(withinMs).then(() => {
+      throw new Error(`still running after ${withinMs} ms:\n${this.output}`);
+    });
+    return (await Promise.race([this.exited, timeout])).code;
+  }
+
+  kill() {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Processes of the current test (killed in afterEach) and of the current file (afterAll). */
+const perTest: Cli[] = [];
+const perFile: Cli[] = [];
+const cli = (args: string[], env?: Record<string, string>) => {
+  const p = new Cli(args, env);
+  perTest.push(p);
+  return p;
+};
+const sharedCli = (args: string[], env?: Record<string, string>) => {
+  const p = new Cli(args, env);
+  perFile.push(p);
+  return p;
+};
+afterEach(() => perTest.splice(0).forEach((p) => p.kill()));
+afterAll(() => perFile.splice(0).forEach((p) => p.kill()));
+
+const dir = mkdtempSync(join(tmpdir(), 'docs-graph-cli-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+interface Started {
+  rest: string;
+  admin: string;
+  tokens: Record<string, string>;
+}
+
+/** The `REST:` URL and demo tokens an upstream-running command printed. */
+async function demoLines(p: Cli): Promise<Started> {
+  await p.line(/^Demo token \(guest\): /);
+  const rest = (await p.line(/^REST: (http:\/\/\S+\/v1)$/))[1];
+  const admin = (await p.line(/^Demo token: (gb_api_\w+)$/))[1];
+  const tokens: Record<string, string> = {};
+  for (const m of p.stdout.matchAll(/^Demo token \((\w+)\): (gb_api_\w+)$/gm)) tokens[m[1]] = m[2];
+  return { rest, admin, tokens };
+}
+
+/** Everything a process wrote except the lines that print the demo tokens. */
+const logLines = (p: Cli) => p.output.replace(/^Demo token.*$/gm, '');
+
+async function rest(base: string, token: string, path: string, init: RequestInit = {}) {
+  const res = await fetch(base + path, { ...init, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
+}
+
+async function items(base: string, token: string, path: string): Promise<any[]> {
+  const res = await rest(base, token, path);
+  expect(res.status, `GET ${path}`).toBe(200);
+  return res.body.items;
+}
+
+async function gql(url: string, token: string, query: string, variables?: Record<string, unknown>) {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ query, variables }),
+  });
+  return { status: res.status, body: (await res.json()) as { data?: any; errors?: any[] } };
+}
+
+describe('npm run upstream', () => {
+  const file = join(dir, 'demo.db');
+  let first: Cli;
+  let started: Started;
+
+  it('a failed demo creation stops the start (exit 1) and keeps nothing; the next start creates it', async () => {
+    const db = openDatabase(file);
+    db.exec(`CREATE TRIGGER fail_demo BEFORE INSERT ON translation_settings BEGIN SELECT RAISE(ABORT, 'injected failure'); END`);
+    db.close();
+    const failed = cli(['upstream', '--port', '0', '--db', file]);
+    expect(await failed.exit()).toBe(1);
+    expect(failed.stderr).toMatch(/demo content could not be created \(nothing was kept\): demo: POST \/orgs\/\w+\/translations answered 500/);
+    expect(failed.stdout).not.toMatch(/^(REST|Demo token)/m);
+    const after = openDatabase(file);
+    const count = (table: string) => (after.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
+    expect([count('users'), count('organizations'), count('spaces'), count('settings')]).toEqual([0, 0, 0, 0]);
+    after.exec('DROP TRIGGER fail_demo');
+    after.close();
+
+    first = sharedCli(['upstream', '--port', '0', '--db', file, '--log-level', 'info']);
+    started = await demoLines(first);
+    const ms = Number((await first.line(/demo content created in (\d+) ms/))[1]);
+    expect(ms).toBeLessThan(2000);
+  });
+
+  it('prints REST, the admin token and one token per other demo user, each on its own line', async () => {
+    const lines = first.stdout.split('\n').filter((l) => /^(REST|Demo token)/.test(l));
+    expect(lines).toEqual([
+      `REST: ${started.rest}`,
+      `Demo token: ${started.admin}`,
+      ...ROLES.map((role) => `Demo token (${role}): ${started.tokens[role]}`),
+    ]);
+    expect(started.rest).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+    expect(new Set([started.admin, ...Object.values(started.tokens)]).size).toBe(7);
+    const orgs = await items(started.rest, started.admin, '/orgs');
+    expect(orgs.map((o) => o.title).sort()).toEqual(['Acme Docs', 'Globex Labs']);
+  });
+
+  it('the demo content is coherent and explorable through REST', async () => {
+    const { rest: base, admin, tokens } = started;
+    const get = (path: string) => items(base, admin, path);
+    const acme = (await get('/orgs')).find((o) => o.title === 'Acme Docs').id;
+
+    const members = await get(`/orgs/${acme}/members`);
+    expect(members.map((m) => m.role).sort()).toEqual(['admin', 'comment', 'create', 'edit', 'read', 'review', null].sort());
+
+    const collections = await get(`/orgs/${acme}/collections`);
+    expect(collections).toHaveLength(3);
+    const nested = collections.find((c) => c.parent);
+    expect(collections.map((c) => c.id)).toContain(nested.parent);
+
+    const spaces = await get(`/orgs/${acme}/spaces`);
+    expect(new Set(spaces.map((s) => s.visibility))).toEqual(new Set(['public', 'private', 'unlisted', 'share-link']));
+    const guide = spaces.find((s) => s.title === 'API Guide');
+    const links = await rest(base, admin, `/spaces/${guide.id}/links`);
+    expect(links.body.stats).toMatchObject({ total: expect.any(Number), broken: { total: 0 } });
+    expect(new Set(links.body.items.map((l: any) => l.source.page)).size).toBeGreaterThan(2); // several pages link to others
+
+    const byStatus: Record<string, any[]> = {};
+    for (const status of ['draft', 'open', 'archived', 'merged'])
+      byStatus[status] = await get(`/spaces/${guide.id}/change-requests?status=${status}`);
+    for (const list of Object.values(byStatus)) expect(list.length).toBeGreaterThan(0);
+    expect(byStatus.merged[0].revisionMerged).toBeTruthy();
+
+    const commentsPath = `/spaces/${guide.id}/change-requests/${byStatus.open[0].id}/comments`;
+    const comments = await get(commentsPath);
+    const discussed = comments.find((c) => c.replies > 0);
+    expect(discussed.reactions.map((r: any) => r.emoji).sort()).toEqual(['🎉', '👍']);
+    expect((await get(`${commentsPath}/${discussed.id}/replies`)).length).toBe(discussed.replies);
+    expect(comments.some((c) => c.status === 'resolved')).toBe(true);
+
+    const sites = await get(`/orgs/${acme}/sites`);
+    const portal = sites.find((s) => s.published && s.visibility === 'public');
+    expect((await get(`/orgs/${acme}/sites/${portal.id}/sections`)).length).toBeGreaterThan(0);
+    expect(await get(`/orgs/${acme}/sites/${portal.id}/redirects`)).toHaveLength(1);
+    expect((await get(`/orgs/${acme}/sites/${portal.id}/share-links`))[0]).toMatchObject({ active: true });
+
+    expect((await get(`/orgs/${acme}/teams`)).length).toBe(2);
+    expect((await get(`/integrations?organizationId=${acme}`)).length).toBeGreaterThanOrEqual(2);
+    expect((await get(`/orgs/${acme}/openapi`))[0]).toMatchObject({ slug: 'orders-api', processingState: 'complete' });
+    expect((await get(`/orgs/${acme}/translations`))[0].languages).toEqual(['fr', 'de']);
+    expect((await get(`/orgs/${acme}/fonts`))[0].fontFamily).toBe('Acme Sans');
+    expect(await get(`/orgs/${acme}/link-invites`)).toHaveLength(1);
+
+    // Roles are real: a reader may not create, the guest sees only the handbook.
+    const denied = await rest(base, tokens.read, `/orgs/${acme}/collections`, { method: 'POST', body: JSON.stringify({ title: 'X' }) });
+    expect(denied.status).toBe(403);
+    const handbook = spaces.find((s) => s.title === 'Handbook');
+    expect((await rest(base, tokens.guest, `/spaces/${handbook.id}`)).status).toBe(200);
+  });
+
+  it('--log-level info logs no line per request', async () => {
+    await items(started.rest, started.admin, '/orgs');
+    expect(first.output).not.toMatch(/\/v1\/orgs/);
+  });
+
+  it('start --upstream-url forwards to that URL and starts no embedded upstream; SIGINT exits 0', async () => {
+    const gateway = cli(['start', '--port', '0', '--upstream-url', started.rest, '--db', join(dir, 'unused.db')]);
+    const url = (await gateway.line(/^GraphQL: (http:\/\/\S+)$/))[1];
+    expect(gateway.stdout).not.toMatch(/^(REST|Demo token)/m);
+    const res = await gql(url, started.admin, '{ viewer { displayName } }');
+    expect(res.body).toEqual({ data: { viewer: { displayName: 'Ada Lovelace' } } });
+    expect(await gateway.stop('SIGINT')).toBe(0);
+  });
+
+  it('SIGTERM exits 0', async () => {
+    expect(await first.stop('SIGTERM')).toBe(0);
+  });
+
+  it('a second start with the same file prints the same tokens (debug, latency and rate limit on)', async () => {
+    const again = cli(['upstream', '--port', '0', '--db', file, '--log-level', 'debug', '--latency-ms', '500', '--rate-limit', '2']);
+    const second = await demoLines(again);
+    expect({ admin: second.admin, tokens: second.tokens }).toEqual({ admin: started.admin, tokens: started.tokens });
+    expect(again.output).not.toMatch(/demo content created/);
+
+    // debug: one line per request, without the token; latency: every response at least 500 ms later.
+    const t0 = performance.now();
+    expect((await rest(second.rest, second.admin, '/user')).status).toBe(200);
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(495);
+    await again.line(/GET \/v1\/user 200/);
+    expect(again.stdout.match(/GET \/v1\/user /g)).toHaveLength(1);
+    expect(logLines(again)).not.toContain(second.admin.slice('gb_api_'.length));
+
+    // rate limit 2 per minute and token: the third request is refused with Retry-After.
+    const three = await Promise.all([0, 1, 2].map(() => rest(second.rest, second.tokens.read, '/user')));
+    const statuses = three.map((r) => r.status).sort();
+    expect(statuses).toEqual([200, 200, 429]);
+    const refused = three.find((r) => r.status === 429)!;
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(refused.body).toEqual({ error: { code: 429, message: expect.any(String) } });
+
+    // SIGTERM while a request waits out its 500 ms: it completes, then the process exits 0.
+    const inFlight = rest(second.rest, second.tokens.edit, '/user');
+    await sleep(250);
+    const exit = again.stop('SIGTERM');
+    const res = await inFlight;
+    expect(res.status).toBe(200);
+    expect(res.body.displayName).toBe('Alan Turing');
+    expect(await exit).toBe(0);
+  });
+
+  it('a database with other data gets no demo content and no tokens, and says so', async () => {
+    const foreign = join(dir, 'foreign.db');
+    const db = openDatabase(foreign);
+    const user = createUser(db, systemClock, { displayName: 'Owner', email: 'owner@example.com' });
+    const org = createOrganization(db, systemClock, { title: 'Our docs' });
+    addMember(db, systemClock, org, user.id, 'admin');
+    db.close();
+    const p = cli(['upstream', '--port', '0', '--db', foreign]);
+    const base = (await p.line(/^REST: (\S+)$/))[1];
+    await sleep(100);
+    expect(p.stdout).not.toMatch(/^Demo token/m);
+    expect(p.output).toMatch(/holds data that is not the demo/);
+    expect((await items(base, user.token, '/orgs')).map((o) => o.title)).toEqual(['Our docs']);
+    expect(await p.stop()).toBe(0);
+  });
+});
+
+describe('npm start', () => {
+  let p: Cli;
+  let url: string;
+  let started: Started;
+
+  beforeAll(async () => {
+    p = sharedCli(['start', '--port', '0', '--upstream-port', '0', '--db', ':memory:']);
+    url = (await p.line(/^GraphQL: (http:\/\/localhost:\d+\/graphql)$/))[1];
+    started = await demoLines(p);
+  });
+
+  it('prints GraphQL, REST and the demo tokens; the example query returns demo data', async () => {
+    expect(Object.keys(started.tokens)).toEqual(ROLES);
+    const orgs = await items(started.rest, started.admin, '/orgs');
+    const acme = orgs.find((o) => o.title === 'Acme Docs').id;
+    const { status, body } = await gql(url, started.admin, exampleQuery(acme));
+    expect(status).toBe(200);
+    expect(body.errors).toBeUndefined();
+    expect(body.data.viewer.displayName).toBe('Ada Lovelace');
+    expect(body.data.organization.title).toBe('Acme Docs');
+    const crs = body.data.organization.spaces.nodes.flatMap((s: any) => s.changeRequests.nodes);
+    const replies = crs.flatMap((cr: any) => cr.comments.nodes.flatMap((c: any) => c.replies.nodes));
+    expect(replies.length).toBeGreaterThan(0);
+    expect(replies[0].postedBy.displayName).toEqual(expect.any(String));
+    // --log-level info (the default): no line per GraphQL request or REST call.
+    const logged = p.output.split('\n').filter((l) => l && !/^(REST|GraphQL|Demo token): /.test(l) && !/^Demo token \(/.test(l));
+    expect(logged).toEqual([expect.stringMatching(/INFO {2}demo content created in \d+ ms$/)]);
+  });
+
+  it('GraphiQL opens with the demo admin token and the example query', async () => {
+    const res = await fetch(url, { headers: { accept: 'text/html' } });
+    const html = await res.text();
+    expect(res.status).toBe(200);
+    expect(html).toContain(started.admin);
+    expect(html).toContain('query Example');
+  });
+
+  it('SIGTERM exits 0', async () => {
+    expect(await p.stop('SIGTERM')).toBe(0);
+  });
+
+  it('SIGTERM drains an in-flight query and an open subscription, then exits 0', async () => {
+    const slow = cli(['start', '--port', '0', '--upstream-port', '0', '--db', ':memory:', '--latency-ms', '500', '--log-level', 'debug']);
+    const gqlUrl = (await slow.line(/^GraphQL: (\S+)$/))[1];
+    const { admin, rest: base } = await demoLines(slow);
+    const org = (await items(base, admin, '/orgs'))[0].id;
+    const query = gql(gqlUrl, admin, '{ viewer { displayName } }');
+    const stream = fetch(gqlUrl, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ query: 'subscription($o: String!) { suggestedQuestionsStream(organizationId: $o) }', variables: { o: org } }),
+    }).then(async (res) => ({ status: res.status, text: await res.text() }));
+    // Both requests reached the gateway (its debug log notes each), and wait on the slow upstream.
+    while ((slow.stdout.match(/Parsing request to extract GraphQL parameters/g) ?? []).length < 2) await sleep(20);
+    await sleep(100);
+    const exit = slow.stop('SIGTERM');
+    expect(await query).toEqual({ status: 200, body: { data: { viewer: { displayName: 'Ada Lovelace' } } } });
+    const sse = await stream;
+    expect(sse.status).toBe(200);
+    expect(sse.text).toMatch(/event: complete\n/); // completed normally: no error result
+    expect(sse.text).not.toMatch(/errors/);
+    expect(await exit).toBe(0);
+    // debug: the gateway's REST call and the upstream's request each logged once, without the token.
+    expect(slow.stdout.match(/\[gateway\] rest GET \/user 200/g)).toHaveLength(1);
+    expect(slow.stdout.match(/\[rest\] GET \/v1\/user 200/g)).toHaveLength(1);
+    expect(logLines(slow)).not.toContain(admin.slice('gb_api_'.length));
+  });
+});
+
+describe('options', () => {
+  it('--help lists every option of each command', async () => {
+    const [start, upstream] = [cli(['start', '--help']), cli(['upstream', '--help'])];
+    expect(await start.exit()).toBe(0);
+    expect(await upstream.exit()).toBe(0);
+    expect(start.stdout.trim()).toBe(helpText('start'));
+    for (const s of SETTINGS) {
+      const help = s.commands && !s.commands.includes('upstream') ? start.stdout : upstream.stdout;
+      expect(help).toContain(s.flag);
+      expect(help).toContain(s.env);
+    }
+  });
+
+  it('a bad value stops with exit code 2 and a message naming the setting', async () => {
+    const cases: Array<[string[], Record<string, string>, RegExp]> = [
+      [['upstream', '--port', 'abc'], {}, /--port: "abc" is not a whole number/],
+      [['start'], { PORT: '70000' }, /PORT: "70000" is not a whole number from 0 to 65535/],
+      [['start', '--log-level', 'loud'], {}, /--log-level: "loud" must be one of debug, info, warn, error/],
+      [['start', '--upstream-url', 'https://x'], {}, /--upstream-url: "https:\/\/x" must end in \/v1/],
+      [['start', '--verbose'], {}, /Unknown option --verbose/],
+      [['upstream', '--upstream-url', 'http://127.0.0.1:1/v1'], {}, /Unknown option --upstream-url/],
+      [['serve'], {}, /Unknown command serve/],
+    ];
+    const runs = cases.map(([args, env]) => cli(args, env));
+    const codes = await Promise.all(runs.map((r) => r.exit()));
+    runs.forEach((run, i) => {
+      expect(codes[i], cases[i][0].join(' ')).toBe(2);
+      expect(run.stderr).toMatch(cases[i][2]);
+      expect(run.stdout).not.toMatch(/^(REST|GraphQL|Demo token)/m);
+    });
+  });
+
+  it('a port in use gives a clear message naming the flag and exit code 1', async () => {
+    const busy: Server = createServer();
+    await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r));
+    const port = String((busy.address() as { port: number }).port);
+    try {
+      const runs = [
+        cli(['upstream', '--port', port, '--db', ':memory:']),
+        cli(['start', '--port', port, '--upstream-port', '0', '--db', ':memory:']),
+        cli(['start', '--port', '0', '--upstream-port', port, '--db', ':memory:']),
+      ];
+      expect(await Promise.all(runs.map((r) => r.exit()))).toEqual([1, 1, 1]);
+      expect(runs[0].stderr).toMatch(new RegExp(`REST API on 127.0.0.1:${port}: the port is already in use \\(choose another with --port\\)`));
+      expect(runs[1].stderr).toMatch(new RegExp(`gateway on 127.0.0.1:${port}: the port is already in use \\(choose another with --port\\)`));
+      expect(runs[2].stderr).toMatch(/the port is already in use \(choose another with --upstream-port\)/);
+    } finally {
+      busy.close();
+    }
+  });
+});
