@@ -12,6 +12,7 @@ import { createContext, type GatewayContext, type GatewayLimits } from './contex
 import { useStreamShutdown } from './plugins/streamShutdown.js';
 import { maskedErrors } from './plugins/maskedErrors.js';
 import { useQueryLimits } from './plugins/useQueryLimits.js';
+import { useRequestLog } from './plugins/useRequestLog.js';
 import { useRequestErrorCodes } from './plugins/requestErrorCodes.js';
 
 export interface GatewayOptions {
@@ -78,6 +79,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
       ...useQueryLimits(limits),
       // Parse, validation and variable errors carry a code of the fixed set too (BAD_USER_INPUT).
       useRequestErrorCodes(),
+      useRequestLog(log),
     ],
     // Unexpected errors reach the client as `Unexpected error.` with no message, stack or cause.
     maskedErrors,

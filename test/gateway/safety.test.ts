@@ -116,6 +116,13 @@ describe('error masking in front of a misbehaving upstream', () => {
     expect(rest.length).toBeGreaterThanOrEqual(5);
     for (const line of rest) expect(line).not.toMatch(/bearer|authorization/i);
   });
+
+  it('every operation was logged once at debug level, with its error codes and no token', () => {
+    const ops = lines.filter((l) => l.startsWith('debug graphql query'));
+    expect(ops.length).toBeGreaterThanOrEqual(4);
+    expect(ops.some((l) => /UPSTREAM_ERROR|BAD_USER_INPUT/.test(l))).toBe(true);
+    for (const line of ops) expect(line).not.toContain(TOKEN);
+  });
 });
 
 describe('per-request isolation', () => {
