@@ -103,7 +103,9 @@ function client(baseUrl: string, token: string) {
 }
 
 async function createDemo(db: Db, baseUrl: string): Promise<DemoTokens> {
-  const clock = systemClock;
+  // Strictly increasing timestamps, so what the demo creates lists in creation order (Acme first).
+  let last = 0;
+  const clock = { now: () => new Date((last = Math.max(systemClock.now().getTime(), last + 1))) };
   const now = () => clock.now().toISOString();
   const acme = createOrganization(db, clock, { title: 'Acme Docs', hostname: 'acme-docs', emailDomains: ['acme.example'] });
   const globex = createOrganization(db, clock, { title: 'Globex Labs', hostname: 'globex-labs' });
@@ -128,11 +130,12 @@ async function createDemo(db: Db, baseUrl: string): Promise<DemoTokens> {
   const guide = insertSpace(db, now(), { organizationId: acme, title: 'API Guide', emoji: '📘', visibility: 'public', defaultLevel: 'edit', pages: apiGuide });
   const book = insertSpace(db, now(), { organizationId: acme, title: 'Handbook', emoji: '📗', visibility: 'private', defaultLevel: 'edit', pages: handbook });
   const design = insertSpace(db, now(), { organizationId: acme, title: 'Design System', emoji: '🎨', visibility: 'unlisted', defaultLevel: 'comment', pages: designSystem });
-  const notes = insertSpace(db, now(), { organizationId: acme, title: 'Release Notes', emoji: '📣', visibility: 'share-link', pages: releaseNotes });
   insertSpace(db, now(), { organizationId: globex, title: 'Lab Notebook', emoji: '🧪', pages: labNotes });
   await admin('POST', `/spaces/${guide.id}/move`, { parent: apis.id });
   await admin('POST', `/spaces/${design.id}/move`, { parent: product.id });
   await admin('POST', `/spaces/${book.id}/move`, { parent: company.id });
+  // Created after the moves, so the organization's space list starts with the API Guide.
+  const notes = insertSpace(db, now(), { organizationId: acme, title: 'Release Notes', emoji: '📣', visibility: 'share-link', pages: releaseNotes });
   await admin('POST', `/orgs/${acme}/spaces`, { title: 'Scratchpad', emoji: '📝' });
 
   // The guest sees the handbook only, through an explicit permission.
