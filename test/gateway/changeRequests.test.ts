@@ -190,10 +190,7 @@ describe('change request life cycle through mutations', () => {
   let gid: string;
   const state = async () => (await t.data(LIFE, { s: spaceId, c: crId })) as any;
   const keys = () => ({ spaceId, changeRequestId: crId });
-  const run = async (name: string, input: Record<string, unknown>, token?: string) =>
-    (await t.data(`mutation($input: ${name[0].toUpperCase()}${name.slice(1)}Input!) { ${name}(input: $input) { ${CR_PAYLOAD} } }`, { input }, token))[
-      name
-    ];
+  const run = (name: string, input: Record<string, unknown>, token?: string) => t.payload(name, input, CR_PAYLOAD, token);
 
   beforeAll(async () => {
     spaceId = await newSpace('Life');

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startStack, type TestStack } from '../helpers/gateway.js';
+import { enumName, startStack, type TestStack } from '../helpers/gateway.js';
 import { restUrls, urls } from './urls.js';
 
 let t: TestStack;
@@ -7,18 +7,6 @@ beforeAll(async () => {
   t = await startStack();
 });
 afterAll(() => t.stop());
-
-const enumName = (v: string) => v.replace(/-/g, '_').toUpperCase();
-
-const mutate = (name: string, input: Record<string, unknown>, selection: string, token?: string | null) => {
-  const type = `${name[0].toUpperCase()}${name.slice(1)}Input`;
-  return t.gql(`mutation($input: ${type}!) { ${name}(input: $input) { ${selection} } }`, { input }, token);
-};
-const data = async (name: string, input: Record<string, unknown>, selection: string, token?: string) => {
-  const res = await mutate(name, input, selection, token);
-  if (res.errors) throw new Error(JSON.stringify(res.errors));
-  return res.data![name];
-};
 
 const COLLECTION = `id restId title description defaultLevel ${urls('Collection')} permissions { admin create } organization { restId } parent { restId }`;
 
@@ -38,7 +26,7 @@ const readCollection = async (collectionId: string, token?: string | null) =>
   (await t.data(`query($id: String!) { collection(collectionId: $id) { ${COLLECTION} } }`, { id: collectionId }, token)).collection;
 
 const create = async (title: string, parent?: string) =>
-  (await data('createCollection', { organizationId: t.world.orgId, title, ...(parent ? { parent } : {}) }, 'collection { restId }')).collection
+  (await t.payload('createCollection', { organizationId: t.world.orgId, title, ...(parent ? { parent } : {}) }, 'collection { restId }')).collection
     .restId as string;
 
 /** The REST ids of a connection walked to its end, `first` at a time, with the list calls made per page. */
@@ -58,7 +46,7 @@ async function walk(query: string, variables: Record<string, unknown>, pick: (da
 describe('Collection', () => {
   it('equals REST for each role; node(id) round-trips it', async () => {
     const id = await create('Guides');
-    await data('updateCollection', { collectionId: id, description: 'How-tos' }, 'collection { id }');
+    await t.payload('updateCollection', { collectionId: id, description: 'How-tos' }, 'collection { id }');
     for (const role of ['admin', 'create', 'read'] as const) {
       const { token } = t.world.users[role];
       const rest = await t.api.as(token).get(`/collections/${id}`);
@@ -111,7 +99,7 @@ describe('Collection', () => {
 
 describe('createCollection, updateCollection', () => {
   it('creates (nested too), read back through the graph and REST', async () => {
-    const res = await data(
+    const res = await t.payload(
       'createCollection',
       { organizationId: t.world.orgId, title: 'Made', clientMutationId: 'k' },
       `clientMutationId collection { ${COLLECTION} } organization { restId }`,
@@ -119,7 +107,7 @@ describe('createCollection, updateCollection', () => {
     expect(res.clientMutationId).toBe('k');
     expect(res.organization).toEqual({ restId: t.world.orgId });
     expect(res.collection).toEqual({ id: expect.any(String), ...graphCollection((await t.api.get(`/collections/${res.collection.restId}`)).body) });
-    const child = await data(
+    const child = await t.payload(
       'createCollection',
       { organizationId: t.world.orgId, title: 'Child', parent: res.collection.restId },
       'collection { parent { restId title } }',
@@ -130,7 +118,7 @@ describe('createCollection, updateCollection', () => {
   it('updates, and the update is read back', async () => {
     const id = await create('Before');
     const input = { collectionId: id, title: 'After', description: 'd', defaultLevel: 'COMMENT' };
-    const res = await data('updateCollection', input, 'collection { title description defaultLevel }');
+    const res = await t.payload('updateCollection', input, 'collection { title description defaultLevel }');
     expect(res.collection).toEqual({ title: 'After', description: 'd', defaultLevel: 'COMMENT' });
     expect(await readCollection(id)).toMatchObject({ title: 'After', description: 'd', defaultLevel: 'COMMENT' });
   });
@@ -138,22 +126,22 @@ describe('createCollection, updateCollection', () => {
   it('limits: title 50 and description 100 pass, one more is BAD_USER_INPUT with no REST call', async () => {
     const id = await create('Limits');
     t.resetCalls();
-    const long = await mutate('createCollection', { organizationId: t.world.orgId, title: 'x'.repeat(51) }, 'collection { id }');
+    const long = await t.mutate('createCollection', { organizationId: t.world.orgId, title: 'x'.repeat(51) }, 'collection { id }');
     expect(long.errors?.[0]).toMatchObject({ path: ['createCollection'], extensions: { code: 'BAD_USER_INPUT', field: 'input.title' } });
-    const desc = await mutate('updateCollection', { collectionId: id, description: 'x'.repeat(101) }, 'collection { id }');
+    const desc = await t.mutate('updateCollection', { collectionId: id, description: 'x'.repeat(101) }, 'collection { id }');
     expect(desc.errors?.[0]).toMatchObject({ extensions: { code: 'BAD_USER_INPUT', field: 'input.description' } });
     expect(t.calls).toHaveLength(0);
-    const ok = await data('updateCollection', { collectionId: id, title: 'x'.repeat(50), description: 'y'.repeat(100) }, 'collection { title }');
+    const ok = await t.payload('updateCollection', { collectionId: id, title: 'x'.repeat(50), description: 'y'.repeat(100) }, 'collection { title }');
     expect(ok.collection.title).toBe('x'.repeat(50));
   });
 
   it('a read-only member is FORBIDDEN, an outsider NOT_FOUND', async () => {
     const id = await create('Guarded');
-    const read = await mutate('updateCollection', { collectionId: id, title: 'No' }, 'collection { id }', t.world.users.read.token);
+    const read = await t.mutate('updateCollection', { collectionId: id, title: 'No' }, 'collection { id }', t.world.users.read.token);
     expect(read.errors?.[0]).toMatchObject({ path: ['updateCollection'], extensions: { code: 'FORBIDDEN' } });
-    const outsider = await mutate('updateCollection', { collectionId: id, title: 'No' }, 'collection { id }', t.world.users.outsider.token);
+    const outsider = await t.mutate('updateCollection', { collectionId: id, title: 'No' }, 'collection { id }', t.world.users.outsider.token);
     expect(outsider.errors?.[0]).toMatchObject({ path: ['updateCollection'], extensions: { code: 'NOT_FOUND' } });
-    const createRead = await mutate('createCollection', { organizationId: t.world.orgId, title: 'No' }, 'collection { id }', t.world.users.read.token);
+    const createRead = await t.mutate('createCollection', { organizationId: t.world.orgId, title: 'No' }, 'collection { id }', t.world.users.read.token);
     expect(createRead.errors?.[0]).toMatchObject({ path: ['createCollection'], extensions: { code: 'FORBIDDEN' } });
     expect((await readCollection(id)).title).toBe('Guarded');
   });
@@ -183,7 +171,7 @@ describe('deleteCollection', () => {
 
   it('a read-only member is FORBIDDEN', async () => {
     const id = await create('Kept');
-    const res = await mutate('deleteCollection', { collectionId: id }, 'deletedId', t.world.users.read.token);
+    const res = await t.mutate('deleteCollection', { collectionId: id }, 'deletedId', t.world.users.read.token);
     expect(res.errors?.[0]).toMatchObject({ path: ['deleteCollection'], extensions: { code: 'FORBIDDEN' } });
     expect((await readCollection(id)).title).toBe('Kept');
   });
@@ -200,12 +188,12 @@ describe('moveCollection', () => {
     const c = await create('C', home);
     expect(await children(home)).toEqual([a, b, c]);
     const sel = 'collection { restId parent { restId } } parent { restId title }';
-    const moved = await data('moveCollection', { collectionId: c, position: { before: { type: 'COLLECTION', collection: a } } }, sel);
+    const moved = await t.payload('moveCollection', { collectionId: c, position: { before: { type: 'COLLECTION', collection: a } } }, sel);
     expect(moved).toEqual({ collection: { restId: c, parent: { restId: home } }, parent: { restId: home, title: 'Home' } });
     expect(await children(home)).toEqual([c, a, b]);
-    await data('moveCollection', { collectionId: c, position: { after: { type: 'COLLECTION', collection: b } } }, sel);
+    await t.payload('moveCollection', { collectionId: c, position: { after: { type: 'COLLECTION', collection: b } } }, sel);
     expect(await children(home)).toEqual([a, b, c]);
-    const out = await data('moveCollection', { collectionId: b, parent: null }, sel);
+    const out = await t.payload('moveCollection', { collectionId: b, parent: null }, sel);
     expect(out).toEqual({ collection: { restId: b, parent: null }, parent: null });
     expect(await children(home)).toEqual([a, c]);
     expect((await readCollection(b)).parent).toBeNull();
@@ -213,10 +201,10 @@ describe('moveCollection', () => {
 
   it('into itself is BAD_USER_INPUT from REST; before and after together is BAD_USER_INPUT with no REST call', async () => {
     const id = await create('Self');
-    const self = await mutate('moveCollection', { collectionId: id, parent: id }, 'collection { id }');
+    const self = await t.mutate('moveCollection', { collectionId: id, parent: id }, 'collection { id }');
     expect(self.errors?.[0]).toMatchObject({ path: ['moveCollection'], extensions: { code: 'BAD_USER_INPUT', upstream: { status: 400 } } });
     t.resetCalls();
-    const both = await mutate(
+    const both = await t.mutate(
       'moveCollection',
       { collectionId: id, position: { before: { type: 'COLLECTION', collection: id }, after: { type: 'COLLECTION', collection: id } } },
       'collection { id }',
@@ -230,7 +218,7 @@ describe('transferCollection', () => {
   it('moves a collection with its spaces from acme to globex', async () => {
     const id = await create('Moving');
     const space = (await t.api.post(`/orgs/${t.world.orgId}/spaces`, { title: 'Cargo', parent: id })).body;
-    const res = await data(
+    const res = await t.payload(
       'transferCollection',
       { collectionId: id, organization: t.world.otherOrgId },
       'collection { restId organization { restId } spaces { nodes { restId organization { restId } } } } organization { title }',
@@ -257,9 +245,9 @@ describe('transferCollection', () => {
   it('an outsider is NOT_FOUND; a target organization the caller is not in is NOT_FOUND', async () => {
     const id = await create('Stays');
     const input = { collectionId: id, organization: t.world.otherOrgId };
-    const outsider = await mutate('transferCollection', input, 'collection { id }', t.world.users.outsider.token);
+    const outsider = await t.mutate('transferCollection', input, 'collection { id }', t.world.users.outsider.token);
     expect(outsider.errors?.[0]).toMatchObject({ path: ['transferCollection'], extensions: { code: 'NOT_FOUND' } });
-    const nowhere = await mutate('transferCollection', { collectionId: id, organization: 'nope' }, 'collection { id }');
+    const nowhere = await t.mutate('transferCollection', { collectionId: id, organization: 'nope' }, 'collection { id }');
     expect(nowhere.errors?.[0]).toMatchObject({ path: ['transferCollection'], extensions: { code: 'NOT_FOUND' } });
     expect((await readCollection(id)).organization).toEqual({ restId: t.world.orgId });
   });

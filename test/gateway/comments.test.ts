@@ -30,12 +30,10 @@ const reply = async (commentId: string, markdown: string, role: 'admin' | 'comme
   (await t.api.as(tokenOf(role)).post(`${base}/${commentId}/replies`, { body: { markdown } })).body;
 
 /** Runs a mutation named `name` with `input`, selecting `fields`; returns its payload (errors fail). */
-const mutate = async (name: string, input: Record<string, unknown>, fields: string, role: Parameters<typeof tokenOf>[0] = 'comment') =>
-  (await t.data(`mutation($input: ${name[0].toUpperCase()}${name.slice(1)}Input!) { ${name}(input: $input) { ${fields} } }`, { input }, tokenOf(role)))[
-    name
-  ];
+const mutate = (name: string, input: Record<string, unknown>, fields: string, role: Parameters<typeof tokenOf>[0] = 'comment') =>
+  t.payload(name, input, fields, tokenOf(role));
 const mutateRaw = (name: string, input: Record<string, unknown>, fields: string, role: Parameters<typeof tokenOf>[0] = 'comment') =>
-  t.gql(`mutation($input: ${name[0].toUpperCase()}${name.slice(1)}Input!) { ${name}(input: $input) { ${fields} } }`, { input }, tokenOf(role));
+  t.mutate(name, input, fields, tokenOf(role));
 
 const COMMENT_FIELDS = `id restId postedAt editedAt status resolvedAt repliesCount ${urls('Comment')}
   postedBy { restId displayName } resolvedBy { restId }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { screamingSnake } from '../../src/schema/lib/enums.js';
 import { installIntegration, integrationSecrets } from '../../src/upstream/routes/integrations.js';
-import { startStack, type TestStack } from '../helpers/gateway.js';
+import { expectRejected, startStack, type TestStack } from '../helpers/gateway.js';
 import { restUrls, urls } from './urls.js';
 
 let t: TestStack;
@@ -247,16 +247,6 @@ describe('Integration.installations', () => {
   });
 });
 
-/** Runs a mutation and expects a BAD_USER_INPUT naming `field`, with no REST call at all. */
-async function rejected(mutation: string, input: Record<string, unknown>, field: string) {
-  t.resetCalls();
-  const type = `${mutation[0].toUpperCase()}${mutation.slice(1)}Input`;
-  const res = await t.gql(`mutation($input: ${type}!) { ${mutation}(input: $input) { clientMutationId } }`, { input });
-  expect(res.errors?.[0]).toMatchObject({ path: [mutation], extensions: { code: 'BAD_USER_INPUT', field } });
-  expect(t.calls).toEqual([]);
-  return res.errors![0].message;
-}
-
 const PUBLISH = `mutation($input: PublishIntegrationInput!) { publishIntegration(input: $input) { clientMutationId integration { ${FIELDS} } } }`;
 
 describe('publishIntegration and unpublishIntegration', () => {
@@ -314,23 +304,23 @@ describe('publishIntegration and unpublishIntegration', () => {
 
   it('every input is checked with the publish rules before any REST call', async () => {
     const link = { url: 'https://example.com', label: 'Docs' };
-    await rejected('publishIntegration', input({ title: 'a' }), 'input.title');
-    await rejected('publishIntegration', input({ title: 'a'.repeat(31) }), 'input.title');
-    await rejected('publishIntegration', input({ description: 'd'.repeat(101) }), 'input.description');
-    await rejected('publishIntegration', input({ summary: 's'.repeat(2049) }), 'input.summary');
-    await rejected('publishIntegration', input({ integrationName: 'bad name' }), 'input.integrationName');
-    await rejected('publishIntegration', input({ integrationName: 'n'.repeat(101) }), 'input.integrationName');
-    await rejected('publishIntegration', input({ previewImages: [B64, B64, B64, B64] }), 'input.previewImages');
-    await rejected('publishIntegration', input({ icon: 'not base64!' }), 'input.icon');
-    await rejected('publishIntegration', input({ externalLinks: Array(6).fill(link) }), 'input.externalLinks');
-    await rejected('publishIntegration', input({ externalLinks: [{ url: 'nope', label: 'x' }] }), 'input.externalLinks[0].url');
-    await rejected('publishIntegration', input({ scopes: ['space:views:read'] }), 'input.scopes[0]');
-    await rejected('publishIntegration', input({ blocks: [{ ...block, title: 'E' }] }), 'input.blocks[0].title');
-    await rejected('publishIntegration', input({ configurations: { site: {} } }), 'input.configurations.site');
-    await rejected('publishIntegration', input({ configurations: { organization: {} } }), 'input.configurations.organization');
-    expect(await rejected('publishIntegration', input({ secrets: { KEY: 1 } }), 'input.secrets.KEY')).toBe('input.secrets.KEY: must be a string, got number');
-    await rejected('publishIntegration', input({ contentSecurityPolicy: 42 }), 'input.contentSecurityPolicy');
-    await rejected('unpublishIntegration', { integrationName: 'bad name' }, 'input.integrationName');
+    await expectRejected(t, 'publishIntegration', input({ title: 'a' }), 'input.title');
+    await expectRejected(t, 'publishIntegration', input({ title: 'a'.repeat(31) }), 'input.title');
+    await expectRejected(t, 'publishIntegration', input({ description: 'd'.repeat(101) }), 'input.description');
+    await expectRejected(t, 'publishIntegration', input({ summary: 's'.repeat(2049) }), 'input.summary');
+    await expectRejected(t, 'publishIntegration', input({ integrationName: 'bad name' }), 'input.integrationName');
+    await expectRejected(t, 'publishIntegration', input({ integrationName: 'n'.repeat(101) }), 'input.integrationName');
+    await expectRejected(t, 'publishIntegration', input({ previewImages: [B64, B64, B64, B64] }), 'input.previewImages');
+    await expectRejected(t, 'publishIntegration', input({ icon: 'not base64!' }), 'input.icon');
+    await expectRejected(t, 'publishIntegration', input({ externalLinks: Array(6).fill(link) }), 'input.externalLinks');
+    await expectRejected(t, 'publishIntegration', input({ externalLinks: [{ url: 'nope', label: 'x' }] }), 'input.externalLinks[0].url');
+    await expectRejected(t, 'publishIntegration', input({ scopes: ['space:views:read'] }), 'input.scopes[0]');
+    await expectRejected(t, 'publishIntegration', input({ blocks: [{ ...block, title: 'E' }] }), 'input.blocks[0].title');
+    await expectRejected(t, 'publishIntegration', input({ configurations: { site: {} } }), 'input.configurations.site');
+    await expectRejected(t, 'publishIntegration', input({ configurations: { organization: {} } }), 'input.configurations.organization');
+    expect(await expectRejected(t, 'publishIntegration', input({ secrets: { KEY: 1 } }), 'input.secrets.KEY')).toBe('input.secrets.KEY: must be a string, got number');
+    await expectRejected(t, 'publishIntegration', input({ contentSecurityPolicy: 42 }), 'input.contentSecurityPolicy');
+    await expectRejected(t, 'unpublishIntegration', { integrationName: 'bad name' }, 'input.integrationName');
   });
 
   it('limits just under pass', async () => {

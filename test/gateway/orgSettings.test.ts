@@ -1,19 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { screamingSnake } from '../../src/schema/lib/enums.js';
-import { startStack, type TestStack } from '../helpers/gateway.js';
+import { VALID_OPENAPI_YAML } from '../helpers/fixtures.js';
+import { expectRejected, startStack, type TestStack } from '../helpers/gateway.js';
 import { restUrls, urls } from './urls.js';
-
-const VALID_YAML = `openapi: 3.0.3
-info:
-  title: Pets
-  version: 1.0.0
-paths:
-  /pets:
-    get:
-      responses:
-        '200':
-          description: ok
-`;
 
 let t: TestStack;
 let org: string;
@@ -25,7 +14,7 @@ beforeAll(async () => {
   t = await startStack();
   org = t.world.orgId;
   for (let i = 1; i <= 5; i++) {
-    await t.api.post(`/orgs/${org}/openapi`, { slug: `spec-${i}`, source: { text: i === 3 ? 'hello: world\n' : VALID_YAML } });
+    await t.api.post(`/orgs/${org}/openapi`, { slug: `spec-${i}`, source: { text: i === 3 ? 'hello: world\n' : VALID_OPENAPI_YAML } });
     await t.api.post(`/orgs/${org}/translations`, { title: `Translations ${i}`, languages: i === 2 ? ['fr', 'pt-br'] : undefined });
     await t.api.put(`/orgs/${org}/fonts`, {
       fontFamily: `Font ${i}`,
@@ -173,16 +162,6 @@ describe('root lookups', () => {
   });
 });
 
-/** Runs a mutation and expects a BAD_USER_INPUT naming `field`, with no REST call at all. */
-async function rejected(mutation: string, input: Record<string, unknown>, field: string) {
-  t.resetCalls();
-  const res = await t.gql(`mutation($input: ${mutation[0].toUpperCase()}${mutation.slice(1)}Input!) { ${mutation}(input: $input) { clientMutationId } }`, { input });
-  expect(res.errors?.[0]).toMatchObject({ path: [mutation], extensions: { code: 'BAD_USER_INPUT', field } });
-  expect(res.data).toEqual({ [mutation]: null });
-  expect(t.calls).toEqual([]);
-  return res.errors![0].message;
-}
-
 describe('OpenAPI spec mutations', () => {
   const SPEC = `query($org: String!, $slug: String!) { openApiSpec(organizationId: $org, specSlug: $slug) {
     id slug processingState lastVersion lastProcessErrorCode sourceURL } }`;
@@ -191,7 +170,7 @@ describe('OpenAPI spec mutations', () => {
     const res = await t.data(
       `mutation($input: CreateOpenApiSpecInput!) { createOpenApiSpec(input: $input) {
         clientMutationId openApiSpec { id slug processingState lastVersion } organization { restId openApiSpecs(first: 100) { nodes { slug } } } } }`,
-      { input: { organizationId: org, slug: 'created', source: { text: VALID_YAML }, clientMutationId: 'c1' } },
+      { input: { organizationId: org, slug: 'created', source: { text: VALID_OPENAPI_YAML }, clientMutationId: 'c1' } },
     );
     const payload = res.createOpenApiSpec;
     expect(payload).toMatchObject({ clientMutationId: 'c1', openApiSpec: { slug: 'created', processingState: 'PENDING', lastVersion: null } });
@@ -206,27 +185,27 @@ describe('OpenAPI spec mutations', () => {
 
   it('source must hold exactly one of url and text; slug and url are checked; all before any REST call', async () => {
     const input = { organizationId: org, slug: 'one-of' };
-    expect(await rejected('createOpenApiSpec', { ...input, source: { url: 'https://example.com/a.yaml', text: VALID_YAML } }, 'input.source')).toBe(
+    expect(await expectRejected(t, 'createOpenApiSpec', { ...input, source: { url: 'https://example.com/a.yaml', text: VALID_OPENAPI_YAML } }, 'input.source')).toBe(
       'input.source: must have exactly one of url, text',
     );
-    await rejected('createOpenApiSpec', { ...input, source: {} }, 'input.source');
-    await rejected('createOpenApiSpec', { ...input, slug: 'Not A Slug', source: { text: VALID_YAML } }, 'input.slug');
-    await rejected('createOpenApiSpec', { ...input, slug: 'a'.repeat(101), source: { text: VALID_YAML } }, 'input.slug');
-    await rejected('createOpenApiSpec', { ...input, source: { url: 'not a url' } }, 'input.source.url');
-    await rejected('createOpenApiSpec', { ...input, source: { text: '' } }, 'input.source.text');
-    await rejected('updateOpenApiSpec', { organizationId: org, specSlug: 'spec-1', source: { url: 'https://x.test/a', text: 'x' } }, 'input.source');
-    await rejected('updateOpenApiSpec', { organizationId: org, specSlug: 'Bad_Slug', source: { text: VALID_YAML } }, 'input.specSlug');
-    await rejected('deleteOpenApiSpec', { organizationId: org, specSlug: 'Bad_Slug' }, 'input.specSlug');
+    await expectRejected(t, 'createOpenApiSpec', { ...input, source: {} }, 'input.source');
+    await expectRejected(t, 'createOpenApiSpec', { ...input, slug: 'Not A Slug', source: { text: VALID_OPENAPI_YAML } }, 'input.slug');
+    await expectRejected(t, 'createOpenApiSpec', { ...input, slug: 'a'.repeat(101), source: { text: VALID_OPENAPI_YAML } }, 'input.slug');
+    await expectRejected(t, 'createOpenApiSpec', { ...input, source: { url: 'not a url' } }, 'input.source.url');
+    await expectRejected(t, 'createOpenApiSpec', { ...input, source: { text: '' } }, 'input.source.text');
+    await expectRejected(t, 'updateOpenApiSpec', { organizationId: org, specSlug: 'spec-1', source: { url: 'https://x.test/a', text: 'x' } }, 'input.source');
+    await expectRejected(t, 'updateOpenApiSpec', { organizationId: org, specSlug: 'Bad_Slug', source: { text: VALID_OPENAPI_YAML } }, 'input.specSlug');
+    await expectRejected(t, 'deleteOpenApiSpec', { organizationId: org, specSlug: 'Bad_Slug' }, 'input.specSlug');
   });
 
   it('a slug just under the limit passes; a taken slug is CONFLICT', async () => {
     const slug = 'a'.repeat(100);
     const ok = await t.data('mutation($input: CreateOpenApiSpecInput!) { createOpenApiSpec(input: $input) { openApiSpec { slug } } }', {
-      input: { organizationId: org, slug, source: { text: VALID_YAML } },
+      input: { organizationId: org, slug, source: { text: VALID_OPENAPI_YAML } },
     });
     expect(ok.createOpenApiSpec.openApiSpec.slug).toBe(slug);
     const res = await t.gql('mutation($input: CreateOpenApiSpecInput!) { createOpenApiSpec(input: $input) { openApiSpec { slug } } }', {
-      input: { organizationId: org, slug, source: { text: VALID_YAML } },
+      input: { organizationId: org, slug, source: { text: VALID_OPENAPI_YAML } },
     });
     expect(res.errors?.[0]).toMatchObject({ path: ['createOpenApiSpec'], extensions: { code: 'CONFLICT' } });
     await t.upstream.idle();
@@ -306,13 +285,13 @@ describe('translation settings mutations', () => {
   });
 
   it('title 1..100 and distinct languages, checked before any REST call', async () => {
-    await rejected('createTranslationSettings', { organizationId: org, title: '' }, 'input.title');
-    await rejected('createTranslationSettings', { organizationId: org, title: 't'.repeat(101) }, 'input.title');
-    await rejected('createTranslationSettings', { organizationId: org, title: 'x', languages: [] }, 'input.languages');
-    expect(await rejected('createTranslationSettings', { organizationId: org, title: 'x', languages: ['EN', 'EN'] }, 'input.languages')).toBe(
+    await expectRejected(t, 'createTranslationSettings', { organizationId: org, title: '' }, 'input.title');
+    await expectRejected(t, 'createTranslationSettings', { organizationId: org, title: 't'.repeat(101) }, 'input.title');
+    await expectRejected(t, 'createTranslationSettings', { organizationId: org, title: 'x', languages: [] }, 'input.languages');
+    expect(await expectRejected(t, 'createTranslationSettings', { organizationId: org, title: 'x', languages: ['EN', 'EN'] }, 'input.languages')).toBe(
       'input.languages: must not repeat a language',
     );
-    await rejected('updateTranslationSettings', { organizationId: org, translationSettingsId: 'x', title: '' }, 'input.title');
+    await expectRejected(t, 'updateTranslationSettings', { organizationId: org, translationSettingsId: 'x', title: '' }, 'input.title');
     const max = await t.data(
       'mutation($input: CreateTranslationSettingsInput!) { createTranslationSettings(input: $input) { translationSettings { title } } }',
       { input: { organizationId: org, title: 't'.repeat(100) } },
@@ -393,16 +372,16 @@ describe('custom font mutations', () => {
   it('fontFamily 1..50, faces with weight 400, distinct weights, each storageKey given; no REST call', async () => {
     const face = { weight: 400, storageKey: 'fonts/a.woff2' };
     const input = { organizationId: org, fontFamily: 'Sans', fontFaces: [face] };
-    await rejected('createCustomFont', { ...input, fontFamily: 'f'.repeat(51) }, 'input.fontFamily');
-    await rejected('createCustomFont', { ...input, fontFamily: '' }, 'input.fontFamily');
-    await rejected('createCustomFont', { ...input, fontFaces: [] }, 'input.fontFaces');
-    expect(await rejected('createCustomFont', { ...input, fontFaces: [{ ...face, weight: 700 }] }, 'input.fontFaces')).toBe(
+    await expectRejected(t, 'createCustomFont', { ...input, fontFamily: 'f'.repeat(51) }, 'input.fontFamily');
+    await expectRejected(t, 'createCustomFont', { ...input, fontFamily: '' }, 'input.fontFamily');
+    await expectRejected(t, 'createCustomFont', { ...input, fontFaces: [] }, 'input.fontFaces');
+    expect(await expectRejected(t, 'createCustomFont', { ...input, fontFaces: [{ ...face, weight: 700 }] }, 'input.fontFaces')).toBe(
       'input.fontFaces: must include a face of weight 400',
     );
-    await rejected('createCustomFont', { ...input, fontFaces: [face, face] }, 'input.fontFaces');
-    await rejected('createCustomFont', { ...input, fontFaces: [{ ...face, weight: 1001 }] }, 'input.fontFaces[0].weight');
-    await rejected('updateCustomFont', { organizationId: org, fontId: 'x', fontFaces: [{ weight: 700 }] }, 'input.fontFaces[0].storageKey');
-    await rejected('updateCustomFont', { organizationId: org, fontId: 'x', fontFamily: 'f'.repeat(51) }, 'input.fontFamily');
+    await expectRejected(t, 'createCustomFont', { ...input, fontFaces: [face, face] }, 'input.fontFaces');
+    await expectRejected(t, 'createCustomFont', { ...input, fontFaces: [{ ...face, weight: 1001 }] }, 'input.fontFaces[0].weight');
+    await expectRejected(t, 'updateCustomFont', { organizationId: org, fontId: 'x', fontFaces: [{ weight: 700 }] }, 'input.fontFaces[0].storageKey');
+    await expectRejected(t, 'updateCustomFont', { organizationId: org, fontId: 'x', fontFamily: 'f'.repeat(51) }, 'input.fontFamily');
     const max = await t.data('mutation($input: CreateCustomFontInput!) { createCustomFont(input: $input) { customFont { fontFamily } } }', {
       input: { ...input, fontFamily: 'f'.repeat(50) },
     });

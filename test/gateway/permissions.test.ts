@@ -8,16 +8,6 @@ beforeAll(async () => {
 });
 afterAll(() => t.stop());
 
-const mutate = (name: string, input: Record<string, unknown>, selection: string, token?: string | null) => {
-  const type = `${name[0].toUpperCase()}${name.slice(1)}Input`;
-  return t.gql(`mutation($input: ${type}!) { ${name}(input: $input) { ${selection} } }`, { input }, token);
-};
-const data = async (name: string, input: Record<string, unknown>, selection: string) => {
-  const res = await mutate(name, input, selection);
-  if (res.errors) throw new Error(JSON.stringify(res.errors));
-  return res.data![name];
-};
-
 const id = (u: WorldUser) => t.world.users[u].id;
 const token = (u: WorldUser) => t.world.users[u].token;
 
@@ -72,7 +62,7 @@ for (const base of bases) {
       const before = await t.gql(lookup, {}, token('guest'));
       expect(before.errors?.[0]).toMatchObject({ path: [field], extensions: { code: 'NOT_FOUND' } });
 
-      const res = await data(
+      const res = await t.payload(
         grant,
         { [param]: targetId, role: 'READ', users: [id('guest')], clientMutationId: 'g' },
         `clientMutationId ${field} { restId userPermissions { edges { permission node { restId } } } }`,
@@ -85,7 +75,7 @@ for (const base of bases) {
     it('userPermissions and aggregatePermissions(role) walk to the end, equal to REST, with no user fetched', async () => {
       const targetId = await base.create();
       const grants: Array<[WorldUser, string]> = [['guest', 'READ'], ['comment', 'EDIT'], ['review', 'ADMIN'], ['read', 'COMMENT'], ['edit', 'READ']];
-      for (const [user, role] of grants) await data(grant, { [param]: targetId, role, users: [id(user)] }, `${field} { id }`);
+      for (const [user, role] of grants) await t.payload(grant, { [param]: targetId, role, users: [id(user)] }, `${field} { id }`);
 
       const users = await walk(targetId, 'userPermissions(ARGS)', 2);
       expect(users).toEqual(await restPairs(`/${rest}/${targetId}/permissions/users`));
@@ -109,16 +99,16 @@ for (const base of bases) {
     it(`${update} changes a role, null removes it; ${remove} removes it; each read back`, async () => {
       const targetId = await base.create();
       // Granted one by one: users granted together share a timestamp, so their order is by id.
-      for (const user of ['guest', 'comment'] as const) await data(grant, { [param]: targetId, role: 'READ', users: [id(user)] }, `${field} { id }`);
+      for (const user of ['guest', 'comment'] as const) await t.payload(grant, { [param]: targetId, role: 'READ', users: [id(user)] }, `${field} { id }`);
       const sel = `${field} { restId } user { restId displayName }`;
-      const changed = await data(update, { [param]: targetId, userId: id('guest'), role: 'EDIT' }, sel);
+      const changed = await t.payload(update, { [param]: targetId, userId: id('guest'), role: 'EDIT' }, sel);
       expect(changed).toEqual({ [field]: { restId: targetId }, user: { restId: id('guest'), displayName: 'Gus Guest' } });
       expect(await walk(targetId, 'userPermissions(ARGS)', 10)).toEqual([[id('guest'), 'EDIT'], [id('comment'), 'READ']]);
 
-      await data(update, { [param]: targetId, userId: id('comment'), role: null }, sel);
+      await t.payload(update, { [param]: targetId, userId: id('comment'), role: null }, sel);
       expect(await walk(targetId, 'userPermissions(ARGS)', 10)).toEqual([[id('guest'), 'EDIT']]);
 
-      const removed = await data(remove, { [param]: targetId, userId: id('guest') }, sel);
+      const removed = await t.payload(remove, { [param]: targetId, userId: id('guest') }, sel);
       expect(removed.user.restId).toBe(id('guest'));
       expect(await walk(targetId, 'userPermissions(ARGS)', 10)).toEqual([]);
       const guest = await t.gql(`{ ${base.lookup(targetId)} { restId } }`, {}, token('guest'));
@@ -128,18 +118,18 @@ for (const base of bases) {
     it('a grant to a team reaches its members in aggregatePermissions', async () => {
       const targetId = await base.create();
       const team = (await t.api.put(`/orgs/${t.world.orgId}/teams`, { title: `Team ${typename}`, members: [id('guest')] })).body;
-      await data(grant, { [param]: targetId, role: 'COMMENT', teams: [team.id] }, `${field} { id }`);
+      await t.payload(grant, { [param]: targetId, role: 'COMMENT', teams: [team.id] }, `${field} { id }`);
       expect(await walk(targetId, 'aggregatePermissions(ARGS, role: COMMENT)', 10)).toContainEqual([id('guest'), 'COMMENT']);
     });
 
     it('validation fails before any REST call: no principals, empty lists, empty ids', async () => {
       const targetId = await base.create();
       t.resetCalls();
-      const none = await mutate(grant, { [param]: targetId, role: 'READ' }, `${field} { id }`);
+      const none = await t.mutate(grant, { [param]: targetId, role: 'READ' }, `${field} { id }`);
       expect(none.errors?.[0]).toMatchObject({ path: [grant], extensions: { code: 'BAD_USER_INPUT', field: 'input.users' } });
-      const empty = await mutate(grant, { [param]: targetId, role: 'READ', teams: [] }, `${field} { id }`);
+      const empty = await t.mutate(grant, { [param]: targetId, role: 'READ', teams: [] }, `${field} { id }`);
       expect(empty.errors?.[0]).toMatchObject({ extensions: { code: 'BAD_USER_INPUT', field: 'input.teams' } });
-      const blank = await mutate(grant, { [param]: targetId, role: 'READ', users: [''] }, `${field} { id }`);
+      const blank = await t.mutate(grant, { [param]: targetId, role: 'READ', users: [''] }, `${field} { id }`);
       expect(blank.errors?.[0]).toMatchObject({ extensions: { code: 'BAD_USER_INPUT', field: 'input.users[0]' } });
       expect(t.calls).toHaveLength(0);
     });
@@ -147,14 +137,14 @@ for (const base of bases) {
     it('a read-only member is FORBIDDEN, an outsider NOT_FOUND, an unknown user NOT_FOUND; nothing changes', async () => {
       const targetId = await base.create();
       const input = { [param]: targetId, role: 'ADMIN', users: [id('read')] };
-      const read = await mutate(grant, input, `${field} { id }`, token('read'));
+      const read = await t.mutate(grant, input, `${field} { id }`, token('read'));
       expect(read.errors?.[0]).toMatchObject({ path: [grant], extensions: { code: 'FORBIDDEN', upstream: { status: 403, method: 'POST' } } });
       expect(read.data).toEqual({ [grant]: null });
-      const outsider = await mutate(grant, input, `${field} { id }`, token('outsider'));
+      const outsider = await t.mutate(grant, input, `${field} { id }`, token('outsider'));
       expect(outsider.errors?.[0]).toMatchObject({ path: [grant], extensions: { code: 'NOT_FOUND' } });
-      const stranger = await mutate(grant, { ...input, users: [id('outsider')] }, `${field} { id }`);
+      const stranger = await t.mutate(grant, { ...input, users: [id('outsider')] }, `${field} { id }`);
       expect(stranger.errors?.[0]).toMatchObject({ path: [grant], extensions: { code: 'NOT_FOUND' } });
-      const removeRead = await mutate(remove, { [param]: targetId, userId: id('read') }, `${field} { id }`, token('read'));
+      const removeRead = await t.mutate(remove, { [param]: targetId, userId: id('read') }, `${field} { id }`, token('read'));
       expect(removeRead.errors?.[0]).toMatchObject({ path: [remove], extensions: { code: 'FORBIDDEN' } });
       expect(await walk(targetId, 'userPermissions(ARGS)', 10)).toEqual(await restPairs(`/${rest}/${targetId}/permissions/users`));
       expect(await walk(targetId, 'userPermissions(ARGS)', 10)).not.toContainEqual([id('read'), 'ADMIN']);

@@ -1,7 +1,7 @@
 import { encodeGlobalID } from '@pothos/plugin-relay';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertSpace } from '../../src/upstream/routes/spaces.js';
-import { startStack, type TestStack } from '../helpers/gateway.js';
+import { expectRejected, startStack, type TestStack } from '../helpers/gateway.js';
 import { callPaths, keyOf, newSite, restAll, siteVars, type TestSite } from './siteFixture.js';
 
 let t: TestStack;
@@ -11,28 +11,6 @@ beforeAll(async () => {
 afterAll(() => t.stop());
 
 const keys = (s: TestSite) => ({ organizationId: s.organizationId, siteId: s.siteId });
-
-/** Runs `mutation($input: <Name>Input!) { <name>(input: $input) { <selection> } }`. */
-function mutate(name: string, input: Record<string, unknown>, selection: string, token?: string | null) {
-  const type = `${name[0].toUpperCase()}${name.slice(1)}Input`;
-  return t.gql(`mutation($input: ${type}!) { ${name}(input: $input) { ${selection} } }`, { input }, token);
-}
-
-/** `mutate` that fails on errors and returns the payload. */
-async function payload(name: string, input: Record<string, unknown>, selection: string) {
-  const res = await mutate(name, input, selection);
-  if (res.errors?.length) throw new Error(JSON.stringify(res.errors, null, 2));
-  return res.data[name];
-}
-
-/** Expects BAD_USER_INPUT naming `field`, with no REST call made. */
-async function rejected(name: string, input: Record<string, unknown>, field: string) {
-  t.resetCalls();
-  const res = await mutate(name, input, 'clientMutationId');
-  expect(res.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field });
-  expect(res.data?.[name]).toBeNull();
-  expect(t.calls).toHaveLength(0);
-}
 
 /** Reads the site back through a query. */
 async function readSite(s: TestSite, selection: string) {
@@ -45,17 +23,17 @@ const SECTIONS = 'sections(first: 100) { nodes { restId title path condition ico
 describe('site settings', () => {
   it('updateSite changes title and visibility; the site reads back changed', async () => {
     const s = newSite(t);
-    const p = await payload('updateSite', { ...keys(s), title: 'Renamed', visibility: 'UNLISTED', clientMutationId: 'u1' }, 'clientMutationId site { title visibility }');
+    const p = await t.payload('updateSite', { ...keys(s), title: 'Renamed', visibility: 'UNLISTED', clientMutationId: 'u1' }, 'clientMutationId site { title visibility }');
     expect(p).toEqual({ clientMutationId: 'u1', site: { title: 'Renamed', visibility: 'UNLISTED' } });
     expect(await readSite(s, 'title visibility')).toEqual({ title: 'Renamed', visibility: 'UNLISTED' });
   });
 
   it('updateSite validates the title with the shared rules before any REST call', async () => {
     const s = newSite(t);
-    await rejected('updateSite', { ...keys(s), title: 'x' }, 'input.title');
-    await rejected('updateSite', { ...keys(s), title: 'x'.repeat(129) }, 'input.title');
-    await rejected('updateSite', { ...keys(s), title: null }, 'input.title');
-    expect((await payload('updateSite', { ...keys(s), title: 'x'.repeat(128) }, 'site { title }')).site.title).toHaveLength(128);
+    await expectRejected(t, 'updateSite', { ...keys(s), title: 'x' }, 'input.title');
+    await expectRejected(t, 'updateSite', { ...keys(s), title: 'x'.repeat(129) }, 'input.title');
+    await expectRejected(t, 'updateSite', { ...keys(s), title: null }, 'input.title');
+    expect((await t.payload('updateSite', { ...keys(s), title: 'x'.repeat(128) }, 'site { title }')).site.title).toHaveLength(128);
   });
 
   it('publishSite and unpublishSite switch the published state, as the organization’s site list shows', async () => {
@@ -64,17 +42,17 @@ describe('site settings', () => {
       (
         await t.data('query($org: String!) { organization(organizationId: $org) { sites(first: 100, published: true) { nodes { restId } } } }', { org: s.organizationId })
       ).organization.sites.nodes.map((n: any) => n.restId);
-    expect((await payload('publishSite', keys(s), 'site { published urls { published } }')).site).toMatchObject({ published: true, urls: { published: expect.any(String) } });
+    expect((await t.payload('publishSite', keys(s), 'site { published urls { published } }')).site).toMatchObject({ published: true, urls: { published: expect.any(String) } });
     expect(await readSite(s, 'published')).toEqual({ published: true });
     expect(await listed()).toContain(s.siteId);
-    expect((await payload('unpublishSite', keys(s), 'site { published }')).site).toEqual({ published: false });
+    expect((await t.payload('unpublishSite', keys(s), 'site { published }')).site).toEqual({ published: false });
     expect(await readSite(s, 'published')).toEqual({ published: false });
     expect(await listed()).not.toContain(s.siteId);
   });
 
   it('updateSitePublishingAuth sets and clears the URLs; a bad URL is rejected before any REST call', async () => {
     const s = newSite(t);
-    const p = await payload(
+    const p = await t.payload(
       'updateSitePublishingAuth',
       { ...keys(s), backend: 'CUSTOM', fallbackURL: 'https://auth.acme.test/login', logoutURL: 'https://auth.acme.test/logout' },
       'publishingAuth { backend fallbackURL logoutURL } site { restId }',
@@ -83,20 +61,20 @@ describe('site settings', () => {
       publishingAuth: { backend: 'CUSTOM', fallbackURL: 'https://auth.acme.test/login', logoutURL: 'https://auth.acme.test/logout' },
       site: { restId: s.siteId },
     });
-    await payload('updateSitePublishingAuth', { ...keys(s), backend: 'INTEGRATION', logoutURL: null }, 'clientMutationId');
+    await t.payload('updateSitePublishingAuth', { ...keys(s), backend: 'INTEGRATION', logoutURL: null }, 'clientMutationId');
     expect((await readSite(s, 'publishingAuth { backend fallbackURL logoutURL }')).publishingAuth).toEqual({
       backend: 'INTEGRATION',
       fallbackURL: 'https://auth.acme.test/login',
       logoutURL: null,
     });
-    await rejected('updateSitePublishingAuth', { ...keys(s), backend: 'CUSTOM', fallbackURL: 'not a url' }, 'input.fallbackURL');
+    await expectRejected(t, 'updateSitePublishingAuth', { ...keys(s), backend: 'CUSTOM', fallbackURL: 'not a url' }, 'input.fallbackURL');
   });
 
   it('a reader is FORBIDDEN and an outsider NOT_FOUND at the mutation path', async () => {
     const s = newSite(t);
-    const reader = await mutate('publishSite', keys(s), 'site { published }', t.world.users.read.token);
+    const reader = await t.mutate('publishSite', keys(s), 'site { published }', t.world.users.read.token);
     expect(reader.errors?.[0]).toMatchObject({ path: ['publishSite'], extensions: { code: 'FORBIDDEN' } });
-    const outsider = await mutate('updateSite', { ...keys(s), title: 'Mine' }, 'site { title }', t.world.users.outsider.token);
+    const outsider = await t.mutate('updateSite', { ...keys(s), title: 'Mine' }, 'site { title }', t.world.users.outsider.token);
     expect(outsider.errors?.[0]).toMatchObject({ path: ['updateSite'], extensions: { code: 'NOT_FOUND' } });
     expect(await readSite(s, 'title published')).toEqual({ title: 'Docs', published: false });
   });
@@ -123,37 +101,37 @@ describe('site sections', () => {
   it('createSiteSection validates before any REST call: spaceId required, title 2 to 64', async () => {
     const s = newSite(t);
     const spaceId = newSpace('Gamma');
-    await rejected('createSiteSection', { ...keys(s), spaceId, title: 'x' }, 'input.title');
-    await rejected('createSiteSection', { ...keys(s), spaceId, title: 'x'.repeat(65) }, 'input.title');
-    expect((await payload('createSiteSection', { ...keys(s), spaceId, title: 'x'.repeat(64) }, 'siteSection { title }')).siteSection.title).toHaveLength(64);
+    await expectRejected(t, 'createSiteSection', { ...keys(s), spaceId, title: 'x' }, 'input.title');
+    await expectRejected(t, 'createSiteSection', { ...keys(s), spaceId, title: 'x'.repeat(65) }, 'input.title');
+    expect((await t.payload('createSiteSection', { ...keys(s), spaceId, title: 'x'.repeat(64) }, 'siteSection { title }')).siteSection.title).toHaveLength(64);
   });
 
   it('updateSiteSection: condition absent keeps it, null removes it', async () => {
     const s = newSite(t);
     const [section] = await restAll(t, `${s.base}/sections`);
     const input = { ...keys(s), siteSectionId: section.id };
-    const set = await payload('updateSiteSection', { ...input, condition: 'visitor.claims.beta', icon: 'book', description: 'About' }, 'siteSection { condition icon description }');
+    const set = await t.payload('updateSiteSection', { ...input, condition: 'visitor.claims.beta', icon: 'book', description: 'About' }, 'siteSection { condition icon description }');
     expect(set.siteSection).toEqual({ condition: 'visitor.claims.beta', icon: 'book', description: 'About' });
-    await payload('updateSiteSection', { ...input, title: 'Retitled', path: 'retitled' }, 'clientMutationId');
+    await t.payload('updateSiteSection', { ...input, title: 'Retitled', path: 'retitled' }, 'clientMutationId');
     expect((await readSite(s, SECTIONS)).sections.nodes[0]).toMatchObject({ title: 'Retitled', path: 'retitled', condition: 'visitor.claims.beta', icon: 'book' });
-    await payload('updateSiteSection', { ...input, condition: null, icon: null }, 'clientMutationId');
+    await t.payload('updateSiteSection', { ...input, condition: null, icon: null }, 'clientMutationId');
     expect((await readSite(s, SECTIONS)).sections.nodes[0]).toMatchObject({ title: 'Retitled', condition: null, icon: null, description: 'About' });
   });
 
   it('updateSiteSection validates before any REST call', async () => {
     const s = newSite(t);
     const input = { ...keys(s), siteSectionId: 'any' };
-    await rejected('updateSiteSection', { ...input, condition: '' }, 'input.condition');
-    await rejected('updateSiteSection', { ...input, condition: 'c'.repeat(1025) }, 'input.condition');
-    await rejected('updateSiteSection', { ...input, title: null }, 'input.title');
-    await rejected('updateSiteSection', { ...input, path: 'p'.repeat(101) }, 'input.path');
-    await rejected('updateSiteSection', { ...input, description: 'd'.repeat(257) }, 'input.description');
+    await expectRejected(t, 'updateSiteSection', { ...input, condition: '' }, 'input.condition');
+    await expectRejected(t, 'updateSiteSection', { ...input, condition: 'c'.repeat(1025) }, 'input.condition');
+    await expectRejected(t, 'updateSiteSection', { ...input, title: null }, 'input.title');
+    await expectRejected(t, 'updateSiteSection', { ...input, path: 'p'.repeat(101) }, 'input.path');
+    await expectRejected(t, 'updateSiteSection', { ...input, description: 'd'.repeat(257) }, 'input.description');
   });
 
   it('updateSiteSection: a path taken by another section is CONFLICT at the mutation', async () => {
     const s = newSite(t, { spaces: 2 });
     const [one, two] = await restAll(t, `${s.base}/sections`);
-    const res = await mutate('updateSiteSection', { ...keys(s), siteSectionId: two.id, path: one.path }, 'siteSection { path }');
+    const res = await t.mutate('updateSiteSection', { ...keys(s), siteSectionId: two.id, path: one.path }, 'siteSection { path }');
     expect(res.errors?.[0]).toMatchObject({ path: ['updateSiteSection'], extensions: { code: 'CONFLICT' } });
   });
 
@@ -161,18 +139,18 @@ describe('site sections', () => {
     const s = newSite(t, { spaces: 3 });
     const ids = (await restAll(t, `${s.base}/sections`)).map((x) => x.id);
     const order = async () => (await readSite(s, SECTIONS)).sections.nodes.map((n: any) => n.restId);
-    const p = await payload(
+    const p = await t.payload(
       'moveSiteSection',
       { ...keys(s), siteSectionId: ids[2], position: { before: { siteSection: ids[0] } } },
       'siteSection { restId } site { sections(first: 10) { nodes { restId } } }',
     );
     expect(p.site.sections.nodes.map((n: any) => n.restId)).toEqual([ids[2], ids[0], ids[1]]);
     expect(await order()).toEqual([ids[2], ids[0], ids[1]]);
-    await payload('moveSiteSection', { ...keys(s), siteSectionId: ids[2], position: { after: { type: 'SITE_SECTION', siteSection: ids[1] } } }, 'clientMutationId');
+    await t.payload('moveSiteSection', { ...keys(s), siteSectionId: ids[2], position: { after: { type: 'SITE_SECTION', siteSection: ids[1] } } }, 'clientMutationId');
     expect(await order()).toEqual([ids[0], ids[1], ids[2]]);
-    await payload('moveSiteSection', { ...keys(s), siteSectionId: ids[0] }, 'clientMutationId');
+    await t.payload('moveSiteSection', { ...keys(s), siteSectionId: ids[0] }, 'clientMutationId');
     expect(await order()).toEqual([ids[1], ids[2], ids[0]]);
-    await rejected(
+    await expectRejected(t, 
       'moveSiteSection',
       { ...keys(s), siteSectionId: ids[0], position: { before: { siteSection: ids[1] }, after: { siteSection: ids[2] } } },
       'input.position',
@@ -184,7 +162,7 @@ describe('site sections', () => {
     const s = newSite(t, { spaces: 2 });
     const [, second] = await restAll(t, `${s.base}/sections`);
     const id = encodeGlobalID('SiteSection', JSON.stringify([s.organizationId, s.siteId, second.id]));
-    const p = await payload('deleteSiteSection', { ...keys(s), siteSectionId: second.id }, 'deletedId site { siteSpacesCount }');
+    const p = await t.payload('deleteSiteSection', { ...keys(s), siteSectionId: second.id }, 'deletedId site { siteSpacesCount }');
     expect(p).toEqual({ deletedId: id, site: { siteSpacesCount: 1 } });
     expect((await readSite(s, SECTIONS)).sections.nodes.map((n: any) => n.restId)).not.toContain(second.id);
     const gone = await t.gql('query($id: ID!) { node(id: $id) { id } }', { id });
@@ -199,7 +177,7 @@ describe('site section groups', () => {
     const groupsNow = async () =>
       (await readSite(s, 'sectionGroups(first: 10) { nodes { restId title icon sections { restId } } }')).sectionGroups.nodes;
 
-    const created = await payload(
+    const created = await t.payload(
       'createSiteSectionGroup',
       { ...keys(s), title: 'Basics', icon: 'star', sections: [ids[0]] },
       'siteSectionGroup { restId title sections { restId sectionGroup { title } } } site { sectionGroups { nodes { title } } }',
@@ -209,24 +187,24 @@ describe('site section groups', () => {
     expect(created.site.sectionGroups.nodes).toEqual([{ title: 'Basics' }]);
     const g = { ...keys(s), siteSectionGroupId: groupId };
 
-    await payload('updateSiteSectionGroup', { ...g, title: 'Start here', icon: null }, 'clientMutationId');
+    await t.payload('updateSiteSectionGroup', { ...g, title: 'Start here', icon: null }, 'clientMutationId');
     expect(await groupsNow()).toEqual([{ restId: groupId, title: 'Start here', icon: null, sections: [{ restId: ids[0] }] }]);
 
-    const added = await payload('addSiteSectionToGroup', { ...g, sectionId: ids[2] }, 'siteSectionGroup { sections { restId } } siteSection { restId sectionGroup { restId } }');
+    const added = await t.payload('addSiteSectionToGroup', { ...g, sectionId: ids[2] }, 'siteSectionGroup { sections { restId } } siteSection { restId sectionGroup { restId } }');
     expect(added).toEqual({ siteSectionGroup: { sections: [{ restId: ids[0] }, { restId: ids[2] }] }, siteSection: { restId: ids[2], sectionGroup: { restId: groupId } } });
     expect((await groupsNow())[0].sections).toEqual([{ restId: ids[0] }, { restId: ids[2] }]);
 
-    const removed = await payload('removeSiteSectionFromGroup', { ...g, siteSectionId: ids[0] }, 'siteSectionGroup { sections { restId } } siteSection { restId sectionGroup { restId } }');
+    const removed = await t.payload('removeSiteSectionFromGroup', { ...g, siteSectionId: ids[0] }, 'siteSectionGroup { sections { restId } } siteSection { restId sectionGroup { restId } }');
     expect(removed).toEqual({ siteSectionGroup: { sections: [{ restId: ids[2] }] }, siteSection: { restId: ids[0], sectionGroup: null } });
     expect((await readSite(s, SECTIONS)).sections.nodes.map((n: any) => n.sectionGroup?.restId ?? null)).toEqual([null, null, groupId]);
 
-    await payload('moveSiteSectionGroup', { ...g, position: { before: { id: ids[0] } } }, 'siteSectionGroup { restId }');
-    const second = await payload('createSiteSectionGroup', { ...keys(s), title: 'Later' }, 'siteSectionGroup { restId }');
+    await t.payload('moveSiteSectionGroup', { ...g, position: { before: { id: ids[0] } } }, 'siteSectionGroup { restId }');
+    const second = await t.payload('createSiteSectionGroup', { ...keys(s), title: 'Later' }, 'siteSectionGroup { restId }');
     expect((await groupsNow()).map((x: any) => x.title)).toEqual(['Start here', 'Later']);
-    await payload('moveSiteSectionGroup', { ...g }, 'clientMutationId');
+    await t.payload('moveSiteSectionGroup', { ...g }, 'clientMutationId');
     expect((await groupsNow()).map((x: any) => x.title)).toEqual(['Later', 'Start here']);
 
-    const deleted = await payload('deleteSiteSectionGroup', g, 'deletedId site { sectionGroups { nodes { restId } } }');
+    const deleted = await t.payload('deleteSiteSectionGroup', g, 'deletedId site { sectionGroups { nodes { restId } } }');
     expect(deleted).toEqual({
       deletedId: encodeGlobalID('SiteSectionGroup', JSON.stringify([s.organizationId, s.siteId, groupId])),
       site: { sectionGroups: { nodes: [{ restId: second.siteSectionGroup.restId }] } },
@@ -237,11 +215,11 @@ describe('site section groups', () => {
   it('group inputs are validated before any REST call', async () => {
     const s = newSite(t);
     const g = { ...keys(s), siteSectionGroupId: 'any' };
-    await rejected('createSiteSectionGroup', { ...keys(s), title: '' }, 'input.title');
-    await rejected('createSiteSectionGroup', { ...keys(s), title: 't'.repeat(101) }, 'input.title');
-    await rejected('updateSiteSectionGroup', { ...g, icon: 'i'.repeat(51) }, 'input.icon');
-    await rejected('moveSiteSectionGroup', { ...g, position: { before: { id: 'a' }, after: { id: 'b' } } }, 'input.position');
-    await rejected('moveSiteSectionGroup', { ...g, position: { before: { id: 'a', type: null } } }, 'input.position.before.type');
+    await expectRejected(t, 'createSiteSectionGroup', { ...keys(s), title: '' }, 'input.title');
+    await expectRejected(t, 'createSiteSectionGroup', { ...keys(s), title: 't'.repeat(101) }, 'input.title');
+    await expectRejected(t, 'updateSiteSectionGroup', { ...g, icon: 'i'.repeat(51) }, 'input.icon');
+    await expectRejected(t, 'moveSiteSectionGroup', { ...g, position: { before: { id: 'a' }, after: { id: 'b' } } }, 'input.position');
+    await expectRejected(t, 'moveSiteSectionGroup', { ...g, position: { before: { id: 'a', type: null } } }, 'input.position.before.type');
   });
 });
 
@@ -251,7 +229,7 @@ describe('site redirects', () => {
     const [one, two] = await restAll(t, `${s.base}/sections`);
     const redirectsNow = async () =>
       (await readSite(s, 'redirects { nodes { restId source destination { siteSectionId } } }')).redirects.nodes;
-    const created = await payload(
+    const created = await t.payload(
       'createSiteRedirect',
       { ...keys(s), source: '/old', destination: { siteSection: { siteSectionId: one.id } } },
       'siteRedirect { restId source destination { kind siteSection { restId } } } site { redirects { nodes { source } } }',
@@ -261,7 +239,7 @@ describe('site redirects', () => {
       siteRedirect: { restId: id, source: '/old', destination: { kind: 'SITE_SECTION', siteSection: { restId: one.id } } },
       site: { redirects: { nodes: [{ source: '/old' }] } },
     });
-    const updated = await payload(
+    const updated = await t.payload(
       'updateSiteRedirect',
       { ...keys(s), siteRedirectId: id, source: '/older', destination: { siteSection: { siteSectionId: two.id } } },
       'siteRedirect { source updatedAt }',
@@ -272,7 +250,7 @@ describe('site redirects', () => {
       target: two.urls.published,
       redirect: { restId: id },
     });
-    const deleted = await payload('deleteSiteRedirect', { ...keys(s), siteRedirectId: id }, 'deletedId');
+    const deleted = await t.payload('deleteSiteRedirect', { ...keys(s), siteRedirectId: id }, 'deletedId');
     expect(deleted.deletedId).toBe(encodeGlobalID('SiteRedirect', JSON.stringify([s.organizationId, s.siteId, id])));
     expect(await redirectsNow()).toEqual([]);
   });
@@ -281,15 +259,15 @@ describe('site redirects', () => {
     const s = newSite(t);
     const [section] = await restAll(t, `${s.base}/sections`);
     const destination = { siteSection: { siteSectionId: section.id } };
-    await payload('createSiteRedirect', { ...keys(s), source: '/dup', destination }, 'clientMutationId');
-    const dup = await mutate('createSiteRedirect', { ...keys(s), source: '/dup', destination }, 'siteRedirect { restId }');
+    await t.payload('createSiteRedirect', { ...keys(s), source: '/dup', destination }, 'clientMutationId');
+    const dup = await t.mutate('createSiteRedirect', { ...keys(s), source: '/dup', destination }, 'siteRedirect { restId }');
     expect(dup.errors?.[0]).toMatchObject({ path: ['createSiteRedirect'], extensions: { code: 'CONFLICT' } });
-    await rejected('createSiteRedirect', { ...keys(s), source: '/dup', destination: {} }, 'input.destination');
-    await rejected('createSiteRedirect', { ...keys(s), source: '/dup', destination: { siteSection: null } }, 'input.destination');
-    await rejected('createSiteRedirect', { ...keys(s), source: 'no-slash', destination }, 'input.source');
-    await rejected('createSiteRedirect', { ...keys(s), source: '/a//b', destination }, 'input.source');
-    await rejected('createSiteRedirect', { ...keys(s), source: `/${'a'.repeat(512)}`, destination }, 'input.source');
-    await rejected('updateSiteRedirect', { ...keys(s), siteRedirectId: 'any', destination: null }, 'input.destination');
+    await expectRejected(t, 'createSiteRedirect', { ...keys(s), source: '/dup', destination: {} }, 'input.destination');
+    await expectRejected(t, 'createSiteRedirect', { ...keys(s), source: '/dup', destination: { siteSection: null } }, 'input.destination');
+    await expectRejected(t, 'createSiteRedirect', { ...keys(s), source: 'no-slash', destination }, 'input.source');
+    await expectRejected(t, 'createSiteRedirect', { ...keys(s), source: '/a//b', destination }, 'input.source');
+    await expectRejected(t, 'createSiteRedirect', { ...keys(s), source: `/${'a'.repeat(512)}`, destination }, 'input.source');
+    await expectRejected(t, 'updateSiteRedirect', { ...keys(s), siteRedirectId: 'any', destination: null }, 'input.destination');
   });
 });
 
@@ -298,7 +276,7 @@ describe('share links', () => {
 
   it('create, rename, deactivate, activate and delete; the key opens the site only while the link is active', async () => {
     const s = newSite(t, { visibility: 'share-link', published: true });
-    const created = await payload('createShareLink', { ...keys(s), name: 'Partners' }, 'shareLink { restId name active urls { published } } site { shareLinks { nodes { name } } }');
+    const created = await t.payload('createShareLink', { ...keys(s), name: 'Partners' }, 'shareLink { restId name active urls { published } } site { shareLinks { nodes { name } } }');
     const { restId: id, urls } = created.shareLink;
     expect(created).toMatchObject({ shareLink: { name: 'Partners', active: true }, site: { shareLinks: { nodes: [{ name: 'Partners' }] } } });
     const key = keyOf({ urls });
@@ -306,32 +284,32 @@ describe('share links', () => {
     const opens = async () => !(await t.gql(OPEN, { ...siteVars(s), key }, null)).errors;
     expect(await opens()).toBe(true);
 
-    expect((await payload('deactivateShareLink', link, 'shareLink { active }')).shareLink).toEqual({ active: false });
+    expect((await t.payload('deactivateShareLink', link, 'shareLink { active }')).shareLink).toEqual({ active: false });
     expect((await readSite(s, 'shareLinks { nodes { active } }')).shareLinks.nodes).toEqual([{ active: false }]);
     expect(await opens()).toBe(false);
 
-    expect((await payload('activateShareLink', link, 'shareLink { active }')).shareLink).toEqual({ active: true });
+    expect((await t.payload('activateShareLink', link, 'shareLink { active }')).shareLink).toEqual({ active: true });
     expect(await opens()).toBe(true);
 
-    await payload('updateShareLink', { ...link, name: 'Press', active: false }, 'clientMutationId');
+    await t.payload('updateShareLink', { ...link, name: 'Press', active: false }, 'clientMutationId');
     expect((await readSite(s, 'shareLinks { nodes { name active } }')).shareLinks.nodes).toEqual([{ name: 'Press', active: false }]);
 
-    const deleted = await payload('deleteShareLink', link, 'deletedId site { shareLinks { nodes { restId } } }');
+    const deleted = await t.payload('deleteShareLink', link, 'deletedId site { shareLinks { nodes { restId } } }');
     expect(deleted).toEqual({ deletedId: encodeGlobalID('ShareLink', JSON.stringify([s.organizationId, s.siteId, id])), site: { shareLinks: { nodes: [] } } });
   });
 
   it('share link inputs are validated before any REST call', async () => {
     const s = newSite(t);
     const link = { ...keys(s), shareLinkId: 'any' };
-    await rejected('createShareLink', { ...keys(s), name: 'n'.repeat(51) }, 'input.name');
-    await rejected('updateShareLink', link, 'input');
-    await rejected('updateShareLink', { ...link, active: null }, 'input.active');
-    expect((await payload('createShareLink', { ...keys(s), name: 'n'.repeat(50) }, 'shareLink { name }')).shareLink.name).toHaveLength(50);
+    await expectRejected(t, 'createShareLink', { ...keys(s), name: 'n'.repeat(51) }, 'input.name');
+    await expectRejected(t, 'updateShareLink', link, 'input');
+    await expectRejected(t, 'updateShareLink', { ...link, active: null }, 'input.active');
+    expect((await t.payload('createShareLink', { ...keys(s), name: 'n'.repeat(50) }, 'shareLink { name }')).shareLink.name).toHaveLength(50);
   });
 
   it('share links are admin only: an editor is FORBIDDEN, with the site unchanged', async () => {
     const s = newSite(t);
-    const res = await mutate('createShareLink', { ...keys(s), name: 'Mine' }, 'shareLink { restId }', t.world.users.edit.token);
+    const res = await t.mutate('createShareLink', { ...keys(s), name: 'Mine' }, 'shareLink { restId }', t.world.users.edit.token);
     expect(res.errors?.[0]).toMatchObject({ path: ['createShareLink'], extensions: { code: 'FORBIDDEN' } });
     t.resetCalls();
     expect((await readSite(s, 'shareLinks { nodes { restId } }')).shareLinks.nodes).toEqual([]);

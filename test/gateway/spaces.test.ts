@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pagesOf } from '../../src/upstream/content/revisions.js';
 import { insertSpace } from '../../src/upstream/routes/spaces.js';
-import { startStack, type TestStack } from '../helpers/gateway.js';
+import { enumName, startStack, type TestStack } from '../helpers/gateway.js';
 import { restUrls, urls } from './urls.js';
 
 let t: TestStack;
@@ -86,20 +86,6 @@ describe('space mutations', () => {
     expect(check.space).toEqual({ title: 'Renamed', emoji: '🚀' });
   });
 });
-
-/** The GraphQL enum name of a REST enum value (`in-collection` → `IN_COLLECTION`). */
-const enumName = (v: string) => v.replace(/-/g, '_').toUpperCase();
-
-/** Runs `mutation { <name>(input: $input) { <selection> } }` and returns the whole result. */
-const mutate = (name: string, input: Record<string, unknown>, selection: string, token?: string | null) => {
-  const type = `${name[0].toUpperCase()}${name.slice(1)}Input`;
-  return t.gql(`mutation($input: ${type}!) { ${name}(input: $input) { ${selection} } }`, { input }, token);
-};
-const data = async (name: string, input: Record<string, unknown>, selection: string, token?: string) => {
-  const res = await mutate(name, input, selection, token);
-  if (res.errors) throw new Error(JSON.stringify(res.errors));
-  return res.data![name];
-};
 
 const SPACE = `id restId title emoji visibility createdAt updatedAt deletedAt editMode ${urls('Space')} revision defaultLevel
   commentsCount changeRequestsCount changeRequestsOpenCount changeRequestsDraftCount
@@ -234,7 +220,7 @@ describe('Space.links', () => {
 
 describe('createSpace, duplicateSpace', () => {
   it('creates a space in the organization, read back through the organization', async () => {
-    const created = await data(
+    const created = await t.payload(
       'createSpace',
       { organizationId: t.world.orgId, title: 'Created', emoji: '📘', clientMutationId: 'c1' },
       `clientMutationId space { ${SPACE} } organization { restId }`,
@@ -264,25 +250,25 @@ describe('createSpace, duplicateSpace', () => {
 
   it('validates title just over the limit before any REST call, and accepts it at the limit', async () => {
     t.resetCalls();
-    const res = await mutate('createSpace', { organizationId: t.world.orgId, title: 'x'.repeat(51) }, 'space { id }');
+    const res = await t.mutate('createSpace', { organizationId: t.world.orgId, title: 'x'.repeat(51) }, 'space { id }');
     expect(res.errors?.[0]).toMatchObject({ path: ['createSpace'], extensions: { code: 'BAD_USER_INPUT', field: 'input.title' } });
     expect(t.calls).toHaveLength(0);
-    const ok = await data('createSpace', { organizationId: t.world.orgId, title: 'x'.repeat(50) }, 'space { title }');
+    const ok = await t.payload('createSpace', { organizationId: t.world.orgId, title: 'x'.repeat(50) }, 'space { title }');
     expect(ok.space.title).toBe('x'.repeat(50));
   });
 
   it('is FORBIDDEN for a read-only member and NOT_FOUND for an outsider', async () => {
     const input = { organizationId: t.world.orgId, title: 'Nope' };
-    const read = await mutate('createSpace', input, 'space { id }', t.world.users.read.token);
+    const read = await t.mutate('createSpace', input, 'space { id }', t.world.users.read.token);
     expect(read.errors?.[0]).toMatchObject({ path: ['createSpace'], extensions: { code: 'FORBIDDEN' } });
     expect(read.data).toEqual({ createSpace: null });
-    const outsider = await mutate('createSpace', input, 'space { id }', t.world.users.outsider.token);
+    const outsider = await t.mutate('createSpace', input, 'space { id }', t.world.users.outsider.token);
     expect(outsider.errors?.[0]).toMatchObject({ path: ['createSpace'], extensions: { code: 'NOT_FOUND' } });
   });
 
   it('duplicateSpace returns the copy and its organization; the copy has the pages of the original', async () => {
     const source = spaceIds[2];
-    const dup = await data('duplicateSpace', { spaceId: source }, 'space { restId title } organization { restId }');
+    const dup = await t.payload('duplicateSpace', { spaceId: source }, 'space { restId title } organization { restId }');
     expect(dup.space.restId).not.toBe(source);
     expect(dup.space.title).toBe('Space 3 (copy)');
     expect(dup.organization).toEqual({ restId: t.world.orgId });
@@ -297,33 +283,33 @@ describe('createSpace, duplicateSpace', () => {
 describe('deleteSpace, restoreSpace', () => {
   it('delete → restore → delete, 8 days later restore is NOT_FOUND', async () => {
     const space = await readSpace(spaceIds[3]);
-    const del = await data('deleteSpace', { spaceId: spaceIds[3] }, 'deletedId organization { restId }');
+    const del = await t.payload('deleteSpace', { spaceId: spaceIds[3] }, 'deletedId organization { restId }');
     expect(del).toEqual({ deletedId: space.id, organization: { restId: t.world.orgId } });
     expect((await readSpace(spaceIds[3])).deletedAt).toEqual(expect.any(String));
     const listed = await t.api.all(`/orgs/${t.world.orgId}/spaces`);
     expect(listed.items.map((s: any) => s.id)).not.toContain(spaceIds[3]);
 
-    const restored = await data('restoreSpace', { spaceId: spaceIds[3] }, 'space { restId deletedAt } organization { restId }');
+    const restored = await t.payload('restoreSpace', { spaceId: spaceIds[3] }, 'space { restId deletedAt } organization { restId }');
     expect(restored).toEqual({ space: { restId: spaceIds[3], deletedAt: null }, organization: { restId: t.world.orgId } });
     expect((await readSpace(spaceIds[3])).deletedAt).toBeNull();
 
-    await data('deleteSpace', { spaceId: spaceIds[3] }, 'deletedId');
+    await t.payload('deleteSpace', { spaceId: spaceIds[3] }, 'deletedId');
     t.clock.advanceDays(8);
-    const late = await mutate('restoreSpace', { spaceId: spaceIds[3] }, 'space { restId }');
+    const late = await t.mutate('restoreSpace', { spaceId: spaceIds[3] }, 'space { restId }');
     expect(late.errors?.[0]).toMatchObject({ path: ['restoreSpace'], extensions: { code: 'NOT_FOUND' } });
     const gone = await t.gql('query($id: String!) { space(spaceId: $id) { title } }', { id: spaceIds[3] });
     expect(gone.errors?.[0].extensions?.code).toBe('NOT_FOUND');
   });
 
   it('restoring a space that is not deleted is CONFLICT', async () => {
-    const res = await mutate('restoreSpace', { spaceId: spaceIds[4] }, 'space { restId }');
+    const res = await t.mutate('restoreSpace', { spaceId: spaceIds[4] }, 'space { restId }');
     expect(res.errors?.[0]).toMatchObject({ path: ['restoreSpace'], extensions: { code: 'CONFLICT' } });
   });
 
   it('a read-only member is FORBIDDEN, an outsider NOT_FOUND, and the space stays', async () => {
-    const read = await mutate('deleteSpace', { spaceId: spaceIds[4] }, 'deletedId', t.world.users.read.token);
+    const read = await t.mutate('deleteSpace', { spaceId: spaceIds[4] }, 'deletedId', t.world.users.read.token);
     expect(read.errors?.[0]).toMatchObject({ path: ['deleteSpace'], extensions: { code: 'FORBIDDEN' } });
-    const outsider = await mutate('deleteSpace', { spaceId: spaceIds[4] }, 'deletedId', t.world.users.outsider.token);
+    const outsider = await t.mutate('deleteSpace', { spaceId: spaceIds[4] }, 'deletedId', t.world.users.outsider.token);
     expect(outsider.errors?.[0]).toMatchObject({ path: ['deleteSpace'], extensions: { code: 'NOT_FOUND' } });
     expect((await readSpace(spaceIds[4])).deletedAt).toBeNull();
   });
@@ -335,7 +321,7 @@ describe('moveSpace', () => {
       (n: any) => n.restId,
     );
   const inCollection = async (collectionId: string, title: string) =>
-    (await data('createSpace', { organizationId: t.world.orgId, title, parent: collectionId }, 'space { restId parent { restId } }')).space;
+    (await t.payload('createSpace', { organizationId: t.world.orgId, title, parent: collectionId }, 'space { restId parent { restId } }')).space;
 
   it('orders spaces before and after siblings, into and out of a collection', async () => {
     const c = (await t.api.post(`/orgs/${t.world.orgId}/collections`, { title: 'Shelf' })).body;
@@ -346,19 +332,19 @@ describe('moveSpace', () => {
     expect(await collectionSpaces(c.id)).toEqual([a.restId, b.restId, d.restId]);
 
     const sel = 'space { restId parent { restId } } parent { restId title }';
-    const moved = await data('moveSpace', { spaceId: d.restId, position: { before: { type: 'SPACE', space: a.restId } } }, sel);
+    const moved = await t.payload('moveSpace', { spaceId: d.restId, position: { before: { type: 'SPACE', space: a.restId } } }, sel);
     expect(moved).toEqual({ space: { restId: d.restId, parent: { restId: c.id } }, parent: { restId: c.id, title: 'Shelf' } });
     expect(await collectionSpaces(c.id)).toEqual([d.restId, a.restId, b.restId]);
 
-    await data('moveSpace', { spaceId: d.restId, position: { after: { type: 'SPACE', space: b.restId } } }, sel);
+    await t.payload('moveSpace', { spaceId: d.restId, position: { after: { type: 'SPACE', space: b.restId } } }, sel);
     expect(await collectionSpaces(c.id)).toEqual([a.restId, b.restId, d.restId]);
 
-    const out = await data('moveSpace', { spaceId: b.restId, parent: null }, sel);
+    const out = await t.payload('moveSpace', { spaceId: b.restId, parent: null }, sel);
     expect(out).toEqual({ space: { restId: b.restId, parent: null }, parent: null });
     expect(await collectionSpaces(c.id)).toEqual([a.restId, d.restId]);
     expect((await readSpace(b.restId)).parent).toBeNull();
 
-    const back = await data('moveSpace', { spaceId: b.restId, parent: c.id, position: { after: { type: 'SPACE', space: a.restId } } }, sel);
+    const back = await t.payload('moveSpace', { spaceId: b.restId, parent: c.id, position: { after: { type: 'SPACE', space: a.restId } } }, sel);
     expect(back.parent).toEqual({ restId: c.id, title: 'Shelf' });
     expect(await collectionSpaces(c.id)).toEqual([a.restId, b.restId, d.restId]);
   });
@@ -379,27 +365,27 @@ describe('moveSpace', () => {
 
   it('before and after together, or a pointer without its id, is BAD_USER_INPUT with no REST call', async () => {
     t.resetCalls();
-    const both = await mutate(
+    const both = await t.mutate(
       'moveSpace',
       { spaceId: spaceIds[0], position: { before: { type: 'SPACE', space: spaceIds[1] }, after: { type: 'SPACE', space: spaceIds[2] } } },
       'space { id }',
     );
     expect(both.errors?.[0]).toMatchObject({ path: ['moveSpace'], extensions: { code: 'BAD_USER_INPUT', field: 'input.position' } });
-    const noId = await mutate('moveSpace', { spaceId: spaceIds[0], position: { before: { type: 'COLLECTION', space: spaceIds[1] } } }, 'space { id }');
+    const noId = await t.mutate('moveSpace', { spaceId: spaceIds[0], position: { before: { type: 'COLLECTION', space: spaceIds[1] } } }, 'space { id }');
     expect(noId.errors?.[0]).toMatchObject({ extensions: { code: 'BAD_USER_INPUT', field: 'input.position.before' } });
     expect(t.calls).toHaveLength(0);
   });
 
   it('a read-only member is FORBIDDEN', async () => {
-    const res = await mutate('moveSpace', { spaceId: spaceIds[0], parent: null }, 'space { id }', t.world.users.read.token);
+    const res = await t.mutate('moveSpace', { spaceId: spaceIds[0], parent: null }, 'space { id }', t.world.users.read.token);
     expect(res.errors?.[0]).toMatchObject({ path: ['moveSpace'], extensions: { code: 'FORBIDDEN' } });
   });
 });
 
 describe('transferSpace', () => {
   it('moves a space from acme to globex; read back, it belongs to globex and left the acme list', async () => {
-    const { space } = await data('createSpace', { organizationId: t.world.orgId, title: 'Travels' }, 'space { restId }');
-    const res = await data(
+    const { space } = await t.payload('createSpace', { organizationId: t.world.orgId, title: 'Travels' }, 'space { restId }');
+    const res = await t.payload(
       'transferSpace',
       { spaceId: space.restId, organization: t.world.otherOrgId },
       'space { restId organization { restId } } organization { restId title }',
@@ -422,14 +408,14 @@ describe('transferSpace', () => {
   });
 
   it('without organization is a GraphQL validation error; to the same organization is CONFLICT', async () => {
-    const missing = await mutate('transferSpace', { spaceId: spaceIds[0] }, 'space { id }');
+    const missing = await t.mutate('transferSpace', { spaceId: spaceIds[0] }, 'space { id }');
     expect(missing.errors?.[0].message).toMatch(/organization/);
-    const same = await mutate('transferSpace', { spaceId: spaceIds[0], organization: t.world.orgId }, 'space { id }');
+    const same = await t.mutate('transferSpace', { spaceId: spaceIds[0], organization: t.world.orgId }, 'space { id }');
     expect(same.errors?.[0]).toMatchObject({ path: ['transferSpace'], extensions: { code: 'CONFLICT' } });
   });
 
   it('an outsider is NOT_FOUND', async () => {
-    const res = await mutate('transferSpace', { spaceId: spaceIds[0], organization: t.world.otherOrgId }, 'space { id }', t.world.users.outsider.token);
+    const res = await t.mutate('transferSpace', { spaceId: spaceIds[0], organization: t.world.otherOrgId }, 'space { id }', t.world.users.outsider.token);
     expect(res.errors?.[0]).toMatchObject({ path: ['transferSpace'], extensions: { code: 'NOT_FOUND' } });
   });
 });
@@ -437,21 +423,21 @@ describe('transferSpace', () => {
 describe('updateSpace roles', () => {
   it('a read-only member is FORBIDDEN, an outsider NOT_FOUND; the title is unchanged', async () => {
     const before = await readSpace(spaceIds[6]);
-    const read = await mutate('updateSpace', { spaceId: spaceIds[6], title: 'Hijack' }, 'space { title }', t.world.users.read.token);
+    const read = await t.mutate('updateSpace', { spaceId: spaceIds[6], title: 'Hijack' }, 'space { title }', t.world.users.read.token);
     expect(read.errors?.[0]).toMatchObject({ path: ['updateSpace'], extensions: { code: 'FORBIDDEN', upstream: { status: 403, method: 'PATCH' } } });
-    const outsider = await mutate('updateSpace', { spaceId: spaceIds[6], title: 'Hijack' }, 'space { title }', t.world.users.outsider.token);
+    const outsider = await t.mutate('updateSpace', { spaceId: spaceIds[6], title: 'Hijack' }, 'space { title }', t.world.users.outsider.token);
     expect(outsider.errors?.[0]).toMatchObject({ path: ['updateSpace'], extensions: { code: 'NOT_FOUND' } });
     expect((await readSpace(spaceIds[6])).title).toBe(before.title);
   });
 
   it('with default level EDIT an editor changes the title but not the edit mode (admin only)', async () => {
-    const admin = await data('updateSpace', { spaceId: spaceIds[6], defaultLevel: 'EDIT' }, 'space { defaultLevel }');
+    const admin = await t.payload('updateSpace', { spaceId: spaceIds[6], defaultLevel: 'EDIT' }, 'space { defaultLevel }');
     expect(admin.space.defaultLevel).toBe('EDIT');
-    const ok = await data('updateSpace', { spaceId: spaceIds[6], title: 'Edited' }, 'space { title }', t.world.users.edit.token);
+    const ok = await t.payload('updateSpace', { spaceId: spaceIds[6], title: 'Edited' }, 'space { title }', t.world.users.edit.token);
     expect(ok.space.title).toBe('Edited');
-    const res = await mutate('updateSpace', { spaceId: spaceIds[6], editMode: 'LOCKED' }, 'space { editMode }', t.world.users.edit.token);
+    const res = await t.mutate('updateSpace', { spaceId: spaceIds[6], editMode: 'LOCKED' }, 'space { editMode }', t.world.users.edit.token);
     expect(res.errors?.[0]).toMatchObject({ path: ['updateSpace'], extensions: { code: 'FORBIDDEN' } });
-    await data('updateSpace', { spaceId: spaceIds[6], editMode: 'LOCKED' }, 'space { editMode }');
+    await t.payload('updateSpace', { spaceId: spaceIds[6], editMode: 'LOCKED' }, 'space { editMode }');
     expect(await readSpace(spaceIds[6])).toMatchObject({ title: 'Edited', editMode: 'LOCKED', defaultLevel: 'EDIT' });
   });
 });
@@ -468,16 +454,16 @@ describe('lockSpace, unlockSpace (the edit-mode transition)', () => {
     expect(t.calls.map((c) => `${c.method} ${c.path}`)).toEqual([`PATCH /spaces/${spaceId}`]);
     expect((await t.api.get(`/spaces/${spaceId}`)).body.editMode).toBe('locked');
     expect((await readSpace(spaceId)).editMode).toBe('LOCKED');
-    const unlocked = await data('unlockSpace', { spaceId }, 'space { editMode }');
+    const unlocked = await t.payload('unlockSpace', { spaceId }, 'space { editMode }');
     expect(unlocked.space.editMode).toBe('LIVE');
     expect((await t.api.get(`/spaces/${spaceId}`)).body.editMode).toBe('live');
   });
 
   it('needs admin: an editor is FORBIDDEN and the mode stays; an outsider is NOT_FOUND', async () => {
     const spaceId = spaceIds[5];
-    const editor = await mutate('lockSpace', { spaceId }, 'space { editMode }', t.world.users.edit.token);
+    const editor = await t.mutate('lockSpace', { spaceId }, 'space { editMode }', t.world.users.edit.token);
     expect(editor.errors?.[0]).toMatchObject({ path: ['lockSpace'], extensions: { code: 'FORBIDDEN', upstream: { status: 403, method: 'PATCH' } } });
-    const outsider = await mutate('unlockSpace', { spaceId }, 'space { editMode }', t.world.users.outsider.token);
+    const outsider = await t.mutate('unlockSpace', { spaceId }, 'space { editMode }', t.world.users.outsider.token);
     expect(outsider.errors?.[0]).toMatchObject({ path: ['unlockSpace'], extensions: { code: 'NOT_FOUND' } });
     expect((await readSpace(spaceId)).editMode).toBe('LIVE');
   });

@@ -3,6 +3,7 @@
  * through `yoga.fetch` (no gateway port needed); REST attempts are counted per method and path.
  */
 import { buildGateway, type Gateway, type GatewayOptions } from '../../src/gateway/app.js';
+import { expect } from 'vitest';
 import type { RestCall } from '../../src/rest/index.js';
 import type { UpstreamOptions } from '../../src/upstream/server.js';
 import { startUpstream, type TestUpstream } from './upstream.js';
@@ -21,7 +22,14 @@ export interface TestStack extends TestUpstream {
   gql<T = any>(query: string, variables?: Record<string, unknown>, token?: string | null): Promise<GqlResult<T>>;
   /** `gql` that fails the test on any error and returns `data`. */
   data<T = any>(query: string, variables?: Record<string, unknown>, token?: string | null): Promise<T>;
+  /** Runs `mutation($input: <Name>Input!) { <name>(input: $input) { <selection> } }`; answers the whole result. */
+  mutate(name: string, input: Record<string, unknown>, selection: string, token?: string | null): Promise<GqlResult>;
+  /** `mutate` that fails the test on any error and returns the payload of `name`. */
+  payload(name: string, input: Record<string, unknown>, selection: string, token?: string | null): Promise<any>;
 }
+
+/** The GraphQL enum name of a REST enum value (`in-collection` → `IN_COLLECTION`). */
+export const enumName = (v: string) => v.replace(/-/g, '_').toUpperCase();
 
 export async function startStack(
   options: Omit<GatewayOptions, 'upstreamUrl'> = {},
@@ -40,6 +48,15 @@ export async function startStack(
     });
     return (await res.json()) as GqlResult;
   };
+  const data = async (query: string, variables?: Record<string, unknown>, token?: string | null) => {
+    const res = await gql(query, variables, token);
+    if (res.errors?.length) throw new Error(`GraphQL errors: ${JSON.stringify(res.errors, null, 2)}`);
+    return res.data;
+  };
+  const mutate = (name: string, input: Record<string, unknown>, selection: string, token?: string | null) => {
+    const type = `${name[0].toUpperCase()}${name.slice(1)}Input`;
+    return gql(`mutation($input: ${type}!) { ${name}(input: $input) { ${selection} } }`, { input }, token);
+  };
   const stop = async () => {
     await gateway.stop();
     await upstream.stop();
@@ -50,12 +67,24 @@ export async function startStack(
     calls,
     resetCalls: () => void calls.splice(0),
     gql,
-    async data(query, variables, token) {
-      const res = await gql(query, variables, token);
+    data,
+    mutate,
+    async payload(name, input, selection, token) {
+      const res = await mutate(name, input, selection, token);
       if (res.errors?.length) throw new Error(`GraphQL errors: ${JSON.stringify(res.errors, null, 2)}`);
-      return res.data;
+      return res.data[name];
     },
     stop,
     [Symbol.asyncDispose]: stop,
   };
+}
+
+/** Runs a mutation and expects a BAD_USER_INPUT naming `field`, a null payload and no REST call at all; answers the message. */
+export async function expectRejected(t: TestStack, name: string, input: Record<string, unknown>, field: string) {
+  t.resetCalls();
+  const res = await t.mutate(name, input, 'clientMutationId');
+  expect(res.errors?.[0]).toMatchObject({ path: [name], extensions: { code: 'BAD_USER_INPUT', field } });
+  expect(res.data).toEqual({ [name]: null });
+  expect(t.calls).toEqual([]);
+  return res.errors![0].message;
 }

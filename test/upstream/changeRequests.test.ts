@@ -3,22 +3,15 @@ import { PDFArray, PDFDocument, PDFName, type PDFRawStream } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { editChangeRequestPages, type PageEdit } from '../../src/upstream/content/merge.js';
 import { pagesOf } from '../../src/upstream/content/revisions.js';
+import { fixtures } from '../helpers/fixtures.js';
+import type { WorldUser } from '../helpers/world.js';
 import { startUpstream, type RestClient, type TestUpstream } from '../helpers/upstream.js';
 
 let t: TestUpstream;
-let as: Record<'admin' | 'edit' | 'review' | 'comment' | 'read' | 'guest' | 'outsider', RestClient>;
+let as: Record<WorldUser, RestClient>;
 beforeAll(async () => {
   t = await startUpstream();
-  const u = t.world.users;
-  as = {
-    admin: t.api,
-    edit: t.api.as(u.edit.token),
-    review: t.api.as(u.review.token),
-    comment: t.api.as(u.comment.token),
-    read: t.api.as(u.read.token),
-    guest: t.api.as(u.guest.token),
-    outsider: t.api.as(u.outsider.token),
-  };
+  as = clients();
 });
 afterAll(() => t.stop());
 
@@ -31,7 +24,7 @@ async function newSpace(title = 'Docs') {
   return space.body as { id: string; revision: string };
 }
 
-const now = () => t.clock.now().toISOString();
+const { now, clients } = fixtures(() => t);
 const edit = (crId: string, edits: PageEdit[], userId = t.world.users.edit.id) =>
   editChangeRequestPages(t.upstream.db, crId, userId, edits, now());
 const spaceOf = async (spaceId: string) => (await t.api.get(`/spaces/${spaceId}`)).body;

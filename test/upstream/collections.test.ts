@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startUpstream, type RestClient, type TestUpstream } from '../helpers/upstream.js';
+import { chars, fixtures } from '../helpers/fixtures.js';
+import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
 
 let t: TestUpstream;
 beforeAll(async () => {
@@ -7,20 +8,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.stop());
 
-const as = (who: keyof TestUpstream['world']['users']) => t.api.as(t.world.users[who].token);
-const chars = (n: number) => 'x'.repeat(n);
-
-async function newCollection(body: Record<string, unknown> = {}, client: RestClient = t.api, orgId = t.world.orgId) {
-  const res = await client.post(`/orgs/${orgId}/collections`, body);
-  expect(res.status).toBe(201);
-  return res.body;
-}
-
-async function newSpace(body: Record<string, unknown> = {}, orgId = t.world.orgId) {
-  const res = await t.api.post(`/orgs/${orgId}/spaces`, body);
-  expect(res.status).toBe(201);
-  return res.body;
-}
+const { as, newCollection, newSpace } = fixtures(() => t);
 
 const titles = async (path: string, query = {}) => (await t.api.all(path, query)).items.map((c: any) => c.title);
 

@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { editChangeRequestPages } from '../../src/upstream/content/merge.js';
 import { pagesOf } from '../../src/upstream/content/revisions.js';
+import { fixtures } from '../helpers/fixtures.js';
 import { startUpstream, type RestClient, type TestUpstream } from '../helpers/upstream.js';
+import type { WorldUser } from '../helpers/world.js';
 
 let t: TestUpstream;
-let as: Record<'admin' | 'edit' | 'review' | 'comment' | 'read' | 'outsider', RestClient>;
+let as: Record<WorldUser, RestClient>;
 let spaceId: string;
 let cr: { id: string; number: number; revision: string };
 let pageId: string;
@@ -12,15 +14,7 @@ let base: string;
 
 beforeAll(async () => {
   t = await startUpstream();
-  const u = t.world.users;
-  as = {
-    admin: t.api,
-    edit: t.api.as(u.edit.token),
-    review: t.api.as(u.review.token),
-    comment: t.api.as(u.comment.token),
-    read: t.api.as(u.read.token),
-    outsider: t.api.as(u.outsider.token),
-  };
+  as = fixtures(() => t).clients();
   // A space where each acme member has their organization role, and a change request in it.
   spaceId = (await t.api.post(`/orgs/${t.world.orgId}/spaces`, { title: 'Talk' })).body.id;
   await t.api.patch(`/spaces/${spaceId}`, { defaultLevel: 'admin' });

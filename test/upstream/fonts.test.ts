@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixtures } from '../helpers/fixtures.js';
 import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
 
 let t: TestUpstream;
@@ -9,7 +10,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.stop());
 
-const as = (who: keyof TestUpstream['world']['users']) => t.api.as(t.world.users[who].token);
+const { as } = fixtures(() => t);
 const regular = { weight: 400, storageKey: 'fonts/inter/regular.woff2' };
 const bold = { weight: 700, storageKey: 'fonts/inter/bold.woff' };
 const create = (body: unknown) => t.api.put(base, body);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrganization } from '../../src/upstream/bootstrap.js';
 import { installIntegration, integrationSecrets } from '../../src/upstream/routes/integrations.js';
+import { fixtures } from '../helpers/fixtures.js';
 import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
 
 let t: TestUpstream;
@@ -10,7 +11,7 @@ beforeAll(async () => {
 afterAll(() => t.stop());
 
 type Who = keyof TestUpstream['world']['users'];
-const as = (who: Who) => t.api.as(t.world.users[who].token);
+const { as } = fixtures(() => t);
 const B64 = Buffer.from('png').toString('base64');
 
 function manifest(overrides: Record<string, unknown> = {}) {

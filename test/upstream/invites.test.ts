@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser } from '../../src/upstream/bootstrap.js';
 import { invitationFor } from '../../src/upstream/routes/invites.js';
-import { startUpstream, type RestClient, type TestUpstream } from '../helpers/upstream.js';
-import type { WorldUser } from '../helpers/world.js';
+import { fixtures } from '../helpers/fixtures.js';
+import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
 
 let t: TestUpstream;
 let org: string;
-const as = (who: WorldUser): RestClient => t.api.as(t.world.users[who].token);
+const { as } = fixtures(() => t);
 /** A user who signs up after being invited (users are not created through REST). */
 const signUp = (email: string) => createUser(t.upstream.db, t.clock, { displayName: email, email });
 /** A user of no organization (the world's outsider gets invited into acme below). */

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startUpstream, type RestClient, type TestUpstream } from '../helpers/upstream.js';
+import { fixtures } from '../helpers/fixtures.js';
+import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
 import type { WorldUser } from '../helpers/world.js';
 
 let t: TestUpstream;
 let members: string;
-const as = (who: WorldUser): RestClient => t.api.as(t.world.users[who].token);
+const { as } = fixtures(() => t);
 const ids = (items: any[]) => items.map((m) => m.id);
 
 beforeAll(async () => {

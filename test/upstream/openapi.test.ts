@@ -1,21 +1,11 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { VALID_OPENAPI_YAML } from '../helpers/fixtures.js';
 import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
 
 const FETCH_TIMEOUT_MS = 300;
 
-const VALID_YAML = `openapi: 3.0.3
-info:
-  title: Pets
-  version: 1.0.0
-paths:
-  /pets:
-    get:
-      responses:
-        '200':
-          description: ok
-`;
 const VALID_JSON = JSON.stringify({ swagger: '2.0', info: { title: 'Old', version: '1' }, paths: {} });
 
 /** A disposable HTTP server on a loopback port. */
@@ -54,7 +44,7 @@ beforeAll(async () => {
   t = await startUpstream({ openApiFetchTimeoutMs: FETCH_TIMEOUT_MS });
   base = `/orgs/${t.world.orgId}/openapi`;
   specsServer = await serve((req, res) => {
-    if (req.url === '/pets.yaml') return void res.writeHead(200, { 'content-type': 'application/yaml' }).end(VALID_YAML);
+    if (req.url === '/pets.yaml') return void res.writeHead(200, { 'content-type': 'application/yaml' }).end(VALID_OPENAPI_YAML);
     if (req.url === '/redirect') return void res.writeHead(302, { location: '/pets.yaml' }).end();
     if (req.url === '/redirect-out') return void res.writeHead(302, { location: 'http://example.com/pets.yaml' }).end();
     if (req.url === '/garbage') return void res.writeHead(200).end('<html>not a spec</html>');
@@ -77,7 +67,7 @@ async function createAndProcess(slug: string, source: object) {
 
 describe('OpenAPI specs: create and processing', () => {
   it('creates from text: pending at once, complete with a version after processing', async () => {
-    const { created, done } = await createAndProcess('pets', { text: VALID_YAML });
+    const { created, done } = await createAndProcess('pets', { text: VALID_OPENAPI_YAML });
     expect(created).toMatchObject({ object: 'openapi-spec', slug: 'pets', processingState: 'pending' });
     expect(created.lastVersion).toBeUndefined();
     expect(created.sourceURL).toBeUndefined();
@@ -111,7 +101,7 @@ describe('OpenAPI specs: create and processing', () => {
   });
 
   it('a successful PUT after a failure clears the error code and adds a version', async () => {
-    const res = await t.api.put(`${base}/not-openapi`, { source: { text: VALID_YAML } });
+    const res = await t.api.put(`${base}/not-openapi`, { source: { text: VALID_OPENAPI_YAML } });
     expect(res.status).toBe(200);
     expect(res.body.processingState).toBe('pending');
     expect(res.body.lastProcessErrorCode).toBe('PARSE_ERROR');
@@ -123,7 +113,7 @@ describe('OpenAPI specs: create and processing', () => {
   });
 
   it('409 when the slug exists', async () => {
-    const res = await t.api.post(base, { slug: 'pets', source: { text: VALID_YAML } });
+    const res = await t.api.post(base, { slug: 'pets', source: { text: VALID_OPENAPI_YAML } });
     expect(res.body.error).toEqual({ code: 409, message: 'slug: an OpenAPI spec with the slug pets already exists' });
   });
 });
@@ -184,7 +174,7 @@ describe('OpenAPI specs: URL sources', () => {
   });
 
   it('shows progress while fetching, and FETCH_TIMEOUT when the server is too slow', async () => {
-    const slow = await gatedServer(VALID_YAML);
+    const slow = await gatedServer(VALID_OPENAPI_YAML);
     try {
       const created = await t.api.post(base, { slug: 'slow', source: { url: `${slow.url}/spec.yaml` } });
       expect(created.body.processingState).toBe('pending');
@@ -204,7 +194,7 @@ describe('OpenAPI specs: URL sources', () => {
     try {
       await t.api.post(base, { slug: 'raced', source: { url: `${gated.url}/spec.yaml` } });
       await vi.waitFor(() => expect(gated.requests()).toBe(1));
-      await t.api.put(`${base}/raced`, { source: { text: VALID_YAML } });
+      await t.api.put(`${base}/raced`, { source: { text: VALID_OPENAPI_YAML } });
       gated.release();
       await t.upstream.idle();
       const done = (await t.api.get(`${base}/raced`)).body;
@@ -218,7 +208,7 @@ describe('OpenAPI specs: URL sources', () => {
 
   it('stopping the server stops processing without waiting for the fetch timeout', async () => {
     const other = await startUpstream({ openApiFetchTimeoutMs: 60_000 });
-    const hanging = await gatedServer(VALID_YAML);
+    const hanging = await gatedServer(VALID_OPENAPI_YAML);
     try {
       await other.api.post(`/orgs/${other.world.orgId}/openapi`, { slug: 'hang', source: { url: `${hanging.url}/x` } });
       await vi.waitFor(() => expect(hanging.requests()).toBe(1));
@@ -237,17 +227,17 @@ describe('OpenAPI specs: validation', () => {
 
   it('slug: 1..100 characters, lowercase words joined by dashes', async () => {
     const ok = 'a'.repeat(100);
-    expect((await create({ slug: ok, source: { text: VALID_YAML } })).status).toBe(201);
+    expect((await create({ slug: ok, source: { text: VALID_OPENAPI_YAML } })).status).toBe(201);
     for (const slug of ['a'.repeat(101), '', 'Upper', 'two--dashes', '-lead', 'under_score']) {
-      const res = await create({ slug, source: { text: VALID_YAML } });
+      const res = await create({ slug, source: { text: VALID_OPENAPI_YAML } });
       expect(res.status).toBe(400);
       expect(res.body.error.message).toMatch(/^slug: /);
     }
-    expect((await create({ source: { text: VALID_YAML } })).body.error.message).toBe('slug: is required');
+    expect((await create({ source: { text: VALID_OPENAPI_YAML } })).body.error.message).toBe('slug: is required');
   });
 
   it('source: exactly one of url and text', async () => {
-    const both = await create({ slug: 'both', source: { url: 'http://127.0.0.1/x', text: VALID_YAML } });
+    const both = await create({ slug: 'both', source: { url: 'http://127.0.0.1/x', text: VALID_OPENAPI_YAML } });
     expect(both.status).toBe(400);
     expect(both.body.error.message).toBe('source: must have exactly one of url, text');
     const neither = await create({ slug: 'neither', source: {} });
@@ -269,7 +259,7 @@ describe('OpenAPI specs: validation', () => {
   });
 
   it('PUT checks the slug of the path', async () => {
-    const res = await t.api.put(`${base}/Not_A_Slug`, { source: { text: VALID_YAML } });
+    const res = await t.api.put(`${base}/Not_A_Slug`, { source: { text: VALID_OPENAPI_YAML } });
     expect(res.status).toBe(400);
     expect(res.body.error.message).toMatch(/^specSlug: /);
     expect((await t.api.put(`${base}/fine`, {})).body.error.message).toBe('source: is required');
@@ -278,7 +268,7 @@ describe('OpenAPI specs: validation', () => {
 
 describe('OpenAPI specs: get, put, delete, list', () => {
   it('PUT creates (201) then updates (200) with a new version', async () => {
-    const created = await t.api.put(`${base}/put-me`, { source: { text: VALID_YAML } });
+    const created = await t.api.put(`${base}/put-me`, { source: { text: VALID_OPENAPI_YAML } });
     expect(created.status).toBe(201);
     await t.upstream.idle();
     const first = (await t.api.get(`${base}/put-me`)).body;
@@ -294,7 +284,7 @@ describe('OpenAPI specs: get, put, delete, list', () => {
 
   it('GET of an unknown slug is 404; DELETE removes (204) then 404', async () => {
     expect((await t.api.get(`${base}/nope`)).status).toBe(404);
-    await createAndProcess('doomed', { text: VALID_YAML });
+    await createAndProcess('doomed', { text: VALID_OPENAPI_YAML });
     const del = await t.api.delete(`${base}/doomed`);
     expect(del.status).toBe(204);
     expect(del.body).toBeUndefined();
@@ -334,7 +324,7 @@ describe('OpenAPI specs: roles', () => {
   });
 
   it('create role writes; edit role and below get 403', async () => {
-    const source = { text: VALID_YAML };
+    const source = { text: VALID_OPENAPI_YAML };
     expect((await as('create').post(base, { slug: 'by-creator', source })).status).toBe(201);
     expect((await as('create').put(`${base}/by-creator`, { source })).status).toBe(200);
     expect((await as('create').delete(`${base}/by-creator`)).status).toBe(204);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addMember, createUser } from '../../src/upstream/bootstrap.js';
+import { fixtures } from '../helpers/fixtures.js';
 import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
 
 let t: TestUpstream;
@@ -8,7 +9,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.stop());
 
-const as = (who: keyof TestUpstream['world']['users']) => t.api.as(t.world.users[who].token);
+const { as } = fixtures(() => t);
 
 /** Both bases behave the same: every test runs against a fresh space and a fresh collection. */
 const targets = [

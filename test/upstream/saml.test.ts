@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startUpstream, type RestClient, type TestUpstream } from '../helpers/upstream.js';
-import type { WorldUser } from '../helpers/world.js';
+import { fixtures } from '../helpers/fixtures.js';
+import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
 
 let t: TestUpstream;
 let saml: string;
 let teamId: string;
-const as = (who: WorldUser): RestClient => t.api.as(t.world.users[who].token);
+const { as } = fixtures(() => t);
 /** An absolute URL of exactly `length` characters. */
 const urlOf = (length: number) => {
   const start = 'https://idp.example.com/';

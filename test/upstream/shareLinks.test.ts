@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSite } from '../../src/upstream/routes/sites.js';
 import { insertSpace } from '../../src/upstream/routes/spaces.js';
+import { fixtures } from '../helpers/fixtures.js';
 import { startUpstream, type RestClient, type TestUpstream } from '../helpers/upstream.js';
 
 let t: TestUpstream;
 let orgId: string;
 let anonymous: RestClient;
-const as = (who: keyof TestUpstream['world']['users']): RestClient => t.api.as(t.world.users[who].token);
-const now = () => t.clock.now().toISOString();
+const { as, now } = fixtures(() => t);
 
 /** A fresh site publishing one private space: its base path, share-links path and the space. */
 function newSite(options: { visibility?: string; published?: boolean } = {}) {

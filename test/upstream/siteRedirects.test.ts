@@ -1,21 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSite } from '../../src/upstream/routes/sites.js';
-import { insertSpace } from '../../src/upstream/routes/spaces.js';
-import { startUpstream, type RestClient, type TestUpstream } from '../helpers/upstream.js';
+import { fixtures } from '../helpers/fixtures.js';
+import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
 
 let t: TestUpstream;
-let orgId: string;
-const as = (who: keyof TestUpstream['world']['users']): RestClient => t.api.as(t.world.users[who].token);
-const now = () => t.clock.now().toISOString();
+const { as, siteWithSections } = fixtures(() => t);
 
-/** A fresh site with one section per title: its base path and section ids by title. */
+/** A fresh published site with one section per title: its base path and section ids by title. */
 function siteWith(...titles: string[]) {
-  const spaceIds = titles.map((title) => insertSpace(t.upstream.db, now(), { organizationId: orgId, title }).id);
-  const siteId = createSite(t.upstream.db, now(), { organizationId: orgId, title: 'Site', spaceIds, published: true }).id;
-  const base = `/orgs/${orgId}/sites/${siteId}`;
-  const ids = Object.fromEntries(
-    (t.upstream.db.prepare('SELECT id, title FROM site_sections WHERE site_id = ?').all(siteId) as any[]).map((r) => [r.title, r.id]),
-  ) as Record<string, string>;
+  const { siteId, ids } = siteWithSections(titles, { published: true });
+  const base = `/orgs/${t.world.orgId}/sites/${siteId}`;
   return { base, redirects: `${base}/redirects`, ids };
 }
 
@@ -23,7 +16,6 @@ const to = (siteSectionId: string) => ({ kind: 'site-section', siteSectionId });
 
 beforeAll(async () => {
   t = await startUpstream();
-  orgId = t.world.orgId;
 });
 afterAll(() => t.stop());
 

@@ -2,12 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertSiteSpace } from '../../src/upstream/routes/siteSections.js';
 import { createSite } from '../../src/upstream/routes/sites.js';
 import { insertSpace } from '../../src/upstream/routes/spaces.js';
-import { startUpstream, type RestClient, type TestUpstream } from '../helpers/upstream.js';
+import { fixtures } from '../helpers/fixtures.js';
+import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
 
 let t: TestUpstream;
 let orgId: string;
-const as = (who: keyof TestUpstream['world']['users']): RestClient => t.api.as(t.world.users[who].token);
-const now = () => t.clock.now().toISOString();
+const { as, now } = fixtures(() => t);
 const newSpace = (title: string, organizationId = orgId) => insertSpace(t.upstream.db, now(), { organizationId, title }).id;
 
 /** A fresh site with one section per title; answers its sections path and the sections. */

@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSite } from '../../src/upstream/routes/sites.js';
 import { insertSpace } from '../../src/upstream/routes/spaces.js';
-import { startUpstream, type RestClient, type TestUpstream } from '../helpers/upstream.js';
+import { fixtures } from '../helpers/fixtures.js';
+import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
 
 let t: TestUpstream;
 let orgId: string;
 let siteId: string;
 let base: string;
-const as = (who: keyof TestUpstream['world']['users']): RestClient => t.api.as(t.world.users[who].token);
-const now = () => t.clock.now().toISOString();
+const { as, now } = fixtures(() => t);
 
 beforeAll(async () => {
   t = await startUpstream();

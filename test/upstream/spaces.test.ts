@@ -3,7 +3,8 @@ import { editChangeRequestPages } from '../../src/upstream/content/merge.js';
 import { pagesOf } from '../../src/upstream/content/revisions.js';
 import { createSite } from '../../src/upstream/routes/sites.js';
 import { insertSpace } from '../../src/upstream/routes/spaces.js';
-import { startUpstream, type RestClient, type TestUpstream } from '../helpers/upstream.js';
+import { chars, fixtures } from '../helpers/fixtures.js';
+import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
 
 let t: TestUpstream;
 beforeAll(async () => {
@@ -11,20 +12,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.stop());
 
-const as = (who: keyof TestUpstream['world']['users']) => t.api.as(t.world.users[who].token);
-const chars = (n: number) => 'x'.repeat(n);
-
-async function newSpace(body: Record<string, unknown> = {}, client: RestClient = t.api, orgId = t.world.orgId) {
-  const res = await client.post(`/orgs/${orgId}/spaces`, body);
-  expect(res.status).toBe(201);
-  return res.body;
-}
-
-async function newCollection(body: Record<string, unknown> = {}, orgId = t.world.orgId) {
-  const res = await t.api.post(`/orgs/${orgId}/collections`, body);
-  expect(res.status).toBe(201);
-  return res.body;
-}
+const { as, newSpace, newCollection } = fixtures(() => t);
 
 async function orgSpaceIds(orgId = t.world.orgId): Promise<string[]> {
   return (await t.api.all(`/orgs/${orgId}/spaces`, { limit: 1000 })).items.map((s: any) => s.id);
@@ -87,7 +75,7 @@ describe('POST /orgs/{organizationId}/spaces', () => {
   });
 
   it('rejects a parent that is not a collection of the organization', async () => {
-    const foreign = await newCollection({ title: 'Globex things' }, t.world.otherOrgId);
+    const foreign = await newCollection({ title: 'Globex things' }, t.api, t.world.otherOrgId);
     for (const parent of ['nope', foreign.id]) {
       const res = await t.api.post(`/orgs/${t.world.orgId}/spaces`, { parent });
       expect(res.status).toBe(400);

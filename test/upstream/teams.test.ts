@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startUpstream, type RestClient, type TestUpstream } from '../helpers/upstream.js';
+import { fixtures } from '../helpers/fixtures.js';
+import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
 
 let t: TestUpstream;
 let teams: string;
-const as = (who: keyof TestUpstream['world']['users']): RestClient => t.api.as(t.world.users[who].token);
+const { as } = fixtures(() => t);
 
 beforeAll(async () => {
   t = await startUpstream();

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixtures } from '../helpers/fixtures.js';
 import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
 
 let t: TestUpstream;
@@ -9,7 +10,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.stop());
 
-const as = (who: keyof TestUpstream['world']['users']) => t.api.as(t.world.users[who].token);
+const { as } = fixtures(() => t);
 
 describe('translation settings', () => {
   it('POST creates (201) with the default language and the caller’s permissions', async () => {

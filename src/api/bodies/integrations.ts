@@ -40,13 +40,18 @@ const base64: Rule = { kind: 'string', pattern: BASE64_PATTERN };
 const url: Rule = { kind: 'string', format: 'uri', max: 2048 };
 const enumArray = (values: readonly string[]): Rule => ({ kind: 'array', of: { kind: 'enum', values } });
 
+/** The fields a block and a content source share: an id, a title, a description and an icon. */
+const componentFields: Fields = {
+  id: required(str()),
+  title: required(str(40, 2)),
+  description: str(150),
+  icon: str(),
+};
+
 const block: Rule = {
   kind: 'object',
   fields: {
-    id: required(str()),
-    title: required(str(40, 2)),
-    description: str(150),
-    icon: str(),
+    ...componentFields,
     urlUnfurl: strings,
     markdown: { kind: 'object', fields: { codeblock: required(str()), body: required(str()) } },
   },
@@ -55,10 +60,7 @@ const block: Rule = {
 const contentSource: Rule = {
   kind: 'object',
   fields: {
-    id: required(str()),
-    title: required(str(40, 2)),
-    description: str(150),
-    icon: str(),
+    ...componentFields,
     configuration: required({ kind: 'object', fields: { componentId: required(str()) } }),
   },
 };
