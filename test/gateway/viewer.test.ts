@@ -66,3 +66,21 @@ describe('organizations', () => {
     expect(t.calls.map((c) => c.path).sort()).toEqual(['/orgs', `/orgs/${t.world.orgId}/spaces`, `/orgs/${t.world.otherOrgId}/spaces`].sort());
   });
 });
+
+describe('cursors', () => {
+  it('a cursor of another connection, or a forged one, is BAD_USER_INPUT on `after` with no REST list call', async () => {
+    const orgs = await t.data('{ organizations(first: 1) { pageInfo { endCursor } } }');
+    const cursor = orgs.organizations.pageInfo.endCursor;
+    const q = 'query($id: String!, $after: String) { organization(organizationId: $id) { title spaces(first: 1, after: $after) { nodes { title } } } }';
+    for (const after of [cursor, 'forged', Buffer.from('{"s":0,"l":5,"k":"x"}').toString('base64url')]) {
+      t.resetCalls();
+      const res = await t.gql(q, { id: t.world.orgId, after });
+      expect(res.errors?.[0]).toMatchObject({ path: ['organization', 'spaces'], extensions: { code: 'BAD_USER_INPUT', field: 'after' } });
+      expect(res.data?.organization.title).toBe('Acme');
+      expect(t.calls.filter((c) => c.path.endsWith('/spaces'))).toHaveLength(0);
+    }
+    // The cursor still works on its own connection.
+    const next = await t.data('query($after: String) { organizations(first: 1, after: $after) { nodes { title } } }', { after: cursor });
+    expect(next.organizations.nodes).toEqual([{ title: 'Globex' }]);
+  });
+});

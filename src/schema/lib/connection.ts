@@ -3,8 +3,9 @@
  * encodes the upstream page token and the offset within that page, so resuming costs one REST
  * call; list items prime the request's loader so the objects are never fetched again.
  */
+import { createHash } from 'node:crypto';
 import type { GatewayContext } from '../../gateway/context.js';
-import type { QueryParams } from '../../gateway/restLoader.js';
+import { cacheKey, type QueryParams } from '../../gateway/restLoader.js';
 import { builder } from '../builder.js';
 import { userInputError } from './errors.js';
 
@@ -14,24 +15,32 @@ export interface ListEnvelope<T> {
   next?: { page: string };
 }
 
-/** Where to resume: the page token to fetch (none: the first page), the items to skip in it, and
- * the page size it was fetched with (offsets are only meaningful with the same size). */
+/** Where to resume: the page token to fetch (none: the first page), the items to skip in it, the
+ * page size it was fetched with (offsets are only meaningful with the same size), and which list
+ * it belongs to (a short hash of the REST path and filters). */
 interface Cursor {
   p?: string;
   s: number;
   l: number;
+  k: string;
+}
+
+/** Identifies a list: the same path and filters give the same key. */
+function listKey(path: string, query?: QueryParams): string {
+  return createHash('sha256').update(cacheKey(path, query)).digest('base64url').slice(0, 10);
 }
 
 export function encodeCursor(c: Cursor): string {
   return Buffer.from(JSON.stringify(c)).toString('base64url');
 }
 
-export function decodeCursor(cursor: string): Cursor {
+export function decodeCursor(cursor: string, key: string): Cursor {
   try {
     const c = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
     if (
       c &&
       typeof c === 'object' &&
+      c.k === key &&
       (c.p === undefined || typeof c.p === 'string') &&
       Number.isInteger(c.s) &&
       c.s >= 0 &&
@@ -91,7 +100,8 @@ export async function resolveList<Item, Node = Item>(
   options: ListOptions<Item, Node>,
 ): Promise<ConnectionResult<Item, Node>> {
   const first = pageSize(ctx, args.first);
-  const start = args.after ? decodeCursor(args.after) : { p: undefined, s: 0, l: Math.max(first, 1) };
+  const k = listKey(options.path, options.query);
+  const start = args.after ? decodeCursor(args.after, k) : { p: undefined, s: 0, l: Math.max(first, 1) };
   const edges: Array<Edge<Item, Node>> = [];
   let page = start.p;
   let skip = start.s;
@@ -108,7 +118,7 @@ export async function resolveList<Item, Node = Item>(
     const last = res.items.length - 1;
     let taken = 0;
     for (let i = skip; i <= last && edges.length < first; i++, taken++) {
-      const after: Cursor = i === last && res.next ? { p: res.next.page, s: 0, l: limit } : { p: page, s: i + 1, l: limit };
+      const after: Cursor = i === last && res.next ? { p: res.next.page, s: 0, l: limit, k } : { p: page, s: i + 1, l: limit, k };
       const item = res.items[i];
       edges.push({ cursor: encodeCursor(after), item, node: options.node ? options.node(item) : (item as unknown as Node) });
     }
