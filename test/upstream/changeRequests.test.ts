@@ -124,13 +124,17 @@ describe('change request life cycle', () => {
     expect(res.body.error.message).toBe('status: must be one of draft, open, archived');
   });
 
-  it('an archived change request cannot be merged until reopened', async () => {
-    const archived = await newChangeRequest(space.id, 'Parked');
-    const p = `/spaces/${space.id}/change-requests/${archived.id}`;
-    await as.edit.patch(p, { status: 'archived' });
-    expect((await as.edit.post(`${p}/merge`)).status).toBe(409);
-    await as.edit.patch(p, { status: 'open' });
-    expect((await as.edit.post(`${p}/merge`)).status).toBe(200);
+  it('merge works from any status (the seed: any → merged), archived and draft included', async () => {
+    for (const status of ['archived', 'draft'] as const) {
+      const cr = await newChangeRequest(space.id, `Parked ${status}`);
+      const p = `/spaces/${space.id}/change-requests/${cr.id}`;
+      await as.edit.patch(p, { status });
+      const merged = await as.edit.post(`${p}/merge`);
+      expect(merged.status).toBe(200);
+      expect(merged.body.result).toBe('merge');
+      expect((await as.edit.get(p)).body).toMatchObject({ status: 'merged', revisionMerged: merged.body.revision });
+      expect((await as.edit.post(`${p}/merge`)).status).toBe(409);
+    }
   });
 
   it('the space counts its change requests by status', async () => {

@@ -90,10 +90,13 @@ function mergedWithMain(db: Db, cr: ChangeRequestRow, main: string): PageInput[]
   return mergePages(pagesOf(db, baseRevision(cr)), pagesOf(db, cr.revision_id), pagesOf(db, main));
 }
 
-/** Writes the change request into the space as a new space revision; the change request becomes merged. */
+/**
+ * Writes the change request into the space as a new space revision; the change request becomes
+ * merged. The seed's transition is "any → merged" (draft, open and archived alike); only a merged
+ * change request cannot be merged again (409).
+ */
 export function mergeChangeRequest(db: Db, cr: ChangeRequestRow, now: string): string {
   if (cr.status === 'merged') throw conflict('The change request is already merged');
-  if (cr.status === 'archived') throw conflict('An archived change request cannot be merged; reopen it first');
   return db.transaction(() => {
     const main = spaceRevision(db, cr.space_id);
     const revision = createRevision(db, cr.space_id, main, mergedWithMain(db, cr, main), now);
