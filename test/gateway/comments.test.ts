@@ -384,3 +384,37 @@ describe('replies', () => {
     expect(ok.data?.addCommentReaction.comment.reactions).toEqual([{ emoji: '👀' }]);
   });
 });
+
+describe('root lookups comment(...) and commentReply(...)', () => {
+  it('take the change request id or number and a format, and keep the global id of the listed node', async () => {
+    const c = await post('Lookup me');
+    const r = await reply(c.id, 'Reply to lookup');
+    const listed = await t.data(
+      `query($s: String!, $n: String!) { changeRequest(spaceId: $s, changeRequestId: $n) {
+        comments(first: 100) { nodes { id restId replies(first: 10) { nodes { id restId } } } } } }`,
+      { s: spaceId, n: String(cr.number) },
+    );
+    const node = listed.changeRequest.comments.nodes.find((n: any) => n.restId === c.id);
+    const args = { s: spaceId, n: String(cr.number), c: c.id, r: r.id };
+    t.resetCalls();
+    const data = await t.data(
+      `query($s: String!, $n: String!, $c: String!, $r: String!) {
+        md: comment(spaceId: $s, changeRequestId: $n, commentId: $c, format: MARKDOWN) { id body { markdown } }
+        doc: comment(spaceId: $s, changeRequestId: $n, commentId: $c) { id body { document } }
+        reply: commentReply(spaceId: $s, changeRequestId: $n, commentId: $c, commentReplyId: $r, format: MARKDOWN) { id body { markdown } }
+      }`,
+      args,
+    );
+    expect(data.md).toEqual({ id: node.id, body: { markdown: 'Lookup me' } });
+    expect(data.doc.id).toBe(node.id);
+    expect(data.doc.body.document).toEqual(expect.objectContaining({ object: 'document' }));
+    expect(data.reply).toEqual({ id: node.replies.nodes.find((n: any) => n.restId === r.id).id, body: { markdown: 'Reply to lookup' } });
+    // The change request (by number) is looked up once for all three.
+    expect(calls().filter((x) => x.endsWith(`/change-requests/${cr.number}`))).toHaveLength(1);
+    const missing = await t.gql('query($s: String!, $n: String!) { comment(spaceId: $s, changeRequestId: $n, commentId: "nope") { id } }', {
+      s: spaceId,
+      n: cr.id,
+    });
+    expect(missing.errors?.[0]).toMatchObject({ path: ['comment'], extensions: { code: 'NOT_FOUND' } });
+  });
+});

@@ -243,8 +243,12 @@ builder.queryFields((t) => ({
       spaceId: t.arg.string({ required: true }),
       changeRequestId: t.arg.string({ required: true }),
       commentId: t.arg.string({ required: true }),
+      format: t.arg({ type: ContentFormat, description: 'Format of the body, as REST `format`.' }),
     },
-    resolve: async (_root, { spaceId, changeRequestId, commentId }, ctx) =>
-      encodeKeys([spaceId, await changeRequestIdOf(ctx, spaceId, changeRequestId), commentId]),
+    resolve: async (_root, { spaceId, changeRequestId, commentId, format }, ctx) => {
+      const crId = await changeRequestIdOf(ctx, spaceId, changeRequestId);
+      if (!format) return encodeKeys([spaceId, crId, commentId]);
+      return attachComment(await ctx.rest.load<RestComment>(commentPath(spaceId, crId, commentId), { format }), spaceId, crId);
+    },
   }),
 }));

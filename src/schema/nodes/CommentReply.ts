@@ -84,8 +84,12 @@ builder.queryFields((t) => ({
       changeRequestId: t.arg.string({ required: true }),
       commentId: t.arg.string({ required: true }),
       commentReplyId: t.arg.string({ required: true }),
+      format: t.arg({ type: ContentFormat, description: 'Format of the body, as REST `format`.' }),
     },
-    resolve: async (_root, { spaceId, changeRequestId, commentId, commentReplyId }, ctx) =>
-      encodeKeys([spaceId, await changeRequestIdOf(ctx, spaceId, changeRequestId), commentId, commentReplyId]),
+    resolve: async (_root, { spaceId, changeRequestId, commentId, commentReplyId, format }, ctx) => {
+      const keys = { spaceId, changeRequestId: await changeRequestIdOf(ctx, spaceId, changeRequestId), commentId };
+      if (!format) return encodeKeys([keys.spaceId, keys.changeRequestId, commentId, commentReplyId]);
+      return attachReply(await ctx.rest.load<RestPost>(replyPath(keys, commentReplyId), { format }), keys);
+    },
   }),
 }));
