@@ -3,7 +3,7 @@
  * requests with them; the gateway validates mutation inputs with them before any REST call.
  */
 import { ROLES } from './roles.js';
-import type { Field, Fields, Rule } from './validate.js';
+import { acrossFields, type Field, type Fields, type Rule } from './validate.js';
 
 export const LIST_LIMIT_MAX = 1000;
 export const DEFAULT_PAGE_SIZE = 50;
@@ -138,7 +138,9 @@ export const bodies = {
   /** "Same as PUT comment" (seed and official UpdateCommentSchema): `resolved` resolves or reopens the reply's comment. */
   'reply.update': { resolved: bool, ...commentEdit },
   /** InviteUsersAndTeams: `role` and at least one of `teams`, `users` (checked by the route). */
-  'permission.invite': { role: req(role), teams: principalIds, users: principalIds },
+  'permission.invite': acrossFields({ role: req(role), teams: principalIds, users: principalIds }, (b) =>
+    b.users === undefined && b.teams === undefined ? ['users', 'users or teams is required'] : undefined,
+  ),
   'permission.update': { role: roleOrNull },
 } satisfies Record<string, Fields>;
 

@@ -20,6 +20,17 @@ export type Rule = Shape & { refine?: (value: any) => string | undefined };
 export type Field = Rule & { required?: boolean };
 export type Fields = Record<string, Field>;
 
+/** Where a field map keeps its rule across fields (a symbol: not a field, not listed by `Object.keys`). */
+const ACROSS = Symbol('rule across fields');
+
+/**
+ * Adds to a field map a rule no single field can say (e.g. "users or teams is required"): `check`
+ * gets the object once every field is valid and returns the field to name and the broken rule.
+ */
+export function acrossFields<F extends Fields>(fields: F, check: (value: Record<string, unknown>) => [string, string] | undefined): F {
+  return Object.assign(fields, { [ACROSS]: check });
+}
+
 export class ValidationError extends Error {
   constructor(
     readonly field: string,
@@ -115,6 +126,8 @@ export function checkFields(fields: Fields, value: Record<string, unknown>, path
       if (!Object.hasOwn(fields, key)) throw new ValidationError(join(path, key), 'is not a known field');
     }
   }
+  const broken = (fields as { [ACROSS]?: Parameters<typeof acrossFields>[1] })[ACROSS]?.(value);
+  if (broken) throw new ValidationError(join(path, broken[0]), broken[1]);
 }
 
 /**

@@ -418,3 +418,21 @@ describe('root lookups comment(...) and commentReply(...)', () => {
     expect(missing.errors?.[0]).toMatchObject({ path: ['comment'], extensions: { code: 'NOT_FOUND' } });
   });
 });
+
+describe('identifiers are single path segments', () => {
+  it('"." or ".." as an id is BAD_USER_INPUT with no REST call, never a write to the parent resource', async () => {
+    const c = await post('Must survive');
+    for (const bad of ['..', '.', '']) {
+      t.resetCalls();
+      const res = await mutateRaw(
+        'deleteCommentReply',
+        { spaceId, changeRequestId: cr.id, commentId: c.id, commentReplyId: bad },
+        'deletedId',
+        'admin',
+      );
+      expect(res.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT' });
+      expect(t.calls.filter((x) => x.method === 'DELETE')).toEqual([]);
+    }
+    expect((await t.api.get(`${base}/${c.id}`)).status).toBe(200);
+  });
+});

@@ -302,7 +302,7 @@ describe('share links', () => {
     const s = newSite(t);
     const link = { ...keys(s), shareLinkId: 'any' };
     await expectRejected(t, 'createShareLink', { ...keys(s), name: 'n'.repeat(51) }, 'input.name');
-    await expectRejected(t, 'updateShareLink', link, 'input');
+    await expectRejected(t, 'updateShareLink', link, 'input.active');
     await expectRejected(t, 'updateShareLink', { ...link, active: null }, 'input.active');
     expect((await t.payload('createShareLink', { ...keys(s), name: 'n'.repeat(50) }, 'shareLink { name }')).shareLink.name).toHaveLength(50);
   });

@@ -108,7 +108,7 @@ describe.each(targets)('$type permissions', (target) => {
     const cases: Array<[unknown, number, string | RegExp]> = [
       [{ users: [guest.id] }, 400, 'role: is required'],
       [{ role: 'owner', users: [guest.id] }, 400, 'role: must be one of read, comment, review, edit, create, admin'],
-      [{ role: 'read' }, 400, 'body: teams or users is required'],
+      [{ role: 'read' }, 400, 'users: users or teams is required'],
       [{ role: 'read', users: [] }, 400, 'users: must have at least 1 item'],
       [{ role: 'read', users: [guest.id, outsider.id] }, 404, /^users\[1\]: user .* is not a member of this organization/],
       [{ role: 'read', users: [t.world.users.disabled.id] }, 404, /^users\[0\]:/],

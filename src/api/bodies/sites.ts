@@ -4,7 +4,7 @@
  * with them, the gateway checks mutation inputs with them before any REST call.
  */
 import { limits, REDIRECT_SOURCE_PATTERN } from '../rules.js';
-import type { Field, Fields, Rule } from '../validate.js';
+import { acrossFields, type Field, type Fields, type Rule } from '../validate.js';
 
 /** Official SiteVisibility enum. */
 export const SITE_VISIBILITIES = ['public', 'unlisted', 'share-link', 'visitor-auth'] as const;
@@ -46,6 +46,8 @@ const pointer = (idField: 'siteSection' | 'id'): Rule => ({
 const position = (idField: 'siteSection' | 'id'): Rule => ({
   kind: 'object',
   fields: { before: pointer(idField), after: pointer(idField) },
+  refine: (p: { before?: unknown; after?: unknown }) =>
+    p.before && p.after ? 'give either before or after, not both' : undefined,
 });
 
 const redirectDestination: Rule = {
@@ -83,7 +85,9 @@ export const siteBodies = {
   'siteRedirect.create': { source: required(redirectSource), destination: required(redirectDestination) },
   'siteRedirect.update': { source: redirectSource, destination: redirectDestination },
   'shareLink.create': { name: required(limits.shareLinkName) },
-  'shareLink.update': { active: { kind: 'boolean' }, name: limits.shareLinkName },
+  'shareLink.update': acrossFields({ active: { kind: 'boolean' }, name: limits.shareLinkName }, (b) =>
+    b.active === undefined && b.name === undefined ? ['active', 'give active, name or both'] : undefined,
+  ),
 } satisfies Record<string, Fields>;
 
 export type SiteBodyName = keyof typeof siteBodies;

@@ -24,10 +24,12 @@ export function decodeKeys(id: string, arity: number): string[] | null {
   return null;
 }
 
-/** Encodes a path from keys, each segment URI-encoded: `restPath('/spaces/', id)`. */
-export function restPath(strings: TemplateStringsArray, ...keys: Array<string | number>): string {
-  return strings.reduce((out, s, i) => out + s + (i < keys.length ? encodeURIComponent(String(keys[i])) : ''), '');
-}
+/**
+ * Builds a REST path from keys, each one URI-encoded segment: restPath`/spaces/${spaceId}`. It is
+ * src/rest's `path`: empty, "." and ".." are refused (BAD_USER_INPUT), since a URL resolves them
+ * to another resource (a reply id of ".." would name the comment).
+ */
+export { path as restPath } from '../../rest/index.js';
 
 export interface RestNodeOptions<Shape> {
   /** REST keys of an object, outermost first. */

@@ -20,7 +20,7 @@ export interface OrgScopedOptions<T> {
 
 export function orgScoped<T extends object>(name: string, { segment, key }: OrgScopedOptions<T>) {
   const listPath = (organizationId: string) => `${restPath`/orgs/${organizationId}`}/${segment}`;
-  const path = (organizationId: string, k: string) => `${listPath(organizationId)}/${encodeURIComponent(k)}`;
+  const path = (organizationId: string, k: string) => `${listPath(organizationId)}${restPath`/${k}`}`;
   const attach = (json: T, organizationId: string): OrgScoped<T> => ({ ...json, organizationId });
   const ref = restNodeRef<OrgScoped<T>>(name, {
     arity: 2,

@@ -9,7 +9,6 @@ import { bodies } from '../../api/rules.js';
 import type { GatewayContext } from '../../gateway/context.js';
 import type { WriteMethod } from '../../gateway/restLoader.js';
 import { Role } from '../lib/enums.js';
-import { userInputError } from '../lib/errors.js';
 import { checkInput, restBody } from '../lib/mutation.js';
 import { restPath } from '../lib/node.js';
 import { collectionBase, spaceBase, type ContentBase } from '../nodes/Collection.js';
@@ -45,8 +44,6 @@ function permissionMutations(base: ContentBase) {
     resolve: async (input, ctx) => {
       const body = restBody(input, [param]);
       checkInput(bodies['permission.invite'], body);
-      if (body.users === undefined && body.teams === undefined)
-        throw userInputError('input.users: users or teams is required', 'input.users');
       return writePermission(ctx, base, input[param], 'POST', '', body);
     },
     outputFields: [target],

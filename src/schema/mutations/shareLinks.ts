@@ -3,14 +3,14 @@ import type { ShareLink as RestShareLink } from '@gitbook/api';
 import { siteBodies } from '../../api/bodies/sites.js';
 import type { GatewayContext } from '../../gateway/context.js';
 import { builder } from '../builder.js';
-import { userInputError } from '../lib/errors.js';
 import { checkInput, globalId, restBody } from '../lib/mutation.js';
 import { siteWrite, type SiteKeys } from '../lib/siteScoped.js';
 import { ShareLink, shareLinks } from '../nodes/ShareLink.js';
 import { SITE_KEYS, siteKeyFields, siteKeys, siteOutput, type InputFields, type OutputFields } from './siteInputs.js';
+import { restPath } from '../lib/node.js';
 
 const linkKeys = [...SITE_KEYS, 'shareLinkId'];
-const linkPath = (k: SiteKeys, shareLinkId: string) => `${shareLinks.listPath(k)}/${encodeURIComponent(shareLinkId)}`;
+const linkPath = (k: SiteKeys, shareLinkId: string) => `${shareLinks.listPath(k)}${restPath`/${shareLinkId}`}`;
 
 async function writeLink(ctx: GatewayContext, keys: SiteKeys, method: 'POST' | 'PATCH', path: string, body: unknown) {
   const json = await siteWrite<RestShareLink>(ctx, method, keys, path, body);
@@ -48,7 +48,6 @@ builder.relayMutationField(
     resolve: (_root, { input }, ctx) => {
       const body = restBody(input, linkKeys);
       checkInput(siteBodies['shareLink.update'], body);
-      if (body.name === undefined && body.active === undefined) throw userInputError('input: give active, name or both', 'input');
       const keys = siteKeys(input);
       return writeLink(ctx, keys, 'PATCH', linkPath(keys, input.shareLinkId), body);
     },

@@ -4,7 +4,6 @@
  */
 import { builder } from '../builder.js';
 import { SiteSectionPointerType } from '../lib/enums.js';
-import { userInputError } from '../lib/errors.js';
 import { checkInput } from '../lib/mutation.js';
 import type { SiteKeys } from '../lib/siteScoped.js';
 import type { Fields } from '../../api/validate.js';
@@ -56,10 +55,3 @@ export const SiteSectionGroupPosition = positionInput(
   'SiteSectionGroupPositionInput',
   pointerInput('SiteSectionGroupPointerInput', 'id'),
 );
-
-/** Checks a move body with the shared rules, and that its position is not both before and after. */
-export function checkMove(rules: Fields, body: { position?: { before?: unknown; after?: unknown } | null }): void {
-  checkInput(rules, body);
-  if (body.position?.before && body.position.after)
-    throw userInputError('input.position: give either before or after, not both', 'input.position');
-}

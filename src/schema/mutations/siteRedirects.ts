@@ -8,9 +8,10 @@ import { checkInput, globalId, restBody } from '../lib/mutation.js';
 import { siteWrite, type SiteKeys } from '../lib/siteScoped.js';
 import { SiteRedirect, siteRedirects } from '../nodes/SiteRedirect.js';
 import { SITE_KEYS, siteKeyFields, siteKeys, siteOutput, type OutputFields } from './siteInputs.js';
+import { restPath } from '../lib/node.js';
 
 const redirectKeys = [...SITE_KEYS, 'siteRedirectId'];
-const redirectPath = (k: SiteKeys, siteRedirectId: string) => `${siteRedirects.listPath(k)}/${encodeURIComponent(siteRedirectId)}`;
+const redirectPath = (k: SiteKeys, siteRedirectId: string) => `${siteRedirects.listPath(k)}${restPath`/${siteRedirectId}`}`;
 
 const SiteSectionDestinationInput = builder.inputType('SiteRedirectSiteSectionDestinationInput', {
   description: 'A destination of kind `site-section`: a section of the same site.',

@@ -8,7 +8,6 @@ import { siteWrite, type SiteKeys } from '../lib/siteScoped.js';
 import { SiteSection, siteSections } from '../nodes/SiteSection.js';
 import { SiteSectionGroup, siteSectionGroups } from '../nodes/SiteSectionGroup.js';
 import {
-  checkMove,
   SITE_KEYS,
   siteKeyFields,
   siteKeys,
@@ -17,10 +16,11 @@ import {
   type InputFields,
   type OutputFields,
 } from './siteInputs.js';
+import { restPath } from '../lib/node.js';
 
 const groupKeys = [...SITE_KEYS, 'siteSectionGroupId'];
 const groupPath = (k: SiteKeys, siteSectionGroupId: string) =>
-  `${siteSectionGroups.listPath(k)}/${encodeURIComponent(siteSectionGroupId)}`;
+  `${siteSectionGroups.listPath(k)}${restPath`/${siteSectionGroupId}`}`;
 
 async function writeGroup(ctx: GatewayContext, keys: SiteKeys, method: 'POST' | 'PATCH', path: string, body?: unknown) {
   const json = await siteWrite<RestSiteSectionGroup>(ctx, method, keys, path, body);
@@ -87,7 +87,7 @@ builder.relayMutationField(
     description: 'Moves a section group before or after a section, or to the end of the site (`POST …/section-groups/{siteSectionGroupId}/move`).',
     resolve: (_root, { input }, ctx) => {
       const body = restBody(input, groupKeys);
-      checkMove(siteBodies['siteSectionGroup.move'], body);
+      checkInput(siteBodies['siteSectionGroup.move'], body);
       const keys = siteKeys(input);
       return writeGroup(ctx, keys, 'POST', `${groupPath(keys, input.siteSectionGroupId)}/move`, body);
     },
@@ -138,7 +138,7 @@ builder.relayMutationField(
     description: 'Takes a section out of its group (`DELETE …/section-groups/{siteSectionGroupId}/sections/{siteSectionId}`).',
     resolve: async (_root, { input }, ctx) => {
       const keys = siteKeys(input);
-      const path = `${groupPath(keys, input.siteSectionGroupId)}/sections/${encodeURIComponent(input.siteSectionId)}`;
+      const path = `${groupPath(keys, input.siteSectionGroupId)}${restPath`/sections/${input.siteSectionId}`}`;
       await siteWrite(ctx, 'DELETE', keys, path);
       return { keys, siteSectionGroupId: input.siteSectionGroupId, siteSectionId: input.siteSectionId };
     },

@@ -7,10 +7,11 @@ import { checkInput, globalId, restBody } from '../lib/mutation.js';
 import { siteWrite, type SiteKeys } from '../lib/siteScoped.js';
 import { SiteSection, siteSections } from '../nodes/SiteSection.js';
 import { siteSpacesOf } from '../nodes/SiteSpace.js';
-import { checkMove, SITE_KEYS, siteKeyFields, siteKeys, siteOutput, SiteSectionPosition, type OutputFields } from './siteInputs.js';
+import { SITE_KEYS, siteKeyFields, siteKeys, siteOutput, SiteSectionPosition, type OutputFields } from './siteInputs.js';
+import { restPath } from '../lib/node.js';
 
 const sectionKeys = [...SITE_KEYS, 'siteSectionId'];
-const sectionPath = (k: SiteKeys, siteSectionId: string) => `${siteSections.listPath(k)}/${encodeURIComponent(siteSectionId)}`;
+const sectionPath = (k: SiteKeys, siteSectionId: string) => `${siteSections.listPath(k)}${restPath`/${siteSectionId}`}`;
 
 /** A write answered by a section: the section (its embedded spaces prime the loader) and the site keys. */
 async function writeSection(ctx: GatewayContext, keys: SiteKeys, method: 'POST' | 'PATCH', path: string, body?: unknown) {
@@ -84,7 +85,7 @@ builder.relayMutationField(
     description: 'Moves a section before or after another, or to the end of the site (`POST …/sections/{siteSectionId}/move`).',
     resolve: (_root, { input }, ctx) => {
       const body = restBody(input, sectionKeys);
-      checkMove(siteBodies['siteSection.move'], body);
+      checkInput(siteBodies['siteSection.move'], body);
       const keys = siteKeys(input);
       return writeSection(ctx, keys, 'POST', `${sectionPath(keys, input.siteSectionId)}/move`, body);
     },

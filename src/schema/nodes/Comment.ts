@@ -13,7 +13,7 @@ import { builder } from '../builder.js';
 import { forwardArgs, resolveList, type ListOptions } from '../lib/connection.js';
 import { CommentStatus, CommentStatusFilter, ContentFormat, SortOrder } from '../lib/enums.js';
 import { ContentBody, orNull, urlsType } from '../lib/fields.js';
-import { encodeKeys, restNodeRef } from '../lib/node.js';
+import { encodeKeys, restNodeRef, restPath } from '../lib/node.js';
 import { ChangeRequest, changeRequestIdOf, changeRequestPath, embeddedUser } from './ChangeRequest.js';
 import { Space } from './Space.js';
 import { User } from './User.js';
@@ -72,7 +72,7 @@ export type CommentShape = RestComment & { spaceId: string; changeRequestId: str
 
 export const commentsPath = (spaceId: string, changeRequestId: string) => `${changeRequestPath(spaceId, changeRequestId)}/comments`;
 export const commentPath = (spaceId: string, changeRequestId: string, commentId: string) =>
-  `${commentsPath(spaceId, changeRequestId)}/${encodeURIComponent(commentId)}`;
+  `${commentsPath(spaceId, changeRequestId)}${restPath`/${commentId}`}`;
 export const attachComment = (json: RestComment, spaceId: string, changeRequestId: string): CommentShape => ({
   ...json,
   spaceId,

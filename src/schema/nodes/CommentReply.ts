@@ -6,7 +6,7 @@
 import { builder } from '../builder.js';
 import { forwardArgs, resolveList } from '../lib/connection.js';
 import { ContentFormat } from '../lib/enums.js';
-import { encodeKeys, restNodeRef } from '../lib/node.js';
+import { encodeKeys, restNodeRef, restPath } from '../lib/node.js';
 import { changeRequestIdOf } from './ChangeRequest.js';
 import { Comment, commentPath, postFields, postList, type RestPost } from './Comment.js';
 
@@ -19,7 +19,7 @@ export interface ReplyKeys {
 export type CommentReplyShape = RestPost & ReplyKeys;
 
 export const repliesPath = (k: ReplyKeys) => `${commentPath(k.spaceId, k.changeRequestId, k.commentId)}/replies`;
-export const replyPath = (k: ReplyKeys, commentReplyId: string) => `${repliesPath(k)}/${encodeURIComponent(commentReplyId)}`;
+export const replyPath = (k: ReplyKeys, commentReplyId: string) => `${repliesPath(k)}${restPath`/${commentReplyId}`}`;
 export const attachReply = (json: RestPost, k: ReplyKeys): CommentReplyShape => ({
   ...json,
   spaceId: k.spaceId,

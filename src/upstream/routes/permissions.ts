@@ -9,7 +9,7 @@ import { ROLES, type Role } from '../../api/roles.js';
 import { contentRole, orgMembership, type ContentTarget } from '../access.js';
 import type { RequestContext, UpstreamServices } from '../context.js';
 import type { Db } from '../db/index.js';
-import { badRequest, HttpError, notFound } from '../errors.js';
+import { HttpError, notFound } from '../errors.js';
 import { paginate } from '../pagination.js';
 import type { Router } from '../router.js';
 import { loadCollection } from './collections.js';
@@ -109,7 +109,6 @@ interface UserPermission {
 const unknownPrincipal = (field: string, what: string) => new HttpError(404, `${field}: ${what}`);
 
 function checkPrincipals(ctx: RequestContext, organizationId: string, body: { teams?: string[]; users?: string[] }) {
-  if (!body.teams && !body.users) throw badRequest('body: teams or users is required');
   body.teams?.forEach((id, i) => {
     if (!ctx.db.prepare('SELECT 1 FROM teams WHERE id = ? AND organization_id = ?').get(id, organizationId))
       throw unknownPrincipal(`teams[${i}]`, `no team ${id} in this organization`);

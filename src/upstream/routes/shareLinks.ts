@@ -6,7 +6,7 @@
  */
 import type { RequestContext, UpstreamServices } from '../context.js';
 import type { Db } from '../db/index.js';
-import { badRequest, notFound } from '../errors.js';
+import { notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { paginate } from '../pagination.js';
 import { Reply, type Router } from '../router.js';
@@ -58,7 +58,6 @@ function updateShareLink(ctx: RequestContext) {
   const { site } = loadSite(ctx, 'admin');
   const link = loadShareLink(ctx.db, site, ctx.params.shareLinkId);
   const body = siteBody(ctx, 'shareLink.update');
-  if (body.active === undefined && body.name === undefined) throw badRequest('body: give active, name or both');
   setColumns(ctx.db, 'share_links', ['id', link.id], { active: body.active, name: body.name });
   return toShareLink(ctx, site, loadShareLink(ctx.db, site, link.id));
 }

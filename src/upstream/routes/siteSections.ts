@@ -149,7 +149,6 @@ export interface Position {
 /** The section a move position points at (undefined: the end of the site); 400 when invalid. */
 export function resolvePosition(db: Db, site: SiteRow, position: Position | undefined, field: PointerField) {
   if (!position || (!position.before && !position.after)) return undefined;
-  if (position.before && position.after) throw badRequest('position: give either before or after, not both');
   const side = position.before ? 'before' : 'after';
   const sectionId = position[side]![field];
   if (!db.prepare('SELECT 1 FROM site_sections WHERE id = ? AND site_id = ?').get(sectionId, site.id))
