@@ -1,24 +1,33 @@
 /**
  * The only code that speaks HTTP to the upstream REST API: one undici Pool per origin (keep-alive),
  * connect/headers/body timeouts plus a deadline per call, retries of GETs only (429/502/503/504
- * and connection failures, capped exponential backoff with jitter, `Retry-After` honoured up to a
- * cap), every response body read or dumped, and failures mapped to GraphQL errors (./errors.ts).
- * Each caller gets its own view that forwards exactly its `Authorization` header.
+ * and connection failures, capped exponential backoff with full jitter, `Retry-After` honoured up
+ * to a cap) within a retry budget (./retryBudget.ts), a circuit breaker per origin (./circuit.ts),
+ * bounded concurrency per caller and in total (./limiter.ts), every response body read or dumped,
+ * and failures mapped to GraphQL errors (./errors.ts).
+ * Each caller gets its own view that forwards exactly its `Authorization` header; identical GETs
+ * of one caller in flight at the same time share one upstream call (single-flight), never across
+ * callers, and a write of that caller makes its later reads start afresh.
  */
-import { setMaxListeners } from 'node:events';
+import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool, type Dispatcher } from 'undici';
 import type { GraphQLError } from 'graphql';
+import { CircuitOpen, createCircuit, DEFAULT_CIRCUIT, type Circuit, type CircuitConfig, type CircuitStateName } from './circuit.js';
 import {
+  circuitOpenError,
   errorCode,
   errorForStatus,
   inputError,
+  overloadError,
   restError,
   unavailableError,
   upstreamMessage,
   type ErrorCode,
   type UpstreamInfo,
 } from './errors.js';
+import { DEFAULT_CONCURRENCY, Limiter, Overloaded, WaitAborted, type CallerSlots, type ConcurrencyConfig } from './limiter.js';
+import { DEFAULT_RETRY_BUDGET, RetryBudget, type RetryBudgetConfig } from './retryBudget.js';
 import { eventStream, type SseStream } from './sse.js';
 
 export type QueryValue = string | number | boolean | null | undefined | readonly (string | number | boolean)[];
@@ -29,7 +38,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export interface RetryConfig {
   /** Attempts per GET, first included (default 3). Writes always get exactly one. */
   maxAttempts: number;
-  /** Backoff before retry n is about baseDelayMs * 2^(n-1), with jitter (default 100). */
+  /** Backoff before retry n is random in [0, baseDelayMs * 2^(n-1)] ("full jitter"; default 100). */
   baseDelayMs: number;
   /** Cap of the computed backoff (default 2000). */
   maxDelayMs: number;
@@ -52,15 +61,27 @@ export interface RestClientConfig {
   streamIdleTimeout?: number;
   /** Most open connections to the upstream (default 128). */
   connections?: number;
-  /** Idle keep-alive sockets close after this, ms (default 4000). */
+  /** Idle keep-alive sockets close after this, ms (default 4000; an upstream's own `keep-alive: timeout` hint caps it). */
   keepAliveTimeout?: number;
   /** Largest accepted response body, bytes (default 32 MiB). */
   maxResponseBytes?: number;
   retry?: Partial<RetryConfig>;
+  /** Retries at most `percent` % of recent calls plus `minPerSecond` (defaults 20 %, 10/s, over 10 s). */
+  retryBudget?: Partial<RetryBudgetConfig>;
+  /** Circuit breaker of this upstream: `threshold` failures in a row open it for `cooldownMs` (defaults 10, 5000). */
+  circuit?: Partial<CircuitConfig>;
+  /** Called when the circuit changes state (metrics). */
+  onCircuitChange?: (state: 'closed' | 'open' | 'half-open') => void;
+  /** Bounds on concurrent upstream attempts, per caller and in total (see ./limiter.ts). */
+  concurrency?: Partial<ConcurrencyConfig>;
+  /** Identical GETs of one caller in flight at once share one upstream call (default true). */
+  singleFlight?: boolean;
+  /** Where circuit state changes are logged (warn when it opens, info when it closes). */
+  logger?: { info(msg: string, fields?: Record<string, unknown>): void; warn(msg: string, fields?: Record<string, unknown>): void };
   userAgent?: string;
   /** Called after every attempt (tests count REST calls with it; see RestCallLog). */
   onRequest?: (call: RestCall) => void;
-  /** When set (debug level), one line per attempt: method, path, status, ms, attempt. Never headers. */
+  /** When set (debug level only: leave it unset otherwise, so nothing is formatted), one line per attempt: method, path, status, ms, attempt. Never headers. */
   log?: (line: string) => void;
 }
 
@@ -114,8 +135,29 @@ interface Settings {
   requestTimeout: number;
   streamIdleTimeout: number;
   retry: RetryConfig;
+  budget: RetryBudget;
+  circuit: Circuit;
+  limiter: Limiter;
+  singleFlight: boolean;
+  /** Per-token state (concurrency slots, reads in flight), keyed by a hash of the Authorization. */
+  callers: Map<string, CallerState>;
   userAgent: string;
   report: (call: RestCall) => void;
+}
+
+/** What the client keeps per caller while that caller has calls running or waiting. */
+interface CallerState extends CallerSlots {
+  key: string;
+  /** GETs in flight by URL (path and query): a read of the same URL joins them. */
+  flights: Map<string, Flight>;
+}
+
+/** One upstream call (all its attempts), shared by the GETs that joined it. */
+interface Flight {
+  deadline: Deadline;
+  promise: Promise<unknown>;
+  /** Joiners still waiting; when the last one leaves (its client went away), the call is aborted. */
+  waiters: number;
 }
 
 /** A request as prepared once and sent once per attempt. */
@@ -129,6 +171,15 @@ interface Prepared {
 }
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: GraphQLError; retryable: boolean; retryAfterMs?: number };
+/** An attempt's outcome, and whether it says the upstream is unhealthy (for the circuit). */
+type Attempted = Outcome & { unhealthy: boolean };
+
+/** Thrown out of the circuit for an attempt that tells nothing about the upstream's health (the callers left). */
+class Neutral extends Error {
+  constructor(readonly outcome: Outcome) {
+    super('neutral');
+  }
+}
 
 export function createRestClient(config: RestClientConfig): RestClient {
   const base = new URL(config.baseUrl.replace(/\/+$/, ''));
@@ -144,8 +195,9 @@ export function createRestClient(config: RestClientConfig): RestClient {
 function resolveSettings(config: RestClientConfig, base: URL): Settings {
   const headersTimeout = config.headersTimeout ?? 15_000;
   const bodyTimeout = config.bodyTimeout ?? 30_000;
+  const connections = config.connections ?? 128;
   const pool = new Pool(base.origin, {
-    connections: config.connections ?? 128,
+    connections,
     connectTimeout: config.connectTimeout ?? 5_000,
     headersTimeout,
     bodyTimeout,
@@ -153,6 +205,7 @@ function resolveSettings(config: RestClientConfig, base: URL): Settings {
     maxResponseSize: config.maxResponseBytes ?? 32 * 1024 * 1024,
   });
   const { onRequest, log } = config;
+  const concurrency = { ...DEFAULT_CONCURRENCY, total: connections, ...config.concurrency };
   return {
     pool,
     basePath: base.pathname === '/' ? '' : base.pathname,
@@ -161,28 +214,124 @@ function resolveSettings(config: RestClientConfig, base: URL): Settings {
     requestTimeout: config.requestTimeout ?? 30_000,
     streamIdleTimeout: config.streamIdleTimeout ?? 60_000,
     retry: { ...DEFAULT_RETRY, ...config.retry },
+    budget: new RetryBudget({ ...DEFAULT_RETRY_BUDGET, ...config.retryBudget }),
+    circuit: createCircuit(
+      { ...DEFAULT_CIRCUIT, ...config.circuit },
+      { origin: base.origin, logger: config.logger, onChange: config.onCircuitChange },
+    ),
+    limiter: new Limiter({ queueTotal: 10 * concurrency.queuePerCaller, ...concurrency }),
+    singleFlight: config.singleFlight ?? true,
+    callers: new Map(),
     userAgent: config.userAgent ?? 'docs-graph',
-    report(call) {
-      onRequest?.(call);
-      log?.(`rest ${call.method} ${call.path} ${call.status ?? call.code} ${Math.round(call.ms)}ms attempt=${call.attempt}`);
-    },
+    report: log
+      ? (call) => {
+          onRequest?.(call);
+          log(`rest ${call.method} ${call.path} ${call.status ?? call.code} ${Math.round(call.ms)}ms attempt=${call.attempt}`);
+        }
+      : (onRequest ?? (() => undefined)),
   };
 }
 
+/** The key of a caller's state: a hash of its Authorization (the token itself is never kept as a key). */
+function callerKey(authorization: string | undefined): string {
+  return authorization ? createHash('sha256').update(authorization).digest('base64url') : '';
+}
+
+function callerState(s: Settings, key: string): CallerState {
+  let state = s.callers.get(key);
+  if (!state) {
+    state = { key, active: 0, queue: [], flights: new Map() };
+    s.callers.set(key, state);
+  }
+  return state;
+}
+
+/** Drops a caller's state once nothing of it runs or waits. */
+function forgetIfIdle(s: Settings, state: CallerState): void {
+  if (state.active === 0 && state.queue.length === 0 && state.flights.size === 0 && s.callers.get(state.key) === state) {
+    s.callers.delete(state.key);
+  }
+}
+
 function callerView(s: Settings, authorization: string | undefined, signal: AbortSignal | undefined): RestCaller {
-  // One GraphQL request may run hundreds of concurrent REST calls, each listening on its signal.
-  if (signal) setMaxListeners(0, signal);
-  const send = (method: HttpMethod) => async (path: string, body?: unknown, query?: Query) =>
-    call(s, prepare(s, authorization, method, path, query, body), signal) as Promise<any>;
+  const key = callerKey(authorization);
+  // One listener on the caller's signal for all its calls (a request may run hundreds of them).
+  const leaving = new Set<() => void>();
+  signal?.addEventListener('abort', () => leaving.forEach((leave) => leave()), { once: true });
+
+  const join = (flight: Flight, info: Prepared['info']): Promise<any> => {
+    flight.waiters++;
+    if (!signal) return flight.promise;
+    const leave = () => {
+      leaving.delete(leave);
+      if (--flight.waiters === 0) flight.deadline.abort();
+    };
+    if (signal.aborted) {
+      leave();
+      return Promise.reject(unavailableError(info, 'request aborted'));
+    }
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        leave();
+        reject(unavailableError(info, 'request aborted'));
+      };
+      leaving.add(onAbort);
+      flight.promise.then(
+        (value) => {
+          leaving.delete(onAbort);
+          resolve(value);
+        },
+        (error: unknown) => {
+          leaving.delete(onAbort);
+          reject(error);
+        },
+      );
+    });
+  };
+
+  const read = (path: string, query?: Query): Promise<any> => {
+    const req = prepare(s, authorization, 'GET', path, query, undefined);
+    const state = callerState(s, key);
+    const shared = s.singleFlight ? state.flights.get(req.url) : undefined;
+    if (shared) return join(shared, req.info);
+    const flight = start(s, state, req);
+    if (s.singleFlight) state.flights.set(req.url, flight);
+    return join(flight, req.info);
+  };
+
+  const write = (method: HttpMethod) => async (path: string, body?: unknown, query?: Query) => {
+    const req = prepare(s, authorization, method, path, query, body);
+    // A read that starts after this write (or during it) must not join a read started before it.
+    const state = callerState(s, key);
+    state.flights.clear();
+    try {
+      return (await join(start(s, state, req), req.info)) as any;
+    } finally {
+      s.callers.get(key)?.flights.clear();
+    }
+  };
+
   return {
-    get: (path, query) => send('GET')(path, undefined, query),
-    post: send('POST'),
-    put: send('PUT'),
-    patch: send('PATCH'),
-    delete: send('DELETE'),
+    get: read,
+    post: write('POST'),
+    put: write('PUT'),
+    patch: write('PATCH'),
+    delete: write('DELETE'),
     stream: async (path, query, streamSignal) =>
       openStream(s, prepare(s, authorization, 'GET', path, query, undefined), anySignal(signal, streamSignal)),
   };
+}
+
+/** Starts one upstream call for `state`'s caller; it ends (and leaves `state`) on its own. */
+function start(s: Settings, state: CallerState, req: Prepared): Flight {
+  const deadline = new Deadline(s.requestTimeout);
+  const flight: Flight = { deadline, waiters: 0, promise: undefined as unknown as Promise<unknown> };
+  flight.promise = call(s, state, req, deadline).finally(() => {
+    deadline.dispose();
+    if (state.flights.get(req.url) === flight) state.flights.delete(req.url);
+    forgetIfIdle(s, state);
+  });
+  return flight;
 }
 
 function prepare(
@@ -208,32 +357,54 @@ function prepare(
   };
 }
 
-/** One REST call: attempts until success, a final failure, or the deadline. */
-async function call(s: Settings, req: Prepared, callerSignal: AbortSignal | undefined): Promise<unknown> {
-  const deadline = new Deadline(s.requestTimeout, callerSignal);
+/**
+ * One REST call: attempts until success, a final failure, or the deadline. A GET retries while
+ * the retry budget allows it; a write gets exactly one attempt (GitBook's API has no idempotency key).
+ */
+async function call(s: Settings, state: CallerState, req: Prepared, deadline: Deadline): Promise<unknown> {
   const attempts = req.info.method === 'GET' ? Math.max(1, s.retry.maxAttempts) : 1;
-  try {
-    for (let attempt = 1; ; attempt++) {
-      const outcome = await attemptOnce(s, req, attempt, deadline);
-      if (outcome.ok) return outcome.value;
-      const wait = outcome.retryAfterMs ?? backoff(s.retry, attempt);
-      const retry =
-        outcome.retryable &&
-        attempt < attempts &&
-        (outcome.retryAfterMs === undefined || outcome.retryAfterMs <= s.retry.maxRetryAfterMs) &&
-        wait < deadline.remaining();
-      if (!retry) throw outcome.error;
-      await deadline.sleep(wait, req.info);
-    }
-  } finally {
-    deadline.dispose();
+  s.budget.deposit();
+  for (let attempt = 1; ; attempt++) {
+    const outcome = await guardedAttempt(s, state, req, attempt, deadline);
+    if (outcome.ok) return outcome.value;
+    if (!outcome.retryable || attempt >= attempts) throw outcome.error;
+    const { retryAfterMs } = outcome;
+    if (retryAfterMs !== undefined && retryAfterMs > s.retry.maxRetryAfterMs) throw outcome.error;
+    const wait = retryAfterMs ?? backoff(s.retry, attempt);
+    if (wait >= deadline.remaining() || !s.budget.tryWithdraw()) throw outcome.error;
+    await deadline.sleep(wait, req.info);
   }
 }
 
-async function attemptOnce(s: Settings, req: Prepared, attempt: number, deadline: Deadline): Promise<Outcome> {
+/** One attempt through the circuit breaker and the concurrency limits; never throws. */
+async function guardedAttempt(s: Settings, state: CallerState, req: Prepared, attempt: number, deadline: Deadline): Promise<Outcome> {
+  try {
+    return await s.circuit.run(async () => {
+      const waiting = s.limiter.acquire(state, deadline.signal);
+      if (waiting) await waiting;
+      let outcome: Attempted;
+      try {
+        outcome = await attemptOnce(s, req, attempt, deadline);
+      } finally {
+        s.limiter.release(state);
+      }
+      // Callers that left tell nothing about the upstream: neither a failure nor a success.
+      if (!outcome.ok && !outcome.unhealthy && deadline.abandoned) throw new Neutral(outcome);
+      return outcome;
+    });
+  } catch (error) {
+    if (error instanceof Neutral) return error.outcome;
+    if (error instanceof CircuitOpen) return { ok: false, error: circuitOpenError(req.info), retryable: false };
+    if (error instanceof Overloaded) return { ok: false, error: overloadError(req.info, error.scope), retryable: false };
+    if (error instanceof WaitAborted) return { ok: false, error: unavailableError(req.info, deadline.reason()), retryable: false };
+    throw error;
+  }
+}
+
+async function attemptOnce(s: Settings, req: Prepared, attempt: number, deadline: Deadline): Promise<Attempted> {
   const started = performance.now();
   let status: number | null = null;
-  let outcome: Outcome;
+  let outcome: Attempted;
   try {
     const res = await s.pool.request({
       path: req.url,
@@ -243,7 +414,7 @@ async function attemptOnce(s: Settings, req: Prepared, attempt: number, deadline
       signal: deadline.signal,
     });
     status = res.statusCode;
-    outcome = await readResponse(res, req);
+    outcome = { ...(await readResponse(res, req)), unhealthy: status >= 500 };
   } catch (err) {
     outcome = failure(err, req, deadline);
   }
@@ -274,9 +445,12 @@ function retryAfter(res: Dispatcher.ResponseData): number | undefined {
   return parseRetryAfter(header(res.headers['retry-after']));
 }
 
+/** A 2xx body: JSON (or nothing); anything else (an HTML page from a proxy, say) is UPSTREAM_ERROR. */
 function parseBody(text: string, contentType: string | string[] | undefined, status: number, req: Prepared): unknown {
   if (!text) return undefined;
-  if (!/\bjson\b/i.test(header(contentType) ?? '')) return text;
+  if (!/\bjson\b/i.test(header(contentType) ?? '')) {
+    throw restError('UPSTREAM_ERROR', 'Upstream sent an unexpected body (not JSON)', { ...req.info, status });
+  }
   try {
     return JSON.parse(text);
   } catch {
@@ -311,11 +485,20 @@ const REASONS: Record<string, string> = {
   UND_ERR_DESTROYED: 'client closed',
 };
 
-function failure(err: unknown, req: Prepared, deadline: Deadline): Outcome {
-  if (errorCode(err)) return { ok: false, error: err as GraphQLError, retryable: false };
-  if (deadline.signal.aborted) return { ok: false, error: unavailableError(req.info, deadline.reason()), retryable: false };
+function failure(err: unknown, req: Prepared, deadline: Deadline): Attempted {
+  // An error of ours (e.g. a body that is not JSON): the upstream answered, wrongly but alive.
+  if (errorCode(err)) return { ok: false, error: err as GraphQLError, retryable: false, unhealthy: false };
+  if (deadline.signal.aborted) {
+    return { ok: false, error: unavailableError(req.info, deadline.reason()), retryable: false, unhealthy: deadline.expired };
+  }
   const code = systemCode(err);
-  return { ok: false, error: connectionError(code, req), retryable: req.info.method === 'GET' && RETRYABLE_ERRORS.has(code ?? '') };
+  const error = connectionError(code, req);
+  return {
+    ok: false,
+    error,
+    retryable: req.info.method === 'GET' && RETRYABLE_ERRORS.has(code ?? ''),
+    unhealthy: errorCode(error) === 'UPSTREAM_UNAVAILABLE',
+  };
 }
 
 function connectionError(code: string | undefined, req: Prepared): GraphQLError {
@@ -333,6 +516,7 @@ function systemCode(err: unknown): string | undefined {
   return e?.cause ? systemCode(e.cause) : undefined;
 }
 
+/** Opens an event stream: through the circuit (it fails fast while open), outside the concurrency limits (streams are long). */
 async function openStream(s: Settings, req: Prepared, signal: AbortSignal | undefined): Promise<SseStream> {
   const controller = new AbortController();
   const abort = () => controller.abort();
@@ -344,19 +528,30 @@ async function openStream(s: Settings, req: Prepared, signal: AbortSignal | unde
     s.report({ ...req.info, status, ms: performance.now() - started, attempt: 1, code });
   let res: Dispatcher.ResponseData;
   try {
-    res = await s.pool.request({
-      path: req.url,
-      method: 'GET',
-      headers: { ...req.headers, accept: 'text/event-stream', 'cache-control': 'no-cache' },
-      signal: controller.signal,
-      headersTimeout: s.headersTimeout,
-      bodyTimeout: 0,
+    const opened = await s.circuit.run(async () => {
+      try {
+        const answer = await s.pool.request({
+          path: req.url,
+          method: 'GET',
+          headers: { ...req.headers, accept: 'text/event-stream', 'cache-control': 'no-cache' },
+          signal: controller.signal,
+          headersTimeout: s.headersTimeout,
+          bodyTimeout: 0,
+        });
+        return { answer, unhealthy: answer.statusCode >= 500 };
+      } catch (err) {
+        if (controller.signal.aborted) throw unavailableError(req.info, 'request aborted');
+        const error = connectionError(systemCode(err), req);
+        report(null, errorCode(error));
+        return { error, unhealthy: true };
+      }
     });
+    if (opened.error) throw opened.error;
+    res = opened.answer!;
   } catch (err) {
     release();
-    const error = controller.signal.aborted ? unavailableError(req.info, 'request aborted') : connectionError(systemCode(err), req);
-    report(null, errorCode(error));
-    throw error;
+    if (err instanceof CircuitOpen) throw circuitOpenError(req.info);
+    throw err;
   }
   if (res.statusCode < 200 || res.statusCode >= 300) {
     release();
@@ -368,29 +563,31 @@ async function openStream(s: Settings, req: Prepared, signal: AbortSignal | unde
   return eventStream(res.body, { controller, signal, idleTimeoutMs: s.streamIdleTimeout, upstream: req.info, onClose: release });
 }
 
-/** Per-call deadline, linked to the caller's signal; aborting it aborts the request in flight. */
+/** Per-call deadline; aborting it (deadline passed, or every caller left) aborts the request in flight. */
 class Deadline {
   private readonly controller = new AbortController();
   private readonly timer: NodeJS.Timeout;
   private readonly ends: number;
-  private expired = false;
-  private readonly onCallerAbort = () => this.controller.abort();
+  expired = false;
+  /** Aborted because every caller left, not because the time ran out. */
+  abandoned = false;
 
-  constructor(
-    private readonly ms: number,
-    private readonly caller: AbortSignal | undefined,
-  ) {
+  constructor(private readonly ms: number) {
     this.ends = performance.now() + ms;
     this.timer = setTimeout(() => {
       this.expired = true;
       this.controller.abort();
     }, ms);
-    if (caller?.aborted) this.controller.abort();
-    else caller?.addEventListener('abort', this.onCallerAbort, { once: true });
   }
 
   get signal(): AbortSignal {
     return this.controller.signal;
+  }
+
+  abort(): void {
+    if (this.controller.signal.aborted) return;
+    this.abandoned = true;
+    this.controller.abort();
   }
 
   remaining(): number {
@@ -411,14 +608,12 @@ class Deadline {
 
   dispose(): void {
     clearTimeout(this.timer);
-    this.caller?.removeEventListener('abort', this.onCallerAbort);
   }
 }
 
-/** Capped exponential backoff with "equal jitter": half fixed, half random. */
-export function backoff(retry: RetryConfig, attempt: number): number {
-  const cap = Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** (attempt - 1));
-  return cap / 2 + Math.random() * (cap / 2);
+/** Capped exponential backoff with "full jitter" (AWS architecture blog): random in [0, cap). */
+export function backoff(retry: RetryConfig, attempt: number, random: () => number = Math.random): number {
+  return random() * Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** (attempt - 1));
 }
 
 /** `Retry-After` in ms: delay-seconds or an HTTP date; undefined when absent or unreadable. */

@@ -65,6 +65,11 @@ export function codeForStatus(status: number): ErrorCode {
       return 'CONFLICT';
     case 429:
       return 'RATE_LIMITED';
+    // "Try again later": the upstream (or a proxy before it) is down, overloaded or timed out.
+    case 502:
+    case 503:
+    case 504:
+      return 'UPSTREAM_UNAVAILABLE';
     default:
       return 'UPSTREAM_ERROR';
   }
@@ -89,7 +94,7 @@ export function errorForStatus(
   retryAfterMs?: number,
 ): GraphQLError {
   const code = codeForStatus(status);
-  const fallback = code === 'UPSTREAM_ERROR' ? `Upstream error (HTTP ${status})` : DEFAULT_MESSAGES[code];
+  const fallback = status >= 500 ? `${DEFAULT_MESSAGES[code]} (HTTP ${status})` : DEFAULT_MESSAGES[code];
   const message = status < 500 && upstreamMessage ? clean(upstreamMessage, secret) : fallback;
   const retryAfter = code === 'RATE_LIMITED' && retryAfterMs !== undefined ? Math.ceil(retryAfterMs / 1000) : undefined;
   return restError(code, message, { ...upstream, status }, retryAfter);
@@ -98,6 +103,18 @@ export function errorForStatus(
 /** A failure without an HTTP answer: refused, reset, timed out, aborted. */
 export function unavailableError(upstream: Omit<UpstreamInfo, 'status'>, reason: string): GraphQLError {
   return restError('UPSTREAM_UNAVAILABLE', `Upstream unavailable: ${reason}`, { ...upstream, status: null });
+}
+
+/** The circuit breaker is open: no REST call was made. */
+export function circuitOpenError(upstream: Omit<UpstreamInfo, 'status'>): GraphQLError {
+  return unavailableError(upstream, 'circuit open after repeated upstream failures, retry later');
+}
+
+/** The gateway holds too many upstream calls (of this caller, or in total) to take another now. */
+export function overloadError(upstream: Omit<UpstreamInfo, 'status'>, scope: 'caller' | 'total'): GraphQLError {
+  return scope === 'caller'
+    ? restError('RATE_LIMITED', 'Too many concurrent upstream calls for this caller, retry later', { ...upstream, status: null }, 1)
+    : unavailableError(upstream, 'the gateway is at its limit of queued upstream calls, retry later');
 }
 
 /** The `error.message` of the upstream's `{"error": {"code", "message"}}` body, if any. */

@@ -139,11 +139,12 @@ describe('REST client retries', () => {
     ]);
   });
 
-  it('retries 502 and 504 too, and gives up after maxAttempts with UPSTREAM_ERROR', async () => {
+  it('retries 502 and 504 too, and gives up after maxAttempts with UPSTREAM_UNAVAILABLE ("try again later")', async () => {
     const server = await badServer();
     server.script(error(502, 'bad gateway'), error(504, 'timeout'), error(503, 'busy'), json(200, {}));
     const { rest } = client(server.url);
-    const err = await failure(rest.forCaller('Bearer t').get('/spaces/x'), 'UPSTREAM_ERROR');
+    const err = await failure(rest.forCaller('Bearer t').get('/spaces/x'), 'UPSTREAM_UNAVAILABLE');
+    expect(err.message).toBe('Upstream unavailable (HTTP 503)');
     expect(err.extensions.upstream).toEqual({ status: 503, method: 'GET', path: '/spaces/x' });
     expect(err.message).not.toContain('busy'); // 5xx text is not for clients
     expect(server.requests).toHaveLength(3);
@@ -202,7 +203,7 @@ describe('REST client retries', () => {
     const server = await badServer();
     server.fallback = error(503, 'busy');
     const { rest, calls } = client(server.url);
-    const err = await failure(rest.forCaller('Bearer t').post('/orgs/o/spaces', { title: 'x' }), 'UPSTREAM_ERROR');
+    const err = await failure(rest.forCaller('Bearer t').post('/orgs/o/spaces', { title: 'x' }), 'UPSTREAM_UNAVAILABLE');
     expect(err.extensions.upstream).toEqual({ status: 503, method: 'POST', path: '/orgs/o/spaces' });
     expect(server.requests).toHaveLength(1);
     expect(calls.count()).toBe(1);

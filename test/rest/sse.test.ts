@@ -99,13 +99,14 @@ describe('RestCaller.stream', () => {
 
   it('maps a non-2xx answer to the same errors as other calls', async () => {
     const server = await badServer();
-    server.script(error(401, 'The access token is invalid'), error(503, 'busy'));
+    server.script(error(401, 'The access token is invalid'), error(503, 'busy'), error(500, 'oops'));
     const { caller } = client(server.url);
     await expect(caller.stream('/s')).rejects.toMatchObject({
       extensions: { code: 'UNAUTHENTICATED', upstream: { status: 401, method: 'GET', path: '/s' } },
     });
-    await expect(caller.stream('/s')).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_ERROR' } });
-    expect(server.requests).toHaveLength(2); // streams are not retried
+    await expect(caller.stream('/s')).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_UNAVAILABLE', upstream: { status: 503 } } });
+    await expect(caller.stream('/s')).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_ERROR', upstream: { status: 500 } } });
+    expect(server.requests).toHaveLength(3); // streams are not retried
   });
 
   it('closes the upstream connection when the consumer breaks out of the loop', async () => {
