@@ -37,6 +37,12 @@ export interface Config {
   upstreamHeadersTimeoutMs: number;
   upstreamBodyTimeoutMs: number;
   upstreamRetries: number;
+  upstreamRetryBudgetPercent: number;
+  upstreamCircuitThreshold: number;
+  upstreamCircuitCooldownMs: number;
+  upstreamConcurrency: number;
+  upstreamCallerConcurrency: number;
+  upstreamQueueLimit: number;
   maxDepth: number;
   maxAliases: number;
   maxTokens: number;
@@ -165,6 +171,72 @@ export const SETTINGS: Setting[] = [
     help: 'Gateway: retries of an idempotent read on 429/502/503/504 or a connection reset',
   },
   {
+    key: 'upstreamRetryBudgetPercent',
+    flag: '--upstream-retry-budget-percent',
+    env: 'UPSTREAM_RETRY_BUDGET_PERCENT',
+    kind: 'int',
+    min: 0,
+    max: 100,
+    fallback: () => 20,
+    commands: ['start'],
+    help: 'Gateway: retries allowed, as a share of the REST calls of the last 10 s (plus 10 per second)',
+  },
+  {
+    key: 'upstreamCircuitThreshold',
+    flag: '--upstream-circuit-threshold',
+    env: 'UPSTREAM_CIRCUIT_THRESHOLD',
+    kind: 'int',
+    min: 0,
+    max: 10_000,
+    fallback: () => 10,
+    commands: ['start'],
+    help: 'Gateway: REST failures in a row (no answer, timeout, 5xx) that open the circuit, failing fast with UPSTREAM_UNAVAILABLE (0: no breaker)',
+  },
+  {
+    key: 'upstreamCircuitCooldownMs',
+    flag: '--upstream-circuit-cooldown-ms',
+    env: 'UPSTREAM_CIRCUIT_COOLDOWN_MS',
+    kind: 'int',
+    min: 1,
+    max: 3_600_000,
+    fallback: () => 5_000,
+    commands: ['start'],
+    help: 'Gateway: time the circuit stays open before one probe call; its success closes it',
+  },
+  {
+    key: 'upstreamConcurrency',
+    flag: '--upstream-concurrency',
+    env: 'UPSTREAM_CONCURRENCY',
+    kind: 'int',
+    min: 1,
+    max: 10_000,
+    fallback: () => 128,
+    commands: ['start'],
+    help: 'Gateway: REST calls in flight at once, in total (also the connections to the REST API)',
+  },
+  {
+    key: 'upstreamCallerConcurrency',
+    flag: '--upstream-caller-concurrency',
+    env: 'UPSTREAM_CALLER_CONCURRENCY',
+    kind: 'int',
+    min: 1,
+    max: 10_000,
+    fallback: () => 64,
+    commands: ['start'],
+    help: 'Gateway: REST calls in flight at once per caller (token); more wait in the caller\'s queue',
+  },
+  {
+    key: 'upstreamQueueLimit',
+    flag: '--upstream-queue-limit',
+    env: 'UPSTREAM_QUEUE_LIMIT',
+    kind: 'int',
+    min: 0,
+    max: 1_000_000,
+    fallback: () => 1_000,
+    commands: ['start'],
+    help: 'Gateway: REST calls of one caller waiting for a slot before more get RATE_LIMITED (10 times this in total: UPSTREAM_UNAVAILABLE)',
+  },
+  {
     key: 'maxDepth',
     flag: '--max-depth',
     env: 'MAX_QUERY_DEPTH',
@@ -259,6 +331,8 @@ export function parseConfig(command: Command, argv: string[], env: NodeJS.Proces
   const c = config as unknown as Config;
   if (c.defaultPageSize > c.maxPageSize)
     throw new ConfigError(`--default-page-size (${c.defaultPageSize}) must not exceed --max-page-size (${c.maxPageSize})`);
+  if (command === 'start' && c.upstreamCallerConcurrency > c.upstreamConcurrency)
+    throw new ConfigError(`--upstream-caller-concurrency (${c.upstreamCallerConcurrency}) must not exceed --upstream-concurrency (${c.upstreamConcurrency})`);
   return c;
 }
 

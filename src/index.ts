@@ -106,6 +106,13 @@ async function runGateway(config: Config, log: Logger): Promise<Running> {
       headersTimeoutMs: config.upstreamHeadersTimeoutMs,
       bodyTimeoutMs: config.upstreamBodyTimeoutMs,
       retries: config.upstreamRetries,
+      retryBudgetPercent: config.upstreamRetryBudgetPercent,
+      circuitThreshold: config.upstreamCircuitThreshold,
+      circuitCooldownMs: config.upstreamCircuitCooldownMs,
+      concurrency: config.upstreamConcurrency,
+      callerConcurrency: config.upstreamCallerConcurrency,
+      queueLimit: config.upstreamQueueLimit,
+      logCalls: config.logLevel === 'debug',
     },
     graphiql: embedded?.demo ? { token: embedded.demo.admin, query: exampleQuery(embedded.demo.organizationId) } : undefined,
   });

@@ -5,7 +5,7 @@ import { useGraphQLSSE } from '@graphql-yoga/plugin-graphql-sse';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import { silentLogger, type Logger } from '../log.js';
-import { createRestClient, type RestCall, type RestClient } from '../rest/index.js';
+import { createRestClient, type RestCall, type RestClient, type RestClientConfig } from '../rest/index.js';
 import { schema } from '../schema/index.js';
 import { drainable } from '../shutdown.js';
 import { createContext, type GatewayContext, type GatewayLimits } from './context.js';
@@ -28,6 +28,24 @@ export interface GatewayOptions {
     retries?: number;
     /** A subscription's REST event stream with no data for this long ends with UPSTREAM_UNAVAILABLE (default 60000; 0 disables). */
     streamIdleTimeoutMs?: number;
+    /** Deadline of one REST call, retries and waits included (default 30000). */
+    requestTimeoutMs?: number;
+    /** Retries at most this share (%) of recent REST calls, plus 10 per second (default 20). */
+    retryBudgetPercent?: number;
+    /** Failures in a row that open the circuit (default 10; 0: no breaker), and its cool-down before a probe (default 5000). */
+    circuitThreshold?: number;
+    circuitCooldownMs?: number;
+    /** Called when the circuit changes state (metrics). */
+    onCircuitChange?: (state: 'closed' | 'open' | 'half-open') => void;
+    /** REST calls in flight in total (default 128, also the pool's connections) and per caller (default 64). */
+    concurrency?: number;
+    callerConcurrency?: number;
+    /** Waiting REST calls per caller before RATE_LIMITED (default 1000; 10 × in total before UPSTREAM_UNAVAILABLE). */
+    queueLimit?: number;
+    /** Identical GETs of one caller in flight at once share one REST call (default true). */
+    singleFlight?: boolean;
+    /** One debug line per REST attempt (default true; false skips formatting them, as at `info`). */
+    logCalls?: boolean;
   };
   /** GraphiQL pre-filled with this token and example query (the embedded upstream's demo). */
   graphiql?: { token?: string; query?: string };
@@ -54,6 +72,19 @@ export const DEFAULT_LIMITS: GatewayLimits = {
   maxCost: 50_000,
 };
 
+/** Retry budget, circuit breaker, concurrency bounds and single-flight of the REST client. */
+function restReliability(rest: GatewayOptions['rest'] = {}): Partial<RestClientConfig> {
+  return {
+    requestTimeout: rest.requestTimeoutMs,
+    retryBudget: rest.retryBudgetPercent === undefined ? undefined : { percent: rest.retryBudgetPercent },
+    circuit: { threshold: rest.circuitThreshold, cooldownMs: rest.circuitCooldownMs },
+    onCircuitChange: rest.onCircuitChange,
+    connections: rest.concurrency,
+    concurrency: { total: rest.concurrency, perCaller: rest.callerConcurrency, queuePerCaller: rest.queueLimit },
+    singleFlight: rest.singleFlight,
+  };
+}
+
 export function buildGateway(options: GatewayOptions): Gateway {
   const log = options.log ?? silentLogger;
   const limits: GatewayLimits = { ...DEFAULT_LIMITS, ...options.limits };
@@ -65,7 +96,9 @@ export function buildGateway(options: GatewayOptions): Gateway {
     streamIdleTimeout: options.rest?.streamIdleTimeoutMs,
     retry: options.rest?.retries === undefined ? undefined : { maxAttempts: options.rest.retries + 1 },
     onRequest: options.onRestCall,
-    log: (line) => log.debug(line),
+    log: options.rest?.logCalls === false ? undefined : (line) => log.debug(line),
+    ...restReliability(options.rest),
+    logger: log,
   });
 
   const streams = useStreamShutdown();

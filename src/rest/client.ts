@@ -205,7 +205,8 @@ function resolveSettings(config: RestClientConfig, base: URL): Settings {
     maxResponseSize: config.maxResponseBytes ?? 32 * 1024 * 1024,
   });
   const { onRequest, log } = config;
-  const concurrency = { ...DEFAULT_CONCURRENCY, total: connections, ...config.concurrency };
+  const given = withDefaults({ ...DEFAULT_CONCURRENCY, total: connections, queueTotal: 0 }, config.concurrency);
+  const concurrency: ConcurrencyConfig = { ...given, queueTotal: given.queueTotal || 10 * given.queuePerCaller };
   return {
     pool,
     basePath: base.pathname === '/' ? '' : base.pathname,
@@ -213,13 +214,13 @@ function resolveSettings(config: RestClientConfig, base: URL): Settings {
     bodyTimeout,
     requestTimeout: config.requestTimeout ?? 30_000,
     streamIdleTimeout: config.streamIdleTimeout ?? 60_000,
-    retry: { ...DEFAULT_RETRY, ...config.retry },
-    budget: new RetryBudget({ ...DEFAULT_RETRY_BUDGET, ...config.retryBudget }),
+    retry: withDefaults(DEFAULT_RETRY, config.retry),
+    budget: new RetryBudget(withDefaults(DEFAULT_RETRY_BUDGET, config.retryBudget)),
     circuit: createCircuit(
-      { ...DEFAULT_CIRCUIT, ...config.circuit },
+      withDefaults(DEFAULT_CIRCUIT, config.circuit),
       { origin: base.origin, logger: config.logger, onChange: config.onCircuitChange },
     ),
-    limiter: new Limiter({ queueTotal: 10 * concurrency.queuePerCaller, ...concurrency }),
+    limiter: new Limiter(concurrency),
     singleFlight: config.singleFlight ?? true,
     callers: new Map(),
     userAgent: config.userAgent ?? 'docs-graph',
@@ -230,6 +231,13 @@ function resolveSettings(config: RestClientConfig, base: URL): Settings {
         }
       : (onRequest ?? (() => undefined)),
   };
+}
+
+/** `defaults` overridden by the values of `given` that are not undefined. */
+function withDefaults<T extends object>(defaults: T, given: Partial<T> | undefined): T {
+  const out = { ...defaults };
+  for (const [key, value] of Object.entries(given ?? {})) if (value !== undefined) (out as Record<string, unknown>)[key] = value;
+  return out;
 }
 
 /** The key of a caller's state: a hash of its Authorization (the token itself is never kept as a key). */
