@@ -19,7 +19,7 @@ export const DEFAULT_RETRY_BUDGET: RetryBudgetConfig = { percent: 20, minPerSeco
 const SLOTS = 10;
 
 export class RetryBudget {
-  /** Deposits and withdrawals in SLOTS time slots of ttlMs / SLOTS each, as a ring. */
+  /** Deposits and withdrawals in SLOTS time slots of ttlMs / SLOTS each, as a ring, in hundredths of a retry (exact sums). */
   private readonly deposits = new Float64Array(SLOTS);
   private readonly withdrawals = new Float64Array(SLOTS);
   private readonly slotMs: number;
@@ -36,14 +36,14 @@ export class RetryBudget {
   /** A call (not a retry) is made. */
   deposit(): void {
     this.advance();
-    this.deposits[this.slot] += this.config.percent / 100;
+    this.deposits[this.slot] += this.config.percent;
   }
 
   /** True (and the retry is counted) when the budget allows one more retry now. */
   tryWithdraw(): boolean {
     this.advance();
     if (this.balance() < 1) return false;
-    this.withdrawals[this.slot] += 1;
+    this.withdrawals[this.slot] += 100;
     return true;
   }
 
@@ -56,7 +56,7 @@ export class RetryBudget {
       deposits += this.deposits[i];
       withdrawals += this.withdrawals[i];
     }
-    return deposits + (this.config.minPerSecond * this.config.ttlMs) / 1000 - withdrawals;
+    return (deposits - withdrawals) / 100 + (this.config.minPerSecond * this.config.ttlMs) / 1000;
   }
 
   /** Moves to the slot of now, clearing the slots that expired on the way. */

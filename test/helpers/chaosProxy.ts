@@ -1,0 +1,121 @@
+/**
+ * A fault-injecting HTTP proxy on 127.0.0.1, port 0, between the gateway and a real upstream:
+ * each request either goes through, or (with probability `failRate`, from a seeded PRNG so a run
+ * can be replayed) gets one of `faults`: an HTTP error status, a TCP reset, or a hang (no answer
+ * until the client gives up). Every request is recorded (method, path, Authorization, fault), so
+ * tests count upstream attempts where the upstream sees them.
+ */
+import { createServer, request, Agent, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+/** An HTTP status to answer with (the upstream's error shape), a TCP reset, or no answer at all. */
+export type Fault = number | 'reset' | 'hang';
+
+export interface ChaosConfig {
+  /** Share of the matching requests that fail, 0..1. */
+  failRate: number;
+  /** Each failing request gets one of these, picked by the PRNG. */
+  faults: Fault[];
+  /** Only requests with these methods may fail (default: all). */
+  methods?: string[];
+}
+
+export interface ProxiedRequest {
+  method: string;
+  /** Path below the upstream's base URL, without the query string. */
+  path: string;
+  authorization: string | undefined;
+  /** The fault injected, if any. */
+  fault?: Fault;
+}
+
+export interface ChaosProxy {
+  /** Base URL ending in `/v1`, to give the gateway as its upstream. */
+  url: string;
+  requests: ProxiedRequest[];
+  /** Requests seen, optionally of one method. */
+  count(method?: string): number;
+  /** Changes the faults from now on (e.g. the upstream goes down, then recovers). */
+  configure(config: ChaosConfig): void;
+  stop(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/** mulberry32: a small seeded PRNG, uniform in [0, 1). */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export async function startChaosProxy(upstreamUrl: string, config: ChaosConfig = { failRate: 0, faults: [] }, seed = 1): Promise<ChaosProxy> {
+  const target = new URL(upstreamUrl);
+  const random = seededRandom(seed);
+  const agent = new Agent({ keepAlive: true, maxSockets: 256 });
+  const requests: ProxiedRequest[] = [];
+  const sockets = new Set<Socket>();
+  let current = config;
+
+  const pick = (method: string): Fault | undefined => {
+    if (current.methods && !current.methods.includes(method)) return undefined;
+    if (current.failRate <= 0 || random() >= current.failRate) return undefined;
+    return current.faults[Math.floor(random() * current.faults.length)];
+  };
+
+  const server = createServer((req, res) => {
+    const method = req.method ?? 'GET';
+    const fault = pick(method);
+    const url = req.url ?? '/';
+    const path = url.split('?')[0].replace(target.pathname.replace(/\/$/, ''), '');
+    requests.push({ method, path, authorization: req.headers.authorization, fault });
+    if (fault === undefined) return forward(req, res);
+    // The request body is read (as an upstream would) before the fault, so the client sees the fault, not a write error.
+    req.resume();
+    req.once('end', () => inject(fault, req, res));
+  });
+
+  const forward = (req: IncomingMessage, res: ServerResponse) => {
+    const upstream = request(
+      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, host: target.host }, agent },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    upstream.once('error', () => res.destroy());
+    req.pipe(upstream);
+  };
+
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const stop = async () => {
+    for (const socket of sockets) socket.destroy();
+    agent.destroy();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  };
+  return {
+    url: `http://127.0.0.1:${port}${target.pathname.replace(/\/$/, '')}`,
+    requests,
+    count: (method) => (method ? requests.filter((r) => r.method === method).length : requests.length),
+    configure: (next) => void (current = next),
+    stop,
+    [Symbol.asyncDispose]: stop,
+  };
+}
+
+function inject(fault: Fault, req: IncomingMessage, res: ServerResponse): void {
+  if (fault === 'reset') return void req.socket.resetAndDestroy();
+  if (fault === 'hang') return;
+  const text = JSON.stringify({ error: { code: fault, message: `injected ${fault}` } });
+  res.writeHead(fault, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}

@@ -1,0 +1,305 @@
+/**
+ * The REST client's protection of the upstream and of other callers: full-jitter backoff, the
+ * retry budget, the circuit breaker, concurrency bounds with queues, and single-flight of
+ * identical reads of one caller. Each against a scripted server over real HTTP.
+ */
+import { GraphQLError } from 'graphql';
+import { afterEach, describe, expect, it } from 'vitest';
+import { backoff, createRestClient, RestCallLog, type RestClient, type RestClientConfig } from '../../src/rest/index.js';
+import { RetryBudget } from '../../src/rest/retryBudget.js';
+import { echoAuthorization, error, json, startBadServer, type BadServer, type Step } from '../helpers/badServer.js';
+
+const cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  while (cleanup.length) await cleanup.pop()!();
+});
+
+function client(baseUrl: string, config: Partial<RestClientConfig> = {}): { rest: RestClient; calls: RestCallLog } {
+  const calls = new RestCallLog();
+  const rest = createRestClient({
+    baseUrl,
+    headersTimeout: 2_000,
+    requestTimeout: 5_000,
+    onRequest: calls.record,
+    ...config,
+    retry: { baseDelayMs: 5, maxDelayMs: 20, ...config.retry },
+  });
+  cleanup.push(() => rest.close());
+  return { rest, calls };
+}
+
+async function badServer(): Promise<BadServer> {
+  const server = await startBadServer();
+  cleanup.push(() => server.stop());
+  return server;
+}
+
+/** Answers with `step` after `ms`. */
+const delayed =
+  (ms: number, step: Step): Step =>
+  (req, res) =>
+    void setTimeout(() => step(req, res), ms);
+
+/** The error code a settled call failed with, or 'ok'. */
+const outcome = (r: PromiseSettledResult<unknown>) =>
+  r.status === 'fulfilled' ? 'ok' : r.reason instanceof GraphQLError ? String(r.reason.extensions.code) : String(r.reason);
+
+const tally = (results: PromiseSettledResult<unknown>[]) =>
+  results.map(outcome).reduce<Record<string, number>>((acc, code) => ({ ...acc, [code]: (acc[code] ?? 0) + 1 }), {});
+
+describe('backoff with full jitter', () => {
+  const retry = { maxAttempts: 5, baseDelayMs: 100, maxDelayMs: 1_000, maxRetryAfterMs: 5_000 };
+
+  it('is uniform between 0 and the capped exponential', () => {
+    expect(backoff(retry, 1, () => 0)).toBe(0);
+    expect(backoff(retry, 1, () => 0.5)).toBe(50);
+    expect(backoff(retry, 3, () => 0.5)).toBe(200);
+    expect(backoff(retry, 10, () => 0.999)).toBeCloseTo(999);
+    const samples = Array.from({ length: 2_000 }, () => backoff(retry, 2));
+    expect(Math.min(...samples)).toBeLessThan(20);
+    expect(Math.max(...samples)).toBeGreaterThan(180);
+    expect(Math.max(...samples)).toBeLessThan(200);
+  });
+});
+
+describe('retry budget', () => {
+  it('allows `percent` of the calls of the window plus the floor, and forgets calls older than the window', () => {
+    let now = 1_000;
+    const budget = new RetryBudget({ percent: 20, minPerSecond: 1, ttlMs: 10_000 }, () => now);
+    for (let i = 0; i < 100; i++) budget.deposit();
+    let retries = 0;
+    while (budget.tryWithdraw()) retries++;
+    expect(retries).toBe(30); // 20 % of 100, plus 1 per second over 10 s
+    now += 11_000;
+    // The deposits and withdrawals expired: the floor alone remains.
+    expect(budget.balance()).toBeCloseTo(10);
+  });
+
+  it('bounds the retries against an upstream failing every call: at most 20 % of the calls plus the floor', async () => {
+    const server = await badServer();
+    server.fallback = error(503, 'down');
+    const { rest, calls } = client(server.url, {
+      retry: { maxAttempts: 5 },
+      retryBudget: { percent: 20, minPerSecond: 1 },
+      circuit: { threshold: 0 },
+    });
+    const caller = rest.forCaller('Bearer t');
+    const results = await Promise.allSettled(Array.from({ length: 100 }, (_, i) => caller.get(`/spaces/s${i}`)));
+    expect(tally(results)).toEqual({ UPSTREAM_UNAVAILABLE: 100 });
+    const retries = calls.calls.filter((c) => c.attempt > 1).length;
+    // Without the budget: 400 retries (4 per call).
+    expect(retries).toBeLessThanOrEqual(30);
+    expect(retries).toBeGreaterThanOrEqual(20);
+    expect(server.requests.length).toBe(100 + retries);
+  });
+});
+
+describe('circuit breaker', () => {
+  function breakerClient(server: BadServer, threshold = 3) {
+    const states: string[] = [];
+    const lines: string[] = [];
+    const logger = { info: (m: string, f?: object) => lines.push(`info ${m} ${JSON.stringify(f)}`), warn: (m: string, f?: object) => lines.push(`warn ${m} ${JSON.stringify(f)}`) };
+    const { rest, calls } = client(server.url, {
+      retry: { maxAttempts: 1 },
+      circuit: { threshold, cooldownMs: 300 },
+      onCircuitChange: (s) => states.push(s),
+      logger,
+    });
+    return { caller: rest.forCaller('Bearer secret-token-1'), calls, states, lines };
+  }
+
+  it('opens after a run of upstream failures, fails fast without a REST call, probes after the cool-down and closes on success', async () => {
+    const server = await badServer();
+    server.fallback = error(500, 'broken');
+    const { caller, calls, states, lines } = breakerClient(server);
+    for (let i = 0; i < 3; i++) await expect(caller.get('/a')).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_ERROR' } });
+    expect(states).toEqual(['open']);
+    const started = performance.now();
+    const fast = await caller.get('/a').catch((e: GraphQLError) => e);
+    expect(performance.now() - started).toBeLessThan(100);
+    expect(fast).toMatchObject({ message: expect.stringMatching(/circuit open/), extensions: { code: 'UPSTREAM_UNAVAILABLE', upstream: { status: null, method: 'GET', path: '/a' } } });
+    expect(server.requests).toHaveLength(3);
+    expect(calls.count()).toBe(3);
+
+    server.fallback = json(200, { ok: true });
+    await new Promise((r) => setTimeout(r, 350));
+    await expect(caller.get('/a')).resolves.toEqual({ ok: true });
+    expect(states).toEqual(['open', 'half-open', 'closed']);
+    await expect(caller.get('/b')).resolves.toEqual({ ok: true });
+    expect(server.requests).toHaveLength(5);
+    expect(lines).toEqual([expect.stringMatching(/^warn upstream circuit open.*"threshold":3/), expect.stringMatching(/^info upstream circuit closed/)]);
+    expect(lines.join('\n')).not.toContain('secret-token-1');
+  });
+
+  it('reopens when the probe fails', async () => {
+    const server = await badServer();
+    server.fallback = error(503, 'down');
+    const { caller, states } = breakerClient(server, 2);
+    for (let i = 0; i < 2; i++) await caller.get('/a').catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 350));
+    await expect(caller.get('/a')).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_UNAVAILABLE', upstream: { status: 503 } } });
+    await expect(caller.get('/a')).rejects.toThrow(/circuit open/);
+    expect(states).toEqual(['open', 'half-open', 'open']);
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it('counts connection failures, but never 4xx answers', async () => {
+    const server = await badServer();
+    server.fallback = error(404, 'no such thing');
+    const { caller, states } = breakerClient(server, 2);
+    for (let i = 0; i < 5; i++) await expect(caller.get('/a')).rejects.toMatchObject({ extensions: { code: 'NOT_FOUND' } });
+    expect(states).toEqual([]);
+    server.fallback = (req) => req.socket.resetAndDestroy();
+    for (let i = 0; i < 2; i++) await expect(caller.get('/a')).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_UNAVAILABLE' } });
+    expect(states).toEqual(['open']);
+  });
+});
+
+describe('concurrency bounds', () => {
+  /** A server that answers after 100 ms and tracks how many requests it holds at once, per caller. */
+  async function slowServer() {
+    const server = await badServer();
+    const open = new Map<string, number>();
+    const peak = new Map<string, number>();
+    server.fallback = (req, res) => {
+      const who = req.headers.authorization ?? '';
+      open.set(who, (open.get(who) ?? 0) + 1);
+      peak.set(who, Math.max(peak.get(who) ?? 0, open.get(who)!));
+      setTimeout(() => {
+        open.set(who, open.get(who)! - 1);
+        json(200, { who })(req, res);
+      }, 100);
+    };
+    return { server, peak };
+  }
+
+  it('one caller cannot hold more than its share: another caller is served while the first one queues', async () => {
+    const { server, peak } = await slowServer();
+    const { rest } = client(server.url, { concurrency: { total: 4, perCaller: 2 } });
+    const greedy = rest.forCaller('Bearer greedy');
+    const finished: string[] = [];
+    const many = Array.from({ length: 12 }, (_, i) => greedy.get(`/x/${i}`).then(() => finished.push('greedy')));
+    await new Promise((r) => setTimeout(r, 20));
+    const other = rest.forCaller('Bearer other').get('/y').then(() => finished.push('other'));
+    await Promise.all([...many, other]);
+    expect(peak.get('Bearer greedy')).toBe(2);
+    // 12 calls, 2 at a time, take six rounds; the other caller's call is done in the first.
+    expect(finished.indexOf('other')).toBeLessThan(4);
+    expect(server.requests).toHaveLength(13);
+  });
+
+  it('past the caller queue, calls get RATE_LIMITED at once; past the total queue, UPSTREAM_UNAVAILABLE', async () => {
+    const { server } = await slowServer();
+    const { rest } = client(server.url, { concurrency: { total: 2, perCaller: 1, queuePerCaller: 2, queueTotal: 3 } });
+    const a = rest.forCaller('Bearer a');
+    const first = await Promise.allSettled(Array.from({ length: 5 }, (_, i) => a.get(`/a/${i}`)));
+    expect(tally(first)).toEqual({ ok: 3, RATE_LIMITED: 2 });
+    const refused = first.find((r) => r.status === 'rejected') as PromiseRejectedResult;
+    expect(refused.reason.extensions).toMatchObject({ retryAfter: 1, upstream: { status: null, method: 'GET' } });
+
+    // Three callers with one call each in flight (2 slots), then one more waiting each: the total queue (3) overflows.
+    const callers = ['b', 'c', 'd', 'e'].map((who) => rest.forCaller(`Bearer ${who}`));
+    const second = await Promise.allSettled(callers.flatMap((c, i) => [c.get(`/b/${i}`), c.get(`/c/${i}`)]));
+    expect(tally(second)).toMatchObject({ UPSTREAM_UNAVAILABLE: expect.any(Number) });
+    expect(tally(second).ok).toBeGreaterThanOrEqual(3);
+  });
+
+  it('a call waiting in the queue still ends at its deadline', async () => {
+    const server = await badServer();
+    server.fallback = () => undefined; // never answers
+    const { rest } = client(server.url, { requestTimeout: 300, concurrency: { total: 1, perCaller: 1 } });
+    const caller = rest.forCaller('Bearer t');
+    const results = await Promise.allSettled([caller.get('/a'), caller.get('/b')]);
+    expect(results.map((r) => (r as PromiseRejectedResult).reason.message)).toEqual([
+      expect.stringMatching(/deadline/),
+      expect.stringMatching(/deadline/),
+    ]);
+    expect(server.requests).toHaveLength(1);
+  });
+});
+
+describe('single-flight', () => {
+  it('identical GETs of one caller in flight together make one REST call; other queries and other callers make their own', async () => {
+    const server = await badServer();
+    server.fallback = delayed(50, echoAuthorization);
+    const { rest } = client(server.url);
+    // Each GraphQL request has its own view of the client; what matters is the token.
+    const views = Array.from({ length: 20 }, () => rest.forCaller('Bearer alice'));
+    const same = await Promise.all(views.map((v) => v.get('/user')));
+    expect(same).toEqual(Array(20).fill({ authorization: 'Bearer alice' }));
+    expect(server.requests).toHaveLength(1);
+
+    server.requests.length = 0;
+    const mixed = await Promise.all([
+      rest.forCaller('Bearer alice').get('/user'),
+      rest.forCaller('Bearer bob').get('/user'),
+      rest.forCaller('Bearer alice').get('/user', { limit: 1 }),
+      rest.forCaller(undefined).get('/user'),
+      rest.forCaller('Bearer bob').get('/user'),
+    ]);
+    expect(mixed).toEqual([
+      { authorization: 'Bearer alice' },
+      { authorization: 'Bearer bob' },
+      { authorization: 'Bearer alice' },
+      { authorization: null },
+      { authorization: 'Bearer bob' },
+    ]);
+    expect(server.requests.map((r) => `${r.headers.authorization ?? '-'} ${r.url}`).sort()).toEqual([
+      '- /v1/user',
+      'Bearer alice /v1/user',
+      'Bearer alice /v1/user?limit=1',
+      'Bearer bob /v1/user',
+    ]);
+  });
+
+  it('never shares writes, and a read started after a write does not join a read started before it', async () => {
+    const server = await badServer();
+    let version = 1;
+    server.fallback = (req, res) => {
+      if (req.method !== 'GET') {
+        version++;
+        return json(200, { version })(req, res);
+      }
+      const seen = version;
+      setTimeout(() => json(200, { version: seen })(req, res), 100);
+    };
+    const { rest } = client(server.url);
+    const me = rest.forCaller('Bearer alice');
+    const before = me.get('/space');
+    await new Promise((r) => setTimeout(r, 20));
+    await Promise.all([me.patch('/space', { title: 'x' }), me.patch('/space', { title: 'x' })]);
+    const after = me.get('/space');
+    expect(await before).toEqual({ version: 1 });
+    expect(await after).toEqual({ version: 3 });
+    expect(server.requests.map((r) => r.method)).toEqual(['GET', 'PATCH', 'PATCH', 'GET']);
+  });
+
+  it('one joiner leaving does not abort the call the others wait on; the last one leaving does', async () => {
+    const server = await badServer();
+    server.fallback = delayed(150, json(200, { ok: true }));
+    const { rest } = client(server.url);
+    const leaving = new AbortController();
+    const staying = rest.forCaller('Bearer alice').get('/slow');
+    const gone = rest.forCaller('Bearer alice', { signal: leaving.signal }).get('/slow');
+    setTimeout(() => leaving.abort(), 30);
+    await expect(gone).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_UNAVAILABLE' } });
+    await expect(staying).resolves.toEqual({ ok: true });
+    expect(server.requests).toHaveLength(1);
+
+    const a = new AbortController();
+    const b = new AbortController();
+    const calls = [a, b].map((c) => rest.forCaller('Bearer alice', { signal: c.signal }).get('/slow2'));
+    setTimeout(() => (a.abort(), b.abort()), 30);
+    await Promise.allSettled(calls);
+    // Nobody waits any more: the request was aborted, which closes its connection.
+    await server.requests[1].connectionClosed;
+  });
+
+  it('can be turned off', async () => {
+    const server = await badServer();
+    server.fallback = delayed(30, json(200, {}));
+    const { rest } = client(server.url, { singleFlight: false });
+    await Promise.all(Array.from({ length: 5 }, () => rest.forCaller('Bearer alice').get('/user')));
+    expect(server.requests).toHaveLength(5);
+  });
+});
