@@ -166,9 +166,9 @@ export const SETTINGS: Setting[] = [
     kind: 'int',
     min: 0,
     max: 10,
-    fallback: () => 2,
+    fallback: () => 3,
     commands: ['start'],
-    help: 'Gateway: retries of an idempotent read on 429/502/503/504 or a connection reset',
+    help: 'Gateway: retries of an idempotent read on 429/502/503/504 or a connection reset (within the retry budget)',
   },
   {
     key: 'upstreamRetryBudgetPercent',

@@ -36,7 +36,7 @@ export type Query = Record<string, QueryValue>;
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export interface RetryConfig {
-  /** Attempts per GET, first included (default 3). Writes always get exactly one. */
+  /** Attempts per GET, first included (default 4: the retry budget, not this, bounds the extra load). Writes always get exactly one. */
   maxAttempts: number;
   /** Backoff before retry n is random in [0, baseDelayMs * 2^(n-1)] ("full jitter"; default 100). */
   baseDelayMs: number;
@@ -124,7 +124,7 @@ export interface RestClient {
   [Symbol.asyncDispose](): Promise<void>;
 }
 
-const DEFAULT_RETRY: RetryConfig = { maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 2000, maxRetryAfterMs: 5000 };
+const DEFAULT_RETRY: RetryConfig = { maxAttempts: 4, baseDelayMs: 100, maxDelayMs: 2000, maxRetryAfterMs: 5000 };
 const RETRY_STATUSES = new Set([429, 502, 503, 504]);
 
 interface Settings {

@@ -8,8 +8,8 @@
 import { createServer, request, Agent, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
-/** An HTTP status to answer with (the upstream's error shape), a TCP reset, or no answer at all. */
-export type Fault = number | 'reset' | 'hang';
+/** An HTTP status to answer with (the upstream's error shape), a TCP reset, no answer at all, or the upstream's answer held back for `delayMs`. */
+export type Fault = number | 'reset' | 'hang' | { delayMs: number };
 
 export interface ChaosConfig {
   /** Share of the matching requests that fail, 0..1. */
@@ -73,18 +73,22 @@ export async function startChaosProxy(upstreamUrl: string, config: ChaosConfig =
     const url = req.url ?? '/';
     const path = url.split('?')[0].replace(target.pathname.replace(/\/$/, ''), '');
     requests.push({ method, path, authorization: req.headers.authorization, fault });
-    if (fault === undefined) return forward(req, res);
+    if (fault === undefined || typeof fault === 'object') return forward(req, res, fault?.delayMs ?? 0);
     // The request body is read (as an upstream would) before the fault, so the client sees the fault, not a write error.
     req.resume();
     req.once('end', () => inject(fault, req, res));
   });
 
-  const forward = (req: IncomingMessage, res: ServerResponse) => {
+  const forward = (req: IncomingMessage, res: ServerResponse, delayMs: number) => {
     const upstream = request(
       { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, host: target.host }, agent },
       (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
+        const relay = () => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        };
+        if (delayMs) setTimeout(relay, delayMs);
+        else relay();
       },
     );
     upstream.once('error', () => res.destroy());
@@ -112,7 +116,7 @@ export async function startChaosProxy(upstreamUrl: string, config: ChaosConfig =
   };
 }
 
-function inject(fault: Fault, req: IncomingMessage, res: ServerResponse): void {
+function inject(fault: Exclude<Fault, { delayMs: number }>, req: IncomingMessage, res: ServerResponse): void {
   if (fault === 'reset') return void req.socket.resetAndDestroy();
   if (fault === 'hang') return;
   const text = JSON.stringify({ error: { code: fault, message: `injected ${fault}` } });

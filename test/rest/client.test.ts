@@ -142,7 +142,7 @@ describe('REST client retries', () => {
   it('retries 502 and 504 too, and gives up after maxAttempts with UPSTREAM_UNAVAILABLE ("try again later")', async () => {
     const server = await badServer();
     server.script(error(502, 'bad gateway'), error(504, 'timeout'), error(503, 'busy'), json(200, {}));
-    const { rest } = client(server.url);
+    const { rest } = client(server.url, { retry: { maxAttempts: 3 } });
     const err = await failure(rest.forCaller('Bearer t').get('/spaces/x'), 'UPSTREAM_UNAVAILABLE');
     expect(err.message).toBe('Upstream unavailable (HTTP 503)');
     expect(err.extensions.upstream).toEqual({ status: 503, method: 'GET', path: '/spaces/x' });
@@ -260,7 +260,7 @@ describe('REST client faults', () => {
     const { rest, calls } = client(await deadUrl());
     const err = await failure(rest.forCaller('Bearer t').get('/user'), 'UPSTREAM_UNAVAILABLE');
     expect(err.message).toMatch(/refused/);
-    expect(calls.calls.map((c) => c.attempt)).toEqual([1, 2, 3]);
+    expect(calls.calls.map((c) => c.attempt)).toEqual([1, 2, 3, 4]);
   });
 
   it('aborts calls when the caller signal fires', async () => {

@@ -1,0 +1,171 @@
+/**
+ * The gateway in front of a flickering upstream, over real HTTP: GraphQL client → gateway (its own
+ * port) → chaos proxy (seeded faults) → embedded upstream. Error codes, retries within the budget,
+ * the circuit breaker, and writes that are never retried.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildGateway, type Gateway, type GatewayOptions } from '../../src/gateway/app.js';
+import type { RestCall } from '../../src/rest/index.js';
+import { startChaosProxy, type ChaosProxy } from '../helpers/chaosProxy.js';
+import type { GqlResult } from '../helpers/gateway.js';
+import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
+
+interface ChaosStack {
+  upstream: TestUpstream;
+  proxy: ChaosProxy;
+  gateway: Gateway;
+  calls: RestCall[];
+  spaceIds: string[];
+  /** POSTs a GraphQL operation to the gateway's port as the world's admin; answers the result and its time. */
+  gql(query: string, variables?: Record<string, unknown>): Promise<{ body: GqlResult; ms: number }>;
+}
+
+const stacks: ChaosStack[] = [];
+afterEach(async () => {
+  for (const s of stacks.splice(0)) {
+    await s.gateway.stop();
+    await s.proxy.stop();
+    await s.upstream.stop();
+  }
+});
+
+async function chaosStack(rest: GatewayOptions['rest'] = {}, spaces = 1, seed = 9): Promise<ChaosStack> {
+  const upstream = await startUpstream();
+  const spaceIds: string[] = [];
+  for (let i = 0; i < spaces; i++) {
+    const res = await upstream.api.post(`/orgs/${upstream.world.orgId}/spaces`, { title: `Space ${i}` });
+    spaceIds.push(res.body.id);
+  }
+  const proxy = await startChaosProxy(upstream.url, { failRate: 0, faults: [] }, seed);
+  const calls: RestCall[] = [];
+  const gateway = buildGateway({ upstreamUrl: proxy.url, onRestCall: (c) => calls.push(c), rest });
+  const url = await gateway.start();
+  const token = upstream.world.users.admin.token;
+  const gql = async (query: string, variables?: Record<string, unknown>) => {
+    const started = performance.now();
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ query, variables }),
+    });
+    const body = (await res.json()) as GqlResult;
+    return { body, ms: performance.now() - started };
+  };
+  const stack = { upstream, proxy, gateway, calls, spaceIds, gql };
+  stacks.push(stack);
+  return stack;
+}
+
+const SPACE = `query($id: String!) { space(spaceId: $id) { title organization { title } } }`;
+const SPACE_TITLE = `query($id: String!) { space(spaceId: $id) { title } }`;
+
+describe('a flickering upstream: 20 % of reads fail with 503s and resets', () => {
+  it('400 nested queries at 10 concurrent: at least 99 % complete, none past the deadline, retries within the budget', async () => {
+    const deadlineMs = 5_000;
+    const t = await chaosStack({ requestTimeoutMs: deadlineMs }, 20, 42);
+    t.proxy.configure({ failRate: 0.2, faults: [503, 'reset'], methods: ['GET'] });
+    const results: { complete: boolean; ms: number }[] = [];
+    let next = 0;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: 10 }, async () => {
+        while (next < 400) {
+          const id = t.spaceIds[next++ % t.spaceIds.length];
+          const { body, ms } = await t.gql(SPACE, { id });
+          results.push({ complete: !body.errors && body.data?.space?.organization?.title === 'Acme', ms });
+        }
+      }),
+    );
+    const seconds = (performance.now() - started) / 1000;
+    expect(results).toHaveLength(400);
+    expect(results.filter((r) => r.complete).length).toBeGreaterThanOrEqual(396);
+    expect(Math.max(...results.map((r) => r.ms))).toBeLessThan(deadlineMs);
+
+    // The faults really happened, and the retries stayed within 20 % of the calls plus the floor (10/s over a 10 s window).
+    const injected = t.proxy.requests.filter((r) => r.fault !== undefined).length;
+    expect(injected / t.proxy.count()).toBeGreaterThan(0.1);
+    const first = t.calls.filter((c) => c.attempt === 1).length;
+    const retries = t.calls.filter((c) => c.attempt > 1).length;
+    expect(t.proxy.count()).toBe(first + retries);
+    expect(retries).toBeGreaterThanOrEqual(injected * 0.9);
+    expect(retries).toBeLessThanOrEqual(0.2 * first + 10 * (Math.ceil(seconds) + 10));
+  });
+});
+
+describe('an upstream that fails every call', () => {
+  it('opens the circuit: the last of 30 sequential queries fails fast with no REST call; the gateway recovers by itself', async () => {
+    const t = await chaosStack({ circuitCooldownMs: 3_000 });
+    const [id] = t.spaceIds;
+    t.proxy.configure({ failRate: 1, faults: [503, 'reset'] });
+    const answers: { body: GqlResult; ms: number; restCalls: number }[] = [];
+    for (let i = 0; i < 30; i++) {
+      const before = t.proxy.count();
+      const answer = await t.gql(SPACE_TITLE, { id });
+      answers.push({ ...answer, restCalls: t.proxy.count() - before });
+    }
+    for (const { body } of answers) {
+      expect(body.data).toEqual({ space: null });
+      expect(body.errors).toEqual([expect.objectContaining({ path: ['space'], extensions: expect.objectContaining({ code: 'UPSTREAM_UNAVAILABLE' }) })]);
+    }
+    // Ten failures in a row open it (the default threshold): every later query is answered without the upstream.
+    expect(t.proxy.count()).toBe(10);
+    const last = answers[29];
+    expect(last.restCalls).toBe(0);
+    expect(last.ms).toBeLessThan(100);
+    expect(last.body.errors![0]).toMatchObject({
+      message: expect.stringMatching(/circuit open/),
+      extensions: { upstream: { status: null, method: 'GET', path: `/spaces/${id}` } },
+    });
+
+    t.proxy.configure({ failRate: 0, faults: [] });
+    await new Promise((r) => setTimeout(r, 3_100));
+    const recovered = await t.gql(SPACE_TITLE, { id });
+    expect(recovered.body).toEqual({ data: { space: { title: 'Space 0' } } });
+    expect(t.proxy.count()).toBe(11);
+  });
+});
+
+describe('error codes', () => {
+  it('a persistent 503 is UPSTREAM_UNAVAILABLE after the retries; a 500 is UPSTREAM_ERROR at once', async () => {
+    const t = await chaosStack({ circuitThreshold: 0 });
+    const [id] = t.spaceIds;
+    t.proxy.configure({ failRate: 1, faults: [503] });
+    const unavailable = await t.gql(SPACE_TITLE, { id });
+    expect(unavailable.body.errors![0]).toMatchObject({
+      message: 'Upstream unavailable (HTTP 503)',
+      path: ['space'],
+      extensions: { code: 'UPSTREAM_UNAVAILABLE', upstream: { status: 503, method: 'GET', path: `/spaces/${id}` } },
+    });
+    expect(t.proxy.count()).toBe(4); // the first attempt and 3 retries
+
+    t.proxy.configure({ failRate: 1, faults: [500] });
+    const broken = await t.gql(SPACE_TITLE, { id });
+    expect(broken.body.errors![0]).toMatchObject({
+      message: 'Upstream error (HTTP 500)',
+      extensions: { code: 'UPSTREAM_ERROR', upstream: { status: 500, method: 'GET', path: `/spaces/${id}` } },
+    });
+    expect(t.proxy.count()).toBe(5);
+    expect(JSON.stringify([unavailable.body, broken.body])).not.toMatch(/injected|Bearer/);
+  });
+
+  it('a 503 on a write reaches the upstream exactly once and is UPSTREAM_UNAVAILABLE', async () => {
+    const t = await chaosStack({ circuitThreshold: 0 });
+    const [id] = t.spaceIds;
+    t.proxy.configure({ failRate: 1, faults: [503], methods: ['PATCH'] });
+    const { body } = await t.gql(`mutation($input: UpdateSpaceInput!) { updateSpace(input: $input) { space { title } } }`, {
+      input: { spaceId: id, title: 'Renamed' },
+    });
+    expect(body.errors![0]).toMatchObject({ extensions: { code: 'UPSTREAM_UNAVAILABLE', upstream: { status: 503, method: 'PATCH', path: `/spaces/${id}` } } });
+    expect(t.proxy.count('PATCH')).toBe(1);
+    expect((await t.upstream.api.get(`/spaces/${id}`)).body.title).toBe('Space 0');
+  });
+
+  it('a hanging upstream gives UPSTREAM_UNAVAILABLE within the deadline, not a hung gateway', async () => {
+    const t = await chaosStack({ requestTimeoutMs: 1_000, headersTimeoutMs: 10_000 });
+    t.proxy.configure({ failRate: 1, faults: ['hang'] });
+    const { body, ms } = await t.gql(SPACE_TITLE, { id: t.spaceIds[0] });
+    expect(body.errors![0]).toMatchObject({ message: expect.stringMatching(/deadline/), extensions: { code: 'UPSTREAM_UNAVAILABLE' } });
+    expect(ms).toBeGreaterThan(900);
+    expect(ms).toBeLessThan(3_000);
+  });
+});
