@@ -4,56 +4,25 @@
  * the circuit breaker, and writes that are never retried.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildGateway, type Gateway, type GatewayOptions } from '../../src/gateway/app.js';
-import type { RestCall } from '../../src/rest/index.js';
-import { startChaosProxy, type ChaosProxy } from '../helpers/chaosProxy.js';
+import type { GatewayOptions } from '../../src/gateway/app.js';
+import { startChaosStack, type ChaosStack } from '../helpers/chaosProxy.js';
 import type { GqlResult } from '../helpers/gateway.js';
-import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
-
-interface ChaosStack {
-  upstream: TestUpstream;
-  proxy: ChaosProxy;
-  gateway: Gateway;
-  calls: RestCall[];
-  spaceIds: string[];
-  /** POSTs a GraphQL operation to the gateway's port as the world's admin; answers the result and its time. */
-  gql(query: string, variables?: Record<string, unknown>): Promise<{ body: GqlResult; ms: number }>;
-}
 
 const stacks: ChaosStack[] = [];
 afterEach(async () => {
-  for (const s of stacks.splice(0)) {
-    await s.gateway.stop();
-    await s.proxy.stop();
-    await s.upstream.stop();
-  }
+  for (const s of stacks.splice(0)) await s.stop();
 });
 
-async function chaosStack(rest: GatewayOptions['rest'] = {}, spaces = 1, seed = 9): Promise<ChaosStack> {
-  const upstream = await startUpstream();
+/** A chaos stack with `spaces` spaces (made through REST) and no faults yet. */
+async function chaosStack(rest: GatewayOptions['rest'] = {}, spaces = 1, seed = 9): Promise<ChaosStack & { spaceIds: string[] }> {
+  const stack = await startChaosStack(rest, undefined, seed);
+  stacks.push(stack);
   const spaceIds: string[] = [];
   for (let i = 0; i < spaces; i++) {
-    const res = await upstream.api.post(`/orgs/${upstream.world.orgId}/spaces`, { title: `Space ${i}` });
+    const res = await stack.upstream.api.post(`/orgs/${stack.upstream.world.orgId}/spaces`, { title: `Space ${i}` });
     spaceIds.push(res.body.id);
   }
-  const proxy = await startChaosProxy(upstream.url, { failRate: 0, faults: [] }, seed);
-  const calls: RestCall[] = [];
-  const gateway = buildGateway({ upstreamUrl: proxy.url, onRestCall: (c) => calls.push(c), rest });
-  const url = await gateway.start();
-  const token = upstream.world.users.admin.token;
-  const gql = async (query: string, variables?: Record<string, unknown>) => {
-    const started = performance.now();
-    const res = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-      body: JSON.stringify({ query, variables }),
-    });
-    const body = (await res.json()) as GqlResult;
-    return { body, ms: performance.now() - started };
-  };
-  const stack = { upstream, proxy, gateway, calls, spaceIds, gql };
-  stacks.push(stack);
-  return stack;
+  return { ...stack, spaceIds };
 }
 
 const SPACE = `query($id: String!) { space(spaceId: $id) { title organization { title } } }`;

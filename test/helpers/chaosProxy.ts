@@ -3,10 +3,15 @@
  * each request either goes through, or (with probability `failRate`, from a seeded PRNG so a run
  * can be replayed) gets one of `faults`: an HTTP error status, a TCP reset, or a hang (no answer
  * until the client gives up). Every request is recorded (method, path, Authorization, fault), so
- * tests count upstream attempts where the upstream sees them.
+ * tests count upstream attempts where the upstream sees them. `startChaosStack` puts it between a
+ * gateway (on its own port) and the embedded upstream.
  */
 import { createServer, request, Agent, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { buildGateway, type Gateway, type GatewayOptions } from '../../src/gateway/app.js';
+import type { RestCall } from '../../src/rest/index.js';
+import type { GqlResult } from './gateway.js';
+import { startUpstream, type TestUpstream } from './upstream.js';
 
 /** An HTTP status to answer with (the upstream's error shape), a TCP reset, no answer at all, or the upstream's answer held back for `delayMs`. */
 export type Fault = number | 'reset' | 'hang' | { delayMs: number };
@@ -122,4 +127,46 @@ function inject(fault: Exclude<Fault, { delayMs: number }>, req: IncomingMessage
   const text = JSON.stringify({ error: { code: fault, message: `injected ${fault}` } });
   res.writeHead(fault, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   res.end(text);
+}
+
+/** Embedded upstream → chaos proxy → gateway on its own port: what the reliability tests run against. */
+export interface ChaosStack {
+  upstream: TestUpstream;
+  proxy: ChaosProxy;
+  gateway: Gateway;
+  /** REST attempts as the gateway reports them (`onRestCall`). */
+  calls: RestCall[];
+  /** POSTs a GraphQL operation to the gateway's port (default: as the world's admin); answers the result and its time. */
+  gql(query: string, variables?: Record<string, unknown>, token?: string): Promise<{ body: GqlResult; ms: number }>;
+  stop(): Promise<void>;
+}
+
+export async function startChaosStack(rest: GatewayOptions['rest'] = {}, config?: ChaosConfig, seed?: number): Promise<ChaosStack> {
+  const upstream = await startUpstream();
+  const proxy = await startChaosProxy(upstream.url, config, seed);
+  const calls: RestCall[] = [];
+  const gateway = buildGateway({ upstreamUrl: proxy.url, onRestCall: (c) => calls.push(c), rest });
+  const url = await gateway.start();
+  const gql = async (query: string, variables?: Record<string, unknown>, token = upstream.world.users.admin.token) => {
+    const started = performance.now();
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ query, variables }),
+    });
+    const body = (await res.json()) as GqlResult;
+    return { body, ms: performance.now() - started };
+  };
+  return {
+    upstream,
+    proxy,
+    gateway,
+    calls,
+    gql,
+    async stop() {
+      await gateway.stop();
+      await proxy.stop();
+      await upstream.stop();
+    },
+  };
 }
