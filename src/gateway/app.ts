@@ -1,7 +1,6 @@
 /** buildGateway(options) → {yoga, start, stop}: the GraphQL server in front of the REST API. */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { useGraphQLSSE } from '@graphql-yoga/plugin-graphql-sse';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import { silentLogger, type Logger } from '../log.js';
@@ -14,6 +13,7 @@ import { maskedErrors } from './plugins/maskedErrors.js';
 import { useQueryLimits } from './plugins/useQueryLimits.js';
 import { useRequestLog } from './plugins/useRequestLog.js';
 import { useRequestErrorCodes } from './plugins/requestErrorCodes.js';
+import { useGraphQLSSE, type StreamLimits } from './plugins/useGraphQLSSE.js';
 
 export interface GatewayOptions {
   /** Upstream REST base URL ending in `/v1`. */
@@ -32,6 +32,8 @@ export interface GatewayOptions {
   /** GraphiQL pre-filled with this token and example query (the embedded upstream's demo). */
   graphiql?: { token?: string; query?: string };
   log?: Logger;
+  /** Caps of graphql-sse's single-connection mode (reservations, queued events). */
+  streams?: Partial<StreamLimits>;
   /** Called for each REST attempt (tests count calls with it). */
   onRestCall?: (call: RestCall) => void;
 }
@@ -73,7 +75,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
     schema,
     // Subscriptions: Yoga's own SSE at /graphql, the graphql-sse protocol (both modes) at /graphql/stream.
     plugins: [
-      useGraphQLSSE({ endpoint: '/graphql/stream' }),
+      useGraphQLSSE({ endpoint: '/graphql/stream', limits: options.streams, log }),
       streams.plugin,
       // Depth, aliases, tokens and cost, rejected with BAD_USER_INPUT before execution (no REST call).
       ...useQueryLimits(limits),
