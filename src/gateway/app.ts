@@ -1,7 +1,6 @@
 /** buildGateway(options) → {yoga, start, stop}: the GraphQL server in front of the REST API. */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import { silentLogger, type Logger } from '../log.js';
 import { createRestClient, type RestCall, type RestClient } from '../rest/index.js';
@@ -10,10 +9,13 @@ import { drainable } from '../shutdown.js';
 import { createContext, type GatewayContext, type GatewayLimits } from './context.js';
 import { useStreamShutdown } from './plugins/streamShutdown.js';
 import { maskedErrors } from './plugins/maskedErrors.js';
-import { useQueryLimits } from './plugins/useQueryLimits.js';
+import { useQueryLimits, type ListAndFieldLimits } from './plugins/useQueryLimits.js';
 import { useRequestLog } from './plugins/useRequestLog.js';
 import { useRequestErrorCodes } from './plugins/requestErrorCodes.js';
 import { useGraphQLSSE, type StreamLimits } from './plugins/useGraphQLSSE.js';
+import { corsOptions } from './plugins/corsOptions.js';
+import { graphiqlOptions, renderGraphiQL } from './plugins/graphiqlOptions.js';
+import { useCSRFPrevention } from './plugins/useCSRFPrevention.js';
 
 export interface GatewayOptions {
   /** Upstream REST base URL ending in `/v1`. */
@@ -29,7 +31,13 @@ export interface GatewayOptions {
     /** A subscription's REST event stream with no data for this long ends with UPSTREAM_UNAVAILABLE (default 60000; 0 disables). */
     streamIdleTimeoutMs?: number;
   };
-  /** GraphiQL pre-filled with this token and example query (the embedded upstream's demo). */
+  /** Bounds of an operation besides `limits`: ids per `nodes`/`_entities`, fields per document. */
+  queryLimits?: Partial<ListAndFieldLimits>;
+  /** Largest request body accepted, in bytes (default 1 MB). */
+  maxBodyBytes?: number;
+  /** Origins allowed by CORS (absent or empty: CORS off). */
+  corsOrigins?: string[];
+  /** GraphiQL pre-filled with this token (for loopback visits only) and example query (the embedded upstream's demo). */
   graphiql?: { token?: string; query?: string };
   log?: Logger;
   /** Caps of graphql-sse's single-connection mode (reservations, queued events). */
@@ -81,6 +89,8 @@ export function buildGateway(options: GatewayOptions): Gateway {
       ...useQueryLimits(limits),
       // Parse, validation and variable errors carry a code of the fixed set too (BAD_USER_INPUT).
       useRequestErrorCodes(),
+      // A request must be JSON or carry a non-simple header (403 FORBIDDEN); no mutation over GET (Yoga: 405).
+      useCSRFPrevention(),
       useRequestLog(log),
     ],
     // Unexpected errors reach the client as `Unexpected error.` with no message, stack or cause.
@@ -93,13 +103,10 @@ export function buildGateway(options: GatewayOptions): Gateway {
       warn: (...args) => log.warn(args.map(String).join(' ')),
       error: (...args) => log.error(args.map(String).join(' ')),
     },
-    // GraphiQL's assets are served by the gateway itself (no CDN), so it works offline too.
+    cors: corsOptions(options.corsOrigins),
+    // GraphiQL's assets are served by the gateway itself (no CDN), so it works offline too; loaded on the first visit.
     renderGraphiQL,
-    graphiql: {
-      title: 'docs-graph',
-      defaultQuery: options.graphiql?.query,
-      headers: options.graphiql?.token ? JSON.stringify({ Authorization: `Bearer ${options.graphiql.token}` }, null, 2) : undefined,
-    },
+    graphiql: graphiqlOptions(options.graphiql),
     context: ({ request }) =>
       createContext(
         rest.forCaller(request.headers.get('authorization') ?? undefined, { signal: request.signal }),

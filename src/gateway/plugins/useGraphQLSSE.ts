@@ -18,7 +18,6 @@ import { createHash, randomUUID } from 'node:crypto';
 import { getOperationAST, GraphQLError, type ExecutionArgs } from 'graphql';
 import { TOKEN_HEADER_KEY, TOKEN_QUERY_KEY } from 'graphql-sse';
 import { createHandler, type HandlerOptions } from 'graphql-sse/lib/use/fetch';
-import { handleMaybePromise } from '@whatwg-node/promise-helpers';
 import type { Plugin, YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from '../../log.js';
 import { maskError, UNEXPECTED_ERROR_MESSAGE } from './maskedErrors.js';
@@ -168,20 +167,17 @@ export function useGraphQLSSE(options: { endpoint?: string; limits?: Partial<Str
       }
       const errors = enveloped.validate(enveloped.schema, document);
       if (errors.length > 0) return { data: null, errors };
-      return handleMaybePromise(
-        () => enveloped.contextFactory(),
-        (contextValue) => {
-          const args: ExecutionArgs = {
-            schema: enveloped.schema,
-            document,
-            contextValue,
-            variableValues: params.variables,
-            operationName: params.operationName,
-          };
-          const operation = getOperationAST(document, params.operationName);
-          return (operation?.operation === 'subscription' ? enveloped.subscribe : enveloped.execute)(args);
-        },
-      ) as ReturnType<NonNullable<HandlerOptions['onSubscribe']>>;
+      return Promise.resolve(enveloped.contextFactory()).then((contextValue) => {
+        const args: ExecutionArgs = {
+          schema: enveloped.schema,
+          document,
+          contextValue,
+          variableValues: params.variables,
+          operationName: params.operationName,
+        };
+        const operation = getOperationAST(document, params.operationName);
+        return (operation?.operation === 'subscription' ? enveloped.subscribe : enveloped.execute)(args);
+      }) as ReturnType<NonNullable<HandlerOptions['onSubscribe']>>;
     },
     onNext: (_ctx, req) => queued(req.raw),
     onComplete: (_ctx, req) => queued(req.raw),
