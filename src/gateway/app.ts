@@ -9,13 +9,14 @@ import { drainable } from '../shutdown.js';
 import { createContext, type GatewayContext, type GatewayLimits } from './context.js';
 import { useStreamShutdown } from './plugins/streamShutdown.js';
 import { maskedErrors } from './plugins/maskedErrors.js';
-import { useQueryLimits, type ListAndFieldLimits } from './plugins/useQueryLimits.js';
+import { DEFAULT_LIST_AND_FIELD_LIMITS, useQueryLimits, type ListAndFieldLimits } from './plugins/useQueryLimits.js';
 import { useRequestLog } from './plugins/useRequestLog.js';
 import { useRequestErrorCodes } from './plugins/requestErrorCodes.js';
 import { useGraphQLSSE, type StreamLimits } from './plugins/useGraphQLSSE.js';
 import { corsOptions } from './plugins/corsOptions.js';
 import { graphiqlOptions, renderGraphiQL } from './plugins/graphiqlOptions.js';
 import { useCSRFPrevention } from './plugins/useCSRFPrevention.js';
+import { useRequestBodyLimit } from './plugins/useRequestBodyLimit.js';
 
 export interface GatewayOptions {
   /** Upstream REST base URL ending in `/v1`. */
@@ -64,6 +65,8 @@ export const DEFAULT_LIMITS: GatewayLimits = {
   maxCost: 50_000,
 };
 
+export const DEFAULT_MAX_BODY_BYTES = 1_000_000;
+
 export function buildGateway(options: GatewayOptions): Gateway {
   const log = options.log ?? silentLogger;
   const limits: GatewayLimits = { ...DEFAULT_LIMITS, ...options.limits };
@@ -83,10 +86,12 @@ export function buildGateway(options: GatewayOptions): Gateway {
     schema,
     // Subscriptions: Yoga's own SSE at /graphql, the graphql-sse protocol (both modes) at /graphql/stream.
     plugins: [
+      // Before graphql-sse (which answers in onRequest); Yoga's own bound is off (see the plugin).
+      useRequestBodyLimit(options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES),
       useGraphQLSSE({ endpoint: '/graphql/stream', limits: options.streams, log }),
       streams.plugin,
       // Depth, aliases, tokens and cost, rejected with BAD_USER_INPUT before execution (no REST call).
-      ...useQueryLimits(limits),
+      ...useQueryLimits({ ...DEFAULT_LIST_AND_FIELD_LIMITS, ...limits, ...options.queryLimits }),
       // Parse, validation and variable errors carry a code of the fixed set too (BAD_USER_INPUT).
       useRequestErrorCodes(),
       // A request must be JSON or carry a non-simple header (403 FORBIDDEN); no mutation over GET (Yoga: 405).
@@ -95,6 +100,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
     ],
     // Unexpected errors reach the client as `Unexpected error.` with no message, stack or cause.
     maskedErrors,
+    maxRequestBodySize: false,
     graphqlEndpoint: '/graphql',
     landingPage: false,
     logging: {

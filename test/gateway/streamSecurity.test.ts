@@ -7,7 +7,7 @@ import { TOKEN_HEADER_KEY } from 'graphql-sse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type TestStack } from '../helpers/gateway.js';
 
-const TTL = 300;
+const TTL = 2000;
 const QUEUE = 6;
 let t: TestStack;
 let stream: string;
@@ -92,7 +92,7 @@ describe('reservations are bounded', () => {
     expect((await reserve(t.world.users.review.token)).status).toBe(201);
     expect((await post(first, edit.token, '{ viewer { restId } }', 'a')).status).toBe(202);
 
-    await sleep(TTL * 3);
+    await sleep(TTL * 2);
     // Expired: its queued result is gone, the stream is unknown, and the caller may reserve again.
     await expectRefused(await post(first, edit.token, '{ viewer { restId } }', 'b'), 404, 'NOT_FOUND');
     const again = await reserve(edit.token);

@@ -20,6 +20,6 @@ export interface ListAndFieldLimits {
 
 export const DEFAULT_LIST_AND_FIELD_LIMITS: ListAndFieldLimits = { maxIds: 100, maxFields: 300 };
 
-export function useQueryLimits(limits: GatewayLimits): Plugin[] {
+export function useQueryLimits(limits: GatewayLimits & ListAndFieldLimits): Plugin[] {
   return [useMaxTokens(limits.maxTokens), useMaxDepth(limits.maxDepth), useMaxAliases(limits.maxAliases), useCostLimit(limits)];
 }
