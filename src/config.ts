@@ -5,7 +5,7 @@
  */
 export type Command = 'start' | 'upstream';
 
-type Kind = 'int' | 'string' | 'url' | 'level';
+type Kind = 'int' | 'string' | 'url' | 'level' | 'origins';
 
 interface Setting {
   key: keyof Config;
@@ -49,6 +49,10 @@ export interface Config {
   maxCost: number;
   defaultPageSize: number;
   maxPageSize: number;
+  maxIds: number;
+  maxFields: number;
+  maxBodyBytes: number;
+  corsOrigins?: string[];
 }
 
 export const SETTINGS: Setting[] = [
@@ -302,6 +306,48 @@ export const SETTINGS: Setting[] = [
     commands: ['start'],
     help: 'Gateway: largest `first` accepted',
   },
+  {
+    key: 'maxIds',
+    flag: '--max-ids',
+    env: 'MAX_QUERY_IDS',
+    kind: 'int',
+    min: 1,
+    max: 10_000,
+    fallback: () => 100,
+    commands: ['start'],
+    help: 'Gateway: most ids in one `nodes(ids:)` and representations in one `_entities` (each is priced as a REST call)',
+  },
+  {
+    key: 'maxFields',
+    flag: '--max-fields',
+    env: 'MAX_QUERY_FIELDS',
+    kind: 'int',
+    min: 1,
+    max: 100_000,
+    fallback: () => 300,
+    commands: ['start'],
+    help: 'Gateway: most fields written in one query document (checked before validation, which grows with their square)',
+  },
+  {
+    key: 'maxBodyBytes',
+    flag: '--max-body-bytes',
+    env: 'MAX_REQUEST_BODY_BYTES',
+    kind: 'int',
+    min: 1024,
+    max: 100_000_000,
+    fallback: () => 1_000_000,
+    commands: ['start'],
+    help: 'Gateway: largest request body accepted (413 past it, chunked bodies included)',
+  },
+  {
+    key: 'corsOrigins',
+    flag: '--cors-origin',
+    env: 'CORS_ORIGIN',
+    kind: 'origins',
+    fallback: () => undefined,
+    commands: ['start'],
+    help: 'Gateway: comma-separated origins allowed by CORS (e.g. https://app.example.com); unset: CORS off',
+  },
 ];
 
 export class ConfigError extends Error {}
@@ -364,6 +410,20 @@ function convert(s: Setting, raw: string, source: string): unknown {
       return raw;
     case 'string':
       return raw;
+    case 'origins': {
+      const origins = raw.split(',').map((o) => o.trim()).filter(Boolean);
+      for (const origin of origins) {
+        let parsed: URL | undefined;
+        try {
+          parsed = new URL(origin);
+        } catch {
+          parsed = undefined;
+        }
+        if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.origin !== origin)
+          throw new ConfigError(`${source}: "${origin}" is not an origin (scheme://host[:port], no path or trailing slash)`);
+      }
+      return origins;
+    }
   }
 }
 

@@ -101,6 +101,9 @@ async function runGateway(config: Config, log: Logger): Promise<Running> {
       maxTokens: config.maxTokens,
       maxCost: config.maxCost,
     },
+    queryLimits: { maxIds: config.maxIds, maxFields: config.maxFields },
+    maxBodyBytes: config.maxBodyBytes,
+    corsOrigins: config.corsOrigins,
     rest: {
       connectTimeoutMs: config.upstreamConnectTimeoutMs,
       headersTimeoutMs: config.upstreamHeadersTimeoutMs,

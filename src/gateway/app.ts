@@ -1,8 +1,6 @@
 /** buildGateway(options) → {yoga, start, stop}: the GraphQL server in front of the REST API. */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { useGraphQLSSE } from '@graphql-yoga/plugin-graphql-sse';
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import { silentLogger, type Logger } from '../log.js';
 import { createRestClient, type RestCall, type RestClient, type RestClientConfig } from '../rest/index.js';
@@ -11,9 +9,14 @@ import { drainable } from '../shutdown.js';
 import { createContext, type GatewayContext, type GatewayLimits } from './context.js';
 import { useStreamShutdown } from './plugins/streamShutdown.js';
 import { maskedErrors } from './plugins/maskedErrors.js';
-import { useQueryLimits } from './plugins/useQueryLimits.js';
+import { DEFAULT_LIST_AND_FIELD_LIMITS, useQueryLimits, type ListAndFieldLimits } from './plugins/useQueryLimits.js';
 import { useRequestLog } from './plugins/useRequestLog.js';
 import { useRequestErrorCodes } from './plugins/requestErrorCodes.js';
+import { useGraphQLSSE, type StreamLimits } from './plugins/useGraphQLSSE.js';
+import { corsOptions } from './plugins/corsOptions.js';
+import { graphiqlOptions, renderGraphiQL } from './plugins/graphiqlOptions.js';
+import { useCSRFPrevention } from './plugins/useCSRFPrevention.js';
+import { useRequestBodyLimit } from './plugins/useRequestBodyLimit.js';
 
 export interface GatewayOptions {
   /** Upstream REST base URL ending in `/v1`. */
@@ -47,9 +50,17 @@ export interface GatewayOptions {
     /** One debug line per REST attempt (default true; false skips formatting them, as at `info`). */
     logCalls?: boolean;
   };
-  /** GraphiQL pre-filled with this token and example query (the embedded upstream's demo). */
+  /** Bounds of an operation besides `limits`: ids per `nodes`/`_entities`, fields per document. */
+  queryLimits?: Partial<ListAndFieldLimits>;
+  /** Largest request body accepted, in bytes (default 1 MB). */
+  maxBodyBytes?: number;
+  /** Origins allowed by CORS (absent or empty: CORS off). */
+  corsOrigins?: string[];
+  /** GraphiQL pre-filled with this token (for loopback visits only) and example query (the embedded upstream's demo). */
   graphiql?: { token?: string; query?: string };
   log?: Logger;
+  /** Caps of graphql-sse's single-connection mode (reservations, queued events). */
+  streams?: Partial<StreamLimits>;
   /** Called for each REST attempt (tests count calls with it). */
   onRestCall?: (call: RestCall) => void;
 }
@@ -84,6 +95,7 @@ function restReliability(rest: GatewayOptions['rest'] = {}): Partial<RestClientC
     singleFlight: rest.singleFlight,
   };
 }
+export const DEFAULT_MAX_BODY_BYTES = 1_000_000;
 
 export function buildGateway(options: GatewayOptions): Gateway {
   const log = options.log ?? silentLogger;
@@ -106,16 +118,21 @@ export function buildGateway(options: GatewayOptions): Gateway {
     schema,
     // Subscriptions: Yoga's own SSE at /graphql, the graphql-sse protocol (both modes) at /graphql/stream.
     plugins: [
-      useGraphQLSSE({ endpoint: '/graphql/stream' }),
+      // Before graphql-sse (which answers in onRequest); Yoga's own bound is off (see the plugin).
+      useRequestBodyLimit(options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES),
+      useGraphQLSSE({ endpoint: '/graphql/stream', limits: options.streams, log }),
       streams.plugin,
       // Depth, aliases, tokens and cost, rejected with BAD_USER_INPUT before execution (no REST call).
-      ...useQueryLimits(limits),
+      ...useQueryLimits({ ...DEFAULT_LIST_AND_FIELD_LIMITS, ...limits, ...options.queryLimits }),
       // Parse, validation and variable errors carry a code of the fixed set too (BAD_USER_INPUT).
       useRequestErrorCodes(),
+      // A request must be JSON or carry a non-simple header (403 FORBIDDEN); no mutation over GET (Yoga: 405).
+      useCSRFPrevention(),
       useRequestLog(log),
     ],
     // Unexpected errors reach the client as `Unexpected error.` with no message, stack or cause.
     maskedErrors,
+    maxRequestBodySize: false,
     graphqlEndpoint: '/graphql',
     landingPage: false,
     logging: {
@@ -124,13 +141,10 @@ export function buildGateway(options: GatewayOptions): Gateway {
       warn: (...args) => log.warn(args.map(String).join(' ')),
       error: (...args) => log.error(args.map(String).join(' ')),
     },
-    // GraphiQL's assets are served by the gateway itself (no CDN), so it works offline too.
+    cors: corsOptions(options.corsOrigins),
+    // GraphiQL's assets are served by the gateway itself (no CDN), so it works offline too; loaded on the first visit.
     renderGraphiQL,
-    graphiql: {
-      title: 'docs-graph',
-      defaultQuery: options.graphiql?.query,
-      headers: options.graphiql?.token ? JSON.stringify({ Authorization: `Bearer ${options.graphiql.token}` }, null, 2) : undefined,
-    },
+    graphiql: graphiqlOptions(options.graphiql),
     context: ({ request }) =>
       createContext(
         rest.forCaller(request.headers.get('authorization') ?? undefined, { signal: request.signal }),

@@ -124,16 +124,18 @@ describe('cost', () => {
     expect(s.calls).toEqual([]);
   });
 
-  it('prices by the formula: first (default 20, clamped to the maximum) multiplies, ids of nodes() multiply', () => {
+  it('prices by the formula: first (default 20, clamped to the maximum) multiplies, each id of nodes() is a REST call', () => {
     const cost = (query: string, variables: Record<string, unknown> = {}) =>
-      operationCost(schema, parse(query), variables, undefined, { defaultPageSize: 20, maxPageSize: 100 });
+      operationCost(schema, parse(query), variables, undefined, { defaultPageSize: 20, maxPageSize: 100, maxIds: 100 });
     expect(cost('{ viewer { restId displayName } }')).toBe(1);
     expect(cost('{ organization(organizationId: "o") { title spaces { nodes { title } } } }')).toBe(2);
     expect(cost('{ organization(organizationId: "o") { spaces { nodes { organization { title } } } } }')).toBe(1 + 1 + 20);
     expect(cost('{ organization(organizationId: "o") { spaces(first: 5) { edges { cursor node { organization { title } } } pageInfo { hasNextPage } } } }')).toBe(1 + 1 + 5);
     expect(cost('query($n: Int) { organization(organizationId: "o") { spaces(first: $n) { nodes { organization { title } } } } }', { n: 7 })).toBe(1 + 1 + 7);
     expect(cost('{ organization(organizationId: "o") { spaces(first: 5000) { nodes { organization { title } } } } }')).toBe(1 + 1 + 100);
-    expect(cost('{ nodes(ids: ["a", "b", "c"]) { id ... on Space { organization { title } } } }')).toBe(1 + 3 * 1);
+    expect(cost('{ nodes(ids: ["a", "b", "c"]) { id ... on Space { organization { title } } } }')).toBe(1 + 3 * (1 + 1));
+    expect(cost('{ nodes(ids: ["a", "b", "c"]) { id } }')).toBe(1 + 3);
+    expect(cost('query($r: [_Any!]!) { _entities(representations: $r) { __typename } }', { r: [{ __typename: 'Space', id: 'x' }, { __typename: 'Space', id: 'y' }] })).toBe(1 + 2);
     expect(cost(getIntrospectionQuery())).toBe(0);
   });
 });
@@ -169,5 +171,97 @@ describe('subscriptions', () => {
     expect(text).toContain('maxCost: Query cost limit of 0 exceeded, found 1 ');
     expect(text).toContain('BAD_USER_INPUT');
     expect(s.calls).toEqual([]);
+  });
+});
+
+describe('lists of objects to load in arguments (over real HTTP)', () => {
+  let url: string;
+  let small: TestStack;
+  let smallUrl: string;
+  beforeAll(async () => {
+    url = await t.gateway.start();
+    small = await startStack({ limits: { maxCost: 30 } });
+    smallUrl = await small.gateway.start();
+  });
+  afterAll(() => small.stop());
+
+  const post = async (target: string, query: string, variables: Record<string, unknown>, token: string | null) => {
+    const res = await fetch(target, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify({ query, variables }),
+    });
+    return (await res.json()) as GqlResult;
+  };
+  const NODES = 'query($ids: [ID!]!) { nodes(ids: $ids) { id } }';
+  const ENTITIES = 'query($reps: [_Any!]!) { _entities(representations: $reps) { __typename } }';
+  const ids = (n: number) => Array.from({ length: n }, (_, i) => `U3BhY2U6${i}`);
+
+  it('2,000 ids in nodes() from a read token are refused before any REST call', async () => {
+    t.resetCalls();
+    await expectRefused(post(url, NODES, { ids: ids(2000) }, t.world.users.read.token), 'maxIds', 100, 2000);
+  });
+
+  it('500 representations in _entities without a token are refused before any REST call', async () => {
+    t.resetCalls();
+    const reps = Array.from({ length: 500 }, (_, i) => ({ __typename: 'Space', id: `space-${i}` }));
+    await expectRefused(post(url, ENTITIES, { reps }, null), 'maxIds', 100, 500);
+  });
+
+  it('each id is priced as a REST call: 40 ids are over a cost limit of 30, 20 are within it', async () => {
+    small.resetCalls();
+    const over = await post(smallUrl, NODES, { ids: ids(40) }, small.world.users.read.token);
+    expect(over.errors?.[0].extensions).toEqual({ code: 'BAD_USER_INPUT', limit: 'maxCost', maximum: 30, actual: 41 });
+    expect(small.calls).toEqual([]);
+    const within = await post(smallUrl, NODES, { ids: ids(20) }, small.world.users.read.token);
+    expect((within.errors ?? []).filter((e) => e.extensions?.limit !== undefined)).toEqual([]);
+    expect(within.data?.nodes).toHaveLength(20);
+  });
+});
+
+describe('request body (over real HTTP)', () => {
+  let url: string;
+  beforeAll(async () => {
+    url = await t.gateway.start().catch(() => t.gateway.url);
+  });
+  const MAX = 1_000_000;
+  /** `{ viewer { restId } }` padded with a comment to `bytes` of JSON. */
+  const padded = (bytes: number) => {
+    const base = JSON.stringify({ query: '{ viewer { restId } }\n#' });
+    return JSON.stringify({ query: `{ viewer { restId } }\n#${'x'.repeat(bytes - base.length)}` });
+  };
+
+  async function expectTooLarge(res: Response) {
+    expect(res.status).toBe(413);
+    const body = (await res.json()) as GqlResult;
+    expect(body.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', limit: 'maxBodyBytes', maximum: MAX });
+    expect(body.errors?.[0].message).toContain(`${MAX} bytes`);
+  }
+
+  it('a body just under 1 MB passes; one over is 413 with a GraphQL error and no REST call, on /graphql and /graphql/stream', async () => {
+    const headers = { 'content-type': 'application/json', authorization: `Bearer ${t.world.users.admin.token}` };
+    const ok = await fetch(url, { method: 'POST', headers, body: padded(MAX - 10) });
+    expect(await ok.json()).toEqual({ data: { viewer: { restId: t.world.users.admin.id } } });
+    t.resetCalls();
+    await expectTooLarge(await fetch(url, { method: 'POST', headers, body: padded(MAX + 10) }));
+    await expectTooLarge(await fetch(`${url}/stream`, { method: 'POST', headers: { ...headers, accept: 'text/event-stream' }, body: padded(MAX + 10) }));
+    expect(t.calls).toEqual([]);
+  });
+
+  it('a chunked body (no Content-Length) is bounded as it is read', async () => {
+    const headers = { 'content-type': 'application/json', authorization: `Bearer ${t.world.users.admin.token}` };
+    const chunked = (text: string) =>
+      new ReadableStream<Uint8Array>({
+        start(controller) {
+          const bytes = new TextEncoder().encode(text);
+          for (let i = 0; i < bytes.length; i += 64 * 1024) controller.enqueue(bytes.subarray(i, i + 64 * 1024));
+          controller.close();
+        },
+      });
+    const ok = await fetch(url, { method: 'POST', headers, body: chunked(padded(200_000)), duplex: 'half' } as RequestInit);
+    expect(await ok.json()).toEqual({ data: { viewer: { restId: t.world.users.admin.id } } });
+    t.resetCalls();
+    await expectTooLarge(await fetch(url, { method: 'POST', headers, body: chunked(padded(MAX + 100_000)), duplex: 'half' } as RequestInit));
+    expect(t.calls).toEqual([]);
   });
 });

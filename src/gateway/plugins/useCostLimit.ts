@@ -14,7 +14,10 @@
  *                `pageInfo`, `cursor`) and introspection (`__schema`, `__type`, `__typename`).
  *   multiplier = for a connection, its `first` (absent: `defaultPageSize`; clamped to
  *                0..`maxPageSize` as the field itself enforces): each item may cost its selection;
- *                for `nodes(ids:)`, the number of ids; otherwise 1.
+ *                otherwise 1.
+ *
+ * A list of objects to load, `nodes(ids:)` or `_entities(representations:)`, costs one REST call
+ * per item on top: 1 + n × (1 + its selection); more than `maxIds` items are refused outright.
  *
  * Abstract selections take their costliest branch. Example: `organization { spaces(first: 100)
  * { nodes { changeRequests(first: 100) { nodes { comments(first: 100) { nodes { id } } } } } } }`
@@ -41,7 +44,18 @@ import { limitError } from './limitError.js';
 // build imports graphql's .mjs files, a second instance that rejects our schema's types).
 const { getComplexity } = createRequire(import.meta.url)('graphql-query-complexity') as typeof import('graphql-query-complexity');
 
-export type CostLimits = Pick<GatewayLimits, 'maxCost' | 'defaultPageSize' | 'maxPageSize'>;
+export type CostLimits = Pick<GatewayLimits, 'maxCost' | 'defaultPageSize' | 'maxPageSize'> & { maxIds: number };
+type Pages = Omit<CostLimits, 'maxCost'>;
+
+/** Thrown by the estimator at a list argument longer than `maxIds`. */
+class TooManyIds extends Error {
+  constructor(
+    readonly field: string,
+    readonly count: number,
+  ) {
+    super(field);
+  }
+}
 
 /** Fields evaluated (fragments expanded at each spread) beyond which an operation is refused unpriced. */
 const MAX_EVALUATED_FIELDS = 20_000;
@@ -69,7 +83,9 @@ export function costError(args: CheckPayload['args'], limits: CostLimits) {
   let cost: number;
   try {
     cost = operationCost(args.schema, args.document, variables, operation.name?.value, limits);
-  } catch {
+  } catch (error) {
+    if (error instanceof TooManyIds)
+      return limitError('maxIds', limits.maxIds, `\`${error.field}\` takes at most ${limits.maxIds} items, found ${error.count}.`, error.count);
     return limitError('maxCost', limits.maxCost, `Query too large to price (more than ${MAX_EVALUATED_FIELDS} fields with fragments expanded).`);
   }
   if (cost <= limits.maxCost) return undefined;
@@ -86,7 +102,7 @@ export function operationCost(
   document: DocumentNode,
   variables: Record<string, unknown>,
   operationName: string | undefined,
-  limits: Omit<CostLimits, 'maxCost'>,
+  limits: Pages,
 ): number {
   return getComplexity({
     schema,
@@ -99,23 +115,32 @@ export function operationCost(
 }
 
 /** The estimator of the formula above. */
-export function restCostEstimator(schema: GraphQLSchema, pages: Omit<CostLimits, 'maxCost'>): ComplexityEstimator {
+export function restCostEstimator(schema: GraphQLSchema, pages: Pages): ComplexityEstimator {
   const roots = new Set([schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()].filter(Boolean));
   return ({ type, field, args, childComplexity }) => {
     if (field.name.startsWith('__')) return 0;
     const plumbing = PLUMBING.has(field.name) && /(Connection|Edge)$/.test(type.name);
     const base = plumbing ? 0 : roots.has(type as never) || isConnection(field) || returnsNode(field) || field.args.length > 0 ? 1 : 0;
+    const items = loadedItems(field, args, pages.maxIds);
+    if (items !== undefined) return base + items * (1 + childComplexity);
     return base + multiplier(field, args, pages) * childComplexity;
   };
 }
 
-function multiplier(field: GraphQLField<unknown, unknown>, args: Record<string, unknown>, pages: Omit<CostLimits, 'maxCost'>): number {
-  if (isConnection(field)) {
-    const first = typeof args.first === 'number' ? args.first : pages.defaultPageSize;
-    return Math.min(Math.max(first, 0), pages.maxPageSize);
-  }
-  if (field.name === 'nodes' && Array.isArray(args.ids)) return args.ids.length;
-  return 1;
+/** The argument of a root field that lists objects to load, one REST call each. */
+const LOADED_LISTS: Record<string, string> = { nodes: 'ids', _entities: 'representations' };
+
+function loadedItems(field: GraphQLField<unknown, unknown>, args: Record<string, unknown>, maxIds: number): number | undefined {
+  const list = LOADED_LISTS[field.name] === undefined ? undefined : args[LOADED_LISTS[field.name]];
+  if (!Array.isArray(list)) return undefined;
+  if (list.length > maxIds) throw new TooManyIds(`${field.name}(${LOADED_LISTS[field.name]}:)`, list.length);
+  return list.length;
+}
+
+function multiplier(field: GraphQLField<unknown, unknown>, args: Record<string, unknown>, pages: Pages): number {
+  if (!isConnection(field)) return 1;
+  const first = typeof args.first === 'number' ? args.first : pages.defaultPageSize;
+  return Math.min(Math.max(first, 0), pages.maxPageSize);
 }
 
 function isConnection(field: GraphQLField<unknown, unknown>): boolean {

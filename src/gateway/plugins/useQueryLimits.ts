@@ -10,6 +10,16 @@ import { useMaxAliases } from './useMaxAliases.js';
 import { useMaxDepth } from './useMaxDepth.js';
 import { useMaxTokens } from './useMaxTokens.js';
 
-export function useQueryLimits(limits: GatewayLimits): Plugin[] {
+/** Limits of the gateway's own besides GatewayLimits (see useMaxFields.ts and useCostLimit.ts). */
+export interface ListAndFieldLimits {
+  /** Ids in one `nodes(ids:)`, representations in one `_entities(representations:)`. */
+  maxIds: number;
+  /** Fields written in one document. */
+  maxFields: number;
+}
+
+export const DEFAULT_LIST_AND_FIELD_LIMITS: ListAndFieldLimits = { maxIds: 100, maxFields: 300 };
+
+export function useQueryLimits(limits: GatewayLimits & ListAndFieldLimits): Plugin[] {
   return [useMaxTokens(limits.maxTokens), useMaxDepth(limits.maxDepth), useMaxAliases(limits.maxAliases), useCostLimit(limits)];
 }

@@ -1,0 +1,284 @@
+/**
+ * The graphql-sse protocol at `endpoint`, both modes, on graphql-sse's own handler (with the
+ * `onSubscribe` of @graphql-yoga/plugin-graphql-sse), hardened for a gateway in front of tokens:
+ *
+ * - A single-connection reservation (`PUT`) belongs to its caller: the token the gateway makes is
+ *   bound to a hash of the caller's `Authorization` (never the header itself), and a `GET`,
+ *   `POST` or `DELETE` naming it from another caller is refused (403 FORBIDDEN), so nobody
+ *   reads or feeds another caller's stream.
+ * - A reservation nobody connects to within `reservationTtlMs` is dropped, with what was queued.
+ * - Reservations are capped per caller and in total (429 RATE_LIMITED), and so are events queued
+ *   for streams that were not read yet: past either cap, the stream ends (graphql-sse keeps them in
+ *   an unbounded array otherwise).
+ * - Every answer is a GraphQL result or error with a code of the fixed set: parse, validation and
+ *   limit errors are results of the operation (never an HTTP 500 with a stack), the handler's own
+ *   refusals (400, 404, 405, 406, 409, 415) carry `extensions.code`, anything unexpected is masked.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { getOperationAST, GraphQLError, type ExecutionArgs } from 'graphql';
+import { TOKEN_HEADER_KEY, TOKEN_QUERY_KEY } from 'graphql-sse';
+import { createHandler, type HandlerOptions } from 'graphql-sse/lib/use/fetch';
+import type { Plugin, YogaServerInstance } from 'graphql-yoga';
+import type { Logger } from '../../log.js';
+import { maskError, UNEXPECTED_ERROR_MESSAGE } from './maskedErrors.js';
+
+export interface StreamLimits {
+  /** A reservation nobody connected to is dropped after this long. */
+  reservationTtlMs: number;
+  maxReservationsPerCaller: number;
+  maxReservations: number;
+  /** Events produced for a caller's streams and not yet read by its connection. */
+  maxQueuedEventsPerCaller: number;
+  maxQueuedEvents: number;
+}
+
+export const DEFAULT_STREAM_LIMITS: StreamLimits = {
+  reservationTtlMs: 5_000,
+  maxReservationsPerCaller: 4,
+  maxReservations: 1_000,
+  maxQueuedEventsPerCaller: 50,
+  maxQueuedEvents: 1_000,
+};
+
+interface Reservation {
+  caller: string;
+  claimed: boolean;
+  queued: number;
+  timer: ReturnType<typeof setTimeout>;
+}
+
+interface Tally {
+  reservations: number;
+  queued: number;
+}
+
+type Refusal = [string, { status: number; statusText: string; headers: Record<string, string> }];
+
+/** The error code of each status the handler (or this plugin) answers with. */
+const CODE_BY_STATUS: Record<number, string> = { 403: 'FORBIDDEN', 404: 'NOT_FOUND', 409: 'CONFLICT', 429: 'RATE_LIMITED' };
+const codeOf = (status: number) => CODE_BY_STATUS[status] ?? (status >= 500 ? 'UPSTREAM_ERROR' : 'BAD_USER_INPUT');
+const EVENT = 'e'.charCodeAt(0); // a chunk that starts an `event:` (the others are `:` pings)
+
+export function useGraphQLSSE(options: { endpoint?: string; limits?: Partial<StreamLimits>; log?: Logger } = {}): Plugin {
+  const endpoint = options.endpoint ?? '/graphql/stream';
+  const limits = { ...DEFAULT_STREAM_LIMITS, ...options.limits };
+  const reservations = new Map<string, Reservation>();
+  const tallies = new Map<string, Tally>();
+  const total: Tally = { reservations: 0, queued: 0 };
+  /** Requests that name a reservation (by their raw Request), and the synthetic ones that drop one. */
+  const streamOf = new WeakMap<Request, string>();
+  const internal = new WeakMap<Request, string>();
+  const serverContexts = new WeakMap<Request, unknown>();
+  let yoga!: YogaServerInstance<Record<string, unknown>, Record<string, unknown>>;
+  let handler!: (request: Request) => Promise<Response>;
+
+  const tally = (caller: string) => {
+    let t = tallies.get(caller);
+    if (!t) tallies.set(caller, (t = { reservations: 0, queued: 0 }));
+    return t;
+  };
+
+  function reserve(caller: string): string | Refusal {
+    const t = tally(caller);
+    if (t.reservations >= limits.maxReservationsPerCaller || total.reservations >= limits.maxReservations)
+      return refusal(429, `Too many event stream reservations (at most ${limits.maxReservationsPerCaller} per caller); close one first.`);
+    const token = randomUUID();
+    const timer = setTimeout(() => void expire(token), limits.reservationTtlMs);
+    timer.unref?.();
+    reservations.set(token, { caller, claimed: false, queued: 0, timer });
+    t.reservations++;
+    total.reservations++;
+    return token;
+  }
+
+  function release(token: string): void {
+    const r = reservations.get(token);
+    if (!r) return;
+    clearTimeout(r.timer);
+    reservations.delete(token);
+    const t = tally(r.caller);
+    t.reservations--;
+    t.queued -= r.queued;
+    total.reservations--;
+    total.queued -= r.queued;
+    if (t.reservations === 0) tallies.delete(r.caller);
+  }
+
+  /** Drops an unclaimed reservation: graphql-sse ends a stream (and its operations) when its reader goes away. */
+  async function expire(token: string): Promise<void> {
+    if (reservations.get(token)?.claimed !== false) return;
+    release(token);
+    const request = new yoga.fetchAPI.Request(`http://localhost${endpoint}`, { headers: { accept: 'text/event-stream', [TOKEN_HEADER_KEY]: token } });
+    internal.set(request, token);
+    const response = await handler(request);
+    await response.body?.cancel();
+  }
+
+  /** Counts an event queued for the stream a request feeds; past a cap, ends that stream. */
+  function queued(raw: Request): void {
+    const token = streamOf.get(raw);
+    const r = token === undefined ? undefined : reservations.get(token);
+    if (!r) return;
+    const t = tally(r.caller);
+    if (t.queued >= limits.maxQueuedEventsPerCaller || total.queued >= limits.maxQueuedEvents) {
+      release(token!);
+      options.log?.warn('graphql-sse stream ended: too many events queued and not read');
+      throw new Error('Too many queued events');
+    }
+    r.queued++;
+    t.queued++;
+    total.queued++;
+  }
+
+  function delivered(token: string): void {
+    const r = reservations.get(token);
+    if (!r || r.queued === 0) return;
+    r.queued--;
+    tally(r.caller).queued--;
+    total.queued--;
+  }
+
+  const handlerOptions: HandlerOptions = {
+    authenticate(req) {
+      const raw = req.raw;
+      const own = internal.get(raw);
+      if (own) return own;
+      const caller = callerOf(raw);
+      if (raw.method === 'PUT') {
+        const token = reserve(caller);
+        if (typeof token === 'string') streamOf.set(raw, token);
+        return token;
+      }
+      const given = raw.headers.get(TOKEN_HEADER_KEY) ?? new URL(raw.url, 'http://localhost').searchParams.get(TOKEN_QUERY_KEY);
+      if (!given) return randomUUID(); // distinct connections (what graphql-sse does without a token)
+      const r = reservations.get(given);
+      if (r && r.caller !== caller) return refusal(403, 'This event stream belongs to another caller.');
+      if (r) streamOf.set(raw, given);
+      return given;
+    },
+    onSubscribe(req, params) {
+      const raw = req.raw;
+      const enveloped = yoga.getEnveloped({ ...(serverContexts.get(raw) as object), request: raw, params });
+      let document;
+      try {
+        document = enveloped.parse(params.query);
+      } catch (error) {
+        return { data: null, errors: [clientError(error)] };
+      }
+      const errors = enveloped.validate(enveloped.schema, document);
+      if (errors.length > 0) return { data: null, errors };
+      return Promise.resolve(enveloped.contextFactory()).then((contextValue) => {
+        const args: ExecutionArgs = {
+          schema: enveloped.schema,
+          document,
+          contextValue,
+          variableValues: params.variables,
+          operationName: params.operationName,
+        };
+        const operation = getOperationAST(document, params.operationName);
+        return (operation?.operation === 'subscription' ? enveloped.subscribe : enveloped.execute)(args);
+      }) as ReturnType<NonNullable<HandlerOptions['onSubscribe']>>;
+    },
+    onNext: (_ctx, req) => queued(req.raw),
+    onComplete: (_ctx, req) => queued(req.raw),
+  };
+
+  async function handle(request: Request): Promise<Response> {
+    let response: Response;
+    try {
+      response = await handler(request);
+    } catch (error) {
+      options.log?.error('graphql-sse request failed', { error: String(error) });
+      return errorResponse(500, UNEXPECTED_ERROR_MESSAGE);
+    }
+    const token = streamOf.get(request);
+    if (token === undefined) return withCodes(response);
+    if (request.method === 'PUT' && response.status !== 201) release(token);
+    const isStream = response.headers.get('content-type')?.startsWith('text/event-stream');
+    if (request.method !== 'GET' || !isStream || !response.body) return withCodes(response);
+    return claim(token, response);
+  }
+
+  /** The caller connected: the reservation no longer expires, and its events are counted as they leave. */
+  function claim(token: string, response: Response): Response {
+    const r = reservations.get(token);
+    if (!r) return response;
+    r.claimed = true;
+    clearTimeout(r.timer);
+    const reader = response.body!.getReader();
+    const body = new yoga.fetchAPI.ReadableStream<Uint8Array>({
+      async pull(controller) {
+        try {
+          const { done, value } = await reader.read();
+          if (done) {
+            release(token);
+            return controller.close();
+          }
+          if (value[0] === EVENT) delivered(token);
+          controller.enqueue(value);
+        } catch (error) {
+          release(token);
+          controller.error(error);
+        }
+      },
+      cancel(reason) {
+        release(token);
+        return reader.cancel(reason);
+      },
+    });
+    return new yoga.fetchAPI.Response(body, { status: response.status, headers: response.headers });
+  }
+
+  /** A refusal of graphql-sse's handler with the `extensions.code` of its status. */
+  async function withCodes(response: Response): Promise<Response> {
+    if (response.status < 400) return response;
+    const text = await response.text();
+    let errors: Array<{ message: string; extensions?: Record<string, unknown> }>;
+    try {
+      errors = (JSON.parse(text) as { errors: typeof errors }).errors;
+    } catch {
+      errors = [{ message: response.statusText || `HTTP ${response.status}` }];
+    }
+    const body = { errors: errors.map((e) => ({ message: e.message, extensions: { code: codeOf(response.status), ...e.extensions } })) };
+    const headers = new yoga.fetchAPI.Headers(response.headers);
+    headers.set('content-type', 'application/json; charset=utf-8');
+    headers.delete('content-length');
+    return new yoga.fetchAPI.Response(JSON.stringify(body), { status: response.status, headers });
+  }
+
+  function errorResponse(status: number, message: string): Response {
+    const [body, init] = refusal(status, message);
+    return new yoga.fetchAPI.Response(body, init);
+  }
+
+  return {
+    onYogaInit({ yoga: instance }) {
+      yoga = instance as typeof yoga;
+      handler = createHandler(handlerOptions, yoga.fetchAPI);
+    },
+    onRequest({ request, url, endResponse, serverContext }) {
+      if (!url.pathname.endsWith(endpoint)) return;
+      serverContexts.set(request, serverContext);
+      return handle(request).then(endResponse);
+    },
+  };
+}
+
+/** The caller a stream belongs to: a hash of its Authorization header (absent: the anonymous caller). */
+function callerOf(request: Request): string {
+  return createHash('sha256')
+    .update(request.headers.get('authorization') ?? '')
+    .digest('base64url');
+}
+
+function refusal(status: number, message: string): Refusal {
+  return [
+    JSON.stringify({ errors: [{ message, extensions: { code: codeOf(status) } }] }),
+    { status, statusText: '', headers: { 'content-type': 'application/json; charset=utf-8' } },
+  ];
+}
+
+/** A parse error (syntax or a limit) as the client may see it; anything else masked. */
+function clientError(error: unknown): GraphQLError {
+  return error instanceof GraphQLError && !error.originalError ? error : (maskError(error, UNEXPECTED_ERROR_MESSAGE) as GraphQLError);
+}
