@@ -14,6 +14,7 @@ import { maskedErrors } from './plugins/maskedErrors.js';
 import { useQueryLimits } from './plugins/useQueryLimits.js';
 import { useRequestLog } from './plugins/useRequestLog.js';
 import { useRequestErrorCodes } from './plugins/requestErrorCodes.js';
+import { upstreamCheck, useReadiness, type ReadyCheck } from './plugins/useReadiness.js';
 
 export interface GatewayOptions {
   /** Upstream REST base URL ending in `/v1`. */
@@ -34,6 +35,8 @@ export interface GatewayOptions {
   log?: Logger;
   /** Called for each REST attempt (tests count calls with it). */
   onRestCall?: (call: RestCall) => void;
+  /** `GET /ready` checks besides the upstream's (e.g. Redis). */
+  readyChecks?: ReadyCheck[];
 }
 
 export interface Gateway {
@@ -73,6 +76,8 @@ export function buildGateway(options: GatewayOptions): Gateway {
     schema,
     // Subscriptions: Yoga's own SSE at /graphql, the graphql-sse protocol (both modes) at /graphql/stream.
     plugins: [
+      // GET /ready (GET /health is Yoga's built-in liveness check).
+      useReadiness([upstreamCheck(options.upstreamUrl), ...(options.readyChecks ?? [])]),
       useGraphQLSSE({ endpoint: '/graphql/stream' }),
       streams.plugin,
       // Depth, aliases, tokens and cost, rejected with BAD_USER_INPUT before execution (no REST call).
