@@ -43,6 +43,7 @@ export interface Config {
   maxCost: number;
   defaultPageSize: number;
   maxPageSize: number;
+  metricsPath: string;
 }
 
 export const SETTINGS: Setting[] = [
@@ -230,6 +231,15 @@ export const SETTINGS: Setting[] = [
     commands: ['start'],
     help: 'Gateway: largest `first` accepted',
   },
+  {
+    key: 'metricsPath',
+    flag: '--metrics-path',
+    env: 'METRICS_PATH',
+    kind: 'string',
+    fallback: () => '/metrics',
+    commands: ['start'],
+    help: 'Gateway: path of the Prometheus metrics endpoint, or off (no metrics at all)',
+  },
 ];
 
 export class ConfigError extends Error {}
@@ -259,6 +269,8 @@ export function parseConfig(command: Command, argv: string[], env: NodeJS.Proces
   const c = config as unknown as Config;
   if (c.defaultPageSize > c.maxPageSize)
     throw new ConfigError(`--default-page-size (${c.defaultPageSize}) must not exceed --max-page-size (${c.maxPageSize})`);
+  if (c.metricsPath !== 'off' && !/^\/[\w./-]*$/.test(c.metricsPath))
+    throw new ConfigError(`--metrics-path: "${c.metricsPath}" must be a path starting with / or off`);
   return c;
 }
 

@@ -107,6 +107,7 @@ async function runGateway(config: Config, log: Logger): Promise<Running> {
       bodyTimeoutMs: config.upstreamBodyTimeoutMs,
       retries: config.upstreamRetries,
     },
+    metrics: config.metricsPath === 'off' ? false : { endpoint: config.metricsPath },
     graphiql: embedded?.demo ? { token: embedded.demo.admin, query: exampleQuery(embedded.demo.organizationId) } : undefined,
   });
   const url = await listen(() => gateway.start(), `gateway on ${config.host}:${config.port}`, '--port');

@@ -15,6 +15,7 @@ import { useQueryLimits } from './plugins/useQueryLimits.js';
 import { useRequestLog } from './plugins/useRequestLog.js';
 import { useRequestErrorCodes } from './plugins/requestErrorCodes.js';
 import { upstreamCheck, useReadiness, type ReadyCheck } from './plugins/useReadiness.js';
+import { createMetrics, type GatewayMetrics, type MetricsOptions } from './plugins/useMetrics.js';
 
 export interface GatewayOptions {
   /** Upstream REST base URL ending in `/v1`. */
@@ -37,11 +38,15 @@ export interface GatewayOptions {
   onRestCall?: (call: RestCall) => void;
   /** `GET /ready` checks besides the upstream's (e.g. Redis). */
   readyChecks?: ReadyCheck[];
+  /** Prometheus metrics at `GET /metrics` (default on; `false` turns them off). */
+  metrics?: false | MetricsOptions;
 }
 
 export interface Gateway {
   yoga: YogaServerInstance<Record<string, unknown>, GatewayContext>;
   rest: RestClient;
+  /** The gateway's metrics (absent when off): feed `onCircuitChange` / `onResponseCache` from the REST client and the response cache. */
+  metrics?: GatewayMetrics;
   /** `http://host:port/graphql`, after start. */
   readonly url: string;
   start(): Promise<string>;
@@ -60,6 +65,7 @@ export const DEFAULT_LIMITS: GatewayLimits = {
 export function buildGateway(options: GatewayOptions): Gateway {
   const log = options.log ?? silentLogger;
   const limits: GatewayLimits = { ...DEFAULT_LIMITS, ...options.limits };
+  const metrics = options.metrics === false ? undefined : createMetrics(options.metrics);
   const rest = createRestClient({
     baseUrl: options.upstreamUrl,
     connectTimeout: options.rest?.connectTimeoutMs,
@@ -67,7 +73,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
     bodyTimeout: options.rest?.bodyTimeoutMs,
     streamIdleTimeout: options.rest?.streamIdleTimeoutMs,
     retry: options.rest?.retries === undefined ? undefined : { maxAttempts: options.rest.retries + 1 },
-    onRequest: options.onRestCall,
+    onRequest: fanOut(options.onRestCall, metrics?.onRestCall),
     log: (line) => log.debug(line),
   });
 
@@ -85,6 +91,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
       // Parse, validation and variable errors carry a code of the fixed set too (BAD_USER_INPUT).
       useRequestErrorCodes(),
       useRequestLog(log),
+      ...(metrics?.plugins ?? []),
     ],
     // Unexpected errors reach the client as `Unexpected error.` with no message, stack or cause.
     maskedErrors,
@@ -120,6 +127,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
   return {
     yoga,
     rest,
+    metrics,
     get url() {
       return url;
     },
@@ -141,4 +149,11 @@ export function buildGateway(options: GatewayOptions): Gateway {
       await rest.close();
     },
   };
+}
+
+/** One callback calling each of the given ones (undefined when none). */
+function fanOut<T>(...callbacks: Array<((value: T) => void) | undefined>): ((value: T) => void) | undefined {
+  const set = callbacks.filter((c): c is (value: T) => void => c !== undefined);
+  if (set.length <= 1) return set[0];
+  return (value) => set.forEach((c) => c(value));
 }
