@@ -1,6 +1,7 @@
 /** buildGateway(options) → {yoga, start, stop}: the GraphQL server in front of the REST API. */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { useGraphQLSSE } from '@graphql-yoga/plugin-graphql-sse';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
@@ -85,6 +86,8 @@ export function buildGateway(options: GatewayOptions): Gateway {
       // GET /ready (GET /health is Yoga's built-in liveness check).
       useReadiness([upstreamCheck(options.upstreamUrl), ...(options.readyChecks ?? [])]),
       useGraphQLSSE({ endpoint: '/graphql/stream' }),
+      // @defer and @stream: incremental delivery over multipart/mixed and SSE.
+      useDeferStream(),
       streams.plugin,
       // Depth, aliases, tokens and cost, rejected with BAD_USER_INPUT before execution (no REST call).
       ...useQueryLimits(limits),
