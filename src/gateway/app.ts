@@ -17,6 +17,7 @@ import { useRequestLog } from './plugins/useRequestLog.js';
 import { useRequestErrorCodes } from './plugins/requestErrorCodes.js';
 import { upstreamCheck, useReadiness, type ReadyCheck } from './plugins/useReadiness.js';
 import { createMetrics, type GatewayMetrics, type MetricsOptions } from './plugins/useMetrics.js';
+import type { Tracing } from './tracing.js';
 
 export interface GatewayOptions {
   /** Upstream REST base URL ending in `/v1`. */
@@ -41,6 +42,8 @@ export interface GatewayOptions {
   readyChecks?: ReadyCheck[];
   /** Prometheus metrics at `GET /metrics` (default on; `false` turns them off). */
   metrics?: false | MetricsOptions;
+  /** OpenTelemetry tracing, from `startTracing()` (process-wide; absent when off). */
+  tracing?: Tracing;
 }
 
 export interface Gateway {
@@ -83,6 +86,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
     schema,
     // Subscriptions: Yoga's own SSE at /graphql, the graphql-sse protocol (both modes) at /graphql/stream.
     plugins: [
+      ...(options.tracing ? [options.tracing.plugin] : []),
       // GET /ready (GET /health is Yoga's built-in liveness check).
       useReadiness([upstreamCheck(options.upstreamUrl), ...(options.readyChecks ?? [])]),
       useGraphQLSSE({ endpoint: '/graphql/stream' }),

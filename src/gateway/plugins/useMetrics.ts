@@ -2,9 +2,9 @@
  * Prometheus metrics at `GET /metrics`, through @graphql-yoga/plugin-prometheus and prom-client,
  * in a registry of the gateway's own (several gateways may share a process):
  *
- * - `graphql_envelop_request_total` / `graphql_envelop_request_duration` (histogram): operations
+ * - `graphql_envelop_request` / `graphql_envelop_request_duration` (histogram): operations
  *   by name, type and outcome (`ok`, or `error` when the result carries an error);
- * - `graphql_envelop_error_result_total`: errors by phase and `extensions.code`;
+ * - `graphql_envelop_error_result`: errors by phase and `extensions.code`;
  * - `docs_graph_upstream_request_duration_seconds` (histogram): REST attempts by method, route
  *   template (src/rest/routes.ts: never an id) and status (`none` when no answer came);
  * - `docs_graph_upstream_retries_total`, `docs_graph_upstream_circuit_state`,

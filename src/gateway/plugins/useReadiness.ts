@@ -9,6 +9,9 @@
 import { useReadinessCheck, type Plugin } from 'graphql-yoga';
 import { request } from 'undici';
 
+/** The probe's user agent (tracing leaves its calls out). */
+export const READY_USER_AGENT = 'docs-graph-ready';
+
 export interface ReadyCheck {
   name: string;
   /** Resolves (to anything but `false`) when the dependency is usable; rejecting or `false` fails it. */
@@ -91,7 +94,7 @@ export function upstreamCheck(baseUrl: string): ReadyCheck {
   return {
     name: 'upstream',
     async check(signal) {
-      const res = await request(url, { method: 'GET', signal, headers: { accept: 'application/json' } });
+      const res = await request(url, { method: 'GET', signal, headers: { accept: 'application/json', 'user-agent': READY_USER_AGENT } });
       await res.body.dump();
       return res.statusCode < 500;
     },
