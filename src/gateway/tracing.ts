@@ -12,7 +12,7 @@ import type { Plugin } from 'graphql-yoga';
 export interface Tracing {
   /** The Yoga plugin that makes a span per GraphQL operation (pass as the gateway's `tracing`). */
   plugin: Plugin;
-  /** Flushes the spans not yet exported and stops tracing. */
+  /** Flushes the spans not yet exported (best effort: an unreachable collector is no error) and stops tracing. */
   shutdown(): Promise<void>;
 }
 
@@ -43,7 +43,7 @@ export async function startTracing(env: NodeJS.ProcessEnv = process.env): Promis
     plugin: useTracing(provider.getTracer('docs-graph')),
     async shutdown() {
       undici.disable();
-      await provider.shutdown();
+      await provider.shutdown().catch(() => undefined);
     },
   };
 }

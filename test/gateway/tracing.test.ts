@@ -3,12 +3,13 @@
  * process-global), in front of a recording proxy and the embedded upstream; a small OTLP/HTTP
  * receiver decodes the spans it exports (JSON).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tracingEnabled } from '../../src/gateway/tracing.js';
 import { startSwitchProxy, type SwitchProxy } from '../helpers/switchProxy.js';
@@ -27,6 +28,9 @@ interface OtlpSpan {
 const SERVER = 2;
 const CLIENT = 3;
 const STATUS_ERROR = 2;
+
+const TRACED_GATEWAY = fileURLToPath(new URL('../helpers/tracedGateway.ts', import.meta.url));
+const REPORT_LOADS = fileURLToPath(new URL('../helpers/reportLoads.mjs', import.meta.url));
 
 let upstream: TestUpstream;
 let proxy: SwitchProxy;
@@ -57,7 +61,7 @@ beforeAll(async () => {
   await upstream.api.post(`/orgs/${upstream.world.orgId}/spaces`, { title: 'Guides' });
   proxy = await startSwitchProxy(upstream.url);
   const endpoint = await startReceiver();
-  child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('../helpers/tracedGateway.ts', import.meta.url)), proxy.url], {
+  child = spawn(process.execPath, ['--import', 'tsx', TRACED_GATEWAY, proxy.url], {
     env: { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_BSP_SCHEDULE_DELAY: '50', OTEL_SERVICE_NAME: 'docs-graph-test' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -112,6 +116,19 @@ describe('OpenTelemetry tracing', () => {
     expect(tracingEnabled({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SDK_DISABLED: 'true' })).toBe(false);
     expect(tracingEnabled({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_TRACES_EXPORTER: 'none' })).toBe(false);
   });
+
+  it('with OTEL_EXPORTER_OTLP_ENDPOINT unset, the gateway loads nothing of OpenTelemetry', async () => {
+    const env: NodeJS.ProcessEnv = { ...process.env, REPORT_LOADS: '@opentelemetry' };
+    delete env.OTEL_EXPORTER_OTLP_ENDPOINT;
+    delete env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
+    const { stdout, stderr } = await promisify(execFile)(
+      process.execPath,
+      ['--import', REPORT_LOADS, '--import', 'tsx', TRACED_GATEWAY, 'http://127.0.0.1:9/v1', '--once'],
+      { env },
+    );
+    expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toEqual({ status: 200, tracing: false });
+    expect(stderr.split('\n').filter((l) => l.startsWith('loaded '))).toEqual([]);
+  }, 60_000);
 
   it('continues the incoming traceparent: an operation span, a child span per REST call, traceparent sent upstream', async () => {
     const traceId = hex(16);
