@@ -305,6 +305,10 @@ function convert(s: Setting, raw: string, source: string): unknown {
   }
 }
 
+/** Tracing takes the standard OpenTelemetry variables rather than settings of its own. */
+export const TRACING_HELP =
+  'Tracing: OpenTelemetry spans are exported when OTEL_EXPORTER_OTLP_ENDPOINT is set (the other standard OTEL_* variables apply; see docs/OPERATIONS.md)';
+
 /** The --help text of a command. */
 export function helpText(command: Command): string {
   const title =
@@ -315,5 +319,7 @@ export function helpText(command: Command): string {
     const def = s.fallback(command);
     return `  ${`${s.flag} <value>`.padEnd(36)} ${s.env.padEnd(28)} ${s.help}${def === undefined ? '' : ` (default ${def})`}`;
   });
-  return [title, '', `  ${'Option'.padEnd(36)} ${'Environment'.padEnd(28)} Meaning`, ...rows, `  ${'--help'.padEnd(36)} ${''.padEnd(28)} This text`].join('\n');
+  const lines = [title, '', `  ${'Option'.padEnd(36)} ${'Environment'.padEnd(28)} Meaning`, ...rows, `  ${'--help'.padEnd(36)} ${''.padEnd(28)} This text`];
+  if (command === 'start') lines.push('', TRACING_HELP);
+  return lines.join('\n');
 }
