@@ -53,6 +53,7 @@ export interface Config {
   maxFields: number;
   maxBodyBytes: number;
   corsOrigins?: string[];
+  metricsPath: string;
 }
 
 export const SETTINGS: Setting[] = [
@@ -348,6 +349,15 @@ export const SETTINGS: Setting[] = [
     commands: ['start'],
     help: 'Gateway: comma-separated origins allowed by CORS (e.g. https://app.example.com); unset: CORS off',
   },
+  {
+    key: 'metricsPath',
+    flag: '--metrics-path',
+    env: 'METRICS_PATH',
+    kind: 'string',
+    fallback: () => '/metrics',
+    commands: ['start'],
+    help: 'Gateway: path of the Prometheus metrics endpoint, or off (no metrics at all)',
+  },
 ];
 
 export class ConfigError extends Error {}
@@ -379,6 +389,8 @@ export function parseConfig(command: Command, argv: string[], env: NodeJS.Proces
     throw new ConfigError(`--default-page-size (${c.defaultPageSize}) must not exceed --max-page-size (${c.maxPageSize})`);
   if (command === 'start' && c.upstreamCallerConcurrency > c.upstreamConcurrency)
     throw new ConfigError(`--upstream-caller-concurrency (${c.upstreamCallerConcurrency}) must not exceed --upstream-concurrency (${c.upstreamConcurrency})`);
+  if (c.metricsPath !== 'off' && !/^\/[\w./-]*$/.test(c.metricsPath))
+    throw new ConfigError(`--metrics-path: "${c.metricsPath}" must be a path starting with / or off`);
   return c;
 }
 
@@ -427,6 +439,10 @@ function convert(s: Setting, raw: string, source: string): unknown {
   }
 }
 
+/** Tracing takes the standard OpenTelemetry variables rather than settings of its own. */
+export const TRACING_HELP =
+  'Tracing: OpenTelemetry spans are exported when OTEL_EXPORTER_OTLP_ENDPOINT is set (the other standard OTEL_* variables apply; see docs/OPERATIONS.md)';
+
 /** The --help text of a command. */
 export function helpText(command: Command): string {
   const title =
@@ -437,5 +453,7 @@ export function helpText(command: Command): string {
     const def = s.fallback(command);
     return `  ${`${s.flag} <value>`.padEnd(36)} ${s.env.padEnd(28)} ${s.help}${def === undefined ? '' : ` (default ${def})`}`;
   });
-  return [title, '', `  ${'Option'.padEnd(36)} ${'Environment'.padEnd(28)} Meaning`, ...rows, `  ${'--help'.padEnd(36)} ${''.padEnd(28)} This text`].join('\n');
+  const lines = [title, '', `  ${'Option'.padEnd(36)} ${'Environment'.padEnd(28)} Meaning`, ...rows, `  ${'--help'.padEnd(36)} ${''.padEnd(28)} This text`];
+  if (command === 'start') lines.push('', TRACING_HELP);
+  return lines.join('\n');
 }

@@ -86,6 +86,8 @@ function fail(message: string, cause?: unknown): never {
 
 async function runGateway(config: Config, log: Logger): Promise<Running> {
   const embedded = config.upstreamUrl ? null : await runUpstream(config, config.upstreamPort, '--upstream-port', log);
+  // OpenTelemetry (when OTEL_EXPORTER_OTLP_ENDPOINT is set) starts before the gateway loads.
+  const tracing = await (await import('./gateway/tracing.js')).startTracing();
   const { buildGateway } = await import('./gateway/app.js');
   const { exampleQuery } = await import('./gateway/example.js');
   const gateway = buildGateway({
@@ -117,15 +119,19 @@ async function runGateway(config: Config, log: Logger): Promise<Running> {
       queueLimit: config.upstreamQueueLimit,
       logCalls: config.logLevel === 'debug',
     },
+    metrics: config.metricsPath === 'off' ? false : { endpoint: config.metricsPath },
+    tracing,
     graphiql: embedded?.demo ? { token: embedded.demo.admin, query: exampleQuery(embedded.demo.organizationId) } : undefined,
   });
   const url = await listen(() => gateway.start(), `gateway on ${config.host}:${config.port}`, '--port');
   console.log(`GraphQL: ${url.replace('127.0.0.1', 'localhost')}`);
   if (!embedded) console.log(`Upstream: ${config.upstreamUrl}`);
+  if (tracing) log.info('OpenTelemetry tracing on (OTEL_EXPORTER_OTLP_ENDPOINT)');
   return {
     async stop() {
       await gateway.stop();
       await embedded?.stop();
+      await tracing?.shutdown();
     },
   };
 }

@@ -1,6 +1,7 @@
 /** buildGateway(options) → {yoga, start, stop}: the GraphQL server in front of the REST API. */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import { silentLogger, type Logger } from '../log.js';
 import { createRestClient, type RestCall, type RestClient, type RestClientConfig } from '../rest/index.js';
@@ -17,6 +18,9 @@ import { corsOptions } from './plugins/corsOptions.js';
 import { graphiqlOptions, renderGraphiQL } from './plugins/graphiqlOptions.js';
 import { useCSRFPrevention } from './plugins/useCSRFPrevention.js';
 import { useRequestBodyLimit } from './plugins/useRequestBodyLimit.js';
+import { upstreamCheck, useReadiness, type ReadyCheck } from './plugins/useReadiness.js';
+import { createMetrics, type GatewayMetrics, type MetricsOptions } from './plugins/useMetrics.js';
+import type { Tracing } from './tracing.js';
 
 export interface GatewayOptions {
   /** Upstream REST base URL ending in `/v1`. */
@@ -63,11 +67,19 @@ export interface GatewayOptions {
   streams?: Partial<StreamLimits>;
   /** Called for each REST attempt (tests count calls with it). */
   onRestCall?: (call: RestCall) => void;
+  /** `GET /ready` checks besides the upstream's (e.g. Redis). */
+  readyChecks?: ReadyCheck[];
+  /** Prometheus metrics at `GET /metrics` (default on; `false` turns them off). */
+  metrics?: false | MetricsOptions;
+  /** OpenTelemetry tracing, from `startTracing()` (process-wide; absent when off). */
+  tracing?: Tracing;
 }
 
 export interface Gateway {
   yoga: YogaServerInstance<Record<string, unknown>, GatewayContext>;
   rest: RestClient;
+  /** The gateway's metrics (absent when off): feed `onCircuitChange` / `onResponseCache` from the REST client and the response cache. */
+  metrics?: GatewayMetrics;
   /** `http://host:port/graphql`, after start. */
   readonly url: string;
   start(): Promise<string>;
@@ -100,6 +112,7 @@ export const DEFAULT_MAX_BODY_BYTES = 1_000_000;
 export function buildGateway(options: GatewayOptions): Gateway {
   const log = options.log ?? silentLogger;
   const limits: GatewayLimits = { ...DEFAULT_LIMITS, ...options.limits };
+  const metrics = options.metrics === false ? undefined : createMetrics(options.metrics);
   const rest = createRestClient({
     baseUrl: options.upstreamUrl,
     connectTimeout: options.rest?.connectTimeoutMs,
@@ -107,9 +120,10 @@ export function buildGateway(options: GatewayOptions): Gateway {
     bodyTimeout: options.rest?.bodyTimeoutMs,
     streamIdleTimeout: options.rest?.streamIdleTimeoutMs,
     retry: options.rest?.retries === undefined ? undefined : { maxAttempts: options.rest.retries + 1 },
-    onRequest: options.onRestCall,
+    onRequest: fanOut(options.onRestCall, metrics?.onRestCall),
     log: options.rest?.logCalls === false ? undefined : (line) => log.debug(line),
     ...restReliability(options.rest),
+    onCircuitChange: fanOut(options.rest?.onCircuitChange, metrics?.onCircuitChange),
     logger: log,
   });
 
@@ -120,7 +134,12 @@ export function buildGateway(options: GatewayOptions): Gateway {
     plugins: [
       // Before graphql-sse (which answers in onRequest); Yoga's own bound is off (see the plugin).
       useRequestBodyLimit(options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES),
+      ...(options.tracing ? [options.tracing.plugin] : []),
+      // GET /ready (GET /health is Yoga's built-in liveness check).
+      useReadiness([upstreamCheck(options.upstreamUrl), ...(options.readyChecks ?? [])]),
       useGraphQLSSE({ endpoint: '/graphql/stream', limits: options.streams, log }),
+      // @defer and @stream: incremental delivery over multipart/mixed and SSE.
+      useDeferStream(),
       streams.plugin,
       // Depth, aliases, tokens and cost, rejected with BAD_USER_INPUT before execution (no REST call).
       ...useQueryLimits({ ...DEFAULT_LIST_AND_FIELD_LIMITS, ...limits, ...options.queryLimits }),
@@ -129,6 +148,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
       // A request must be JSON or carry a non-simple header (403 FORBIDDEN); no mutation over GET (Yoga: 405).
       useCSRFPrevention(),
       useRequestLog(log),
+      ...(metrics?.plugins ?? []),
     ],
     // Unexpected errors reach the client as `Unexpected error.` with no message, stack or cause.
     maskedErrors,
@@ -162,6 +182,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
   return {
     yoga,
     rest,
+    metrics,
     get url() {
       return url;
     },
@@ -183,4 +204,11 @@ export function buildGateway(options: GatewayOptions): Gateway {
       await rest.close();
     },
   };
+}
+
+/** One callback calling each of the given ones (undefined when none). */
+function fanOut<T>(...callbacks: Array<((value: T) => void) | undefined>): ((value: T) => void) | undefined {
+  const set = callbacks.filter((c): c is (value: T) => void => c !== undefined);
+  if (set.length <= 1) return set[0];
+  return (value) => set.forEach((c) => c(value));
 }

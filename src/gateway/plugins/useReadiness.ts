@@ -1,0 +1,102 @@
+/**
+ * `GET /ready` through Yoga's readiness plugin: 200 while every named check passes, 503 otherwise,
+ * with `{"status", "checks": {name: "ok" | "failing"}}` (no error text: it could name internals).
+ * Each check gets `timeoutMs` (a hanging dependency fails the check, it does not hang the probe);
+ * the result is reused for `cacheMs`, and concurrent probes share one run, so load balancers
+ * polling often do not multiply the calls to the dependencies. (`GET /health`, liveness, is Yoga's
+ * built-in health check.)
+ */
+import { useReadinessCheck, type Plugin } from 'graphql-yoga';
+import { request } from 'undici';
+
+/** The probe's user agent (tracing leaves its calls out). */
+export const READY_USER_AGENT = 'docs-graph-ready';
+
+export interface ReadyCheck {
+  name: string;
+  /** Resolves (to anything but `false`) when the dependency is usable; rejecting or `false` fails it. */
+  check(signal: AbortSignal): Promise<unknown>;
+}
+
+export interface ReadinessOptions {
+  /** Longest wait for one check, ms (default 1000). */
+  timeoutMs?: number;
+  /** How long a result is reused, ms (default 1000). */
+  cacheMs?: number;
+}
+
+interface Report {
+  ready: boolean;
+  checks: Record<string, 'ok' | 'failing'>;
+}
+
+export function useReadiness(checks: ReadyCheck[], options: ReadinessOptions = {}): Plugin {
+  const timeoutMs = options.timeoutMs ?? 1000;
+  const cacheMs = options.cacheMs ?? 1000;
+  let cached: { report: Report; at: number } | undefined;
+  let running: Promise<Report> | undefined;
+  const probe = (): Report | Promise<Report> => {
+    if (cached && performance.now() - cached.at < cacheMs) return cached.report;
+    running ??= runChecks(checks, timeoutMs).then((report) => {
+      cached = { report, at: performance.now() };
+      running = undefined;
+      return report;
+    });
+    return running;
+  };
+  return useReadinessCheck({
+    endpoint: '/ready',
+    check: async ({ fetchAPI }) => {
+      const { ready, checks: states } = await probe();
+      return new fetchAPI.Response(JSON.stringify({ status: ready ? 'ready' : 'unavailable', checks: states }), {
+        status: ready ? 200 : 503,
+        headers: { 'content-type': 'application/json', 'cache-control': 'no-store' },
+      });
+    },
+  });
+}
+
+async function runChecks(checks: ReadyCheck[], timeoutMs: number): Promise<Report> {
+  const results = await Promise.all(checks.map((c) => passes(c, timeoutMs)));
+  return {
+    ready: results.every(Boolean),
+    checks: Object.fromEntries(checks.map((c, i) => [c.name, results[i] ? 'ok' : 'failing'])),
+  };
+}
+
+/** Runs one check within `timeoutMs`, even if it ignores its signal. */
+async function passes(c: ReadyCheck, timeoutMs: number): Promise<boolean> {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<false>((resolve) => {
+    timer = setTimeout(() => {
+      controller.abort();
+      resolve(false);
+    }, timeoutMs);
+  });
+  try {
+    const result = await Promise.race([c.check(controller.signal).then((v) => v !== false), timedOut]);
+    return result;
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * The upstream answers: `GET {baseUrl}/user` without credentials (a cheap call every GitBook API
+ * answers, with 401) gets any HTTP answer below 500. Its own connection, not the REST client's
+ * pool, retries or circuit: the probe reports the upstream, not the client's state.
+ */
+export function upstreamCheck(baseUrl: string): ReadyCheck {
+  const url = `${baseUrl.replace(/\/+$/, '')}/user`;
+  return {
+    name: 'upstream',
+    async check(signal) {
+      const res = await request(url, { method: 'GET', signal, headers: { accept: 'application/json', 'user-agent': READY_USER_AGENT } });
+      await res.body.dump();
+      return res.statusCode < 500;
+    },
+  };
+}

@@ -1,0 +1,142 @@
+/**
+ * @defer and @stream over a real loopback gateway, through multipart/mixed and SSE. A proxy in
+ * front of the embedded upstream answers the organization's space list late, so the deferred part
+ * has a real reason to come after the first one.
+ */
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildGateway, type Gateway } from '../../src/gateway/app.js';
+import { startSwitchProxy, type SwitchProxy } from '../helpers/switchProxy.js';
+import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
+
+const SLOW_MS = 400;
+const TITLES = ['Guides', 'API reference', 'Changelog'];
+
+let upstream: TestUpstream;
+let proxy: SwitchProxy;
+let gateway: Gateway;
+let url: string;
+
+beforeAll(async () => {
+  upstream = await startUpstream();
+  for (const title of TITLES) await upstream.api.post(`/orgs/${upstream.world.orgId}/spaces`, { title });
+  proxy = await startSwitchProxy(upstream.url);
+  proxy.delay = (path) => (path.endsWith('/spaces') ? SLOW_MS : 0);
+  gateway = buildGateway({ upstreamUrl: proxy.url });
+  url = await gateway.start();
+});
+
+afterAll(async () => {
+  await gateway.stop();
+  await proxy.stop();
+  await upstream.stop();
+});
+
+interface Part {
+  payload: any;
+  /** ms since the request was sent. */
+  at: number;
+}
+
+type Transport = 'multipart' | 'sse';
+const ACCEPT: Record<Transport, string> = { multipart: 'multipart/mixed', sse: 'text/event-stream' };
+
+/** Sends `query` over real HTTP and collects each part (multipart) or `next` event (SSE) as it arrives. */
+async function incremental(transport: Transport, query: string, variables: Record<string, unknown>): Promise<Part[]> {
+  const started = performance.now();
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: ACCEPT[transport], authorization: `Bearer ${upstream.world.users.admin.token}` },
+    body: JSON.stringify({ query, variables }),
+  });
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toContain(ACCEPT[transport]);
+  const parts: Part[] = [];
+  const decoder = new TextDecoder();
+  let buffer = '';
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    buffer += decoder.decode(chunk, { stream: true });
+    const found = transport === 'multipart' ? multipartPayloads(buffer) : ssePayloads(buffer);
+    buffer = found.rest;
+    for (const payload of found.payloads) parts.push({ payload, at: performance.now() - started });
+  }
+  return parts;
+}
+
+/** Complete parts of a `multipart/mixed; boundary="-"` body: each is headers, a blank line, JSON. */
+function multipartPayloads(buffer: string): { payloads: any[]; rest: string } {
+  const payloads: any[] = [];
+  const pieces = buffer.split('\r\n---');
+  const rest = pieces.pop() ?? '';
+  for (const piece of pieces) {
+    const body = piece.split('\r\n\r\n').slice(1).join('\r\n\r\n').trim();
+    if (body) payloads.push(JSON.parse(body));
+  }
+  return { payloads, rest };
+}
+
+/** Complete `next` events of an event stream. */
+function ssePayloads(buffer: string): { payloads: any[]; rest: string } {
+  const events = buffer.split('\n\n');
+  const rest = events.pop() ?? '';
+  const payloads = events
+    .filter((e) => /^event: next$/m.test(e))
+    .map((e) => JSON.parse(e.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).join('\n')));
+  return { payloads, rest };
+}
+
+const DEFERRED = /* GraphQL */ `
+  query OrgFirst($org: String!) {
+    organization(organizationId: $org) {
+      title
+      ... @defer(label: "spaces") {
+        spaces(first: 10) { nodes { title } }
+      }
+    }
+  }
+`;
+
+describe.each(['multipart', 'sse'] as const)('@defer over %s', (transport) => {
+  it('sends the organization first, and its slow space list in a later part', async () => {
+    const parts = await incremental(transport, DEFERRED, { org: upstream.world.orgId });
+    expect(parts.length).toBeGreaterThanOrEqual(2);
+    const [first, ...later] = parts;
+    expect(first.payload).toEqual({ data: { organization: { title: 'Acme' } }, hasNext: true });
+    const deferred = later.flatMap((p) => p.payload.incremental ?? []);
+    expect(deferred).toEqual([
+      { data: { spaces: { nodes: TITLES.map((title) => ({ title })) } }, path: ['organization'], label: 'spaces' },
+    ]);
+    expect(parts.at(-1)!.payload.hasNext).toBe(false);
+    // The first part did not wait for the slow list; the deferred one did.
+    expect(first.at).toBeLessThan(later.find((p) => p.payload.incremental)!.at - SLOW_MS / 2);
+  });
+});
+
+describe.each(['multipart', 'sse'] as const)('@stream over %s', (transport) => {
+  it.each(['edges', 'nodes'])('streams a connection’s %s after the initial count', async (field) => {
+    const selection = field === 'edges' ? 'edges @stream(initialCount: 1) { node { title } }' : 'nodes @stream(initialCount: 1) { title }';
+    const query = `query OrgStream($org: String!) { organization(organizationId: $org) { spaces(first: 10) { ${selection} } } }`;
+    const parts = await incremental(transport, query, { org: upstream.world.orgId });
+    expect(parts.length).toBeGreaterThanOrEqual(2);
+    const initial = parts[0].payload.data.organization.spaces[field];
+    expect(initial).toHaveLength(1);
+    const streamed = parts.slice(1).flatMap((p) => (p.payload.incremental ?? []).flatMap((i: { items: unknown[] }) => i.items));
+    const all = [...initial, ...streamed].map((item) => (field === 'edges' ? item.node.title : item.title));
+    expect(all).toEqual(TITLES);
+    expect(parts.at(-1)!.payload.hasNext).toBe(false);
+  });
+});
+
+describe('the README example', () => {
+  it('its curl query is deferred and arrives in parts', async () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const section = readme.slice(readme.indexOf('### @defer and @stream'));
+    const body = section.match(/-d '(\{.*\})'/)?.[1];
+    expect(body).toBeDefined();
+    const { query, variables } = JSON.parse(body!);
+    expect(query).toContain('@defer');
+    const parts = await incremental('multipart', query, { ...variables, org: upstream.world.orgId });
+    expect(parts.length).toBeGreaterThanOrEqual(2);
+    expect(parts.flatMap((p) => p.payload.errors ?? [])).toEqual([]);
+  });
+});

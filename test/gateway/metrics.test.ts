@@ -1,0 +1,186 @@
+import parsePrometheusTextFormat from 'parse-prometheus-text-format';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config.js';
+import { buildGateway, type Gateway } from '../../src/gateway/app.js';
+import { error, startBadServer } from '../helpers/badServer.js';
+import { startStack, type TestStack } from '../helpers/gateway.js';
+
+type Family = ReturnType<typeof parsePrometheusTextFormat>[number];
+type Sample = Family['metrics'][number];
+
+let t: TestStack;
+let spaceId: string;
+const MISSING_ID = 'no-such-space-4f7a';
+
+beforeAll(async () => {
+  t = await startStack();
+  spaceId = (await t.api.post(`/orgs/${t.world.orgId}/spaces`, { title: 'Handbook' })).body.id;
+});
+afterAll(() => t.stop());
+
+async function scrape(gateway: Gateway = t.gateway): Promise<{ text: string; families: Map<string, Family> }> {
+  const res = await gateway.yoga.fetch('http://gateway.test/metrics');
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+  const text = await res.text();
+  const families = new Map(parsePrometheusTextFormat(text).map((f) => [f.name, f]));
+  // The parser merges a histogram's labelled series into one sample; without their TYPE line, its
+  // `_bucket`, `_sum` and `_count` lines parse as plain samples that keep their labels (one
+  // family per run of lines: merged here).
+  const untyped = text.replace(/^# TYPE \S+ histogram$/gm, '');
+  for (const f of parsePrometheusTextFormat(untyped)) {
+    if (!/_(bucket|sum|count)$/.test(f.name)) continue;
+    const seen = families.get(f.name);
+    if (seen) seen.metrics.push(...f.metrics);
+    else families.set(f.name, f);
+  }
+  return { text, families };
+}
+
+/** The samples of a family whose labels include `labels`. */
+function samples(families: Map<string, Family>, name: string, labels: Record<string, string> = {}): Sample[] {
+  const family = families.get(name);
+  expect(family, `metric ${name}`).toBeDefined();
+  return family!.metrics.filter((m) => Object.entries(labels).every(([k, v]) => m.labels?.[k] === v));
+}
+
+/** The sum of the matching samples' values (of a histogram's `_count` series for a histogram). */
+const value = (families: Map<string, Family>, name: string, labels: Record<string, string> = {}) => {
+  const series = families.get(name)?.type === 'HISTOGRAM' ? `${name}_count` : name;
+  return samples(families, series, labels).reduce((sum, m) => sum + Number(m.value), 0);
+};
+
+describe('GET /metrics', () => {
+  let text: string;
+  let families: Map<string, Family>;
+
+  beforeAll(async () => {
+    await t.data(
+      `query OrgSpaces($org: String!) { organization(organizationId: $org) { title spaces(first: 5) { nodes { title } } } }`,
+      { org: t.world.orgId },
+    );
+    await t.data(`query SpaceTitle($id: String!) { space(spaceId: $id) { title } }`, { id: spaceId });
+    const failing = await t.gql(`query Missing($id: String!) { space(spaceId: $id) { title } }`, { id: MISSING_ID });
+    expect(failing.errors?.[0].extensions?.code).toBe('NOT_FOUND');
+    ({ text, families } = await scrape());
+  });
+
+  it('counts operations by name, type and outcome, with a duration histogram', () => {
+    expect(value(families, 'graphql_envelop_request', { operationName: 'OrgSpaces', operationType: 'query', outcome: 'ok' })).toBe(1);
+    expect(value(families, 'graphql_envelop_request', { operationName: 'SpaceTitle', operationType: 'query', outcome: 'ok' })).toBe(1);
+    expect(value(families, 'graphql_envelop_request', { operationName: 'Missing', operationType: 'query', outcome: 'error' })).toBe(1);
+    expect(families.get('graphql_envelop_request_duration')?.type).toBe('HISTOGRAM');
+    expect(value(families, 'graphql_envelop_request_duration', { operationName: 'Missing', outcome: 'error' })).toBe(1);
+    const buckets = samples(families, 'graphql_envelop_request_duration_bucket', { operationName: 'OrgSpaces', outcome: 'ok' });
+    expect(buckets.length).toBeGreaterThan(5);
+    expect(buckets.find((b) => b.labels?.le === '+Inf')?.value).toBe('1');
+  });
+
+  it('counts errors by extensions.code', () => {
+    expect(value(families, 'graphql_envelop_error_result', { operationName: 'Missing', phase: 'execute', code: 'NOT_FOUND' })).toBe(1);
+    expect(samples(families, 'graphql_envelop_error_result', { operationName: 'SpaceTitle' })).toEqual([]);
+  });
+
+  it('times REST calls by method, route template and status', () => {
+    const rest = 'docs_graph_upstream_request_duration_seconds';
+    expect(families.get(rest)?.type).toBe('HISTOGRAM');
+    expect(value(families, rest, { method: 'GET', route: '/orgs/{organizationId}', status: '200' })).toBe(1);
+    expect(value(families, rest, { method: 'GET', route: '/orgs/{organizationId}/spaces', status: '200' })).toBe(1);
+    expect(value(families, rest, { method: 'GET', route: '/spaces/{spaceId}', status: '200' })).toBe(1);
+    expect(value(families, rest, { method: 'GET', route: '/spaces/{spaceId}', status: '404' })).toBe(1);
+    // Every route label is a template of the REST API (none fell back to `other`).
+    const routes = new Set(samples(families, `${rest}_count`).map((m) => m.labels!.route));
+    expect([...routes].sort()).toEqual(['/orgs/{organizationId}', '/orgs/{organizationId}/spaces', '/spaces/{spaceId}']);
+  });
+
+  it('has no raw id, token or variable value anywhere in the text', () => {
+    for (const secret of [t.world.orgId, spaceId, MISSING_ID, t.world.users.admin.token, t.world.users.admin.id]) {
+      expect(text).not.toContain(secret);
+    }
+  });
+
+  it('has the circuit state, response-cache, retry and subscription series and Node process metrics', () => {
+    expect(value(families, 'docs_graph_upstream_circuit_state', { state: 'closed' })).toBe(1);
+    expect(value(families, 'docs_graph_upstream_circuit_state', { state: 'open' })).toBe(0);
+    expect(value(families, 'docs_graph_response_cache_total', { result: 'hit' })).toBe(0);
+    expect(value(families, 'docs_graph_response_cache_total', { result: 'miss' })).toBe(0);
+    expect(families.get('docs_graph_upstream_retries_total')?.type).toBe('COUNTER');
+    expect(value(families, 'docs_graph_subscriptions_open')).toBe(0);
+    for (const name of ['process_cpu_user_seconds_total', 'process_resident_memory_bytes', 'nodejs_eventloop_lag_seconds', 'nodejs_heap_size_used_bytes']) {
+      expect(families.has(name), name).toBe(true);
+    }
+  });
+
+  it('circuit changes and response-cache lookups fed by their callbacks show at once', async () => {
+    const metrics = t.gateway.metrics!;
+    metrics.onCircuitChange('open');
+    metrics.onResponseCache(true);
+    metrics.onResponseCache(false);
+    metrics.onResponseCache(false);
+    const after = (await scrape()).families;
+    expect(value(after, 'docs_graph_upstream_circuit_state', { state: 'open' })).toBe(1);
+    expect(value(after, 'docs_graph_upstream_circuit_state', { state: 'closed' })).toBe(0);
+    expect(value(after, 'docs_graph_response_cache_total', { result: 'hit' })).toBe(1);
+    expect(value(after, 'docs_graph_response_cache_total', { result: 'miss' })).toBe(2);
+    metrics.onCircuitChange('closed');
+  });
+
+  it('counts open subscriptions while they are open', async () => {
+    await using s = await startStack({}, { askStreamDelayMs: 60_000 });
+    const client = new AbortController();
+    const res = await fetch(await s.gateway.start(), {
+      method: 'POST',
+      signal: client.signal,
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: `Bearer ${s.world.users.admin.token}` },
+      body: JSON.stringify({
+        query: 'subscription Questions($org: String!) { suggestedQuestionsStream(organizationId: $org) }',
+        variables: { org: s.world.orgId },
+      }),
+    });
+    expect(res.status).toBe(200);
+    const open = async () => value((await scrape(s.gateway)).families, 'docs_graph_subscriptions_open');
+    await expect.poll(open, { timeout: 5000 }).toBe(1);
+    client.abort();
+    await expect.poll(open, { timeout: 5000 }).toBe(0);
+  });
+
+  it('the onRestCall of the options still sees every attempt', () => {
+    expect(t.calls.length).toBeGreaterThanOrEqual(4);
+  });
+});
+
+describe('retries', () => {
+  it('count attempts past the first by method and route template', async () => {
+    await using bad = await startBadServer();
+    bad.script(error(503, 'busy'), error(503, 'busy'));
+    bad.fallback = error(404, 'gone');
+    const gateway = buildGateway({ upstreamUrl: bad.url, rest: { retries: 2 } });
+    try {
+      const res = await gateway.yoga.fetch('http://gateway.test/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer secret-token-abc' },
+        body: JSON.stringify({ query: 'query Who { viewer { restId } }' }),
+      });
+      expect((await res.json()).errors?.[0].extensions?.code).toBe('NOT_FOUND');
+      const { text, families } = await scrape(gateway);
+      expect(value(families, 'docs_graph_upstream_retries_total', { method: 'GET', route: '/user' })).toBe(2);
+      expect(value(families, 'docs_graph_upstream_request_duration_seconds', { route: '/user', status: '503' })).toBe(2);
+      expect(text).not.toContain('secret-token-abc');
+    } finally {
+      await gateway.stop();
+    }
+  });
+
+  it('--metrics-path takes a path or off', () => {
+    expect(parseConfig('start', [], {}).metricsPath).toBe('/metrics');
+    expect(parseConfig('start', [], { METRICS_PATH: 'off' }).metricsPath).toBe('off');
+    expect(parseConfig('start', ['--metrics-path', '/internal/metrics'], {}).metricsPath).toBe('/internal/metrics');
+    expect(() => parseConfig('start', ['--metrics-path', 'metrics'], {})).toThrow(/--metrics-path/);
+  });
+
+  it('metrics can be turned off: no /metrics endpoint', async () => {
+    await using s = await startStack({ metrics: false });
+    expect(s.gateway.metrics).toBeUndefined();
+    expect((await s.gateway.yoga.fetch('http://gateway.test/metrics')).status).toBe(404);
+  });
+});

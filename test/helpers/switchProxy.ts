@@ -1,0 +1,87 @@
+/**
+ * An HTTP proxy on 127.0.0.1 (port 0) in front of a real upstream, for tests that need the upstream
+ * to hang, go away and come back, or answer some paths late. It records each request's method,
+ * path and headers (to see what the gateway sent, e.g. `traceparent`).
+ */
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { request } from 'undici';
+
+export interface ProxiedRequest {
+  method: string;
+  /** Path and query as sent. */
+  url: string;
+  headers: IncomingHttpHeaders;
+}
+
+export interface SwitchProxy {
+  /** Base URL ending in `/v1`; stays the same across `goAway()` / `comeBack()`. */
+  readonly url: string;
+  readonly requests: ProxiedRequest[];
+  /** `pass` forwards; `hang` accepts requests and never answers. */
+  mode: 'pass' | 'hang';
+  /** Extra delay before forwarding a request to this path (ms); default none. */
+  delay: (path: string) => number;
+  /** Closes the port (connections are refused) and drops open connections. */
+  goAway(): Promise<void>;
+  /** Listens again on the same port. */
+  comeBack(): Promise<void>;
+  stop(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+export async function startSwitchProxy(upstreamUrl: string): Promise<SwitchProxy> {
+  const target = new URL(upstreamUrl).origin;
+  const sockets = new Set<Socket>();
+  const self = {
+    requests: [] as ProxiedRequest[],
+    mode: 'pass',
+    delay: () => 0,
+  } as unknown as SwitchProxy;
+
+  const forward = async (req: IncomingMessage, res: ServerResponse) => {
+    self.requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers });
+    if (self.mode === 'hang') return;
+    const wait = self.delay(new URL(req.url ?? '/', target).pathname);
+    if (wait) await new Promise((resolve) => setTimeout(resolve, wait));
+    const headers = { ...req.headers };
+    delete headers.host;
+    delete headers.connection;
+    const body = ['GET', 'HEAD'].includes(req.method ?? 'GET') ? undefined : await readBody(req);
+    const answer = await request(target + req.url, { method: req.method as 'GET', headers, body });
+    res.writeHead(answer.statusCode, answer.headers as Record<string, string>);
+    for await (const chunk of answer.body) res.write(chunk);
+    res.end();
+  };
+  const server = createServer((req, res) => {
+    forward(req, res).catch(() => res.destroy());
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  const listen = (port: number) => new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const close = async () => {
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    for (const socket of sockets) socket.destroy();
+    await closed;
+  };
+  await listen(0);
+  const { port } = server.address() as AddressInfo;
+  Object.assign(self, {
+    url: `http://127.0.0.1:${port}/v1`,
+    goAway: close,
+    comeBack: () => listen(port),
+    stop: async () => {
+      if (server.listening) await close();
+    },
+  });
+  self[Symbol.asyncDispose] = self.stop;
+  return self;
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req as AsyncIterable<Buffer>) chunks.push(chunk);
+  return Buffer.concat(chunks);
+}
