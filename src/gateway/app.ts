@@ -14,6 +14,10 @@ import { maskedErrors } from './plugins/maskedErrors.js';
 import { useQueryLimits } from './plugins/useQueryLimits.js';
 import { useRequestLog } from './plugins/useRequestLog.js';
 import { useRequestErrorCodes } from './plugins/requestErrorCodes.js';
+import { useCallerRateLimit, type RateLimitFailMode } from './plugins/useCallerRateLimit.js';
+import { usePersistedOperations } from './plugins/usePersistedOperations.js';
+import { useResponseCache } from './plugins/useResponseCache.js';
+import { connectRedis, type RedisHandle } from './redis.js';
 
 export interface GatewayOptions {
   /** Upstream REST base URL ending in `/v1`. */
@@ -34,11 +38,25 @@ export interface GatewayOptions {
   log?: Logger;
   /** Called for each REST attempt (tests count calls with it). */
   onRestCall?: (call: RestCall) => void;
+  /** Redis shared by replicas (response cache, caller rate limit, APQ); process memory without it. */
+  redisUrl?: string;
+  /** Response cache TTL in ms (0 or absent: no response cache). */
+  responseCacheTtlMs?: number;
+  /** Called with each query result's response-cache hit (true) or miss (false), e.g. for metrics. */
+  onResponseCache?: (hit: boolean) => void;
+  /** Operations per minute per caller token (0 or absent: no limit). */
+  callerRateLimit?: number;
+  /** While Redis is down: `open` lets operations through uncounted, `closed` refuses them (default open). */
+  callerRateLimitFailMode?: RateLimitFailMode;
+  /** Persisted operations (id → document) and whether only they may run; APQ is always accepted otherwise. */
+  persistedOperations?: { documents?: Record<string, string>; only?: boolean };
 }
 
 export interface Gateway {
   yoga: YogaServerInstance<Record<string, unknown>, GatewayContext>;
   rest: RestClient;
+  /** The Redis client when `redisUrl` is set (`isRedisReady()` for /ready); closed by `stop`. */
+  redis?: RedisHandle;
   /** `http://host:port/graphql`, after start. */
   readonly url: string;
   start(): Promise<string>;
@@ -68,6 +86,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
     log: (line) => log.debug(line),
   });
 
+  const redis = options.redisUrl ? connectRedis({ url: options.redisUrl, log }) : undefined;
   const streams = useStreamShutdown();
   const yoga = createYoga<Record<string, unknown>, GatewayContext>({
     schema,
@@ -75,6 +94,14 @@ export function buildGateway(options: GatewayOptions): Gateway {
     plugins: [
       useGraphQLSSE({ endpoint: '/graphql/stream' }),
       streams.plugin,
+      // Scaling out, in this order: count the operation, resolve a persisted id, then answer from the cache.
+      ...(options.callerRateLimit
+        ? [useCallerRateLimit({ limit: options.callerRateLimit, failMode: options.callerRateLimitFailMode, redis, log })]
+        : []),
+      ...usePersistedOperations({ ...options.persistedOperations, redis, log }),
+      ...(options.responseCacheTtlMs
+        ? useResponseCache({ ttlMs: options.responseCacheTtlMs, redis, log, onResponseCache: options.onResponseCache })
+        : []),
       // Depth, aliases, tokens and cost, rejected with BAD_USER_INPUT before execution (no REST call).
       ...useQueryLimits(limits),
       // Parse, validation and variable errors carry a code of the fixed set too (BAD_USER_INPUT).
@@ -84,6 +111,8 @@ export function buildGateway(options: GatewayOptions): Gateway {
     // Unexpected errors reach the client as `Unexpected error.` with no message, stack or cause.
     maskedErrors,
     graphqlEndpoint: '/graphql',
+    // `{"documentId": …}` requests run a persisted operation.
+    extraParamNames: ['documentId'],
     landingPage: false,
     logging: {
       debug: (...args) => log.debug(args.map(String).join(' ')),
@@ -115,6 +144,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
   return {
     yoga,
     rest,
+    redis,
     get url() {
       return url;
     },
@@ -134,6 +164,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
       await closed;
       await yoga.dispose?.();
       await rest.close();
+      await redis?.close();
     },
   };
 }
