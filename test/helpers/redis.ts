@@ -5,6 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
+import { afterEach } from 'vitest';
 import { buildGateway, type Gateway, type GatewayOptions } from '../../src/gateway/app.js';
 import type { RestCall } from '../../src/rest/index.js';
 import type { GqlResult } from './gateway.js';
@@ -104,6 +105,7 @@ export interface Replica {
   calls: RestCall[];
   /** POSTs a GraphQL request body as `token` (none with `null`); answers status, headers and JSON. */
   post(body: Record<string, unknown>, token: string | null): Promise<{ status: number; headers: Headers; json: GqlResult }>;
+  stop(): Promise<void>;
 }
 
 /** A gateway over `upstreamUrl` (e.g. one replica of several sharing a Redis), its REST calls counted. */
@@ -113,6 +115,7 @@ export function startReplica(upstreamUrl: string, options: Omit<GatewayOptions, 
   return {
     gateway,
     calls,
+    stop: () => gateway.stop(),
     async post(body, token) {
       const res = await gateway.yoga.fetch('http://gateway.test/graphql', {
         method: 'POST',
@@ -122,4 +125,13 @@ export function startReplica(upstreamUrl: string, options: Omit<GatewayOptions, 
       return { status: res.status, headers: res.headers, json: (await res.json()) as GqlResult };
     },
   };
+}
+
+/** Registers an `afterEach` that stops, last first, what each test passed to the returned `track`. */
+export function stopAfterEach(): <T extends { stop(): Promise<void> }>(started: T) => T {
+  const started: Array<{ stop(): Promise<void> }> = [];
+  afterEach(async () => {
+    for (const s of started.splice(0).reverse()) await s.stop();
+  });
+  return (s) => (started.push(s), s);
 }

@@ -88,10 +88,10 @@ export function useCallerRateLimit(options: CallerRateLimitOptions): Plugin {
 
   // Operations that skip Yoga's params step (graphql-sse's own endpoint) are checked at execution.
   const checked = new WeakSet<Request>();
-  const checkAtExecution = async (context: { request?: Request }, stop: (result: { errors: GraphQLError[] }) => void) => {
+  const checkAtExecution = async (context: { request?: Request }, stop: (result: { data: null; errors: GraphQLError[] }) => void) => {
     if (!context.request || checked.has(context.request)) return;
     const error = await check(context.request);
-    if (error) stop({ errors: [error] });
+    if (error) stop({ data: null, errors: [error] });
   };
 
   return {

@@ -73,8 +73,8 @@ export function usePersistedOperations(options: PersistedOperationsOptions): Plu
   const onlyError = () =>
     badRequest('Only persisted operations are accepted: send {"documentId": "<id>"} (the gateway runs with --persisted-only)');
   const viaParams = new WeakSet<Request>();
-  const refuseUnpersisted = (context: { request?: Request }, stop: (result: { errors: GraphQLError[] }) => void) => {
-    if (only && context.request && !viaParams.has(context.request)) stop({ errors: [onlyError()] });
+  const refuseUnpersisted = (context: { request?: Request }, stop: (result: { data: null; errors: GraphQLError[] }) => void) => {
+    if (only && context.request && !viaParams.has(context.request)) stop({ data: null, errors: [onlyError()] });
   };
 
   return [
