@@ -47,6 +47,7 @@ function launch(port: number): Promise<ChildProcess> {
     child.stderr!.on('data', (d) => (output += d));
     // Ready once it answers PING.
     const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => 50, maxRetriesPerRequest: null });
+    probe.on('error', () => {});
     probe
       .ping()
       .then(() => probe.quit())
@@ -66,6 +67,8 @@ export async function startRedis(): Promise<TestRedis> {
   const port = await freePort();
   let child = await launch(port);
   const client = new Redis({ port, host: '127.0.0.1', maxRetriesPerRequest: 1, retryStrategy: () => 100 });
+  // While the test has killed the server, the assertion client just waits for it to come back.
+  client.on('error', () => {});
   const stop = async () => {
     client.disconnect();
     await kill(child);
