@@ -85,6 +85,7 @@ function fail(message: string, cause?: unknown): never {
 }
 
 async function runGateway(config: Config, log: Logger): Promise<Running> {
+  const persisted = config.persistedOperations ? await readPersistedOperations(config.persistedOperations) : undefined;
   const embedded = config.upstreamUrl ? null : await runUpstream(config, config.upstreamPort, '--upstream-port', log);
   const { buildGateway } = await import('./gateway/app.js');
   const { exampleQuery } = await import('./gateway/example.js');
@@ -107,6 +108,11 @@ async function runGateway(config: Config, log: Logger): Promise<Running> {
       bodyTimeoutMs: config.upstreamBodyTimeoutMs,
       retries: config.upstreamRetries,
     },
+    redisUrl: config.redisUrl,
+    responseCacheTtlMs: config.responseCacheTtlMs,
+    callerRateLimit: config.callerRateLimit,
+    callerRateLimitFailMode: config.callerRateLimitFailMode,
+    persistedOperations: persisted && { documents: persisted, only: config.persistedOnly },
     graphiql: embedded?.demo ? { token: embedded.demo.admin, query: exampleQuery(embedded.demo.organizationId) } : undefined,
   });
   const url = await listen(() => gateway.start(), `gateway on ${config.host}:${config.port}`, '--port');
@@ -118,6 +124,16 @@ async function runGateway(config: Config, log: Logger): Promise<Running> {
       await embedded?.stop();
     },
   };
+}
+
+/** The --persisted-operations file, or a stop with a message naming it (before anything starts). */
+async function readPersistedOperations(file: string): Promise<Record<string, string>> {
+  const { loadPersistedOperations } = await import('./gateway/plugins/usePersistedOperations.js');
+  try {
+    return loadPersistedOperations(file);
+  } catch (error) {
+    return fail(`--persisted-operations / PERSISTED_OPERATIONS: ${(error as Error).message}`);
+  }
 }
 
 function printDemoTokens(demo: DemoTokens | null) {
