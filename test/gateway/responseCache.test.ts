@@ -70,6 +70,19 @@ describe('response cache (in process)', () => {
     expect(t.calls.length).toBeGreaterThan(0);
   });
 
+  it('a write that changes who may see what invalidates other callers\' results too', async () => {
+    const reader = t.world.users.read;
+    const before = await t.gql(SPACE, { spaceId }, reader.token);
+    expect(before.data.space.permissions).toEqual({ admin: false, edit: false });
+    expect((await t.gql(SPACE, { spaceId }, reader.token)).extensions?.responseCache.hit).toBe(true);
+    // The reader's cached result holds the space only, not the member the admin changes.
+    await t.payload('updateMember', { organizationId: t.world.orgId, userId: reader.id, role: 'ADMIN' }, 'clientMutationId');
+    const after = await t.gql(SPACE, { spaceId }, reader.token);
+    expect(after.extensions?.responseCache.hit).toBe(false);
+    expect(after.data.space.permissions).toEqual({ admin: true, edit: true });
+    await t.payload('updateMember', { organizationId: t.world.orgId, userId: reader.id, role: 'READ' }, 'clientMutationId');
+  });
+
   it('a create and a delete change the cached lists that hold (or would hold) the object', async () => {
     const titles = async () => ((await t.data(SPACES, { org: t.world.orgId })).organization.spaces.nodes as Array<{ title: string }>).map((s) => s.title);
     const before = await titles();

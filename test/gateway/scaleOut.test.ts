@@ -88,7 +88,7 @@ describe('two replicas sharing Redis', () => {
     expect(a.calls.length).toBeGreaterThan(0);
   });
 
-  it('no token appears in any Redis key or value', async () => {
+  it('no token appears in any Redis key or value, and every key expires', async () => {
     await space(a, admin);
     await space(b, reader);
     await a.post({ query: '{ viewer { restId } }', extensions: { persistedQuery: { version: 1, sha256Hash: sha256('{ viewer { restId } }') } } }, admin);
@@ -100,6 +100,8 @@ describe('two replicas sharing Redis', () => {
     expect([...all.keys()].some((k) => k.startsWith('dg:apq:'))).toBe(true);
     const tokens = Object.values(upstream.world.users).map((u) => u.token);
     for (const [key, value] of all) for (const token of tokens) expect(`${key}\n${value}`).not.toContain(token);
+    // Every key expires: Redis memory stays bounded by the TTLs.
+    for (const key of all.keys()) expect(await redis.client.pttl(key), key).toBeGreaterThan(0);
   });
 
   it('the rate limit counts across both replicas and spares other tokens', async () => {
