@@ -5,7 +5,7 @@
  */
 export type Command = 'start' | 'upstream';
 
-type Kind = 'int' | 'string' | 'url' | 'level' | 'origins';
+type Kind = 'int' | 'string' | 'url' | 'level' | 'origins' | 'redis' | 'choice' | 'bool';
 
 interface Setting {
   key: keyof Config;
@@ -18,6 +18,8 @@ interface Setting {
   min?: number;
   max?: number;
   commands?: Command[];
+  /** The values a `choice` setting accepts. */
+  choices?: readonly string[];
 }
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
@@ -54,6 +56,12 @@ export interface Config {
   maxBodyBytes: number;
   corsOrigins?: string[];
   metricsPath: string;
+  redisUrl?: string;
+  responseCacheTtlMs: number;
+  callerRateLimit: number;
+  callerRateLimitFailMode: 'open' | 'closed';
+  persistedOperations?: string;
+  persistedOnly?: boolean;
 }
 
 export const SETTINGS: Setting[] = [
@@ -358,6 +366,65 @@ export const SETTINGS: Setting[] = [
     commands: ['start'],
     help: 'Gateway: path of the Prometheus metrics endpoint, or off (no metrics at all)',
   },
+  {
+    key: 'redisUrl',
+    flag: '--redis-url',
+    env: 'REDIS_URL',
+    kind: 'redis',
+    fallback: () => undefined,
+    commands: ['start'],
+    help: 'Gateway: Redis shared by replicas (redis://host:port) for the response cache, caller rate limit and persisted queries; process memory when unset',
+  },
+  {
+    key: 'responseCacheTtlMs',
+    flag: '--response-cache-ttl-ms',
+    env: 'RESPONSE_CACHE_TTL_MS',
+    kind: 'int',
+    min: 0,
+    max: 86_400_000,
+    fallback: () => 0,
+    commands: ['start'],
+    help: 'Gateway: time a query result stays in the per-caller response cache, in ms (0: no cache)',
+  },
+  {
+    key: 'callerRateLimit',
+    flag: '--caller-rate-limit',
+    env: 'CALLER_RATE_LIMIT',
+    kind: 'int',
+    min: 0,
+    max: 1_000_000,
+    fallback: () => 0,
+    commands: ['start'],
+    help: 'Gateway: operations per minute and token, across replicas (0: no limit); over it RATE_LIMITED',
+  },
+  {
+    key: 'callerRateLimitFailMode',
+    flag: '--caller-rate-limit-fail-mode',
+    env: 'CALLER_RATE_LIMIT_FAIL_MODE',
+    kind: 'choice',
+    choices: ['open', 'closed'],
+    fallback: () => 'open',
+    commands: ['start'],
+    help: 'Gateway: while Redis is down, open lets operations through uncounted, closed refuses them',
+  },
+  {
+    key: 'persistedOperations',
+    flag: '--persisted-operations',
+    env: 'PERSISTED_OPERATIONS',
+    kind: 'string',
+    fallback: () => undefined,
+    commands: ['start'],
+    help: 'Gateway: JSON file of id → document (Relay --persist-output, Codegen client preset) run by {"documentId": id}',
+  },
+  {
+    key: 'persistedOnly',
+    flag: '--persisted-only',
+    env: 'PERSISTED_ONLY',
+    kind: 'bool',
+    fallback: () => undefined,
+    commands: ['start'],
+    help: 'Gateway: refuse every operation that is not in --persisted-operations (a flag without value, or true/false)',
+  },
 ];
 
 export class ConfigError extends Error {}
@@ -373,7 +440,7 @@ export function parseConfig(command: Command, argv: string[], env: NodeJS.Proces
     const [flag, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
     const setting = settings.find((s) => s.flag === flag);
     if (!setting) throw new ConfigError(`Unknown option ${flag} (see --help)`);
-    const value = inline ?? argv[++i];
+    const value = inline ?? (setting.kind === 'bool' ? 'true' : argv[++i]);
     if (value === undefined) throw new ConfigError(`${flag} needs a value`);
     fromFlags.set(setting, value);
   }
@@ -385,6 +452,8 @@ export function parseConfig(command: Command, argv: string[], env: NodeJS.Proces
     config[s.key] = raw === undefined ? s.fallback(command) : convert(s, raw, source);
   }
   const c = config as unknown as Config;
+  if (c.persistedOnly && !c.persistedOperations)
+    throw new ConfigError('--persisted-only needs --persisted-operations (the file of the operations it accepts)');
   if (c.defaultPageSize > c.maxPageSize)
     throw new ConfigError(`--default-page-size (${c.defaultPageSize}) must not exceed --max-page-size (${c.maxPageSize})`);
   if (command === 'start' && c.upstreamCallerConcurrency > c.upstreamConcurrency)
@@ -436,6 +505,15 @@ function convert(s: Setting, raw: string, source: string): unknown {
       }
       return origins;
     }
+    case 'redis':
+      if (!/^rediss?:\/\/[^/]/.test(raw)) throw new ConfigError(`${source}: must be a redis:// or rediss:// URL (e.g. redis://127.0.0.1:6379)`);
+      return raw;
+    case 'choice':
+      if (!s.choices!.includes(raw)) throw new ConfigError(`${source}: "${raw}" must be one of ${s.choices!.join(', ')}`);
+      return raw;
+    case 'bool':
+      if (!/^(true|false|1|0)$/.test(raw)) throw new ConfigError(`${source}: "${raw}" must be true or false`);
+      return raw === 'true' || raw === '1';
   }
 }
 
@@ -451,7 +529,7 @@ export function helpText(command: Command): string {
       : 'npm run upstream [-- options]: the embedded REST API alone';
   const rows = settingsFor(command).map((s) => {
     const def = s.fallback(command);
-    return `  ${`${s.flag} <value>`.padEnd(36)} ${s.env.padEnd(28)} ${s.help}${def === undefined ? '' : ` (default ${def})`}`;
+    return `  ${`${s.flag}${s.kind === 'bool' ? '' : ' <value>'}`.padEnd(36)} ${s.env.padEnd(28)} ${s.help}${def === undefined ? '' : ` (default ${def})`}`;
   });
   const lines = [title, '', `  ${'Option'.padEnd(36)} ${'Environment'.padEnd(28)} Meaning`, ...rows, `  ${'--help'.padEnd(36)} ${''.padEnd(28)} This text`];
   if (command === 'start') lines.push('', TRACING_HELP);

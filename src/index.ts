@@ -85,6 +85,7 @@ function fail(message: string, cause?: unknown): never {
 }
 
 async function runGateway(config: Config, log: Logger): Promise<Running> {
+  const persisted = config.persistedOperations ? await readPersistedOperations(config.persistedOperations) : undefined;
   const embedded = config.upstreamUrl ? null : await runUpstream(config, config.upstreamPort, '--upstream-port', log);
   // OpenTelemetry (when OTEL_EXPORTER_OTLP_ENDPOINT is set) starts before the gateway loads.
   const tracing = await (await import('./gateway/tracing.js')).startTracing();
@@ -121,6 +122,11 @@ async function runGateway(config: Config, log: Logger): Promise<Running> {
     },
     metrics: config.metricsPath === 'off' ? false : { endpoint: config.metricsPath },
     tracing,
+    redisUrl: config.redisUrl,
+    responseCacheTtlMs: config.responseCacheTtlMs,
+    callerRateLimit: config.callerRateLimit,
+    callerRateLimitFailMode: config.callerRateLimitFailMode,
+    persistedOperations: persisted && { documents: persisted, only: config.persistedOnly },
     graphiql: embedded?.demo ? { token: embedded.demo.admin, query: exampleQuery(embedded.demo.organizationId) } : undefined,
   });
   const url = await listen(() => gateway.start(), `gateway on ${config.host}:${config.port}`, '--port');
@@ -134,6 +140,16 @@ async function runGateway(config: Config, log: Logger): Promise<Running> {
       await tracing?.shutdown();
     },
   };
+}
+
+/** The --persisted-operations file, or a stop with a message naming it (before anything starts). */
+async function readPersistedOperations(file: string): Promise<Record<string, string>> {
+  const { loadPersistedOperations } = await import('./gateway/plugins/usePersistedOperations.js');
+  try {
+    return loadPersistedOperations(file);
+  } catch (error) {
+    return fail(`--persisted-operations / PERSISTED_OPERATIONS: ${(error as Error).message}`);
+  }
 }
 
 function printDemoTokens(demo: DemoTokens | null) {

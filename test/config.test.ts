@@ -38,4 +38,25 @@ describe('config', () => {
       expect(help).toContain(s.flag);
     }
   });
+
+  it('scale-out settings: Redis URL, cache TTL, caller rate limit and its fail mode, persisted operations', () => {
+    const c = parseConfig('start', ['--redis-url', 'redis://127.0.0.1:6380', '--response-cache-ttl-ms=5000', '--persisted-operations', 'ops.json', '--persisted-only'], {
+      CALLER_RATE_LIMIT: '600',
+      CALLER_RATE_LIMIT_FAIL_MODE: 'closed',
+    });
+    expect(c).toMatchObject({
+      redisUrl: 'redis://127.0.0.1:6380',
+      responseCacheTtlMs: 5000,
+      callerRateLimit: 600,
+      callerRateLimitFailMode: 'closed',
+      persistedOperations: 'ops.json',
+      persistedOnly: true,
+    });
+    expect(parseConfig('start', [], {})).toMatchObject({ responseCacheTtlMs: 0, callerRateLimit: 0, callerRateLimitFailMode: 'open' });
+    expect(parseConfig('start', [], { PERSISTED_OPERATIONS: 'ops.json', PERSISTED_ONLY: 'false' }).persistedOnly).toBe(false);
+    expect(() => parseConfig('start', ['--redis-url', 'http://cache:6379'], {})).toThrow(/--redis-url: must be a redis:\/\//);
+    expect(() => parseConfig('start', [], { CALLER_RATE_LIMIT_FAIL_MODE: 'maybe' })).toThrow(/CALLER_RATE_LIMIT_FAIL_MODE: "maybe" must be one of open, closed/);
+    expect(() => parseConfig('start', ['--persisted-only'], {})).toThrow(/--persisted-only needs --persisted-operations/);
+    expect(helpText('start')).toMatch(/--persisted-only {2,}PERSISTED_ONLY/);
+  });
 });

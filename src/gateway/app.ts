@@ -21,6 +21,10 @@ import { useRequestBodyLimit } from './plugins/useRequestBodyLimit.js';
 import { upstreamCheck, useReadiness, type ReadyCheck } from './plugins/useReadiness.js';
 import { createMetrics, type GatewayMetrics, type MetricsOptions } from './plugins/useMetrics.js';
 import type { Tracing } from './tracing.js';
+import { useCallerRateLimit, type RateLimitFailMode } from './plugins/useCallerRateLimit.js';
+import { usePersistedOperations } from './plugins/usePersistedOperations.js';
+import { useResponseCache } from './plugins/useResponseCache.js';
+import { connectRedis, type RedisHandle } from './redis.js';
 
 export interface GatewayOptions {
   /** Upstream REST base URL ending in `/v1`. */
@@ -73,6 +77,18 @@ export interface GatewayOptions {
   metrics?: false | MetricsOptions;
   /** OpenTelemetry tracing, from `startTracing()` (process-wide; absent when off). */
   tracing?: Tracing;
+  /** Redis shared by replicas (response cache, caller rate limit, APQ); process memory without it. */
+  redisUrl?: string;
+  /** Response cache TTL in ms (0 or absent: no response cache). */
+  responseCacheTtlMs?: number;
+  /** Called with each query result's response-cache hit (true) or miss (false), e.g. for metrics. */
+  onResponseCache?: (hit: boolean) => void;
+  /** Operations per minute per caller token (0 or absent: no limit). */
+  callerRateLimit?: number;
+  /** While Redis is down: `open` lets operations through uncounted, `closed` refuses them (default open). */
+  callerRateLimitFailMode?: RateLimitFailMode;
+  /** Persisted operations (id → document) and whether only they may run; APQ is always accepted otherwise. */
+  persistedOperations?: { documents?: Record<string, string>; only?: boolean };
 }
 
 export interface Gateway {
@@ -80,6 +96,8 @@ export interface Gateway {
   rest: RestClient;
   /** The gateway's metrics (absent when off): feed `onCircuitChange` / `onResponseCache` from the REST client and the response cache. */
   metrics?: GatewayMetrics;
+  /** The Redis client when `redisUrl` is set (`isRedisReady()` for /ready); closed by `stop`. */
+  redis?: RedisHandle;
   /** `http://host:port/graphql`, after start. */
   readonly url: string;
   start(): Promise<string>;
@@ -127,6 +145,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
     logger: log,
   });
 
+  const redis = options.redisUrl ? connectRedis({ url: options.redisUrl, log }) : undefined;
   const streams = useStreamShutdown();
   const yoga = createYoga<Record<string, unknown>, GatewayContext>({
     schema,
@@ -136,11 +155,19 @@ export function buildGateway(options: GatewayOptions): Gateway {
       useRequestBodyLimit(options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES),
       ...(options.tracing ? [options.tracing.plugin] : []),
       // GET /ready (GET /health is Yoga's built-in liveness check).
-      useReadiness([upstreamCheck(options.upstreamUrl), ...(options.readyChecks ?? [])]),
+      useReadiness([upstreamCheck(options.upstreamUrl), ...(redis ? [redisCheck(redis)] : []), ...(options.readyChecks ?? [])]),
       useGraphQLSSE({ endpoint: '/graphql/stream', limits: options.streams, log }),
       // @defer and @stream: incremental delivery over multipart/mixed and SSE.
       useDeferStream(),
       streams.plugin,
+      // Scaling out, in this order: count the operation, resolve a persisted id, then answer from the cache.
+      ...(options.callerRateLimit
+        ? [useCallerRateLimit({ limit: options.callerRateLimit, failMode: options.callerRateLimitFailMode, redis, log })]
+        : []),
+      ...usePersistedOperations({ ...options.persistedOperations, redis, log }),
+      ...(options.responseCacheTtlMs
+        ? useResponseCache({ ttlMs: options.responseCacheTtlMs, redis, log, onResponseCache: fanOut(options.onResponseCache, metrics?.onResponseCache) })
+        : []),
       // Depth, aliases, tokens and cost, rejected with BAD_USER_INPUT before execution (no REST call).
       ...useQueryLimits({ ...DEFAULT_LIST_AND_FIELD_LIMITS, ...limits, ...options.queryLimits }),
       // Parse, validation and variable errors carry a code of the fixed set too (BAD_USER_INPUT).
@@ -154,6 +181,8 @@ export function buildGateway(options: GatewayOptions): Gateway {
     maskedErrors,
     maxRequestBodySize: false,
     graphqlEndpoint: '/graphql',
+    // `{"documentId": …}` requests run a persisted operation.
+    extraParamNames: ['documentId'],
     landingPage: false,
     logging: {
       debug: (...args) => log.debug(args.map(String).join(' ')),
@@ -183,6 +212,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
     yoga,
     rest,
     metrics,
+    redis,
     get url() {
       return url;
     },
@@ -202,6 +232,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
       await closed;
       await yoga.dispose?.();
       await rest.close();
+      await redis?.close();
     },
   };
 }
@@ -212,3 +243,6 @@ function fanOut<T>(...callbacks: Array<((value: T) => void) | undefined>): ((val
   if (set.length <= 1) return set[0];
   return (value) => set.forEach((c) => c(value));
 }
+
+/** `/ready` fails while the shared Redis is unreachable (the gateway still answers, bypassing it). */
+const redisCheck = (redis: RedisHandle): ReadyCheck => ({ name: 'redis', check: async () => redis.isRedisReady() });

@@ -11,6 +11,7 @@ import { startUpstream, type TestUpstream } from './upstream.js';
 export interface GqlResult<T = any> {
   data?: T;
   errors?: Array<{ message: string; path?: Array<string | number>; extensions?: Record<string, any> }>;
+  extensions?: Record<string, any>;
 }
 
 export interface TestStack extends TestUpstream {

@@ -1,0 +1,114 @@
+/**
+ * Per-caller rate limit: at most `limit` operations per window (a minute) per caller (a hash of the
+ * token, callerHash.ts), counted in Redis across replicas (an atomic INCR + PEXPIRE fixed window)
+ * or in process. Over the limit the operation gets RATE_LIMITED with `extensions.retryAfter`
+ * (seconds) and HTTP 429 with `Retry-After`, before parsing, the cache or any REST call.
+ *
+ * Not @envelop/rate-limiter: it limits fields marked by a `@rateLimit` directive (per field and
+ * resolver call), while this limit is per operation and caller whatever the fields, and must
+ * answer before the response cache (a cached answer counts too) and before any resolver runs.
+ *
+ * While Redis is down, `failMode` decides: `open` lets operations through uncounted, `closed`
+ * refuses them with RATE_LIMITED (retry after a second).
+ */
+import { createGraphQLError, type Plugin } from 'graphql-yoga';
+import type { GraphQLError } from 'graphql';
+import type { Logger } from '../../log.js';
+import type { RedisHandle } from '../redis.js';
+import { callerHash } from './callerHash.js';
+
+export type RateLimitFailMode = 'open' | 'closed';
+
+export interface CallerRateLimitOptions {
+  /** Operations per window and caller (> 0). */
+  limit: number;
+  /** Window length in ms (default a minute). */
+  windowMs?: number;
+  /** Counts across replicas; in process without it. */
+  redis?: RedisHandle;
+  /** What to do while Redis is unavailable (default `open`). */
+  failMode?: RateLimitFailMode;
+  log: Logger;
+}
+
+interface Count {
+  count: number;
+  /** ms until the window ends. */
+  resetMs: number;
+}
+
+/** Most callers the in-process counter tracks before dropping ended windows. */
+const MAX_LOCAL_CALLERS = 10_000;
+
+// One round trip, atomic: the first hit of a window starts its expiry.
+const WINDOW_SCRIPT = `
+local n = redis.call('INCR', KEYS[1])
+if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
+return {n, ttl}`;
+
+export function useCallerRateLimit(options: CallerRateLimitOptions): Plugin {
+  const windowMs = options.windowMs ?? 60_000;
+  const failMode = options.failMode ?? 'open';
+  const { redis, log } = options;
+  const local = new Map<string, { count: number; endsAt: number }>();
+
+  const countLocally = (key: string): Count => {
+    const now = Date.now();
+    if (local.size >= MAX_LOCAL_CALLERS) for (const [k, w] of local) if (w.endsAt <= now) local.delete(k);
+    let window = local.get(key);
+    if (!window || window.endsAt <= now) local.set(key, (window = { count: 0, endsAt: now + windowMs }));
+    window.count++;
+    return { count: window.count, resetMs: window.endsAt - now };
+  };
+
+  const countInRedis = async (key: string): Promise<Count | null> => {
+    if (!redis!.isRedisReady()) return null;
+    try {
+      const [count, resetMs] = (await redis!.client.eval(WINDOW_SCRIPT, 1, `dg:rl:${key}`, windowMs)) as [number, number];
+      return { count, resetMs };
+    } catch (error) {
+      log.debug('rate limit: redis failed', { error: (error as Error).name, failMode });
+      return null;
+    }
+  };
+
+  /** The error that refuses this request's operation, if any. */
+  const check = async (request: Request): Promise<GraphQLError | undefined> => {
+    const key = callerHash(request);
+    const counted = redis ? await countInRedis(key) : countLocally(key);
+    if (!counted) return failMode === 'closed' ? rateLimited('Rate limit unavailable, retry later', 1) : undefined;
+    if (counted.count <= options.limit) return undefined;
+    return rateLimited(
+      `Rate limit exceeded: at most ${options.limit} operations per minute`,
+      Math.max(1, Math.ceil(counted.resetMs / 1000)),
+    );
+  };
+
+  // Operations that skip Yoga's params step (graphql-sse's own endpoint) are checked at execution.
+  const checked = new WeakSet<Request>();
+  const checkAtExecution = async (context: { request?: Request }, stop: (result: { data: null; errors: GraphQLError[] }) => void) => {
+    if (!context.request || checked.has(context.request)) return;
+    const error = await check(context.request);
+    if (error) stop({ data: null, errors: [error] });
+  };
+
+  return {
+    async onParams({ request }) {
+      checked.add(request);
+      const error = await check(request);
+      if (error) throw error;
+    },
+    onExecute: ({ args, setResultAndStopExecution }) =>
+      checkAtExecution(args.contextValue as { request?: Request }, setResultAndStopExecution),
+    onSubscribe: ({ args, setResultAndStopExecution }) =>
+      checkAtExecution(args.contextValue as { request?: Request }, setResultAndStopExecution),
+  };
+}
+
+function rateLimited(message: string, retryAfter: number): GraphQLError {
+  return createGraphQLError(message, {
+    extensions: { code: 'RATE_LIMITED', retryAfter, http: { status: 429, headers: { 'Retry-After': String(retryAfter) } } },
+  });
+}

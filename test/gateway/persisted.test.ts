@@ -1,0 +1,90 @@
+/**
+ * Persisted operations and automatic persisted queries in process (no Redis): a `documentId` from
+ * the file runs; APQ follows Apollo's protocol (PersistedQueryNotFound, then register with the
+ * query, hash checked); `--persisted-only` refuses raw documents and APQ registration before any
+ * REST call, over HTTP and over graphql-sse's endpoint.
+ */
+import { createHash } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadPersistedOperations } from '../../src/gateway/plugins/usePersistedOperations.js';
+import { startUpstream } from '../helpers/upstream.js';
+import { startReplica, stopAfterEach } from '../helpers/redis.js';
+
+const VIEWER = 'query Viewer { viewer { displayName } }';
+const ORG = 'query Org($org: String!) { organization(organizationId: $org) { title } }';
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+const apq = (query: string) => ({ persistedQuery: { version: 1, sha256Hash: sha256(query) } });
+
+/** A persisted operations file as the Relay compiler's --persist-output writes it (id → document). */
+function persistedFile(): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'persisted-')), 'persisted-queries.json');
+  writeFileSync(file, JSON.stringify({ viewer1: VIEWER, [sha256(ORG)]: ORG }));
+  return file;
+}
+
+describe('persisted operations (in process)', () => {
+  const track = stopAfterEach();
+
+  const start = async (only: boolean) => {
+    const upstream = track(await startUpstream());
+    const r = track(startReplica(upstream.url, { persistedOperations: { documents: loadPersistedOperations(persistedFile()), only } }));
+    return { r, token: upstream.world.users.admin.token, org: upstream.world.orgId, adminId: upstream.world.users.admin.id };
+  };
+
+  it('runs a documentId from the file, with variables, and its hash sent as APQ', async () => {
+    const { r, token, org } = await start(false);
+    expect((await r.post({ documentId: 'viewer1' }, token)).json).toEqual({ data: { viewer: { displayName: 'Ada admin' } } });
+    expect((await r.post({ documentId: sha256(ORG), variables: { org } }, token)).json.data).toEqual({ organization: { title: 'Acme' } });
+    expect((await r.post({ variables: { org }, extensions: apq(ORG) }, token)).json.data).toEqual({ organization: { title: 'Acme' } });
+    const unknown = await r.post({ documentId: 'nope' }, token);
+    expect(unknown.json.errors?.[0].message).toBe('PersistedQueryNotFound');
+  });
+
+  it('follows the APQ protocol: not found, register (hash checked), then by hash alone', async () => {
+    const { r, token, adminId } = await start(false);
+    const query = '{ viewer { restId } }';
+    const missing = await r.post({ extensions: apq(query) }, token);
+    expect(missing.json.errors?.[0].message).toBe('PersistedQueryNotFound');
+    expect(r.calls).toEqual([]);
+
+    const mismatch = await r.post({ query: '{ viewer { displayName } }', extensions: apq(query) }, token);
+    expect(mismatch.status).toBe(400);
+    expect(mismatch.json.errors?.[0]).toMatchObject({ message: 'provided sha does not match query', extensions: { code: 'BAD_USER_INPUT' } });
+
+    const registered = await r.post({ query, extensions: apq(query) }, token);
+    expect(registered.json.data?.viewer.restId).toBe(adminId);
+    expect((await r.post({ extensions: apq(query) }, token)).json.data?.viewer.restId).toBe(adminId);
+    // Raw documents still run without --persisted-only.
+    expect((await r.post({ query: VIEWER }, token)).json.data?.viewer.displayName).toBe('Ada admin');
+  });
+
+  it('--persisted-only refuses raw documents and APQ registration before any REST call', async () => {
+    const { r, token } = await start(true);
+    for (const body of [{ query: VIEWER }, { query: '{ viewer { restId } }', extensions: apq('{ viewer { restId } }') }]) {
+      const refused = await r.post(body, token);
+      expect(refused.status).toBe(400);
+      expect(refused.json.errors?.[0].extensions?.code).toBe('BAD_USER_INPUT');
+      expect(refused.json.errors?.[0].message).toMatch(/Only persisted operations/);
+    }
+    expect(r.calls).toEqual([]);
+    // graphql-sse's endpoint takes only raw documents: refused too.
+    const res = await r.gateway.yoga.fetch('http://gateway.test/graphql/stream', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ query: VIEWER }),
+    });
+    expect(await res.text()).toMatch(/Only persisted operations/);
+    expect(r.calls).toEqual([]);
+    expect((await r.post({ documentId: 'viewer1' }, token)).json.data?.viewer.displayName).toBe('Ada admin');
+  });
+
+  it('names the file and the problem when it cannot be used', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'persisted-'));
+    writeFileSync(join(dir, 'bad.json'), JSON.stringify({ a: 1 }));
+    expect(() => loadPersistedOperations(join(dir, 'bad.json'))).toThrow(/bad\.json: the document of "a" is not a string/);
+    expect(() => loadPersistedOperations(join(dir, 'missing.json'))).toThrow(/Cannot read the persisted operations file .*missing\.json/);
+  });
+});

@@ -1,0 +1,59 @@
+/**
+ * The per-caller rate limit in process (no Redis): each token gets its operations per minute; the
+ * one over the limit is RATE_LIMITED with `retryAfter` and HTTP 429 + `Retry-After`, before any REST
+ * call; other tokens are spared. With a Redis that cannot be reached, the fail mode decides.
+ */
+import { describe, expect, it } from 'vitest';
+import { startUpstream } from '../helpers/upstream.js';
+import { startReplica, stopAfterEach } from '../helpers/redis.js';
+
+const VIEWER = '{ viewer { displayName } }';
+
+describe('caller rate limit (in process)', () => {
+  const track = stopAfterEach();
+
+  it('refuses the operation over the limit with RATE_LIMITED, retryAfter and Retry-After, and no REST call', async () => {
+    const upstream = track(await startUpstream());
+    const replica = track(startReplica(upstream.url, { callerRateLimit: 3 }));
+    const admin = upstream.world.users.admin.token;
+    for (let i = 0; i < 3; i++) {
+      const ok = await replica.post({ query: VIEWER }, admin);
+      expect(ok.json.data?.viewer.displayName).toBe('Ada admin');
+    }
+    replica.calls.splice(0);
+    const refused = await replica.post({ query: VIEWER }, admin);
+    expect(refused.status).toBe(429);
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect(refused.json.errors?.[0].extensions).toEqual({ code: 'RATE_LIMITED', retryAfter });
+    expect(refused.json.data ?? null).toBeNull();
+    expect(replica.calls).toEqual([]);
+    // graphql-sse's endpoint counts too.
+    const stream = await replica.gateway.yoga.fetch('http://gateway.test/graphql/stream', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: `Bearer ${admin}` },
+      body: JSON.stringify({ query: VIEWER }),
+    });
+    expect(await stream.text()).toMatch(/RATE_LIMITED/);
+    expect(replica.calls).toEqual([]);
+
+    // Another token has its own budget.
+    const other = await replica.post({ query: VIEWER }, upstream.world.users.read.token);
+    expect(other.json.data?.viewer.displayName).toBe('Ada read');
+  });
+
+  it('with Redis unreachable: fail-open lets operations through, fail-closed refuses them', async () => {
+    const upstream = track(await startUpstream());
+    const dead = 'redis://127.0.0.1:1';
+    const token = upstream.world.users.admin.token;
+    const open = track(startReplica(upstream.url, { callerRateLimit: 1, redisUrl: dead, callerRateLimitFailMode: 'open' }));
+    for (let i = 0; i < 3; i++) expect((await open.post({ query: VIEWER }, token)).json.data?.viewer.displayName).toBe('Ada admin');
+
+    const replica = track(startReplica(upstream.url, { callerRateLimit: 1, redisUrl: dead, callerRateLimitFailMode: 'closed' }));
+    const refused = await replica.post({ query: VIEWER }, token);
+    expect(refused.status).toBe(429);
+    expect(refused.json.errors?.[0].extensions).toMatchObject({ code: 'RATE_LIMITED', retryAfter: 1 });
+    expect(replica.calls).toEqual([]);
+  });
+});

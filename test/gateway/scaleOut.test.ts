@@ -1,0 +1,163 @@
+/**
+ * Two gateway replicas over one embedded upstream, sharing a real Redis: the response cache, its
+ * invalidation, the per-caller rate limit and persisted queries work across replicas; Redis holds
+ * no token; with Redis gone the replicas keep answering, and use it again once it is back.
+ */
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
+import { dumpRedis, startRedis, startReplica, stopAfterEach, type Replica, type TestRedis } from '../helpers/redis.js';
+
+const SPACE = `query Space($spaceId: String!) { space(spaceId: $spaceId) { title permissions { admin edit } } }`;
+const VIEWER = 'query Viewer { viewer { displayName } }';
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+
+/** Waits (generously: the machine is loaded) until the replica's Redis client is ready again. */
+async function redisReady(...replicas: Replica[]) {
+  const deadline = Date.now() + 20_000;
+  while (!replicas.every((r) => r.gateway.redis?.isRedisReady())) {
+    if (Date.now() > deadline) throw new Error('Redis client not ready after 20 s');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('two replicas sharing Redis', () => {
+  let redis: TestRedis;
+  let upstream: TestUpstream;
+  let a: Replica;
+  let b: Replica;
+  let spaceId: string;
+  let admin: string;
+  let reader: string;
+  const track = stopAfterEach();
+  const replicas = (options: Parameters<typeof startReplica>[1] = {}) => {
+    const pair = [0, 1].map(() => track(startReplica(upstream.url, { redisUrl: redis.url, ...options })));
+    return redisReady(...pair).then(() => pair);
+  };
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    upstream = await startUpstream();
+    admin = upstream.world.users.admin.token;
+    reader = upstream.world.users.read.token;
+    spaceId = (await upstream.api.post(`/orgs/${upstream.world.orgId}/spaces`, { title: 'Shared' })).body.id;
+  });
+  afterAll(async () => {
+    await upstream?.stop();
+    await redis?.stop();
+  });
+  beforeEach(async () => {
+    await redis.client.flushall();
+    [a, b] = await replicas({ responseCacheTtlMs: 60_000, persistedOperations: { documents: { viewer1: VIEWER } } });
+  });
+
+  const space = (r: Replica, token: string) => r.post({ query: SPACE, variables: { spaceId } }, token);
+
+  it('a result cached on A answers on B with no REST call; another caller never gets it', async () => {
+    const first = await space(a, admin);
+    expect(first.json.extensions?.responseCache).toMatchObject({ hit: false, didCache: true });
+    expect(a.calls.length).toBeGreaterThan(0);
+
+    const onB = await space(b, admin);
+    expect(onB.json.extensions?.responseCache.hit).toBe(true);
+    expect(onB.json.data).toEqual(first.json.data);
+    expect(b.calls).toEqual([]);
+
+    const readerOnB = await space(b, reader);
+    expect(readerOnB.json.extensions?.responseCache.hit).toBe(false);
+    expect(readerOnB.json.data?.space.permissions).toEqual({ admin: false, edit: false });
+    expect(first.json.data?.space.permissions).toEqual({ admin: true, edit: true });
+    a.calls.splice(0);
+    const readerOnA = await space(a, reader);
+    expect(readerOnA.json).toMatchObject({ data: readerOnB.json.data, extensions: { responseCache: { hit: true } } });
+    expect(a.calls).toEqual([]);
+  });
+
+  it('a mutation on B is seen by the next read on A', async () => {
+    await space(a, admin);
+    expect((await space(a, admin)).json.extensions?.responseCache.hit).toBe(true);
+    const renamed = await b.post(
+      { query: 'mutation($input: UpdateSpaceInput!) { updateSpace(input: $input) { clientMutationId } }', variables: { input: { spaceId, title: 'Renamed on B' } } },
+      admin,
+    );
+    expect(renamed.json.errors).toBeUndefined();
+    a.calls.splice(0);
+    const after = await space(a, admin);
+    expect(after.json.extensions?.responseCache.hit).toBe(false);
+    expect(after.json.data?.space.title).toBe('Renamed on B');
+    expect(a.calls.length).toBeGreaterThan(0);
+  });
+
+  it('no token appears in any Redis key or value, and every key expires', async () => {
+    await space(a, admin);
+    await space(b, reader);
+    await a.post({ query: '{ viewer { restId } }', extensions: { persistedQuery: { version: 1, sha256Hash: sha256('{ viewer { restId } }') } } }, admin);
+    const [limited] = await replicas({ callerRateLimit: 100 });
+    await limited.post({ query: VIEWER }, admin);
+    const all = await dumpRedis(redis.client);
+    expect([...all.keys()].some((k) => k.startsWith('dg:rc:r:'))).toBe(true);
+    expect([...all.keys()].some((k) => k.startsWith('dg:rl:'))).toBe(true);
+    expect([...all.keys()].some((k) => k.startsWith('dg:apq:'))).toBe(true);
+    const tokens = Object.values(upstream.world.users).map((u) => u.token);
+    for (const [key, value] of all) for (const token of tokens) expect(`${key}\n${value}`).not.toContain(token);
+    // Every key expires: Redis memory stays bounded by the TTLs.
+    for (const key of all.keys()) expect(await redis.client.pttl(key), key).toBeGreaterThan(0);
+  });
+
+  it('the rate limit counts across both replicas and spares other tokens', async () => {
+    const [r1, r2] = await replicas({ callerRateLimit: 4 });
+    for (const r of [r1, r2, r1, r2]) expect((await r.post({ query: VIEWER }, admin)).json.data?.viewer.displayName).toBe('Ada admin');
+    r1.calls.splice(0);
+    const refused = await r1.post({ query: VIEWER }, admin);
+    expect(refused.status).toBe(429);
+    expect(refused.json.errors?.[0].extensions?.code).toBe('RATE_LIMITED');
+    expect(Number(refused.headers.get('retry-after'))).toBe(refused.json.errors?.[0].extensions?.retryAfter);
+    expect(r1.calls).toEqual([]);
+    expect((await r2.post({ query: VIEWER }, admin)).status).toBe(429);
+    expect((await r2.post({ query: VIEWER }, reader)).json.data?.viewer.displayName).toBe('Ada read');
+  });
+
+  it('a persisted id works on both replicas; an APQ hash registered on A works on B', async () => {
+    for (const r of [a, b]) expect((await r.post({ documentId: 'viewer1' }, admin)).json.data).toEqual({ viewer: { displayName: 'Ada admin' } });
+    const query = '{ viewer { restId displayName } }';
+    const extensions = { persistedQuery: { version: 1, sha256Hash: sha256(query) } };
+    expect((await b.post({ extensions }, admin)).json.errors?.[0].message).toBe('PersistedQueryNotFound');
+    expect((await a.post({ query, extensions }, admin)).json.data?.viewer.displayName).toBe('Ada admin');
+    expect((await b.post({ extensions }, admin)).json.data?.viewer).toEqual({ restId: upstream.world.users.admin.id, displayName: 'Ada admin' });
+  });
+
+  it('--persisted-only refuses a raw document with no REST call, on any replica', async () => {
+    const pair = await replicas({ persistedOperations: { documents: { viewer1: VIEWER }, only: true } });
+    for (const r of pair) {
+      const refused = await r.post({ query: VIEWER }, admin);
+      expect(refused.json.errors?.[0].message).toMatch(/Only persisted operations/);
+      expect(r.calls).toEqual([]);
+      expect((await r.post({ documentId: 'viewer1' }, admin)).json.data?.viewer.displayName).toBe('Ada admin');
+    }
+  });
+
+  it('with Redis stopped the replicas keep answering (cache bypassed, rate limit open), and use Redis again once it is back', async () => {
+    const [limited] = await replicas({ callerRateLimit: 100 });
+    await space(a, admin);
+    await redis.kill();
+    for (const r of [a, b, a, limited]) {
+      const res = await space(r, admin);
+      expect(res.json.errors).toBeUndefined();
+      expect(res.json.data?.space.permissions).toEqual({ admin: true, edit: true });
+      expect(res.json.extensions?.responseCache?.hit).not.toBe(true);
+    }
+    const mutated = await b.post(
+      { query: 'mutation($input: UpdateSpaceInput!) { updateSpace(input: $input) { space { title } } }', variables: { input: { spaceId, title: 'While Redis is down' } } },
+      admin,
+    );
+    expect(mutated.json.data?.updateSpace.space.title).toBe('While Redis is down');
+    expect((await space(a, admin)).json.data?.space.title).toBe('While Redis is down');
+
+    await redis.restart();
+    await redisReady(a, b);
+    await space(a, admin);
+    b.calls.splice(0);
+    expect((await space(b, admin)).json).toMatchObject({ data: { space: { title: 'While Redis is down' } }, extensions: { responseCache: { hit: true } } });
+    expect(b.calls).toEqual([]);
+  });
+});
