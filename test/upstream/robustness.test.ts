@@ -336,6 +336,20 @@ describe('every route answers malformed requests with a 4xx error, never a 500',
   });
 });
 
+describe('every PATCH and PUT needs write rights, whatever the body', () => {
+  it('an empty body `{}` never succeeds for a reader or a guest', async () => {
+    const ids = await fixture();
+    const updates = routes.filter((r) => r.method === 'PATCH' || r.method === 'PUT');
+    expect(updates.length).toBeGreaterThan(15);
+    for (const who of ['read', 'guest'] as const) {
+      for (const route of updates) {
+        const res = await send(route.method, fill(route.pattern, ids), { token: t.world.users[who].token, body: '{}' });
+        expectError(res, `${who}: ${key(route)} with {}`);
+      }
+    }
+  });
+});
+
 describe('the body validator', () => {
   it('rejects fields named like built-in object members as unknown fields', async () => {
     for (const field of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {

@@ -157,6 +157,18 @@ describe('PATCH /spaces/{spaceId}', () => {
     expect((await as('outsider').patch(path, { title: 'Outsider' })).status).toBe(404);
   });
 
+  it('an empty PATCH needs edit too: read and guest callers of a public space get 403, nothing changes', async () => {
+    const space = await newSpace({ title: 'Untouched' });
+    const path = `/spaces/${space.id}`;
+    t.upstream.db.prepare(`UPDATE spaces SET visibility = 'public' WHERE id = ?`).run(space.id);
+    for (const who of ['read', 'guest', 'review'] as const) {
+      const res = await as(who).patch(path, {});
+      expect(res.status, who).toBe(403);
+    }
+    expect((await t.api.get(path)).body.updatedAt).toBe(space.updatedAt);
+    expect((await t.api.patch(path, {})).status).toBe(200);
+  });
+
   it('editMode live/locked: locked turns off edit and merge', async () => {
     const space = await newSpace({ title: 'Lockable' });
     const locked = await t.api.patch(`/spaces/${space.id}`, { editMode: 'locked' });

@@ -3,7 +3,7 @@
  * 7 days → removed for good), duplicate, move, transfer and the links of the current revision.
  *
  * Roles per operation: read for GET, links and (with create in the organization or the parent
- * collection) duplicate; edit for PATCH `title`/`emoji`; admin for PATCH `defaultLevel`/
+ * collection) duplicate; edit for any PATCH (`title`/`emoji`, or nothing); admin for PATCH `defaultLevel`/
  * `editMode` (they change who may do what), delete, restore, move and transfer.
  */
 import { LINK_STATUSES, SPACE_RESTORE_DAYS } from '../../api/rules.js';
@@ -218,11 +218,10 @@ function copyTitle(title: string): string {
   return chars.slice(0, 50 - suffix.length).join('') + suffix;
 }
 
-/** `title`/`emoji` need edit; `defaultLevel`/`editMode` need admin. */
+/** Any PATCH (even `{}`) needs edit; `defaultLevel`/`editMode` need admin. */
 function updateSpace(ctx: RequestContext) {
-  const { row, role } = loadSpace(ctx, ctx.params.spaceId);
+  const { row, role } = loadSpace(ctx, ctx.params.spaceId, 'edit');
   const body = ctx.body('space.update');
-  if (body.title !== undefined || body.emoji !== undefined) requireRole(role, 'edit', 'Space');
   if (body.defaultLevel !== undefined || body.editMode !== undefined) requireRole(role, 'admin', 'Space');
   ctx.db
     .prepare('UPDATE spaces SET title = ?, emoji = ?, default_level = ?, edit_mode = ?, updated_at = ? WHERE id = ?')
