@@ -9,6 +9,7 @@ import { HttpError, unauthorized } from './errors.js';
 import { Query } from './query.js';
 import { RateLimiter, type RateLimit } from './rateLimit.js';
 import { RAW, Reply, Router } from './router.js';
+import { redactUrl } from './redact.js';
 import { registerRoutes } from './routes/index.js';
 
 export interface UpstreamOptions {
@@ -21,7 +22,7 @@ export interface UpstreamOptions {
   host?: string;
   /** Requests per window per caller; off when absent. */
   rateLimit?: RateLimit;
-  /** Called for each request when set (method, path, status, ms). */
+  /** Called for each request when set (method, path with credential query values redacted, status, ms). */
   log?: (line: { method: string; path: string; status: number; ms: number }) => void;
   /** Largest accepted JSON body, in bytes (default 1 MiB). */
   maxBodyBytes?: number;
@@ -73,7 +74,7 @@ export function buildUpstream(options: UpstreamOptions = {}): Upstream {
   const server: Server = createServer((req, res) => {
     const started = performance.now();
     res.on('finish', () =>
-      options.log?.({ method: req.method ?? '', path: req.url ?? '', status: res.statusCode, ms: performance.now() - started }),
+      options.log?.({ method: req.method ?? '', path: redactUrl(req.url ?? ''), status: res.statusCode, ms: performance.now() - started }),
     );
     handle(req, res).catch((err) => sendError(res, err));
   });
