@@ -28,6 +28,11 @@ export interface UpstreamOptions {
   maxBodyBytes?: number;
   /** Time allowed to fetch an OpenAPI spec from its URL, in ms (default 10 s); beyond: FETCH_TIMEOUT. */
   openApiFetchTimeoutMs?: number;
+  /**
+   * OpenAPI source URLs fetched although their address is loopback, private or link-local (a test
+   * hook for specs served on loopback; by default every such URL is refused).
+   */
+  openApiFetchAllow?: (url: URL) => boolean;
   /** Pause between two Server-Sent Events of the streamed ask endpoints, in ms (default 25). */
   askStreamDelayMs?: number;
   /** Called when a streamed ask endpoint ends, with how (complete / aborted) and the events written. */
@@ -62,6 +67,7 @@ export function buildUpstream(options: UpstreamOptions = {}): Upstream {
     origin: () => origin,
     shutdown: shutdown.signal,
     openApiFetchTimeoutMs: options.openApiFetchTimeoutMs ?? 10_000,
+    openApiFetchAllow: options.openApiFetchAllow,
     askStreamDelayMs: options.askStreamDelayMs ?? 25,
     onAskStreamEnd: options.onAskStreamEnd,
     track(work) {
