@@ -7,7 +7,7 @@
  */
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSite } from '../../src/upstream/routes/sites.js';
+import { createSite } from '../../src/upstream/domain/sites.js';
 import { buildUpstream } from '../../src/upstream/server.js';
 import { checkResponse } from '../helpers/conformance.js';
 import { startUpstream, type TestUpstream } from '../helpers/upstream.js';

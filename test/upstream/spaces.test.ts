@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { editChangeRequestPages } from '../../src/upstream/content/merge.js';
 import { pagesOf } from '../../src/upstream/content/revisions.js';
-import { createSite } from '../../src/upstream/routes/sites.js';
-import { insertSpace } from '../../src/upstream/routes/spaces.js';
+import { createSite } from '../../src/upstream/domain/sites.js';
+import { insertSpace } from '../../src/upstream/domain/spaces.js';
 import { chars, fixtures } from '../helpers/fixtures.js';
 import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
 

@@ -8,9 +8,9 @@ import { badRequest, forbidden, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { paginate } from '../pagination.js';
 import type { Router } from '../router.js';
-import { loadChangeRequest } from './changeRequests.js';
-import type { SpaceRow } from './spaces.js';
-import { userById } from './users.js';
+import { loadChangeRequest } from '../domain/changeRequests.js';
+import type { SpaceRow } from '../domain/spaces.js';
+import { userById } from '../domain/users.js';
 
 type Format = (typeof CONTENT_FORMATS)[number];
 
