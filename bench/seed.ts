@@ -7,7 +7,7 @@
 import { addMember, createOrganization, createUser } from '../src/upstream/bootstrap.js';
 import { systemClock } from '../src/upstream/clock.js';
 import type { Db } from '../src/upstream/db/index.js';
-import { insertSpace } from '../src/upstream/routes/spaces.js';
+import { insertSpace } from '../src/upstream/domain/spaces.js';
 
 export interface Shape {
   spaces: number;

@@ -106,8 +106,15 @@ const contentPosition: Rule = {
 /** Ids of users or teams to grant a role to: at least one when given. */
 const principalIds: Rule = { kind: 'array', of: { kind: 'string', min: 1 }, min: 1 };
 
-/** Emoji reactions added to / removed from a comment or a reply (an emoji: 1 to 50 characters). */
-const reactions: Rule = { kind: 'array', of: str(50, 1) };
+/** Most reactions one PUT may add or remove, and most different emoji one comment or reply holds. */
+export const REACTIONS_PER_REQUEST_MAX = 20;
+export const REACTION_EMOJI_PER_POST_MAX = 20;
+/** One emoji (OpenAPI `Emoji`, format `emoji`): an RGI emoji sequence or a pictograph. Built at run
+ * time: the `v` flag (sets of strings) is newer than the compile target. */
+const EMOJI = new RegExp('^(?:\\p{RGI_Emoji}|\\p{Extended_Pictographic}\\uFE0F?)$', 'v');
+const emoji = str(50, 1, { refine: (value: string) => (EMOJI.test(value) ? undefined : 'must be a single emoji') });
+/** Emoji reactions added to / removed from a comment or a reply (each one emoji of 1 to 50 characters). */
+const reactions: Rule = { kind: 'array', of: emoji, max: REACTIONS_PER_REQUEST_MAX };
 /** What PUT changes on a comment and on a reply. */
 const commentEdit = { body: contentBody, addedReactions: reactions, removedReactions: reactions } satisfies Fields;
 

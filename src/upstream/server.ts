@@ -9,6 +9,7 @@ import { HttpError, unauthorized } from './errors.js';
 import { Query } from './query.js';
 import { RateLimiter, type RateLimit } from './rateLimit.js';
 import { RAW, Reply, Router } from './router.js';
+import { redactUrl } from './redact.js';
 import { registerRoutes } from './routes/index.js';
 
 export interface UpstreamOptions {
@@ -21,12 +22,17 @@ export interface UpstreamOptions {
   host?: string;
   /** Requests per window per caller; off when absent. */
   rateLimit?: RateLimit;
-  /** Called for each request when set (method, path, status, ms). */
+  /** Called for each request when set (method, path with credential query values redacted, status, ms). */
   log?: (line: { method: string; path: string; status: number; ms: number }) => void;
   /** Largest accepted JSON body, in bytes (default 1 MiB). */
   maxBodyBytes?: number;
   /** Time allowed to fetch an OpenAPI spec from its URL, in ms (default 10 s); beyond: FETCH_TIMEOUT. */
   openApiFetchTimeoutMs?: number;
+  /**
+   * OpenAPI source URLs fetched although their address is loopback, private or link-local (a test
+   * hook for specs served on loopback; by default every such URL is refused).
+   */
+  openApiFetchAllow?: (url: URL) => boolean;
   /** Pause between two Server-Sent Events of the streamed ask endpoints, in ms (default 25). */
   askStreamDelayMs?: number;
   /** Called when a streamed ask endpoint ends, with how (complete / aborted) and the events written. */
@@ -61,6 +67,7 @@ export function buildUpstream(options: UpstreamOptions = {}): Upstream {
     origin: () => origin,
     shutdown: shutdown.signal,
     openApiFetchTimeoutMs: options.openApiFetchTimeoutMs ?? 10_000,
+    openApiFetchAllow: options.openApiFetchAllow,
     askStreamDelayMs: options.askStreamDelayMs ?? 25,
     onAskStreamEnd: options.onAskStreamEnd,
     track(work) {
@@ -73,7 +80,7 @@ export function buildUpstream(options: UpstreamOptions = {}): Upstream {
   const server: Server = createServer((req, res) => {
     const started = performance.now();
     res.on('finish', () =>
-      options.log?.({ method: req.method ?? '', path: req.url ?? '', status: res.statusCode, ms: performance.now() - started }),
+      options.log?.({ method: req.method ?? '', path: redactUrl(req.url ?? ''), status: res.statusCode, ms: performance.now() - started }),
     );
     handle(req, res).catch((err) => sendError(res, err));
   });

@@ -4,7 +4,7 @@
  * same caller; arguments checked with the upstream's rules before the ask's REST call.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SpaceRow } from '../../src/upstream/routes/spaces.js';
+import type { SpaceRow } from '../../src/upstream/domain/spaces.js';
 import { addAskContent, DOCKER_QUESTION } from '../helpers/askContent.js';
 import { startStack, type TestStack } from '../helpers/gateway.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { screamingSnake } from '../../src/schema/lib/enums.js';
-import { installIntegration, integrationSecrets } from '../../src/upstream/routes/integrations.js';
+import { installIntegration, integrationSecrets } from '../../src/upstream/domain/integrations.js';
 import { expectRejected, startStack, type TestStack } from '../helpers/gateway.js';
 import { restUrls, urls } from './urls.js';
 

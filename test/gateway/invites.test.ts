@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser } from '../../src/upstream/bootstrap.js';
-import { invitationFor } from '../../src/upstream/routes/invites.js';
+import { invitationFor } from '../../src/upstream/domain/invites.js';
 import { startStack, type TestStack } from '../helpers/gateway.js';
 import { callList, walkConnection } from '../helpers/walk.js';
 

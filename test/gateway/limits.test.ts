@@ -4,7 +4,7 @@ import { DEFAULT_LIMITS } from '../../src/gateway/app.js';
 import { exampleQuery } from '../../src/gateway/example.js';
 import { operationCost } from '../../src/gateway/plugins/useCostLimit.js';
 import { schema } from '../../src/schema/index.js';
-import { insertSpace } from '../../src/upstream/routes/spaces.js';
+import { insertSpace } from '../../src/upstream/domain/spaces.js';
 import { startStack, type GqlResult, type TestStack } from '../helpers/gateway.js';
 
 let t: TestStack;

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildGateway, type Gateway } from '../../src/gateway/app.js';
 import type { Logger } from '../../src/log.js';
-import { insertSpace } from '../../src/upstream/routes/spaces.js';
+import { insertSpace } from '../../src/upstream/domain/spaces.js';
 import { error, json, startBadServer, type BadServer, type Step } from '../helpers/badServer.js';
 import { startStack, type GqlResult, type TestStack } from '../helpers/gateway.js';
 import { startUpstream } from '../helpers/upstream.js';

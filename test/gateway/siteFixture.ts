@@ -1,6 +1,6 @@
 /** Sites for the gateway site tests: created upstream (no REST endpoint creates a site), read by REST. */
-import { createSite } from '../../src/upstream/routes/sites.js';
-import { insertSpace } from '../../src/upstream/routes/spaces.js';
+import { createSite } from '../../src/upstream/domain/sites.js';
+import { insertSpace } from '../../src/upstream/domain/spaces.js';
 import type { TestStack } from '../helpers/gateway.js';
 
 export interface TestSite {

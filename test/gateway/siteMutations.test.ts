@@ -1,6 +1,6 @@
 import { encodeGlobalID } from '@pothos/plugin-relay';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertSpace } from '../../src/upstream/routes/spaces.js';
+import { insertSpace } from '../../src/upstream/domain/spaces.js';
 import { expectRejected, startStack, type TestStack } from '../helpers/gateway.js';
 import { callPaths, keyOf, newSite, restAll, siteVars, type TestSite } from './siteFixture.js';
 

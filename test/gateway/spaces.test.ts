@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pagesOf } from '../../src/upstream/content/revisions.js';
-import { insertSpace } from '../../src/upstream/routes/spaces.js';
+import { insertSpace } from '../../src/upstream/domain/spaces.js';
 import { enumName, startStack, type TestStack } from '../helpers/gateway.js';
 import { restUrls, urls } from './urls.js';
 

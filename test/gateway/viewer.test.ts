@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertSpace } from '../../src/upstream/routes/spaces.js';
+import { insertSpace } from '../../src/upstream/domain/spaces.js';
 import { startStack, type TestStack } from '../helpers/gateway.js';
 
 let t: TestStack;

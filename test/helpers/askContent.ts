@@ -1,5 +1,5 @@
 /** Pages for the gateway's AI-ask tests: two private spaces of the world's main organization. */
-import { insertSpace, type SpaceRow } from '../../src/upstream/routes/spaces.js';
+import { insertSpace, type SpaceRow } from '../../src/upstream/domain/spaces.js';
 import type { TestUpstream } from './upstream.js';
 
 const INSTALLATION = `# Installation

@@ -4,8 +4,8 @@
  * `fixtures(() => t)` reads the running upstream lazily, so it can be called before `beforeAll`.
  */
 import { expect } from 'vitest';
-import { createSite } from '../../src/upstream/routes/sites.js';
-import { insertSpace } from '../../src/upstream/routes/spaces.js';
+import { createSite } from '../../src/upstream/domain/sites.js';
+import { insertSpace } from '../../src/upstream/domain/spaces.js';
 import type { RestClient, TestUpstream } from './upstream.js';
 import type { WorldUser } from './world.js';
 

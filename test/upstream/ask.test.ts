@@ -4,7 +4,7 @@ import { createRevision } from '../../src/upstream/content/revisions.js';
 import type { AskStreamEnd } from '../../src/upstream/context.js';
 import { migrate } from '../../src/upstream/db/index.js';
 import { migrations } from '../../src/upstream/db/migrations/index.js';
-import { insertSpace, type SpaceRow } from '../../src/upstream/routes/spaces.js';
+import { insertSpace, type SpaceRow } from '../../src/upstream/domain/spaces.js';
 import { checkResponse } from '../helpers/conformance.js';
 import { startUpstream, type RestClient, type TestUpstream } from '../helpers/upstream.js';
 

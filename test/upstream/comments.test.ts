@@ -126,6 +126,32 @@ describe('comments', () => {
     expect((await as.read.put(`${base}/${comment.id}`, { addedReactions: ['👍'] })).status).toBe(403);
   });
 
+  it('reactions are single emoji, at most 20 per request and 20 different emoji per comment or reply', async () => {
+    const post = (await as.comment.post(base, markdown('React to me'))).body;
+    const reply = (await as.comment.post(`${base}/${post.id}/replies`, markdown('Me too'))).body;
+    const faces = Array.from({ length: 21 }, (_, i) => String.fromCodePoint(0x1f600 + i));
+    for (const path of [`${base}/${post.id}`, `${base}/${post.id}/replies/${reply.id}`]) {
+      const flood = await as.comment.put(path, { addedReactions: Array.from({ length: 15_000 }, (_, i) => `r${i}`) });
+      expect(flood.body.error).toEqual({ code: 400, message: 'addedReactions: must have at most 20 items' });
+      for (const text of ['x', 'hello', '👍👍', ':+1:', '1']) {
+        const res = await as.comment.put(path, { addedReactions: [text] });
+        expect(res.body.error, text).toEqual({ code: 400, message: 'addedReactions[0]: must be a single emoji' });
+      }
+      expect((await as.comment.put(path, { removedReactions: ['nope'] })).status).toBe(400);
+      const ok = await as.comment.put(path, { addedReactions: [...faces.slice(0, 18), '👨‍👩‍👧', '🇫🇷'] });
+      expect(ok.status).toBe(200);
+      expect(ok.body.reactions.map((r: { emoji: string }) => r.emoji)).toHaveLength(20);
+      // Another user adding a 21st different emoji is refused, and nothing of that PUT is kept.
+      const over = await as.review.put(path, { addedReactions: ['👍', faces[20]] });
+      expect(over.body.error).toEqual({ code: 400, message: 'addedReactions: a comment or reply holds at most 20 different emoji' });
+      const after = (await as.review.get(path)).body.reactions as Array<{ emoji: string; count: number }>;
+      expect(after).toHaveLength(20);
+      expect(after.every((r) => r.count === 1)).toBe(true);
+      // An emoji already there may still be added by others.
+      expect((await as.review.put(path, { addedReactions: [faces[0]] })).body.reactions[0]).toMatchObject({ emoji: faces[0], count: 2 });
+    }
+  });
+
   it('the target page turns outdated once the change request edits it', async () => {
     editChangeRequestPages(t.upstream.db, cr.id, t.world.users.edit.id, [{ page_id: pageId, markdown: 'Changed.' }], t.clock.now().toISOString());
     const res = await t.api.get(`${base}/${comment.id}`);

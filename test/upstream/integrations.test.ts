@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrganization } from '../../src/upstream/bootstrap.js';
-import { installIntegration, integrationSecrets } from '../../src/upstream/routes/integrations.js';
+import { installIntegration, integrationSecrets } from '../../src/upstream/domain/integrations.js';
 import { fixtures } from '../helpers/fixtures.js';
 import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
 

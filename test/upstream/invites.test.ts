@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser } from '../../src/upstream/bootstrap.js';
-import { invitationFor } from '../../src/upstream/routes/invites.js';
+import { invitationFor } from '../../src/upstream/domain/invites.js';
 import { fixtures } from '../helpers/fixtures.js';
 import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
 

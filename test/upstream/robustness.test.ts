@@ -7,7 +7,7 @@
  */
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSite } from '../../src/upstream/routes/sites.js';
+import { createSite } from '../../src/upstream/domain/sites.js';
 import { buildUpstream } from '../../src/upstream/server.js';
 import { checkResponse } from '../helpers/conformance.js';
 import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
@@ -331,6 +331,20 @@ describe('every route answers malformed requests with a 4xx error, never a 500',
         const body = isWrite(method) ? JSON.stringify(WRONG_BODIES[name] ?? {}) : undefined;
         const res = await send(method, fill(route.pattern, ids, { param, value }), { body });
         expectError(res, `${name} with {${param}} = ${value.slice(0, 20)}`);
+      }
+    }
+  });
+});
+
+describe('every PATCH and PUT needs write rights, whatever the body', () => {
+  it('an empty body `{}` never succeeds for a reader or a guest', async () => {
+    const ids = await fixture();
+    const updates = routes.filter((r) => r.method === 'PATCH' || r.method === 'PUT');
+    expect(updates.length).toBeGreaterThan(15);
+    for (const who of ['read', 'guest'] as const) {
+      for (const route of updates) {
+        const res = await send(route.method, fill(route.pattern, ids), { token: t.world.users[who].token, body: '{}' });
+        expectError(res, `${who}: ${key(route)} with {}`);
       }
     }
   });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSite } from '../../src/upstream/routes/sites.js';
-import { insertSpace } from '../../src/upstream/routes/spaces.js';
+import { createSite } from '../../src/upstream/domain/sites.js';
+import { insertSpace } from '../../src/upstream/domain/spaces.js';
 import { fixtures } from '../helpers/fixtures.js';
 import { startUpstream, type RestClient, type TestUpstream } from '../helpers/upstream.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertSiteSpace } from '../../src/upstream/routes/siteSections.js';
-import { createSite } from '../../src/upstream/routes/sites.js';
-import { insertSpace } from '../../src/upstream/routes/spaces.js';
+import { insertSiteSpace } from '../../src/upstream/domain/siteSpaces.js';
+import { createSite } from '../../src/upstream/domain/sites.js';
+import { insertSpace } from '../../src/upstream/domain/spaces.js';
 import { fixtures } from '../helpers/fixtures.js';
 import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { editChangeRequestPages } from '../../src/upstream/content/merge.js';
 import { pagesOf } from '../../src/upstream/content/revisions.js';
-import { createSite } from '../../src/upstream/routes/sites.js';
-import { insertSpace } from '../../src/upstream/routes/spaces.js';
+import { createSite } from '../../src/upstream/domain/sites.js';
+import { insertSpace } from '../../src/upstream/domain/spaces.js';
 import { chars, fixtures } from '../helpers/fixtures.js';
 import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
 
@@ -155,6 +155,18 @@ describe('PATCH /spaces/{spaceId}', () => {
     expect((await as('edit').patch(path, { editMode: 'locked' })).status).toBe(403);
     expect((await as('review').patch(path, { title: 'Reviewer' })).status).toBe(403);
     expect((await as('outsider').patch(path, { title: 'Outsider' })).status).toBe(404);
+  });
+
+  it('an empty PATCH needs edit too: read and guest callers of a public space get 403, nothing changes', async () => {
+    const space = await newSpace({ title: 'Untouched' });
+    const path = `/spaces/${space.id}`;
+    t.upstream.db.prepare(`UPDATE spaces SET visibility = 'public' WHERE id = ?`).run(space.id);
+    for (const who of ['read', 'guest', 'review'] as const) {
+      const res = await as(who).patch(path, {});
+      expect(res.status, who).toBe(403);
+    }
+    expect((await t.api.get(path)).body.updatedAt).toBe(space.updatedAt);
+    expect((await t.api.patch(path, {})).status).toBe(200);
   });
 
   it('editMode live/locked: locked turns off edit and merge', async () => {

@@ -1,7 +1,7 @@
 /** Questions derived from headings: the recommended questions and the answer's followups. */
 import { pagesOf } from '../content/revisions.js';
 import type { Db } from '../db/index.js';
-import type { SpaceRow } from '../routes/spaces.js';
+import type { SpaceRow } from '../domain/spaces.js';
 import { sectionsOf } from './sections.js';
 
 export const MAX_RECOMMENDED_QUESTIONS = 10;

@@ -4,7 +4,7 @@
  */
 import type { RequestContext } from '../context.js';
 import type { Db } from '../db/index.js';
-import { spaceRole, type SpaceRow } from '../routes/spaces.js';
+import { spaceRole, type SpaceRow } from '../domain/spaces.js';
 import { ftsQuery } from './text.js';
 
 export interface PageHit {

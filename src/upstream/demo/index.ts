@@ -17,9 +17,9 @@ import { systemClock } from '../clock.js';
 import { editChangeRequestPages } from '../content/merge.js';
 import { pagesOf } from '../content/revisions.js';
 import type { Db } from '../db/index.js';
-import { installIntegration } from '../routes/integrations.js';
-import { createSite } from '../routes/sites.js';
-import { insertSpace } from '../routes/spaces.js';
+import { installIntegration } from '../domain/integrations.js';
+import { createSite } from '../domain/sites.js';
+import { insertSpace } from '../domain/spaces.js';
 import { buildUpstream } from '../server.js';
 import { apiGuide, designSystem, handbook, labNotes, releaseNotes } from './content.js';
 

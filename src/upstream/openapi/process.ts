@@ -33,6 +33,7 @@ async function run(services: UpstreamServices, specId: string, runNo: number): P
     text = spec.source_text ?? (await fetchSourceText(spec.source_url ?? '', {
       timeoutMs: services.openApiFetchTimeoutMs,
       signal: services.shutdown,
+      allow: services.openApiFetchAllow,
     }));
   } catch (e) {
     if (!(e instanceof FetchFailure)) return; // the server is stopping

@@ -1,6 +1,5 @@
 import { CHANGE_REQUEST_STATUSES } from '../../api/rules.js';
-import type { Role } from '../../api/roles.js';
-import { isOutdated, mergeChangeRequest, updateChangeRequest, type ChangeRequestRow } from '../content/merge.js';
+import { mergeChangeRequest, updateChangeRequest, type ChangeRequestRow } from '../content/merge.js';
 import { PDF_URL_TTL_MS, renderPdf, signPdfGrant, verifyPdfGrant } from '../content/pdf.js';
 import { copyRevision, pagesOf, type PageRow } from '../content/revisions.js';
 import type { RequestContext, UpstreamServices } from '../context.js';
@@ -8,70 +7,10 @@ import { badRequest, conflict, forbidden, notFound, unauthorized } from '../erro
 import { newId } from '../ids.js';
 import { paginate } from '../pagination.js';
 import { RAW, Reply, type Router } from '../router.js';
-import { loadSpace, type SpaceRow } from './spaces.js';
-import { userById } from './users.js';
+import { loadChangeRequest, reloadChangeRequest, requireUnlocked, toChangeRequest, type ChangeRequest } from '../domain/changeRequests.js';
+import { loadSpace } from '../domain/spaces.js';
 
 const base = '/spaces/{spaceId}/change-requests';
-
-function openComments(ctx: RequestContext, changeRequestId: string): number {
-  const row = ctx.db
-    .prepare(`SELECT COUNT(*) AS n FROM comments WHERE change_request_id = ? AND status = 'open'`)
-    .get(changeRequestId) as { n: number };
-  return row.n;
-}
-
-/** The seed's Change request shape. */
-export function toChangeRequest(ctx: RequestContext, row: ChangeRequestRow, space: SpaceRow) {
-  return {
-    object: 'change-request' as const,
-    id: row.id,
-    number: row.number,
-    status: row.status,
-    subject: row.subject,
-    createdBy: userById(ctx, row.created_by),
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    space: row.space_id,
-    revision: row.revision_id,
-    revisionInitial: row.revision_initial,
-    ...(row.revision_merged_ancestor ? { revisionMergedAncestor: row.revision_merged_ancestor } : {}),
-    ...(row.revision_merged ? { revisionMerged: row.revision_merged } : {}),
-    comments: openComments(ctx, row.id),
-    outdated: isOutdated(row, space.revision_id),
-    urls: {
-      app: `${ctx.appBase}/s/${space.id}/~/changes/${row.number}`,
-      location: `${ctx.apiBase}/spaces/${space.id}/change-requests/${row.id}`,
-    },
-  };
-}
-
-export type ChangeRequest = ReturnType<typeof toChangeRequest>;
-
-function findChangeRequest(ctx: RequestContext, spaceId: string, changeRequestId: string): ChangeRequestRow {
-  const byNumber = /^[1-9]\d{0,15}$/.test(changeRequestId) ? Number(changeRequestId) : null;
-  const row = ctx.db
-    .prepare('SELECT * FROM change_requests WHERE space_id = ? AND (id = ? OR number = ?)')
-    .get(spaceId, changeRequestId, byNumber) as ChangeRequestRow | undefined;
-  if (!row) throw notFound('Change request');
-  return row;
-}
-
-/** The change request of the path (`{changeRequestId}` is its id or its number), with its space and the caller's role. */
-export function loadChangeRequest(ctx: RequestContext, min: Role = 'read') {
-  const { row: space, role } = loadSpace(ctx, ctx.params.spaceId, min, { members: true });
-  return { space, role, cr: findChangeRequest(ctx, space.id, ctx.params.changeRequestId) };
-}
-
-/** Content writes need the space's `edit` / `merge` permission: the role, and a space that is not locked. */
-function requireUnlocked(space: SpaceRow) {
-  if (space.edit_mode === 'locked') throw forbidden('The space is locked (editMode locked): its content cannot change');
-}
-
-/** The change request as stored now (after a write). */
-function reload(ctx: RequestContext, changeRequestId: string, space: SpaceRow) {
-  const row = ctx.db.prepare('SELECT * FROM change_requests WHERE id = ?').get(changeRequestId) as ChangeRequestRow;
-  return toChangeRequest(ctx, row, space);
-}
 
 function list(ctx: RequestContext) {
   const { row: space } = loadSpace(ctx, ctx.params.spaceId, 'read', { members: true });
@@ -110,7 +49,7 @@ function create(ctx: RequestContext) {
       .run(id, space.id, (max ?? 0) + 1, subject ?? '', userId, now, now, revision, space.revision_id);
     ctx.db.prepare('INSERT INTO change_request_contributors (change_request_id, user_id) VALUES (?, ?)').run(id, userId);
   })();
-  const created = reload(ctx, id, space);
+  const created = reloadChangeRequest(ctx, id, space);
   ctx.res.setHeader('location', created.urls.location);
   return new Reply(201, created);
 }
@@ -122,7 +61,7 @@ function update(ctx: RequestContext) {
   ctx.db
     .prepare('UPDATE change_requests SET subject = ?, status = ?, updated_at = ? WHERE id = ?')
     .run(body.subject ?? cr.subject, body.status ?? cr.status, ctx.now(), cr.id);
-  return reload(ctx, cr.id, space);
+  return reloadChangeRequest(ctx, cr.id, space);
 }
 
 function merge(ctx: RequestContext) {

@@ -1,4 +1,4 @@
-import { COMMENT_STATUSES, CONTENT_FORMATS, ORDERS } from '../../api/rules.js';
+import { COMMENT_STATUSES, CONTENT_FORMATS, ORDERS, REACTION_EMOJI_PER_POST_MAX } from '../../api/rules.js';
 import { atLeast, type Role } from '../../api/roles.js';
 import type { ChangeRequestRow } from '../content/merge.js';
 import { markdownToDocument } from '../ask/document.js';
@@ -8,9 +8,9 @@ import { badRequest, forbidden, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { paginate } from '../pagination.js';
 import type { Router } from '../router.js';
-import { loadChangeRequest } from './changeRequests.js';
-import type { SpaceRow } from './spaces.js';
-import { userById } from './users.js';
+import { loadChangeRequest } from '../domain/changeRequests.js';
+import type { SpaceRow } from '../domain/spaces.js';
+import { userById } from '../domain/users.js';
 
 type Format = (typeof CONTENT_FORMATS)[number];
 
@@ -169,7 +169,7 @@ function loadReply(ctx: RequestContext, comment: CommentRow): ReplyRow {
   return row;
 }
 
-/** PUT on a comment or a reply: the body (its author only) and the caller's reactions (idempotent). */
+/** PUT on a comment or a reply: the body (its author only) and the caller's reactions (idempotent; the caller's transaction rolls back past the emoji cap). */
 function editPost(ctx: RequestContext, table: 'comments' | 'comment_replies', row: PostRow, body: Record<string, any>) {
   const now = ctx.now();
   const userId = ctx.user().id;
@@ -181,6 +181,9 @@ function editPost(ctx: RequestContext, table: 'comments' | 'comment_replies', ro
   for (const emoji of (body.addedReactions ?? []) as string[]) add.run(row.id, emoji, userId, now);
   const remove = ctx.db.prepare('DELETE FROM reactions WHERE target_id = ? AND emoji = ? AND user_id = ?');
   for (const emoji of (body.removedReactions ?? []) as string[]) remove.run(row.id, emoji, userId);
+  const { n } = ctx.db.prepare('SELECT COUNT(DISTINCT emoji) AS n FROM reactions WHERE target_id = ?').get(row.id) as { n: number };
+  if (n > REACTION_EMOJI_PER_POST_MAX)
+    throw badRequest(`addedReactions: a comment or reply holds at most ${REACTION_EMOJI_PER_POST_MAX} different emoji`);
 }
 
 /** The author, or an admin of the space, may delete a comment or a reply. */

@@ -7,9 +7,9 @@ import type { RequestContext, UpstreamServices, UserRow } from '../context.js';
 import { conflict, forbidden, notFound } from '../errors.js';
 import { paginate } from '../pagination.js';
 import type { Router } from '../router.js';
-import { containsIgnoringCase, toTeam, type TeamRole, type TeamRow } from './teams.js';
-import { spaceRole, toSpace, type Space, type SpaceRow } from './spaces.js';
-import { toUser } from './users.js';
+import { spaceRole, toSpace, type Space, type SpaceRow } from '../domain/spaces.js';
+import { containsIgnoringCase, toTeam, type TeamRole, type TeamRow } from '../domain/teams.js';
+import { toUser } from '../domain/users.js';
 
 /** A membership joined with its user (`SELECT * FROM members m JOIN users u`). */
 export interface MemberRow extends UserRow {

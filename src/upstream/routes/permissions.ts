@@ -8,77 +8,13 @@
 import { ROLES, type Role } from '../../api/roles.js';
 import { contentRole, orgMembership, type ContentTarget } from '../access.js';
 import type { RequestContext, UpstreamServices } from '../context.js';
-import type { Db } from '../db/index.js';
 import { HttpError, notFound } from '../errors.js';
 import { paginate } from '../pagination.js';
 import type { Router } from '../router.js';
-import { loadCollection } from './collections.js';
-import { loadSpace } from './spaces.js';
-import { userById, type User } from './users.js';
-
-type TargetType = ContentTarget['type'];
-
-interface TargetRef {
-  type: TargetType;
-  id: string;
-  organization_id: string;
-}
-
-interface GrantRow {
-  target_type: TargetType;
-  target_id: string;
-  principal_type: 'user' | 'team';
-  principal_id: string;
-  role: Role;
-  created_at: string;
-}
-
-/** Creates or replaces the role of a user or a team on a space or a collection. */
-export function setGrant(
-  db: Db,
-  target: TargetRef,
-  principal: { type: 'user' | 'team'; id: string },
-  role: Role,
-  now: string,
-): void {
-  db.prepare(
-    `INSERT INTO content_permissions (target_type, target_id, principal_type, principal_id, role, created_at)
-     VALUES (?, ?, ?, ?, ?, ?)
-     ON CONFLICT (target_type, target_id, principal_type, principal_id) DO UPDATE SET role = excluded.role`,
-  ).run(target.type, target.id, principal.type, principal.id, role, now);
-}
-
-/** The creator of a space or collection administers it (organization admins already do). */
-export function grantCreator(ctx: RequestContext, target: TargetRef): void {
-  const user = ctx.user();
-  if (orgMembership(ctx.db, target.organization_id, user.id)?.role === 'admin') return;
-  setGrant(ctx.db, target, { type: 'user', id: user.id }, 'admin', ctx.now());
-}
-
-/**
- * After a transfer to `organizationId`: teams are per organization, so team grants go; user
- * grants stay only for users who are members of the new organization.
- */
-export function dropForeignGrants(db: Db, organizationId: string, targets: Array<{ type: TargetType; id: string }>) {
-  const drop = db.prepare(
-    `DELETE FROM content_permissions WHERE target_type = @type AND target_id = @id AND (
-       (principal_type = 'team' AND principal_id NOT IN (SELECT id FROM teams WHERE organization_id = @org)) OR
-       (principal_type = 'user' AND principal_id NOT IN (SELECT user_id FROM members WHERE organization_id = @org)))`,
-  );
-  for (const t of targets) drop.run({ type: t.type, id: t.id, org: organizationId });
-}
-
-function removeUserGrant(db: Db, target: { type: TargetType; id: string }, userId: string) {
-  db.prepare(
-    `DELETE FROM content_permissions
-     WHERE target_type = ? AND target_id = ? AND principal_type = 'user' AND principal_id = ?`,
-  ).run(target.type, target.id, userId);
-}
-
-/** Removes every grant on a space or a collection (when it is removed for good). */
-export function dropGrants(db: Db, target: { type: TargetType; id: string }) {
-  db.prepare('DELETE FROM content_permissions WHERE target_type = ? AND target_id = ?').run(target.type, target.id);
-}
+import { loadCollection } from '../domain/collections.js';
+import { loadSpace } from '../domain/spaces.js';
+import { removeUserGrant, setGrant, type GrantRow, type TargetRef, type TargetType } from '../domain/grants.js';
+import { userById, type User } from '../domain/users.js';
 
 /** How each base finds its target, with the caller's role checked. */
 interface Base {

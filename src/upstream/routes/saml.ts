@@ -6,7 +6,7 @@ import { badRequest, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { paginate } from '../pagination.js';
 import { Reply, type Router } from '../router.js';
-import { findTeam, toTeam } from './teams.js';
+import { findTeam, toTeam } from '../domain/teams.js';
 
 interface SamlProviderRow {
   id: string;

@@ -10,7 +10,7 @@ import { notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { paginate } from '../pagination.js';
 import { Reply, type Router } from '../router.js';
-import { loadSite, setColumns, siteBody, siteUrl, type SiteRow } from './sites.js';
+import { loadSite, setColumns, siteBody, siteUrl, type SiteRow } from '../domain/sites.js';
 
 interface ShareLinkRow {
   id: string;

@@ -9,8 +9,8 @@ import { badRequest, conflict, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { paginate } from '../pagination.js';
 import { Reply, type Router } from '../router.js';
-import { loadSection, sectionUrl, sectionView } from './siteSections.js';
-import { loadSite, setColumns, siteBody, type SiteRow } from './sites.js';
+import { loadSection, sectionUrl, sectionView } from '../domain/siteSections.js';
+import { loadSite, setColumns, siteBody, type SiteRow } from '../domain/sites.js';
 
 interface RedirectRow {
   id: string;

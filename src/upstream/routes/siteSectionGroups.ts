@@ -8,17 +8,9 @@ import { badRequest, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { paginate } from '../pagination.js';
 import { Reply, type Router } from '../router.js';
-import {
-  loadSection,
-  nextPosition,
-  placeInSite,
-  resolvePosition,
-  sectionView,
-  toSiteSection,
-  type SectionRow,
-  type SectionView,
-} from './siteSections.js';
-import { loadSite, setColumns, siteBody, type SiteAccess, type SiteRow } from './sites.js';
+import { loadSection, placeInSite, resolvePosition, sectionView, toSiteSection, type SectionView } from '../domain/siteSections.js';
+import { nextPosition, type SectionRow } from '../domain/siteSpaces.js';
+import { loadSite, setColumns, siteBody, type SiteAccess, type SiteRow } from '../domain/sites.js';
 
 interface GroupRow {
   id: string;

@@ -1,0 +1,129 @@
+/** Site sections: lookup, order moves, and the SiteSection / SiteSpace shapes. */
+import type { Role } from '../../api/roles.js';
+import type { RequestContext } from '../context.js';
+import type { Db } from '../db/index.js';
+import { badRequest, notFound } from '../errors.js';
+import { siteUrl, type SiteAccess, type SiteRow } from './sites.js';
+import { toSpace, type SpaceRow } from './spaces.js';
+import { LIVE_SITE_SPACES, type SectionRow, type SiteSpaceRow } from './siteSpaces.js';
+
+/** A section of the site, or 404. */
+export function loadSection(db: Db, site: SiteRow, sectionId: string): SectionRow {
+  const row = db.prepare('SELECT * FROM site_sections WHERE id = ? AND site_id = ?').get(sectionId, site.id) as
+    | SectionRow
+    | undefined;
+  if (!row) throw notFound('Site section');
+  return row;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Order of sections and groups
+
+export type PointerField = 'siteSection' | 'id';
+export interface Position {
+  before?: Record<string, string>;
+  after?: Record<string, string>;
+}
+
+/** The section a move position points at (undefined: the end of the site); 400 when invalid. */
+export function resolvePosition(db: Db, site: SiteRow, position: Position | undefined, field: PointerField) {
+  if (!position || (!position.before && !position.after)) return undefined;
+  const side = position.before ? 'before' : 'after';
+  const sectionId = position[side]![field];
+  if (!db.prepare('SELECT 1 FROM site_sections WHERE id = ? AND site_id = ?').get(sectionId, site.id))
+    throw badRequest(`position.${side}.${field}: is not a section of this site`);
+  return { sectionId, after: side === 'after' };
+}
+
+/**
+ * Moves a section or group before / after a section (or to the end of the site) and renumbers
+ * the site's order.
+ */
+export function placeInSite(
+  db: Db,
+  siteId: string,
+  moved: { table: 'site_sections' | 'site_section_groups'; id: string },
+  target: { sectionId: string; after: boolean } | undefined,
+): void {
+  const items = db
+    .prepare(
+      `SELECT 'site_sections' AS tbl, id, position FROM site_sections WHERE site_id = ? UNION ALL
+       SELECT 'site_section_groups', id, position FROM site_section_groups WHERE site_id = ?
+       ORDER BY position, id`,
+    )
+    .all(siteId, siteId) as Array<{ tbl: string; id: string }>;
+  const order = items.filter((i) => !(i.tbl === moved.table && i.id === moved.id));
+  const at = target ? order.findIndex((i) => i.tbl === 'site_sections' && i.id === target.sectionId) : -1;
+  const entry = { tbl: moved.table, id: moved.id };
+  if (at < 0) order.push(entry);
+  else order.splice(target!.after ? at + 1 : at, 0, entry);
+  db.transaction(() => {
+    order.forEach((item, i) => db.prepare(`UPDATE ${item.tbl} SET position = ? WHERE id = ?`).run(i + 1, item.id));
+  })();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shapes
+
+/** What serializing sections of one site needs, computed once per request. */
+export interface SectionView {
+  access: SiteAccess;
+  defaultSectionId: string | null;
+}
+
+export function sectionView(db: Db, access: SiteAccess): SectionView {
+  const first = db
+    .prepare('SELECT id FROM site_sections WHERE site_id = ? ORDER BY position, id LIMIT 1')
+    .get(access.site.id) as { id: string } | undefined;
+  return { access, defaultSectionId: access.site.default_section_id ?? first?.id ?? null };
+}
+
+/** Absolute URL of a section: the site's root for the default section, else `<site>/<path>` (path segments encoded). */
+export function sectionUrl(ctx: RequestContext, view: SectionView, row: SectionRow): string {
+  const root = siteUrl(ctx, view.access.site);
+  return row.id === view.defaultSectionId ? root : `${root}/${row.path.split('/').map(encodeURIComponent).join('/')}`;
+}
+
+function spaceOf(ctx: RequestContext, spaceId: string): SpaceRow {
+  return ctx.db.prepare('SELECT * FROM spaces WHERE id = ?').get(spaceId) as SpaceRow;
+}
+
+function toSiteSpace(ctx: RequestContext, view: SectionView, section: SectionRow, row: SiteSpaceRow, isDefault: boolean) {
+  const base = sectionUrl(ctx, view, section);
+  // A share-key reader sees the spaces of the site with the read role it opens.
+  const role: Role | undefined = view.access.role ? undefined : 'read';
+  return {
+    object: 'site-space' as const,
+    id: row.id,
+    path: row.path,
+    section: section.id,
+    space: toSpace(ctx, spaceOf(ctx, row.space_id), role),
+    title: row.title,
+    default: isDefault,
+    ...(row.condition ? { condition: row.condition } : {}),
+    hasAdvancedCustomizationFeature: false,
+    urls: view.access.site.published ? { published: isDefault ? base : `${base}/${row.path}` } : {},
+  };
+}
+
+export function toSiteSection(ctx: RequestContext, view: SectionView, row: SectionRow) {
+  const spaces = ctx.db
+    .prepare(`SELECT ss.* FROM ${LIVE_SITE_SPACES} AND ss.section_id = ? ORDER BY ss.position, ss.id`)
+    .all(row.id) as SiteSpaceRow[];
+  const defaultSpaceId = row.default_site_space_id ?? spaces[0]?.id;
+  return {
+    object: 'site-section' as const,
+    id: row.id,
+    title: row.title,
+    ...(row.description !== null ? { description: row.description } : {}),
+    default: row.id === view.defaultSectionId,
+    path: row.path,
+    ...(row.condition !== null ? { condition: row.condition } : {}),
+    ...(row.section_group_id ? { sectionGroup: row.section_group_id } : {}),
+    siteSpaces: spaces.map((s) => toSiteSpace(ctx, view, row, s, s.id === defaultSpaceId)),
+    urls: view.access.site.published ? { published: sectionUrl(ctx, view, row) } : {},
+    ...(row.icon !== null ? { icon: row.icon } : {}),
+  };
+}
+
+export type SiteSection = ReturnType<typeof toSiteSection>;

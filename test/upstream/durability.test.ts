@@ -1,0 +1,108 @@
+/**
+ * Durability of the embedded upstream (issue 9, point 5): writes acknowledged before a `kill -9`
+ * are still there after a restart on the same SQLite file, and of two concurrent merges of one
+ * change request exactly one wins (REST: one 200, one 409; GraphQL: one payload, one CONFLICT).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { SETTINGS } from '../../src/config.js';
+import { startStack } from '../helpers/gateway.js';
+import { RestClient } from '../helpers/upstream.js';
+
+const ROOT = new URL('../..', import.meta.url).pathname;
+const dir = mkdtempSync(join(tmpdir(), 'docs-graph-durability-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const running: ChildProcess[] = [];
+afterEach(() => running.splice(0).forEach((child) => child.exitCode === null && child.signalCode === null && child.kill('SIGKILL')));
+
+/** `npm run upstream -- --db <file> --port 0` as a child process; resolves with its REST URL and admin token. */
+async function startUpstreamProcess(db: string): Promise<{ child: ChildProcess; url: string; token: string }> {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !SETTINGS.some((s) => s.env === k)));
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/index.ts', 'upstream', '--db', db, '--port', '0'], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  running.push(child);
+  let out = '';
+  child.stderr!.on('data', (d) => (out += d));
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`upstream exited (${code}):\n${out}`)));
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const url = out.match(/^REST: (\S+)$/m)?.[1];
+      const token = out.match(/^Demo token: (\S+)$/m)?.[1];
+      if (url && token) resolve({ child, url, token });
+    });
+  });
+}
+
+const killed = (child: ChildProcess) => new Promise((resolve) => child.once('exit', resolve));
+
+describe('kill -9 during concurrent creates', () => {
+  it('loses none of the acknowledged creates', { timeout: 30_000 }, async () => {
+    const db = join(dir, 'kill.db');
+    const first = await startUpstreamProcess(db);
+    const api = new RestClient(first.url, first.token);
+    const orgId = (await api.get('/orgs')).body.items[0].id as string;
+    const acknowledged: string[] = [];
+    const gone = killed(first.child);
+    // 200 creates at once; the process is killed -9 as soon as 20 of them are acknowledged.
+    const creates = Array.from({ length: 200 }, async (_, i) => {
+      const res = await fetch(`${first.url}/orgs/${orgId}/spaces`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${first.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ title: `Durable ${i}` }),
+      });
+      const body = await res.json();
+      expect(res.status).toBe(201);
+      acknowledged.push(body.id);
+      if (acknowledged.length === 20) first.child.kill('SIGKILL');
+    });
+    const outcomes = await Promise.allSettled(creates);
+    await gone;
+    expect(first.child.signalCode).toBe('SIGKILL');
+    expect(acknowledged.length).toBeGreaterThanOrEqual(20);
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(acknowledged.length);
+
+    const second = await startUpstreamProcess(db);
+    const after = new RestClient(second.url, second.token);
+    const ids = new Set((await after.all(`/orgs/${orgId}/spaces`, { limit: 1000 })).items.map((s: { id: string }) => s.id));
+    expect(acknowledged.filter((id) => !ids.has(id))).toEqual([]);
+    // Each acknowledged space is whole: readable with its first revision and its pages.
+    for (const id of acknowledged.slice(0, 20)) {
+      const space = await after.get(`/spaces/${id}`);
+      expect(space.status).toBe(200);
+      expect(space.body.revision).toEqual(expect.any(String));
+    }
+  });
+});
+
+describe('two concurrent merges of one change request', () => {
+  it('exactly one wins: over REST one 200 and one 409, through the gateway one payload and one CONFLICT', { timeout: 30_000 }, async () => {
+    await using t = await startStack();
+    const newChangeRequest = async () => {
+      const space = (await t.api.post(`/orgs/${t.world.orgId}/spaces`, { title: 'Merged once' })).body;
+      const cr = (await t.api.post(`/spaces/${space.id}/change-requests`, { subject: 'Race' })).body;
+      return { spaceId: space.id as string, changeRequestId: cr.id as string };
+    };
+    for (let round = 0; round < 5; round++) {
+      const { spaceId, changeRequestId } = await newChangeRequest();
+      const path = `/spaces/${spaceId}/change-requests/${changeRequestId}/merge`;
+      const both = await Promise.all([t.api.post(path), t.api.post(path)]);
+      expect(both.map((r) => r.status).sort()).toEqual([200, 409]);
+      const space = (await t.api.get(`/spaces/${spaceId}`)).body;
+      expect(space.revision).toBe(both.find((r) => r.status === 200)!.body.revision);
+    }
+    for (let round = 0; round < 5; round++) {
+      const input = await newChangeRequest();
+      const both = await Promise.all([0, 1].map(() => t.mutate('mergeChangeRequest', input, 'revision')));
+      const codes = both.map((r) => (r.errors ? r.errors[0].extensions?.code : 'OK')).sort();
+      expect(codes).toEqual(['CONFLICT', 'OK']);
+    }
+  });
+});
