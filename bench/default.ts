@@ -26,6 +26,7 @@ import {
   timed,
   writeSection,
   type Child,
+  type Once,
   type UpstreamThread,
 } from './lib.js';
 import type { RecordedCall } from './upstreamWorker.js';
@@ -69,26 +70,37 @@ export async function runDefault(): Promise<void> {
   }
 }
 
-type Rates = Record<number, Record<'direct' | 'proxy' | 'gateway', { rate: number; errors: number }>>;
+type Sample = { rate: number; errors: number; cpuMs: number };
+type Rates = Record<number, Record<'direct' | 'proxy' | 'gateway', Sample>>;
 
-/** (a) Interleaved rounds (so load changes hit all alike); the median rate of each target. */
+/**
+ * (a) Interleaved rounds (so load changes hit all alike); the median rate of each target, and the
+ * CPU time its process spent per request (robust to a shared machine's load; none for the upstream).
+ */
 async function throughputs(upstream: UpstreamThread, gateway: Child, proxy: Child): Promise<Rates> {
   const { token, spaceIds } = upstream.seeded;
   const restPath = `${new URL(upstream.url).pathname}/spaces/${spaceIds[0]}`;
-  const targets = {
-    direct: [new URL(upstream.url).origin, restRequest(restPath, token)],
-    proxy: [new URL(proxy.url).origin, restRequest(restPath, token)],
-    gateway: [new URL(gateway.url).origin, graphqlRequest('/graphql', token, ONE_RESOURCE, { space: spaceIds[0] })],
-  } as const;
+  const targets: Record<string, [string, Once, Child | null]> = {
+    direct: [new URL(upstream.url).origin, restRequest(restPath, token), null],
+    proxy: [new URL(proxy.url).origin, restRequest(restPath, token), proxy],
+    gateway: [new URL(gateway.url).origin, graphqlRequest('/graphql', token, ONE_RESOURCE, { space: spaceIds[0] }), gateway],
+  };
   for (const [origin, once] of Object.values(targets)) await load(origin, 10, 1, once); // warm-up (JIT, pools)
   const rates = {} as Rates;
   for (const connections of CONNECTIONS) {
-    const samples: Record<string, Array<{ rate: number; errors: number }>> = { direct: [], proxy: [], gateway: [] };
+    const samples: Record<string, Sample[]> = { direct: [], proxy: [], gateway: [] };
     for (let round = 0; round < ROUNDS; round++) {
-      for (const [name, [origin, once]] of Object.entries(targets)) samples[name].push(await load(origin, connections, SECONDS, once));
+      for (const [name, [origin, once, child]] of Object.entries(targets)) {
+        const cpu = child?.cpuMs() ?? 0;
+        const run = await load(origin, connections, SECONDS, once);
+        samples[name].push({ ...run, cpuMs: child ? (child.cpuMs() - cpu) / Math.max(1, run.done) : NaN });
+      }
     }
     rates[connections] = Object.fromEntries(
-      Object.entries(samples).map(([name, s]) => [name, { rate: median(s.map((x) => x.rate)), errors: s.reduce((n, x) => n + x.errors, 0) }]),
+      Object.entries(samples).map(([name, s]) => [
+        name,
+        { rate: median(s.map((x) => x.rate)), errors: s.reduce((n, x) => n + x.errors, 0), cpuMs: median(s.map((x) => x.cpuMs)) },
+      ]),
     ) as Rates[number];
     console.log(`bench: ${connections} connections: ${JSON.stringify(rates[connections])}`);
   }
@@ -182,6 +194,12 @@ function report(r: {
       `${f1(gateway.rate)} / ${f1(proxy.rate)} / ${f1(direct.rate)} (${gateway.errors + proxy.errors + direct.errors})`,
       `${f2(ratio)} × the proxy hop`,
       `≥ 0.60 ×, 0 errors: ${goal(ratio >= 0.6 && gateway.errors === 0)}`,
+    ]);
+    rows.push([
+      `the same, CPU time per request (ms): gateway process / proxy process`,
+      `${f2(gateway.cpuMs)} / ${f2(proxy.cpuMs)}`,
+      `${f2(gateway.cpuMs / proxy.cpuMs)} ×`,
+      '',
     ]);
   }
   const { calls, distinct: d, depth: dp } = r.calls;

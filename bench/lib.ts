@@ -93,6 +93,8 @@ export interface Child {
   pid: number;
   /** VmRSS and VmHWM of the process, in kB. */
   memory(): { rss: number; hwm: number };
+  /** CPU time (user + system, all threads) the process has used so far, in ms. */
+  cpuMs(): number;
   output(): string;
   stop(): Promise<void>;
 }
@@ -138,6 +140,11 @@ async function startChild(args: string[], env: NodeJS.ProcessEnv, ready: RegExp,
       const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
       const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN);
       return { rss: kb('VmRSS'), hwm: kb('VmHWM') };
+    },
+    cpuMs() {
+      // Fields 14 and 15 of /proc/PID/stat (utime, stime), in clock ticks of 10 ms.
+      const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      return (Number(fields[11]) + Number(fields[12])) * 10;
     },
     output: () => out,
     async stop() {
