@@ -99,11 +99,15 @@ export interface Child {
   stop(): Promise<void>;
 }
 
-/** The node flags `npm start` uses (package.json's start script), so the bench runs what users run. */
+/**
+ * The node flags `npm start` uses (package.json's start script), so the bench runs what users run,
+ * plus BENCH_GATEWAY_NODE_FLAGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, written on exit).
+ */
 export function startFlags(): string[] {
   const script: string = JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')).scripts.start;
   const words = script.split(/\s+/);
-  return words.slice(words.indexOf('node') + 1, words.indexOf('scripts/start.mjs'));
+  const extra = (process.env.BENCH_GATEWAY_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+  return [...words.slice(words.indexOf('node') + 1, words.indexOf('scripts/start.mjs')), ...extra];
 }
 
 /** `npm start -- --port 0 …args` as a child (building dist/ first when stale); resolves once it listens. */
