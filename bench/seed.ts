@@ -14,10 +14,14 @@ export interface Shape {
   changeRequests: number;
   comments: number;
   replies: number;
+  /** Further members of the organization (admins, each with its own token), besides the admin. */
+  callers?: number;
 }
 
 export interface Seeded {
   token: string;
+  /** The admin's token first, then one per further caller. */
+  tokens: string[];
   organizationId: string;
   spaceIds: string[];
   /** One change request (its space and REST id), for the node(id) query. */
@@ -29,6 +33,12 @@ export async function seed(db: Db, baseUrl: string, shape: Shape): Promise<Seede
   const admin = createUser(db, systemClock, { displayName: 'Bench Admin', email: 'admin@bench.example' });
   const organizationId = createOrganization(db, systemClock, { title: 'Bench', hostname: 'bench' });
   addMember(db, systemClock, organizationId, admin.id, 'admin');
+  const tokens = [admin.token];
+  for (let i = 1; i <= (shape.callers ?? 0); i++) {
+    const user = createUser(db, systemClock, { displayName: `Bench Caller ${i}`, email: `caller${i}@bench.example` });
+    addMember(db, systemClock, organizationId, user.id, 'admin');
+    tokens.push(user.token);
+  }
   const call = client(baseUrl, admin.token);
   const spaceIds = Array.from({ length: shape.spaces }, (_, i) => insertSpace(db, now(), { organizationId, title: `Space ${i + 1}` }).id);
   const crs = await all(spaceIds, shape.changeRequests, async (spaceId, i) => {
@@ -42,7 +52,7 @@ export async function seed(db: Db, baseUrl: string, shape: Shape): Promise<Seede
   });
   await all(comments, shape.replies, (comment, i) => call('POST', `${comment}/replies`, { body: { markdown: `Reply ${i + 1}` } }));
   const [, , spaceId, , changeRequestId] = crs[0].split('/');
-  return { token: admin.token, organizationId, spaceIds, changeRequest: { spaceId, changeRequestId } };
+  return { token: admin.token, tokens, organizationId, spaceIds, changeRequest: { spaceId, changeRequestId } };
 }
 
 /** `count` children for each parent, created concurrently; results in parent order. */

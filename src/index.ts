@@ -4,9 +4,11 @@
  */
 import { ConfigError, helpText, parseConfig, type Command, type Config } from './config.js';
 import { createLogger, type Logger } from './log.js';
-import { ensureDemo, type DemoTokens } from './upstream/demo/index.js';
-import { openDatabase, type Db } from './upstream/db/index.js';
-import { buildUpstream, type Upstream } from './upstream/server.js';
+// The embedded upstream's code (SQLite, demo content, PDF) loads only when it runs: a gateway
+// started with --upstream-url never loads it (see runUpstream).
+import type { DemoTokens } from './upstream/demo/index.js';
+import type { Db } from './upstream/db/index.js';
+import type { Upstream } from './upstream/server.js';
 
 interface Running {
   stop(): Promise<void>;
@@ -45,7 +47,12 @@ async function runUpstream(
   portFlag: string,
   log: Logger,
 ): Promise<Running & { upstream: Upstream; demo: DemoTokens | null }> {
-  const db = openDb(config.db);
+  const [{ ensureDemo }, { openDatabase }, { buildUpstream }] = await Promise.all([
+    import('./upstream/demo/index.js'),
+    import('./upstream/db/index.js'),
+    import('./upstream/server.js'),
+  ]);
+  const db = openDb(openDatabase, config.db);
   const demo = await ensureDemo(db, log).catch((error: Error) => fail(`Cannot start: ${error.message}`, error.cause));
   const upstreamLog = createLogger(config.logLevel, 'rest');
   const upstream = buildUpstream({
@@ -70,7 +77,7 @@ async function runUpstream(
 }
 
 /** Opens (creating and migrating) the SQLite database, or stops with a message naming it. */
-function openDb(file: string): Db {
+function openDb(openDatabase: (file: string) => Db, file: string): Db {
   try {
     return openDatabase(file);
   } catch (error) {

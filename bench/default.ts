@@ -1,0 +1,247 @@
+/**
+ * The default bench (issue 12): in one run, against the embedded upstream on loopback (its own
+ * thread), a plain node:http proxy hop to it and the gateway (each in its own child process):
+ *  (a) one-resource query throughput at 10 and 50 connections, as a ratio to the proxy hop;
+ *  (b) REST calls of the nested query against the minimum, and their dependency depth;
+ *  (c) its p50 latency with `latencyMs` injected per REST call, against the REST floor;
+ *  (d) a burst of identical nested queries from one token, and from two;
+ *  (e) the gateway's RSS right after start and its peak (VmHWM) under this load.
+ */
+import {
+  distinct,
+  depth,
+  f1,
+  f2,
+  graphqlRequest,
+  load,
+  machine,
+  median,
+  mib,
+  restRequest,
+  setting,
+  startGateway,
+  startProxy,
+  startUpstream,
+  table,
+  timed,
+  writeSection,
+  type Child,
+  type Once,
+  type UpstreamThread,
+} from './lib.js';
+import type { RecordedCall } from './upstreamWorker.js';
+import { NESTED, NESTED_DEPTH, NESTED_MINIMUM, ONE_RESOURCE, gqlClient, restClient, restFloor } from './workloads.js';
+
+const LATENCY_MS = setting('BENCH_LATENCY_MS', 20);
+const SECONDS = setting('BENCH_SECONDS', 2);
+const ROUNDS = setting('BENCH_ROUNDS', 3);
+const LATENCY_RUNS = setting('BENCH_LATENCY_RUNS', 31);
+const BURST = 20;
+const CONNECTIONS = [10, 50];
+
+export async function runDefault(): Promise<void> {
+  const started = performance.now();
+  const host = machine();
+  const upstream = await startUpstream({ spaces: 6, changeRequests: 4, comments: 0, replies: 0, callers: 1 }, LATENCY_MS);
+  const children: Child[] = [];
+  try {
+    // The gateway under throughput load talks to the upstream with no added latency; a second one
+    // to the port that adds latency, for call counts and latencies.
+    const gateway = await startGateway(['--upstream-url', upstream.url]);
+    children.push(gateway);
+    await new Promise((r) => setTimeout(r, 500));
+    const afterStart = gateway.memory();
+    const slowGateway = await startGateway(['--upstream-url', upstream.slowUrl]);
+    children.push(slowGateway);
+    const proxy = await startProxy(upstream.url);
+    children.push(proxy);
+
+    const rates = await throughputs(upstream, gateway, proxy);
+    const calls = await nestedCalls(upstream, slowGateway);
+    const latency = await nestedLatency(upstream, slowGateway);
+    const bursts = await burst(upstream, slowGateway);
+    const peak = gateway.memory();
+    const body = report({ host, rates, calls, latency, bursts, afterStart, peak, slowPeak: slowGateway.memory().hwm, seconds: (performance.now() - started) / 1000 });
+    console.log(body);
+    writeSection('default', body);
+  } finally {
+    await Promise.all(children.map((c) => c.stop()));
+    await upstream.stop();
+  }
+}
+
+type Sample = { rate: number; errors: number; cpuMs: number };
+type Rates = Record<number, Record<'direct' | 'proxy' | 'gateway', Sample>>;
+
+/**
+ * (a) Interleaved rounds (so load changes hit all alike); the median rate of each target, and the
+ * CPU time its process spent per request (robust to a shared machine's load; none for the upstream).
+ */
+async function throughputs(upstream: UpstreamThread, gateway: Child, proxy: Child): Promise<Rates> {
+  const { token, spaceIds } = upstream.seeded;
+  const restPath = `${new URL(upstream.url).pathname}/spaces/${spaceIds[0]}`;
+  const targets: Record<string, [string, Once, Child | null]> = {
+    direct: [new URL(upstream.url).origin, restRequest(restPath, token), null],
+    proxy: [new URL(proxy.url).origin, restRequest(restPath, token), proxy],
+    gateway: [new URL(gateway.url).origin, graphqlRequest('/graphql', token, ONE_RESOURCE, { space: spaceIds[0] }), gateway],
+  };
+  for (const [origin, once] of Object.values(targets)) await load(origin, 10, 1, once); // warm-up (JIT, pools)
+  const rates = {} as Rates;
+  for (const connections of CONNECTIONS) {
+    const samples: Record<string, Sample[]> = { direct: [], proxy: [], gateway: [] };
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [name, [origin, once, child]] of Object.entries(targets)) {
+        const cpu = child?.cpuMs() ?? 0;
+        const run = await load(origin, connections, SECONDS, once);
+        samples[name].push({ ...run, cpuMs: child ? (child.cpuMs() - cpu) / Math.max(1, run.done) : NaN });
+      }
+    }
+    rates[connections] = Object.fromEntries(
+      Object.entries(samples).map(([name, s]) => [
+        name,
+        { rate: median(s.map((x) => x.rate)), errors: s.reduce((n, x) => n + x.errors, 0), cpuMs: median(s.map((x) => x.cpuMs)) },
+      ]),
+    ) as Rates[number];
+    console.log(`bench: ${connections} connections: ${JSON.stringify(rates[connections])}`);
+  }
+  return rates;
+}
+
+/** Runs `f` with the upstream recording; the calls it received meanwhile (on the slow port). */
+async function recorded(upstream: UpstreamThread, f: () => Promise<unknown>): Promise<RecordedCall[]> {
+  upstream.record(true);
+  await upstream.take();
+  await f();
+  await new Promise((r) => setTimeout(r, 50));
+  const calls = await upstream.take();
+  upstream.record(false);
+  const port = Number(new URL(upstream.slowUrl).port);
+  return calls.filter((c) => c.port === port);
+}
+
+/** (b) REST calls and their depth for one nested query (after a warm-up). */
+async function nestedCalls(upstream: UpstreamThread, gateway: Child) {
+  const gql = gqlClient(gateway.url);
+  const { token, organizationId } = upstream.seeded;
+  try {
+    const answer = await gql.send(token, NESTED, { org: organizationId });
+    const spaces = answer.data.organization.spaces.nodes;
+    if (spaces.length !== 5 || spaces.some((s: any) => s.changeRequests.nodes.length !== 3)) throw new Error('bench: the nested query does not see the seeded data');
+    const calls = await recorded(upstream, () => gql.send(token, NESTED, { org: organizationId }));
+    return { calls: calls.length, distinct: distinct(calls), depth: depth(calls) };
+  } finally {
+    await gql.close();
+  }
+}
+
+/** (c) p50 of the nested query through the gateway and of the REST floor, runs interleaved. */
+async function nestedLatency(upstream: UpstreamThread, gateway: Child) {
+  const gql = gqlClient(gateway.url);
+  const rest = restClient(upstream.slowUrl);
+  const { token, organizationId } = upstream.seeded;
+  const viaGateway: number[] = [];
+  const floor: number[] = [];
+  try {
+    for (let i = 0; i < 3; i++) await Promise.all([gql.send(token, NESTED, { org: organizationId }), restFloor(rest, token, organizationId)]);
+    for (let i = 0; i < LATENCY_RUNS; i++) {
+      viaGateway.push((await timed(() => gql.send(token, NESTED, { org: organizationId })))[0]);
+      floor.push((await timed(() => restFloor(rest, token, organizationId)))[0]);
+    }
+  } finally {
+    await gql.close();
+    await rest.close();
+  }
+  return { gateway: median(viaGateway), floor: median(floor) };
+}
+
+/** (d) BURST identical nested queries at once: from one token, then half from each of two tokens. */
+async function burst(upstream: UpstreamThread, gateway: Child) {
+  const gql = gqlClient(gateway.url);
+  const { tokens, organizationId } = upstream.seeded;
+  const send = (token: string) => gql.send(token, NESTED, { org: organizationId });
+  try {
+    const one = await recorded(upstream, () => Promise.all(Array.from({ length: BURST }, () => send(tokens[0]))));
+    const two = await recorded(upstream, () => Promise.all(Array.from({ length: BURST }, (_, i) => send(tokens[i % 2]))));
+    const callers = [...new Set(two.map((c) => c.caller))];
+    const perCaller = callers.map((caller) => {
+      const own = two.filter((c) => c.caller === caller);
+      return { calls: own.length, distinct: distinct(own) };
+    });
+    return { one: { calls: one.length, distinct: distinct(one) }, two: { calls: two.length, distinct: distinct(two), perCaller } };
+  } finally {
+    await gql.close();
+  }
+}
+
+function report(r: {
+  host: string;
+  rates: Rates;
+  calls: { calls: number; distinct: number; depth: number };
+  latency: { gateway: number; floor: number };
+  bursts: Awaited<ReturnType<typeof burst>>;
+  afterStart: { rss: number };
+  peak: { hwm: number };
+  slowPeak: number;
+  seconds: number;
+}): string {
+  const goal = (ok: boolean) => (ok ? 'met' : '**not met**');
+  const rows: Array<Array<string | number>> = [];
+  for (const c of CONNECTIONS) {
+    const { direct, proxy, gateway } = r.rates[c];
+    const ratio = gateway.rate / proxy.rate;
+    rows.push([
+      `one-resource query, ${c} connections: req/s gateway / proxy hop / direct REST (errors)`,
+      `${f1(gateway.rate)} / ${f1(proxy.rate)} / ${f1(direct.rate)} (${gateway.errors + proxy.errors + direct.errors})`,
+      `${f2(ratio)} × the proxy hop`,
+      `≥ 0.60 ×, 0 errors: ${goal(ratio >= 0.6 && gateway.errors === 0)}`,
+    ]);
+    rows.push([
+      `the same, CPU time per request (ms): gateway process / proxy process`,
+      `${f2(gateway.cpuMs)} / ${f2(proxy.cpuMs)}`,
+      `${f2(gateway.cpuMs / proxy.cpuMs)} ×`,
+      '',
+    ]);
+  }
+  const { calls, distinct: d, depth: dp } = r.calls;
+  rows.push([
+    'nested query org → spaces(5) → changeRequests(3): REST calls (distinct), depth',
+    `${calls} (${d}), depth ${dp}`,
+    `${f2(calls / NESTED_MINIMUM)} × the minimum ${NESTED_MINIMUM}, depth ${dp} / ${NESTED_DEPTH}`,
+    `${NESTED_MINIMUM} calls, depth ${NESTED_DEPTH}: ${goal(calls === NESTED_MINIMUM && dp === NESTED_DEPTH)}`,
+  ]);
+  const { gateway: gw, floor } = r.latency;
+  rows.push([
+    `nested p50 latency, ${LATENCY_MS} ms per REST call: gateway / REST floor (ms)`,
+    `${f1(gw)} / ${f1(floor)}`,
+    `${f2(gw / floor)} ×, +${f1(gw - floor)} ms`,
+    `≤ 1.10 × and ≤ +5 ms: ${goal(gw / floor <= 1.1 && gw - floor <= 5)}`,
+  ]);
+  const { one, two } = r.bursts;
+  rows.push([
+    `burst of ${BURST} identical nested queries, one token: REST calls / distinct calls`,
+    `${one.calls} / ${one.distinct}`,
+    `${f2(one.calls / one.distinct)} ×`,
+    `≤ 1.5 ×: ${goal(one.calls <= 1.5 * one.distinct)}`,
+  ]);
+  const own = two.perCaller.every((c) => c.distinct === one.distinct);
+  rows.push([
+    `the same burst from two tokens (half each): REST calls per token (distinct)`,
+    two.perCaller.map((c) => `${c.calls} (${c.distinct})`).join(' / '),
+    `${two.perCaller.length} tokens seen at the upstream`,
+    `each token's calls with its own Authorization: ${goal(two.perCaller.length === 2 && own)}`,
+  ]);
+  rows.push([
+    'gateway RSS right after start / peak (VmHWM) under this load (MiB)',
+    `${f1(mib(r.afterStart.rss))} / ${f1(mib(r.peak.hwm))}`,
+    `(the gateway under latency: peak ${f1(mib(r.slowPeak))})`,
+    `≤ 100 / ≤ 150: ${goal(mib(r.afterStart.rss) <= 100 && mib(r.peak.hwm) <= 150)}`,
+  ]);
+  return [
+    `## Default run (\`npm run bench\`)`,
+    '',
+    `Machine: ${r.host}. Run of ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, ${f1(r.seconds)} s.`,
+    `Throughput: ${ROUNDS} interleaved rounds of ${SECONDS} s per target and connection count, medians. Latency: median of ${LATENCY_RUNS} interleaved runs.`,
+    '',
+    table(['measure', 'value', 'ratio', 'goal (issue 12)'], rows),
+  ].join('\n');
+}

@@ -1,0 +1,249 @@
+/**
+ * What every bench mode shares: the upstream thread, gateway and proxy child processes (started as
+ * `npm start` starts them, so their memory is their own), a closed-loop load generator over
+ * keep-alive undici pools, medians, the machine's description, and docs/BENCHMARKS.md sections.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { availableParallelism, cpus, loadavg } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { Pool } from 'undici';
+import { SETTINGS } from '../src/config.js';
+import type { Seeded, Shape } from './seed.js';
+import type { RecordedCall } from './upstreamWorker.js';
+
+export const ROOT = new URL('..', import.meta.url).pathname;
+
+export function setting(name: string, fallback: number): number {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isFinite(value) || value < 0) throw new Error(`${name}: must be a non-negative number`);
+  return value;
+}
+
+export const percentile = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.floor(p * s.length))] : NaN;
+};
+
+export const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export const mib = (kb: number) => kb / 1024;
+
+/** The upstream thread (see upstreamWorker.ts), TypeScript through tsx's loader. */
+export interface UpstreamThread {
+  /** No added latency. */
+  url: string;
+  /** `latencyMs` added to each response. */
+  slowUrl: string;
+  seeded: Seeded;
+  record(on: boolean): void;
+  /** The calls recorded since the last take. */
+  take(): Promise<RecordedCall[]>;
+  stop(): Promise<void>;
+}
+
+export async function startUpstream(shape: Shape, latencyMs: number): Promise<UpstreamThread> {
+  const script = new URL('./upstreamWorker.ts', import.meta.url).href;
+  const tsx = import.meta.resolve('tsx/esm/api');
+  const worker = new Worker(`import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(script)}); })`, {
+    eval: true,
+    workerData: { shape, latencyMs },
+  });
+  const ready = await new Promise<{ url: string; slowUrl: string; seeded: Seeded }>((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  });
+  return {
+    ...ready,
+    record: (on) => worker.postMessage({ type: 'record', on }),
+    take() {
+      const taken = new Promise<RecordedCall[]>((resolve) => worker.once('message', (m) => resolve(m.calls)));
+      worker.postMessage({ type: 'take' });
+      return taken;
+    },
+    async stop() {
+      const stopped = new Promise((resolve) => worker.once('message', resolve));
+      worker.postMessage('stop');
+      await Promise.race([stopped, sleep(3000)]);
+      await worker.terminate();
+    },
+  };
+}
+
+/** Longest chain of calls in which each starts after the previous one ended (the dependency depth). */
+export function depth(calls: RecordedCall[]): number {
+  const sorted = [...calls].sort((a, b) => a.start - b.start);
+  const level: number[] = [];
+  sorted.forEach((c, i) => {
+    level[i] = 1 + Math.max(0, ...sorted.slice(0, i).map((p, j) => (p.end <= c.start ? level[j] : 0)));
+  });
+  return Math.max(0, ...level);
+}
+
+export const distinct = (calls: RecordedCall[]) => new Set(calls.map((c) => `${c.method} ${c.url}`)).size;
+
+/** A child process started like `npm start` (same node flags), its URL, and its memory. */
+export interface Child {
+  url: string;
+  pid: number;
+  /** VmRSS and VmHWM of the process, in kB. */
+  memory(): { rss: number; hwm: number };
+  /** CPU time (user + system, all threads) the process has used so far, in ms. */
+  cpuMs(): number;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/**
+ * The node flags `npm start` uses (package.json's start script), so the bench runs what users run,
+ * plus BENCH_GATEWAY_NODE_FLAGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, written on exit).
+ */
+export function startFlags(): string[] {
+  const script: string = JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')).scripts.start;
+  const words = script.split(/\s+/);
+  const extra = (process.env.BENCH_GATEWAY_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+  return [...words.slice(words.indexOf('node') + 1, words.indexOf('scripts/start.mjs')), ...extra];
+}
+
+/** `npm start -- --port 0 …args` as a child (building dist/ first when stale); resolves once it listens. */
+export function startGateway(args: string[], env: Record<string, string> = {}): Promise<Child> {
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !SETTINGS.some((s) => s.env === k) && !k.startsWith('OTEL_')));
+  return startChild([...startFlags(), 'scripts/start.mjs', 'start', '--port', '0', ...args], { ...clean, ...env }, /^GraphQL: (\S+)$/m);
+}
+
+/** The plain node:http proxy hop (bench/proxy.mjs) to `target`. */
+export function startProxy(target: string): Promise<Child> {
+  return startChild(['bench/proxy.mjs', target], process.env, /^PROXY: (\S+)$/m);
+}
+
+async function startChild(args: string[], env: NodeJS.ProcessEnv, ready: RegExp, timeoutMs = 180_000): Promise<Child> {
+  const child: ChildProcess = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const deadline = Date.now() + timeoutMs;
+  let match: RegExpExecArray | null;
+  while (!(match = ready.exec(out))) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`bench: ${args.join(' ')} did not start (exit ${child.exitCode}):\n${out}`);
+    }
+    await sleep(50);
+  }
+  const url = match[1].replace('localhost', '127.0.0.1');
+  return {
+    url,
+    pid: child.pid!,
+    memory() {
+      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+      const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN);
+      return { rss: kb('VmRSS'), hwm: kb('VmHWM') };
+    },
+    cpuMs() {
+      // Fields 14 and 15 of /proc/PID/stat (utime, stime), in clock ticks of 10 ms.
+      const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      return (Number(fields[11]) + Number(fields[12])) * 10;
+    },
+    output: () => out,
+    async stop() {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      await Promise.race([exited, sleep(5000)]);
+      if (child.exitCode === null) child.kill('SIGKILL');
+    },
+  };
+}
+
+/** A free loopback port (for servers that cannot take port 0, like redis-server). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** One request of a load: resolves true when the answer is a success (2xx, no GraphQL errors). */
+export type Once = (pool: Pool) => Promise<boolean>;
+
+export function graphqlRequest(path: string, token: string, query: string, variables: Record<string, unknown> = {}): Once {
+  const body = JSON.stringify({ query, variables });
+  const headers = { 'content-type': 'application/json', authorization: `Bearer ${token}` };
+  return async (pool) => {
+    const res = await pool.request({ path, method: 'POST', headers, body });
+    const json = (await res.body.json()) as { errors?: unknown[] };
+    return res.statusCode === 200 && !json.errors?.length;
+  };
+}
+
+export function restRequest(path: string, token: string): Once {
+  const headers = { authorization: `Bearer ${token}` };
+  return async (pool) => {
+    const res = await pool.request({ path, method: 'GET', headers });
+    await res.body.json();
+    return res.statusCode === 200;
+  };
+}
+
+/** `connections` loops sending `once` back to back for `seconds` over one pool: completed per second and errors. */
+export async function load(origin: string, connections: number, seconds: number, once: Once): Promise<{ rate: number; errors: number; done: number }> {
+  const pool = new Pool(origin, { connections, pipelining: 1 });
+  const started = performance.now();
+  const end = started + seconds * 1000;
+  let done = 0;
+  let errors = 0;
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (performance.now() < end) {
+        const ok = await once(pool).catch(() => false);
+        if (ok) done++;
+        else errors++;
+      }
+    }),
+  );
+  const rate = done / ((performance.now() - started) / 1000);
+  await pool.close();
+  return { rate, errors, done };
+}
+
+export async function timed<T>(f: () => Promise<T>): Promise<[number, T]> {
+  const started = performance.now();
+  const result = await f();
+  return [performance.now() - started, result];
+}
+
+/** The machine a run happened on, for the table's heading. */
+export function machine(): string {
+  const [one, five] = loadavg();
+  return `${cpus()[0]?.model ?? 'unknown CPU'}, ${availableParallelism()} cores, Node ${process.version}, load average ${one.toFixed(2)} / ${five.toFixed(2)} (1 / 5 min) at the start`;
+}
+
+export const f1 = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : '–');
+export const f2 = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : '–');
+
+/** A markdown table. */
+export function table(head: string[], rows: Array<Array<string | number>>): string {
+  return [`| ${head.join(' | ')} |`, `| ${head.map(() => '---').join(' | ')} |`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+}
+
+const DOC = `${ROOT}docs/BENCHMARKS.md`;
+
+/** Replaces this mode's section of docs/BENCHMARKS.md (between its markers) with `body`, or appends it. */
+export function writeSection(mode: string, body: string): void {
+  const [open, close] = [`<!-- bench:${mode} -->`, `<!-- /bench:${mode} -->`];
+  const text = existsSync(DOC) ? readFileSync(DOC, 'utf8') : '# Benchmarks\n';
+  const block = `${open}\n${body.trim()}\n${close}`;
+  const [i, j] = [text.indexOf(open), text.indexOf(close)];
+  const next = i >= 0 && j > i ? text.slice(0, i) + block + text.slice(j + close.length) : `${text.trimEnd()}\n\n${block}\n`;
+  writeFileSync(DOC, next);
+  console.log(`bench: wrote the ${mode} section of docs/BENCHMARKS.md`);
+}

@@ -1,0 +1,23 @@
+/**
+ * The least any gateway can add: a plain node:http reverse proxy to one upstream (keep-alive
+ * agent, bodies piped, no parsing). `node bench/proxy.mjs <upstream origin or URL>` prints
+ * `PROXY: <url>` once it listens on a loopback port chosen by the OS.
+ */
+import { Agent, createServer, request } from 'node:http';
+
+const target = new URL(process.argv[2]);
+const agent = new Agent({ keepAlive: true, maxSockets: 256 });
+
+const server = createServer((req, res) => {
+  const upstream = request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers, agent }, (answer) => {
+    res.writeHead(answer.statusCode ?? 502, answer.headers);
+    answer.pipe(res);
+  });
+  upstream.on('error', () => res.headersSent || res.writeHead(502).end());
+  req.pipe(upstream);
+});
+server.listen(0, '127.0.0.1', () => console.log(`PROXY: http://127.0.0.1:${server.address().port}`));
+process.on('SIGTERM', () => {
+  server.close(() => process.exit(0));
+  server.closeAllConnections();
+});

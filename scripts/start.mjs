@@ -1,0 +1,53 @@
+/**
+ * `npm start` / `npm run upstream`: runs the compiled CLI (dist/index.js) in this process, building
+ * it first (`tsc -p tsconfig.build.json`, in a child process) when dist/ is missing or older than
+ * src/ or the build settings, so `npm install && npm start` works on a fresh clone. Plain
+ * JavaScript: it must run before anything is compiled. Arguments go to the CLI unchanged;
+ * `--build` alone (`npm run build`) builds and exits.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const entry = join(root, 'dist', 'index.js');
+/** Written after each successful build: its time is the build's. */
+const stamp = join(root, 'dist', '.built');
+
+/** Newest modification time (ms) of the files under `dir`. */
+function newest(dir) {
+  let latest = 0;
+  for (const item of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (item.isFile()) latest = Math.max(latest, statSync(join(item.parentPath ?? item.path, item.name)).mtimeMs);
+  }
+  return latest;
+}
+
+function stale() {
+  if (!existsSync(entry) || !existsSync(stamp)) return true;
+  if (!existsSync(join(root, 'src'))) return false; // a deployment with dist/ only
+  const sources = Math.max(newest(join(root, 'src')), ...['tsconfig.json', 'tsconfig.build.json'].map((f) => statSync(join(root, f)).mtimeMs));
+  return sources > statSync(stamp).mtimeMs;
+}
+
+const buildOnly = process.argv[2] === '--build';
+if (buildOnly || stale()) {
+  let tsc;
+  try {
+    tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  } catch {
+    console.error('dist/ is missing or out of date and TypeScript is not installed: run `npm install` then `npm run build`');
+    process.exit(1);
+  }
+  if (!buildOnly) console.error('Building dist/ (tsc -p tsconfig.build.json)…');
+  const built = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
+  if (built.status !== 0) {
+    console.error('Build failed: see the errors above (`npm run dev` runs from source with tsx)');
+    process.exit(1);
+  }
+  writeFileSync(stamp, `${new Date().toISOString()}\n`);
+}
+
+if (!buildOnly) await import(pathToFileURL(entry).href);

@@ -1,0 +1,14 @@
+/** Loader hooks of recordModules.mjs: each resolved module URL appended to the file given at registration. */
+import { appendFileSync } from 'node:fs';
+
+let file = '';
+
+export function initialize(data) {
+  file = data.file;
+}
+
+export async function resolve(specifier, context, nextResolve) {
+  const result = await nextResolve(specifier, context);
+  appendFileSync(file, `${result.url}\n`);
+  return result;
+}
