@@ -100,8 +100,9 @@ export function usePersistedOperations(options: PersistedOperationsOptions): Plu
       },
       getPersistedOperation: async (id) => documents.get(id) ?? (only ? null : apq.get(id.toLowerCase())),
       customErrors: {
-        // Apollo clients recognize the message and then register the query.
-        notFound: { message: 'PersistedQueryNotFound', extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' } },
+        // APQ clients (Apollo's link, Apollo Kotlin/iOS, urql) recognize the message and then register the
+        // query; the code stays in the fixed set.
+        notFound: { message: 'PersistedQueryNotFound', extensions: { code: 'BAD_USER_INPUT' } },
         keyNotFound: () => badRequest('Must provide a query, a documentId or extensions.persistedQuery.sha256Hash'),
         persistedQueryOnly: onlyError,
       },
