@@ -6,7 +6,8 @@
  *   (or the id as `extensions.persistedQuery.sha256Hash`) instead of `query`.
  * - APQ (Apollo's protocol): a request with only `extensions.persistedQuery.sha256Hash` runs the
  *   document registered under that hash, or gets `PersistedQueryNotFound`; the client then sends the
- *   query with its hash, which is checked (SHA-256 of the query) and registered. Registered hashes
+ *   query with its hash, which is checked (SHA-256 of the query) and registered once the document
+ *   passes validation and the query limits (when it is about to run). Registered hashes
  *   live in Redis when configured (`dg:apq:<hash>`, so one replica's registration serves all), in a
  *   bounded process map otherwise (and while Redis is down).
  * - `only`: nothing but the documents of the file runs (no raw document, no APQ registration),
@@ -73,8 +74,15 @@ export function usePersistedOperations(options: PersistedOperationsOptions): Plu
   const onlyError = () =>
     badRequest('Only persisted operations are accepted: send {"documentId": "<id>"} (the gateway runs with --persisted-only)');
   const viaParams = new WeakSet<Request>();
-  const refuseUnpersisted = (context: { request?: Request }, stop: (result: { data: null; errors: GraphQLError[] }) => void) => {
-    if (only && context.request && !viaParams.has(context.request)) stop({ data: null, errors: [onlyError()] });
+  // Registrations wait for the document to pass parsing, validation and the query limits: only a
+  // document that runs is stored (garbage sent with its hash takes no room in Redis).
+  const toRegister = new WeakMap<Request, [hash: string, document: string]>();
+  const atExecution = async (context: { request?: Request }, stop: (result: { data: null; errors: GraphQLError[] }) => void) => {
+    const { request } = context;
+    if (!request) return;
+    if (only && !viaParams.has(request)) return stop({ data: null, errors: [onlyError()] });
+    const registration = toRegister.get(request);
+    if (registration) await apq.set(...registration);
   };
 
   return [
@@ -87,10 +95,10 @@ export function usePersistedOperations(options: PersistedOperationsOptions): Plu
         if (only) throw onlyError();
         if (createHash('sha256').update(params.query).digest('hex') !== hash.toLowerCase())
           throw badRequest('provided sha does not match query');
-        await apq.set(hash.toLowerCase(), params.query);
+        toRegister.set(request, [hash.toLowerCase(), params.query]);
       },
-      onExecute: ({ args, setResultAndStopExecution }) => refuseUnpersisted(args.contextValue as { request?: Request }, setResultAndStopExecution),
-      onSubscribe: ({ args, setResultAndStopExecution }) => refuseUnpersisted(args.contextValue as { request?: Request }, setResultAndStopExecution),
+      onExecute: ({ args, setResultAndStopExecution }) => atExecution(args.contextValue as { request?: Request }, setResultAndStopExecution),
+      onSubscribe: ({ args, setResultAndStopExecution }) => atExecution(args.contextValue as { request?: Request }, setResultAndStopExecution),
     },
     useYogaPersistedOperations({
       allowArbitraryOperations: !only,
