@@ -124,6 +124,14 @@ describe('two replicas sharing Redis', () => {
     expect((await b.post({ extensions }, admin)).json.errors?.[0].message).toBe('PersistedQueryNotFound');
     expect((await a.post({ query, extensions }, admin)).json.data?.viewer.displayName).toBe('Ada admin');
     expect((await b.post({ extensions }, admin)).json.data?.viewer).toEqual({ restId: upstream.world.users.admin.id, displayName: 'Ada admin' });
+
+    // A registration answered from the response cache registers too.
+    const cached = '{ viewer { displayName restId } }';
+    const cachedExtensions = { persistedQuery: { version: 1, sha256Hash: sha256(cached) } };
+    await a.post({ query: cached }, admin);
+    const hit = await b.post({ query: cached, extensions: cachedExtensions }, admin);
+    expect(hit.json.extensions?.responseCache.hit).toBe(true);
+    expect((await a.post({ extensions: cachedExtensions }, admin)).json.data?.viewer.displayName).toBe('Ada admin');
   });
 
   it('--persisted-only refuses a raw document with no REST call, on any replica', async () => {

@@ -81,7 +81,11 @@ export function usePersistedOperations(options: PersistedOperationsOptions): Plu
     const { request } = context;
     if (!request) return;
     if (only && !viaParams.has(request)) return stop({ data: null, errors: [onlyError()] });
+    await register(request);
+  };
+  const register = async (request: Request) => {
     const registration = toRegister.get(request);
+    toRegister.delete(request);
     if (registration) await apq.set(...registration);
   };
 
@@ -99,6 +103,10 @@ export function usePersistedOperations(options: PersistedOperationsOptions): Plu
       },
       onExecute: ({ args, setResultAndStopExecution }) => atExecution(args.contextValue as { request?: Request }, setResultAndStopExecution),
       onSubscribe: ({ args, setResultAndStopExecution }) => atExecution(args.contextValue as { request?: Request }, setResultAndStopExecution),
+      // A response-cache hit runs nothing, but its document ran (and validated) before for this caller.
+      onExecutionResult: async ({ request, result }) => {
+        if ((result as Record<symbol, unknown>)[Symbol.for('servedFromResponseCache')]) await register(request);
+      },
     },
     useYogaPersistedOperations({
       allowArbitraryOperations: !only,
