@@ -13,7 +13,7 @@ export interface RedisOptions {
   /** `redis://[:password@]host:port[/db]` or `rediss://…` */
   url: string;
   log: Logger;
-  /** A command not answered within this time fails (default 500 ms). */
+  /** A command not answered within this time fails (default 1000 ms). */
   commandTimeoutMs?: number;
   /** A connection attempt not established within this time fails (default 2000 ms). */
   connectTimeoutMs?: number;
@@ -33,7 +33,7 @@ const MAX_RECONNECT_DELAY_MS = 2000;
 export function connectRedis(options: RedisOptions): RedisHandle {
   const { log } = options;
   const client = new Redis(options.url, {
-    commandTimeout: options.commandTimeoutMs ?? 500,
+    commandTimeout: options.commandTimeoutMs ?? 1000,
     connectTimeout: options.connectTimeoutMs ?? 2000,
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,

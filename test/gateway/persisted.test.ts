@@ -54,6 +54,11 @@ describe('persisted operations (in process)', () => {
     expect(mismatch.status).toBe(400);
     expect(mismatch.json.errors?.[0]).toMatchObject({ message: 'provided sha does not match query', extensions: { code: 'BAD_USER_INPUT' } });
 
+    // A document that does not validate is not registered.
+    const invalid = '{ viewer { noSuchField } }';
+    expect((await r.post({ query: invalid, extensions: apq(invalid) }, token)).json.errors?.[0].extensions?.code).toBe('BAD_USER_INPUT');
+    expect((await r.post({ extensions: apq(invalid) }, token)).json.errors?.[0].message).toBe('PersistedQueryNotFound');
+
     const registered = await r.post({ query, extensions: apq(query) }, token);
     expect(registered.json.data?.viewer.restId).toBe(adminId);
     expect((await r.post({ extensions: apq(query) }, token)).json.data?.viewer.restId).toBe(adminId);

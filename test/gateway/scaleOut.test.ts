@@ -124,6 +124,14 @@ describe('two replicas sharing Redis', () => {
     expect((await b.post({ extensions }, admin)).json.errors?.[0].message).toBe('PersistedQueryNotFound');
     expect((await a.post({ query, extensions }, admin)).json.data?.viewer.displayName).toBe('Ada admin');
     expect((await b.post({ extensions }, admin)).json.data?.viewer).toEqual({ restId: upstream.world.users.admin.id, displayName: 'Ada admin' });
+
+    // A registration answered from the response cache registers too.
+    const cached = '{ viewer { displayName restId } }';
+    const cachedExtensions = { persistedQuery: { version: 1, sha256Hash: sha256(cached) } };
+    await a.post({ query: cached }, admin);
+    const hit = await b.post({ query: cached, extensions: cachedExtensions }, admin);
+    expect(hit.json.extensions?.responseCache.hit).toBe(true);
+    expect((await a.post({ extensions: cachedExtensions }, admin)).json.data?.viewer.displayName).toBe('Ada admin');
   });
 
   it('--persisted-only refuses a raw document with no REST call, on any replica', async () => {
@@ -133,6 +141,21 @@ describe('two replicas sharing Redis', () => {
       expect(refused.json.errors?.[0].message).toMatch(/Only persisted operations/);
       expect(r.calls).toEqual([]);
       expect((await r.post({ documentId: 'viewer1' }, admin)).json.data?.viewer.displayName).toBe('Ada admin');
+    }
+  });
+
+  it('a Redis that stops answering delays a request by a bounded time, never hangs it', async () => {
+    const [limited] = await replicas({ callerRateLimit: 100, responseCacheTtlMs: 60_000 });
+    await space(limited, admin);
+    redis.freeze(true);
+    try {
+      const started = Date.now();
+      const res = await space(limited, admin);
+      expect(res.json.data?.space.permissions).toEqual({ admin: true, edit: true });
+      // Two commands (rate limit, cache lookup) of at most a second each; generous for a loaded machine.
+      expect(Date.now() - started).toBeLessThan(10_000);
+    } finally {
+      redis.freeze(false);
     }
   });
 

@@ -19,6 +19,8 @@ export interface TestRedis {
   kill(): Promise<void>;
   /** Starts it again on the same port, empty. */
   restart(): Promise<void>;
+  /** Freezes (SIGSTOP) or thaws (SIGCONT) the server: connections stay open, commands get no answer. */
+  freeze(frozen: boolean): void;
   stop(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
 }
@@ -71,6 +73,7 @@ export async function startRedis(): Promise<TestRedis> {
   client.on('error', () => {});
   const stop = async () => {
     client.disconnect();
+    child.kill('SIGCONT');
     await kill(child);
   };
   return {
@@ -81,6 +84,7 @@ export async function startRedis(): Promise<TestRedis> {
     async restart() {
       child = await launch(port);
     },
+    freeze: (frozen) => void child.kill(frozen ? 'SIGSTOP' : 'SIGCONT'),
     stop,
     [Symbol.asyncDispose]: stop,
   };

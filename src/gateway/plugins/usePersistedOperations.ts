@@ -6,7 +6,8 @@
  *   (or the id as `extensions.persistedQuery.sha256Hash`) instead of `query`.
  * - APQ (Apollo's protocol): a request with only `extensions.persistedQuery.sha256Hash` runs the
  *   document registered under that hash, or gets `PersistedQueryNotFound`; the client then sends the
- *   query with its hash, which is checked (SHA-256 of the query) and registered. Registered hashes
+ *   query with its hash, which is checked (SHA-256 of the query) and registered once the document
+ *   passes validation and the query limits (when it is about to run). Registered hashes
  *   live in Redis when configured (`dg:apq:<hash>`, so one replica's registration serves all), in a
  *   bounded process map otherwise (and while Redis is down).
  * - `only`: nothing but the documents of the file runs (no raw document, no APQ registration),
@@ -73,8 +74,19 @@ export function usePersistedOperations(options: PersistedOperationsOptions): Plu
   const onlyError = () =>
     badRequest('Only persisted operations are accepted: send {"documentId": "<id>"} (the gateway runs with --persisted-only)');
   const viaParams = new WeakSet<Request>();
-  const refuseUnpersisted = (context: { request?: Request }, stop: (result: { data: null; errors: GraphQLError[] }) => void) => {
-    if (only && context.request && !viaParams.has(context.request)) stop({ data: null, errors: [onlyError()] });
+  // Registrations wait for the document to pass parsing, validation and the query limits: only a
+  // document that runs is stored (garbage sent with its hash takes no room in Redis).
+  const toRegister = new WeakMap<Request, [hash: string, document: string]>();
+  const atExecution = async (context: { request?: Request }, stop: (result: { data: null; errors: GraphQLError[] }) => void) => {
+    const { request } = context;
+    if (!request) return;
+    if (only && !viaParams.has(request)) return stop({ data: null, errors: [onlyError()] });
+    await register(request);
+  };
+  const register = async (request: Request) => {
+    const registration = toRegister.get(request);
+    toRegister.delete(request);
+    if (registration) await apq.set(...registration);
   };
 
   return [
@@ -87,10 +99,14 @@ export function usePersistedOperations(options: PersistedOperationsOptions): Plu
         if (only) throw onlyError();
         if (createHash('sha256').update(params.query).digest('hex') !== hash.toLowerCase())
           throw badRequest('provided sha does not match query');
-        await apq.set(hash.toLowerCase(), params.query);
+        toRegister.set(request, [hash.toLowerCase(), params.query]);
       },
-      onExecute: ({ args, setResultAndStopExecution }) => refuseUnpersisted(args.contextValue as { request?: Request }, setResultAndStopExecution),
-      onSubscribe: ({ args, setResultAndStopExecution }) => refuseUnpersisted(args.contextValue as { request?: Request }, setResultAndStopExecution),
+      onExecute: ({ args, setResultAndStopExecution }) => atExecution(args.contextValue as { request?: Request }, setResultAndStopExecution),
+      onSubscribe: ({ args, setResultAndStopExecution }) => atExecution(args.contextValue as { request?: Request }, setResultAndStopExecution),
+      // A response-cache hit runs nothing, but its document ran (and validated) before for this caller.
+      onExecutionResult: async ({ request, result }) => {
+        if ((result as Record<symbol, unknown>)[Symbol.for('servedFromResponseCache')]) await register(request);
+      },
     },
     useYogaPersistedOperations({
       allowArbitraryOperations: !only,
@@ -100,8 +116,9 @@ export function usePersistedOperations(options: PersistedOperationsOptions): Plu
       },
       getPersistedOperation: async (id) => documents.get(id) ?? (only ? null : apq.get(id.toLowerCase())),
       customErrors: {
-        // Apollo clients recognize the message and then register the query.
-        notFound: { message: 'PersistedQueryNotFound', extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' } },
+        // APQ clients (Apollo's link, Apollo Kotlin/iOS, urql) recognize the message and then register the
+        // query; the code stays in the fixed set.
+        notFound: { message: 'PersistedQueryNotFound', extensions: { code: 'BAD_USER_INPUT' } },
         keyNotFound: () => badRequest('Must provide a query, a documentId or extensions.persistedQuery.sha256Hash'),
         persistedQueryOnly: onlyError,
       },
