@@ -158,6 +158,23 @@ describe('cost', () => {
     expect(s.calls).toEqual([]);
   });
 
+  it('the verdict is kept per document and variables: the same document is priced again for other variables', async () => {
+    await using s = await startStack({ limits: { maxCost: 10_202 } });
+    const org = s.world.orgId;
+    const query = twoLevels.replace('{ restId }', '{ restId @include(if: $deep) members(first: 0) @include(if: $deep) { __typename } }').replace('$first: Int)', '$first: Int, $deep: Boolean!)');
+    const limitOf = async (variables: Record<string, unknown>) => (await s.gql(query, { org, ...variables })).errors?.[0]?.extensions?.limit;
+    for (let round = 0; round < 2; round++) {
+      expect(await limitOf({ first: 100, deep: true })).toBe('maxCost');
+      expect(await limitOf({ first: 100, deep: false })).toBeUndefined();
+      expect(await limitOf({ first: 1, deep: true })).toBeUndefined();
+    }
+    const ids = (n: number) => ({ ids: Array.from({ length: n }, (_, i) => `U3BhY2U6${i}`) });
+    const nodes = 'query($ids: [ID!]!) { nodes(ids: $ids) { id } }';
+    expect((await s.gql(nodes, ids(100))).errors?.find((e) => e.extensions?.limit)).toBeUndefined();
+    expect((await s.gql(nodes, ids(101))).errors?.[0].extensions).toMatchObject({ limit: 'maxIds', actual: 101 });
+    expect((await s.gql(nodes, ids(100))).errors?.find((e) => e.extensions?.limit)).toBeUndefined();
+  });
+
   it('prices by the formula: first (default 20, clamped to the maximum) multiplies, each id of nodes() is a REST call', () => {
     const cost = (query: string, variables: Record<string, unknown> = {}) =>
       operationCost(schema, parse(query), variables, undefined, { defaultPageSize: 20, maxPageSize: 100, maxIds: 100 });

@@ -219,3 +219,18 @@ describe('malformed requests are the client’s BAD_USER_INPUT, masked, and log 
     expect(lines.filter((l) => l.startsWith('error '))).toEqual([]);
   });
 });
+
+describe('log level', () => {
+  it('at info, the gateway makes no log call per request (debug lines are not even formatted)', async () => {
+    const calls: string[] = [];
+    const record = (msg: string) => void calls.push(msg);
+    await using s = await startStack({ log: { debug: record, info: record, warn: record, error: record }, logLevel: 'info' });
+    const url = await s.gateway.start();
+    for (let i = 0; i < 3; i++) {
+      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${s.world.users.read.token}` }, body: JSON.stringify({ query: '{ viewer { restId } }' }) });
+      expect(res.status).toBe(200);
+    }
+    // What is left is the REST client's own line per call (src/rest).
+    expect(calls.filter((msg) => !msg.startsWith('rest '))).toEqual([]);
+  });
+});
