@@ -333,7 +333,7 @@ export const SETTINGS: Setting[] = [
     kind: 'int',
     min: 1,
     max: 100_000,
-    fallback: () => 300,
+    fallback: () => 200,
     commands: ['start'],
     help: 'Gateway: most fields written in one query document (checked before validation, which grows with their square)',
   },

@@ -103,6 +103,7 @@ async function runGateway(config: Config, log: Logger): Promise<Running> {
     port: config.port,
     host: config.host,
     log: createLogger(config.logLevel, 'gateway'),
+    logLevel: config.logLevel,
     limits: {
       defaultPageSize: config.defaultPageSize,
       maxPageSize: config.maxPageSize,

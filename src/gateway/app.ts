@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
+import type { LogLevel } from '../config.js';
 import { silentLogger, type Logger } from '../log.js';
 import { createRestClient, type RestCall, type RestClient, type RestClientConfig } from '../rest/index.js';
 import { schema } from '../schema/index.js';
@@ -67,6 +68,8 @@ export interface GatewayOptions {
   /** GraphiQL pre-filled with this token (for loopback visits only) and example query (the embedded upstream's demo). */
   graphiql?: { token?: string; query?: string };
   log?: Logger;
+  /** The level `log` writes at: above `debug`, no per-request logging work is done at all (default `debug`: `log` decides). */
+  logLevel?: LogLevel;
   /** Caps of graphql-sse's single-connection mode (reservations, queued events). */
   streams?: Partial<StreamLimits>;
   /** Called for each REST attempt (tests count calls with it). */
@@ -131,6 +134,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
   const log = options.log ?? silentLogger;
   const limits: GatewayLimits = { ...DEFAULT_LIMITS, ...options.limits };
   const metrics = options.metrics === false ? undefined : createMetrics(options.metrics);
+  const debug = (options.logLevel ?? 'debug') === 'debug';
   const rest = createRestClient({
     baseUrl: options.upstreamUrl,
     connectTimeout: options.rest?.connectTimeoutMs,
@@ -174,7 +178,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
       useRequestErrorCodes(),
       // A request must be JSON or carry a non-simple header (403 FORBIDDEN); no mutation over GET (Yoga: 405).
       useCSRFPrevention(),
-      useRequestLog(log),
+      ...(debug ? [useRequestLog(log)] : []),
       ...(metrics?.plugins ?? []),
     ],
     // Unexpected errors reach the client as `Unexpected error.` with no message, stack or cause.
@@ -185,7 +189,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
     extraParamNames: ['documentId'],
     landingPage: false,
     logging: {
-      debug: (...args) => log.debug(args.map(String).join(' ')),
+      debug: debug ? (...args) => log.debug(args.map(String).join(' ')) : () => undefined,
       info: (...args) => log.info(args.map(String).join(' ')),
       warn: (...args) => log.warn(args.map(String).join(' ')),
       error: (...args) => log.error(args.map(String).join(' ')),

@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS } from '../../src/gateway/app.js';
 import { exampleQuery } from '../../src/gateway/example.js';
 import { operationCost } from '../../src/gateway/plugins/useCostLimit.js';
+import { countFields } from '../../src/gateway/plugins/useMaxFields.js';
+import { DEFAULT_LIST_AND_FIELD_LIMITS } from '../../src/gateway/plugins/useQueryLimits.js';
 import { schema } from '../../src/schema/index.js';
 import { insertSpace } from '../../src/upstream/domain/spaces.js';
 import { startStack, type GqlResult, type TestStack } from '../helpers/gateway.js';
@@ -13,6 +15,9 @@ beforeAll(async () => {
   for (let i = 1; i <= 3; i++) insertSpace(t.upstream.db, t.clock.now().toISOString(), { organizationId: t.world.orgId, title: `Space ${i}` });
 });
 afterAll(() => t.stop());
+/** The shared stack's gateway over real HTTP (started on first use). */
+let listening: Promise<string> | undefined;
+const httpUrl = () => (listening ??= t.gateway.start());
 
 /** `depth - 1` fields: organization → spaces → nodes → organization → …, the leaf `__typename` makes `depth`. */
 function deepFields(depth: number): string[] {
@@ -98,6 +103,35 @@ describe('tokens', () => {
   });
 });
 
+describe('fields', () => {
+  const repeated = (n: number) => `{ ${'viewer { id } '.repeat(n)}}`;
+
+  it(`${DEFAULT_LIST_AND_FIELD_LIMITS.maxFields} fields pass (one REST call); one more is refused before validation and any REST call`, async () => {
+    t.resetCalls();
+    const data = await t.data(repeated(DEFAULT_LIST_AND_FIELD_LIMITS.maxFields / 2));
+    expect(data.viewer.id).toEqual(expect.any(String));
+    expect(t.calls).toHaveLength(1);
+    t.resetCalls();
+    const error = await expectRefused(t.gql(`{ __typename ${repeated(DEFAULT_LIST_AND_FIELD_LIMITS.maxFields / 2).slice(1)}`), 'maxFields', 200, 201);
+    expect(error.message).toBe('maxFields: Query field limit of 200 exceeded, found 201 (fragments count once).');
+  });
+
+  it("the probe's 2 KB document of 440 `viewer { id }` is refused over real HTTP, as is a fragment-heavy one", async () => {
+    const url = await httpUrl();
+    t.resetCalls();
+    const post = (query: string) =>
+      fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) }).then((r) => r.json() as Promise<GqlResult>);
+    await expectRefused(post(repeated(440)), 'maxFields', 200, 880);
+    const fragments = `{ viewer { ...A } } fragment A on User { ${'id '.repeat(150)} ...B } fragment B on User { ${'restId '.repeat(60)} }`;
+    await expectRefused(post(fragments), 'maxFields', 200, 211);
+  });
+
+  it('GraphiQL-sized documents are far below it', () => {
+    expect(countFields(parse(exampleQuery('o')))).toBeLessThan(50);
+    expect(countFields(parse(getIntrospectionQuery({ descriptions: true, inputValueDeprecation: true, schemaDescription: true })))).toBeLessThan(100);
+  });
+});
+
 describe('cost', () => {
   // 1 (organization) + 1 + 100 × (1 (organization) + 1 + 100 × (1 (organization))) = 10 202
   const twoLevels = `query($org: String!, $first: Int) { organization(organizationId: $org) {
@@ -122,6 +156,23 @@ describe('cost', () => {
     const over = await s.gql(twoLevels.replace('{ restId }', '{ restId members(first: 0) { __typename } }'), { org, first: 100 });
     expect(over.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', limit: 'maxCost', actual: 20_202 });
     expect(s.calls).toEqual([]);
+  });
+
+  it('the verdict is kept per document and variables: the same document is priced again for other variables', async () => {
+    await using s = await startStack({ limits: { maxCost: 10_202 } });
+    const org = s.world.orgId;
+    const query = twoLevels.replace('{ restId }', '{ restId @include(if: $deep) members(first: 0) @include(if: $deep) { __typename } }').replace('$first: Int)', '$first: Int, $deep: Boolean!)');
+    const limitOf = async (variables: Record<string, unknown>) => (await s.gql(query, { org, ...variables })).errors?.[0]?.extensions?.limit;
+    for (let round = 0; round < 2; round++) {
+      expect(await limitOf({ first: 100, deep: true })).toBe('maxCost');
+      expect(await limitOf({ first: 100, deep: false })).toBeUndefined();
+      expect(await limitOf({ first: 1, deep: true })).toBeUndefined();
+    }
+    const ids = (n: number) => ({ ids: Array.from({ length: n }, (_, i) => `U3BhY2U6${i}`) });
+    const nodes = 'query($ids: [ID!]!) { nodes(ids: $ids) { id } }';
+    expect((await s.gql(nodes, ids(100))).errors?.find((e) => e.extensions?.limit)).toBeUndefined();
+    expect((await s.gql(nodes, ids(101))).errors?.[0].extensions).toMatchObject({ limit: 'maxIds', actual: 101 });
+    expect((await s.gql(nodes, ids(100))).errors?.find((e) => e.extensions?.limit)).toBeUndefined();
   });
 
   it('prices by the formula: first (default 20, clamped to the maximum) multiplies, each id of nodes() is a REST call', () => {
@@ -179,7 +230,7 @@ describe('lists of objects to load in arguments (over real HTTP)', () => {
   let small: TestStack;
   let smallUrl: string;
   beforeAll(async () => {
-    url = await t.gateway.start();
+    url = await httpUrl();
     small = await startStack({ limits: { maxCost: 30 } });
     smallUrl = await small.gateway.start();
   });
@@ -222,7 +273,7 @@ describe('lists of objects to load in arguments (over real HTTP)', () => {
 describe('request body (over real HTTP)', () => {
   let url: string;
   beforeAll(async () => {
-    url = await t.gateway.start().catch(() => t.gateway.url);
+    url = await httpUrl();
   });
   const MAX = 1_000_000;
   /** `{ viewer { restId } }` padded with a comment to `bytes` of JSON. */

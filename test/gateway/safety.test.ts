@@ -177,3 +177,60 @@ describe('per-request isolation', () => {
     for (const line of lines) for (const token of tokens) expect(line).not.toContain(token);
   });
 });
+
+describe('malformed requests are the client’s BAD_USER_INPUT, masked, and log no error (over real HTTP)', () => {
+  const lines: string[] = [];
+  let t: TestStack;
+  let url: string;
+  beforeAll(async () => {
+    t = await startStack({ log: captureLog(lines) });
+    url = await t.gateway.start();
+  });
+  afterAll(() => t.stop());
+
+  const token = () => t.world.users.admin.token;
+  const get = (params: string) => fetch(`${url}?query=${encodeURIComponent('query($a: Int) { viewer { restId } a: __typename @include(if: true) } ')}&${params}`, {
+    headers: { authorization: `Bearer ${token()}` },
+  });
+
+  it('GET with variables or extensions that are not JSON: 400 BAD_USER_INPUT, no ERROR line, no REST call', async () => {
+    t.resetCalls();
+    for (const params of ['variables=notjson', 'extensions=notjson', 'variables=%7B']) {
+      const res = await get(params);
+      expect(res.status).toBe(400);
+      const text = await res.text();
+      const body = JSON.parse(text) as GqlResult;
+      expect(body.errors?.map((e) => e.extensions?.code)).toEqual(['BAD_USER_INPUT']);
+      expect(body.errors?.[0].message).toMatch(/variables/);
+      expectNothingInternal(text, token());
+      expect(text).not.toContain('SyntaxError');
+    }
+    expect(t.calls).toEqual([]);
+    expect(lines.filter((l) => l.startsWith('error '))).toEqual([]);
+  });
+
+  it('a POST body that is not JSON: 400 BAD_USER_INPUT without the parser’s internal error', async () => {
+    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token()}` }, body: 'notjson' });
+    expect(res.status).toBe(400);
+    const text = await res.text();
+    expect(JSON.parse(text).errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT' });
+    expectNothingInternal(text, token());
+    expect(text).not.toContain('SyntaxError');
+    expect(lines.filter((l) => l.startsWith('error '))).toEqual([]);
+  });
+});
+
+describe('log level', () => {
+  it('at info, the gateway makes no log call per request (debug lines are not even formatted)', async () => {
+    const calls: string[] = [];
+    const record = (msg: string) => void calls.push(msg);
+    await using s = await startStack({ log: { debug: record, info: record, warn: record, error: record }, logLevel: 'info' });
+    const url = await s.gateway.start();
+    for (let i = 0; i < 3; i++) {
+      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${s.world.users.read.token}` }, body: JSON.stringify({ query: '{ viewer { restId } }' }) });
+      expect(res.status).toBe(200);
+    }
+    // What is left is the REST client's own line per call (src/rest).
+    expect(calls.filter((msg) => !msg.startsWith('rest '))).toEqual([]);
+  });
+});

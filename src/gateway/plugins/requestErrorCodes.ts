@@ -4,10 +4,13 @@
  * GraphQL and Yoga give no code or codes of their own (`GRAPHQL_PARSE_FAILED`,
  * `GRAPHQL_VALIDATION_FAILED`, `OPERATION_RESOLUTION_FAILURE`), become BAD_USER_INPUT; an error
  * at a field's path without a code of the set (e.g. a REST value a scalar cannot serialize)
- * becomes UPSTREAM_ERROR. Yoga's `http` hints (the response status) are kept.
+ * becomes UPSTREAM_ERROR. Yoga's `http` hints (the response status) are kept; the
+ * `originalError` Yoga attaches to some request errors (e.g. a JSON SyntaxError) is dropped. A GET
+ * whose `variables` or `extensions` is not JSON is the client's BAD_USER_INPUT (400), not an
+ * unexpected error.
  */
 import type { GraphQLError } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
+import { createGraphQLError, type Plugin } from 'graphql-yoga';
 import { ERROR_CODES } from '../../rest/errors.js';
 
 const inSet = (code: unknown) => (ERROR_CODES as readonly unknown[]).includes(code);
@@ -17,8 +20,31 @@ function recode(error: Pick<GraphQLError, 'path' | 'extensions'>): void {
   const extensions = error.extensions as Record<string, unknown> | undefined;
   if (!extensions) {
     Object.assign(error, { extensions: { code: error.path ? 'UPSTREAM_ERROR' : 'BAD_USER_INPUT' } });
-  } else if (!inSet(extensions.code)) {
-    extensions.code = error.path ? 'UPSTREAM_ERROR' : 'BAD_USER_INPUT';
+  } else {
+    if (!inSet(extensions.code)) extensions.code = error.path ? 'UPSTREAM_ERROR' : 'BAD_USER_INPUT';
+    if ('originalError' in extensions) {
+      // Yoga answers such an error 400 only while it has a non-GraphQL originalError: keep the status.
+      delete extensions.originalError;
+      if (extensions.http) extensions.http = { ...(extensions.http as object), spec: false };
+    }
+  }
+}
+
+const invalidJson = () =>
+  createGraphQLError('Request parameters `variables` and `extensions` must be JSON objects.', {
+    extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } },
+  });
+
+/** Yoga's GET parser, with a JSON SyntaxError of its parameters turned into the client's error. */
+function parseGETOrRefuse<T>(parse: () => T | Promise<T>): T | Promise<T> {
+  const refuse = (error: unknown): never => {
+    throw error instanceof SyntaxError ? invalidJson() : error;
+  };
+  try {
+    const parsed = parse();
+    return parsed instanceof Promise ? parsed.catch(refuse) : parsed;
+  } catch (error) {
+    return refuse(error);
   }
 }
 
@@ -26,6 +52,10 @@ const recodeAll = (errors: ReadonlyArray<Pick<GraphQLError, 'path' | 'extensions
 
 export function useRequestErrorCodes(): Plugin {
   return {
+    onRequestParse({ request, requestParser, setRequestParser }) {
+      if (request.method !== 'GET' || !requestParser) return;
+      setRequestParser((req) => parseGETOrRefuse(() => requestParser(req)));
+    },
     // At the source, for every transport (HTTP, SSE, graphql-sse).
     onParse: () => ({ result }) => {
       if (result instanceof Error) recode(result as GraphQLError);

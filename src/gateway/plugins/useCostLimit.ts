@@ -31,6 +31,7 @@ import {
   isObjectType,
   type DocumentNode,
   type GraphQLCompositeType,
+  type GraphQLError,
   type GraphQLField,
   type GraphQLSchema,
 } from 'graphql';
@@ -61,12 +62,34 @@ class TooManyIds extends Error {
 const MAX_EVALUATED_FIELDS = 20_000;
 const PLUMBING = new Set(['edges', 'nodes', 'node', 'pageInfo', 'cursor']);
 
+/** Verdicts kept per parsed document (Yoga caches those per query text); more shapes of variables start over. */
+const VERDICTS_PER_DOCUMENT = 64;
+
 export function useCostLimit(limits: CostLimits): Plugin {
+  // Pricing walks the whole operation (getComplexity): done once per document, operation and
+  // variables shape, not on every request.
+  const verdicts = new WeakMap<DocumentNode, Map<string, GraphQLError | null>>();
   const check = ({ args, setResultAndStopExecution }: CheckPayload) => {
-    const error = costError(args, limits);
+    let byShape = verdicts.get(args.document);
+    if (!byShape) verdicts.set(args.document, (byShape = new Map()));
+    const key = `${args.operationName ?? ''}\n${variablesShape(args.variableValues)}`;
+    let error = byShape.get(key);
+    if (error === undefined) {
+      if (byShape.size >= VERDICTS_PER_DOCUMENT) byShape.clear();
+      byShape.set(key, (error = costError(args, limits) ?? null));
+    }
     if (error) setResultAndStopExecution({ errors: [error] });
   };
   return { onExecute: check, onSubscribe: check };
+}
+
+/**
+ * What of the variables can change the cost: numbers and booleans (`first`, `@include(if:)`) and
+ * list lengths (`ids`), never the text of a string (an id, a token), which is left out of the key.
+ */
+function variablesShape(variables: unknown): string {
+  if (!variables || typeof variables !== 'object') return '';
+  return JSON.stringify(variables, (_key, value: unknown) => (typeof value === 'string' ? '' : value));
 }
 
 interface CheckPayload {

@@ -1,13 +1,15 @@
 /**
  * The operation limits of GatewayLimits as Yoga plugins, each rejecting before execution with
- * BAD_USER_INPUT `<limit>: …` (see limitError.ts): tokens while parsing, depth and aliases while
- * validating, cost (connection `first` multiplies, see useCostLimit.ts) just before executing.
+ * BAD_USER_INPUT `<limit>: …` (see limitError.ts): tokens while parsing, fields just before
+ * validating, depth and aliases while validating, cost (connection `first` multiplies; ids of
+ * `nodes`/`_entities` counted and capped, see useCostLimit.ts) just before executing.
  */
 import type { Plugin } from 'graphql-yoga';
 import type { GatewayLimits } from '../context.js';
 import { useCostLimit } from './useCostLimit.js';
 import { useMaxAliases } from './useMaxAliases.js';
 import { useMaxDepth } from './useMaxDepth.js';
+import { useMaxFields } from './useMaxFields.js';
 import { useMaxTokens } from './useMaxTokens.js';
 
 /** Limits of the gateway's own besides GatewayLimits (see useMaxFields.ts and useCostLimit.ts). */
@@ -18,8 +20,14 @@ export interface ListAndFieldLimits {
   maxFields: number;
 }
 
-export const DEFAULT_LIST_AND_FIELD_LIMITS: ListAndFieldLimits = { maxIds: 100, maxFields: 300 };
+export const DEFAULT_LIST_AND_FIELD_LIMITS: ListAndFieldLimits = { maxIds: 100, maxFields: 200 };
 
 export function useQueryLimits(limits: GatewayLimits & ListAndFieldLimits): Plugin[] {
-  return [useMaxTokens(limits.maxTokens), useMaxDepth(limits.maxDepth), useMaxAliases(limits.maxAliases), useCostLimit(limits)];
+  return [
+    useMaxTokens(limits.maxTokens),
+    useMaxFields(limits.maxFields),
+    useMaxDepth(limits.maxDepth),
+    useMaxAliases(limits.maxAliases),
+    useCostLimit(limits),
+  ];
 }
