@@ -2,17 +2,17 @@
  * Spaces: the Space shape and who may see it, the lifecycle (deleted → removed for good after
  * 7 days) and inserting a space with its first revision.
  */
-import { atLeast,type Role } from '../../api/roles.js';
+import { atLeast, type Role } from '../../api/roles.js';
 import type { RequestContext } from '../context.js';
 import type { Db } from '../db/index.js';
-import { notFound,unauthorized } from '../errors.js';
+import { notFound, unauthorized } from '../errors.js';
 import { newId } from '../ids.js';
-import { contentRole,requireRole } from '../access.js';
+import { contentRole, requireRole } from '../access.js';
 import { SPACE_RESTORE_DAYS } from '../../api/rules.js';
-import { createRevision,pagesOf,type PageInput } from '../content/revisions.js';
+import { createRevision, pagesOf, type PageInput } from '../content/revisions.js';
 import { shareKeyOpensSpace } from '../shareKeys.js';
 import { endPosition } from './contentTree.js';
-import { dropForeignGrants,dropGrants,grantCreator } from './grants.js';
+import { dropForeignGrants, dropGrants, grantCreator } from './grants.js';
 import { dropForeignSiteSpaces } from './siteSpaces.js';
 import type { ListSpec } from '../pagination.js';
 
