@@ -1,9 +1,13 @@
 /** Change requests: lookup (by id or number) with the caller's role, and the seed's shape. */
 import type { Role } from '../../api/roles.js';
+import { copyRevision } from '../content/revisions.js';
 import type { RequestContext } from '../context.js';
-import { forbidden, notFound } from '../errors.js';
-import { isOutdated, type ChangeRequestRow } from '../content/merge.js';
-import { loadSpace, type SpaceRow } from './spaces.js';
+import type { Db } from '../db/index.js';
+import { conflict,forbidden,notFound } from '../errors.js';
+import { newId } from '../ids.js';
+import type { ListSpec } from '../pagination.js';
+import { isOutdated,type ChangeRequestRow } from '../content/merge.js';
+import { loadSpace,type SpaceRow } from './spaces.js';
 import { userById } from './users.js';
 
 function openComments(ctx: RequestContext, changeRequestId: string): number {
@@ -64,4 +68,44 @@ export function requireUnlocked(space: SpaceRow) {
 export function reloadChangeRequest(ctx: RequestContext, changeRequestId: string, space: SpaceRow) {
   const row = ctx.db.prepare('SELECT * FROM change_requests WHERE id = ?').get(changeRequestId) as ChangeRequestRow;
   return toChangeRequest(ctx, row, space);
+}
+export const changeRequestById = (db: Db, changeRequestId: string) =>
+  db.prepare('SELECT * FROM change_requests WHERE id = ?').get(changeRequestId) as ChangeRequestRow | undefined;
+
+/** The space's change requests with `status` (and `contributor` among their contributors), most recently updated first (the hosted API's order). */
+export function changeRequestsOf(ctx: RequestContext, space: SpaceRow, status: string, contributor?: string): ListSpec<ChangeRequestRow, ChangeRequest> {
+  const byContributor = contributor ? ' AND id IN (SELECT change_request_id FROM change_request_contributors WHERE user_id = ?)' : '';
+  return {
+    from: `change_requests WHERE space_id = ? AND status = ?${byContributor}`,
+    params: contributor ? [space.id, status, contributor] : [space.id, status],
+    orderBy: ['updated_at', 'id'],
+    direction: 'desc',
+    map: (row) => toChangeRequest(ctx, row, space),
+  };
+}
+
+/** A draft change request numbered after the space's last one, on a copy of the space's revision; its creator is its first contributor. */
+export function insertChangeRequest(db: Db, space: SpaceRow, input: { subject: string; userId: string }, now: string): string {
+  const id = newId();
+  db.transaction(() => {
+    const { max } = db.prepare('SELECT MAX(number) AS max FROM change_requests WHERE space_id = ?').get(space.id) as { max: number | null };
+    const revision = copyRevision(db, space.revision_id, space.id, now);
+    db.prepare(
+      `INSERT INTO change_requests (id, space_id, number, status, subject, created_by, created_at, updated_at, revision_id, revision_initial)
+       VALUES (?, ?, ?, 'draft', ?, ?, ?, ?, ?, ?)`,
+    ).run(id, space.id, (max ?? 0) + 1, input.subject, input.userId, now, now, revision, space.revision_id);
+    db.prepare('INSERT INTO change_request_contributors (change_request_id, user_id) VALUES (?, ?)').run(id, input.userId);
+  })();
+  return id;
+}
+
+/** Sets `subject` and `status` (PATCH; never `merged`); 409 once the change request is merged. */
+export function setChangeRequestFields(db: Db, cr: ChangeRequestRow, changes: { subject?: string; status?: string }, now: string): void {
+  if (cr.status === 'merged') throw conflict('A merged change request cannot be changed');
+  db.prepare('UPDATE change_requests SET subject = ?, status = ?, updated_at = ? WHERE id = ?').run(
+    changes.subject ?? cr.subject,
+    changes.status ?? cr.status,
+    now,
+    cr.id,
+  );
 }

@@ -5,9 +5,10 @@ import type { Db } from '../db/index.js';
 import { badRequest, conflict, forbidden, lookupField, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { contentRole, orgMembership, requireOrg, requireRole } from '../access.js';
-import { dropForeignGrants, grantCreator } from './grants.js';
+import { dropForeignGrants, dropGrants, grantCreator } from './grants.js';
+import type { ListSpec } from '../pagination.js';
 import { dropForeignSiteSpaces } from './siteSpaces.js';
-import { endPosition, nestedCollectionIds, placement, type ContentPosition } from './contentTree.js';
+import { detachSpaces, endPosition, nestedCollectionIds, placement, type ContentPosition } from './contentTree.js';
 
 export interface CollectionRow {
   id: string;
@@ -104,7 +105,7 @@ export function insertCollection(ctx: RequestContext, organizationId: string, pa
 }
 
 /** Moves a collection, its nested collections and all their spaces to another organization's root. */
-export function transferCollection(ctx: RequestContext, row: CollectionRow, organizationId: string) {
+export function transferCollection(ctx: RequestContext, row: CollectionRow, organizationId: string): CollectionRow {
   const now = ctx.now();
   const ids = [row.id, ...nestedCollectionIds(ctx.db, row.id)];
   ctx.db.transaction(() => {
@@ -128,6 +129,7 @@ export function transferCollection(ctx: RequestContext, row: CollectionRow, orga
     ]);
     dropForeignSiteSpaces(ctx.db, organizationId, spaceIds);
   })();
+  return findCollection(ctx.db, row.id)!;
 }
 /** Where a moved space or collection lands (see placement); a new parent needs the create role in it. */
 export function placeIn(
@@ -138,4 +140,50 @@ export function placeIn(
   const placed = placement(ctx.db, item, body);
   if (placed.parentId !== item.parent_id) requireCreateIn(ctx, item.organization_id, placed.parentId, 'parent');
   return placed;
+}
+
+/** Deletes a collection with its nested collections and their grants; the spaces they held move to the organization root. */
+export function deleteCollection(db: Db, row: CollectionRow, now: string): void {
+  const ids = [row.id, ...nestedCollectionIds(db, row.id)];
+  db.transaction(() => {
+    detachSpaces(db, ids, now);
+    for (const id of ids) dropGrants(db, { type: 'collection', id });
+    db.prepare('DELETE FROM collections WHERE id = ?').run(row.id);
+  })();
+}
+
+/** Sets the given fields (undefined keeps one) and bumps `updated_at`. */
+export function updateCollection(
+  db: Db,
+  row: CollectionRow,
+  changes: { title?: string; description?: string; defaultLevel?: Role },
+  now: string,
+): CollectionRow {
+  db.prepare('UPDATE collections SET title = ?, description = ?, default_level = ?, updated_at = ? WHERE id = ?').run(
+    changes.title ?? row.title,
+    changes.description ?? row.description,
+    changes.defaultLevel ?? row.default_level,
+    now,
+    row.id,
+  );
+  return findCollection(db, row.id)!;
+}
+
+/** Moves a collection in its organization's tree, never into itself or a collection nested in it. */
+export function moveCollection(db: Db, row: CollectionRow, to: { parentId: string | null; position: number }, now: string): CollectionRow {
+  if (to.parentId === row.id || (to.parentId && nestedCollectionIds(db, row.id).includes(to.parentId)))
+    throw badRequest('parent: cannot move a collection into itself or one of its nested collections');
+  db.prepare('UPDATE collections SET parent_id = ?, position = ?, updated_at = ? WHERE id = ?').run(to.parentId, to.position, now, row.id);
+  return findCollection(db, row.id)!;
+}
+
+/** The organization's collections the caller can see (only those at the root unless `nested`). */
+export function visibleCollections(ctx: RequestContext, organizationId: string, nested: boolean): ListSpec<CollectionRow, Collection> {
+  return {
+    from: `collections WHERE organization_id = ?${nested ? '' : ' AND parent_id IS NULL'}`,
+    params: [organizationId],
+    orderBy: ['position', 'id'],
+    filter: (row) => collectionRole(ctx, row) !== null,
+    map: (row) => toCollection(ctx, row),
+  };
 }

@@ -5,7 +5,9 @@
 import type { Role } from '../../api/roles.js';
 import type { RequestContext } from '../context.js';
 import type { Db } from '../db/index.js';
-import { orgMembership, type ContentTarget } from '../access.js';
+import { contentRole, orgMembership, type ContentTarget } from '../access.js';
+import type { ListSpec } from '../pagination.js';
+import { userById, type User } from './users.js';
 
 export type TargetType = ContentTarget['type'];
 
@@ -70,3 +72,42 @@ export function removeUserGrant(db: Db, target: { type: TargetType; id: string }
 export function dropGrants(db: Db, target: { type: TargetType; id: string }) {
   db.prepare('DELETE FROM content_permissions WHERE target_type = ? AND target_id = ?').run(target.type, target.id);
 }
+/** A user and their role on a space or a collection (lists of permissions). */
+export interface UserPermission {
+  permission: Role;
+  user: User;
+}
+
+/** The users granted a role explicitly on the target. */
+export function userGrants(ctx: RequestContext, target: { type: TargetType; id: string }): ListSpec<GrantRow, UserPermission> {
+  return {
+    from: `content_permissions WHERE target_type = ? AND target_id = ? AND principal_type = 'user'`,
+    params: [target.type, target.id],
+    orderBy: ['created_at', 'principal_id'],
+    map: (row) => ({ permission: row.role, user: userById(ctx, row.principal_id) }),
+  };
+}
+
+/** Every active member with access to the target (explicit, team, inherited or organization-role grants), strongest role each; only those with role `only` when given. */
+export function aggregateGrants(ctx: RequestContext, target: ContentTarget, only?: Role): ListSpec<{ user_id: string }, UserPermission> {
+  const roles = new Map<string, Role | null>();
+  const roleOf = (userId: string) => {
+    if (!roles.has(userId)) roles.set(userId, contentRole(ctx.db, target, userId));
+    return roles.get(userId)!;
+  };
+  return {
+    from: 'members WHERE organization_id = ? AND disabled = 0',
+    params: [target.organization_id],
+    orderBy: ['joined_at', 'user_id'],
+    filter: (m) => roleOf(m.user_id) !== null && (!only || roleOf(m.user_id) === only),
+    map: (m) => ({ permission: roleOf(m.user_id)!, user: userById(ctx, m.user_id) }),
+  };
+}
+
+/** True when the team belongs to the organization. */
+export const isTeamOf = (db: Db, teamId: string, organizationId: string) =>
+  Boolean(db.prepare('SELECT 1 FROM teams WHERE id = ? AND organization_id = ?').get(teamId, organizationId));
+
+/** True when the user has a membership in the organization, disabled or not. */
+export const hasMembership = (db: Db, organizationId: string, userId: string) =>
+  Boolean(db.prepare('SELECT 1 FROM members WHERE organization_id = ? AND user_id = ?').get(organizationId, userId));

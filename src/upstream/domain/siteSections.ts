@@ -2,8 +2,9 @@
 import type { Role } from '../../api/roles.js';
 import type { RequestContext } from '../context.js';
 import type { Db } from '../db/index.js';
-import { badRequest, notFound } from '../errors.js';
-import { siteUrl, type SiteAccess, type SiteRow } from './sites.js';
+import { badRequest, conflict, notFound } from '../errors.js';
+import type { ListSpec } from '../pagination.js';
+import { setColumns, siteUrl, type SiteAccess, type SiteRow } from './sites.js';
 import { toSpace, type SpaceRow } from './spaces.js';
 import { LIVE_SITE_SPACES, type SectionRow, type SiteSpaceRow } from './siteSpaces.js';
 
@@ -127,3 +128,45 @@ export function toSiteSection(ctx: RequestContext, view: SectionView, row: Secti
 }
 
 export type SiteSection = ReturnType<typeof toSiteSection>;
+/** The sections of the site of `view`, in the site's order. */
+export function sectionsOf(ctx: RequestContext, view: SectionView): ListSpec<SectionRow, SiteSection> {
+  return {
+    from: 'site_sections WHERE site_id = ?',
+    params: [view.access.site.id],
+    orderBy: ['position', 'id'],
+    map: (row) => toSiteSection(ctx, view, row),
+  };
+}
+
+/**
+ * Sets the given fields of a section (undefined keeps one, null clears it): 400 when
+ * `defaultSiteSpace` is not one of its site spaces, 409 when `path` is another section's.
+ */
+export function updateSection(
+  db: Db,
+  section: SectionRow,
+  changes: { title?: string; path?: string; defaultSiteSpace?: string; condition?: string | null; icon?: string | null; description?: string | null },
+): void {
+  if (
+    changes.defaultSiteSpace !== undefined &&
+    !db.prepare('SELECT 1 FROM site_spaces WHERE id = ? AND section_id = ?').get(changes.defaultSiteSpace, section.id)
+  )
+    throw badRequest('defaultSiteSpace: is not a site space of this section');
+  if (
+    changes.path !== undefined &&
+    db.prepare('SELECT 1 FROM site_sections WHERE site_id = ? AND path = ? AND id != ?').get(section.site_id, changes.path, section.id)
+  )
+    throw conflict('path: is already the path of another section of this site');
+  setColumns(db, 'site_sections', ['id', section.id], {
+    title: changes.title,
+    path: changes.path,
+    default_site_space_id: changes.defaultSiteSpace,
+    condition: changes.condition,
+    icon: changes.icon,
+    description: changes.description,
+  });
+}
+
+export function deleteSection(db: Db, sectionId: string): void {
+  db.prepare('DELETE FROM site_sections WHERE id = ?').run(sectionId);
+}

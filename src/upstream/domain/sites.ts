@@ -5,6 +5,7 @@
 import { atLeast, type Role } from '../../api/roles.js';
 import type { BodyOf, RequestContext } from '../context.js';
 import type { Db } from '../db/index.js';
+import type { ListSpec } from '../pagination.js';
 import { notFound, unauthorized } from '../errors.js';
 import { newId, newToken } from '../ids.js';
 import { orgMembership, requireOrg } from '../access.js';
@@ -162,4 +163,22 @@ export function setColumns(db: Db, table: string, key: [string, string], values:
   const assignments = entries.map(([column]) => `${column} = ?`).join(', ');
   const params = entries.map(([, v]) => (typeof v === 'boolean' ? Number(v) : v));
   db.prepare(`UPDATE ${table} SET ${assignments} WHERE ${key[0]} = ?`).run(...params, key[1]);
+}
+/** The organization's sites, filtered by `published`, a `title` substring and a `spaceId` they publish. */
+export function sitesOf(
+  ctx: RequestContext,
+  organizationId: string,
+  only: { published?: boolean; title?: string; spaceId?: string },
+  role: Role | null,
+): ListSpec<SiteRow, Site> {
+  const filters: Array<[string, unknown]> = [['organization_id = ?', organizationId]];
+  if (only.published !== undefined) filters.push(['published = ?', only.published ? 1 : 0]);
+  if (only.title) filters.push([`title LIKE ? ESCAPE '\\'`, `%${only.title.replace(/[%_\\]/g, '\\$&')}%`]);
+  if (only.spaceId) filters.push(['id IN (SELECT site_id FROM site_spaces WHERE space_id = ?)', only.spaceId]);
+  return {
+    from: `sites WHERE ${filters.map(([sql]) => sql).join(' AND ')}`,
+    params: filters.map(([, value]) => value),
+    orderBy: ['created_at', 'id'],
+    map: (row) => toSite(ctx, row, role),
+  };
 }

@@ -9,10 +9,12 @@ import { notFound, unauthorized } from '../errors.js';
 import { newId } from '../ids.js';
 import { contentRole, requireRole } from '../access.js';
 import { SPACE_RESTORE_DAYS } from '../../api/rules.js';
-import { createRevision, type PageInput } from '../content/revisions.js';
+import { createRevision, pagesOf, type PageInput } from '../content/revisions.js';
 import { shareKeyOpensSpace } from '../shareKeys.js';
 import { endPosition } from './contentTree.js';
-import { dropGrants } from './grants.js';
+import { dropForeignGrants, dropGrants, grantCreator } from './grants.js';
+import { dropForeignSiteSpaces } from './siteSpaces.js';
+import type { ListSpec } from '../pagination.js';
 
 export interface SpaceRow {
   id: string;
@@ -202,4 +204,111 @@ export function copyTitle(title: string): string {
   const suffix = ' (copy)';
   const chars = [...title];
   return chars.slice(0, 50 - suffix.length).join('') + suffix;
+}
+// ---------------------------------------------------------------------------------------------
+// Writes
+
+/** Creates a space for the caller in the organization (or a collection of it); the creator administers it. */
+export function createSpaceFor(ctx: RequestContext, organizationId: string, input: { parentId: string | null; title?: string; emoji?: string }): SpaceRow {
+  return ctx.db.transaction(() => {
+    const inserted = insertSpace(ctx.db, ctx.now(), { organizationId, ...input });
+    grantCreator(ctx, { type: 'space', id: inserted.id, organization_id: organizationId });
+    return inserted;
+  })();
+}
+
+/** Sets the given settings (undefined keeps one) and bumps `updatedAt`. */
+export function updateSpaceSettings(
+  db: Db,
+  row: SpaceRow,
+  changes: { title?: string; emoji?: string; defaultLevel?: Role; editMode?: string },
+  now: string,
+): SpaceRow {
+  db.prepare('UPDATE spaces SET title = ?, emoji = ?, default_level = ?, edit_mode = ?, updated_at = ? WHERE id = ?').run(
+    changes.title ?? row.title,
+    changes.emoji ?? row.emoji,
+    changes.defaultLevel ?? row.default_level,
+    changes.editMode ?? row.edit_mode,
+    now,
+    row.id,
+  );
+  return spaceById(db, row.id);
+}
+
+/** A new space beside the original with its title, emoji, settings and current pages (page ids kept, so `page:` links still resolve). */
+export function duplicateSpace(ctx: RequestContext, row: SpaceRow): SpaceRow {
+  const pages: PageInput[] = pagesOf(ctx.db, row.revision_id).map((p) => ({
+    page_id: p.page_id,
+    title: p.title,
+    emoji: p.emoji,
+    path: p.path,
+    markdown: p.markdown,
+  }));
+  const copy = ctx.db.transaction(() => {
+    const inserted = insertSpace(ctx.db, ctx.now(), {
+      organizationId: row.organization_id,
+      parentId: row.parent_id,
+      title: copyTitle(row.title),
+      emoji: row.emoji,
+      visibility: row.visibility,
+      defaultLevel: row.default_level,
+      pages,
+    });
+    ctx.db.prepare('UPDATE spaces SET edit_mode = ? WHERE id = ?').run(row.edit_mode, inserted.id);
+    grantCreator(ctx, { type: 'space', id: inserted.id, organization_id: row.organization_id });
+    return inserted;
+  })();
+  return spaceById(ctx.db, copy.id);
+}
+
+/** Moves a space in its organization's tree; `in-collection` becomes `private` at the root. */
+export function moveSpace(db: Db, row: SpaceRow, to: { parentId: string | null; position: number }, now: string): SpaceRow {
+  const visibility = !to.parentId && row.visibility === 'in-collection' ? 'private' : row.visibility;
+  db.prepare('UPDATE spaces SET parent_id = ?, position = ?, visibility = ?, updated_at = ? WHERE id = ?').run(
+    to.parentId,
+    to.position,
+    visibility,
+    now,
+    row.id,
+  );
+  return spaceById(db, row.id);
+}
+
+/** To the root of another organization; grants that make no sense there, and other organizations' sites publishing it, are dropped. */
+export function transferSpace(db: Db, row: SpaceRow, organizationId: string, now: string): SpaceRow {
+  db.transaction(() => {
+    db.prepare(
+      `UPDATE spaces SET organization_id = ?, parent_id = NULL, position = ?, updated_at = ?,
+         visibility = CASE visibility WHEN 'in-collection' THEN 'private' ELSE visibility END
+       WHERE id = ?`,
+    ).run(organizationId, endPosition(db, organizationId), now, row.id);
+    dropForeignGrants(db, organizationId, [{ type: 'space', id: row.id }]);
+    dropForeignSiteSpaces(db, organizationId, [row.id]);
+  })();
+  return spaceById(db, row.id);
+}
+
+/** Soft delete: `deletedAt` is set; the space can be restored for 7 days. */
+export function softDeleteSpace(db: Db, spaceId: string, now: string): void {
+  db.prepare('UPDATE spaces SET deleted_at = ? WHERE id = ?').run(now, spaceId);
+}
+
+export function restoreSpace(db: Db, spaceId: string, now: string): SpaceRow {
+  db.prepare('UPDATE spaces SET deleted_at = NULL, updated_at = ? WHERE id = ?').run(now, spaceId);
+  return spaceById(db, spaceId);
+}
+
+/** True when `revisionId` is a revision of the space. */
+export const isRevisionOf = (db: Db, revisionId: string, spaceId: string) =>
+  Boolean(db.prepare('SELECT 1 FROM revisions WHERE id = ? AND space_id = ?').get(revisionId, spaceId));
+
+/** The list of a parent's live spaces the caller can see (`organization_id` or `parent_id` = `parentId`). */
+export function visibleSpaces(ctx: RequestContext, column: 'organization_id' | 'parent_id', parentId: string): ListSpec<SpaceRow, Space> {
+  return {
+    from: `spaces WHERE ${column} = ? AND deleted_at IS NULL`,
+    params: [parentId],
+    orderBy: ['position', 'id'],
+    filter: (row) => spaceRole(ctx, row) !== null,
+    map: (row) => toSpace(ctx, row),
+  };
 }

@@ -1,5 +1,8 @@
 /** Teams: rows, who manages them, the Team shape. */
 import type { RequestContext } from '../context.js';
+import type { Db } from '../db/index.js';
+import { newId } from '../ids.js';
+import type { ListSpec } from '../pagination.js';
 import { badRequest, forbidden, notFound } from '../errors.js';
 import { orgMembership, requireOrg } from '../access.js';
 
@@ -98,4 +101,44 @@ export function checkMembers(ctx: RequestContext, organizationId: string, member
   members.forEach((userId, i) => {
     if (!orgMembership(ctx.db, organizationId, userId)) throw badRequest(`members[${i}]: is not a member of the organization`);
   });
+}
+/** The organization's teams, filtered by an `owner` who can manage them and a `title` substring (any case). */
+export function teamsOf(ctx: RequestContext, organizationId: string, only: { owner?: string; title?: string }): ListSpec<TeamRow, Team> {
+  const where = ['organization_id = ?'];
+  const params: unknown[] = [organizationId];
+  if (only.owner !== undefined) {
+    const clause = ownerClause(ctx, organizationId, only.owner);
+    where.push(clause.sql);
+    params.push(...clause.params);
+  }
+  if (only.title !== undefined) {
+    where.push(containsIgnoringCase('title'));
+    params.push(only.title);
+  }
+  return { from: `teams WHERE ${where.join(' AND ')}`, params, orderBy: ['created_at', 'id'], map: (row) => toTeam(ctx, row) };
+}
+
+/** A team owned by its creator, with the other `members`. */
+export function insertTeam(db: Db, input: { organizationId: string; title: string; owner: string; members: string[] }, now: string): TeamRow {
+  const team: TeamRow = { id: newId(), organization_id: input.organizationId, title: input.title, created_at: now };
+  const addMember = db.prepare('INSERT OR IGNORE INTO team_members (team_id, user_id, role) VALUES (?, ?, ?)');
+  db.transaction(() => {
+    db.prepare('INSERT INTO teams (id, organization_id, title, created_at) VALUES (?, ?, ?, ?)').run(team.id, team.organization_id, team.title, team.created_at);
+    addMember.run(team.id, input.owner, 'owner');
+    for (const userId of input.members) addMember.run(team.id, userId, 'member');
+  })();
+  return team;
+}
+
+export function renameTeam(db: Db, team: TeamRow, title: string): TeamRow {
+  db.prepare('UPDATE teams SET title = ? WHERE id = ?').run(title, team.id);
+  return { ...team, title };
+}
+
+/** Deletes a team and the grants it held. */
+export function deleteTeam(db: Db, teamId: string): void {
+  db.transaction(() => {
+    db.prepare(`DELETE FROM content_permissions WHERE principal_type = 'team' AND principal_id = ?`).run(teamId);
+    db.prepare('DELETE FROM teams WHERE id = ?').run(teamId);
+  })();
 }

@@ -1,13 +1,12 @@
 import { CHANGE_REQUEST_STATUSES } from '../../api/rules.js';
 import { mergeChangeRequest, updateChangeRequest, type ChangeRequestRow } from '../content/merge.js';
 import { PDF_URL_TTL_MS, renderPdf, signPdfGrant, verifyPdfGrant } from '../content/pdf.js';
-import { copyRevision, pagesOf, type PageRow } from '../content/revisions.js';
+import { pagesOf, type PageRow } from '../content/revisions.js';
 import type { RequestContext, UpstreamServices } from '../context.js';
-import { badRequest, conflict, forbidden, notFound, unauthorized } from '../errors.js';
-import { newId } from '../ids.js';
+import { badRequest, forbidden, notFound, unauthorized } from '../errors.js';
 import { paginate } from '../pagination.js';
 import { RAW, Reply, type Router } from '../router.js';
-import { loadChangeRequest, reloadChangeRequest, requireUnlocked, toChangeRequest, type ChangeRequest } from '../domain/changeRequests.js';
+import { changeRequestById, changeRequestsOf, insertChangeRequest, loadChangeRequest, reloadChangeRequest, requireUnlocked, setChangeRequestFields, toChangeRequest } from '../domain/changeRequests.js';
 import { loadSpace } from '../domain/spaces.js';
 
 const base = '/spaces/{spaceId}/change-requests';
@@ -15,40 +14,14 @@ const base = '/spaces/{spaceId}/change-requests';
 function list(ctx: RequestContext) {
   const { row: space } = loadSpace(ctx, ctx.params.spaceId, 'read', { members: true });
   const status = ctx.query.enum('status', CHANGE_REQUEST_STATUSES, 'open');
-  const contributor = ctx.query.string('contributor');
-  const byContributor = contributor
-    ? ' AND id IN (SELECT change_request_id FROM change_request_contributors WHERE user_id = ?)'
-    : '';
-  return paginate<ChangeRequestRow, ChangeRequest>(ctx, {
-    from: `change_requests WHERE space_id = ? AND status = ?${byContributor}`,
-    params: contributor ? [space.id, status, contributor] : [space.id, status],
-    // The hosted API's default order: most recently updated first.
-    orderBy: ['updated_at', 'id'],
-    direction: 'desc',
-    map: (row) => toChangeRequest(ctx, row, space),
-  });
+  return paginate(ctx, changeRequestsOf(ctx, space, status, ctx.query.string('contributor')));
 }
 
 function create(ctx: RequestContext) {
   const { row: space } = loadSpace(ctx, ctx.params.spaceId, 'edit', { members: true });
   requireUnlocked(space);
   const { subject } = ctx.body('changeRequest.create', { optional: true });
-  const now = ctx.now();
-  const userId = ctx.user().id;
-  const id = newId();
-  ctx.db.transaction(() => {
-    const { max } = ctx.db.prepare('SELECT MAX(number) AS max FROM change_requests WHERE space_id = ?').get(space.id) as {
-      max: number | null;
-    };
-    const revision = copyRevision(ctx.db, space.revision_id, space.id, now);
-    ctx.db
-      .prepare(
-        `INSERT INTO change_requests (id, space_id, number, status, subject, created_by, created_at, updated_at, revision_id, revision_initial)
-         VALUES (?, ?, ?, 'draft', ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(id, space.id, (max ?? 0) + 1, subject ?? '', userId, now, now, revision, space.revision_id);
-    ctx.db.prepare('INSERT INTO change_request_contributors (change_request_id, user_id) VALUES (?, ?)').run(id, userId);
-  })();
+  const id = insertChangeRequest(ctx.db, space, { subject: subject ?? '', userId: ctx.user().id }, ctx.now());
   const created = reloadChangeRequest(ctx, id, space);
   ctx.res.setHeader('location', created.urls.location);
   return new Reply(201, created);
@@ -57,10 +30,7 @@ function create(ctx: RequestContext) {
 function update(ctx: RequestContext) {
   const { space, cr } = loadChangeRequest(ctx, 'edit');
   const body = ctx.body('changeRequest.update');
-  if (cr.status === 'merged') throw conflict('A merged change request cannot be changed');
-  ctx.db
-    .prepare('UPDATE change_requests SET subject = ?, status = ?, updated_at = ? WHERE id = ?')
-    .run(body.subject ?? cr.subject, body.status ?? cr.status, ctx.now(), cr.id);
+  setChangeRequestFields(ctx.db, cr, body, ctx.now());
   return reloadChangeRequest(ctx, cr.id, space);
 }
 
@@ -111,9 +81,7 @@ async function renderPdfRoute(ctx: RequestContext) {
   if ('invalid' in grant) throw forbidden(`token: ${grant.invalid}`);
   if (grant.spaceId !== ctx.params.spaceId || grant.changeRequestId !== ctx.params.changeRequestId)
     throw forbidden('token: is for another change request');
-  const cr = ctx.db.prepare('SELECT * FROM change_requests WHERE id = ?').get(grant.changeRequestId) as
-    | ChangeRequestRow
-    | undefined;
+  const cr = changeRequestById(ctx.db, grant.changeRequestId);
   if (!cr) throw notFound('Change request');
   const wanted = grant.pages && new Set(grant.pages);
   const pages = pagesOf(ctx.db, grant.revisionId).filter((p: PageRow) => !wanted || wanted.has(p.page_id));

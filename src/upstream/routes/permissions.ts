@@ -6,15 +6,14 @@
  * changing grants needs admin.
  */
 import { ROLES, type Role } from '../../api/roles.js';
-import { contentRole, orgMembership, type ContentTarget } from '../access.js';
+import { orgMembership, type ContentTarget } from '../access.js';
 import type { RequestContext, UpstreamServices } from '../context.js';
 import { HttpError, notFound } from '../errors.js';
 import { paginate } from '../pagination.js';
 import type { Router } from '../router.js';
 import { loadCollection } from '../domain/collections.js';
 import { loadSpace } from '../domain/spaces.js';
-import { removeUserGrant, setGrant, type GrantRow, type TargetRef, type TargetType } from '../domain/grants.js';
-import { userById, type User } from '../domain/users.js';
+import { aggregateGrants, hasMembership, isTeamOf, removeUserGrant, setGrant, userGrants, type TargetRef, type TargetType } from '../domain/grants.js';
 
 /** How each base finds its target, with the caller's role checked. */
 interface Base {
@@ -36,17 +35,13 @@ const targets: Record<TargetType, Base> = {
   },
 };
 
-interface UserPermission {
-  permission: Role;
-  user: User;
-}
 
 /** Spec: "No team or user with the provided Id" is a 404; the message names the field. */
 const unknownPrincipal = (field: string, what: string) => new HttpError(404, `${field}: ${what}`);
 
 function checkPrincipals(ctx: RequestContext, organizationId: string, body: { teams?: string[]; users?: string[] }) {
   body.teams?.forEach((id, i) => {
-    if (!ctx.db.prepare('SELECT 1 FROM teams WHERE id = ? AND organization_id = ?').get(id, organizationId))
+    if (!isTeamOf(ctx.db, id, organizationId))
       throw unknownPrincipal(`teams[${i}]`, `no team ${id} in this organization`);
   });
   body.users?.forEach((id, i) => {
@@ -63,7 +58,7 @@ function pathUser(ctx: RequestContext, target: TargetRef, granting: boolean): st
   const { userId } = ctx.params;
   const member = granting
     ? orgMembership(ctx.db, target.organization_id, userId)
-    : ctx.db.prepare('SELECT 1 FROM members WHERE organization_id = ? AND user_id = ?').get(target.organization_id, userId);
+    : hasMembership(ctx.db, target.organization_id, userId);
   if (!member) throw notFound('User');
   return userId;
 }
@@ -85,12 +80,7 @@ function registerBase(router: Router, type: TargetType) {
 
   router.get(`${base}/users`, (ctx) => {
     const target = load(ctx, ctx.params[param], 'read');
-    return paginate<GrantRow, UserPermission>(ctx, {
-      from: `content_permissions WHERE target_type = ? AND target_id = ? AND principal_type = 'user'`,
-      params: [type, target.id],
-      orderBy: ['created_at', 'principal_id'],
-      map: (row) => ({ permission: row.role, user: userById(ctx, row.principal_id) }),
-    });
+    return paginate(ctx, userGrants(ctx, target));
   });
 
   router.delete(`${base}/users/{userId}`, (ctx) => {
@@ -112,19 +102,7 @@ function registerBase(router: Router, type: TargetType) {
   /** Every member with access (explicit, team, inherited or organization-role grants), strongest role each. */
   router.get(`${base}/aggregate`, (ctx) => {
     const target = load(ctx, ctx.params[param], 'read');
-    const only = ctx.query.enum('role', ROLES);
-    const roles = new Map<string, Role | null>();
-    const roleOf = (userId: string) => {
-      if (!roles.has(userId)) roles.set(userId, contentRole(ctx.db, target, userId));
-      return roles.get(userId)!;
-    };
-    return paginate<{ user_id: string }, UserPermission>(ctx, {
-      from: 'members WHERE organization_id = ? AND disabled = 0',
-      params: [target.organization_id],
-      orderBy: ['joined_at', 'user_id'],
-      filter: (m) => roleOf(m.user_id) !== null && (!only || roleOf(m.user_id) === only),
-      map: (m) => ({ permission: roleOf(m.user_id)!, user: userById(ctx, m.user_id) }),
-    });
+    return paginate(ctx, aggregateGrants(ctx, target, ctx.query.enum('role', ROLES)));
   });
 }
 

@@ -3,19 +3,16 @@
  * or more site spaces (space variants). Sections and section groups share one order per site.
  */
 import type { RequestContext, UpstreamServices } from '../context.js';
-import { badRequest, conflict, lookupField } from '../errors.js';
+import { badRequest, lookupField } from '../errors.js';
 import { paginate } from '../pagination.js';
 import { Reply, type Router } from '../router.js';
-import { loadSection, placeInSite, resolvePosition, sectionView, toSiteSection, type SiteSection } from '../domain/siteSections.js';
-import { insertSection, type SectionRow } from '../domain/siteSpaces.js';
-import { loadSite, setColumns, siteBody, type SiteAccess, type SiteRow } from '../domain/sites.js';
+import { deleteSection, loadSection, placeInSite, resolvePosition, sectionsOf, sectionView, toSiteSection, updateSection } from '../domain/siteSections.js';
+import { insertSection } from '../domain/siteSpaces.js';
+import { loadSite, reloadSite, siteBody, type SiteAccess } from '../domain/sites.js';
 import { loadSpace } from '../domain/spaces.js';
 
-// ---------------------------------------------------------------------------------------------
-// Routes
-
 function sectionResponse(ctx: RequestContext, access: SiteAccess, sectionId: string, status = 200) {
-  const site = ctx.db.prepare('SELECT * FROM sites WHERE id = ?').get(access.site.id) as SiteRow;
+  const site = reloadSite(ctx.db, access.site.id);
   const view = sectionView(ctx.db, { ...access, site });
   const body = toSiteSection(ctx, view, loadSection(ctx.db, site, sectionId));
   return status === 200 ? body : new Reply(status, body);
@@ -31,28 +28,10 @@ function createSection(ctx: RequestContext) {
   return sectionResponse(ctx, access, section.id, 201);
 }
 
-function updateSection(ctx: RequestContext) {
+function update(ctx: RequestContext) {
   const access = loadSite(ctx, 'admin');
   const section = loadSection(ctx.db, access.site, ctx.params.siteSectionId);
-  const body = siteBody(ctx, 'siteSection.update');
-  if (
-    body.defaultSiteSpace !== undefined &&
-    !ctx.db.prepare('SELECT 1 FROM site_spaces WHERE id = ? AND section_id = ?').get(body.defaultSiteSpace, section.id)
-  )
-    throw badRequest('defaultSiteSpace: is not a site space of this section');
-  if (
-    body.path !== undefined &&
-    ctx.db.prepare('SELECT 1 FROM site_sections WHERE site_id = ? AND path = ? AND id != ?').get(access.site.id, body.path, section.id)
-  )
-    throw conflict('path: is already the path of another section of this site');
-  setColumns(ctx.db, 'site_sections', ['id', section.id], {
-    title: body.title,
-    path: body.path,
-    default_site_space_id: body.defaultSiteSpace,
-    condition: body.condition,
-    icon: body.icon,
-    description: body.description,
-  });
+  updateSection(ctx.db, section, siteBody(ctx, 'siteSection.update'));
   return sectionResponse(ctx, access, section.id);
 }
 
@@ -72,21 +51,15 @@ export function register(router: Router, _services: UpstreamServices) {
     base,
     (ctx) => {
       const access = loadSite(ctx, 'read', { shareKey: ctx.query.string('shareKey') });
-      const view = sectionView(ctx.db, access);
-      return paginate<SectionRow, SiteSection>(ctx, {
-        from: 'site_sections WHERE site_id = ?',
-        params: [access.site.id],
-        orderBy: ['position', 'id'],
-        map: (row) => toSiteSection(ctx, view, row),
-      });
+      return paginate(ctx, sectionsOf(ctx, sectionView(ctx.db, access)));
     },
     { anonymous: true },
   );
   router.post(base, createSection);
-  router.patch(`${base}/{siteSectionId}`, updateSection);
+  router.patch(`${base}/{siteSectionId}`, update);
   router.delete(`${base}/{siteSectionId}`, (ctx) => {
     const { site } = loadSite(ctx, 'admin');
-    ctx.db.prepare('DELETE FROM site_sections WHERE id = ?').run(loadSection(ctx.db, site, ctx.params.siteSectionId).id);
+    deleteSection(ctx.db, loadSection(ctx.db, site, ctx.params.siteSectionId).id);
   });
   router.post(`${base}/{siteSectionId}/move`, moveSection);
 }

@@ -12,23 +12,12 @@ import { requireOrg } from '../access.js';
 import type { RequestContext, UpstreamServices } from '../context.js';
 import { paginate } from '../pagination.js';
 import type { Router } from '../router.js';
-import { loadSite, publishingAuth, reloadSite, setColumns, siteBody, toPublishingAuth, toSite, type Site, type SiteRow } from '../domain/sites.js';
+import { loadSite, publishingAuth, reloadSite, setColumns, siteBody, sitesOf, toPublishingAuth, toSite } from '../domain/sites.js';
 
 function listSites(ctx: RequestContext) {
   const { member } = requireOrg(ctx.db, ctx.params.organizationId, ctx.user().id, 'read');
-  const published = ctx.query.boolean('published');
-  const title = ctx.query.string('title');
-  const spaceId = ctx.query.string('space');
-  const filters: Array<[string, unknown]> = [['organization_id = ?', ctx.params.organizationId]];
-  if (published !== undefined) filters.push(['published = ?', published ? 1 : 0]);
-  if (title) filters.push([`title LIKE ? ESCAPE '\\'`, `%${title.replace(/[%_\\]/g, '\\$&')}%`]);
-  if (spaceId) filters.push(['id IN (SELECT site_id FROM site_spaces WHERE space_id = ?)', spaceId]);
-  return paginate<SiteRow, Site>(ctx, {
-    from: `sites WHERE ${filters.map(([sql]) => sql).join(' AND ')}`,
-    params: filters.map(([, value]) => value),
-    orderBy: ['created_at', 'id'],
-    map: (row) => toSite(ctx, row, member.role),
-  });
+  const filters = { published: ctx.query.boolean('published'), title: ctx.query.string('title'), spaceId: ctx.query.string('space') };
+  return paginate(ctx, sitesOf(ctx, ctx.params.organizationId, filters, member.role));
 }
 
 function updateSite(ctx: RequestContext) {
