@@ -10,7 +10,7 @@
  * callers, and a write of that caller makes its later reads start afresh.
  */
 import { createHash } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { EventEmitter } from 'node:events';
 import { Pool, type Dispatcher } from 'undici';
 import type { GraphQLError } from 'graphql';
 import { CircuitOpen, createCircuit, DEFAULT_CIRCUIT, type Circuit, type CircuitConfig, type CircuitStateName } from './circuit.js';
@@ -142,7 +142,8 @@ interface Settings {
   /** Per-token state (concurrency slots, reads in flight), keyed by a hash of the Authorization. */
   callers: Map<string, CallerState>;
   userAgent: string;
-  report: (call: RestCall) => void;
+  /** Reports an attempt; undefined when nobody listens (no RestCall is built then). */
+  report?: (call: RestCall) => void;
 }
 
 /** What the client keeps per caller while that caller has calls running or waiting. */
@@ -229,7 +230,7 @@ function resolveSettings(config: RestClientConfig, base: URL): Settings {
           onRequest?.(call);
           log(`rest ${call.method} ${call.path} ${call.status ?? call.code} ${Math.round(call.ms)}ms attempt=${call.attempt}`);
         }
-      : (onRequest ?? (() => undefined)),
+      : onRequest,
   };
 }
 
@@ -422,11 +423,12 @@ async function attemptOnce(s: Settings, req: Prepared, attempt: number, deadline
       signal: deadline.signal,
     });
     status = res.statusCode;
-    outcome = { ...(await readResponse(res, req)), unhealthy: status >= 500 };
+    outcome = (await readResponse(res, req)) as Attempted;
+    outcome.unhealthy = status >= 500;
   } catch (err) {
     outcome = failure(err, req, deadline);
   }
-  s.report({ ...req.info, status, ms: performance.now() - started, attempt, code: outcome.ok ? undefined : errorCode(outcome.error) });
+  s.report?.({ ...req.info, status, ms: performance.now() - started, attempt, code: outcome.ok ? undefined : errorCode(outcome.error) });
   return outcome;
 }
 
@@ -533,7 +535,7 @@ async function openStream(s: Settings, req: Prepared, signal: AbortSignal | unde
   const release = () => signal?.removeEventListener('abort', abort);
   const started = performance.now();
   const report = (status: number | null, code?: ErrorCode) =>
-    s.report({ ...req.info, status, ms: performance.now() - started, attempt: 1, code });
+    s.report?.({ ...req.info, status, ms: performance.now() - started, attempt: 1, code });
   let res: Dispatcher.ResponseData;
   try {
     const opened = await s.circuit.run(async () => {
@@ -571,31 +573,37 @@ async function openStream(s: Settings, req: Prepared, signal: AbortSignal | unde
   return eventStream(res.body, { controller, signal, idleTimeoutMs: s.streamIdleTimeout, upstream: req.info, onClose: release });
 }
 
-/** Per-call deadline; aborting it (deadline passed, or every caller left) aborts the request in flight. */
-class Deadline {
-  private readonly controller = new AbortController();
+/**
+ * Per-call deadline; aborting it (deadline passed, or every caller left) aborts the request in
+ * flight. It is its own abort signal: undici (and the limiter's queue) accept an EventEmitter with
+ * `aborted`, which costs far less per call than an AbortController and its EventTarget.
+ */
+class Deadline extends EventEmitter {
   private readonly timer: NodeJS.Timeout;
   private readonly ends: number;
+  aborted = false;
   expired = false;
   /** Aborted because every caller left, not because the time ran out. */
   abandoned = false;
 
   constructor(private readonly ms: number) {
+    super();
     this.ends = performance.now() + ms;
     this.timer = setTimeout(() => {
       this.expired = true;
-      this.controller.abort();
+      this.fire();
     }, ms);
   }
 
-  get signal(): AbortSignal {
-    return this.controller.signal;
+  /** What undici and the limiter listen on. */
+  get signal(): Deadline {
+    return this;
   }
 
   abort(): void {
-    if (this.controller.signal.aborted) return;
+    if (this.aborted) return;
     this.abandoned = true;
-    this.controller.abort();
+    this.fire();
   }
 
   remaining(): number {
@@ -606,16 +614,29 @@ class Deadline {
     return this.expired ? `no answer within the ${this.ms} ms deadline` : 'request aborted';
   }
 
-  async sleep(ms: number, info: Omit<UpstreamInfo, 'status'>): Promise<void> {
-    try {
-      await sleep(ms, undefined, { signal: this.signal });
-    } catch {
-      throw unavailableError(info, this.reason());
-    }
+  sleep(ms: number, info: Omit<UpstreamInfo, 'status'>): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        clearTimeout(timer);
+        reject(unavailableError(info, this.reason()));
+      };
+      const timer = setTimeout(() => {
+        this.removeListener('abort', onAbort);
+        resolve();
+      }, ms);
+      if (this.aborted) onAbort();
+      else this.once('abort', onAbort);
+    });
   }
 
   dispose(): void {
     clearTimeout(this.timer);
+  }
+
+  private fire(): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.emit('abort');
   }
 }
 
