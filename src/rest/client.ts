@@ -155,10 +155,13 @@ interface CallerState extends CallerSlots {
 
 /** One upstream call (all its attempts), shared by the GETs that joined it. */
 interface Flight {
-  deadline: Deadline;
   promise: Promise<unknown>;
   /** Joiners still waiting; when the last one leaves (its client went away), the call is aborted. */
   waiters: number;
+  /** Copies of the answer for all waiters but one, made as it arrives (resolvers may change what they get). */
+  copies?: unknown[];
+  /** Aborts the call and lets no one join it any more. */
+  abandon(): void;
 }
 
 /** A request as prepared once and sent once per attempt. */
@@ -270,10 +273,10 @@ function callerView(s: Settings, authorization: string | undefined, signal: Abor
 
   const join = (flight: Flight, info: Prepared['info']): Promise<any> => {
     flight.waiters++;
-    if (!signal) return flight.promise;
+    const take = (value: unknown) => (flight.copies?.length ? flight.copies.pop() : value);
+    if (!signal) return flight.promise.then(take);
     const leave = () => {
-      leaving.delete(leave);
-      if (--flight.waiters === 0) flight.deadline.abort();
+      if (--flight.waiters === 0) flight.abandon();
     };
     if (signal.aborted) {
       leave();
@@ -281,6 +284,7 @@ function callerView(s: Settings, authorization: string | undefined, signal: Abor
     }
     return new Promise((resolve, reject) => {
       const onAbort = () => {
+        leaving.delete(onAbort);
         leave();
         reject(unavailableError(info, 'request aborted'));
       };
@@ -288,7 +292,7 @@ function callerView(s: Settings, authorization: string | undefined, signal: Abor
       flight.promise.then(
         (value) => {
           leaving.delete(onAbort);
-          resolve(value);
+          resolve(take(value));
         },
         (error: unknown) => {
           leaving.delete(onAbort);
@@ -334,12 +338,30 @@ function callerView(s: Settings, authorization: string | undefined, signal: Abor
 /** Starts one upstream call for `state`'s caller; it ends (and leaves `state`) on its own. */
 function start(s: Settings, state: CallerState, req: Prepared): Flight {
   const deadline = new Deadline(s.requestTimeout);
-  const flight: Flight = { deadline, waiters: 0, promise: undefined as unknown as Promise<unknown> };
-  flight.promise = call(s, state, req, deadline).finally(() => {
-    deadline.dispose();
+  const detach = () => {
     if (state.flights.get(req.url) === flight) state.flights.delete(req.url);
-    forgetIfIdle(s, state);
-  });
+  };
+  const flight: Flight = {
+    waiters: 0,
+    promise: call(s, state, req, deadline)
+      .then((value) => {
+        // Attached before any waiter's handler, so the copies are made before anyone can change the answer.
+        detach();
+        if (flight.waiters > 1 && typeof value === 'object' && value !== null) {
+          flight.copies = Array.from({ length: flight.waiters - 1 }, () => structuredClone(value));
+        }
+        return value;
+      })
+      .finally(() => {
+        deadline.dispose();
+        detach();
+        forgetIfIdle(s, state);
+      }),
+    abandon() {
+      detach();
+      deadline.abort();
+    },
+  };
   return flight;
 }
 
