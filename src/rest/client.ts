@@ -174,7 +174,9 @@ interface Prepared {
   secret?: string;
 }
 
-type Outcome = { ok: true; value: unknown } | { ok: false; error: GraphQLError; retryable: boolean; retryAfterMs?: number };
+type Outcome =
+  | { ok: true; value: unknown }
+  | { ok: false; error: GraphQLError; retryable: boolean; retryAfterMs?: number; /** No call: the circuit was open. */ circuitOpen?: true };
 /** An attempt's outcome, and whether it says the upstream is unhealthy (for the circuit). */
 type Attempted = Outcome & { unhealthy: boolean };
 
@@ -395,9 +397,13 @@ function prepare(
 async function call(s: Settings, state: CallerState, req: Prepared, deadline: Deadline): Promise<unknown> {
   const attempts = req.info.method === 'GET' ? Math.max(1, s.retry.maxAttempts) : 1;
   s.budget.deposit();
+  let previous: GraphQLError | undefined;
   for (let attempt = 1; ; attempt++) {
     const outcome = await guardedAttempt(s, state, req, attempt, deadline);
     if (outcome.ok) return outcome.value;
+    // A retry the open circuit refused: the failure before it says more.
+    if (outcome.circuitOpen && previous) throw previous;
+    previous = outcome.error;
     if (!outcome.retryable || attempt >= attempts) throw outcome.error;
     const { retryAfterMs } = outcome;
     if (retryAfterMs !== undefined && retryAfterMs > s.retry.maxRetryAfterMs) throw outcome.error;
@@ -425,7 +431,7 @@ async function guardedAttempt(s: Settings, state: CallerState, req: Prepared, at
     });
   } catch (error) {
     if (error instanceof Neutral) return error.outcome;
-    if (error instanceof CircuitOpen) return { ok: false, error: circuitOpenError(req.info), retryable: false };
+    if (error instanceof CircuitOpen) return { ok: false, error: circuitOpenError(req.info), retryable: false, circuitOpen: true };
     if (error instanceof Overloaded) return { ok: false, error: overloadError(req.info, error.scope), retryable: false };
     if (error instanceof WaitAborted) return { ok: false, error: unavailableError(req.info, deadline.reason()), retryable: false };
     throw error;

@@ -159,6 +159,16 @@ describe('circuit breaker', () => {
     expect(server.requests).toHaveLength(3);
   });
 
+  it('a call whose retry meets the open circuit keeps the failure that opened it', async () => {
+    const server = await badServer();
+    server.fallback = (req) => req.socket.resetAndDestroy();
+    const { rest } = client(server.url, { retry: { maxAttempts: 4 }, circuit: { threshold: 2, cooldownMs: 10_000 } });
+    const caller = rest.forCaller('Bearer t');
+    await expect(caller.get('/a')).rejects.toThrow(/connection reset/);
+    expect(server.requests).toHaveLength(2);
+    await expect(caller.get('/a')).rejects.toThrow(/circuit open/);
+  });
+
   it('counts connection failures, but never 4xx answers', async () => {
     const server = await badServer();
     server.fallback = error(404, 'no such thing');
