@@ -2,7 +2,7 @@
  * The circuit breaker of one upstream origin (cockatiel's ConsecutiveBreaker): after `threshold`
  * upstream-health failures in a row (no answer, a timeout, a 5xx; a 4xx is a healthy answer) it
  * opens, and every call fails at once without reaching the upstream; after `cooldownMs` the next
- * call is a probe (half-open, others wait for it), and its success closes the circuit.
+ * call is a probe (half-open: the others still fail fast), and its success closes the circuit.
  */
 import { BrokenCircuitError, CircuitState, ConsecutiveBreaker, circuitBreaker, handleWhenResult, type CircuitBreakerPolicy } from 'cockatiel';
 
@@ -61,6 +61,8 @@ export function createCircuit(config: CircuitConfig, events: CircuitEvents): Cir
   });
   return {
     async run(fn) {
+      // While the probe runs, the others fail fast too (cockatiel would make them wait for it).
+      if (policy.state === CircuitState.HalfOpen) throw new CircuitOpen();
       try {
         return await policy.execute(fn);
       } catch (error) {

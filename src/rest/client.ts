@@ -10,7 +10,7 @@
  * callers, and a write of that caller makes its later reads start afresh.
  */
 import { createHash } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { EventEmitter } from 'node:events';
 import { Pool, type Dispatcher } from 'undici';
 import type { GraphQLError } from 'graphql';
 import { CircuitOpen, createCircuit, DEFAULT_CIRCUIT, type Circuit, type CircuitConfig, type CircuitStateName } from './circuit.js';
@@ -142,7 +142,8 @@ interface Settings {
   /** Per-token state (concurrency slots, reads in flight), keyed by a hash of the Authorization. */
   callers: Map<string, CallerState>;
   userAgent: string;
-  report: (call: RestCall) => void;
+  /** Reports an attempt; undefined when nobody listens (no RestCall is built then). */
+  report?: (call: RestCall) => void;
 }
 
 /** What the client keeps per caller while that caller has calls running or waiting. */
@@ -154,10 +155,13 @@ interface CallerState extends CallerSlots {
 
 /** One upstream call (all its attempts), shared by the GETs that joined it. */
 interface Flight {
-  deadline: Deadline;
   promise: Promise<unknown>;
   /** Joiners still waiting; when the last one leaves (its client went away), the call is aborted. */
   waiters: number;
+  /** Copies of the answer for all waiters but one, made as it arrives (resolvers may change what they get). */
+  copies?: unknown[];
+  /** Aborts the call and lets no one join it any more. */
+  abandon(): void;
 }
 
 /** A request as prepared once and sent once per attempt. */
@@ -170,7 +174,9 @@ interface Prepared {
   secret?: string;
 }
 
-type Outcome = { ok: true; value: unknown } | { ok: false; error: GraphQLError; retryable: boolean; retryAfterMs?: number };
+type Outcome =
+  | { ok: true; value: unknown }
+  | { ok: false; error: GraphQLError; retryable: boolean; retryAfterMs?: number; /** No call: the circuit was open. */ circuitOpen?: true };
 /** An attempt's outcome, and whether it says the upstream is unhealthy (for the circuit). */
 type Attempted = Outcome & { unhealthy: boolean };
 
@@ -229,7 +235,7 @@ function resolveSettings(config: RestClientConfig, base: URL): Settings {
           onRequest?.(call);
           log(`rest ${call.method} ${call.path} ${call.status ?? call.code} ${Math.round(call.ms)}ms attempt=${call.attempt}`);
         }
-      : (onRequest ?? (() => undefined)),
+      : onRequest,
   };
 }
 
@@ -269,10 +275,10 @@ function callerView(s: Settings, authorization: string | undefined, signal: Abor
 
   const join = (flight: Flight, info: Prepared['info']): Promise<any> => {
     flight.waiters++;
-    if (!signal) return flight.promise;
+    const take = (value: unknown) => (flight.copies?.length ? flight.copies.pop() : value);
+    if (!signal) return flight.promise.then(take);
     const leave = () => {
-      leaving.delete(leave);
-      if (--flight.waiters === 0) flight.deadline.abort();
+      if (--flight.waiters === 0) flight.abandon();
     };
     if (signal.aborted) {
       leave();
@@ -280,6 +286,7 @@ function callerView(s: Settings, authorization: string | undefined, signal: Abor
     }
     return new Promise((resolve, reject) => {
       const onAbort = () => {
+        leaving.delete(onAbort);
         leave();
         reject(unavailableError(info, 'request aborted'));
       };
@@ -287,7 +294,7 @@ function callerView(s: Settings, authorization: string | undefined, signal: Abor
       flight.promise.then(
         (value) => {
           leaving.delete(onAbort);
-          resolve(value);
+          resolve(take(value));
         },
         (error: unknown) => {
           leaving.delete(onAbort);
@@ -333,12 +340,30 @@ function callerView(s: Settings, authorization: string | undefined, signal: Abor
 /** Starts one upstream call for `state`'s caller; it ends (and leaves `state`) on its own. */
 function start(s: Settings, state: CallerState, req: Prepared): Flight {
   const deadline = new Deadline(s.requestTimeout);
-  const flight: Flight = { deadline, waiters: 0, promise: undefined as unknown as Promise<unknown> };
-  flight.promise = call(s, state, req, deadline).finally(() => {
-    deadline.dispose();
+  const detach = () => {
     if (state.flights.get(req.url) === flight) state.flights.delete(req.url);
-    forgetIfIdle(s, state);
-  });
+  };
+  const flight: Flight = {
+    waiters: 0,
+    promise: call(s, state, req, deadline)
+      .then((value) => {
+        // Attached before any waiter's handler, so the copies are made before anyone can change the answer.
+        detach();
+        if (flight.waiters > 1 && typeof value === 'object' && value !== null) {
+          flight.copies = Array.from({ length: flight.waiters - 1 }, () => structuredClone(value));
+        }
+        return value;
+      })
+      .finally(() => {
+        deadline.dispose();
+        detach();
+        forgetIfIdle(s, state);
+      }),
+    abandon() {
+      detach();
+      deadline.abort();
+    },
+  };
   return flight;
 }
 
@@ -372,9 +397,13 @@ function prepare(
 async function call(s: Settings, state: CallerState, req: Prepared, deadline: Deadline): Promise<unknown> {
   const attempts = req.info.method === 'GET' ? Math.max(1, s.retry.maxAttempts) : 1;
   s.budget.deposit();
+  let previous: GraphQLError | undefined;
   for (let attempt = 1; ; attempt++) {
     const outcome = await guardedAttempt(s, state, req, attempt, deadline);
     if (outcome.ok) return outcome.value;
+    // A retry the open circuit refused: the failure before it says more.
+    if (outcome.circuitOpen && previous) throw previous;
+    previous = outcome.error;
     if (!outcome.retryable || attempt >= attempts) throw outcome.error;
     const { retryAfterMs } = outcome;
     if (retryAfterMs !== undefined && retryAfterMs > s.retry.maxRetryAfterMs) throw outcome.error;
@@ -402,7 +431,7 @@ async function guardedAttempt(s: Settings, state: CallerState, req: Prepared, at
     });
   } catch (error) {
     if (error instanceof Neutral) return error.outcome;
-    if (error instanceof CircuitOpen) return { ok: false, error: circuitOpenError(req.info), retryable: false };
+    if (error instanceof CircuitOpen) return { ok: false, error: circuitOpenError(req.info), retryable: false, circuitOpen: true };
     if (error instanceof Overloaded) return { ok: false, error: overloadError(req.info, error.scope), retryable: false };
     if (error instanceof WaitAborted) return { ok: false, error: unavailableError(req.info, deadline.reason()), retryable: false };
     throw error;
@@ -422,11 +451,12 @@ async function attemptOnce(s: Settings, req: Prepared, attempt: number, deadline
       signal: deadline.signal,
     });
     status = res.statusCode;
-    outcome = { ...(await readResponse(res, req)), unhealthy: status >= 500 };
+    outcome = (await readResponse(res, req)) as Attempted;
+    outcome.unhealthy = status >= 500;
   } catch (err) {
     outcome = failure(err, req, deadline);
   }
-  s.report({ ...req.info, status, ms: performance.now() - started, attempt, code: outcome.ok ? undefined : errorCode(outcome.error) });
+  s.report?.({ ...req.info, status, ms: performance.now() - started, attempt, code: outcome.ok ? undefined : errorCode(outcome.error) });
   return outcome;
 }
 
@@ -533,7 +563,7 @@ async function openStream(s: Settings, req: Prepared, signal: AbortSignal | unde
   const release = () => signal?.removeEventListener('abort', abort);
   const started = performance.now();
   const report = (status: number | null, code?: ErrorCode) =>
-    s.report({ ...req.info, status, ms: performance.now() - started, attempt: 1, code });
+    s.report?.({ ...req.info, status, ms: performance.now() - started, attempt: 1, code });
   let res: Dispatcher.ResponseData;
   try {
     const opened = await s.circuit.run(async () => {
@@ -571,31 +601,37 @@ async function openStream(s: Settings, req: Prepared, signal: AbortSignal | unde
   return eventStream(res.body, { controller, signal, idleTimeoutMs: s.streamIdleTimeout, upstream: req.info, onClose: release });
 }
 
-/** Per-call deadline; aborting it (deadline passed, or every caller left) aborts the request in flight. */
-class Deadline {
-  private readonly controller = new AbortController();
+/**
+ * Per-call deadline; aborting it (deadline passed, or every caller left) aborts the request in
+ * flight. It is its own abort signal: undici (and the limiter's queue) accept an EventEmitter with
+ * `aborted`, which costs far less per call than an AbortController and its EventTarget.
+ */
+class Deadline extends EventEmitter {
   private readonly timer: NodeJS.Timeout;
   private readonly ends: number;
+  aborted = false;
   expired = false;
   /** Aborted because every caller left, not because the time ran out. */
   abandoned = false;
 
   constructor(private readonly ms: number) {
+    super();
     this.ends = performance.now() + ms;
     this.timer = setTimeout(() => {
       this.expired = true;
-      this.controller.abort();
+      this.fire();
     }, ms);
   }
 
-  get signal(): AbortSignal {
-    return this.controller.signal;
+  /** What undici and the limiter listen on. */
+  get signal(): Deadline {
+    return this;
   }
 
   abort(): void {
-    if (this.controller.signal.aborted) return;
+    if (this.aborted) return;
     this.abandoned = true;
-    this.controller.abort();
+    this.fire();
   }
 
   remaining(): number {
@@ -606,16 +642,29 @@ class Deadline {
     return this.expired ? `no answer within the ${this.ms} ms deadline` : 'request aborted';
   }
 
-  async sleep(ms: number, info: Omit<UpstreamInfo, 'status'>): Promise<void> {
-    try {
-      await sleep(ms, undefined, { signal: this.signal });
-    } catch {
-      throw unavailableError(info, this.reason());
-    }
+  sleep(ms: number, info: Omit<UpstreamInfo, 'status'>): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        clearTimeout(timer);
+        reject(unavailableError(info, this.reason()));
+      };
+      const timer = setTimeout(() => {
+        this.removeListener('abort', onAbort);
+        resolve();
+      }, ms);
+      if (this.aborted) onAbort();
+      else this.once('abort', onAbort);
+    });
   }
 
   dispose(): void {
     clearTimeout(this.timer);
+  }
+
+  private fire(): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.emit('abort');
   }
 }
 

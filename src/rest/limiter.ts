@@ -35,6 +35,13 @@ export class Overloaded extends Error {
   }
 }
 
+/** What a waiting call may be aborted by: an AbortSignal-like EventEmitter (the call's deadline). */
+export interface AbortEmitter {
+  readonly aborted: boolean;
+  once(event: 'abort', listener: () => void): unknown;
+  removeListener(event: 'abort', listener: () => void): unknown;
+}
+
 /** The signal fired while the call waited for a slot. */
 export class WaitAborted extends Error {}
 
@@ -50,7 +57,7 @@ export class Limiter {
    * that resolves holding both. Throws `Overloaded` when the queue is full, rejects with
    * `WaitAborted` when `signal` fires first. Every successful acquire needs one `release`.
    */
-  acquire(caller: CallerSlots, signal: AbortSignal): Promise<void> | undefined {
+  acquire(caller: CallerSlots, signal: AbortEmitter): Promise<void> | undefined {
     if (caller.active < this.config.perCaller && this.active < this.config.total) {
       caller.active++;
       this.active++;
@@ -71,7 +78,7 @@ export class Limiter {
     else caller.active--;
   }
 
-  private async acquireSlowly(caller: CallerSlots, signal: AbortSignal): Promise<void> {
+  private async acquireSlowly(caller: CallerSlots, signal: AbortEmitter): Promise<void> {
     if (caller.active < this.config.perCaller) caller.active++;
     else await this.wait(caller.queue, signal);
     if (this.active < this.config.total) {
@@ -88,7 +95,7 @@ export class Limiter {
     }
   }
 
-  private wait(queue: Waiter[], signal: AbortSignal): Promise<void> {
+  private wait(queue: Waiter[], signal: AbortEmitter): Promise<void> {
     if (signal.aborted) return Promise.reject(new WaitAborted());
     this.waiting++;
     return new Promise<void>((resolve, reject) => {
@@ -100,11 +107,11 @@ export class Limiter {
       const waiter: Waiter = {
         resolve: () => {
           this.waiting--;
-          signal.removeEventListener('abort', onAbort);
+          signal.removeListener('abort', onAbort);
           resolve();
         },
       };
-      signal.addEventListener('abort', onAbort, { once: true });
+      signal.once('abort', onAbort);
       queue.push(waiter);
     });
   }

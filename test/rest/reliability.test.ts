@@ -131,6 +131,22 @@ describe('circuit breaker', () => {
     expect(lines.join('\n')).not.toContain('secret-token-1');
   });
 
+  it('lets one probe through after the cool-down; calls during the probe still fail fast', async () => {
+    const server = await badServer();
+    server.fallback = error(503, 'down');
+    const { caller, states } = breakerClient(server, 2);
+    for (let i = 0; i < 2; i++) await caller.get('/a').catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 350));
+    server.fallback = delayed(200, json(200, { ok: true }));
+    const probe = caller.get('/probe');
+    const started = performance.now();
+    await expect(caller.get('/other')).rejects.toThrow(/circuit open/);
+    expect(performance.now() - started).toBeLessThan(100);
+    await expect(probe).resolves.toEqual({ ok: true });
+    expect(states).toEqual(['open', 'half-open', 'closed']);
+    expect(server.requests.map((r) => r.url)).toEqual(['/v1/a', '/v1/a', '/v1/probe']);
+  });
+
   it('reopens when the probe fails', async () => {
     const server = await badServer();
     server.fallback = error(503, 'down');
@@ -141,6 +157,16 @@ describe('circuit breaker', () => {
     await expect(caller.get('/a')).rejects.toThrow(/circuit open/);
     expect(states).toEqual(['open', 'half-open', 'open']);
     expect(server.requests).toHaveLength(3);
+  });
+
+  it('a call whose retry meets the open circuit keeps the failure that opened it', async () => {
+    const server = await badServer();
+    server.fallback = (req) => req.socket.resetAndDestroy();
+    const { rest } = client(server.url, { retry: { maxAttempts: 4 }, circuit: { threshold: 2, cooldownMs: 10_000 } });
+    const caller = rest.forCaller('Bearer t');
+    await expect(caller.get('/a')).rejects.toThrow(/connection reset/);
+    expect(server.requests).toHaveLength(2);
+    await expect(caller.get('/a')).rejects.toThrow(/circuit open/);
   });
 
   it('counts connection failures, but never 4xx answers', async () => {
@@ -250,6 +276,19 @@ describe('single-flight', () => {
       'Bearer alice /v1/user?limit=1',
       'Bearer bob /v1/user',
     ]);
+  });
+
+  it('gives each joiner its own copy of the answer', async () => {
+    const server = await badServer();
+    server.fallback = delayed(50, json(200, { items: [{ id: 'a' }] }));
+    const { rest } = client(server.url);
+    const signal = new AbortController().signal;
+    const [first, second, third] = await Promise.all([1, 2, 3].map(() => rest.forCaller('Bearer alice', { signal }).get<any>('/list')));
+    first.items.push({ id: 'changed' });
+    expect(second).toEqual({ items: [{ id: 'a' }] });
+    expect(third).toEqual({ items: [{ id: 'a' }] });
+    expect(second).not.toBe(third);
+    expect(server.requests).toHaveLength(1);
   });
 
   it('never shares writes, and a read started after a write does not join a read started before it', async () => {
