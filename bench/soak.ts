@@ -26,7 +26,11 @@ const MIX: Array<[Kind, number]> = [
   ['subscription', 0.1],
 ];
 
+/** BENCH_SOAK_ONLY=<kind> sends that kind alone (to find which one makes memory grow). */
+const ONLY = process.env.BENCH_SOAK_ONLY as Kind | undefined;
+
 function pick(x: number): Kind {
+  if (ONLY) return ONLY;
   let sum = 0;
   for (const [kind, share] of MIX) if (x < (sum += share)) return kind;
   return MIX[0][0];
@@ -107,7 +111,7 @@ export async function runSoak(): Promise<void> {
     const body = [
       '## Soak (`npm run bench -- soak`)',
       '',
-      `Machine: ${host}. Run of ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC: ${f1(elapsed)} s, ${CLIENTS} clients pausing ${PAUSE_MS} ms between operations, upstream with no added latency.`,
+      `Machine: ${host}. Run of ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC: ${f1(elapsed)} s, ${CLIENTS} clients pausing ${PAUSE_MS} ms between operations${ONLY ? ` (${ONLY} only)` : ''}, upstream with no added latency.`,
       '',
       table(
         ['operation', 'completed', 'errors'],
