@@ -227,12 +227,13 @@ describe('Space.links', () => {
     t.resetCalls();
     const res = await t.data(LINKS, { id: row.id, first: 0 });
     expect(res.space.links.stats.broken).toEqual({ total: 2, changeRequest: 2 });
-    expect(t.calls.map((c) => `${c.method} ${c.path}`)).toEqual([`GET /spaces/${row.id}`, `GET /spaces/${row.id}/links`]);
+    // Only the list: no field of the space itself was asked, so the lookup did not GET it.
+    expect(t.calls.map((c) => `${c.method} ${c.path}`)).toEqual([`GET /spaces/${row.id}/links`]);
   });
 
-  it('needs read access: NOT_FOUND for an outsider', async () => {
+  it('needs read access: NOT_FOUND for an outsider (at the list: the space was looked up without its GET)', async () => {
     const res = await t.gql(LINKS, { id: spaceIds[0] }, t.world.users.outsider.token);
-    expect(res.errors?.[0]).toMatchObject({ path: ['space'], extensions: { code: 'NOT_FOUND' } });
+    expect(res.errors?.[0]).toMatchObject({ path: ['space', 'links'], extensions: { code: 'NOT_FOUND' } });
   });
 });
 
