@@ -2,7 +2,7 @@
 import SchemaBuilder from '@pothos/core';
 import DataloaderPlugin from '@pothos/plugin-dataloader';
 import RelayPlugin from '@pothos/plugin-relay';
-import type { GatewayContext } from '../gateway/context.js';
+import type { GatewayContext } from './context.js';
 import { decodeNodeId, resolveNodeIds, setNodeBuilder } from './lib/globalIds.js';
 import './lib/refs.js';
 

@@ -4,8 +4,8 @@
  * call; list items prime the request's loader so the objects are never fetched again.
  */
 import { createHash } from 'node:crypto';
-import type { GatewayContext } from '../../gateway/context.js';
-import { cacheKey, type QueryParams } from '../../gateway/restLoader.js';
+import type { GatewayContext } from '../context.js';
+import { cacheKey, type QueryParams } from '../restLoader.js';
 import { builder } from '../builder.js';
 import { userInputError } from './errors.js';
 

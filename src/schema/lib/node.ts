@@ -4,7 +4,7 @@
  * request's REST loader, so a node already fetched or listed costs no call.
  */
 import { encodeGlobalID } from '@pothos/plugin-relay';
-import type { GatewayContext } from '../../gateway/context.js';
+import type { GatewayContext } from '../context.js';
 import { builder } from '../builder.js';
 import { badNodeIdError, nodeTypeNames } from './globalIds.js';
 import { registerRefType } from './refs.js';

@@ -3,7 +3,7 @@
  * and the root lookup `changeRequest(spaceId, changeRequestId)` (id or number, as in REST).
  */
 import type { ChangeRequest as RestChangeRequest, Space as RestSpace, User as RestUser } from '@gitbook/api';
-import type { GatewayContext } from '../../gateway/context.js';
+import type { GatewayContext } from '../context.js';
 import { builder } from '../builder.js';
 import { forwardArgs, resolveList } from '../lib/connection.js';
 import { ChangeRequestStatus } from '../lib/enums.js';

@@ -7,8 +7,8 @@
 import type { User as RestUser } from '@gitbook/api';
 import type { ObjectRef } from '@pothos/core';
 import type { CONTENT_FORMATS } from '../../api/rules.js';
-import type { GatewayContext } from '../../gateway/context.js';
-import type { QueryParams } from '../../gateway/restLoader.js';
+import type { GatewayContext } from '../context.js';
+import type { QueryParams } from '../restLoader.js';
 import { builder } from '../builder.js';
 import { forwardArgs, resolveList, type ListOptions } from '../lib/connection.js';
 import { CommentStatus, CommentStatusFilter, ContentFormat, SortOrder } from '../lib/enums.js';
