@@ -8,7 +8,7 @@ import { silentLogger, type Logger } from '../log.js';
 import { createRestClient, type RestCall, type RestClient, type RestClientConfig } from '../rest/index.js';
 import { schema } from '../schema/index.js';
 import { drainable } from '../shutdown.js';
-import { createContext, type GatewayContext, type GatewayLimits } from './context.js';
+import { createContext, type GatewayContext, type GatewayLimits } from '../schema/context.js';
 import { useStreamShutdown } from './plugins/streamShutdown.js';
 import { maskedErrors } from './plugins/maskedErrors.js';
 import { DEFAULT_LIST_AND_FIELD_LIMITS, useQueryLimits, type ListAndFieldLimits } from './plugins/useQueryLimits.js';

@@ -2,8 +2,9 @@
 import SchemaBuilder from '@pothos/core';
 import DataloaderPlugin from '@pothos/plugin-dataloader';
 import RelayPlugin from '@pothos/plugin-relay';
-import type { GatewayContext } from '../gateway/context.js';
+import type { GatewayContext } from './context.js';
 import { decodeNodeId, resolveNodeIds, setNodeBuilder } from './lib/globalIds.js';
+import './lib/refs.js';
 
 export const builder = new SchemaBuilder<{
   Context: GatewayContext;
@@ -18,7 +19,7 @@ export const builder = new SchemaBuilder<{
   DefaultEdgesNullability: false;
   DefaultNodeNullability: false;
 }>({
-  plugins: [RelayPlugin, DataloaderPlugin],
+  plugins: [RelayPlugin, DataloaderPlugin, 'restRefs'],
   defaultFieldNullability: false,
   relay: {
     clientMutationId: 'optional',

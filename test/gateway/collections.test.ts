@@ -73,10 +73,10 @@ describe('Collection', () => {
     const roots = await walk(q, { org: t.world.orgId, nested: false }, pick, 2);
     expect(roots).toEqual((await t.api.all(`/orgs/${t.world.orgId}/collections`, { nested: false })).items.map((c: any) => c.id));
     expect(roots).not.toContain(nested);
-    // Each collection's parent edge was carried by the list: only the list and the organization were fetched.
+    // Each collection's parent edge was carried by the list, and the lookup needs no GET: only the list was fetched.
     t.resetCalls();
     await t.data(q, { org: t.world.orgId, first: 100 });
-    expect(t.calls.map((c) => c.path).sort()).toEqual([`/orgs/${t.world.orgId}`, `/orgs/${t.world.orgId}/collections`]);
+    expect(t.calls.map((c) => c.path).sort()).toEqual([`/orgs/${t.world.orgId}/collections`]);
   });
 
   it('Collection.spaces walks to the end, equal to REST', async () => {

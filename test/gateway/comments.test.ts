@@ -37,7 +37,7 @@ const mutateRaw = (name: string, input: Record<string, unknown>, fields: string,
 
 const COMMENT_FIELDS = `id restId postedAt editedAt status resolvedAt repliesCount ${urls('Comment')}
   postedBy { restId displayName } resolvedBy { restId }
-  body { markdown document }
+  body { markdown }
   reactions { emoji count users { reactedAt user { restId } } }
   permissions { view edit reply delete }
   target { revision review node page { restId title path outdated createdAt updatedAt } space { restId } changeRequest { restId number } }
@@ -54,7 +54,7 @@ const expected = (c: any) => ({
   urls: restUrls('Comment', c.urls),
   postedBy: { restId: c.postedBy.id, displayName: c.postedBy.displayName },
   resolvedBy: c.resolvedBy ? { restId: c.resolvedBy.id } : null,
-  body: { markdown: c.body.markdown ?? null, document: c.body.document ?? null },
+  body: { markdown: c.body.markdown },
   reactions: c.reactions.map((r: any) => ({ emoji: r.emoji, count: r.count, users: r.users.map((u: any) => ({ reactedAt: u.reactedAt, user: { restId: u.user.id } })) })),
   permissions: { ...c.permissions, reply: c.permissions.reply ?? null },
   target: {
@@ -91,7 +91,8 @@ describe('ChangeRequest.comments', () => {
     let after: string | undefined;
     for (;;) {
       t.resetCalls();
-      const conn = (await t.data(LIST, { s: spaceId, c: cr.id, first: 2, after, order: 'ASC', format: 'MARKDOWN' })).changeRequest.comments;
+      // No format argument: `body { markdown }` makes the list ask for markdown.
+      const conn = (await t.data(LIST, { s: spaceId, c: cr.id, first: 2, after, order: 'ASC' })).changeRequest.comments;
       seen.push(...conn.nodes);
       // The change request, then one list call; every edge (space, change request, users) is known.
       expect(calls().sort()).toEqual([`GET ${base}`, `GET /spaces/${spaceId}`, `GET /spaces/${spaceId}/change-requests/${cr.id}`].sort());
@@ -104,12 +105,11 @@ describe('ChangeRequest.comments', () => {
     expect(seen[0]).toMatchObject({ repliesCount: 1, target: { node: { id: 'block-1' }, page: { restId: pageId, title: 'Introduction' } } });
   });
 
-  it('defaults as REST: newest first, every status, bodies as documents', async () => {
-    const data = await t.data(LIST, { s: spaceId, c: cr.id });
+  it('defaults as REST: newest first, every status; `body { document }` gets the document', async () => {
+    const data = await t.data(LIST.replace('body { markdown }', 'body { document }'), { s: spaceId, c: cr.id });
     const nodes = data.changeRequest.comments.nodes;
     expect(nodes.map((c: any) => c.restId)).toEqual([...ids].reverse());
-    expect(nodes[0].body.markdown).toBeNull();
-    expect(nodes[0].body.document).toEqual((await t.api.get(`${base}/${ids[4]}`)).body.body.document);
+    expect(nodes[0].body).toEqual({ document: (await t.api.get(`${base}/${ids[4]}`)).body.body.document });
   });
 
   it('filters by status and page as REST', async () => {
@@ -139,9 +139,11 @@ describe('ChangeRequest.comments', () => {
     t.resetCalls();
     const data = await t.data(`query($id: ID!) { node(id: $id) { id ... on Comment { ${COMMENT_FIELDS} } } }`, { id: listed.id });
     expect(data.node).toEqual(listed);
-    // The comment, then its space and its change request once each (both edges share the call).
-    expect(calls()[0]).toBe(`GET ${base}/${ids[0]}`);
-    expect(calls().slice(1).sort()).toEqual([`GET /spaces/${spaceId}`, `GET /spaces/${spaceId}/change-requests/${cr.id}`]);
+    // The comment (node(id) reads the REST default, the document, so `body { markdown }` reads it
+    // once more in markdown), then its space and its change request once each (both edges share the call).
+    expect(calls().sort()).toEqual(
+      [`GET ${base}/${ids[0]}`, `GET ${base}/${ids[0]}`, `GET /spaces/${spaceId}`, `GET /spaces/${spaceId}/change-requests/${cr.id}`].sort(),
+    );
   });
 });
 
@@ -277,7 +279,7 @@ describe('replies', () => {
   const REPLIES = `query($s: String!, $c: String!, $first: Int, $after: String, $format: ContentFormat) {
     changeRequest(spaceId: $s, changeRequestId: $c) { comments(first: 1) { nodes { restId repliesCount
       replies(first: $first, after: $after, format: $format) { nodes { id restId postedAt editedAt postedBy { restId }
-        body { markdown document } reactions { emoji count } permissions { view edit reply delete } ${urls('Comment')} comment { restId } }
+        body { markdown } reactions { emoji count } permissions { view edit reply delete } ${urls('Comment')} comment { restId } }
         pageInfo { hasNextPage endCursor } } } } } }`;
 
   beforeAll(async () => {
@@ -290,7 +292,7 @@ describe('replies', () => {
     const seen: any[] = [];
     let after: string | undefined;
     for (;;) {
-      const data = await t.data(REPLIES, { s: spaceId, c: cr.id, first: 2, after, format: 'MARKDOWN' });
+      const data = await t.data(REPLIES, { s: spaceId, c: cr.id, first: 2, after });
       const [comment] = data.changeRequest.comments.nodes;
       expect(comment).toMatchObject({ restId: commentId, repliesCount: 3 });
       seen.push(...comment.replies.nodes);
@@ -304,7 +306,7 @@ describe('replies', () => {
         postedAt: r.postedAt,
         editedAt: null,
         postedBy: { restId: r.postedBy.id },
-        body: { markdown: r.body.markdown, document: null },
+        body: { markdown: r.body.markdown },
         reactions: [],
         permissions: { ...r.permissions, reply: r.permissions.reply ?? null },
         urls: restUrls('Comment', r.urls),
@@ -319,13 +321,13 @@ describe('replies', () => {
     const listed = data.changeRequest.comments.nodes[0].replies.nodes[0];
     t.resetCalls();
     const node = await t.data(
-      `query($id: ID!) { node(id: $id) { id ... on CommentReply { restId postedAt editedAt postedBy { restId } body { markdown document }
+      `query($id: ID!) { node(id: $id) { id ... on CommentReply { restId postedAt editedAt postedBy { restId } body { markdown }
         reactions { emoji count } permissions { view edit reply delete } ${urls('Comment')} comment { restId } } } }`,
       { id: listed.id },
     );
     expect(node.node).toEqual(listed);
-    // The reply, then its comment (for the `comment` edge).
-    expect(calls()).toEqual([`GET ${base}/${commentId}/replies/${replyIds[0]}`, `GET ${base}/${commentId}`]);
+    // The reply (in the REST default, then in markdown for `body { markdown }`), then its comment (for the `comment` edge).
+    expect(calls().sort()).toEqual([`GET ${base}/${commentId}/replies/${replyIds[0]}`, `GET ${base}/${commentId}/replies/${replyIds[0]}`, `GET ${base}/${commentId}`].sort());
   });
 
   it('createCommentReply: the payload comment counts it; updateCommentReply edits it; reactions; deleteCommentReply', async () => {

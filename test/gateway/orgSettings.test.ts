@@ -156,9 +156,10 @@ describe('root lookups', () => {
       { org, other: t.world.otherOrgId },
       token('outsider'),
     );
+    // The lookup makes no GET of its own (only a list is selected): NOT_FOUND comes at the list.
     expect(res.errors).toHaveLength(1);
-    expect(res.errors?.[0]).toMatchObject({ path: ['organization'], extensions: { code: 'NOT_FOUND' } });
-    expect(res.data).toEqual({ organization: null, other: { fonts: { nodes: [] }, translations: { nodes: [] } } });
+    expect(res.errors?.[0]).toMatchObject({ path: ['organization', 'fonts'], extensions: { code: 'NOT_FOUND' } });
+    expect(res.data).toEqual({ organization: { fonts: null }, other: { fonts: { nodes: [] }, translations: { nodes: [] } } });
   });
 });
 

@@ -86,7 +86,7 @@ describe('SAML providers', () => {
     expect(walk.nodes).toEqual(rest.items.map(fromRest));
     expect(walk.nodes.map((n: any) => n.restId)).toEqual(providerIds);
     expect(walk.pageCalls).toHaveLength(2);
-    for (const calls of walk.pageCalls) expect(calls.sort()).toEqual([`GET /orgs/${org}`, `GET /orgs/${org}/saml`]);
+    for (const calls of walk.pageCalls) expect(calls.sort()).toEqual([`GET /orgs/${org}/saml`]);
   });
 
   it('node(id) round-trips a provider with one REST call', async () => {

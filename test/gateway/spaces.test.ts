@@ -6,8 +6,10 @@ import { restUrls, urls } from './urls.js';
 
 let t: TestStack;
 const spaceIds: string[] = [];
+/** URLs (with their query) the upstream answered, in order. */
+const upstreamUrls: string[] = [];
 beforeAll(async () => {
-  t = await startStack();
+  t = await startStack({}, { log: (line) => upstreamUrls.push(line.path) });
   for (let i = 1; i <= 7; i++) {
     spaceIds.push(insertSpace(t.upstream.db, t.clock.now().toISOString(), { organizationId: t.world.orgId, title: `Space ${i}` }).id);
   }
@@ -51,6 +53,22 @@ describe('Organization.spaces connection', () => {
     expect(again.organization.spaces.nodes.map((n: any) => n.restId)).toEqual(ids);
     // GET /orgs/{id} once (shared by the root and every space's organization edge), the list once.
     expect(t.calls.map((c) => `${c.method} ${c.path}`).sort()).toEqual([`GET /orgs/${t.world.orgId}`, `GET /orgs/${t.world.orgId}/spaces`]);
+  });
+
+  it('a cursor edited to a larger page size makes REST read no more than the cursor and `first` need', async () => {
+    const data = await t.data(SPACES, { org: t.world.orgId, first: 2 });
+    const cursor = JSON.parse(Buffer.from(data.organization.spaces.edges[0].cursor, 'base64url').toString('utf8'));
+    expect(cursor).toMatchObject({ s: 1, l: 2 });
+    const forged = (l: number) => Buffer.from(JSON.stringify({ ...cursor, l })).toString('base64url');
+    upstreamUrls.splice(0);
+    const resumed = await t.data(SPACES, { org: t.world.orgId, first: 2, after: forged(50) });
+    expect(resumed.organization.spaces.nodes.map((n: any) => n.restId)).toEqual(spaceIds.slice(1, 3));
+    await new Promise((r) => setImmediate(r));
+    const lists = upstreamUrls.filter((u) => u.startsWith(`/v1/orgs/${t.world.orgId}/spaces?`));
+    // One page from the cursor's token: the one item skipped and the two asked for, not 50.
+    expect(lists.map((u) => new URL(u, 'http://x').searchParams.get('limit'))).toEqual(['3']);
+    const over = await t.gql(SPACES, { org: t.world.orgId, first: 2, after: forged(1000) });
+    expect(over.errors?.[0]).toMatchObject({ path: ['organization', 'spaces'], extensions: { code: 'BAD_USER_INPUT' } });
   });
 
   it('first over the maximum is BAD_USER_INPUT at the field, with no REST list call', async () => {
@@ -209,12 +227,13 @@ describe('Space.links', () => {
     t.resetCalls();
     const res = await t.data(LINKS, { id: row.id, first: 0 });
     expect(res.space.links.stats.broken).toEqual({ total: 2, changeRequest: 2 });
-    expect(t.calls.map((c) => `${c.method} ${c.path}`)).toEqual([`GET /spaces/${row.id}`, `GET /spaces/${row.id}/links`]);
+    // Only the list: no field of the space itself was asked, so the lookup did not GET it.
+    expect(t.calls.map((c) => `${c.method} ${c.path}`)).toEqual([`GET /spaces/${row.id}/links`]);
   });
 
-  it('needs read access: NOT_FOUND for an outsider', async () => {
+  it('needs read access: NOT_FOUND for an outsider (at the list: the space was looked up without its GET)', async () => {
     const res = await t.gql(LINKS, { id: spaceIds[0] }, t.world.users.outsider.token);
-    expect(res.errors?.[0]).toMatchObject({ path: ['space'], extensions: { code: 'NOT_FOUND' } });
+    expect(res.errors?.[0]).toMatchObject({ path: ['space', 'links'], extensions: { code: 'NOT_FOUND' } });
   });
 });
 

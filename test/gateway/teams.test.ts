@@ -44,7 +44,7 @@ describe('Organization.teams', () => {
     expect(walk.nodes).toEqual(rest.items.map(fromRest));
     expect(walk.nodes.map((n: any) => n.restId)).toEqual(teamIds);
     expect(walk.pageCalls).toHaveLength(3);
-    for (const calls of walk.pageCalls) expect(calls.sort()).toEqual([`GET /orgs/${org}`, `GET /orgs/${org}/teams`]);
+    for (const calls of walk.pageCalls) expect(calls.sort()).toEqual([`GET /orgs/${org}/teams`]);
   });
 
   it('filters by title and by owner like REST', async () => {

@@ -4,8 +4,8 @@
  * call; list items prime the request's loader so the objects are never fetched again.
  */
 import { createHash } from 'node:crypto';
-import type { GatewayContext } from '../../gateway/context.js';
-import { cacheKey, type QueryParams } from '../../gateway/restLoader.js';
+import type { GatewayContext } from '../context.js';
+import { cacheKey, type QueryParams } from '../restLoader.js';
 import { builder } from '../builder.js';
 import { userInputError } from './errors.js';
 
@@ -34,7 +34,9 @@ export function encodeCursor(c: Cursor): string {
   return Buffer.from(JSON.stringify(c)).toString('base64url');
 }
 
-export function decodeCursor(cursor: string, key: string): Cursor {
+/** A cursor of list `key`, its page size within the connection's bounds (a cursor is client data:
+ * an edited size must not make the gateway read more than `maxPageSize` items). */
+export function decodeCursor(cursor: string, key: string, maxPageSize: number): Cursor {
   try {
     const c = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
     if (
@@ -46,7 +48,8 @@ export function decodeCursor(cursor: string, key: string): Cursor {
       c.s >= 0 &&
       Number.isInteger(c.l) &&
       c.l >= 1 &&
-      c.l <= 1000
+      c.l <= Math.max(maxPageSize, 1) &&
+      c.s <= c.l
     )
       return c;
   } catch {
@@ -101,11 +104,13 @@ export async function resolveList<Item, Node = Item>(
 ): Promise<ConnectionResult<Item, Node>> {
   const first = pageSize(ctx, args.first);
   const k = listKey(options.path, options.query);
-  const start = args.after ? decodeCursor(args.after, k) : { p: undefined, s: 0, l: Math.max(first, 1) };
+  const start = args.after ? decodeCursor(args.after, k, ctx.config.maxPageSize) : { p: undefined, s: 0, l: Math.max(first, 1) };
   const edges: Array<Edge<Item, Node>> = [];
   let page = start.p;
   let skip = start.s;
-  let limit = skip > 0 ? start.l : Math.max(first, 1);
+  // Pages are keyset pages: a shorter page from the same token is a prefix of the longer one, so
+  // reading only the items skipped plus the ones asked for keeps the offsets right.
+  let limit = skip > 0 ? Math.min(start.l, skip + Math.max(first, 1)) : Math.max(first, 1);
   let hasNextPage = false;
   let envelope: ConnectionResult<Item, Node>['envelope'] | undefined;
   for (;;) {

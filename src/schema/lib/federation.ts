@@ -25,7 +25,7 @@ import {
   type ObjectTypeDefinitionNode,
   type SchemaExtensionNode,
 } from 'graphql';
-import type { GatewayContext } from '../../gateway/context.js';
+import type { GatewayContext } from '../context.js';
 import { notFoundError } from './errors.js';
 import { decodeKeys, nodeEntries, type NodeEntry } from './node.js';
 

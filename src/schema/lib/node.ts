@@ -4,9 +4,10 @@
  * request's REST loader, so a node already fetched or listed costs no call.
  */
 import { encodeGlobalID } from '@pothos/plugin-relay';
-import type { GatewayContext } from '../../gateway/context.js';
+import type { GatewayContext } from '../context.js';
 import { builder } from '../builder.js';
 import { badNodeIdError, nodeTypeNames } from './globalIds.js';
+import { registerRefType } from './refs.js';
 
 /** The local part of a global id: one key as is, several as a JSON array. */
 export function encodeKeys(keys: string[]): string {
@@ -42,6 +43,9 @@ export interface RestNodeOptions<Shape> {
   wrap?: (json: any, keys: string[]) => Shape;
   /** Its REST id alone refetches it (arity 1): a federation entity also keyed by `restId`. */
   restIdKey?: boolean;
+  /** What a reference by keys carries (src/schema/lib/refs.ts): the fields `keys` and the
+   * connections read. Nodes with it can be looked up and linked to without their GET. */
+  stub?: (keys: string[]) => Partial<Shape>;
 }
 
 /** A node type as federation sees it (src/schema/lib/federation.ts makes each an entity). */
@@ -84,5 +88,10 @@ export function restNodeRef<Shape extends object>(name: string, options: RestNod
         }),
       ),
   });
+  if (options.stub)
+    registerRefType(name, options.stub, async (ctx, keys) => {
+      const json = await ctx.rest.load(options.path(keys));
+      return options.wrap ? options.wrap(json, keys) : json;
+    });
   return registerNode(ref, options.arity, options.restIdKey);
 }

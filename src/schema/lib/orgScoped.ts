@@ -4,8 +4,8 @@
  * the REST JSON plus `organizationId`, attached wherever such an object is built, so the global id
  * holds both keys.
  */
-import type { GatewayContext } from '../../gateway/context.js';
-import type { WriteMethod } from '../../gateway/restLoader.js';
+import type { GatewayContext } from '../context.js';
+import type { WriteMethod } from '../restLoader.js';
 import type { ListOptions } from './connection.js';
 import { restNodeRef, restPath } from './node.js';
 

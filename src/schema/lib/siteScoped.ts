@@ -11,8 +11,8 @@
  * mutation never sees a stale copy.
  */
 import { encodeGlobalID } from '@pothos/plugin-relay';
-import type { GatewayContext } from '../../gateway/context.js';
-import type { WriteMethod } from '../../gateway/restLoader.js';
+import type { GatewayContext } from '../context.js';
+import type { WriteMethod } from '../restLoader.js';
 import { builder } from '../builder.js';
 import type { ListEnvelope, ListOptions } from './connection.js';
 import { notFoundError } from './errors.js';

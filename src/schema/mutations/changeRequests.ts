@@ -5,8 +5,8 @@
  */
 import type { Space as RestSpace } from '@gitbook/api';
 import { bodies, type CHANGE_REQUEST_SETTABLE_STATUSES } from '../../api/rules.js';
-import type { GatewayContext } from '../../gateway/context.js';
-import type { WriteMethod } from '../../gateway/restLoader.js';
+import type { GatewayContext } from '../context.js';
+import type { WriteMethod } from '../restLoader.js';
 import { builder } from '../builder.js';
 import { ChangeRequestStatus } from '../lib/enums.js';
 import { checkInput, restBody } from '../lib/mutation.js';

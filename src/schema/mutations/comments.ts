@@ -6,8 +6,8 @@
  */
 import { bodies } from '../../api/rules.js';
 import type { Rule } from '../../api/validate.js';
-import type { GatewayContext } from '../../gateway/context.js';
-import type { WriteMethod } from '../../gateway/restLoader.js';
+import type { GatewayContext } from '../context.js';
+import type { WriteMethod } from '../restLoader.js';
 import { builder } from '../builder.js';
 import { checkInput, globalId, restBody } from '../lib/mutation.js';
 import { ChangeRequest, changeRequestIdOf, loadChangeRequest } from '../nodes/ChangeRequest.js';

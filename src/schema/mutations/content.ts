@@ -4,8 +4,8 @@
  * stale in the request's loader.
  */
 import { bodies } from '../../api/rules.js';
-import type { GatewayContext } from '../../gateway/context.js';
-import type { WriteMethod } from '../../gateway/restLoader.js';
+import type { GatewayContext } from '../context.js';
+import type { WriteMethod } from '../restLoader.js';
 import { builder } from '../builder.js';
 import { ContentPointerType } from '../lib/enums.js';
 import { checkInput, globalId, restBody } from '../lib/mutation.js';

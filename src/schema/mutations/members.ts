@@ -1,6 +1,6 @@
 import type { OrganizationMember as RestMember } from '@gitbook/api';
 import { organizationBodies as bodies } from '../../api/bodies/organizations.js';
-import type { GatewayContext } from '../../gateway/context.js';
+import type { GatewayContext } from '../context.js';
 import { builder } from '../builder.js';
 import { Role } from '../lib/enums.js';
 import { checkInput, globalId, restBody } from '../lib/mutation.js';

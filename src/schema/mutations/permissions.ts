@@ -6,8 +6,8 @@
  * lists changed) and, for one user, the user.
  */
 import { bodies } from '../../api/rules.js';
-import type { GatewayContext } from '../../gateway/context.js';
-import type { WriteMethod } from '../../gateway/restLoader.js';
+import type { GatewayContext } from '../context.js';
+import type { WriteMethod } from '../restLoader.js';
 import { Role } from '../lib/enums.js';
 import { checkInput, restBody } from '../lib/mutation.js';
 import { restPath } from '../lib/node.js';

@@ -1,7 +1,7 @@
 /** Site redirect mutations: create, update, delete (organization admins). */
 import type { SiteRedirect as RestSiteRedirect } from '@gitbook/api';
 import { siteBodies } from '../../api/bodies/sites.js';
-import type { GatewayContext } from '../../gateway/context.js';
+import type { GatewayContext } from '../context.js';
 import { builder } from '../builder.js';
 import { userInputError } from '../lib/errors.js';
 import { checkInput, globalId, restBody } from '../lib/mutation.js';

@@ -1,7 +1,7 @@
 /** Site section group mutations: create, update, delete, membership, move (organization admins). */
 import type { SiteSectionGroup as RestSiteSectionGroup } from '@gitbook/api';
 import { siteBodies } from '../../api/bodies/sites.js';
-import type { GatewayContext } from '../../gateway/context.js';
+import type { GatewayContext } from '../context.js';
 import { builder } from '../builder.js';
 import { checkInput, globalId, restBody } from '../lib/mutation.js';
 import { siteWrite, type SiteKeys } from '../lib/siteScoped.js';

@@ -1,7 +1,7 @@
 /** Site mutations: settings, publish state, visitor authentication (organization admins). */
 import type { Site as RestSite, SitePublishingAuth as RestPublishingAuth } from '@gitbook/api';
 import { siteBodies } from '../../api/bodies/sites.js';
-import type { GatewayContext } from '../../gateway/context.js';
+import type { GatewayContext } from '../context.js';
 import { builder } from '../builder.js';
 import { PublishingAuthBackend, SiteVisibility } from '../lib/enums.js';
 import { checkInput, restBody } from '../lib/mutation.js';

@@ -2,13 +2,14 @@
  * Change requests: the `ChangeRequest` node (keys: space, change request), `Space.changeRequests`
  * and the root lookup `changeRequest(spaceId, changeRequestId)` (id or number, as in REST).
  */
-import type { ChangeRequest as RestChangeRequest, User as RestUser } from '@gitbook/api';
-import type { GatewayContext } from '../../gateway/context.js';
+import type { ChangeRequest as RestChangeRequest, Space as RestSpace, User as RestUser } from '@gitbook/api';
+import type { GatewayContext } from '../context.js';
 import { builder } from '../builder.js';
 import { forwardArgs, resolveList } from '../lib/connection.js';
 import { ChangeRequestStatus } from '../lib/enums.js';
 import { orNull, urlsType } from '../lib/fields.js';
 import { restNodeRef, restPath } from '../lib/node.js';
+import { restRef } from '../lib/refs.js';
 import { Space } from './Space.js';
 import { User } from './User.js';
 
@@ -43,6 +44,7 @@ export async function changeRequestIdOf(ctx: GatewayContext, spaceId: string, ch
 export const ChangeRequest = restNodeRef<RestChangeRequest>('ChangeRequest', {
   arity: 2,
   keys: (cr) => [cr.space, cr.id],
+  stub: ([space, id]) => ({ space, id }),
   path: ([spaceId, changeRequestId]) => changeRequestPath(spaceId, changeRequestId),
 });
 
@@ -73,7 +75,7 @@ ChangeRequest.implement({
     commentsCount: t.int({ description: 'Count of open comments (REST `comments`).', resolve: (cr) => cr.comments }),
     outdated: t.exposeBoolean('outdated', { description: 'True while it is behind the main content of the space.' }),
     urls: t.field({ type: ChangeRequestUrls, resolve: (cr) => cr.urls }),
-    space: t.field({ type: Space, nullable: true, description: 'The space it belongs to.', resolve: (cr) => cr.space }),
+    space: t.field({ type: Space, nullable: true, description: 'The space it belongs to.', resolve: (cr, _args, ctx, info) => restRef<RestSpace>('Space', [cr.space], ctx, info) }),
     pdfUrl: t.string({
       nullable: true,
       description: 'A URL of a PDF of its content (`GET .../pdf`): all pages, `page` and its subpages, or `page` only.',
@@ -120,6 +122,10 @@ builder.queryFields((t) => ({
       spaceId: t.arg.string({ required: true }),
       changeRequestId: t.arg.string({ required: true, description: 'The id or the number of the change request.' }),
     },
-    resolve: (_root, { spaceId, changeRequestId }, ctx) => loadChangeRequest(ctx, spaceId, changeRequestId),
+    // By number: its GET first, so its global id is the one by id.
+    resolve: (_root, { spaceId, changeRequestId }, ctx, info) =>
+      CHANGE_REQUEST_NUMBER.test(changeRequestId)
+        ? loadChangeRequest(ctx, spaceId, changeRequestId)
+        : restRef<RestChangeRequest>('ChangeRequest', [spaceId, changeRequestId], ctx, info),
   }),
 }));

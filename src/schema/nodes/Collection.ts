@@ -4,6 +4,7 @@ import { forwardArgs, resolveList } from '../lib/connection.js';
 import { Role } from '../lib/enums.js';
 import { orNull, urlsType } from '../lib/fields.js';
 import { restNodeRef, restPath } from '../lib/node.js';
+import { restRef } from '../lib/refs.js';
 import { Organization } from './Organization.js';
 import { Space, SpaceConnection, spaceList, spacePath } from './Space.js';
 
@@ -11,6 +12,7 @@ export const Collection = restNodeRef<RestCollection>('Collection', {
   arity: 1,
   restIdKey: true,
   keys: (c) => [c.id],
+  stub: ([id]) => ({ id }),
   path: ([collectionId]) => collectionPath(collectionId),
 });
 
@@ -40,8 +42,8 @@ Collection.implement({
     }),
     urls: t.field({ type: CollectionUrls, resolve: (c) => c.urls }),
     permissions: t.field({ type: CollectionPermissions, resolve: (c) => c.permissions }),
-    organization: t.field({ type: Organization, nullable: true, resolve: (c) => c.organization }),
-    parent: t.field({ type: Collection, nullable: true, resolve: (c) => orNull(c.parent) }),
+    organization: t.field({ type: Organization, nullable: true, resolve: (c, _a, ctx, info) => restRef('Organization', [c.organization], ctx, info) }),
+    parent: t.field({ type: Collection, nullable: true, resolve: (c, _a, ctx, info) => (c.parent ? restRef('Collection', [c.parent], ctx, info) : null) }),
     spaces: t.field({
       type: SpaceConnection,
       nullable: true,
@@ -55,7 +57,7 @@ Collection.implement({
 const CollectionConnection = builder.connectionObject({ type: Collection, name: 'CollectionConnection' }, { name: 'CollectionEdge' });
 
 builder.objectField(Space, 'parent', (t) =>
-  t.field({ type: Collection, nullable: true, description: 'The collection holding the space.', resolve: (s) => orNull(s.parent) }),
+  t.field({ type: Collection, nullable: true, description: 'The collection holding the space.', resolve: (s, _args, ctx, info) => (s.parent ? restRef<RestCollection>('Collection', [s.parent], ctx, info) : null) }),
 );
 
 builder.objectField(Organization, 'collections', (t) =>
@@ -112,6 +114,6 @@ builder.queryFields((t) => ({
     nullable: true,
     description: 'A collection by REST id (`GET /collections/{collectionId}`).',
     args: { collectionId: t.arg.string({ required: true }) },
-    resolve: (_root, { collectionId }) => collectionId,
+    resolve: (_root, { collectionId }, ctx, info) => restRef<RestCollection>('Collection', [collectionId], ctx, info),
   }),
 }));

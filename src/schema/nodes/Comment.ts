@@ -7,12 +7,12 @@
 import type { User as RestUser } from '@gitbook/api';
 import type { ObjectRef } from '@pothos/core';
 import type { CONTENT_FORMATS } from '../../api/rules.js';
-import type { GatewayContext } from '../../gateway/context.js';
-import type { QueryParams } from '../../gateway/restLoader.js';
+import type { GatewayContext } from '../context.js';
+import type { QueryParams } from '../restLoader.js';
 import { builder } from '../builder.js';
 import { forwardArgs, resolveList, type ListOptions } from '../lib/connection.js';
 import { CommentStatus, CommentStatusFilter, ContentFormat, SortOrder } from '../lib/enums.js';
-import { ContentBody, orNull, urlsType } from '../lib/fields.js';
+import { bodyFormat, ContentBody, orNull, selectedFormats, urlsType } from '../lib/fields.js';
 import { encodeKeys, restNodeRef, restPath } from '../lib/node.js';
 import { ChangeRequest, changeRequestIdOf, changeRequestPath, embeddedUser } from './ChangeRequest.js';
 import { Space } from './Space.js';
@@ -125,16 +125,25 @@ export function postFields<P extends RestPost>(ref: ObjectRef<Types, unknown, P>
     body: t.field({
       type: ContentBody,
       nullable: true,
-      description: 'The body; `format` fetches it in that format when it came in the other one.',
-      args: { format: t.arg({ type: ContentFormat }) },
-      resolve: async (p, { format }, ctx) =>
-        !format || format in p.body ? p.body : (await ctx.rest.load<RestPost>(path(p), { format })).body,
+      description: 'The body, in the formats selected (`markdown`, `document`), whatever `format` was given.',
+      args: { format: t.arg({ type: ContentFormat, description: 'Ignored: the selection decides the format.' }) },
+      resolve: async (p, _args, ctx, info) => {
+        const missing = selectedFormats(info, []).filter((f) => !(f in p.body));
+        const others = await Promise.all(missing.map((format) => ctx.rest.load<RestPost>(path(p), { format })));
+        return Object.assign({}, p.body, ...others.map((o) => o.body));
+      },
     }),
     reactions: t.field({ type: [Reaction], resolve: (p) => p.reactions }),
     urls: t.field({ type: CommentUrls, resolve: (p) => p.urls }),
     permissions: t.field({ type: CommentPermissions, resolve: (p) => p.permissions }),
   }));
 }
+
+/** Where the bodies of a connection's nodes are selected. */
+export const LISTED_BODIES = [
+  ['edges', 'node', 'body'],
+  ['nodes', 'body'],
+];
 
 /**
  * Connection options of a REST list of comments or replies: `format` goes to the list call, each
@@ -219,14 +228,14 @@ builder.objectField(ChangeRequest, 'comments', (t) =>
       targetPage: t.arg.string({ description: 'Only comments on this page (page id).' }),
       format: t.arg({ type: ContentFormat, description: 'Format of the listed bodies.' }),
     },
-    resolve: (cr, { order, status, targetPage, format, ...args }, ctx) =>
+    resolve: (cr, { order, status, targetPage, format, ...args }, ctx, info) =>
       resolveList(
         ctx,
         args,
         postList(ctx, {
           path: commentsPath(cr.space, cr.id),
           query: { order, status, targetPage },
-          format,
+          format: bodyFormat(info, LISTED_BODIES, format),
           itemPath: (c: RestComment) => commentPath(cr.space, cr.id, c.id),
           attach: (c: RestComment) => attachComment(c, cr.space, cr.id),
         }),
@@ -245,8 +254,9 @@ builder.queryFields((t) => ({
       commentId: t.arg.string({ required: true }),
       format: t.arg({ type: ContentFormat, description: 'Format of the body, as REST `format`.' }),
     },
-    resolve: async (_root, { spaceId, changeRequestId, commentId, format }, ctx) => {
+    resolve: async (_root, { spaceId, changeRequestId, commentId, ...args }, ctx, info) => {
       const crId = await changeRequestIdOf(ctx, spaceId, changeRequestId);
+      const format = bodyFormat(info, [['body']], args.format);
       if (!format) return encodeKeys([spaceId, crId, commentId]);
       return attachComment(await ctx.rest.load<RestComment>(commentPath(spaceId, crId, commentId), { format }), spaceId, crId);
     },

@@ -8,7 +8,8 @@ import { forwardArgs, resolveList } from '../lib/connection.js';
 import { ContentFormat } from '../lib/enums.js';
 import { encodeKeys, restNodeRef, restPath } from '../lib/node.js';
 import { changeRequestIdOf } from './ChangeRequest.js';
-import { Comment, commentPath, postFields, postList, type RestPost } from './Comment.js';
+import { bodyFormat } from '../lib/fields.js';
+import { Comment, commentPath, LISTED_BODIES, postFields, postList, type RestPost } from './Comment.js';
 
 export interface ReplyKeys {
   spaceId: string;
@@ -58,14 +59,14 @@ builder.objectField(Comment, 'replies', (t) =>
     nullable: true,
     description: 'Replies to the comment, oldest first (`GET .../comments/{commentId}/replies`).',
     args: { ...forwardArgs, format: t.arg({ type: ContentFormat, description: 'Format of the listed bodies.' }) },
-    resolve: (c, { format, ...args }, ctx) => {
+    resolve: (c, { format, ...args }, ctx, info) => {
       const keys: ReplyKeys = { spaceId: c.spaceId, changeRequestId: c.changeRequestId, commentId: c.id };
       return resolveList(
         ctx,
         args,
         postList(ctx, {
           path: repliesPath(keys),
-          format,
+          format: bodyFormat(info, LISTED_BODIES, format),
           itemPath: (r: RestPost) => replyPath(keys, r.id),
           attach: (r: RestPost) => attachReply(r, keys),
         }),
@@ -86,8 +87,9 @@ builder.queryFields((t) => ({
       commentReplyId: t.arg.string({ required: true }),
       format: t.arg({ type: ContentFormat, description: 'Format of the body, as REST `format`.' }),
     },
-    resolve: async (_root, { spaceId, changeRequestId, commentId, commentReplyId, format }, ctx) => {
+    resolve: async (_root, { spaceId, changeRequestId, commentId, commentReplyId, ...args }, ctx, info) => {
       const keys = { spaceId, changeRequestId: await changeRequestIdOf(ctx, spaceId, changeRequestId), commentId };
+      const format = bodyFormat(info, [['body']], args.format);
       if (!format) return encodeKeys([keys.spaceId, keys.changeRequestId, commentId, commentReplyId]);
       return attachReply(await ctx.rest.load<RestPost>(replyPath(keys, commentReplyId), { format }), keys);
     },

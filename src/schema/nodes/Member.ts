@@ -1,5 +1,5 @@
 import type { OrganizationMember as RestMember, OrganizationTeam as RestTeam, Space as RestSpace, User as RestUser } from '@gitbook/api';
-import type { GatewayContext } from '../../gateway/context.js';
+import type { GatewayContext } from '../context.js';
 import { builder } from '../builder.js';
 import { forwardArgs, resolveList, type Edge } from '../lib/connection.js';
 import { MemberRoleFilter, MemberSort, Role, SortOrder, TeamMemberRole } from '../lib/enums.js';

@@ -4,11 +4,13 @@ import { forwardArgs, resolveList } from '../lib/connection.js';
 import { Role } from '../lib/enums.js';
 import { urlsType } from '../lib/fields.js';
 import { restNodeRef, restPath } from '../lib/node.js';
+import { restRef } from '../lib/refs.js';
 
 export const Organization = restNodeRef<RestOrganization>('Organization', {
   arity: 1,
   restIdKey: true,
   keys: (o) => [o.id],
+  stub: ([id]) => ({ id }),
   path: ([organizationId]) => restPath`/orgs/${organizationId}`,
 });
 
@@ -61,6 +63,6 @@ builder.queryFields((t) => ({
     nullable: true,
     description: 'An organization by REST id (`GET /orgs/{organizationId}`).',
     args: { organizationId: t.arg.string({ required: true }) },
-    resolve: (_root, { organizationId }) => organizationId,
+    resolve: (_root, { organizationId }, ctx, info) => restRef<RestOrganization>('Organization', [organizationId], ctx, info),
   }),
 }));

@@ -1,5 +1,5 @@
 import type { OrganizationSAMLProvider as RestSamlProvider, OrganizationSSOProviderLogin as RestSsoLogin } from '@gitbook/api';
-import type { GatewayContext } from '../../gateway/context.js';
+import type { GatewayContext } from '../context.js';
 import { builder } from '../builder.js';
 import { forwardArgs, resolveList } from '../lib/connection.js';
 import { Role, SamlProviderStatus } from '../lib/enums.js';

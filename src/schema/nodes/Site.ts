@@ -1,5 +1,5 @@
 import type { Site as RestSite, SitePublishingAuth as RestPublishingAuth } from '@gitbook/api';
-import type { GatewayContext } from '../../gateway/context.js';
+import type { GatewayContext } from '../context.js';
 import { builder } from '../builder.js';
 import { forwardArgs, resolveList } from '../lib/connection.js';
 import { PublishingAuthBackend, Role, SiteType, SiteVisibility } from '../lib/enums.js';

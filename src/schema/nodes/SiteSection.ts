@@ -1,5 +1,5 @@
 import type { SiteSection as RestSiteSection } from '@gitbook/api';
-import type { GatewayContext } from '../../gateway/context.js';
+import type { GatewayContext } from '../context.js';
 import { builder } from '../builder.js';
 import { forwardArgs, resolveList } from '../lib/connection.js';
 import { orNull, urlsType } from '../lib/fields.js';

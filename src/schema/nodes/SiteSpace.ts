@@ -1,5 +1,5 @@
 import type { SiteSection as RestSiteSection, SiteSpace as RestSiteSpace } from '@gitbook/api';
-import type { GatewayContext } from '../../gateway/context.js';
+import type { GatewayContext } from '../context.js';
 import { notFoundError } from '../lib/errors.js';
 import { urlsType } from '../lib/fields.js';
 import { findListed, listedNodeRef, shareQuery, siteListPath, type SiteKeys, type SiteScoped } from '../lib/siteScoped.js';

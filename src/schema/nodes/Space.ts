@@ -1,15 +1,17 @@
-import type { Space as RestSpace } from '@gitbook/api';
+import type { Organization as RestOrganization, Space as RestSpace } from '@gitbook/api';
 import { builder } from '../builder.js';
 import { forwardArgs, resolveList, type ConnectionResult } from '../lib/connection.js';
 import { EditMode, LinkStatus, Role, SpaceVisibility } from '../lib/enums.js';
 import { orNull, urlsType } from '../lib/fields.js';
 import { restNodeRef, restPath } from '../lib/node.js';
+import { restRef } from '../lib/refs.js';
 import { Organization } from './Organization.js';
 
 export const Space = restNodeRef<RestSpace>('Space', {
   arity: 1,
   restIdKey: true,
   keys: (s) => [s.id],
+  stub: ([id]) => ({ id }),
   path: ([spaceId]) => restPath`/spaces/${spaceId}`,
 });
 
@@ -55,7 +57,11 @@ Space.implement({
     changeRequestsOpenCount: t.int({ resolve: (s) => s.changeRequestsOpen }),
     changeRequestsDraftCount: t.int({ resolve: (s) => s.changeRequestsDraft }),
     permissions: t.field({ type: SpacePermissions, resolve: (s) => s.permissions }),
-    organization: t.field({ type: Organization, nullable: true, resolve: (s) => s.organization }),
+    organization: t.field({
+      type: Organization,
+      nullable: true,
+      resolve: (s, _args, ctx, info) => restRef<RestOrganization>('Organization', [s.organization], ctx, info),
+    }),
   }),
 });
 
@@ -164,7 +170,7 @@ builder.queryFields((t) => ({
     nullable: true,
     description: 'A space by REST id (`GET /spaces/{spaceId}`); `shareKey` opens share-link content.',
     args: { spaceId: t.arg.string({ required: true }), shareKey: t.arg.string() },
-    resolve: (_root, { spaceId, shareKey }, ctx) =>
-      shareKey ? ctx.rest.load<RestSpace>(spacePath(spaceId), { shareKey }) : spaceId,
+    resolve: (_root, { spaceId, shareKey }, ctx, info) =>
+      shareKey ? ctx.rest.load<RestSpace>(spacePath(spaceId), { shareKey }) : restRef<RestSpace>('Space', [spaceId], ctx, info),
   }),
 }));

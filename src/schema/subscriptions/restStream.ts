@@ -9,7 +9,7 @@
  * aborts the REST request at once.
  */
 import { GraphQLError } from 'graphql';
-import type { GatewayContext } from '../../gateway/context.js';
+import type { GatewayContext } from '../context.js';
 import { errorCode, restError, type Query, type SseEvent, type SseStream } from '../../rest/index.js';
 
 /** Maps an event's parsed JSON to a payload; undefined skips the event. */

@@ -1,0 +1,38 @@
+/** What every resolver gets: the caller's REST access (loader + writes) and the gateway's limits. */
+import type { Logger } from '../log.js';
+import type { RestCaller } from '../rest/index.js';
+import { RestLoader } from './restLoader.js';
+
+export interface GatewayLimits {
+  /** `first` of a connection when absent, and its largest accepted value. */
+  defaultPageSize: number;
+  maxPageSize: number;
+  /** Bounds of one operation: depth, aliases, tokens, and cost (connection `first` multiplies). */
+  maxDepth: number;
+  maxAliases: number;
+  maxTokens: number;
+  maxCost: number;
+}
+
+export interface GatewayContext {
+  /** Per-request loader over the caller-bound REST client: never shared between requests. */
+  rest: RestLoader;
+  config: GatewayLimits;
+  log: Logger;
+  /** Aborted when the client goes away (subscriptions end their upstream stream). */
+  signal: AbortSignal;
+  /** Aborted when the gateway stops (subscriptions end their upstream stream and complete). */
+  shutdown: AbortSignal;
+  /** The caller-bound REST client (streams use it directly). */
+  caller: RestCaller;
+}
+
+export function createContext(
+  caller: GatewayContext['caller'],
+  config: GatewayLimits,
+  log: Logger,
+  signal: AbortSignal,
+  shutdown: AbortSignal = new AbortController().signal,
+): GatewayContext {
+  return { rest: new RestLoader(caller), config, log, signal, shutdown, caller };
+}

@@ -1,0 +1,81 @@
+/**
+ * Content bodies follow the selection: `body { markdown }` returns markdown and `body { document }`
+ * the document with no `format` argument, in lookups, lists and mutation payloads; REST is asked
+ * for the format the selection needs, with one more call per object only when both are selected.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startStack, type TestStack } from '../helpers/gateway.js';
+
+let t: TestStack;
+/** URLs (with their query) the upstream answered since the last reset. */
+const urls: string[] = [];
+let spaceId: string;
+let crId: string;
+let base: string;
+let commentId: string;
+beforeAll(async () => {
+  t = await startStack({}, { log: (line) => urls.push(line.path) });
+  spaceId = (await t.api.post(`/orgs/${t.world.orgId}/spaces`, { title: 'Bodies' })).body.id;
+  crId = (await t.api.post(`/spaces/${spaceId}/change-requests`, { subject: 'Bodies' })).body.id;
+  base = `/spaces/${spaceId}/change-requests/${crId}/comments`;
+  commentId = (await t.api.post(base, { body: { markdown: 'Hello **there**' } })).body.id;
+});
+afterAll(() => t.stop());
+
+/** Runs `query` and answers its data and the comment calls made, as `METHOD path?format`. */
+async function run(query: string, variables: Record<string, unknown> = {}) {
+  t.resetCalls();
+  urls.splice(0);
+  const data = await t.data(query, { s: spaceId, c: crId, id: commentId, ...variables });
+  await new Promise((r) => setImmediate(r));
+  const formats = urls.filter((u) => u.includes('/comments')).map((u) => new URL(u, 'http://x').searchParams.get('format'));
+  return { data, calls: t.calls.filter((c) => c.path.includes('/comments')).map((c) => `${c.method} ${c.path}`), formats };
+}
+
+const LOOKUP = (body: string) => `query($s: String!, $c: String!, $id: String!) {
+  comment(spaceId: $s, changeRequestId: $c, commentId: $id) { restId body { ${body} } } }`;
+const LIST = (body: string) => `query($s: String!, $c: String!) {
+  changeRequest(spaceId: $s, changeRequestId: $c) { comments(first: 5) { nodes { restId body { ${body} } } } } }`;
+
+describe('body { markdown } without a format argument', () => {
+  it('in a lookup: one call, asking REST for markdown', async () => {
+    const { data, calls, formats } = await run(LOOKUP('markdown'));
+    expect(data.comment.body).toEqual({ markdown: 'Hello **there**' });
+    expect(calls).toEqual([`GET ${base}/${commentId}`]);
+    expect(formats).toEqual(['markdown']);
+  });
+
+  it('in a list: one list call, asking REST for markdown', async () => {
+    const { data, calls, formats } = await run(LIST('markdown'));
+    expect(data.changeRequest.comments.nodes).toEqual([{ restId: commentId, body: { markdown: 'Hello **there**' } }]);
+    expect(calls).toEqual([`GET ${base}`]);
+    expect(formats).toEqual(['markdown']);
+  });
+
+  it('in a mutation payload: the body in markdown (one read of the written comment in that format)', async () => {
+    t.resetCalls();
+    urls.splice(0);
+    const payload = await t.payload('createComment', { spaceId, changeRequestId: crId, body: { markdown: 'New *one*' } }, 'comment { body { markdown } }');
+    expect(payload.comment.body).toEqual({ markdown: 'New *one*' });
+    await new Promise((r) => setImmediate(r));
+    const comments = urls.filter((u) => u.includes('/comments'));
+    expect(comments).toHaveLength(2);
+    expect(new URL(comments[1], 'http://x').searchParams.get('format')).toBe('markdown');
+  });
+});
+
+describe('body { document } and both formats', () => {
+  it('document alone asks REST for its default (the document), whatever format argument was given', async () => {
+    const { data, formats } = await run(LIST('document').replace('comments(first: 5)', 'comments(first: 5, format: MARKDOWN)'));
+    expect(data.changeRequest.comments.nodes[0].body.document).toMatchObject({ object: 'document' });
+    expect(data.changeRequest.comments.nodes[0].body).not.toHaveProperty('markdown');
+    expect(formats[0]).toBeNull();
+  });
+
+  it('both formats: one more call per object, never more', async () => {
+    const { data, calls } = await run(LOOKUP('markdown document'));
+    expect(data.comment.body.markdown).toBe('Hello **there**');
+    expect(data.comment.body.document).toMatchObject({ object: 'document' });
+    expect(calls).toHaveLength(2);
+  });
+});
