@@ -1,7 +1,7 @@
 /**
  * The per-request read cache: one DataLoader keyed by REST path (and query), so a request never
  * makes the same REST call twice, objects that came in a list are never fetched again (lists
- * prime it), and independent calls run concurrently. Created per request, never shared between
+ * prime it), and independent calls run concurrently, each settling as soon as its answer is back. Created per request, never shared between
  * callers. Writes go through `write`, which forgets what they may have changed.
  */
 import DataLoader from 'dataloader';
@@ -32,7 +32,9 @@ export class RestLoader {
             return this.rest.get(path, query).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
           }),
         ),
-      { maxBatchSize: 1000 },
+      // REST has no batch endpoint: each GET starts at once and settles on its own (a batch would
+      // hold a fast call's answer until the slowest call of the same tick is back).
+      { batch: false },
     );
   }
 
