@@ -2,6 +2,7 @@ import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
 import { buildGateway, type Gateway } from '../../src/gateway/app.js';
+import { MAX_OPERATION_NAMES } from '../../src/gateway/plugins/useMetrics.js';
 import { error, startBadServer } from '../helpers/badServer.js';
 import { startStack, type TestStack } from '../helpers/gateway.js';
 
@@ -169,6 +170,18 @@ describe('retries', () => {
     } finally {
       await gateway.stop();
     }
+  });
+
+  it('keeps at most MAX_OPERATION_NAMES operation names as labels; later new names count as other', async () => {
+    await using s = await startStack();
+    for (let i = 0; i <= MAX_OPERATION_NAMES; i++) await s.data(`query Op${i} { __typename }`);
+    await s.data('query Op0 { __typename }');
+    const { families } = await scrape(s.gateway);
+    const names = new Set(samples(families, 'graphql_envelop_request').map((m) => m.labels!.operationName));
+    expect(names.size).toBe(MAX_OPERATION_NAMES + 1);
+    expect(names.has(`Op${MAX_OPERATION_NAMES}`)).toBe(false);
+    expect(value(families, 'graphql_envelop_request', { operationName: 'other' })).toBe(1);
+    expect(value(families, 'graphql_envelop_request', { operationName: 'Op0' })).toBe(2);
   });
 
   it('--metrics-path takes a path or off', () => {
