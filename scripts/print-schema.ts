@@ -7,7 +7,7 @@ import { sdl } from '../src/schema/index.js';
 export const SCHEMA_FILE = fileURLToPath(new URL('../schema.graphql', import.meta.url));
 
 export function printedSchema(): string {
-  return sdl + '\n';
+  return sdl() + '\n';
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

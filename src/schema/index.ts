@@ -51,5 +51,5 @@ builder.queryType({ description: 'Reads: root lookups by REST identifiers, the c
 builder.mutationType({ description: 'Writes: one mutation per REST write and per state transition.' });
 builder.subscriptionType({ description: 'Streams of the REST API, as Server-Sent Events.' });
 
-// A federation subgraph: every node type is an entity; sorted lexicographically, `sdl` is its print.
+// A federation subgraph: every node type is an entity; sorted lexicographically, `sdl()` is its print.
 export const { schema, sdl } = toSubgraphSchema(describeGeneratedTypes(builder.toSchema()));

@@ -10,7 +10,7 @@
  * @pothos/plugin-directives at runtime. `printSubgraphSchema` reads directives from AST nodes, so
  * each entity type gets one carrying its `@key`s and the schema gets `extend schema @link(…)`.
  */
-import { printSubgraphSchema } from '@apollo/subgraph';
+import { createRequire } from 'node:module';
 import { EntityType, entitiesField, serviceField } from '@apollo/subgraph/dist/types.js';
 import { decodeGlobalID } from '@pothos/plugin-relay';
 import {
@@ -92,17 +92,23 @@ function makeEntity(type: GraphQLObjectType, entry: NodeEntry): void {
 }
 
 /**
- * Builds the subgraph schema from the builder's schema (sorted lexicographically) and its SDL,
- * which `_service` serves and schema.graphql holds.
+ * Builds the subgraph schema from the builder's schema (sorted lexicographically), and `sdl()`, its
+ * print, which `_service` serves and schema.graphql holds. The print needs @apollo/subgraph's
+ * printer and with it @apollo/federation-internals (several MiB): loaded on the first `sdl()`, not
+ * at start, since most gateways are never asked.
  */
-export function toSubgraphSchema(base: GraphQLSchema): { schema: GraphQLSchema; sdl: string } {
+export function toSubgraphSchema(base: GraphQLSchema): { schema: GraphQLSchema; sdl: () => string } {
   const entries = nodeEntries.filter((entry) => base.getType(entry.ref.name));
   const entityTypes = entries.map((entry) => base.getType(entry.ref.name) as GraphQLObjectType);
-  let sdl = '';
-  const schema = lexicographicSortSchema(withFederationFields(base, entityTypes, () => sdl));
+  let printed: string | undefined;
+  const sdl = () => {
+    const { printSubgraphSchema } = createRequire(import.meta.url)('@apollo/subgraph') as typeof import('@apollo/subgraph');
+    printed ??= printSubgraphSchema(schema);
+    return printed;
+  };
+  const schema = lexicographicSortSchema(withFederationFields(base, entityTypes, sdl));
   for (const entry of entries) makeEntity(schema.getType(entry.ref.name) as GraphQLObjectType, entry);
   const link = parse(`extend schema @link(url: "${FEDERATION_LINK}", import: ["@key"])`).definitions[0] as SchemaExtensionNode;
   Object.assign(schema, { extensionASTNodes: [link] });
-  sdl = printSubgraphSchema(schema);
   return { schema, sdl };
 }
