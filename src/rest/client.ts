@@ -9,10 +9,10 @@
  * of one caller in flight at the same time share one upstream call (single-flight), never across
  * callers, and a write of that caller makes its later reads start afresh.
  */
-import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { Pool, type Dispatcher } from 'undici';
 import type { GraphQLError } from 'graphql';
+import { callerKey } from './callerKey.js';
 import { CircuitOpen, createCircuit, DEFAULT_CIRCUIT, type Circuit, type CircuitConfig, type CircuitStateName } from './circuit.js';
 import {
   circuitOpenError,
@@ -246,10 +246,6 @@ function withDefaults<T extends object>(defaults: T, given: Partial<T> | undefin
   return out;
 }
 
-/** The key of a caller's state: a hash of its Authorization (the token itself is never kept as a key). */
-function callerKey(authorization: string | undefined): string {
-  return authorization ? createHash('sha256').update(authorization).digest('base64url') : '';
-}
 
 function callerState(s: Settings, key: string): CallerState {
   let state = s.callers.get(key);

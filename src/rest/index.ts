@@ -25,4 +25,5 @@ export {
   type UpstreamInfo,
   type UpstreamErrorExtensions,
 } from './errors.js';
+export { ANONYMOUS, callerKey } from './callerKey.js';
 export { SseParser, parseSse, eventStream, type SseEvent, type SseStream } from './sse.js';

@@ -1,14 +1,14 @@
 /**
- * Who is calling, as the response cache (session) and the per-caller rate limit key it: a SHA-256
- * of the request's Authorization header, never the token itself. Callers without a token share
- * one `anonymous` key (they all see what the upstream shows to anonymous callers).
+ * The caller of a request as the response cache (session), the per-caller rate limit and
+ * graphql-sse's reservations key it: src/rest's `callerKey` of its Authorization header, worked out
+ * once per request however many plugins ask.
  */
-import { createHash } from 'node:crypto';
+import { callerKey } from '../../rest/index.js';
 
-export const ANONYMOUS = 'anonymous';
+const keys = new WeakMap<Request, string>();
 
 export function callerHash(request: Request): string {
-  const authorization = request.headers.get('authorization');
-  if (!authorization) return ANONYMOUS;
-  return createHash('sha256').update(`docs-graph caller\0${authorization}`).digest('base64url');
+  let key = keys.get(request);
+  if (key === undefined) keys.set(request, (key = callerKey(request.headers.get('authorization'))));
+  return key;
 }

@@ -14,12 +14,13 @@
  *   limit errors are results of the operation (never an HTTP 500 with a stack), the handler's own
  *   refusals (400, 404, 405, 406, 409, 415) carry `extensions.code`, anything unexpected is masked.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { getOperationAST, GraphQLError, type ExecutionArgs } from 'graphql';
 import { TOKEN_HEADER_KEY, TOKEN_QUERY_KEY } from 'graphql-sse';
 import { createHandler, type HandlerOptions } from 'graphql-sse/lib/use/fetch';
 import type { Plugin, YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from '../../log.js';
+import { callerHash } from './callerHash.js';
 import { maskError, UNEXPECTED_ERROR_MESSAGE } from './maskedErrors.js';
 
 export interface StreamLimits {
@@ -265,11 +266,7 @@ export function useGraphQLSSE(options: { endpoint?: string; limits?: Partial<Str
 }
 
 /** The caller a stream belongs to: a hash of its Authorization header (absent: the anonymous caller). */
-function callerOf(request: Request): string {
-  return createHash('sha256')
-    .update(request.headers.get('authorization') ?? '')
-    .digest('base64url');
-}
+const callerOf = callerHash;
 
 function refusal(status: number, message: string): Refusal {
   return [
