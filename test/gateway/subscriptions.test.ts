@@ -302,11 +302,11 @@ describe('timing and cancellation (upstream pauses 150 ms between events)', () =
     const lags = sub.results.map((r, i) => r.at - sent[i].at);
     const gaps = sub.results.slice(1).map((r, i) => r.at - sub.results[i].at);
     console.log(`${transport}: lag behind the upstream per event (ms) ${lags.map((l) => l.toFixed(1)).join(', ')}`);
-    // The first event arrives a few ms after the upstream sent it, while the next is 150 ms away:
-    // nothing waits for more data (lag / delay well under 10%).
-    expect(lags[0]).toBeLessThan(DELAY / 10);
-    // Intermediate events too (the last one also resolves its sources' spaces: one REST round trip).
-    lags.slice(0, -1).forEach((lag) => expect(lag).toBeLessThan(DELAY / 10));
+    // Each event arrives a few ms after the upstream sent it (1-2 ms here), while the next is 150 ms
+    // away: nothing waits for more data. A buffered event would lag by a whole gap (>= 150 ms); the
+    // bound is a third of it, since a cold first event on a busy CI machine once took 16.8 ms.
+    // (The last one also resolves its sources' spaces: one REST round trip, so it is left out.)
+    lags.slice(0, -1).forEach((lag) => expect(lag).toBeLessThan(DELAY / 3));
     // Events are spread as the upstream paced them, not delivered in a burst.
     gaps.forEach((gap) => expect(gap).toBeGreaterThan(DELAY * 0.7));
   });
