@@ -1,5 +1,6 @@
 /** Imports every type file (each registers its types with the builder) and builds the schema. */
 import { builder } from './builder.js';
+import { deriveResources } from './lib/resource.js';
 import { describeGeneratedTypes } from './lib/descriptions.js';
 import { toSubgraphSchema } from './lib/federation.js';
 import './lib/scalars.js';
@@ -27,7 +28,6 @@ import './nodes/Member.js';
 import './nodes/Invite.js';
 import './nodes/SamlProvider.js';
 import './mutations/members.js';
-import './mutations/teams.js';
 import './mutations/invites.js';
 import './mutations/saml.js';
 import './nodes/Site.js';
@@ -46,6 +46,8 @@ import './nodes/Comment.js';
 import './nodes/CommentReply.js';
 import './mutations/changeRequests.js';
 import './mutations/comments.js';
+
+deriveResources();
 
 builder.queryType({ description: 'Reads: root lookups by REST identifiers, the caller, and any node by its global id.' });
 builder.mutationType({ description: 'Writes: one mutation per REST write and per state transition.' });

@@ -3,6 +3,7 @@
  * mutation's input and payload, a connection and its edge. Filled in once, on the built schema,
  * where a type has none of its own.
  */
+import type { Rule } from '../../api/validate.js';
 import { getNamedType, isObjectType, type GraphQLNamedType, type GraphQLSchema } from 'graphql';
 
 function describe(type: GraphQLNamedType | undefined | null, description: string): void {
@@ -24,4 +25,24 @@ export function describeGeneratedTypes(schema: GraphQLSchema): GraphQLSchema {
     describe(getNamedType(edges.type), `${/^[AEIOU]/.test(node) ? 'An' : 'A'} ${node} in a connection, with the cursor to resume after it.`);
   }
   return schema;
+}
+
+/** What a body rule of src/api asks of an input field, as its description says it: "1 to 64 characters." */
+export function describeRule(rule: Rule): string {
+  const parts: string[] = 'required' in rule && rule.required && rule.nullable ? ['Required (null is a value).'] : [];
+  const range = (min: number | undefined, max: number | undefined, unit: string) => {
+    if (min !== undefined && max !== undefined) parts.push(`${min} to ${max} ${unit}.`);
+    else if (max !== undefined) parts.push(`At most ${max} ${unit}.`);
+    else if (min !== undefined) parts.push(`At least ${min} ${unit}.`);
+  };
+  if (rule.kind === 'string') {
+    range(rule.min, rule.max, 'characters');
+    if (rule.pattern) parts.push(`Matches \`${rule.pattern.source}\`.`);
+    if (rule.format === 'uri') parts.push('A URL.');
+  } else if (rule.kind === 'array') {
+    range(rule.min, rule.max, 'items');
+    const each = describeRule(rule.of);
+    if (each) parts.push(`Each: ${each}`);
+  } else if (rule.kind === 'number') range(rule.min, rule.max, '(inclusive)');
+  return parts.join(' ');
 }

@@ -20,14 +20,27 @@ export const screamingSnake = (v: string) =>
     .replace(/[^a-zA-Z0-9]+/g, '_')
     .toUpperCase();
 
+/** Every REST enum by its set of values, so a rule's enum finds its GraphQL type (src/schema/lib/resource.ts). */
+const byValues = new Map<string, unknown>();
+const valuesKey = (values: readonly string[]) => [...values].sort().join('|');
+
+/** The GraphQL enum of a rule's values (declared below with `restEnum`). */
+export function enumOfValues(values: readonly string[]): any {
+  const type = byValues.get(valuesKey(values));
+  if (!type) throw new Error(`no GraphQL enum declared for the REST values ${values.join(', ')}`);
+  return type;
+}
+
 export function restEnum<const T extends string>(name: string, values: readonly T[], description?: string) {
-  return builder.enumType(name, {
+  const type = builder.enumType(name, {
     description,
     values: Object.fromEntries(values.map((v) => [screamingSnake(v), { value: v, description: `REST \`${v}\`` }])) as Record<
       string,
       { value: T }
     >,
   });
+  if (!byValues.has(valuesKey(values))) byValues.set(valuesKey(values), type);
+  return type;
 }
 
 export const Role = restEnum('Role', [...ROLES].reverse(), 'A role on an organization or on content, strongest first.');

@@ -31,6 +31,17 @@ export function registerRefType(typename: string, stub: RefType['stub'], load: R
   refTypes.set(typename, { stub, load, onRef: new Set(KEY_FIELDS) });
 }
 
+/** Fields of `typename` besides its connections that run on a reference (e.g. a site's sections,
+ * readable with a share key where the site's own JSON is not). */
+export function markOnRef(typename: string, fields: string[]): void {
+  for (const f of fields) refTypes.get(typename)!.onRef.add(f);
+}
+
+/** A reference to the node of `typename` with these keys, carrying `extra` (e.g. a share key). */
+export function refOf<Shape>(typename: string, keys: string[], extra: object = {}): Shape {
+  return { ...refTypes.get(typename)!.stub(keys), ...extra, [KEYS]: keys } as Shape;
+}
+
 const isRef = (value: unknown): value is { [KEYS]: string[] } => typeof value === 'object' && value !== null && KEYS in value;
 
 /**
@@ -43,7 +54,7 @@ export function restRef<Shape>(typename: string, keys: string[], ctx: GatewayCon
   const type = refTypes.get(typename)!;
   const lists = selectedFields(info).some((n) => type.onRef.has(n) && !KEY_FIELDS.has(n));
   if (!lists) return type.load(ctx, keys) as Promise<Shape>;
-  return { ...type.stub(keys), [KEYS]: keys } as Shape;
+  return refOf(typename, keys);
 }
 
 class RestRefPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {

@@ -1,9 +1,8 @@
 import { organizationBodies as bodies } from '../../api/bodies/organizations.js';
 import { builder } from '../builder.js';
 import { Role } from '../lib/enums.js';
-import { checkInput, globalId, restBody } from '../lib/mutation.js';
+import { checkInput, restBody } from '../lib/mutation.js';
 import { restPath } from '../lib/node.js';
-import { Invite, linkInvites } from '../nodes/Invite.js';
 import { Organization } from '../nodes/Organization.js';
 import { User } from '../nodes/User.js';
 import { forgetOrganization } from './members.js';
@@ -57,69 +56,4 @@ builder.relayMutationField(
     },
   },
   { outputFields: (t) => ({ organization: t.field({ type: Organization, nullable: true, resolve: (p) => p.organizationId }) }) },
-);
-
-builder.relayMutationField(
-  'createLinkInvite',
-  {
-    inputFields: (t) => ({
-      organizationId: t.string({ required: true }),
-      role: t.field({ type: Role, description: "Role given to who joins (default: the organization's); null for guests." }),
-    }),
-  },
-  {
-    description: 'Creates a link invite (`POST /orgs/{organizationId}/link-invites`).',
-    resolve: async (_root, { input }, ctx) => {
-      const body = restBody(input, ['organizationId']);
-      checkInput(bodies['linkInvite.create'], body);
-      forgetOrganization(ctx, input.organizationId);
-      return { organizationId: input.organizationId, invite: await linkInvites.save(ctx, 'POST', input.organizationId, body) };
-    },
-  },
-  {
-    outputFields: (t) => ({
-      invite: t.field({ type: Invite, nullable: true, resolve: (p) => p.invite }),
-      organization: t.field({ type: Organization, nullable: true, resolve: (p) => p.organizationId }),
-    }),
-  },
-);
-
-builder.relayMutationField(
-  'updateLinkInvite',
-  {
-    inputFields: (t) => ({
-      organizationId: t.string({ required: true }),
-      inviteId: t.string({ required: true }),
-      role: t.field({ type: Role, description: 'Required; null for guests.' }),
-    }),
-  },
-  {
-    description: 'Changes the role of a link invite (`PATCH /orgs/{organizationId}/link-invites/{inviteId}`).',
-    resolve: async (_root, { input }, ctx) => {
-      const body = restBody(input, ['organizationId', 'inviteId']);
-      checkInput(bodies['linkInvite.update'], body);
-      forgetOrganization(ctx, input.organizationId);
-      return { invite: await linkInvites.save(ctx, 'PATCH', input.organizationId, body, input.inviteId) };
-    },
-  },
-  { outputFields: (t) => ({ invite: t.field({ type: Invite, nullable: true, resolve: (p) => p.invite }) }) },
-);
-
-builder.relayMutationField(
-  'deleteLinkInvite',
-  { inputFields: (t) => ({ organizationId: t.string({ required: true }), inviteId: t.string({ required: true }) }) },
-  {
-    description: 'Deletes a link invite (`DELETE /orgs/{organizationId}/link-invites/{inviteId}`).',
-    resolve: async (_root, { input }, ctx) => {
-      forgetOrganization(ctx, input.organizationId);
-      await linkInvites.remove(ctx, input.organizationId, input.inviteId);
-      return { organizationId: input.organizationId, deletedId: globalId('Invite', input.organizationId, input.inviteId) };
-    },
-  },
-  {
-    outputFields: (t) => ({
-      deletedId: t.id({ resolve: (p) => p.deletedId }),
-      organization: t.field({ type: Organization, nullable: true, resolve: (p) => p.organizationId }),
-    }),
-  },
 );

@@ -8,7 +8,8 @@ import { encodeKeys, restPath } from '../lib/node.js';
 import { orgScoped, type OrgScoped } from '../lib/orgScoped.js';
 import { Organization } from './Organization.js';
 import { Space, spacePath } from './Space.js';
-import { Team, teams } from './Team.js';
+import { embedded } from '../lib/resource.js';
+import { Team } from './Team.js';
 import { User } from './User.js';
 
 /** Members of an organization, keyed by user id (`/orgs/{organizationId}/members/{userId}`). */
@@ -94,8 +95,7 @@ Member.implement({
         resolveList<MemberTeamItem, OrgScoped<RestTeam>>(ctx, args, {
           path: `${members.path(m.organizationId, m.id)}/teams`,
           query: { title: title ?? undefined },
-          itemPath: (item) => teams.path(m.organizationId, item.team.id),
-          node: (item) => teams.attach(item.team, m.organizationId),
+          node: (item) => embedded(ctx, 'Team', item.team, { organizationId: m.organizationId }) as OrgScoped<RestTeam>,
         }),
     }),
   }),

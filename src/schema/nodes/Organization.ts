@@ -1,18 +1,10 @@
 import type { Organization as RestOrganization } from '@gitbook/api';
 import { builder } from '../builder.js';
-import { forwardArgs, resolveList } from '../lib/connection.js';
 import { Role } from '../lib/enums.js';
 import { urlsType } from '../lib/fields.js';
-import { restNodeRef, restPath } from '../lib/node.js';
-import { restRef } from '../lib/refs.js';
+import { resourceNode } from '../lib/resource.js';
 
-export const Organization = restNodeRef<RestOrganization>('Organization', {
-  arity: 1,
-  restIdKey: true,
-  keys: (o) => [o.id],
-  stub: ([id]) => ({ id }),
-  path: ([organizationId]) => restPath`/orgs/${organizationId}`,
-});
+export const Organization = resourceNode<RestOrganization>('Organization');
 
 export const OrganizationPermissions = builder.objectRef<{ admin: boolean; createContent: boolean }>('OrganizationPermissions').implement({
   description: 'What the caller may do in the organization (REST `permissions`).',
@@ -43,26 +35,3 @@ Organization.implement({
     permissions: t.field({ type: OrganizationPermissions, resolve: (o) => o.permissions }),
   }),
 });
-
-const OrganizationConnection = builder.connectionObject(
-  { type: Organization, name: 'OrganizationConnection' },
-  { name: 'OrganizationEdge' },
-);
-
-builder.queryFields((t) => ({
-  organizations: t.field({
-    type: OrganizationConnection,
-    nullable: true,
-    description: 'The organizations the caller belongs to (`GET /orgs`).',
-    args: forwardArgs,
-    resolve: (_root, args, ctx) =>
-      resolveList(ctx, args, { path: '/orgs', itemPath: (o: RestOrganization) => restPath`/orgs/${o.id}` }),
-  }),
-  organization: t.field({
-    type: Organization,
-    nullable: true,
-    description: 'An organization by REST id (`GET /orgs/{organizationId}`).',
-    args: { organizationId: t.arg.string({ required: true }) },
-    resolve: (_root, { organizationId }, ctx, info) => restRef<RestOrganization>('Organization', [organizationId], ctx, info),
-  }),
-}));

@@ -7,7 +7,8 @@ import { orNull, urlsType } from '../lib/fields.js';
 import { encodeKeys, restPath } from '../lib/node.js';
 import { orgScoped, type OrgScoped } from '../lib/orgScoped.js';
 import { Organization } from './Organization.js';
-import { Team, teams } from './Team.js';
+import { embedded } from '../lib/resource.js';
+import { Team } from './Team.js';
 
 /** SAML providers of an organization (`/orgs/{organizationId}/saml/{samlProviderId}`). */
 export const samlProviders = orgScoped<RestSamlProvider>('SamlProvider', { segment: 'saml', key: (p) => p.id });
@@ -17,8 +18,7 @@ export const SamlProvider = samlProviders.ref;
 function defaultTeamOf(ctx: GatewayContext, provider: OrgScoped<RestSamlProvider>) {
   const team = provider.defaultTeam;
   if (!team) return null;
-  ctx.rest.prime(teams.path(provider.organizationId, team.id), team);
-  return teams.attach(team, provider.organizationId);
+  return embedded(ctx, 'Team', team, { organizationId: provider.organizationId });
 }
 
 const SamlProviderService = builder.objectRef<RestSamlProvider['service']>('SamlProviderService').implement({

@@ -1,41 +1,24 @@
 import type { Site as RestSite, SitePublishingAuth as RestPublishingAuth } from '@gitbook/api';
 import type { GatewayContext } from '../context.js';
 import { builder } from '../builder.js';
-import { forwardArgs, resolveList } from '../lib/connection.js';
 import { PublishingAuthBackend, Role, SiteType, SiteVisibility } from '../lib/enums.js';
 import { orNull, urlsType } from '../lib/fields.js';
-import { restNodeRef } from '../lib/node.js';
-import { sitePath, sitesPath, type SiteKeys } from '../lib/siteScoped.js';
-import { Organization } from './Organization.js';
+import { markOnRef, refOf, restRef } from '../lib/refs.js';
+import { edge, resourceInfo, resourceNode } from '../lib/resource.js';
+import { sitePath, type SiteKeys } from '../lib/siteScoped.js';
 
 /**
- * A site by its keys, with its REST JSON when read. A site opened by a share key carries none:
- * REST serves no site object for a key (only its sections and redirect lookups), so the site's
- * own fields load it on demand, with the caller's token.
+ * A site: its REST JSON plus its keys (and the share key it was opened with). A site opened by a
+ * share key is a reference: REST serves no site object for a key (only its sections and redirect
+ * lookups), so the site's own fields load it on demand, with the caller's token.
  */
-export interface SiteShape extends SiteKeys {
-  json?: RestSite;
-}
+export type SiteShape = RestSite & SiteKeys;
 
-export const siteShape = (json: RestSite, organizationId: string): SiteShape => ({ organizationId, siteId: json.id, json });
-
-export const Site = restNodeRef<SiteShape>('Site', {
-  arity: 2,
-  keys: (s) => [s.organizationId, s.siteId],
-  path: ([organizationId, siteId]) => sitePath({ organizationId, siteId }),
-  wrap: (json: RestSite, [organizationId]) => siteShape(json, organizationId),
-});
+export const Site = resourceNode<SiteShape>('Site');
+markOnRef('Site', ['sections', 'redirectLookup']);
 
 /** The site as REST has it now (a fresh read after a write in the same operation). */
-export async function loadSite(ctx: GatewayContext, k: SiteKeys): Promise<SiteShape> {
-  return siteShape(await ctx.rest.load<RestSite>(sitePath(k)), k.organizationId);
-}
-
-/** A resolver of a field of the site's REST JSON. */
-const fromJson =
-  <R>(pick: (json: RestSite) => R) =>
-  async (site: SiteShape, _args: object, ctx: GatewayContext): Promise<R> =>
-    pick(site.json ?? (await ctx.rest.load<RestSite>(sitePath(site))));
+export const loadSite = (ctx: GatewayContext, k: SiteKeys) => resourceInfo('Site').find(ctx, [k.organizationId, k.siteId]) as Promise<SiteShape>;
 
 const SitePermissions = builder.objectRef<RestSite['permissions']>('SitePermissions').implement({
   description: 'What the caller may do with the site (REST `permissions`).',
@@ -68,31 +51,31 @@ const SiteUrls = urlsType('SiteUrls', 'a site', ['location', 'app', 'preview'], 
 Site.implement({
   description:
     'A published documentation site of an organization. Opened with a share key (root `site(shareKey:)`), only `sections` and `redirectLookup` are readable without a token.',
-  // The fields read from the site's JSON are nullable: a site opened by a share key has none, so
-  // they make a REST call that may fail (no token) while `sections` and `redirectLookup` resolve.
+  // The fields read from the site's JSON are nullable: a site opened by a share key is a reference,
+  // so they make a REST call that may fail (no token) while `sections` and `redirectLookup` resolve.
   fields: (t) => ({
-    restId: t.string({ description: 'The REST id of the site.', resolve: (s) => s.siteId }),
-    title: t.string({ nullable: true, resolve: fromJson((j) => j.title) }),
-    type: t.field({ type: SiteType, nullable: true, resolve: fromJson((j) => j.type as never) }),
-    appliedType: t.field({ type: SiteType, nullable: true, resolve: fromJson((j) => j.appliedType as never) }),
-    visibility: t.field({ type: SiteVisibility, nullable: true, resolve: fromJson((j) => j.visibility as never) }),
+    restId: t.exposeString('id', { description: 'The REST id of the site.' }),
+    title: t.string({ nullable: true, resolve: (j) => j.title }),
+    type: t.field({ type: SiteType, nullable: true, resolve: (j) => j.type as never }),
+    appliedType: t.field({ type: SiteType, nullable: true, resolve: (j) => j.appliedType as never }),
+    visibility: t.field({ type: SiteVisibility, nullable: true, resolve: (j) => j.visibility as never }),
     defaultLevel: t.field({
       type: Role,
       nullable: true,
       description: 'Default role on the content for members of the organization; null when inherited (REST `inherit`).',
-      resolve: fromJson((j) => (j.defaultLevel === 'inherit' ? null : (j.defaultLevel ?? null)) as never),
+      resolve: (j) => (j.defaultLevel === 'inherit' ? null : (j.defaultLevel ?? null)) as never,
     }),
-    published: t.boolean({ nullable: true, resolve: fromJson((j) => j.published) }),
+    published: t.boolean({ nullable: true, resolve: (j) => j.published }),
     siteSpacesCount: t.int({
       nullable: true,
       description: 'How many site spaces the site publishes (REST `siteSpaces`; the objects are `SiteSection.siteSpaces`).',
-      resolve: fromJson((j) => j.siteSpaces),
+      resolve: (j) => j.siteSpaces,
     }),
-    createdAt: t.field({ type: 'DateTime', nullable: true, resolve: fromJson((j) => j.createdAt) }),
-    features: t.field({ type: 'JSON', nullable: true, resolve: fromJson((j) => j.features ?? []) }),
-    permissions: t.field({ type: SitePermissions, nullable: true, resolve: fromJson((j) => j.permissions) }),
-    urls: t.field({ type: SiteUrls, nullable: true, resolve: fromJson((j) => j.urls as never) }),
-    organization: t.field({ type: Organization, nullable: true, resolve: (s) => s.organizationId }),
+    createdAt: t.field({ type: 'DateTime', nullable: true, resolve: (j) => j.createdAt }),
+    features: t.field({ type: 'JSON', nullable: true, resolve: (j) => j.features ?? [] }),
+    permissions: t.field({ type: SitePermissions, nullable: true, resolve: (j) => j.permissions }),
+    urls: t.field({ type: SiteUrls, nullable: true, resolve: (j) => j.urls as never }),
+    organization: edge(t, 'Organization', (s: SiteShape) => [s.organizationId]),
     publishingAuth: t.field({
       type: SitePublishingAuth,
       nullable: true,
@@ -101,29 +84,6 @@ Site.implement({
     }),
   }),
 });
-
-const SiteConnection = builder.connectionObject({ type: Site, name: 'SiteConnection' }, { name: 'SiteEdge' });
-
-builder.objectField(Organization, 'sites', (t) =>
-  t.field({
-    type: SiteConnection,
-    nullable: true,
-    description: 'Sites of the organization (`GET /orgs/{organizationId}/sites`).',
-    args: {
-      ...forwardArgs,
-      published: t.arg.boolean({ description: 'Only published (true) or unpublished (false) sites.' }),
-      title: t.arg.string({ description: 'Only sites whose title contains this text.' }),
-      space: t.arg.string({ description: 'Only sites publishing the space with this REST id.' }),
-    },
-    resolve: (org, { published, title, space, ...args }, ctx) =>
-      resolveList(ctx, args, {
-        path: sitesPath(org.id),
-        query: { published: published ?? undefined, title: title ?? undefined, space: space ?? undefined },
-        itemPath: (s: RestSite) => sitePath({ organizationId: org.id, siteId: s.id }),
-        node: (s) => siteShape(s, org.id),
-      }),
-  }),
-);
 
 builder.queryFields((t) => ({
   site: t.field({
@@ -136,7 +96,7 @@ builder.queryFields((t) => ({
       siteId: t.arg.string({ required: true }),
       shareKey: t.arg.string(),
     },
-    resolve: (_root, { organizationId, siteId, shareKey }, ctx) =>
-      shareKey ? { organizationId, siteId, shareKey } : loadSite(ctx, { organizationId, siteId }),
+    resolve: (_root, { organizationId, siteId, shareKey }, ctx, info) =>
+      shareKey ? refOf<SiteShape>('Site', [organizationId, siteId], { shareKey }) : restRef<SiteShape>('Site', [organizationId, siteId], ctx, info),
   }),
 }));

@@ -1,14 +1,13 @@
 import type { SiteRedirect as RestSiteRedirect } from '@gitbook/api';
 import { builder } from '../builder.js';
-import { forwardArgs, resolveList } from '../lib/connection.js';
 import { SiteRedirectDestinationKind } from '../lib/enums.js';
 import { orNull } from '../lib/fields.js';
-import { shareQuery, sitePath, siteScoped, type SiteKeys, type SiteScoped } from '../lib/siteScoped.js';
+import { edge, resourceInfo, resourceNode } from '../lib/resource.js';
+import { shareQuery, sitePath, type SiteKeys, type SiteScoped } from '../lib/siteScoped.js';
 import { Site } from './Site.js';
-import { SiteSection, siteLocalId, siteSections } from './SiteSection.js';
+import { SiteSection, siteSections } from './SiteSection.js';
 
-export const siteRedirects = siteScoped<RestSiteRedirect>('SiteRedirect', 'redirects', 'Site redirect');
-export const SiteRedirect = siteRedirects.ref;
+export const SiteRedirect = resourceNode<SiteScoped<RestSiteRedirect>>('SiteRedirect');
 
 /** A destination with the keys of its site, so its section edge can load. */
 type Destination = RestSiteRedirect['destination'] & SiteKeys;
@@ -37,14 +36,9 @@ SiteRedirect.implement({
     }),
     createdAt: t.field({ type: 'DateTime', resolve: (r) => r.createdAt }),
     updatedAt: t.field({ type: 'DateTime', nullable: true, resolve: (r) => orNull(r.updatedAt) }),
-    site: t.field({ type: Site, nullable: true, resolve: (r) => siteLocalId(r) }),
+    site: edge(t, 'Site', (r: SiteKeys) => [r.organizationId, r.siteId]),
   }),
 });
-
-const SiteRedirectConnection = builder.connectionObject(
-  { type: SiteRedirect, name: 'SiteRedirectConnection' },
-  { name: 'SiteRedirectEdge' },
-);
 
 interface Lookup {
   redirect: SiteScoped<RestSiteRedirect>;
@@ -60,13 +54,6 @@ const SiteRedirectLookup = builder.objectRef<Lookup>('SiteRedirectLookup').imple
 });
 
 builder.objectFields(Site, (t) => ({
-  redirects: t.field({
-    type: SiteRedirectConnection,
-    nullable: true,
-    description: 'Redirects of the site, oldest first (`GET …/redirects`).',
-    args: forwardArgs,
-    resolve: (site, args, ctx) => resolveList(ctx, args, siteRedirects.list(site)),
-  }),
   redirectLookup: t.field({
     type: SiteRedirectLookup,
     nullable: true,
@@ -79,7 +66,7 @@ builder.objectFields(Site, (t) => ({
         source,
         ...shareQuery(k),
       });
-      return { redirect: siteRedirects.attach(res.redirect, k), target: res.target };
+      return { redirect: resourceInfo('SiteRedirect').attach(res.redirect, { ...k }) as SiteScoped<RestSiteRedirect>, target: res.target };
     },
   }),
 }));

@@ -1,0 +1,336 @@
+/**
+ * What the resource table (src/schema/resources.ts) derives: a resource's node ref (global id over
+ * its path parameters, refetch by GET or by a walk of its list), its connection type, the parent's
+ * connection field, the root lookup, the create/update/delete mutations, and what a write makes
+ * stale. A node file calls `resourceNode(name)`, implements the node's own fields, and the schema
+ * index calls `deriveResources()` once every node file is loaded.
+ */
+import { encodeGlobalID } from '@pothos/plugin-relay';
+import type { Rule } from '../../api/validate.js';
+import type { GatewayContext } from '../context.js';
+import { builder } from '../builder.js';
+import { RESOURCES, type Resource, type ResourceName, type Write } from '../resources.js';
+import { forwardArgs, resolveList, type ListEnvelope } from './connection.js';
+import { describeRule } from './descriptions.js';
+import { enumOfValues } from './enums.js';
+import { notFoundError, userInputError } from './errors.js';
+import { badNodeIdError } from './globalIds.js';
+import { checkInput, restBody } from './mutation.js';
+import { decodeKeys, encodeKeys, registerNode, restPath } from './node.js';
+import { registerRefType, restRef } from './refs.js';
+
+type Json = Record<string, any>;
+type Values = Record<string, any>;
+
+/** Parameter names of a path template, in order: `/orgs/{organizationId}/teams/{teamId}` → both ids. */
+export const pathParams = (template: string): string[] => [...template.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+
+/**
+ * A path template filled from `values`, each value one URI-encoded segment (empty, "." and ".."
+ * refused); with `prefix`, a template whose value is missing is cut before it (what is left is a
+ * prefix of every path it could be), else undefined.
+ */
+export function fillPath(template: string, values: Values, prefix = false): string | undefined {
+  let out = '';
+  for (const part of template.split(/(\{\w+\})/)) {
+    const name = /^\{(\w+)\}$/.exec(part)?.[1];
+    if (!name) out += part;
+    else if (typeof values[name] === 'string' && values[name]) out += restPath`/${values[name] as string}`.slice(1);
+    else return prefix ? out.replace(/\/$/, '') : undefined;
+  }
+  return out;
+}
+
+/** The REST list path of a resource. */
+const listTemplate = (r: Resource) => r.list?.path ?? r.path.slice(0, r.path.lastIndexOf('/'));
+
+/** The shape of a node: its REST JSON plus every path parameter (attached wherever it is built). */
+export interface ResourceInfo {
+  name: string;
+  spec: Resource;
+  params: string[];
+  idField: string;
+  /** The REST JSON plus the path parameters `known` (the last one read from the JSON's id field). */
+  attach: (json: Json, known: Values) => Json;
+  keys: (obj: Json) => string[];
+  path: (keys: string[]) => string;
+  listPath: (values: Values) => string;
+  /** The current object (a GET, or a walk of its list for resources REST has no GET of). */
+  find: (ctx: GatewayContext, keys: string[]) => Promise<Json>;
+  ref: any;
+  connection?: any;
+}
+
+export const resources = new Map<string, ResourceInfo>();
+
+/** Input object types that writes name in `inputs`, with how a value becomes its REST shape. */
+const inputObjects = new Map<string, { ref: any; toRest?: (value: any) => unknown }>();
+
+export function inputObject<T>(name: string, ref: T, toRest?: (value: any) => unknown): T {
+  inputObjects.set(name, { ref, toRest });
+  return ref;
+}
+
+/** The largest REST page, so a refetch by list walk costs as few calls as possible. */
+const WALK_LIMIT = 1000;
+
+/** The REST read query of a site's content: its share key, when opened by one. */
+export const shareQuery = (o: { shareKey?: string }) => (o.shareKey ? { shareKey: o.shareKey } : undefined);
+
+async function walkList(ctx: GatewayContext, info: ResourceInfo, keys: string[]): Promise<Json> {
+  const values = Object.fromEntries(info.params.map((p, i) => [p, keys[i]]));
+  const id = keys[keys.length - 1];
+  let page: string | undefined;
+  do {
+    const res = await ctx.rest.load<ListEnvelope<Json>>(info.listPath(values), { page, limit: WALK_LIMIT });
+    const hit = res.items.find((item) => item[info.idField] === id);
+    if (hit) return info.attach(hit, values);
+    page = res.next?.page;
+  } while (page);
+  throw notFoundError(`${info.name} not found`);
+}
+
+/** The node ref of a resource of the table; implement its own fields with `.implement`. */
+export function resourceNode<Shape extends object>(name: ResourceName) {
+  const spec: Resource = RESOURCES[name];
+  const params = pathParams(spec.path);
+  const idField = spec.idField ?? 'id';
+  const last = params[params.length - 1];
+  const info: ResourceInfo = {
+    name,
+    spec,
+    params,
+    idField,
+    attach: (json, known) => {
+      const out: Json = { ...json };
+      for (const p of params.slice(0, -1)) if (typeof known[p] === 'string') out[p] = known[p];
+      out[last] = json[idField] ?? known[last];
+      if (typeof known.shareKey === 'string') out.shareKey = known.shareKey;
+      return out;
+    },
+    keys: (obj) => params.map((p, i) => (i === params.length - 1 ? (obj[p] ?? obj[idField]) : obj[p])),
+    path: (keys) => fillPath(spec.path, Object.fromEntries(params.map((p, i) => [p, keys[i]])))!,
+    listPath: (values) => fillPath(listTemplate(spec), values)!,
+    find: async (ctx, keys) => {
+      if (spec.listedOnly) return walkList(ctx, info, keys);
+      const values = Object.fromEntries(params.map((p, i) => [p, keys[i]]));
+      return info.attach(await ctx.rest.load<Json>(info.path(keys)), values);
+    },
+    ref: undefined,
+  };
+  const ref = builder.loadableNodeRef(name, {
+    id: { resolve: (obj: Shape) => encodeKeys(info.keys(obj as Json)) },
+    // No second cache over ctx.rest (which writes invalidate): a read after a write in the same
+    // operation must see the write.
+    loaderOptions: { cache: false },
+    load: (ids: string[], ctx: GatewayContext) =>
+      Promise.all(
+        ids.map(async (id): Promise<Shape | Error> => {
+          const keys = decodeKeys(id, params.length);
+          if (!keys) return badNodeIdError(encodeGlobalID(name, id), name);
+          return (info.find(ctx, keys) as Promise<Shape>).catch((error: Error) => error);
+        }),
+      ),
+  });
+  info.ref = ref;
+  if (!spec.listedOnly)
+    registerRefType(
+      name,
+      (keys) => ({ ...info.attach({}, Object.fromEntries(params.map((p, i) => [p, keys[i]]))), [idField]: keys[keys.length - 1] }),
+      info.find,
+    );
+  resources.set(name, info);
+  if (spec.list) info.connection = builder.connectionObject({ type: ref, name: `${name}Connection` }, { name: `${name}Edge` });
+  return registerNode(ref, params.length, spec.restIdKey);
+}
+
+/** The table's derived parts of a resource (path, attach, find), for what is written by hand. */
+export const resourceInfo = (name: ResourceName): ResourceInfo => resources.get(name)!;
+
+/**
+ * An object of `name` embedded in another answer (a member's teams, a provider's default team):
+ * its node shape, primed in the request's loader so reading it again costs no call.
+ */
+export function embedded<T extends object>(ctx: GatewayContext, name: ResourceName, json: T, known: Values): T {
+  const info = resources.get(name)!;
+  const node = info.attach(json as Json, known);
+  if (!info.spec.listedOnly) ctx.rest.prime(info.path(info.keys(node)), json);
+  return node as T;
+}
+
+/** The connection type of a resource (for other lists of it, e.g. a collection's spaces). */
+export const connectionOf = (name: ResourceName) => resources.get(name)!.connection;
+
+/** The GraphQL type of a rule: String, Boolean, Int, a REST enum, a list of those; JSON else. */
+function ruleType(rule: Rule): any {
+  switch (rule.kind) {
+    case 'string':
+      return 'String';
+    case 'boolean':
+      return 'Boolean';
+    case 'number':
+      return rule.int ? 'Int' : 'Float';
+    case 'enum':
+      return enumOfValues(rule.values);
+    case 'array': {
+      const of = ruleType(rule.of);
+      return of === 'JSON' ? 'JSON' : [of];
+    }
+    default:
+      return 'JSON';
+  }
+}
+
+const lowerFirst = (s: string) => s[0].toLowerCase() + s.slice(1);
+const seedPath = (template: string) => `\`${template}\``;
+
+/** What a write of `info` makes stale: its list, itself, and the table's `stale` paths. */
+export function staleAfter(info: ResourceInfo, values: Values): string[] {
+  const templates = [listTemplate(info.spec), info.spec.path, ...(info.spec.stale ?? [])];
+  return templates.map((t) => fillPath(t, values, true)!).filter(Boolean);
+}
+
+/** The parent's keys in `values`, as the parent's field resolves them (a reference). */
+function parentOf(info: ResourceInfo, values: Values, ctx: GatewayContext, gql: any): unknown {
+  const parent = resources.get(info.spec.list!.on);
+  if (!parent) return null;
+  const keys = parent.params.map((p, i) => (i === parent.params.length - 1 ? (values[p] ?? values[parent.idField]) : values[p]));
+  if (keys.some((k) => typeof k !== 'string')) return null;
+  return parent.spec.listedOnly ? parent.find(ctx, keys as string[]) : restRef(parent.name, keys as string[], ctx, gql);
+}
+
+function deriveWrite(info: ResourceInfo, name: string, write: Write): void {
+  const template = write.path ?? (write.kind === 'create' ? listTemplate(info.spec) : info.spec.path);
+  const keyNames = pathParams(template);
+  const parentName = info.spec.list?.on;
+  const parentField = parentName && resources.has(parentName) ? lowerFirst(parentName) : undefined;
+  const rules = write.body ? {} : (write.rules ?? {});
+  builder.relayMutationField(
+    name,
+    {
+      inputFields: (t) => ({
+        ...Object.fromEntries(keyNames.map((k) => [k, t.string({ required: true })])),
+        ...Object.fromEntries(
+          Object.entries(rules).map(([field, rule]) => {
+            const type = write.inputs?.[field] ? inputObjects.get(write.inputs[field])!.ref : ruleType(rule);
+            const description = [write.notes?.[field], describeRule(rule)].filter(Boolean).join(' ');
+            // A required field that may be null (a role: null for guests) is nullable in GraphQL; the rule asks for it.
+            const required = Boolean(rule.required) && !rule.nullable;
+            return [field, t.field({ type, required, description: description || undefined } as never)];
+          }),
+        ),
+      }),
+    },
+    {
+      description: `${write.description} (\`${write.method} ${template}\`).`,
+      resolve: async (_root, { input }, ctx) => {
+        const values = input as Values;
+        const body = write.body ?? restBody(values, keyNames);
+        for (const [field, type] of Object.entries(write.inputs ?? {}))
+          if (body[field] !== undefined && body[field] !== null) body[field] = inputObjects.get(type)!.toRest?.(body[field]) ?? body[field];
+        if (write.rules) checkInput(write.rules, body);
+        const json = await ctx.rest.write<Json>(write.method, fillPath(template, values)!, write.method === 'DELETE' ? undefined : body, {
+          invalidate: staleAfter(info, values),
+        });
+        if (write.kind === 'delete') return { values, deletedId: encodeGlobalID(info.name, encodeKeys(info.keys(values))) };
+        const node = info.attach(json, values);
+        if (!info.spec.listedOnly) ctx.rest.prime(info.path(info.keys(node)), json);
+        return { values: { ...values, ...node }, node };
+      },
+    },
+    {
+      outputFields: (t: any) => ({
+        ...(write.kind === 'delete'
+          ? { deletedId: t.id({ description: 'The global id of the deleted object.', resolve: (p: any) => p.deletedId }) }
+          : { [lowerFirst(info.name)]: t.field({ type: info.ref, nullable: true, resolve: (p: any) => p.node }) }),
+        ...(parentField
+          ? {
+              [parentField]: t.field({
+                type: resources.get(parentName!)!.ref,
+                nullable: true,
+                description: `The ${parentField} it belongs to, as it is after the write.`,
+                resolve: (p: any, _args: unknown, ctx: GatewayContext, gql: any) => parentOf(info, p.values, ctx, gql),
+              }),
+            }
+          : {}),
+      }),
+    } as never,
+  );
+}
+
+/** The root's "keys": none. */
+const ROOT = { params: [] as string[], keys: () => [] as string[] };
+
+function deriveList(info: ResourceInfo): void {
+  const list = info.spec.list!;
+  const parent = list.on === 'Query' ? ROOT : resources.get(list.on);
+  if (!parent) throw new Error(`${info.name}: list on ${list.on}, which is not a resource of the table`);
+  const filters = list.filters ?? {};
+  const onParent = list.on === 'Query' ? (f: any) => builder.queryField(list.field, f) : (f: any) => builder.objectField(resources.get(list.on)!.ref, list.field, f);
+  onParent((t: any) =>
+    t.field({
+      type: info.connection,
+      nullable: true,
+      description: `${list.description} (\`GET ${listTemplate(info.spec)}\`).`,
+      args: {
+        ...forwardArgs,
+        ...Object.fromEntries(
+          Object.entries(filters).map(([name, f]) => [name, t.arg({ type: ruleType(f), description: f.description })]),
+        ),
+      },
+      resolve: (p: Json, args: Values, ctx: GatewayContext) => {
+        const known = parent.params.length ? { ...p, [parent.params[parent.params.length - 1]]: parent.keys(p).at(-1) } : {};
+        const query = Object.fromEntries(Object.keys(filters).map((k) => [k, args[k] ?? undefined]));
+        return resolveList(ctx, args, {
+          path: info.listPath(known),
+          query: { ...query, ...(list.shareable ? shareQuery(p) : undefined) } as never,
+          node: (item: Json) => info.attach(item, known),
+          itemPath: info.spec.listedOnly ? undefined : (item: Json) => info.path(info.keys(info.attach(item, known))),
+        });
+      },
+    }),
+  );
+}
+
+function deriveLookup(info: ResourceInfo): void {
+  const lookup = info.spec.lookup!;
+  builder.queryField(lookup.field, (t: any) =>
+    t.field({
+      type: info.ref,
+      nullable: true,
+      description: `${lookup.description} (\`GET ${info.spec.path}\`).`,
+      args: Object.fromEntries(info.params.map((p) => [p, t.arg.string({ required: true })])),
+      resolve: (_root: unknown, args: Values, ctx: GatewayContext, gql: any) => {
+        const keys = info.params.map((p) => args[p] as string);
+        return info.spec.listedOnly ? info.find(ctx, keys) : restRef(info.name, keys, ctx, gql);
+      },
+    }),
+  );
+}
+
+/**
+ * An edge to a resource whose REST keys the object carries (`Space.organization`, `Team.organization`):
+ * a reference, so the lists below it start at once (src/schema/lib/refs.ts); null when a key is absent.
+ */
+export function edge<P>(t: any, name: ResourceName, keys: (p: P) => Array<string | null | undefined> | undefined, options: { description?: string } = {}) {
+  return t.field({
+    type: resources.get(name)?.ref ?? name,
+    nullable: true,
+    ...options,
+    resolve: (p: P, _args: unknown, ctx: GatewayContext, gql: any) => {
+      const info = resources.get(name)!;
+      const k = keys(p);
+      if (!k || !k.every((key): key is string => typeof key === 'string' && key !== '')) return null;
+      return info.spec.listedOnly ? info.find(ctx, k) : restRef(name, k, ctx, gql);
+    },
+  });
+}
+
+/** Derives lists, lookups and writes of every resource in the table (once every node file is loaded). */
+export function deriveResources(): void {
+  for (const info of resources.values()) {
+    if (info.spec.list) deriveList(info);
+    if (info.spec.lookup) deriveLookup(info);
+    for (const [name, write] of Object.entries(info.spec.writes ?? {})) deriveWrite(info, name, write);
+  }
+}

@@ -1,0 +1,181 @@
+/**
+ * The resource table: one declaration per REST resource. From it src/schema/lib/resource.ts
+ * derives each resource's Node type (global id over its path parameters, `restId`, refetch), its
+ * connection and the parent's connection field with the REST list filters as arguments, its root
+ * lookup, its create/update/delete mutations (inputs from the src/api body rules, `deletedId`
+ * payloads) and what each write makes stale in the request's REST loader. The node's own fields
+ * and what is truly special (merge, publish, reactions, ask, streams) are written in its file
+ * under src/schema/nodes.
+ *
+ * Path templates use the seed's path parameter names; those names are the global id's keys, the
+ * lookup's arguments and the mutation inputs' key fields.
+ */
+import { organizationBodies } from '../api/bodies/organizations.js';
+import { siteBodies } from '../api/bodies/sites.js';
+import type { Fields, Rule } from '../api/validate.js';
+import type { WriteMethod } from './restLoader.js';
+
+/** A REST list filter as a connection argument: its rule gives the GraphQL type. */
+export type Filter = Rule & { description?: string };
+
+/** A REST write of a resource, as the mutation named by its key in `writes`. */
+export interface Write {
+  /** `create`: a write to the list (its path by default); `delete`: the payload holds `deletedId`.
+   * Any other write (an update, a state transition) returns the object. */
+  kind?: 'create' | 'delete';
+  method: WriteMethod;
+  /** REST path template; default: the list path for `create`, the resource's path otherwise. */
+  path?: string;
+  /** A fixed REST body (a transition such as lockSpace); the input then holds only the keys. */
+  body?: Record<string, unknown>;
+  description: string;
+  /** Body rules from src/api; each becomes an input field (its description generated from the rule). */
+  rules?: Fields;
+  /** What a body field means, beside what its rule says. */
+  notes?: Record<string, string>;
+  /** Body fields whose GraphQL type is an input object, by name (registered with `inputObject`). */
+  inputs?: Record<string, string>;
+}
+
+export interface Resource {
+  /** REST path of one object; its parameters are the keys of the global id, outermost first. */
+  path: string;
+  /** The JSON field holding the last key (default `id`). */
+  idField?: string;
+  /** REST has no GET of one object: `node(id:)` and the lookup find it in its list. */
+  listedOnly?: boolean;
+  /** Also a federation entity keyed by `restId` (resources of one key). */
+  restIdKey?: boolean;
+  /** The REST list, as a connection field of the parent type. */
+  list?: {
+    on: string;
+    field: string;
+    /** REST path template of the list; default: `path` without its last segment. */
+    path?: string;
+    description: string;
+    filters?: Record<string, Filter>;
+    /** The query the list is read with when the parent was opened with a share key. */
+    shareable?: boolean;
+  };
+  /** The root lookup by REST ids (the path parameters). */
+  lookup?: { field: string; description: string };
+  /** Its mutations, by name: creates, updates, deletes and the state transitions that are one REST write. */
+  writes?: Record<string, Write>;
+  /** What every write of it makes stale besides its list and itself: path templates over the
+   * write's parameters and the written JSON's fields (a prefix: everything below is forgotten). */
+  stale?: string[];
+}
+
+const string = (description: string): Filter => ({ kind: 'string', description });
+
+const boolean = (description: string): Filter => ({ kind: 'boolean', description });
+
+export const RESOURCES = {
+  Organization: {
+    path: '/orgs/{organizationId}',
+    restIdKey: true,
+    list: { on: 'Query', field: 'organizations', path: '/orgs', description: 'The organizations the caller belongs to' },
+    lookup: { field: 'organization', description: 'An organization by REST id' },
+  },
+
+  // The organization: its members, teams, invites, SAML providers and settings.
+  Team: {
+    path: '/orgs/{organizationId}/teams/{teamId}',
+    list: {
+      on: 'Organization',
+      field: 'teams',
+      description: 'Teams of the organization',
+      filters: {
+        owner: string('A member id: only the teams that member can manage.'),
+        title: string('Case-insensitive substring of the team title.'),
+      },
+    },
+    lookup: { field: 'team', description: 'A team by REST id' },
+    writes: {
+      createTeam: {
+        kind: 'create',
+        method: 'PUT',
+        description: 'Creates a team',
+        rules: organizationBodies['team.create'],
+        notes: { members: 'User ids of members to add; the caller joins as owner.' },
+      },
+      updateTeam: { method: 'PATCH', description: 'Renames a team', rules: organizationBodies['team.update'] },
+      deleteTeam: { kind: 'delete', method: 'DELETE', description: 'Deletes a team and its permissions' },
+    },
+    // Counts and permissions shown elsewhere in the organization change (`Member.teamsCount`, …).
+    stale: ['/orgs/{organizationId}'],
+  },
+  Invite: {
+    path: '/orgs/{organizationId}/link-invites/{inviteId}',
+    list: { on: 'Organization', field: 'linkInvites', description: 'Link invites of the organization' },
+    lookup: { field: 'linkInvite', description: 'A link invite by REST id' },
+    writes: {
+      createLinkInvite: {
+        kind: 'create',
+        method: 'POST',
+        description: 'Creates a link invite',
+        rules: organizationBodies['linkInvite.create'],
+        notes: { role: "Role given to who joins (default: the organization's); null for guests." },
+      },
+      updateLinkInvite: {
+        method: 'PATCH',
+        description: 'Changes the role of a link invite',
+        rules: organizationBodies['linkInvite.update'],
+        notes: { role: 'Null for guests.' },
+      },
+      deleteLinkInvite: { kind: 'delete', method: 'DELETE', description: 'Deletes a link invite' },
+    },
+    stale: ['/orgs/{organizationId}'],
+  },
+
+  // Sites and what lives under one site.
+  Site: {
+    path: '/orgs/{organizationId}/sites/{siteId}',
+    list: {
+      on: 'Organization',
+      field: 'sites',
+      description: 'Sites of the organization',
+      filters: {
+        published: boolean('Only published (true) or unpublished (false) sites.'),
+        title: string('Only sites whose title contains this text.'),
+        space: string('Only sites publishing the space with this REST id.'),
+      },
+    },
+    writes: {
+      updateSite: { method: 'PATCH', description: 'Changes the title or visibility of a site', rules: siteBodies['site.update'] },
+      publishSite: {
+        method: 'POST',
+        path: '/orgs/{organizationId}/sites/{siteId}/publish',
+        description: 'Publishes a site to the audience of its visibility',
+      },
+      unpublishSite: { method: 'POST', path: '/orgs/{organizationId}/sites/{siteId}/unpublish', description: 'Takes a site offline' },
+    },
+    stale: ['/orgs/{organizationId}/sites'],
+  },
+  SiteRedirect: {
+    path: '/orgs/{organizationId}/sites/{siteId}/redirects/{siteRedirectId}',
+    listedOnly: true,
+    list: { on: 'Site', field: 'redirects', description: 'Redirects of the site, oldest first' },
+    writes: {
+      createSiteRedirect: {
+        kind: 'create',
+        method: 'POST',
+        description: 'Creates a redirect on a site; a source already redirected: CONFLICT',
+        rules: siteBodies['siteRedirect.create'],
+        notes: { source: 'The path to redirect from, e.g. `/old/page`.' },
+        inputs: { destination: 'SiteRedirectDestinationInput' },
+      },
+      updateSiteRedirect: {
+        method: 'PATCH',
+        description: 'Changes the source or destination of a redirect',
+        rules: siteBodies['siteRedirect.update'],
+        inputs: { destination: 'SiteRedirectDestinationInput' },
+      },
+      deleteSiteRedirect: { kind: 'delete', method: 'DELETE', description: 'Deletes a redirect' },
+    },
+    // Site objects embed counts and lists: every read of the organization's sites is forgotten.
+    stale: ['/orgs/{organizationId}/sites'],
+  },
+} satisfies Record<string, Resource>;
+
+export type ResourceName = keyof typeof RESOURCES;
