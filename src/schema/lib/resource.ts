@@ -190,6 +190,15 @@ export function staleAfter(info: ResourceInfo, values: Values): string[] {
   return templates.map((t) => fillPath(t, values, true)!).filter(Boolean);
 }
 
+/**
+ * A hand-written write of a resource (a merge, a move, reactions): REST `method` on `path`, and
+ * the request's loader forgets what the table says a write of `name` makes stale (the one
+ * invalidation policy; `values` fill the table's templates). The written JSON is answered as is.
+ */
+export function writeResource<T = Json>(ctx: GatewayContext, name: ResourceName, method: Write['method'], path: string, values: Values, body?: unknown) {
+  return ctx.rest.write<T>(method, path, body, { invalidate: staleAfter(resources.get(name)!, values) });
+}
+
 /** The parent's keys in `values`, as the parent's field resolves them (a reference). */
 function parentOf(info: ResourceInfo, values: Values, ctx: GatewayContext, gql: any): unknown {
   const parent = resources.get(info.spec.list!.on);
