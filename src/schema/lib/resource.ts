@@ -184,7 +184,8 @@ function ruleType(rule: Rule): any {
 const lowerFirst = (s: string) => s[0].toLowerCase() + s.slice(1);
 const seedPath = (template: string) => `\`${template}\``;
 
-/** What a write of `info` makes stale: its list, itself, and the table's `stale` paths. */
+/** What a write of `info` makes stale: its list, itself, and the table's `stale` paths (each cut
+ * before its first parameter `values` lack: a prefix of every path it could be). */
 export function staleAfter(info: ResourceInfo, values: Values): string[] {
   const templates = [listTemplate(info.spec), info.spec.path, ...(info.spec.stale ?? [])];
   return templates.map((t) => fillPath(t, values, true)!).filter(Boolean);
@@ -195,8 +196,15 @@ export function staleAfter(info: ResourceInfo, values: Values): string[] {
  * the request's loader forgets what the table says a write of `name` makes stale (the one
  * invalidation policy; `values` fill the table's templates). The written JSON is answered as is.
  */
-export function writeResource<T = Json>(ctx: GatewayContext, name: ResourceName, method: Write['method'], path: string, values: Values, body?: unknown) {
-  return ctx.rest.write<T>(method, path, body, { invalidate: staleAfter(resources.get(name)!, values) });
+export async function writeResource<T = Json>(ctx: GatewayContext, name: ResourceName, method: Write['method'], path: string, values: Values, body?: unknown) {
+  let json: T | undefined;
+  try {
+    return (json = await ctx.rest.write<T>(method, path, body));
+  } finally {
+    // Filled from the input and the written JSON (e.g. a space's `organization`); a failed write
+    // forgets the prefixes its input names.
+    ctx.rest.forget(staleAfter(resources.get(name)!, { ...(json as Json | undefined), ...values }));
+  }
 }
 
 /** The parent's keys in `values`, as the parent's field resolves them (a reference). */
@@ -238,9 +246,7 @@ function deriveWrite(info: ResourceInfo, name: string, write: Write): void {
         for (const [field, type] of Object.entries(write.inputs ?? {}))
           if (body[field] !== undefined && body[field] !== null) body[field] = inputObjects.get(type)!.toRest?.(body[field]) ?? body[field];
         if (write.rules) checkInput(write.rules, body);
-        const json = await ctx.rest.write<Json>(write.method, fillPath(template, values)!, write.method === 'DELETE' ? undefined : body, {
-          invalidate: staleAfter(info, values),
-        });
+        const json = await writeResource(ctx, info.name as ResourceName, write.method, fillPath(template, values)!, values, write.method === 'DELETE' ? undefined : body);
         if (write.kind === 'delete') return { values, deletedId: encodeGlobalID(info.name, encodeKeys(info.keys(values))) };
         const node = info.attach(json, values);
         if (!info.spec.listedOnly) ctx.rest.prime(info.path(info.keys(node)), json);
