@@ -89,7 +89,11 @@ export async function* parseSse(source: AsyncIterable<Uint8Array | string>): Asy
   yield* parser.push(decoder.decode());
 }
 
-/** Events of one upstream stream. `return()` (a `break` out of `for await`) aborts the request. */
+/**
+ * Events of one upstream stream. `return()` (a `break` out of `for await`) aborts the request.
+ * Hand-built rather than a Repeater: `return()` must abort the request and release even before the
+ * first `next()`, and a Repeater never pulled never runs its executor (its cleanup).
+ */
 export interface SseStream extends AsyncIterableIterator<SseEvent> {
   return(): Promise<IteratorResult<SseEvent, undefined>>;
   [Symbol.asyncDispose](): Promise<void>;

@@ -2,7 +2,7 @@ import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
 import { buildGateway, type Gateway } from '../../src/gateway/app.js';
-import { MAX_OPERATION_NAMES } from '../../src/gateway/plugins/useMetrics.js';
+import { MAX_OPERATION_NAMES } from '../../src/gateway/metrics.js';
 import { error, startBadServer } from '../helpers/badServer.js';
 import { startStack, type TestStack } from '../helpers/gateway.js';
 

@@ -15,7 +15,7 @@ import { createGraphQLError, type Plugin } from 'graphql-yoga';
 import type { GraphQLError } from 'graphql';
 import type { Logger } from '../../log.js';
 import type { RedisHandle } from '../redis.js';
-import { callerHash } from './callerHash.js';
+import { callerHash } from '../lib/callerHash.js';
 
 export type RateLimitFailMode = 'open' | 'closed';
 

@@ -39,7 +39,7 @@ import type { ComplexityEstimator } from 'graphql-query-complexity';
 import type { Plugin } from 'graphql-yoga';
 import { createRequire } from 'node:module';
 import type { GatewayLimits } from '../context.js';
-import { limitError } from './limitError.js';
+import { limitError } from '../lib/limitError.js';
 
 // The CommonJS build: it shares the `graphql` instance the rest of the gateway loads (the ESM
 // build imports graphql's .mjs files, a second instance that rejects our schema's types).

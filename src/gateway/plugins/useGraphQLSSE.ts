@@ -20,8 +20,8 @@ import { TOKEN_HEADER_KEY, TOKEN_QUERY_KEY } from 'graphql-sse';
 import { createHandler, type HandlerOptions } from 'graphql-sse/lib/use/fetch';
 import type { Plugin, YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from '../../log.js';
-import { callerHash } from './callerHash.js';
-import { maskError, UNEXPECTED_ERROR_MESSAGE } from './maskedErrors.js';
+import { callerHash } from '../lib/callerHash.js';
+import { maskError, UNEXPECTED_ERROR_MESSAGE } from '../lib/maskedErrors.js';
 
 export interface StreamLimits {
   /** A reservation nobody connected to is dropped after this long. */

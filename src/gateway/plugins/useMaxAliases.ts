@@ -5,7 +5,7 @@
  */
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import type { Plugin } from 'graphql-yoga';
-import { rejectAs } from './limitError.js';
+import { rejectAs } from '../lib/limitError.js';
 
 export function useMaxAliases(maxAliases: number): Plugin {
   return maxAliasesPlugin({

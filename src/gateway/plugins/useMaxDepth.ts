@@ -5,7 +5,7 @@
  */
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import type { Plugin } from 'graphql-yoga';
-import { rejectAs } from './limitError.js';
+import { rejectAs } from '../lib/limitError.js';
 
 export function useMaxDepth(maxDepth: number): Plugin {
   return maxDepthPlugin({

@@ -7,7 +7,7 @@
  */
 import type { ASTNode, DocumentNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { limitError } from './limitError.js';
+import { limitError } from '../lib/limitError.js';
 
 export function useMaxFields(maxFields: number): Plugin {
   const counted = new WeakMap<DocumentNode, number>();

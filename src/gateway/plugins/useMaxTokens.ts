@@ -5,7 +5,7 @@
  */
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import type { Plugin } from 'graphql-yoga';
-import { rejectAs } from './limitError.js';
+import { rejectAs } from '../lib/limitError.js';
 
 export function useMaxTokens(maxTokens: number): Plugin {
   return maxTokensPlugin({

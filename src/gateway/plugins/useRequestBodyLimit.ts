@@ -7,7 +7,7 @@
  */
 import type { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { limitError } from './limitError.js';
+import { limitError } from '../lib/limitError.js';
 
 const CONTENT_LENGTH = /^\d+$/;
 

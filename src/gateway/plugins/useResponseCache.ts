@@ -45,7 +45,7 @@ import type { Plugin } from 'graphql-yoga';
 import type { Logger } from '../../log.js';
 import { encodeKeys } from '../../schema/lib/node.js';
 import type { RedisHandle } from '../redis.js';
-import { callerHash } from './callerHash.js';
+import { callerHash } from '../lib/callerHash.js';
 
 export interface ResponseCacheOptions {
   /** Default time to live of a cached result, in ms (> 0). */

@@ -9,8 +9,9 @@
  * aborts the REST request at once.
  */
 import { GraphQLError } from 'graphql';
+import { Repeater } from 'graphql-yoga';
 import type { GatewayContext } from '../context.js';
-import { errorCode, restError, type Query, type SseEvent, type SseStream } from '../../rest/index.js';
+import { errorCode, restError, type Query } from '../../rest/index.js';
 
 /** Maps an event's parsed JSON to a payload; undefined skips the event. */
 export type EventReader<T> = (json: any) => T | undefined;
@@ -18,21 +19,26 @@ export type EventReader<T> = (json: any) => T | undefined;
 /** The REST stream to open; it may throw (BAD_USER_INPUT) after checking the arguments. */
 export type StreamRequest = () => { path: string; query?: Query };
 
-const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
-
-/** Opens the REST stream at once; the first `next()` waits for it. */
-export function restSubscription<T>(ctx: GatewayContext, request: StreamRequest, read: EventReader<T>): AsyncIterableIterator<T | GraphQLError> {
-  let path = '';
-  let opening: Promise<SseStream>;
-  try {
-    const target = request();
-    path = target.path;
-    opening = ctx.caller.stream(target.path, target.query, AbortSignal.any([ctx.signal, ctx.shutdown]));
-  } catch (error) {
-    opening = Promise.reject(error);
-  }
-  opening.catch(() => undefined); // reported by the first `next()`
-  return payloads(opening, read, path, ctx.shutdown);
+/** Opens the REST stream on the first `next()`; each `push` waits for the consumer (no read-ahead). */
+export function restSubscription<T>(ctx: GatewayContext, request: StreamRequest, read: EventReader<T>): Repeater<T | GraphQLError> {
+  return new Repeater(async (push, stop) => {
+    const ended = new AbortController(); // `return()` (client gone, dispose) stops the Repeater: end the request
+    void stop.then(() => ended.abort());
+    let path = '';
+    try {
+      const target = request();
+      path = target.path;
+      const signal = AbortSignal.any([ctx.signal, ctx.shutdown, ended.signal]);
+      for await (const { event, data } of await ctx.caller.stream(path, target.query, signal)) {
+        const value = event === 'message' ? readEvent(read, data, path) : undefined;
+        if (value !== undefined) await push(value);
+      }
+    } catch (error) {
+      // The gateway stopping (`ctx.shutdown`) completes the subscription with no error.
+      if (!ctx.shutdown.aborted) await push(errorCode(error) ? (error as GraphQLError) : streamError(path, 'Upstream event stream failed', null));
+    }
+    stop();
+  });
 }
 
 /** The subscription field's `resolve`: a payload, or the error that ended the stream. */
@@ -41,65 +47,12 @@ export function resolveEvent<T>(payload: T | GraphQLError): T {
   return payload;
 }
 
-function payloads<T>(
-  opening: Promise<SseStream>,
-  read: EventReader<T>,
-  path: string,
-  shutdown: AbortSignal,
-): AsyncIterableIterator<T | GraphQLError> {
-  let stream: SseStream | undefined;
-  let over = false;
-  const fail = async (error: unknown): Promise<IteratorYieldResult<GraphQLError>> => {
-    over = true;
-    await stream?.return();
-    return { done: false, value: errorCode(error) ? (error as GraphQLError) : streamError(path, 'Upstream event stream failed', null) };
-  };
-  const nextEvent = async (): Promise<IteratorResult<T | GraphQLError, undefined>> => {
-    while (!over && stream) {
-      let result: IteratorResult<SseEvent>;
-      try {
-        result = await stream.next();
-      } catch (error) {
-        return fail(error);
-      }
-      if (result.done) break;
-      if (result.value.event !== 'message') continue;
-      let value: T | undefined;
-      try {
-        value = read(JSON.parse(result.value.data));
-      } catch {
-        return fail(streamError(path, 'Upstream sent an unreadable event', 200));
-      }
-      if (value !== undefined) return { done: false, value };
-    }
-    over = true;
-    return DONE;
-  };
-  return {
-    async next() {
-      if (over) return DONE;
-      if (!stream) {
-        try {
-          stream = await opening;
-        } catch (error) {
-          if (!shutdown.aborted) return fail(error);
-          over = true; // the gateway stopped while the stream was opening: complete with no error
-          return DONE;
-        }
-        if (over) await stream.return(); // ended while opening
-      }
-      return nextEvent();
-    },
-    async return() {
-      over = true;
-      if (stream) await stream.return();
-      else opening.then((s) => s.return(), () => undefined);
-      return DONE;
-    },
-    [Symbol.asyncIterator]() {
-      return this;
-    },
-  };
+function readEvent<T>(read: EventReader<T>, data: string, path: string): T | undefined {
+  try {
+    return read(JSON.parse(data));
+  } catch {
+    throw streamError(path, 'Upstream sent an unreadable event', 200);
+  }
 }
 
 function streamError(path: string, message: string, status: number | null): GraphQLError {

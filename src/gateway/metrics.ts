@@ -18,8 +18,8 @@
 import { createCounter, createHistogram, usePrometheus } from '@graphql-yoga/plugin-prometheus';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { errorCode, type RestCall } from '../../rest/index.js';
-import { routeTemplate } from '../../rest/routes.js';
+import { errorCode, type RestCall } from '../rest/index.js';
+import { routeTemplate } from '../rest/routes.js';
 
 export type CircuitState = 'closed' | 'open' | 'half-open';
 
