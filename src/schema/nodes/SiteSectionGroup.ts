@@ -1,13 +1,13 @@
 import type { SiteSectionGroup as RestSiteSectionGroup } from '@gitbook/api';
 import { builder } from '../builder.js';
-import { forwardArgs, resolveList } from '../lib/connection.js';
 import { orNull } from '../lib/fields.js';
-import { siteScoped } from '../lib/siteScoped.js';
-import { Site } from './Site.js';
-import { SiteSection, siteLocalId, siteSections } from './SiteSection.js';
+import { edge, fillPath, payloadFields, resourceInfo, resourceNode, staleAfter } from '../lib/resource.js';
+import type { SiteKeys } from './Site.js';
+import { SiteSection, type SiteSectionShape } from './SiteSection.js';
 
-export const siteSectionGroups = siteScoped<RestSiteSectionGroup>('SiteSectionGroup', 'section-groups', 'Site section group');
-export const SiteSectionGroup = siteSectionGroups.ref;
+type GroupShape = RestSiteSectionGroup & SiteKeys;
+
+export const SiteSectionGroup = resourceNode<GroupShape>('SiteSectionGroup');
 
 SiteSectionGroup.implement({
   description: 'A named group of sections of a site; a section is in at most one group.',
@@ -18,32 +18,52 @@ SiteSectionGroup.implement({
     sections: t.field({
       type: [SiteSection],
       description: 'The sections of the group, in site order (embedded by REST: no call).',
-      resolve: (g) => g.sections.map((s) => siteSections.attach(s, g)),
+      resolve: (g) => g.sections.map((s) => resourceInfo('SiteSection').attach(s, g) as SiteSectionShape),
     }),
-    site: t.field({ type: Site, nullable: true, resolve: (g) => siteLocalId(g) }),
+    site: edge(t, 'Site', (g: SiteKeys) => [g.organizationId, g.siteId]),
   }),
 });
 
-builder.objectField(SiteSection, 'sectionGroup', (t) =>
-  t.field({
-    type: SiteSectionGroup,
-    nullable: true,
-    description: 'The group holding the section (REST `sectionGroup`), if any.',
-    resolve: (s, _args, ctx) => (s.sectionGroup ? siteSectionGroups.find(ctx, s, s.sectionGroup) : null),
-  }),
-);
+type Keys = SiteKeys & { siteSectionGroupId: string; siteSectionId: string };
 
-const SiteSectionGroupConnection = builder.connectionObject(
-  { type: SiteSectionGroup, name: 'SiteSectionGroupConnection' },
-  { name: 'SiteSectionGroupEdge' },
-);
-
-builder.objectField(Site, 'sectionGroups', (t) =>
-  t.field({
-    type: SiteSectionGroupConnection,
+payloadFields('addSiteSectionToGroup', (t) => ({
+  siteSection: t.field({
+    type: SiteSection,
     nullable: true,
-    description: 'Section groups of the site, in site order (`GET …/section-groups`).',
-    args: forwardArgs,
-    resolve: (site, args, ctx) => resolveList(ctx, args, siteSectionGroups.list(site)),
+    description: 'The section, as the group now embeds it.',
+    resolve: (p: { values: { sectionId: string }; node: GroupShape }) => {
+      const section = p.node.sections.find((s) => s.id === p.values.sectionId);
+      return section && resourceInfo('SiteSection').attach(section, p.node);
+    },
   }),
+}));
+
+/** REST answers nothing: the payload reads the group and the section again, through their lists. */
+const REMOVE = '/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}/sections/{siteSectionId}';
+
+builder.relayMutationField(
+  'removeSiteSectionFromGroup',
+  {
+    inputFields: (t) => ({
+      organizationId: t.string({ required: true }),
+      siteId: t.string({ required: true }),
+      siteSectionGroupId: t.string({ required: true }),
+      siteSectionId: t.string({ required: true }),
+    }),
+  },
+  {
+    description: `Takes a section out of its group (\`DELETE ${REMOVE}\`).`,
+    resolve: async (_root, { input }, ctx) => {
+      await ctx.rest.write('DELETE', fillPath(REMOVE, input)!, undefined, { invalidate: staleAfter(resourceInfo('SiteSectionGroup'), input) });
+      return input;
+    },
+  },
+  {
+    outputFields: (t) => ({
+      siteSectionGroup: edge(t, 'SiteSectionGroup', (k: Keys) => [k.organizationId, k.siteId, k.siteSectionGroupId], {
+        description: 'The group after the change (read through the site’s group list).',
+      }),
+      siteSection: edge(t, 'SiteSection', (k: Keys) => [k.organizationId, k.siteId, k.siteSectionId], { description: 'The section after the change (read through the site’s section list).' }),
+    }),
+  },
 );
