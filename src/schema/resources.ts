@@ -38,6 +38,8 @@ export interface Write {
   /** REST answers with an object of another (non-node) type: the payload holds it under `field`,
    * and the resource as read after the write. */
   returns?: { field: string; type: string };
+  /** REST answers nothing: the payload's object is read again when selected. */
+  empty?: boolean;
 }
 
 export interface Resource {
@@ -65,7 +67,7 @@ export interface Resource {
     shareable?: boolean;
   };
   /** The root lookup by REST ids (the path parameters). */
-  lookup?: { field: string; description: string };
+  lookup?: { field: string; description: string; shareable?: boolean };
   /** Its mutations, by name: creates, updates, deletes and the state transitions that are one REST write. */
   writes?: Record<string, Write>;
   /** What every write of it makes stale besides its list and itself: path templates over the
@@ -80,7 +82,9 @@ const boolean = (description: string): Filter => ({ kind: 'boolean', description
 // Site objects embed counts and lists: a write under a site forgets every read of the organization's sites.
 const SITES = ['/orgs/{organizationId}/sites'];
 
-const KEEP_OR_REMOVE = {
+/** What the optional fields of a section or group update mean beside their rules. */
+const UPDATE_NOTES = {
+  defaultSiteSpace: 'The REST id of a site space of the section.',
   condition: 'Absent keeps the condition; null removes it.',
   icon: 'Absent keeps the icon; null removes it.',
   description: 'Absent keeps the description; null removes it.',
@@ -157,13 +161,14 @@ export const RESOURCES = {
         space: string('Only sites publishing the space with this REST id.'),
       },
     },
+    lookup: {
+      field: 'site',
+      description: 'A site by REST ids; with `shareKey`, a reference whose `sections` and `redirectLookup` the key opens without a token',
+      shareable: true,
+    },
     writes: {
       updateSite: { method: 'PATCH', description: 'Changes the title or visibility of a site', rules: siteBodies['site.update'] },
-      publishSite: {
-        method: 'POST',
-        path: '/orgs/{organizationId}/sites/{siteId}/publish',
-        description: 'Publishes a site to the audience of its visibility',
-      },
+      publishSite: { method: 'POST', path: '/orgs/{organizationId}/sites/{siteId}/publish', description: 'Publishes a site to the audience of its visibility' },
       unpublishSite: { method: 'POST', path: '/orgs/{organizationId}/sites/{siteId}/unpublish', description: 'Takes a site offline' },
       updateSitePublishingAuth: {
         method: 'PATCH',
@@ -188,12 +193,7 @@ export const RESOURCES = {
         rules: siteBodies['siteSection.create'],
         notes: { spaceId: 'The space the section publishes (its first site space).', title: 'Default: the title of the space.' },
       },
-      updateSiteSection: {
-        method: 'PATCH',
-        description: 'Changes a section',
-        rules: siteBodies['siteSection.update'],
-        notes: { defaultSiteSpace: 'The REST id of a site space of the section.', ...KEEP_OR_REMOVE },
-      },
+      updateSiteSection: { method: 'PATCH', description: 'Changes a section', rules: siteBodies['siteSection.update'], notes: UPDATE_NOTES },
       moveSiteSection: {
         method: 'POST',
         path: '/orgs/{organizationId}/sites/{siteId}/sections/{siteSectionId}/move',
@@ -222,12 +222,7 @@ export const RESOURCES = {
         rules: siteBodies['siteSectionGroup.create'],
         notes: { sections: 'REST ids of sections to put in the group (they leave any other group).' },
       },
-      updateSiteSectionGroup: {
-        method: 'PATCH',
-        description: 'Changes a section group',
-        rules: siteBodies['siteSectionGroup.update'],
-        notes: { icon: KEEP_OR_REMOVE.icon },
-      },
+      updateSiteSectionGroup: { method: 'PATCH', description: 'Changes a section group', rules: siteBodies['siteSectionGroup.update'], notes: UPDATE_NOTES },
       moveSiteSectionGroup: {
         method: 'POST',
         path: '/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}/move',
@@ -240,6 +235,12 @@ export const RESOURCES = {
         path: '/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}/sections',
         description: 'Puts a section into a group, out of any other',
         rules: siteBodies['siteSectionGroup.addSection'],
+      },
+      removeSiteSectionFromGroup: {
+        method: 'DELETE',
+        path: '/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}/sections/{siteSectionId}',
+        description: 'Takes a section out of its group',
+        empty: true,
       },
       deleteSiteSectionGroup: { kind: 'delete', method: 'DELETE', description: 'Deletes a section group; its sections stay, ungrouped' },
     },
@@ -273,17 +274,8 @@ export const RESOURCES = {
     listedOnly: true,
     list: { on: 'Site', field: 'shareLinks', description: 'Share links of the site, oldest first, for organization admins only: they reveal keys' },
     writes: {
-      createShareLink: {
-        kind: 'create',
-        method: 'POST',
-        description: 'Creates an active share link with a new secret key',
-        rules: siteBodies['shareLink.create'],
-      },
-      updateShareLink: {
-        method: 'PATCH',
-        description: 'Renames, activates or deactivates a share link; give `name`, `active` or both',
-        rules: siteBodies['shareLink.update'],
-      },
+      createShareLink: { kind: 'create', method: 'POST', description: 'Creates an active share link with a new secret key', rules: siteBodies['shareLink.create'] },
+      updateShareLink: { method: 'PATCH', description: 'Renames, activates or deactivates a share link; give `name`, `active` or both', rules: siteBodies['shareLink.update'] },
       activateShareLink: { method: 'PATCH', body: { active: true }, description: 'Activates a share link: its key opens the site again' },
       deactivateShareLink: { method: 'PATCH', body: { active: false }, description: 'Deactivates a share link: its key opens nothing' },
       deleteShareLink: { kind: 'delete', method: 'DELETE', description: 'Deletes a share link; its key opens nothing' },

@@ -17,7 +17,7 @@ import { notFoundError, userInputError } from './errors.js';
 import { badNodeIdError } from './globalIds.js';
 import { checkInput, restBody } from './mutation.js';
 import { decodeKeys, encodeKeys, registerNode, restPath } from './node.js';
-import { registerRefType, restRef } from './refs.js';
+import { refOf, registerRefType, restRef } from './refs.js';
 
 type Json = Record<string, any>;
 type Values = Record<string, any>;
@@ -260,7 +260,7 @@ function deriveWrite(info: ResourceInfo, name: string, write: Write): void {
           invalidate: staleAfter(info, values),
         });
         if (write.kind === 'delete') return { values, deletedId: encodeGlobalID(info.name, encodeKeys(info.keys(values))) };
-        if (write.returns) return { values, json };
+        if (write.returns || write.empty) return { values, json };
         const node = info.attach(json, values);
         if (!info.spec.listedOnly) ctx.rest.prime(info.path(info.keys(node)), json);
         return { values: { ...values, ...node }, node };
@@ -270,11 +270,11 @@ function deriveWrite(info: ResourceInfo, name: string, write: Write): void {
       outputFields: (t: any) => ({
         ...(write.kind === 'delete'
           ? { deletedId: t.id({ description: 'The global id of the deleted object.', resolve: (p: any) => p.deletedId }) }
-          : write.returns
+          : write.returns || write.empty
             ? {
-                [write.returns.field]: t.field({ type: write.returns.type, nullable: true, resolve: (p: any) => p.json }),
+                ...(write.returns && { [write.returns.field]: t.field({ type: write.returns.type, nullable: true, resolve: (p: any) => p.json }) }),
                 [lowerFirst(info.name)]: edge(t, info.name as ResourceName, (p: any) => info.keys(p.values), {
-                  description: `The ${lowerFirst(info.name)}, as it is after the write.`,
+                  description: 'The object written, read again after the write.',
                 }),
               }
             : { [lowerFirst(info.name)]: t.field({ type: info.ref, nullable: true, resolve: (p: any) => p.node }) }),
@@ -337,9 +337,13 @@ function deriveLookup(info: ResourceInfo): void {
       type: info.ref,
       nullable: true,
       description: `${lookup.description} (\`GET ${info.spec.path}\`).`,
-      args: Object.fromEntries(info.params.map((p) => [p, t.arg.string({ required: true })])),
+      args: {
+        ...Object.fromEntries(info.params.map((p) => [p, t.arg.string({ required: true })])),
+        ...(lookup.shareable ? { shareKey: t.arg.string({ description: 'Opens what REST serves by share key (nothing is read up front).' }) } : {}),
+      },
       resolve: (_root: unknown, args: Values, ctx: GatewayContext, gql: any) => {
         const keys = info.params.map((p) => args[p] as string);
+        if (lookup.shareable && args.shareKey) return refOf(info.name, keys, { shareKey: args.shareKey });
         return info.spec.listedOnly ? info.find(ctx, keys) : restRef(info.name, keys, ctx, gql);
       },
     }),

@@ -2,7 +2,7 @@ import type { Site as RestSite, SitePublishingAuth as RestPublishingAuth } from 
 import { builder } from '../builder.js';
 import { PublishingAuthBackend, Role, SiteType, SiteVisibility } from '../lib/enums.js';
 import { orNull, urlsType } from '../lib/fields.js';
-import { markOnRef, refOf, restRef } from '../lib/refs.js';
+import { markOnRef } from '../lib/refs.js';
 import { edge, fillPath, resourceNode } from '../lib/resource.js';
 
 /** The site an object belongs to, and the share key it was read with (not part of ids). */
@@ -24,16 +24,10 @@ markOnRef('Site', ['sections', 'redirectLookup']);
 
 const SitePermissions = builder.objectRef<RestSite['permissions']>('SitePermissions').implement({
   description: 'What the caller may do with the site (REST `permissions`).',
-  fields: (t) => ({
-    view: t.exposeBoolean('view'),
-    access: t.exposeBoolean('access'),
-    edit: t.exposeBoolean('edit'),
-    create: t.exposeBoolean('create'),
-    admin: t.exposeBoolean('admin'),
-    installIntegration: t.exposeBoolean('installIntegration'),
-    viewAdaptiveSchema: t.exposeBoolean('viewAdaptiveSchema'),
-    editAdaptiveSchema: t.exposeBoolean('editAdaptiveSchema'),
-  }),
+  fields: (t) =>
+    Object.fromEntries(
+      (['view', 'access', 'edit', 'create', 'admin', 'installIntegration', 'viewAdaptiveSchema', 'editAdaptiveSchema'] as const).map((k) => [k, t.exposeBoolean(k)]),
+    ),
 });
 
 const SitePublishingAuth = builder.objectRef<RestPublishingAuth>('SitePublishingAuth').implement({
@@ -84,19 +78,3 @@ Site.implement({
     }),
   }),
 });
-
-builder.queryFields((t) => ({
-  site: t.field({
-    type: Site,
-    nullable: true,
-    description:
-      'A site by REST ids (`GET /orgs/{organizationId}/sites/{siteId}`). With `shareKey` nothing is read up front: the key opens the site’s `sections` and `redirectLookup` without a token.',
-    args: {
-      organizationId: t.arg.string({ required: true }),
-      siteId: t.arg.string({ required: true }),
-      shareKey: t.arg.string(),
-    },
-    resolve: (_root, { organizationId, siteId, shareKey }, ctx, info) =>
-      shareKey ? refOf<SiteShape>('Site', [organizationId, siteId], { shareKey }) : restRef<SiteShape>('Site', [organizationId, siteId], ctx, info),
-  }),
-}));

@@ -1,4 +1,5 @@
 import type { SiteSection as RestSiteSection } from '@gitbook/api';
+import { builder } from '../builder.js';
 import { orNull, urlsType } from '../lib/fields.js';
 import { edge, resourceNode, within } from '../lib/resource.js';
 import type { SiteKeys } from './Site.js';
@@ -32,3 +33,7 @@ SiteSection.implement({
     }),
   }),
 });
+
+builder.objectField(SiteSpace, 'section', (t) =>
+  t.field({ type: SiteSection, description: 'The section holding the site space (read with it: no call).', resolve: (s) => s.siteSection }),
+);

@@ -1,7 +1,6 @@
 import type { SiteSectionGroup as RestSiteSectionGroup } from '@gitbook/api';
-import { builder } from '../builder.js';
 import { orNull } from '../lib/fields.js';
-import { edge, fillPath, payloadFields, resourceInfo, resourceNode, staleAfter } from '../lib/resource.js';
+import { edge, payloadFields, resourceInfo, resourceNode } from '../lib/resource.js';
 import type { SiteKeys } from './Site.js';
 import { SiteSection, type SiteSectionShape } from './SiteSection.js';
 
@@ -24,7 +23,13 @@ SiteSectionGroup.implement({
   }),
 });
 
-type Keys = SiteKeys & { siteSectionGroupId: string; siteSectionId: string };
+type Keys = SiteKeys & { siteSectionId: string };
+
+payloadFields('removeSiteSectionFromGroup', (t) => ({
+  siteSection: edge(t, 'SiteSection', ({ values: k }: { values: Keys }) => [k.organizationId, k.siteId, k.siteSectionId], {
+    description: 'The section after the change (read through the site’s section list).',
+  }),
+}));
 
 payloadFields('addSiteSectionToGroup', (t) => ({
   siteSection: t.field({
@@ -37,33 +42,3 @@ payloadFields('addSiteSectionToGroup', (t) => ({
     },
   }),
 }));
-
-/** REST answers nothing: the payload reads the group and the section again, through their lists. */
-const REMOVE = '/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}/sections/{siteSectionId}';
-
-builder.relayMutationField(
-  'removeSiteSectionFromGroup',
-  {
-    inputFields: (t) => ({
-      organizationId: t.string({ required: true }),
-      siteId: t.string({ required: true }),
-      siteSectionGroupId: t.string({ required: true }),
-      siteSectionId: t.string({ required: true }),
-    }),
-  },
-  {
-    description: `Takes a section out of its group (\`DELETE ${REMOVE}\`).`,
-    resolve: async (_root, { input }, ctx) => {
-      await ctx.rest.write('DELETE', fillPath(REMOVE, input)!, undefined, { invalidate: staleAfter(resourceInfo('SiteSectionGroup'), input) });
-      return input;
-    },
-  },
-  {
-    outputFields: (t) => ({
-      siteSectionGroup: edge(t, 'SiteSectionGroup', (k: Keys) => [k.organizationId, k.siteId, k.siteSectionGroupId], {
-        description: 'The group after the change (read through the site’s group list).',
-      }),
-      siteSection: edge(t, 'SiteSection', (k: Keys) => [k.organizationId, k.siteId, k.siteSectionId], { description: 'The section after the change (read through the site’s section list).' }),
-    }),
-  },
-);

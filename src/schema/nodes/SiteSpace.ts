@@ -2,10 +2,11 @@ import type { SiteSpace as RestSiteSpace } from '@gitbook/api';
 import { urlsType } from '../lib/fields.js';
 import { resourceNode, shareQuery } from '../lib/resource.js';
 import type { SiteKeys } from './Site.js';
-import { SiteSection, type SiteSectionShape } from './SiteSection.js';
+import type { SiteSectionShape } from './SiteSection.js';
 import { Space, spacePath } from './Space.js';
 
-/** A site space with the keys of its section, and that section (REST embeds site spaces in sections). */
+/** A site space with the keys of its section, and that section (REST embeds site spaces in sections;
+ * `section` is added in SiteSection.ts). */
 export type SiteSpaceShape = RestSiteSpace & SiteKeys & { siteSectionId: string; siteSection: SiteSectionShape };
 
 export const SiteSpace = resourceNode<SiteSpaceShape>('SiteSpace');
@@ -31,11 +32,6 @@ SiteSpace.implement({
         ctx.rest.prime(spacePath(s.space.id), s.space, shareQuery(s));
         return s.space;
       },
-    }),
-    section: t.field({
-      type: SiteSection,
-      description: 'The section holding the site space (read with it: no call).',
-      resolve: (s) => s.siteSection,
     }),
   }),
 });
