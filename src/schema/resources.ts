@@ -206,6 +206,7 @@ export const RESOURCES = {
     stale: SITES,
   },
   SiteSpace: {
+    // REST embeds site spaces in their section (no GET, no list): the path only names the keys.
     path: '/orgs/{organizationId}/sites/{siteId}/sections/{siteSectionId}/site-spaces/{siteSpaceId}',
     listedOnly: true,
     within: { resource: 'SiteSection', field: 'siteSpaces' },

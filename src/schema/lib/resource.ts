@@ -41,8 +41,6 @@ export function fillPath(template: string, values: Values, prefix = false): stri
   return out;
 }
 
-const lowerFirst = (s: string) => s[0].toLowerCase() + s.slice(1);
-
 /** The REST list path of a resource. */
 const listTemplate = (r: Resource) => r.list?.path ?? r.path.slice(0, r.path.lastIndexOf('/'));
 
@@ -201,6 +199,7 @@ function ruleType(rule: Rule): any {
   }
 }
 
+const lowerFirst = (s: string) => s[0].toLowerCase() + s.slice(1);
 const seedPath = (template: string) => `\`${template}\``;
 
 /** What a write of `info` makes stale: its list, itself, and the table's `stale` paths. */

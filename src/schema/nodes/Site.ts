@@ -17,7 +17,7 @@ export interface SiteKeys {
  * share key is a reference: REST serves no site object for a key (only its sections and redirect
  * lookups), so the site's own fields load it on demand, with the caller's token.
  */
-export type SiteShape = RestSite & SiteKeys;
+type SiteShape = RestSite & SiteKeys;
 
 export const Site = resourceNode<SiteShape>('Site');
 markOnRef('Site', ['sections', 'redirectLookup']);
