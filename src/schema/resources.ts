@@ -35,6 +35,11 @@ export interface Write {
   notes?: Record<string, string>;
   /** Body fields whose GraphQL type is an input object, by name (registered with `inputObject`). */
   inputs?: Record<string, string>;
+  /** REST answers with an object of another (non-node) type: the payload holds it under `field`,
+   * and the resource as read after the write. */
+  returns?: { field: string; type: string };
+  /** REST answers nothing: the payload's object is read again when selected. */
+  empty?: boolean;
 }
 
 export interface Resource {
@@ -44,6 +49,9 @@ export interface Resource {
   idField?: string;
   /** REST has no GET of one object: `node(id:)` and the lookup find it in its list. */
   listedOnly?: boolean;
+  /** REST has neither a GET nor a list of it: it is embedded in the `field` of the `resource` of
+   * its other keys (with `listedOnly`), and refetched by finding that object. */
+  within?: { resource: string; field: string };
   /** Also a federation entity keyed by `restId` (resources of one key). */
   restIdKey?: boolean;
   /** The REST list, as a connection field of the parent type. */
@@ -54,11 +62,12 @@ export interface Resource {
     path?: string;
     description: string;
     filters?: Record<string, Filter>;
-    /** The query the list is read with when the parent was opened with a share key. */
+    /** Read with a share key: the field's `shareKey` argument, by default the one the parent was
+     * opened with (its items carry it). */
     shareable?: boolean;
   };
   /** The root lookup by REST ids (the path parameters). */
-  lookup?: { field: string; description: string };
+  lookup?: { field: string; description: string; shareable?: boolean };
   /** Its mutations, by name: creates, updates, deletes and the state transitions that are one REST write. */
   writes?: Record<string, Write>;
   /** What every write of it makes stale besides its list and itself: path templates over the
@@ -69,6 +78,17 @@ export interface Resource {
 const string = (description: string): Filter => ({ kind: 'string', description });
 
 const boolean = (description: string): Filter => ({ kind: 'boolean', description });
+
+// Site objects embed counts and lists: a write under a site forgets every read of the organization's sites.
+const SITES = ['/orgs/{organizationId}/sites'];
+
+/** What the optional fields of a section or group update mean beside their rules. */
+const UPDATE_NOTES = {
+  defaultSiteSpace: 'The REST id of a site space of the section.',
+  condition: 'Absent keeps the condition; null removes it.',
+  icon: 'Absent keeps the icon; null removes it.',
+  description: 'Absent keeps the description; null removes it.',
+};
 
 export const RESOURCES = {
   Organization: {
@@ -141,16 +161,91 @@ export const RESOURCES = {
         space: string('Only sites publishing the space with this REST id.'),
       },
     },
+    lookup: {
+      field: 'site',
+      description: 'A site by REST ids; with `shareKey`, a reference whose `sections` and `redirectLookup` the key opens without a token',
+      shareable: true,
+    },
     writes: {
       updateSite: { method: 'PATCH', description: 'Changes the title or visibility of a site', rules: siteBodies['site.update'] },
-      publishSite: {
-        method: 'POST',
-        path: '/orgs/{organizationId}/sites/{siteId}/publish',
-        description: 'Publishes a site to the audience of its visibility',
-      },
+      publishSite: { method: 'POST', path: '/orgs/{organizationId}/sites/{siteId}/publish', description: 'Publishes a site to the audience of its visibility' },
       unpublishSite: { method: 'POST', path: '/orgs/{organizationId}/sites/{siteId}/unpublish', description: 'Takes a site offline' },
+      updateSitePublishingAuth: {
+        method: 'PATCH',
+        path: '/orgs/{organizationId}/sites/{siteId}/publishing/auth',
+        description: 'Changes the visitor-authentication settings of a site',
+        rules: siteBodies['sitePublishingAuth.update'],
+        notes: { fallbackURL: 'Null removes it.', logoutURL: 'Null removes it.' },
+        returns: { field: 'publishingAuth', type: 'SitePublishingAuth' },
+      },
     },
-    stale: ['/orgs/{organizationId}/sites'],
+    stale: SITES,
+  },
+  SiteSection: {
+    path: '/orgs/{organizationId}/sites/{siteId}/sections/{siteSectionId}',
+    listedOnly: true,
+    list: { on: 'Site', field: 'sections', description: 'Sections of the site, in site order', shareable: true },
+    writes: {
+      createSiteSection: {
+        kind: 'create',
+        method: 'POST',
+        description: 'Adds a section at the end of a site',
+        rules: siteBodies['siteSection.create'],
+        notes: { spaceId: 'The space the section publishes (its first site space).', title: 'Default: the title of the space.' },
+      },
+      updateSiteSection: { method: 'PATCH', description: 'Changes a section', rules: siteBodies['siteSection.update'], notes: UPDATE_NOTES },
+      moveSiteSection: {
+        method: 'POST',
+        path: '/orgs/{organizationId}/sites/{siteId}/sections/{siteSectionId}/move',
+        description: 'Moves a section before or after another, or to the end of the site',
+        rules: siteBodies['siteSection.move'],
+        inputs: { position: 'SiteSectionPositionInput' },
+      },
+      deleteSiteSection: { kind: 'delete', method: 'DELETE', description: 'Deletes a section and its site spaces' },
+    },
+    stale: SITES,
+  },
+  SiteSpace: {
+    // REST embeds site spaces in their section (no GET, no list): the path only names the keys.
+    path: '/orgs/{organizationId}/sites/{siteId}/sections/{siteSectionId}/site-spaces/{siteSpaceId}',
+    listedOnly: true,
+    within: { resource: 'SiteSection', field: 'siteSpaces' },
+  },
+  SiteSectionGroup: {
+    path: '/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}',
+    listedOnly: true,
+    list: { on: 'Site', field: 'sectionGroups', description: 'Section groups of the site, in site order' },
+    writes: {
+      createSiteSectionGroup: {
+        kind: 'create',
+        method: 'POST',
+        description: 'Creates a section group at the end of a site',
+        rules: siteBodies['siteSectionGroup.create'],
+        notes: { sections: 'REST ids of sections to put in the group (they leave any other group).' },
+      },
+      updateSiteSectionGroup: { method: 'PATCH', description: 'Changes a section group', rules: siteBodies['siteSectionGroup.update'], notes: UPDATE_NOTES },
+      moveSiteSectionGroup: {
+        method: 'POST',
+        path: '/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}/move',
+        description: 'Moves a section group before or after a section, or to the end of the site',
+        rules: siteBodies['siteSectionGroup.move'],
+        inputs: { position: 'SiteSectionGroupPositionInput' },
+      },
+      addSiteSectionToGroup: {
+        method: 'POST',
+        path: '/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}/sections',
+        description: 'Puts a section into a group, out of any other',
+        rules: siteBodies['siteSectionGroup.addSection'],
+      },
+      removeSiteSectionFromGroup: {
+        method: 'DELETE',
+        path: '/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}/sections/{siteSectionId}',
+        description: 'Takes a section out of its group',
+        empty: true,
+      },
+      deleteSiteSectionGroup: { kind: 'delete', method: 'DELETE', description: 'Deletes a section group; its sections stay, ungrouped' },
+    },
+    stale: SITES,
   },
   SiteRedirect: {
     path: '/orgs/{organizationId}/sites/{siteId}/redirects/{siteRedirectId}',
@@ -173,8 +268,20 @@ export const RESOURCES = {
       },
       deleteSiteRedirect: { kind: 'delete', method: 'DELETE', description: 'Deletes a redirect' },
     },
-    // Site objects embed counts and lists: every read of the organization's sites is forgotten.
-    stale: ['/orgs/{organizationId}/sites'],
+    stale: SITES,
+  },
+  ShareLink: {
+    path: '/orgs/{organizationId}/sites/{siteId}/share-links/{shareLinkId}',
+    listedOnly: true,
+    list: { on: 'Site', field: 'shareLinks', description: 'Share links of the site, oldest first, for organization admins only: they reveal keys' },
+    writes: {
+      createShareLink: { kind: 'create', method: 'POST', description: 'Creates an active share link with a new secret key', rules: siteBodies['shareLink.create'] },
+      updateShareLink: { method: 'PATCH', description: 'Renames, activates or deactivates a share link; give `name`, `active` or both', rules: siteBodies['shareLink.update'] },
+      activateShareLink: { method: 'PATCH', body: { active: true }, description: 'Activates a share link: its key opens the site again' },
+      deactivateShareLink: { method: 'PATCH', body: { active: false }, description: 'Deactivates a share link: its key opens nothing' },
+      deleteShareLink: { kind: 'delete', method: 'DELETE', description: 'Deletes a share link; its key opens nothing' },
+    },
+    stale: SITES,
   },
 } satisfies Record<string, Resource>;
 

@@ -17,7 +17,7 @@ import { notFoundError, userInputError } from './errors.js';
 import { badNodeIdError } from './globalIds.js';
 import { checkInput, restBody } from './mutation.js';
 import { decodeKeys, encodeKeys, registerNode, restPath } from './node.js';
-import { registerRefType, restRef } from './refs.js';
+import { refOf, registerRefType, restRef } from './refs.js';
 
 type Json = Record<string, any>;
 type Values = Record<string, any>;
@@ -55,8 +55,9 @@ export interface ResourceInfo {
   keys: (obj: Json) => string[];
   path: (keys: string[]) => string;
   listPath: (values: Values) => string;
-  /** The current object (a GET, or a walk of its list for resources REST has no GET of). */
-  find: (ctx: GatewayContext, keys: string[]) => Promise<Json>;
+  /** The current object (a GET, or a walk of its list for resources REST has no GET of; a
+   * shareable list is walked with `known.shareKey`). */
+  find: (ctx: GatewayContext, keys: string[], known?: Values) => Promise<Json>;
   ref: any;
   connection?: any;
 }
@@ -77,17 +78,33 @@ const WALK_LIMIT = 1000;
 /** The REST read query of a site's content: its share key, when opened by one. */
 export const shareQuery = (o: { shareKey?: string }) => (o.shareKey ? { shareKey: o.shareKey } : undefined);
 
-async function walkList(ctx: GatewayContext, info: ResourceInfo, keys: string[]): Promise<Json> {
-  const values = Object.fromEntries(info.params.map((p, i) => [p, keys[i]]));
+async function walkList(ctx: GatewayContext, info: ResourceInfo, keys: string[], known: Values = {}): Promise<Json> {
+  const values = { ...Object.fromEntries(info.params.map((p, i) => [p, keys[i]])), shareKey: known.shareKey };
   const id = keys[keys.length - 1];
+  const query = info.spec.list?.shareable ? shareQuery(values) : undefined;
   let page: string | undefined;
   do {
-    const res = await ctx.rest.load<ListEnvelope<Json>>(info.listPath(values), { page, limit: WALK_LIMIT });
+    const res = await ctx.rest.load<ListEnvelope<Json>>(info.listPath(values), { ...query, page, limit: WALK_LIMIT });
     const hit = res.items.find((item) => item[info.idField] === id);
     if (hit) return info.attach(hit, values);
     page = res.next?.page;
   } while (page);
   throw notFoundError(`${info.name} not found`);
+}
+
+/** The objects of `name` embedded in `parent` (a node of the resource it lives `within`), each
+ * carrying that parent under its type name in lowerFirst (`siteSection`). */
+export function within(name: ResourceName, parent: Json): Json[] {
+  const info = resources.get(name)!;
+  const { resource, field } = info.spec.within!;
+  return (parent[field] as Json[]).map((item) => ({ ...info.attach(item, parent), [lowerFirst(resource)]: parent }));
+}
+
+async function findWithin(ctx: GatewayContext, info: ResourceInfo, keys: string[]): Promise<Json> {
+  const parent = await resources.get(info.spec.within!.resource)!.find(ctx, keys.slice(0, -1));
+  const hit = within(info.name as ResourceName, parent).find((item) => item[info.idField] === keys[keys.length - 1]);
+  if (!hit) throw notFoundError(`${info.name} not found`);
+  return hit;
 }
 
 /** The node ref of a resource of the table; implement its own fields with `.implement`. */
@@ -111,8 +128,9 @@ export function resourceNode<Shape extends object>(name: ResourceName) {
     keys: (obj) => params.map((p, i) => (i === params.length - 1 ? (obj[p] ?? obj[idField]) : obj[p])),
     path: (keys) => fillPath(spec.path, Object.fromEntries(params.map((p, i) => [p, keys[i]])))!,
     listPath: (values) => fillPath(listTemplate(spec), values)!,
-    find: async (ctx, keys) => {
-      if (spec.listedOnly) return walkList(ctx, info, keys);
+    find: async (ctx, keys, known) => {
+      if (spec.within) return findWithin(ctx, info, keys);
+      if (spec.listedOnly) return walkList(ctx, info, keys, known);
       const values = Object.fromEntries(params.map((p, i) => [p, keys[i]]));
       return info.attach(await ctx.rest.load<Json>(info.path(keys)), values);
     },
@@ -216,6 +234,14 @@ function parentOf(info: ResourceInfo, values: Values, ctx: GatewayContext, gql: 
   return parent.spec.listedOnly ? parent.find(ctx, keys as string[]) : restRef(parent.name, keys as string[], ctx, gql);
 }
 
+/** Payload fields of a derived write beyond the table's (written in the node's file), by mutation name. */
+const extraPayloadFields = new Map<string, (t: any) => Record<string, unknown>>();
+
+/** Adds fields to the payload of the table's write `mutation`; they read `{values, node}` (input and written JSON). */
+export function payloadFields(mutation: string, fields: (t: any) => Record<string, unknown>): void {
+  extraPayloadFields.set(mutation, fields);
+}
+
 function deriveWrite(info: ResourceInfo, name: string, write: Write): void {
   const template = write.path ?? (write.kind === 'create' ? listTemplate(info.spec) : info.spec.path);
   const keyNames = pathParams(template);
@@ -248,6 +274,7 @@ function deriveWrite(info: ResourceInfo, name: string, write: Write): void {
         if (write.rules) checkInput(write.rules, body);
         const json = await writeResource(ctx, info.name as ResourceName, write.method, fillPath(template, values)!, values, write.method === 'DELETE' ? undefined : body);
         if (write.kind === 'delete') return { values, deletedId: encodeGlobalID(info.name, encodeKeys(info.keys(values))) };
+        if (write.returns || write.empty) return { values, json };
         const node = info.attach(json, values);
         if (!info.spec.listedOnly) ctx.rest.prime(info.path(info.keys(node)), json);
         return { values: { ...values, ...node }, node };
@@ -257,7 +284,15 @@ function deriveWrite(info: ResourceInfo, name: string, write: Write): void {
       outputFields: (t: any) => ({
         ...(write.kind === 'delete'
           ? { deletedId: t.id({ description: 'The global id of the deleted object.', resolve: (p: any) => p.deletedId }) }
-          : { [lowerFirst(info.name)]: t.field({ type: info.ref, nullable: true, resolve: (p: any) => p.node }) }),
+          : write.returns || write.empty
+            ? {
+                ...(write.returns && { [write.returns.field]: t.field({ type: write.returns.type, nullable: true, resolve: (p: any) => p.json }) }),
+                [lowerFirst(info.name)]: edge(t, info.name as ResourceName, (p: any) => info.keys(p.values), {
+                  description: 'The object written, read again after the write.',
+                }),
+              }
+            : { [lowerFirst(info.name)]: t.field({ type: info.ref, nullable: true, resolve: (p: any) => p.node }) }),
+        ...extraPayloadFields.get(name)?.(t),
         ...(parentField
           ? {
               [parentField]: t.field({
@@ -292,13 +327,15 @@ function deriveList(info: ResourceInfo): void {
         ...Object.fromEntries(
           Object.entries(filters).map(([name, f]) => [name, t.arg({ type: ruleType(f), description: f.description })]),
         ),
+        ...(list.shareable ? { shareKey: t.arg.string({ description: `A share key (default: the one the ${lowerFirst(list.on)} was opened with).` }) } : {}),
       },
       resolve: (p: Json, args: Values, ctx: GatewayContext) => {
-        const known = parent.params.length ? { ...p, [parent.params[parent.params.length - 1]]: parent.keys(p).at(-1) } : {};
+        const known: Values = parent.params.length ? { ...p, [parent.params[parent.params.length - 1]]: parent.keys(p).at(-1) } : {};
+        if (list.shareable) known.shareKey = args.shareKey ?? p.shareKey;
         const query = Object.fromEntries(Object.keys(filters).map((k) => [k, args[k] ?? undefined]));
         return resolveList(ctx, args, {
           path: info.listPath(known),
-          query: { ...query, ...(list.shareable ? shareQuery(p) : undefined) } as never,
+          query: { ...query, ...(list.shareable ? shareQuery(known) : undefined) } as never,
           node: (item: Json) => info.attach(item, known),
           itemPath: info.spec.listedOnly ? undefined : (item: Json) => info.path(info.keys(info.attach(item, known))),
         });
@@ -314,9 +351,13 @@ function deriveLookup(info: ResourceInfo): void {
       type: info.ref,
       nullable: true,
       description: `${lookup.description} (\`GET ${info.spec.path}\`).`,
-      args: Object.fromEntries(info.params.map((p) => [p, t.arg.string({ required: true })])),
+      args: {
+        ...Object.fromEntries(info.params.map((p) => [p, t.arg.string({ required: true })])),
+        ...(lookup.shareable ? { shareKey: t.arg.string({ description: 'Opens what REST serves by share key (nothing is read up front).' }) } : {}),
+      },
       resolve: (_root: unknown, args: Values, ctx: GatewayContext, gql: any) => {
         const keys = info.params.map((p) => args[p] as string);
+        if (lookup.shareable && args.shareKey) return refOf(info.name, keys, { shareKey: args.shareKey });
         return info.spec.listedOnly ? info.find(ctx, keys) : restRef(info.name, keys, ctx, gql);
       },
     }),

@@ -1,57 +1,50 @@
-/**
- * What the site mutations share: the site's path parameters, the move positions of sections and
- * groups, and the `site` field of payloads whose site changed (read fresh after the write).
- */
+/** The input objects of site writes (the writes themselves come from src/schema/resources.ts): a
+ * redirect's destination, and the positions of section and group moves. */
 import { builder } from '../builder.js';
 import { SiteSectionPointerType } from '../lib/enums.js';
-import { checkInput } from '../lib/mutation.js';
-import type { SiteKeys } from '../lib/siteScoped.js';
-import type { Fields } from '../../api/validate.js';
-import { loadSite, Site } from '../nodes/Site.js';
+import { userInputError } from '../lib/errors.js';
+import { inputObject } from '../lib/resource.js';
 
-/** The builder's schema types, for field helpers shared by several mutations. */
-export type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
-export type InputFields = PothosSchemaTypes.InputFieldBuilder<Types, 'InputObject'>;
-export type OutputFields<Payload> = PothosSchemaTypes.ObjectFieldBuilder<Types, Payload>;
-
-/** The path parameters `organizationId` and `siteId`. */
-export const siteKeyFields = (t: InputFields) => ({
-  organizationId: t.string({ required: true }),
-  siteId: t.string({ required: true }),
+const SiteSectionDestinationInput = builder.inputType('SiteRedirectSiteSectionDestinationInput', {
+  description: 'A destination of kind `site-section`: a section of the same site.',
+  fields: (t) => ({ siteSectionId: t.string({ required: true, description: 'The REST id of a section of the site.' }) }),
 });
 
-export const SITE_KEYS = ['organizationId', 'siteId'] as const;
+/** One field per destination kind (REST `kind`, camelCased); exactly one is given. */
+const DESTINATIONS = { siteSection: 'site-section' } as const;
 
-/** The site keys of a mutation input. */
-export const siteKeys = (input: { organizationId: string; siteId: string }): SiteKeys => ({
-  organizationId: input.organizationId,
-  siteId: input.siteId,
-});
+inputObject('SiteRedirectDestinationInput', builder.inputType('SiteRedirectDestinationInput', {
+  description: 'Where a redirect leads: exactly one of its fields (one per destination kind).',
+  fields: (t) => ({
+    siteSection: t.field({ type: SiteSectionDestinationInput, description: 'A section of the site (kind `site-section`).' }),
+  }),
+}), restDestination);
 
-/** The payload field `site`: the site as REST has it after the write. */
-export const siteOutput = <P extends { keys: SiteKeys }>(t: OutputFields<P>) =>
-  t.field({ type: Site, nullable: true, resolve: (p, _args, ctx) => loadSite(ctx, p.keys) });
+type DestinationInput = { [K in keyof typeof DESTINATIONS]?: Record<string, unknown> | null };
 
-/** A pointer to a section: sections point with `siteSection`, groups with `id` (REST names). */
-function pointerInput(name: string, idField: 'siteSection' | 'id') {
-  return builder.inputType(name, {
+/** The REST destination `{kind, …}` of the one-of input; none or several: BAD_USER_INPUT. */
+function restDestination(destination: DestinationInput | null | undefined) {
+  if (destination === undefined) return undefined;
+  const given = Object.entries(destination ?? {}).filter(([, v]) => v !== null && v !== undefined);
+  if (given.length !== 1) throw userInputError('input.destination: give exactly one destination kind', 'input.destination');
+  const [field, value] = given[0] as [keyof typeof DESTINATIONS, Record<string, unknown>];
+  return { kind: DESTINATIONS[field], ...value };
+}
+
+/** A move's position, pointing at a section: sections point with `siteSection`, groups with `id` (REST names). */
+function positionInput(of: 'SiteSection' | 'SiteSectionGroup', idField: 'siteSection' | 'id') {
+  const pointer = builder.inputType(`${of}PointerInput`, {
     description: 'A section of the site that a move is relative to.',
     fields: (t) => ({
       type: t.field({ type: SiteSectionPointerType, defaultValue: 'site-section' }),
       [idField]: t.string({ required: true, description: 'The REST id of the section.' }),
     }),
   });
-}
-
-function positionInput(name: string, pointer: ReturnType<typeof pointerInput>) {
-  return builder.inputType(name, {
+  inputObject(`${of}PositionInput`, builder.inputType(`${of}PositionInput`, {
     description: 'Where to move: before or after a section (not both); neither: the end of the site.',
     fields: (t) => ({ before: t.field({ type: pointer }), after: t.field({ type: pointer }) }),
-  });
+  }));
 }
 
-export const SiteSectionPosition = positionInput('SiteSectionPositionInput', pointerInput('SiteSectionPointerInput', 'siteSection'));
-export const SiteSectionGroupPosition = positionInput(
-  'SiteSectionGroupPositionInput',
-  pointerInput('SiteSectionGroupPointerInput', 'id'),
-);
+positionInput('SiteSection', 'siteSection');
+positionInput('SiteSectionGroup', 'id');

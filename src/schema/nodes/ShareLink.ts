@@ -1,13 +1,9 @@
 import type { ShareLink as RestShareLink } from '@gitbook/api';
-import { builder } from '../builder.js';
-import { forwardArgs, resolveList } from '../lib/connection.js';
 import { orNull, urlsType } from '../lib/fields.js';
-import { siteScoped } from '../lib/siteScoped.js';
-import { Site } from './Site.js';
-import { siteLocalId } from './SiteSection.js';
+import { edge, resourceNode } from '../lib/resource.js';
+import type { SiteKeys } from './Site.js';
 
-export const shareLinks = siteScoped<RestShareLink>('ShareLink', 'share-links', 'Share link');
-export const ShareLink = shareLinks.ref;
+export const ShareLink = resourceNode<RestShareLink & SiteKeys>('ShareLink');
 
 const ShareLinkUrls = urlsType('ShareLinkUrls', 'a share link (`published` holds its secret key)', [], ['published']);
 
@@ -19,18 +15,6 @@ ShareLink.implement({
     active: t.boolean({ nullable: true, resolve: (l) => orNull(l.active) }),
     createdAt: t.field({ type: 'DateTime', resolve: (l) => l.createdAt }),
     urls: t.field({ type: ShareLinkUrls, resolve: (l) => l.urls }),
-    site: t.field({ type: Site, nullable: true, resolve: (l) => siteLocalId(l) }),
+    site: edge(t, 'Site', (l: SiteKeys) => [l.organizationId, l.siteId]),
   }),
 });
-
-const ShareLinkConnection = builder.connectionObject({ type: ShareLink, name: 'ShareLinkConnection' }, { name: 'ShareLinkEdge' });
-
-builder.objectField(Site, 'shareLinks', (t) =>
-  t.field({
-    type: ShareLinkConnection,
-    nullable: true,
-    description: 'Share links of the site, oldest first (`GET …/share-links`); organization admins only (they reveal keys).',
-    args: forwardArgs,
-    resolve: (site, args, ctx) => resolveList(ctx, args, shareLinks.list(site)),
-  }),
-);

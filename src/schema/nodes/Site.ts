@@ -1,40 +1,36 @@
 import type { Site as RestSite, SitePublishingAuth as RestPublishingAuth } from '@gitbook/api';
-import type { GatewayContext } from '../context.js';
 import { builder } from '../builder.js';
 import { PublishingAuthBackend, Role, SiteType, SiteVisibility } from '../lib/enums.js';
 import { orNull, urlsType } from '../lib/fields.js';
-import { markOnRef, refOf, restRef } from '../lib/refs.js';
-import { edge, resourceInfo, resourceNode } from '../lib/resource.js';
-import { sitePath, type SiteKeys } from '../lib/siteScoped.js';
+import { markOnRef } from '../lib/refs.js';
+import { edge, fillPath, resourceNode } from '../lib/resource.js';
+
+/** The site an object belongs to, and the share key it was read with (not part of ids). */
+export interface SiteKeys {
+  organizationId: string;
+  siteId: string;
+  shareKey?: string;
+}
 
 /**
  * A site: its REST JSON plus its keys (and the share key it was opened with). A site opened by a
  * share key is a reference: REST serves no site object for a key (only its sections and redirect
  * lookups), so the site's own fields load it on demand, with the caller's token.
  */
-export type SiteShape = RestSite & SiteKeys;
+type SiteShape = RestSite & SiteKeys;
 
 export const Site = resourceNode<SiteShape>('Site');
 markOnRef('Site', ['sections', 'redirectLookup']);
 
-/** The site as REST has it now (a fresh read after a write in the same operation). */
-export const loadSite = (ctx: GatewayContext, k: SiteKeys) => resourceInfo('Site').find(ctx, [k.organizationId, k.siteId]) as Promise<SiteShape>;
-
 const SitePermissions = builder.objectRef<RestSite['permissions']>('SitePermissions').implement({
   description: 'What the caller may do with the site (REST `permissions`).',
-  fields: (t) => ({
-    view: t.exposeBoolean('view'),
-    access: t.exposeBoolean('access'),
-    edit: t.exposeBoolean('edit'),
-    create: t.exposeBoolean('create'),
-    admin: t.exposeBoolean('admin'),
-    installIntegration: t.exposeBoolean('installIntegration'),
-    viewAdaptiveSchema: t.exposeBoolean('viewAdaptiveSchema'),
-    editAdaptiveSchema: t.exposeBoolean('editAdaptiveSchema'),
-  }),
+  fields: (t) =>
+    Object.fromEntries(
+      (['view', 'access', 'edit', 'create', 'admin', 'installIntegration', 'viewAdaptiveSchema', 'editAdaptiveSchema'] as const).map((k) => [k, t.exposeBoolean(k)]),
+    ),
 });
 
-export const SitePublishingAuth = builder.objectRef<RestPublishingAuth>('SitePublishingAuth').implement({
+const SitePublishingAuth = builder.objectRef<RestPublishingAuth>('SitePublishingAuth').implement({
   description: 'Visitor-authentication settings of a site (organization admins only).',
   fields: (t) => ({
     backend: t.field({ type: PublishingAuthBackend, resolve: (a) => a.backend as never }),
@@ -43,8 +39,6 @@ export const SitePublishingAuth = builder.objectRef<RestPublishingAuth>('SitePub
     logoutURL: t.string({ nullable: true, resolve: (a) => orNull(a.logoutURL) }),
   }),
 });
-
-export const publishingAuthPath = (k: SiteKeys) => `${sitePath(k)}/publishing/auth`;
 
 const SiteUrls = urlsType('SiteUrls', 'a site', ['location', 'app', 'preview'], ['published', 'login', 'logout']);
 
@@ -80,23 +74,7 @@ Site.implement({
       type: SitePublishingAuth,
       nullable: true,
       description: 'Visitor-authentication settings (`GET …/publishing/auth`); organization admins only.',
-      resolve: (s, _args, ctx) => ctx.rest.load<RestPublishingAuth>(publishingAuthPath(s)),
+      resolve: (s, _args, ctx) => ctx.rest.load<RestPublishingAuth>(fillPath('/orgs/{organizationId}/sites/{siteId}/publishing/auth', s)!),
     }),
   }),
 });
-
-builder.queryFields((t) => ({
-  site: t.field({
-    type: Site,
-    nullable: true,
-    description:
-      'A site by REST ids (`GET /orgs/{organizationId}/sites/{siteId}`). With `shareKey` nothing is read up front: the key opens the site’s `sections` and `redirectLookup` without a token.',
-    args: {
-      organizationId: t.arg.string({ required: true }),
-      siteId: t.arg.string({ required: true }),
-      shareKey: t.arg.string(),
-    },
-    resolve: (_root, { organizationId, siteId, shareKey }, ctx, info) =>
-      shareKey ? refOf<SiteShape>('Site', [organizationId, siteId], { shareKey }) : restRef<SiteShape>('Site', [organizationId, siteId], ctx, info),
-  }),
-}));

@@ -2,12 +2,13 @@ import type { SiteRedirect as RestSiteRedirect } from '@gitbook/api';
 import { builder } from '../builder.js';
 import { SiteRedirectDestinationKind } from '../lib/enums.js';
 import { orNull } from '../lib/fields.js';
-import { edge, resourceInfo, resourceNode } from '../lib/resource.js';
-import { shareQuery, sitePath, type SiteKeys, type SiteScoped } from '../lib/siteScoped.js';
-import { Site } from './Site.js';
-import { SiteSection, siteSections } from './SiteSection.js';
+import { fillPath, resourceInfo, resourceNode, shareQuery, edge } from '../lib/resource.js';
+import { Site, type SiteKeys } from './Site.js';
+import { SiteSection, type SiteSectionShape } from './SiteSection.js';
 
-export const SiteRedirect = resourceNode<SiteScoped<RestSiteRedirect>>('SiteRedirect');
+type RedirectShape = RestSiteRedirect & SiteKeys;
+
+export const SiteRedirect = resourceNode<RedirectShape>('SiteRedirect');
 
 /** A destination with the keys of its site, so its section edge can load. */
 type Destination = RestSiteRedirect['destination'] & SiteKeys;
@@ -20,7 +21,9 @@ const SiteRedirectDestination = builder.objectRef<Destination>('SiteRedirectDest
     siteSection: t.field({
       type: SiteSection,
       nullable: true,
-      resolve: (d, _args, ctx) => (d.kind === 'site-section' ? siteSections.find(ctx, d, d.siteSectionId) : null),
+      // Walked with the share key the redirect was read with.
+      resolve: (d, _args, ctx) =>
+        d.kind === 'site-section' ? (resourceInfo('SiteSection').find(ctx, [d.organizationId, d.siteId, d.siteSectionId], d) as Promise<SiteSectionShape>) : null,
     }),
   }),
 });
@@ -41,7 +44,7 @@ SiteRedirect.implement({
 });
 
 interface Lookup {
-  redirect: SiteScoped<RestSiteRedirect>;
+  redirect: RedirectShape;
   target: string;
 }
 
@@ -62,11 +65,11 @@ builder.objectFields(Site, (t) => ({
     args: { source: t.arg.string({ required: true }), shareKey: t.arg.string() },
     resolve: async (site, { source, shareKey }, ctx) => {
       const k: SiteKeys = { organizationId: site.organizationId, siteId: site.siteId, shareKey: shareKey ?? site.shareKey };
-      const res = await ctx.rest.load<{ redirect: RestSiteRedirect; target: string }>(`${sitePath(k)}/redirect`, {
+      const res = await ctx.rest.load<{ redirect: RestSiteRedirect; target: string }>(fillPath('/orgs/{organizationId}/sites/{siteId}/redirect', k)!, {
         source,
         ...shareQuery(k),
       });
-      return { redirect: resourceInfo('SiteRedirect').attach(res.redirect, { ...k }) as SiteScoped<RestSiteRedirect>, target: res.target };
+      return { redirect: resourceInfo('SiteRedirect').attach(res.redirect, k) as RedirectShape, target: res.target };
     },
   }),
 }));

@@ -1,20 +1,13 @@
 import type { SiteSection as RestSiteSection } from '@gitbook/api';
-import type { GatewayContext } from '../context.js';
 import { builder } from '../builder.js';
-import { forwardArgs, resolveList } from '../lib/connection.js';
 import { orNull, urlsType } from '../lib/fields.js';
-import { encodeKeys } from '../lib/node.js';
-import { siteScoped, type SiteKeys, type SiteScoped } from '../lib/siteScoped.js';
-import { Site } from './Site.js';
-import { SiteSpace, siteSpacesOf } from './SiteSpace.js';
+import { edge, resourceNode, within } from '../lib/resource.js';
+import type { SiteKeys } from './Site.js';
+import { SiteSpace, type SiteSpaceShape } from './SiteSpace.js';
 
-export type SiteSectionShape = SiteScoped<RestSiteSection>;
+export type SiteSectionShape = RestSiteSection & SiteKeys & { siteSectionId: string };
 
-export const siteSections = siteScoped<RestSiteSection>('SiteSection', 'sections', 'Site section', true);
-export const SiteSection = siteSections.ref;
-
-/** The local id of a site (what a Site field resolves to, to load it). */
-export const siteLocalId = (k: SiteKeys) => encodeKeys([k.organizationId, k.siteId]);
+export const SiteSection = resourceNode<SiteSectionShape>('SiteSection');
 
 const SiteSectionUrls = urlsType('SiteSectionUrls', 'a site section', [], ['published']);
 
@@ -32,45 +25,15 @@ SiteSection.implement({
     siteSpaces: t.field({
       type: [SiteSpace],
       description: 'The site spaces of the section, embedded by REST (no call); each embeds its space.',
-      resolve: (s, _args, ctx) => siteSpacesOf(ctx, s, s),
+      resolve: (s) => within('SiteSpace', s) as SiteSpaceShape[],
     }),
-    site: t.field({ type: Site, nullable: true, resolve: (s) => siteLocalId(s) }),
+    site: edge(t, 'Site', (s: SiteKeys) => [s.organizationId, s.siteId]),
+    sectionGroup: edge(t, 'SiteSectionGroup', (s: SiteSectionShape) => [s.organizationId, s.siteId, s.sectionGroup], {
+      description: 'The group holding the section (REST `sectionGroup`), if any.',
+    }),
   }),
 });
 
 builder.objectField(SiteSpace, 'section', (t) =>
-  t.field({
-    type: SiteSection,
-    description: 'The section holding the site space (read with it: no call).',
-    resolve: (s) => siteSections.attach(s.siteSection, s),
-  }),
-);
-
-const SiteSectionConnection = builder.connectionObject(
-  { type: SiteSection, name: 'SiteSectionConnection' },
-  { name: 'SiteSectionEdge' },
-);
-
-/** The site's sections as connection options; the embedded spaces prime the loader. */
-function sectionList(ctx: GatewayContext, k: SiteKeys) {
-  const options = siteSections.list(k);
-  return {
-    ...options,
-    node: (item: RestSiteSection) => {
-      siteSpacesOf(ctx, item, k);
-      return options.node!(item);
-    },
-  };
-}
-
-builder.objectField(Site, 'sections', (t) =>
-  t.field({
-    type: SiteSectionConnection,
-    nullable: true,
-    description:
-      'Sections of the site, in site order (`GET …/sections`); `shareKey` opens those of a site published by share link (default: the key the site was opened with).',
-    args: { ...forwardArgs, shareKey: t.arg.string() },
-    resolve: (site, { shareKey, ...args }, ctx) =>
-      resolveList(ctx, args, sectionList(ctx, { ...site, shareKey: shareKey ?? site.shareKey })),
-  }),
+  t.field({ type: SiteSection, description: 'The section holding the site space (read with it: no call).', resolve: (s) => s.siteSection }),
 );

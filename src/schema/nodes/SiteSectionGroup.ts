@@ -1,13 +1,12 @@
 import type { SiteSectionGroup as RestSiteSectionGroup } from '@gitbook/api';
-import { builder } from '../builder.js';
-import { forwardArgs, resolveList } from '../lib/connection.js';
 import { orNull } from '../lib/fields.js';
-import { siteScoped } from '../lib/siteScoped.js';
-import { Site } from './Site.js';
-import { SiteSection, siteLocalId, siteSections } from './SiteSection.js';
+import { edge, payloadFields, resourceInfo, resourceNode } from '../lib/resource.js';
+import type { SiteKeys } from './Site.js';
+import { SiteSection, type SiteSectionShape } from './SiteSection.js';
 
-export const siteSectionGroups = siteScoped<RestSiteSectionGroup>('SiteSectionGroup', 'section-groups', 'Site section group');
-export const SiteSectionGroup = siteSectionGroups.ref;
+type GroupShape = RestSiteSectionGroup & SiteKeys;
+
+export const SiteSectionGroup = resourceNode<GroupShape>('SiteSectionGroup');
 
 SiteSectionGroup.implement({
   description: 'A named group of sections of a site; a section is in at most one group.',
@@ -18,32 +17,28 @@ SiteSectionGroup.implement({
     sections: t.field({
       type: [SiteSection],
       description: 'The sections of the group, in site order (embedded by REST: no call).',
-      resolve: (g) => g.sections.map((s) => siteSections.attach(s, g)),
+      resolve: (g) => g.sections.map((s) => resourceInfo('SiteSection').attach(s, g) as SiteSectionShape),
     }),
-    site: t.field({ type: Site, nullable: true, resolve: (g) => siteLocalId(g) }),
+    site: edge(t, 'Site', (g: SiteKeys) => [g.organizationId, g.siteId]),
   }),
 });
 
-builder.objectField(SiteSection, 'sectionGroup', (t) =>
-  t.field({
-    type: SiteSectionGroup,
-    nullable: true,
-    description: 'The group holding the section (REST `sectionGroup`), if any.',
-    resolve: (s, _args, ctx) => (s.sectionGroup ? siteSectionGroups.find(ctx, s, s.sectionGroup) : null),
-  }),
-);
+type Keys = SiteKeys & { siteSectionId: string };
 
-const SiteSectionGroupConnection = builder.connectionObject(
-  { type: SiteSectionGroup, name: 'SiteSectionGroupConnection' },
-  { name: 'SiteSectionGroupEdge' },
-);
-
-builder.objectField(Site, 'sectionGroups', (t) =>
-  t.field({
-    type: SiteSectionGroupConnection,
-    nullable: true,
-    description: 'Section groups of the site, in site order (`GET …/section-groups`).',
-    args: forwardArgs,
-    resolve: (site, args, ctx) => resolveList(ctx, args, siteSectionGroups.list(site)),
+payloadFields('removeSiteSectionFromGroup', (t) => ({
+  siteSection: edge(t, 'SiteSection', ({ values: k }: { values: Keys }) => [k.organizationId, k.siteId, k.siteSectionId], {
+    description: 'The section after the change (read through the site’s section list).',
   }),
-);
+}));
+
+payloadFields('addSiteSectionToGroup', (t) => ({
+  siteSection: t.field({
+    type: SiteSection,
+    nullable: true,
+    description: 'The section, as the group now embeds it.',
+    resolve: (p: { values: { sectionId: string }; node: GroupShape }) => {
+      const section = p.node.sections.find((s) => s.id === p.values.sectionId);
+      return section && resourceInfo('SiteSection').attach(section, p.node);
+    },
+  }),
+}));

@@ -1,52 +1,15 @@
-import type { SiteSection as RestSiteSection, SiteSpace as RestSiteSpace } from '@gitbook/api';
-import type { GatewayContext } from '../context.js';
-import { notFoundError } from '../lib/errors.js';
+import type { SiteSpace as RestSiteSpace } from '@gitbook/api';
 import { urlsType } from '../lib/fields.js';
-import { findListed, listedNodeRef, shareQuery, siteListPath, type SiteKeys, type SiteScoped } from '../lib/siteScoped.js';
+import { resourceNode, shareQuery } from '../lib/resource.js';
+import type { SiteKeys } from './Site.js';
+import type { SiteSectionShape } from './SiteSection.js';
 import { Space, spacePath } from './Space.js';
 
-/** A site space with the keys of its site and section (REST `section`), and that section's JSON. */
-export type SiteSpaceShape = SiteScoped<RestSiteSpace> & { siteSectionId: string; siteSection: RestSiteSection };
+/** A site space with the keys of its section, and that section (REST embeds site spaces in sections;
+ * `section` is added in SiteSection.ts). */
+export type SiteSpaceShape = RestSiteSpace & SiteKeys & { siteSectionId: string; siteSection: SiteSectionShape };
 
-/** The REST list that carries sections and, embedded in them, their site spaces. */
-export const sectionsPath = (k: SiteKeys) => siteListPath(k, 'sections');
-
-/**
- * The site spaces of a section, with their keys. Each embeds its full Space: the loader is primed
- * with it (under the share key it was read with), so `space { … }` and a later `space(spaceId:)`
- * cost no call.
- */
-export function siteSpacesOf(ctx: GatewayContext, section: RestSiteSection, k: SiteKeys): SiteSpaceShape[] {
-  return section.siteSpaces.map((s) => {
-    ctx.rest.prime(spacePath(s.space.id), s.space, shareQuery(k));
-    return {
-      ...s,
-      organizationId: k.organizationId,
-      siteId: k.siteId,
-      siteSectionId: section.id,
-      siteSection: section,
-      ...(k.shareKey ? { shareKey: k.shareKey } : {}),
-    };
-  });
-}
-
-/**
- * REST has no GET for one site space (nor for one section): a site space is refetched through
- * its site's section list, then found in its section.
- */
-async function findSiteSpace(ctx: GatewayContext, [organizationId, siteId, siteSectionId, siteSpaceId]: string[]) {
-  const k = { organizationId, siteId };
-  const section = await findListed<RestSiteSection>(ctx, sectionsPath(k), siteSectionId, 'Site section');
-  const found = siteSpacesOf(ctx, section, k).find((s) => s.id === siteSpaceId);
-  if (!found) throw notFoundError('Site space not found');
-  return found;
-}
-
-export const SiteSpace = listedNodeRef<SiteSpaceShape>('SiteSpace', {
-  arity: 4,
-  keys: (s) => [s.organizationId, s.siteId, s.siteSectionId, s.id],
-  find: (keys, ctx) => findSiteSpace(ctx, keys),
-});
+export const SiteSpace = resourceNode<SiteSpaceShape>('SiteSpace');
 
 const SiteSpaceUrls = urlsType('SiteSpaceUrls', 'a site space', [], ['published']);
 
@@ -60,6 +23,15 @@ SiteSpace.implement({
     condition: t.string({ nullable: true, resolve: (s) => s.condition ?? null }),
     hasAdvancedCustomizationFeature: t.boolean({ nullable: true, resolve: (s) => s.hasAdvancedCustomizationFeature ?? null }),
     urls: t.field({ type: SiteSpaceUrls, resolve: (s) => s.urls }),
-    space: t.field({ type: Space, description: 'The published space (embedded by REST: no call).', resolve: (s) => s.space }),
+    // The embedded space primes the loader (under the share key it was read with): a later
+    // `space(spaceId:)` costs no call.
+    space: t.field({
+      type: Space,
+      description: 'The published space (embedded by REST: no call).',
+      resolve: (s, _args, ctx) => {
+        ctx.rest.prime(spacePath(s.space.id), s.space, shareQuery(s));
+        return s.space;
+      },
+    }),
   }),
 });
