@@ -24,7 +24,9 @@ const rootOf = (on: string) => (on === 'Query' ? schema.getQueryType()! : type(o
 
 describe('the resource table, against the schema', () => {
   it.each(table)('%s: its REST paths are routes of the seed', (_name, r) => {
-    const paths = [r.path, listPath(r), ...Object.values(r.writes ?? {}).flatMap((w) => (w.path ? [w.path] : []))];
+    // An object REST only embeds in its parent (`within`) has no path of its own.
+    const own = r.within ? [] : [r.path, listPath(r)];
+    const paths = [...own, ...Object.values(r.writes ?? {}).flatMap((w) => (w.path ? [w.path] : []))];
     for (const p of paths) expect(routes, p).toContain(shape(p));
   });
 
@@ -77,13 +79,20 @@ describe('the resource table, over real HTTP', () => {
   beforeAll(async () => {
     t = await startStack();
     const org = t.world.orgId;
-    const site = newSite(t);
+    const site = newSite(t, { spaces: 4 });
     const keys = { organizationId: org, siteId: site.siteId };
     const [section] = await restAll(t, `${site.base}/sections`);
     Object.assign(samples, {
       Team: { create: 'createTeam', delete: 'deleteTeam', input: (i: number) => ({ organizationId: org, title: `Team ${i}` }) },
       Invite: { create: 'createLinkInvite', delete: 'deleteLinkInvite', input: () => ({ organizationId: org, role: 'READ' }) },
       Site: { update: 'updateSite', field: 'title', input: (i: number) => ({ ...keys, title: `Site ${i}` }) },
+      SiteSection: {
+        create: 'createSiteSection',
+        delete: 'deleteSiteSection',
+        input: (i: number) => ({ ...keys, spaceId: site.spaceIds[i], title: `Section ${i}` }),
+      },
+      SiteSectionGroup: { create: 'createSiteSectionGroup', delete: 'deleteSiteSectionGroup', input: (i: number) => ({ ...keys, title: `Group ${i}` }) },
+      ShareLink: { create: 'createShareLink', delete: 'deleteShareLink', input: (i: number) => ({ ...keys, name: `Link ${i}` }) },
       SiteRedirect: {
         create: 'createSiteRedirect',
         delete: 'deleteSiteRedirect',
@@ -154,6 +163,11 @@ describe('the resource table, over real HTTP', () => {
           : `query($id: ID!) { node(id: $id) { ... on ${r.list.on} { list: ${r.list.field}(first: 1) { nodes { id } } } } }`;
       const data = await t.data(query, { id: parentId });
       id = (r.list.on === 'Query' ? data.list : data.node.list).nodes[0]?.id;
+    } else if (!id && r.within) {
+      // Or inside its parent's JSON.
+      const { resource, field } = r.within;
+      const data = await t.data(`query($id: ID!) { node(id: $id) { ... on ${resource} { ${field} { id } } } }`, { id: found.get(resource) });
+      id = data.node[field][0]?.id;
     }
     expect(id, `no ${name} to refetch: give it a sample or a parent that lists one`).toBeTruthy();
     found.set(name, id!);
