@@ -10,7 +10,10 @@
  * Path templates use the seed's path parameter names; those names are the global id's keys, the
  * lookup's arguments and the mutation inputs' key fields.
  */
-import { organizationBodies } from '../api/bodies/organizations.js';
+import { integrationBodies } from '../api/bodies/integrations.js';
+import { MEMBER_ROLE_FILTERS, organizationBodies } from '../api/bodies/organizations.js';
+import { orgSettingsBodies, REQUIRED_FONT_WEIGHT } from '../api/bodies/orgSettings.js';
+import { INTEGRATION_CATEGORIES, INTEGRATION_TARGETS, limits, MEMBER_SORTS, ORDERS } from '../api/rules.js';
 import { siteBodies } from '../api/bodies/sites.js';
 import type { Fields, Rule } from '../api/validate.js';
 import type { WriteMethod } from './restLoader.js';
@@ -33,7 +36,8 @@ export interface Write {
   rules?: Fields;
   /** What a body field means, beside what its rule says. */
   notes?: Record<string, string>;
-  /** Body fields whose GraphQL type is an input object, by name (registered with `inputObject`). */
+  /** Body fields whose GraphQL type is not the rule's: an input object registered with `inputObject`,
+   * or a scalar name; a list of it for an array rule. */
   inputs?: Record<string, string>;
 }
 
@@ -44,6 +48,8 @@ export interface Resource {
   idField?: string;
   /** REST has no GET of one object: `node(id:)` and the lookup find it in its list. */
   listedOnly?: boolean;
+  /** Rules of path parameters (a slug's pattern), checked before a write: BAD_USER_INPUT, no REST call. */
+  keyRules?: Fields;
   /** Also a federation entity keyed by `restId` (resources of one key). */
   restIdKey?: boolean;
   /** The REST list, as a connection field of the parent type. */
@@ -69,6 +75,17 @@ export interface Resource {
 const string = (description: string): Filter => ({ kind: 'string', description });
 
 const boolean = (description: string): Filter => ({ kind: 'boolean', description });
+
+const oneOf = (values: readonly string[], description?: string): Filter => ({ kind: 'enum', values, description });
+
+/** What SAML provider body fields mean, beside their rules (create and update). */
+const samlNotes = {
+  entityID: "The identity provider's entity ID.",
+  certificate: "The identity provider's certificate.",
+  ssoURL: "The identity provider's sign-in URL.",
+  defaultTeam: 'Id of a team new members join; null clears it.',
+  defaultRole: 'Role of new members; null for guests.',
+};
 
 export const RESOURCES = {
   Organization: {
@@ -126,6 +143,164 @@ export const RESOURCES = {
       deleteLinkInvite: { kind: 'delete', method: 'DELETE', description: 'Deletes a link invite' },
     },
     stale: ['/orgs/{organizationId}'],
+  },
+
+  Member: {
+    path: '/orgs/{organizationId}/members/{userId}',
+    list: {
+      on: 'Organization',
+      field: 'members',
+      description: 'Members of the organization',
+      filters: {
+        role: oneOf(MEMBER_ROLE_FILTERS, 'Only members with this role (GUEST: without a role).'),
+        search: string('Matches the display name and the email.'),
+        sort: oneOf(MEMBER_SORTS, 'JOINED_AT (default) or LAST_SEEN_AT (active members only).'),
+        order: oneOf(ORDERS, 'DESC by default.'),
+      },
+    },
+    lookup: { field: 'member', description: 'A member by user id' },
+    writes: {
+      updateMember: {
+        method: 'PATCH',
+        description: "Changes a member's role; the last admin cannot be demoted",
+        rules: organizationBodies['member.update'],
+        notes: { role: 'The new role; null makes the member a guest.' },
+      },
+      removeMember: { kind: 'delete', method: 'DELETE', description: 'Removes a member, or lets the caller leave' },
+      setMemberSso: { method: 'POST', path: '/orgs/{organizationId}/members/{userId}/sso', description: 'Makes a member sign in with SSO' },
+    },
+    stale: ['/orgs/{organizationId}'],
+  },
+  SamlProvider: {
+    path: '/orgs/{organizationId}/saml/{samlProviderId}',
+    list: { on: 'Organization', field: 'samlProviders', description: 'SAML providers of the organization, for admins' },
+    lookup: { field: 'samlProvider', description: 'A SAML provider by REST id' },
+    writes: {
+      createSamlProvider: { kind: 'create', method: 'POST', description: 'Adds a SAML provider', rules: organizationBodies['samlProvider.create'], notes: samlNotes },
+      updateSamlProvider: { method: 'PATCH', description: 'Changes a SAML provider', rules: organizationBodies['samlProvider.update'], notes: samlNotes },
+      deleteSamlProvider: { kind: 'delete', method: 'DELETE', description: 'Removes a SAML provider' },
+    },
+    stale: ['/orgs/{organizationId}'],
+  },
+  OpenApiSpec: {
+    path: '/orgs/{organizationId}/openapi/{specSlug}',
+    idField: 'slug',
+    keyRules: { specSlug: limits.openApiSlug },
+    list: { on: 'Organization', field: 'openApiSpecs', description: 'OpenAPI specs of the organization' },
+    lookup: { field: 'openApiSpec', description: 'An OpenAPI spec by slug' },
+    writes: {
+      createOpenApiSpec: {
+        kind: 'create',
+        method: 'POST',
+        description: 'Creates an OpenAPI spec and queues its processing',
+        rules: orgSettingsBodies['openApiSpec.create'],
+        inputs: { source: 'OpenApiSpecSourceInput' },
+      },
+      updateOpenApiSpec: {
+        method: 'PUT',
+        description: 'Replaces the source of an OpenAPI spec, or creates it under this slug, and queues its processing',
+        rules: orgSettingsBodies['openApiSpec.put'],
+        inputs: { source: 'OpenApiSpecSourceInput' },
+      },
+      deleteOpenApiSpec: { kind: 'delete', method: 'DELETE', description: 'Deletes an OpenAPI spec' },
+    },
+  },
+  TranslationSettings: {
+    path: '/orgs/{organizationId}/translations/{translationSettingsId}',
+    list: { on: 'Organization', field: 'translations', description: 'Translation settings of the organization' },
+    lookup: { field: 'translationSettings', description: 'Translation settings by REST id' },
+    writes: {
+      createTranslationSettings: {
+        kind: 'create',
+        method: 'POST',
+        description: 'Creates translation settings',
+        rules: orgSettingsBodies['translationSettings.create'],
+        notes: { languages: 'Default: English only.' },
+      },
+      updateTranslationSettings: {
+        method: 'PUT',
+        description: 'Updates translation settings',
+        rules: orgSettingsBodies['translationSettings.update'],
+        notes: { languages: 'Unchanged when absent.' },
+      },
+      deleteTranslationSettings: { kind: 'delete', method: 'DELETE', description: 'Deletes translation settings' },
+    },
+  },
+  CustomFont: {
+    path: '/orgs/{organizationId}/fonts/{fontId}',
+    list: { on: 'Organization', field: 'fonts', description: 'Custom fonts of the organization' },
+    lookup: { field: 'customFont', description: 'A custom font by REST id' },
+    writes: {
+      createCustomFont: {
+        kind: 'create',
+        method: 'PUT',
+        description: 'Creates a custom font',
+        rules: orgSettingsBodies['font.create'],
+        notes: { fontFaces: `Weight ${REQUIRED_FONT_WEIGHT} is required.` },
+        inputs: { fontFaces: 'CustomFontFaceInput' },
+      },
+      updateCustomFont: {
+        method: 'POST',
+        description: 'Updates a custom font',
+        rules: orgSettingsBodies['font.update'],
+        notes: { fontFaces: `Changes by weight; weight ${REQUIRED_FONT_WEIGHT} must stay.` },
+        inputs: { fontFaces: 'CustomFontFaceChangeInput' },
+      },
+      deleteCustomFont: { kind: 'delete', method: 'DELETE', description: 'Deletes a custom font' },
+    },
+  },
+
+  // Users and integrations: platform-wide, outside any one organization.
+  User: {
+    path: '/users/{userId}',
+    restIdKey: true,
+    lookup: { field: 'user', description: 'A user by REST id' },
+  },
+  Integration: {
+    path: '/integrations/{integrationName}',
+    idField: 'name',
+    restIdKey: true,
+    keyRules: { integrationName: limits.integrationName },
+    list: {
+      on: 'Query',
+      field: 'integrations',
+      description: 'Public integrations and those of the caller’s organizations',
+      filters: {
+        search: string('Matches the name or title.'),
+        category: oneOf(INTEGRATION_CATEGORIES),
+        blockDomain: string('Integrations whose blocks unfurl URLs of this domain.'),
+        blocks: boolean('With (true) or without (false) blocks.'),
+        contentSources: boolean('With (true) or without (false) content sources.'),
+        owner: string('Id of the owner organization.'),
+        scope: string('Integrations that ask for this scope.'),
+        target: oneOf(INTEGRATION_TARGETS, 'Integrations installable on this target.'),
+      },
+    },
+    lookup: { field: 'integration', description: 'An integration by name' },
+    writes: {
+      publishIntegration: {
+        method: 'POST',
+        description: 'Publishes an integration, or a new version of it',
+        rules: integrationBodies['integration.publish'],
+        notes: {
+          organization: 'Id or hostname of the publishing organization.',
+          summary: 'Long-form markdown.',
+          icon: 'Base64 image.',
+          previewImages: 'Base64 images.',
+          configurations: 'Configuration schemas by level (`account`, `space`, `site`).',
+          script: 'The integration script.',
+          secrets: 'A map of strings stored with the integration and passed at runtime; never returned.',
+          contentSecurityPolicy: 'A policy string or an object of directive strings.',
+        },
+        inputs: {
+          scopes: 'String',
+          blocks: 'IntegrationBlockInput',
+          contentSources: 'IntegrationContentSourceInput',
+          externalLinks: 'IntegrationExternalLinkInput',
+        },
+      },
+      unpublishIntegration: { kind: 'delete', method: 'DELETE', description: 'Unpublishes an integration' },
+    },
   },
 
   // Sites and what lives under one site.

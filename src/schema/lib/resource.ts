@@ -181,6 +181,12 @@ function ruleType(rule: Rule): any {
   }
 }
 
+/** The type a write's `inputs` names: a registered input object or a scalar; a list of it for an array rule. */
+function namedInput(name: string, rule: Rule): any {
+  const type = inputObjects.get(name)?.ref ?? name;
+  return rule.kind === 'array' ? [type] : type;
+}
+
 const lowerFirst = (s: string) => s[0].toLowerCase() + s.slice(1);
 const seedPath = (template: string) => `\`${template}\``;
 
@@ -212,7 +218,7 @@ function deriveWrite(info: ResourceInfo, name: string, write: Write): void {
         ...Object.fromEntries(keyNames.map((k) => [k, t.string({ required: true })])),
         ...Object.fromEntries(
           Object.entries(rules).map(([field, rule]) => {
-            const type = write.inputs?.[field] ? inputObjects.get(write.inputs[field])!.ref : ruleType(rule);
+            const type = write.inputs?.[field] ? namedInput(write.inputs[field], rule) : ruleType(rule);
             const description = [write.notes?.[field], describeRule(rule)].filter(Boolean).join(' ');
             // A required field that may be null (a role: null for guests) is nullable in GraphQL; the rule asks for it.
             const required = Boolean(rule.required) && !rule.nullable;
@@ -225,9 +231,11 @@ function deriveWrite(info: ResourceInfo, name: string, write: Write): void {
       description: `${write.description} (\`${write.method} ${template}\`).`,
       resolve: async (_root, { input }, ctx) => {
         const values = input as Values;
+        const keyRules = Object.entries(info.spec.keyRules ?? {}).filter(([k]) => keyNames.includes(k));
+        if (keyRules.length) checkInput(Object.fromEntries(keyRules.map(([k, rule]) => [k, { ...rule, required: true }])), values);
         const body = write.body ?? restBody(values, keyNames);
         for (const [field, type] of Object.entries(write.inputs ?? {}))
-          if (body[field] !== undefined && body[field] !== null) body[field] = inputObjects.get(type)!.toRest?.(body[field]) ?? body[field];
+          if (body[field] !== undefined && body[field] !== null) body[field] = inputObjects.get(type)?.toRest?.(body[field]) ?? body[field];
         if (write.rules) checkInput(write.rules, body);
         const json = await ctx.rest.write<Json>(write.method, fillPath(template, values)!, write.method === 'DELETE' ? undefined : body, {
           invalidate: staleAfter(info, values),

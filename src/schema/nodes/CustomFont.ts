@@ -1,15 +1,30 @@
 import type { CustomizationFontDefinition as RestCustomFont, FontFace as RestFontFace, FontSource as RestFontSource } from '@gitbook/api';
 import { builder } from '../builder.js';
-import { forwardArgs, resolveList } from '../lib/connection.js';
 import { FontFormat } from '../lib/enums.js';
 import { orNull } from '../lib/fields.js';
-import { encodeKeys } from '../lib/node.js';
-import { orgScoped } from '../lib/orgScoped.js';
-import { Organization } from './Organization.js';
+import { edge, inputObject, resourceNode } from '../lib/resource.js';
 
 /** Custom fonts of an organization (`/orgs/{organizationId}/fonts/{fontId}`). */
-export const customFonts = orgScoped<RestCustomFont>('CustomFont', { segment: 'fonts', key: (f) => f.id });
-export const CustomFont = customFonts.ref;
+export const CustomFont = resourceNode<RestCustomFont & { organizationId: string }>('CustomFont');
+
+inputObject(
+  'CustomFontFaceInput',
+  builder.inputType('CustomFontFaceInput', {
+    description: 'One weight of a new font and the storage key of its file.',
+    fields: (t) => ({
+      weight: t.int({ required: true }),
+      storageKey: t.string({ required: true, description: 'Path of the uploaded file in storage.' }),
+    }),
+  }),
+);
+
+inputObject(
+  'CustomFontFaceChangeInput',
+  builder.inputType('CustomFontFaceChangeInput', {
+    description: 'Sets the file of a weight, or removes the weight with `storageKey: null` (required, may be null).',
+    fields: (t) => ({ weight: t.int({ required: true }), storageKey: t.string() }),
+  }),
+);
 
 const FontSource = builder.objectRef<RestFontSource>('FontSource').implement({
   description: 'A font file of a font face.',
@@ -42,31 +57,6 @@ CustomFont.implement({
     fontFamily: t.exposeString('fontFamily'),
     fontFaces: t.field({ type: [FontFace], resolve: (f) => f.fontFaces }),
     permissions: t.field({ type: CustomFontPermissions, resolve: (f) => f.permissions }),
-    organization: t.field({ type: Organization, nullable: true, resolve: (f) => f.organizationId }),
+    organization: edge(t, 'Organization', (f: { organizationId: string }) => [f.organizationId]),
   }),
 });
-
-export const CustomFontConnection = builder.connectionObject(
-  { type: CustomFont, name: 'CustomFontConnection' },
-  { name: 'CustomFontEdge' },
-);
-
-builder.objectField(Organization, 'fonts', (t) =>
-  t.field({
-    type: CustomFontConnection,
-    nullable: true,
-    description: 'Custom fonts of the organization (`GET /orgs/{organizationId}/fonts`).',
-    args: forwardArgs,
-    resolve: (org, args, ctx) => resolveList(ctx, args, customFonts.list(org.id)),
-  }),
-);
-
-builder.queryFields((t) => ({
-  customFont: t.field({
-    type: CustomFont,
-    nullable: true,
-    description: 'A custom font by REST id (`GET /orgs/{organizationId}/fonts/{fontId}`).',
-    args: { organizationId: t.arg.string({ required: true }), fontId: t.arg.string({ required: true }) },
-    resolve: (_root, { organizationId, fontId }) => encodeKeys([organizationId, fontId]),
-  }),
-}));

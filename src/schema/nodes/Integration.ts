@@ -14,20 +14,15 @@ import {
   IntegrationVisibility,
 } from '../lib/enums.js';
 import { orNull, urlsType } from '../lib/fields.js';
-import { restNodeRef, restPath } from '../lib/node.js';
+import { restPath } from '../lib/node.js';
+import { inputObject, resourceNode } from '../lib/resource.js';
 import { Organization } from './Organization.js';
 
 /** The seed's integration (its permissions also carry `install`); secrets are never part of it. */
 export type RestIntegration = RestIntegrationOfficial & { permissions: { install?: boolean } };
 
-export const integrationPath = (integrationName: string) => restPath`/integrations/${integrationName}`;
-
-export const Integration = restNodeRef<RestIntegration>('Integration', {
-  arity: 1,
-  restIdKey: true,
-  keys: (i) => [i.name],
-  path: ([integrationName]) => integrationPath(integrationName),
-});
+/** Integrations, keyed by name (`/integrations/{integrationName}`). */
+export const Integration = resourceNode<RestIntegration>('Integration');
 
 const IntegrationPermissions = builder.objectRef<RestIntegration['permissions']>('IntegrationPermissions').implement({
   description: 'What the caller may do with the integration (REST `permissions`).',
@@ -173,46 +168,54 @@ Integration.implement({
       args: { ...forwardArgs, externalId: t.arg.string({ description: 'Only installations with this external id.' }) },
       resolve: (i, { externalId, ...args }, ctx) =>
         resolveList<RestInstallation>(ctx, args, {
-          path: `${integrationPath(i.name)}/installations`,
+          path: restPath`/integrations/${i.name}/installations`,
           query: { externalId },
         }),
     }),
   }),
 });
 
-export const IntegrationConnection = builder.connectionObject(
-  { type: Integration, name: 'IntegrationConnection' },
-  { name: 'IntegrationEdge' },
-);
-
-builder.queryFields((t) => ({
-  integration: t.field({
-    type: Integration,
-    nullable: true,
-    description: 'An integration by name (`GET /integrations/{integrationName}`).',
-    args: { integrationName: t.arg.string({ required: true }) },
-    resolve: (_root, { integrationName }) => integrationName,
+// Input objects of publishIntegration's body fields (the mutation itself comes from src/schema/resources.ts).
+const IntegrationBlockMarkdownInput = builder.inputType('IntegrationBlockMarkdownInput', {
+  description: 'How a block is written in markdown: its code block name and body.',
+  fields: (t) => ({
+    codeblock: t.string({ required: true }),
+    body: t.string({ required: true }),
   }),
-  integrations: t.field({
-    type: IntegrationConnection,
-    nullable: true,
-    description: 'Public integrations and those of the caller’s organizations (`GET /integrations`).',
-    args: {
-      ...forwardArgs,
-      search: t.arg.string({ description: 'Matches the name or title.' }),
-      category: t.arg({ type: IntegrationCategory }),
-      blockDomain: t.arg.string({ description: 'Integrations whose blocks unfurl URLs of this domain.' }),
-      blocks: t.arg.boolean({ description: 'With (true) or without (false) blocks.' }),
-      contentSources: t.arg.boolean({ description: 'With (true) or without (false) content sources.' }),
-      owner: t.arg.string({ description: 'Id of the owner organization.' }),
-      scope: t.arg.string({ description: 'Integrations that ask for this scope.' }),
-      target: t.arg({ type: IntegrationTarget, description: 'Integrations installable on this target.' }),
-    },
-    resolve: (_root, { first, after, ...filters }, ctx) =>
-      resolveList<RestIntegration>(ctx, { first, after }, {
-        path: '/integrations',
-        query: filters,
-        itemPath: (i) => integrationPath(i.name),
-      }),
+});
+
+inputObject('IntegrationBlockInput', builder.inputType('IntegrationBlockInput', {
+  description: 'A custom block the integration defines (REST `blocks` item).',
+  fields: (t) => ({
+    id: t.string({ required: true }),
+    title: t.string({ required: true }),
+    description: t.string(),
+    icon: t.string(),
+    urlUnfurl: t.stringList(),
+    markdown: t.field({ type: IntegrationBlockMarkdownInput }),
+  }),
+}));
+
+const IntegrationContentSourceConfigurationInput = builder.inputType('IntegrationContentSourceConfigurationInput', {
+  description: 'The configuration of a content source: the component that configures it.',
+  fields: (t) => ({ componentId: t.string({ required: true }) }),
+});
+
+inputObject('IntegrationContentSourceInput', builder.inputType('IntegrationContentSourceInput', {
+  description: 'A content source the integration defines (REST `contentSources` item).',
+  fields: (t) => ({
+    id: t.string({ required: true }),
+    title: t.string({ required: true }),
+    description: t.string(),
+    icon: t.string(),
+    configuration: t.field({ type: IntegrationContentSourceConfigurationInput, required: true }),
+  }),
+}));
+
+inputObject('IntegrationExternalLinkInput', builder.inputType('IntegrationExternalLinkInput', {
+  description: 'A link to a page about the integration (at most 5).',
+  fields: (t) => ({
+    url: t.string({ required: true }),
+    label: t.string({ required: true }),
   }),
 }));
