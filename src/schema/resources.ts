@@ -37,8 +37,19 @@ export interface Write {
   /** What a body field means, beside what its rule says. */
   notes?: Record<string, string>;
   /** Body fields whose GraphQL type is not the rule's: an input object registered with `inputObject`,
-   * or a scalar name; a list of it for an array rule. */
-  inputs?: Record<string, string>;
+   * one derived from the object rule, or a scalar name; a list of it for an array rule. */
+  inputs?: Record<string, string | InputObjectSpec>;
+}
+
+/**
+ * An input object derived from a body field's object rule (or its array's item rule): a field per
+ * rule field; a nested object field is the input object `<Name><Field>Input` its note describes.
+ */
+export interface InputObjectSpec {
+  name: string;
+  description: string;
+  /** What a field means, beside what its rule says. */
+  notes?: Record<string, string>;
 }
 
 export interface Resource {
@@ -77,6 +88,30 @@ const string = (description: string): Filter => ({ kind: 'string', description }
 const boolean = (description: string): Filter => ({ kind: 'boolean', description });
 
 const oneOf = (values: readonly string[], description?: string): Filter => ({ kind: 'enum', values, description });
+
+/** A create (a write to the list), an update or other write that returns the object, a delete. */
+const create = (method: WriteMethod, description: string, rules: Fields, more: Partial<Write> = {}): Write => ({ kind: 'create', method, description, rules, ...more });
+const update = (method: WriteMethod, description: string, rules?: Fields, more: Partial<Write> = {}): Write => ({ method, description, rules, ...more });
+const remove = (description: string): Write => ({ kind: 'delete', method: 'DELETE', description });
+
+/** The source of an OpenAPI spec (create and replace). */
+const specSource: InputObjectSpec = {
+  name: 'OpenApiSpecSourceInput',
+  description: 'Where a spec comes from: exactly one of `url` and `text` (BAD_USER_INPUT otherwise).',
+  notes: { url: 'An absolute URL the spec is fetched from.', text: 'The spec itself, JSON or YAML.' },
+};
+
+const fontFaces = (name: string, description: string): InputObjectSpec => ({
+  name,
+  description,
+  notes: { storageKey: 'Path of the uploaded file in storage.' },
+});
+
+/** Nested input objects of an integration's blocks and content sources (their type descriptions). */
+const integrationComponentNotes = {
+  markdown: 'How a block is written in markdown: its code block name and body.',
+  configuration: 'The configuration of a content source: the component that configures it.',
+};
 
 /** What SAML provider body fields mean, beside their rules (create and update). */
 const samlNotes = {
@@ -160,14 +195,11 @@ export const RESOURCES = {
     },
     lookup: { field: 'member', description: 'A member by user id' },
     writes: {
-      updateMember: {
-        method: 'PATCH',
-        description: "Changes a member's role; the last admin cannot be demoted",
-        rules: organizationBodies['member.update'],
+      updateMember: update('PATCH', "Changes a member's role; the last admin cannot be demoted", organizationBodies['member.update'], {
         notes: { role: 'The new role; null makes the member a guest.' },
-      },
-      removeMember: { kind: 'delete', method: 'DELETE', description: 'Removes a member, or lets the caller leave' },
-      setMemberSso: { method: 'POST', path: '/orgs/{organizationId}/members/{userId}/sso', description: 'Makes a member sign in with SSO' },
+      }),
+      removeMember: remove('Removes a member, or lets the caller leave'),
+      setMemberSso: update('POST', 'Makes a member sign in with SSO', undefined, { path: '/orgs/{organizationId}/members/{userId}/sso' }),
     },
     stale: ['/orgs/{organizationId}'],
   },
@@ -176,9 +208,9 @@ export const RESOURCES = {
     list: { on: 'Organization', field: 'samlProviders', description: 'SAML providers of the organization, for admins' },
     lookup: { field: 'samlProvider', description: 'A SAML provider by REST id' },
     writes: {
-      createSamlProvider: { kind: 'create', method: 'POST', description: 'Adds a SAML provider', rules: organizationBodies['samlProvider.create'], notes: samlNotes },
-      updateSamlProvider: { method: 'PATCH', description: 'Changes a SAML provider', rules: organizationBodies['samlProvider.update'], notes: samlNotes },
-      deleteSamlProvider: { kind: 'delete', method: 'DELETE', description: 'Removes a SAML provider' },
+      createSamlProvider: create('POST', 'Adds a SAML provider', organizationBodies['samlProvider.create'], { notes: samlNotes }),
+      updateSamlProvider: update('PATCH', 'Changes a SAML provider', organizationBodies['samlProvider.update'], { notes: samlNotes }),
+      deleteSamlProvider: remove('Removes a SAML provider'),
     },
     stale: ['/orgs/{organizationId}'],
   },
@@ -189,20 +221,16 @@ export const RESOURCES = {
     list: { on: 'Organization', field: 'openApiSpecs', description: 'OpenAPI specs of the organization' },
     lookup: { field: 'openApiSpec', description: 'An OpenAPI spec by slug' },
     writes: {
-      createOpenApiSpec: {
-        kind: 'create',
-        method: 'POST',
-        description: 'Creates an OpenAPI spec and queues its processing',
-        rules: orgSettingsBodies['openApiSpec.create'],
-        inputs: { source: 'OpenApiSpecSourceInput' },
-      },
-      updateOpenApiSpec: {
-        method: 'PUT',
-        description: 'Replaces the source of an OpenAPI spec, or creates it under this slug, and queues its processing',
-        rules: orgSettingsBodies['openApiSpec.put'],
-        inputs: { source: 'OpenApiSpecSourceInput' },
-      },
-      deleteOpenApiSpec: { kind: 'delete', method: 'DELETE', description: 'Deletes an OpenAPI spec' },
+      createOpenApiSpec: create('POST', 'Creates an OpenAPI spec and queues its processing', orgSettingsBodies['openApiSpec.create'], {
+        inputs: { source: specSource },
+      }),
+      updateOpenApiSpec: update(
+        'PUT',
+        'Replaces the source of an OpenAPI spec, or creates it under this slug, and queues its processing',
+        orgSettingsBodies['openApiSpec.put'],
+        { inputs: { source: specSource } },
+      ),
+      deleteOpenApiSpec: remove('Deletes an OpenAPI spec'),
     },
   },
   TranslationSettings: {
@@ -210,20 +238,13 @@ export const RESOURCES = {
     list: { on: 'Organization', field: 'translations', description: 'Translation settings of the organization' },
     lookup: { field: 'translationSettings', description: 'Translation settings by REST id' },
     writes: {
-      createTranslationSettings: {
-        kind: 'create',
-        method: 'POST',
-        description: 'Creates translation settings',
-        rules: orgSettingsBodies['translationSettings.create'],
+      createTranslationSettings: create('POST', 'Creates translation settings', orgSettingsBodies['translationSettings.create'], {
         notes: { languages: 'Default: English only.' },
-      },
-      updateTranslationSettings: {
-        method: 'PUT',
-        description: 'Updates translation settings',
-        rules: orgSettingsBodies['translationSettings.update'],
+      }),
+      updateTranslationSettings: update('PUT', 'Updates translation settings', orgSettingsBodies['translationSettings.update'], {
         notes: { languages: 'Unchanged when absent.' },
-      },
-      deleteTranslationSettings: { kind: 'delete', method: 'DELETE', description: 'Deletes translation settings' },
+      }),
+      deleteTranslationSettings: remove('Deletes translation settings'),
     },
   },
   CustomFont: {
@@ -231,31 +252,20 @@ export const RESOURCES = {
     list: { on: 'Organization', field: 'fonts', description: 'Custom fonts of the organization' },
     lookup: { field: 'customFont', description: 'A custom font by REST id' },
     writes: {
-      createCustomFont: {
-        kind: 'create',
-        method: 'PUT',
-        description: 'Creates a custom font',
-        rules: orgSettingsBodies['font.create'],
-        notes: { fontFaces: `Weight ${REQUIRED_FONT_WEIGHT} is required.` },
-        inputs: { fontFaces: 'CustomFontFaceInput' },
-      },
-      updateCustomFont: {
-        method: 'POST',
-        description: 'Updates a custom font',
-        rules: orgSettingsBodies['font.update'],
+      createCustomFont: create('PUT', 'Creates a custom font', orgSettingsBodies['font.create'], {
+        notes: { fontFaces: `At least one face; weight ${REQUIRED_FONT_WEIGHT} is required.` },
+        inputs: { fontFaces: fontFaces('CustomFontFaceInput', 'One weight of a new font and the storage key of its file.') },
+      }),
+      updateCustomFont: update('POST', 'Updates a custom font', orgSettingsBodies['font.update'], {
         notes: { fontFaces: `Changes by weight; weight ${REQUIRED_FONT_WEIGHT} must stay.` },
-        inputs: { fontFaces: 'CustomFontFaceChangeInput' },
-      },
-      deleteCustomFont: { kind: 'delete', method: 'DELETE', description: 'Deletes a custom font' },
+        inputs: { fontFaces: fontFaces('CustomFontFaceChangeInput', 'Sets the file of a weight, or removes the weight with `storageKey: null`.') },
+      }),
+      deleteCustomFont: remove('Deletes a custom font'),
     },
   },
 
   // Users and integrations: platform-wide, outside any one organization.
-  User: {
-    path: '/users/{userId}',
-    restIdKey: true,
-    lookup: { field: 'user', description: 'A user by REST id' },
-  },
+  User: { path: '/users/{userId}', restIdKey: true, lookup: { field: 'user', description: 'A user by REST id' } },
   Integration: {
     path: '/integrations/{integrationName}',
     idField: 'name',
@@ -278,10 +288,7 @@ export const RESOURCES = {
     },
     lookup: { field: 'integration', description: 'An integration by name' },
     writes: {
-      publishIntegration: {
-        method: 'POST',
-        description: 'Publishes an integration, or a new version of it',
-        rules: integrationBodies['integration.publish'],
+      publishIntegration: update('POST', 'Publishes an integration, or a new version of it', integrationBodies['integration.publish'], {
         notes: {
           organization: 'Id or hostname of the publishing organization.',
           summary: 'Long-form markdown.',
@@ -294,12 +301,16 @@ export const RESOURCES = {
         },
         inputs: {
           scopes: 'String',
-          blocks: 'IntegrationBlockInput',
-          contentSources: 'IntegrationContentSourceInput',
-          externalLinks: 'IntegrationExternalLinkInput',
+          blocks: { name: 'IntegrationBlockInput', description: 'A custom block the integration defines (REST `blocks` item).', notes: integrationComponentNotes },
+          contentSources: {
+            name: 'IntegrationContentSourceInput',
+            description: 'A content source the integration defines (REST `contentSources` item).',
+            notes: integrationComponentNotes,
+          },
+          externalLinks: { name: 'IntegrationExternalLinkInput', description: 'A link to a page about the integration.' },
         },
-      },
-      unpublishIntegration: { kind: 'delete', method: 'DELETE', description: 'Unpublishes an integration' },
+      }),
+      unpublishIntegration: remove('Unpublishes an integration'),
     },
   },
 

@@ -2,29 +2,10 @@ import type { CustomizationFontDefinition as RestCustomFont, FontFace as RestFon
 import { builder } from '../builder.js';
 import { FontFormat } from '../lib/enums.js';
 import { orNull } from '../lib/fields.js';
-import { edge, inputObject, resourceNode } from '../lib/resource.js';
+import { edge, resourceNode } from '../lib/resource.js';
 
 /** Custom fonts of an organization (`/orgs/{organizationId}/fonts/{fontId}`). */
 export const CustomFont = resourceNode<RestCustomFont & { organizationId: string }>('CustomFont');
-
-inputObject(
-  'CustomFontFaceInput',
-  builder.inputType('CustomFontFaceInput', {
-    description: 'One weight of a new font and the storage key of its file.',
-    fields: (t) => ({
-      weight: t.int({ required: true }),
-      storageKey: t.string({ required: true, description: 'Path of the uploaded file in storage.' }),
-    }),
-  }),
-);
-
-inputObject(
-  'CustomFontFaceChangeInput',
-  builder.inputType('CustomFontFaceChangeInput', {
-    description: 'Sets the file of a weight, or removes the weight with `storageKey: null` (required, may be null).',
-    fields: (t) => ({ weight: t.int({ required: true }), storageKey: t.string() }),
-  }),
-);
 
 const FontSource = builder.objectRef<RestFontSource>('FontSource').implement({
   description: 'A font file of a font face.',

@@ -15,7 +15,7 @@ import {
 } from '../lib/enums.js';
 import { orNull, urlsType } from '../lib/fields.js';
 import { restPath } from '../lib/node.js';
-import { inputObject, resourceNode } from '../lib/resource.js';
+import { resourceNode } from '../lib/resource.js';
 import { Organization } from './Organization.js';
 
 /** The seed's integration (its permissions also carry `install`); secrets are never part of it. */
@@ -175,47 +175,3 @@ Integration.implement({
   }),
 });
 
-// Input objects of publishIntegration's body fields (the mutation itself comes from src/schema/resources.ts).
-const IntegrationBlockMarkdownInput = builder.inputType('IntegrationBlockMarkdownInput', {
-  description: 'How a block is written in markdown: its code block name and body.',
-  fields: (t) => ({
-    codeblock: t.string({ required: true }),
-    body: t.string({ required: true }),
-  }),
-});
-
-inputObject('IntegrationBlockInput', builder.inputType('IntegrationBlockInput', {
-  description: 'A custom block the integration defines (REST `blocks` item).',
-  fields: (t) => ({
-    id: t.string({ required: true }),
-    title: t.string({ required: true }),
-    description: t.string(),
-    icon: t.string(),
-    urlUnfurl: t.stringList(),
-    markdown: t.field({ type: IntegrationBlockMarkdownInput }),
-  }),
-}));
-
-const IntegrationContentSourceConfigurationInput = builder.inputType('IntegrationContentSourceConfigurationInput', {
-  description: 'The configuration of a content source: the component that configures it.',
-  fields: (t) => ({ componentId: t.string({ required: true }) }),
-});
-
-inputObject('IntegrationContentSourceInput', builder.inputType('IntegrationContentSourceInput', {
-  description: 'A content source the integration defines (REST `contentSources` item).',
-  fields: (t) => ({
-    id: t.string({ required: true }),
-    title: t.string({ required: true }),
-    description: t.string(),
-    icon: t.string(),
-    configuration: t.field({ type: IntegrationContentSourceConfigurationInput, required: true }),
-  }),
-}));
-
-inputObject('IntegrationExternalLinkInput', builder.inputType('IntegrationExternalLinkInput', {
-  description: 'A link to a page about the integration (at most 5).',
-  fields: (t) => ({
-    url: t.string({ required: true }),
-    label: t.string({ required: true }),
-  }),
-}));

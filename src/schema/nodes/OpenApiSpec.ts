@@ -2,23 +2,12 @@ import type { OpenAPISpec as RestOpenApiSpec } from '@gitbook/api';
 import { builder } from '../builder.js';
 import { OpenApiProcessErrorCode, OpenApiProcessingState } from '../lib/enums.js';
 import { orNull, urlsType } from '../lib/fields.js';
-import { edge, inputObject, resourceNode } from '../lib/resource.js';
+import { edge, resourceNode } from '../lib/resource.js';
 
 type RestSpec = RestOpenApiSpec & { organizationId: string };
 
 /** OpenAPI specs of an organization, keyed by slug (`/orgs/{organizationId}/openapi/{specSlug}`). */
 export const OpenApiSpec = resourceNode<RestSpec>('OpenApiSpec');
-
-inputObject(
-  'OpenApiSpecSourceInput',
-  builder.inputType('OpenApiSpecSourceInput', {
-    description: 'Where a spec comes from: exactly one of `url` and `text` (BAD_USER_INPUT otherwise).',
-    fields: (t) => ({
-      url: t.string({ description: 'An absolute URL the spec is fetched from.' }),
-      text: t.string({ description: 'The spec itself, JSON or YAML.' }),
-    }),
-  }),
-);
 
 const OpenApiSpecPermissions = builder.objectRef<RestOpenApiSpec['permissions']>('OpenApiSpecPermissions').implement({
   description: 'What the caller may do with the spec (REST `permissions`).',
