@@ -101,11 +101,7 @@ const specSource: InputObjectSpec = {
   notes: { url: 'An absolute URL the spec is fetched from.', text: 'The spec itself, JSON or YAML.' },
 };
 
-const fontFaces = (name: string, description: string): InputObjectSpec => ({
-  name,
-  description,
-  notes: { storageKey: 'Path of the uploaded file in storage.' },
-});
+const fontFaces = (name: string, description: string): InputObjectSpec => ({ name, description, notes: { storageKey: 'Path of the uploaded file in storage.' } });
 
 /** Nested input objects of an integration's blocks and content sources (their type descriptions). */
 const integrationComponentNotes = {

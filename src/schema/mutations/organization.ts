@@ -1,6 +1,6 @@
 /**
- * Writes to an organization that are not a write of one of its resources (those come from
- * src/schema/resources.ts): invites by email, joining with an invite, and the activity ping.
+ * Writes to an organization that are no write of one of its resources (those come from
+ * src/schema/resources.ts): invites by email, joining with an invite, the activity ping.
  */
 import { organizationBodies as bodies } from '../../api/bodies/organizations.js';
 import { builder } from '../builder.js';
@@ -10,13 +10,14 @@ import { restPath } from '../lib/node.js';
 import { edge } from '../lib/resource.js';
 import { User } from '../nodes/User.js';
 
-type OfOrganization = { organizationId: string };
-
 /** The payload's organization, as it is after the write. */
-const organization = (t: any) => edge(t, 'Organization', (p: OfOrganization) => [p.organizationId]);
+const organization = (t: any) => edge(t, 'Organization', (p: { organizationId: string }) => [p.organizationId]);
 
-/** Everything read under the organization: counts and permissions shown across it change. */
-const underOrganization = (organizationId: string) => [restPath`/orgs/${organizationId}`];
+/** A write under the organization: every read under it is forgotten (counts and permissions across it change). */
+const orgWrite = <T>(ctx: any, organizationId: string, path: string, body?: unknown, invalidate = [restPath`/orgs/${organizationId}`]) =>
+  ctx.rest.write('POST', path, body, { invalidate }) as Promise<T>;
+
+type Invited = { users: string[]; invited: number; failedSSOEmails: string[] };
 
 builder.relayMutationField(
   'inviteToOrganization',
@@ -31,14 +32,10 @@ builder.relayMutationField(
   {
     description:
       'Invites people by email (`POST /orgs/{organizationId}/invites`): existing users join at once, others get a pending invite.',
-    resolve: async (_root, { input }, ctx) => {
-      const body = restBody(input, ['organizationId']);
+    resolve: async (_root, { input: { organizationId, ...input } }, ctx) => {
+      const body = restBody(input);
       checkInput(bodies['invite.create'], body);
-      const path = restPath`/orgs/${input.organizationId}/invites`;
-      const result = await ctx.rest.write<{ users: string[]; invited: number; failedSSOEmails: string[] }>('POST', path, body, {
-        invalidate: underOrganization(input.organizationId),
-      });
-      return { ...result, organizationId: input.organizationId };
+      return { ...(await orgWrite<Invited>(ctx, organizationId, restPath`/orgs/${organizationId}/invites`, body)), organizationId };
     },
   },
   {
@@ -56,10 +53,10 @@ builder.relayMutationField(
   { inputFields: (t) => ({ organizationId: t.string({ required: true }), inviteId: t.string({ required: true }) }) },
   {
     description: 'The caller joins with an email or link invite (`POST /orgs/{organizationId}/invites/{inviteId}`).',
-    resolve: async (_root, { input }, ctx) => {
+    resolve: async (_root, { input: { organizationId, inviteId } }, ctx) => {
       // The caller's organizations change too, so every organization read is forgotten.
-      await ctx.rest.write('POST', restPath`/orgs/${input.organizationId}/invites/${input.inviteId}`, undefined, { invalidate: ['/orgs'] });
-      return { organizationId: input.organizationId };
+      await orgWrite(ctx, organizationId, restPath`/orgs/${organizationId}/invites/${inviteId}`, undefined, ['/orgs']);
+      return { organizationId };
     },
   },
   { outputFields: (t) => ({ organization: organization(t) }) },
@@ -70,11 +67,10 @@ builder.relayMutationField(
   { inputFields: (t) => ({ organizationId: t.string({ required: true }) }) },
   {
     description: "Records the caller's activity in the organization (`POST /orgs/{organizationId}/ping`).",
-    resolve: async (_root, { input }, ctx) => {
-      const path = restPath`/orgs/${input.organizationId}/ping`;
-      const res = await ctx.rest.write<{ platformVisitorClaims: string }>('POST', path, undefined, { invalidate: underOrganization(input.organizationId) });
-      return { organizationId: input.organizationId, platformVisitorClaims: res.platformVisitorClaims };
-    },
+    resolve: async (_root, { input: { organizationId } }, ctx) => ({
+      ...(await orgWrite<{ platformVisitorClaims: string }>(ctx, organizationId, restPath`/orgs/${organizationId}/ping`)),
+      organizationId,
+    }),
   },
   {
     outputFields: (t) => ({

@@ -17,17 +17,12 @@ const FontSource = builder.objectRef<RestFontSource>('FontSource').implement({
 
 const FontFace = builder.objectRef<RestFontFace>('FontFace').implement({
   description: 'One weight of a font and its files.',
-  fields: (t) => ({
-    weight: t.exposeInt('weight'),
-    sources: t.field({ type: [FontSource], resolve: (f) => f.sources }),
-  }),
+  fields: (t) => ({ weight: t.exposeInt('weight'), sources: t.field({ type: [FontSource], resolve: (f) => f.sources }) }),
 });
 
 const CustomFontPermissions = builder.objectRef<RestCustomFont['permissions']>('CustomFontPermissions').implement({
   description: 'What the caller may do with the font (REST `permissions`).',
-  fields: (t) => ({
-    edit: t.exposeBoolean('edit'),
-  }),
+  fields: (t) => ({ edit: t.exposeBoolean('edit') }),
 });
 
 CustomFont.implement({

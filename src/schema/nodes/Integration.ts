@@ -1,21 +1,12 @@
-import type {
-  IntegrationBlock as RestIntegrationBlock,
-  IntegrationContentSource as RestIntegrationContentSource,
-  IntegrationInstallation as RestInstallation,
-  Integration as RestIntegrationOfficial,
-} from '@gitbook/api';
+import type { IntegrationBlock as RestBlock, IntegrationContentSource as RestContentSource } from '@gitbook/api';
+import type { IntegrationInstallation as RestInstallation, Integration as RestIntegrationOfficial } from '@gitbook/api';
 import { builder } from '../builder.js';
 import { forwardArgs, resolveList } from '../lib/connection.js';
-import {
-  IntegrationCategory,
-  IntegrationInstallationSelection,
-  IntegrationInstallationStatus,
-  IntegrationTarget,
-  IntegrationVisibility,
-} from '../lib/enums.js';
+import { IntegrationCategory, IntegrationInstallationSelection, IntegrationInstallationStatus } from '../lib/enums.js';
+import { IntegrationTarget, IntegrationVisibility } from '../lib/enums.js';
 import { orNull, urlsType } from '../lib/fields.js';
 import { restPath } from '../lib/node.js';
-import { resourceNode } from '../lib/resource.js';
+import { edge, resourceNode } from '../lib/resource.js';
 import { Organization } from './Organization.js';
 
 /** The seed's integration (its permissions also carry `install`); secrets are never part of it. */
@@ -32,68 +23,52 @@ const IntegrationPermissions = builder.objectRef<RestIntegration['permissions']>
   }),
 });
 
-const IntegrationBlockMarkdown = builder
-  .objectRef<NonNullable<RestIntegrationBlock['markdown']>>('IntegrationBlockMarkdown')
-  .implement({
-    description: 'How a block is written in markdown: its code block name and body.',
-    fields: (t) => ({
-      codeblock: t.exposeString('codeblock'),
-      body: t.exposeString('body'),
-    }),
-  });
+const IntegrationBlockMarkdown = builder.objectRef<NonNullable<RestBlock['markdown']>>('IntegrationBlockMarkdown').implement({
+  description: 'How a block is written in markdown: its code block name and body.',
+  fields: (t) => ({ codeblock: t.exposeString('codeblock'), body: t.exposeString('body') }),
+});
 
-const IntegrationBlock = builder.objectRef<RestIntegrationBlock>('IntegrationBlock').implement({
+/** The fields a block and a content source share. `id` is a global id everywhere in the graph
+ * (clients cache objects by it): REST `id` is `restId`. */
+const componentFields = (t: any, what: string) => ({
+  restId: t.exposeString('id', { description: `The REST id of the ${what} within its integration.` }),
+  title: t.exposeString('title'),
+  description: t.string({ nullable: true, resolve: (c: RestBlock) => orNull(c.description) }),
+  icon: t.string({ nullable: true, resolve: (c: RestBlock) => orNull(c.icon) }),
+});
+
+const IntegrationBlock = builder.objectRef<RestBlock>('IntegrationBlock').implement({
   description: 'A custom block defined by an integration.',
   fields: (t) => ({
-    // `id` is a global id everywhere in the graph (clients cache objects by it): REST `id` is `restId`.
-    restId: t.exposeString('id', { description: 'The REST id of the block within its integration.' }),
-    title: t.exposeString('title'),
-    description: t.string({ nullable: true, resolve: (b) => orNull(b.description) }),
-    icon: t.string({ nullable: true, resolve: (b) => orNull(b.icon) }),
+    ...componentFields(t, 'block'),
     urlUnfurl: t.stringList({ resolve: (b) => b.urlUnfurl ?? [] }),
     markdown: t.field({ type: IntegrationBlockMarkdown, nullable: true, resolve: (b) => orNull(b.markdown) }),
   }),
 });
 
 const IntegrationContentSourceConfiguration = builder
-  .objectRef<RestIntegrationContentSource['configuration']>('IntegrationContentSourceConfiguration')
+  .objectRef<RestContentSource['configuration']>('IntegrationContentSourceConfiguration')
   .implement({
     description: 'The configuration of a content source: the component that configures it.',
     fields: (t) => ({ componentId: t.exposeString('componentId') }),
   });
 
-const IntegrationContentSource = builder.objectRef<RestIntegrationContentSource>('IntegrationContentSource').implement({
+const IntegrationContentSource = builder.objectRef<RestContentSource>('IntegrationContentSource').implement({
   description: 'A content source defined by an integration.',
   fields: (t) => ({
-    restId: t.exposeString('id', { description: 'The REST id of the content source within its integration.' }),
-    title: t.exposeString('title'),
-    description: t.string({ nullable: true, resolve: (s) => orNull(s.description) }),
-    icon: t.string({ nullable: true, resolve: (s) => orNull(s.icon) }),
+    ...componentFields(t, 'content source'),
     configuration: t.field({ type: IntegrationContentSourceConfiguration, resolve: (s) => s.configuration }),
   }),
 });
 
 const IntegrationExternalLink = builder.objectRef<{ url: string; label: string }>('IntegrationExternalLink').implement({
   description: 'A link to a page about the integration.',
-  fields: (t) => ({
-    url: t.exposeString('url'),
-    label: t.exposeString('label'),
-  }),
+  fields: (t) => ({ url: t.exposeString('url'), label: t.exposeString('label') }),
 });
 
-const IntegrationInstallationUrls = urlsType('IntegrationInstallationUrls', 'an integration installation', [
-  'location',
-  'app',
-  'publicEndpoint',
-  'publicContentEndpoint',
-]);
-
-const IntegrationUrls = urlsType(
-  'IntegrationUrls',
-  'an integration',
-  ['location', 'app', 'assets', 'publicEndpoint', 'publicContentEndpoint'],
-  ['icon'],
-);
+const ENDPOINTS = ['publicEndpoint', 'publicContentEndpoint'];
+const IntegrationInstallationUrls = urlsType('IntegrationInstallationUrls', 'an integration installation', ['location', 'app', ...ENDPOINTS]);
+const IntegrationUrls = urlsType('IntegrationUrls', 'an integration', ['location', 'app', 'assets', ...ENDPOINTS], ['icon']);
 
 const IntegrationInstallation = builder.objectRef<RestInstallation>('IntegrationInstallation').implement({
   description: 'An installation of an integration in an organization.',
@@ -109,11 +84,8 @@ const IntegrationInstallation = builder.objectRef<RestInstallation>('Integration
     updatedAt: t.field({ type: 'DateTime', resolve: (i) => i.updatedAt }),
     urls: t.field({ type: IntegrationInstallationUrls, resolve: (i) => i.urls }),
     target: t.field({ type: 'JSON', resolve: (i) => i.target }),
-    organization: t.field({
-      type: Organization,
-      nullable: true,
+    organization: edge(t, 'Organization', (i: RestInstallation) => [i.target.organization], {
       description: 'The organization the integration is installed in.',
-      resolve: (i) => i.target.organization,
     }),
   }),
 });
@@ -122,6 +94,10 @@ const IntegrationInstallationConnection = builder.connectionObject(
   { type: IntegrationInstallation, name: 'IntegrationInstallationConnection' },
   { name: 'IntegrationInstallationEdge' },
 );
+
+/** An open-ended part of the integration (JSON), null when absent. */
+const json = (t: any, description: string, read: (i: RestIntegration) => unknown) =>
+  t.field({ type: 'JSON', nullable: true, description, resolve: (i: RestIntegration) => orNull(read(i)) });
 
 Integration.implement({
   description: 'An integration published on the platform, owned by an organization.',
@@ -140,19 +116,9 @@ Integration.implement({
     categories: t.field({ type: [IntegrationCategory], resolve: (i) => i.categories as never }),
     blocks: t.field({ type: [IntegrationBlock], resolve: (i) => i.blocks ?? [] }),
     contentSources: t.field({ type: [IntegrationContentSource], resolve: (i) => i.contentSources ?? [] }),
-    configurations: t.field({
-      type: 'JSON',
-      nullable: true,
-      description: 'Configuration schemas by level (`account`, `space`, `site`).',
-      resolve: (i) => orNull(i.configurations),
-    }),
+    configurations: json(t, 'Configuration schemas by level (`account`, `space`, `site`).', (i) => i.configurations),
     externalLinks: t.field({ type: [IntegrationExternalLink], resolve: (i) => i.externalLinks }),
-    contentSecurityPolicy: t.field({
-      type: 'JSON',
-      nullable: true,
-      description: 'A policy string or an object of directives.',
-      resolve: (i) => orNull(i.contentSecurityPolicy),
-    }),
+    contentSecurityPolicy: json(t, 'A policy string or an object of directives.', (i) => i.contentSecurityPolicy),
     urls: t.field({ type: IntegrationUrls, resolve: (i) => i.urls as never }),
     permissions: t.field({ type: IntegrationPermissions, resolve: (i) => i.permissions }),
     owner: t.field({
@@ -167,10 +133,7 @@ Integration.implement({
       description: 'Installations the caller may see (`GET /integrations/{integrationName}/installations`).',
       args: { ...forwardArgs, externalId: t.arg.string({ description: 'Only installations with this external id.' }) },
       resolve: (i, { externalId, ...args }, ctx) =>
-        resolveList<RestInstallation>(ctx, args, {
-          path: restPath`/integrations/${i.name}/installations`,
-          query: { externalId },
-        }),
+        resolveList<RestInstallation>(ctx, args, { path: restPath`/integrations/${i.name}/installations`, query: { externalId } }),
     }),
   }),
 });

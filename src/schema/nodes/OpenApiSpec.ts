@@ -11,18 +11,12 @@ export const OpenApiSpec = resourceNode<RestSpec>('OpenApiSpec');
 
 const OpenApiSpecPermissions = builder.objectRef<RestOpenApiSpec['permissions']>('OpenApiSpecPermissions').implement({
   description: 'What the caller may do with the spec (REST `permissions`).',
-  fields: (t) => ({
-    view: t.exposeBoolean('view'),
-    edit: t.exposeBoolean('edit'),
-  }),
+  fields: (t) => ({ view: t.exposeBoolean('view'), edit: t.exposeBoolean('edit') }),
 });
 
 const OpenApiProcessError = builder.objectRef<{ code: string; message: string }>('OpenApiProcessError').implement({
   description: 'An error found by the last processing of a spec.',
-  fields: (t) => ({
-    code: t.exposeString('code'),
-    message: t.exposeString('message'),
-  }),
+  fields: (t) => ({ code: t.exposeString('code'), message: t.exposeString('message') }),
 });
 
 const OpenApiSpecUrls = urlsType('OpenApiSpecUrls', 'an OpenAPI spec', ['location', 'app'], ['published']);

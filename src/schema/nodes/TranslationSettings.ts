@@ -18,14 +18,10 @@ export interface RestTranslationSettings {
 /** Translation settings of an organization (`/orgs/{organizationId}/translations/{translationSettingsId}`). */
 export const TranslationSettings = resourceNode<RestTranslationSettings & { organizationId: string }>('TranslationSettings');
 
-const TranslationSettingsPermissions = builder
-  .objectRef<RestTranslationSettings['permissions']>('TranslationSettingsPermissions')
-  .implement({
-    description: 'What the caller may do with the translation settings (REST `permissions`).',
-    fields: (t) => ({
-      edit: t.exposeBoolean('edit'),
-    }),
-  });
+const TranslationSettingsPermissions = builder.objectRef<{ edit: boolean }>('TranslationSettingsPermissions').implement({
+  description: 'What the caller may do with the translation settings (REST `permissions`).',
+  fields: (t) => ({ edit: t.exposeBoolean('edit') }),
+});
 
 const TranslationSettingsUrls = urlsType('TranslationSettingsUrls', 'translation settings', ['location']);
 
