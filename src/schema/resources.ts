@@ -10,7 +10,10 @@
  * Path templates use the seed's path parameter names; those names are the global id's keys, the
  * lookup's arguments and the mutation inputs' key fields.
  */
-import { organizationBodies } from '../api/bodies/organizations.js';
+import { integrationBodies } from '../api/bodies/integrations.js';
+import { MEMBER_ROLE_FILTERS, organizationBodies } from '../api/bodies/organizations.js';
+import { orgSettingsBodies, REQUIRED_FONT_WEIGHT } from '../api/bodies/orgSettings.js';
+import { INTEGRATION_CATEGORIES, INTEGRATION_TARGETS, limits, MEMBER_SORTS, ORDERS } from '../api/rules.js';
 import { siteBodies } from '../api/bodies/sites.js';
 import type { Fields, Rule } from '../api/validate.js';
 import type { WriteMethod } from './restLoader.js';
@@ -33,13 +36,25 @@ export interface Write {
   rules?: Fields;
   /** What a body field means, beside what its rule says. */
   notes?: Record<string, string>;
-  /** Body fields whose GraphQL type is an input object, by name (registered with `inputObject`). */
-  inputs?: Record<string, string>;
+  /** Body fields whose GraphQL type is not the rule's: an input object registered with `inputObject`,
+   * one derived from the object rule, or a scalar name; a list of it for an array rule. */
+  inputs?: Record<string, string | InputObjectSpec>;
   /** REST answers with an object of another (non-node) type: the payload holds it under `field`,
    * and the resource as read after the write. */
   returns?: { field: string; type: string };
   /** REST answers nothing: the payload's object is read again when selected. */
   empty?: boolean;
+}
+
+/**
+ * An input object derived from a body field's object rule (or its array's item rule): a field per
+ * rule field; a nested object field is the input object `<Name><Field>Input` its note describes.
+ */
+export interface InputObjectSpec {
+  name: string;
+  description: string;
+  /** What a field means, beside what its rule says. */
+  notes?: Record<string, string>;
 }
 
 export interface Resource {
@@ -52,6 +67,8 @@ export interface Resource {
   /** REST has neither a GET nor a list of it: it is embedded in the `field` of the `resource` of
    * its other keys (with `listedOnly`), and refetched by finding that object. */
   within?: { resource: string; field: string };
+  /** Rules of path parameters (a slug's pattern), checked before a write: BAD_USER_INPUT, no REST call. */
+  keyRules?: Fields;
   /** Also a federation entity keyed by `restId` (resources of one key). */
   restIdKey?: boolean;
   /** The REST list, as a connection field of the parent type. */
@@ -88,6 +105,37 @@ const UPDATE_NOTES = {
   condition: 'Absent keeps the condition; null removes it.',
   icon: 'Absent keeps the icon; null removes it.',
   description: 'Absent keeps the description; null removes it.',
+};
+
+const oneOf = (values: readonly string[], description?: string): Filter => ({ kind: 'enum', values, description });
+
+/** A create (a write to the list), an update or other write that returns the object, a delete. */
+const create = (method: WriteMethod, description: string, rules: Fields, more: Partial<Write> = {}): Write => ({ kind: 'create', method, description, rules, ...more });
+const update = (method: WriteMethod, description: string, rules?: Fields, more: Partial<Write> = {}): Write => ({ method, description, rules, ...more });
+const remove = (description: string): Write => ({ kind: 'delete', method: 'DELETE', description });
+
+/** The source of an OpenAPI spec (create and replace). */
+const specSource: InputObjectSpec = {
+  name: 'OpenApiSpecSourceInput',
+  description: 'Where a spec comes from: exactly one of `url` and `text` (BAD_USER_INPUT otherwise).',
+  notes: { url: 'An absolute URL the spec is fetched from.', text: 'The spec itself, JSON or YAML.' },
+};
+
+const fontFaces = (name: string, description: string): InputObjectSpec => ({ name, description, notes: { storageKey: 'Path of the uploaded file in storage.' } });
+
+/** Nested input objects of an integration's blocks and content sources (their type descriptions). */
+const integrationComponentNotes = {
+  markdown: 'How a block is written in markdown: its code block name and body.',
+  configuration: 'The configuration of a content source: the component that configures it.',
+};
+
+/** What SAML provider body fields mean, beside their rules (create and update). */
+const samlNotes = {
+  entityID: "The identity provider's entity ID.",
+  certificate: "The identity provider's certificate.",
+  ssoURL: "The identity provider's sign-in URL.",
+  defaultTeam: 'Id of a team new members join; null clears it.',
+  defaultRole: 'Role of new members; null for guests.',
 };
 
 export const RESOURCES = {
@@ -146,6 +194,140 @@ export const RESOURCES = {
       deleteLinkInvite: { kind: 'delete', method: 'DELETE', description: 'Deletes a link invite' },
     },
     stale: ['/orgs/{organizationId}'],
+  },
+
+  Member: {
+    path: '/orgs/{organizationId}/members/{userId}',
+    list: {
+      on: 'Organization',
+      field: 'members',
+      description: 'Members of the organization',
+      filters: {
+        role: oneOf(MEMBER_ROLE_FILTERS, 'Only members with this role (GUEST: without a role).'),
+        search: string('Matches the display name and the email.'),
+        sort: oneOf(MEMBER_SORTS, 'JOINED_AT (default) or LAST_SEEN_AT (active members only).'),
+        order: oneOf(ORDERS, 'DESC by default.'),
+      },
+    },
+    lookup: { field: 'member', description: 'A member by user id' },
+    writes: {
+      updateMember: update('PATCH', "Changes a member's role; the last admin cannot be demoted", organizationBodies['member.update'], {
+        notes: { role: 'The new role; null makes the member a guest.' },
+      }),
+      removeMember: remove('Removes a member, or lets the caller leave'),
+      setMemberSso: update('POST', 'Makes a member sign in with SSO', undefined, { path: '/orgs/{organizationId}/members/{userId}/sso' }),
+    },
+    stale: ['/orgs/{organizationId}'],
+  },
+  SamlProvider: {
+    path: '/orgs/{organizationId}/saml/{samlProviderId}',
+    list: { on: 'Organization', field: 'samlProviders', description: 'SAML providers of the organization, for admins' },
+    lookup: { field: 'samlProvider', description: 'A SAML provider by REST id' },
+    writes: {
+      createSamlProvider: create('POST', 'Adds a SAML provider', organizationBodies['samlProvider.create'], { notes: samlNotes }),
+      updateSamlProvider: update('PATCH', 'Changes a SAML provider', organizationBodies['samlProvider.update'], { notes: samlNotes }),
+      deleteSamlProvider: remove('Removes a SAML provider'),
+    },
+    stale: ['/orgs/{organizationId}'],
+  },
+  OpenApiSpec: {
+    path: '/orgs/{organizationId}/openapi/{specSlug}',
+    idField: 'slug',
+    keyRules: { specSlug: limits.openApiSlug },
+    list: { on: 'Organization', field: 'openApiSpecs', description: 'OpenAPI specs of the organization' },
+    lookup: { field: 'openApiSpec', description: 'An OpenAPI spec by slug' },
+    writes: {
+      createOpenApiSpec: create('POST', 'Creates an OpenAPI spec and queues its processing', orgSettingsBodies['openApiSpec.create'], {
+        inputs: { source: specSource },
+      }),
+      updateOpenApiSpec: update(
+        'PUT',
+        'Replaces the source of an OpenAPI spec, or creates it under this slug, and queues its processing',
+        orgSettingsBodies['openApiSpec.put'],
+        { inputs: { source: specSource } },
+      ),
+      deleteOpenApiSpec: remove('Deletes an OpenAPI spec'),
+    },
+  },
+  TranslationSettings: {
+    path: '/orgs/{organizationId}/translations/{translationSettingsId}',
+    list: { on: 'Organization', field: 'translations', description: 'Translation settings of the organization' },
+    lookup: { field: 'translationSettings', description: 'Translation settings by REST id' },
+    writes: {
+      createTranslationSettings: create('POST', 'Creates translation settings', orgSettingsBodies['translationSettings.create'], {
+        notes: { languages: 'Default: English only.' },
+      }),
+      updateTranslationSettings: update('PUT', 'Updates translation settings', orgSettingsBodies['translationSettings.update'], {
+        notes: { languages: 'Unchanged when absent.' },
+      }),
+      deleteTranslationSettings: remove('Deletes translation settings'),
+    },
+  },
+  CustomFont: {
+    path: '/orgs/{organizationId}/fonts/{fontId}',
+    list: { on: 'Organization', field: 'fonts', description: 'Custom fonts of the organization' },
+    lookup: { field: 'customFont', description: 'A custom font by REST id' },
+    writes: {
+      createCustomFont: create('PUT', 'Creates a custom font', orgSettingsBodies['font.create'], {
+        notes: { fontFaces: `At least one face; weight ${REQUIRED_FONT_WEIGHT} is required.` },
+        inputs: { fontFaces: fontFaces('CustomFontFaceInput', 'One weight of a new font and the storage key of its file.') },
+      }),
+      updateCustomFont: update('POST', 'Updates a custom font', orgSettingsBodies['font.update'], {
+        notes: { fontFaces: `Changes by weight; weight ${REQUIRED_FONT_WEIGHT} must stay.` },
+        inputs: { fontFaces: fontFaces('CustomFontFaceChangeInput', 'Sets the file of a weight, or removes the weight with `storageKey: null`.') },
+      }),
+      deleteCustomFont: remove('Deletes a custom font'),
+    },
+  },
+
+  // Users and integrations: platform-wide, outside any one organization.
+  User: { path: '/users/{userId}', restIdKey: true, lookup: { field: 'user', description: 'A user by REST id' } },
+  Integration: {
+    path: '/integrations/{integrationName}',
+    idField: 'name',
+    restIdKey: true,
+    keyRules: { integrationName: limits.integrationName },
+    list: {
+      on: 'Query',
+      field: 'integrations',
+      description: 'Public integrations and those of the caller’s organizations',
+      filters: {
+        search: string('Matches the name or title.'),
+        category: oneOf(INTEGRATION_CATEGORIES),
+        blockDomain: string('Integrations whose blocks unfurl URLs of this domain.'),
+        blocks: boolean('With (true) or without (false) blocks.'),
+        contentSources: boolean('With (true) or without (false) content sources.'),
+        owner: string('Id of the owner organization.'),
+        scope: string('Integrations that ask for this scope.'),
+        target: oneOf(INTEGRATION_TARGETS, 'Integrations installable on this target.'),
+      },
+    },
+    lookup: { field: 'integration', description: 'An integration by name' },
+    writes: {
+      publishIntegration: update('POST', 'Publishes an integration, or a new version of it', integrationBodies['integration.publish'], {
+        notes: {
+          organization: 'Id or hostname of the publishing organization.',
+          summary: 'Long-form markdown.',
+          icon: 'Base64 image.',
+          previewImages: 'Base64 images.',
+          configurations: 'Configuration schemas by level (`account`, `space`, `site`).',
+          script: 'The integration script.',
+          secrets: 'A map of strings stored with the integration and passed at runtime; never returned.',
+          contentSecurityPolicy: 'A policy string or an object of directive strings.',
+        },
+        inputs: {
+          scopes: 'String',
+          blocks: { name: 'IntegrationBlockInput', description: 'A custom block the integration defines (REST `blocks` item).', notes: integrationComponentNotes },
+          contentSources: {
+            name: 'IntegrationContentSourceInput',
+            description: 'A content source the integration defines (REST `contentSources` item).',
+            notes: integrationComponentNotes,
+          },
+          externalLinks: { name: 'IntegrationExternalLinkInput', description: 'A link to a page about the integration.' },
+        },
+      }),
+      unpublishIntegration: remove('Unpublishes an integration'),
+    },
   },
 
   // Sites and what lives under one site.

@@ -6,10 +6,10 @@
  * index calls `deriveResources()` once every node file is loaded.
  */
 import { encodeGlobalID } from '@pothos/plugin-relay';
-import type { Rule } from '../../api/validate.js';
+import type { Field, Fields, Rule } from '../../api/validate.js';
 import type { GatewayContext } from '../context.js';
 import { builder } from '../builder.js';
-import { RESOURCES, type Resource, type ResourceName, type Write } from '../resources.js';
+import { RESOURCES, type InputObjectSpec, type Resource, type ResourceName, type Write } from '../resources.js';
 import { forwardArgs, resolveList, type ListEnvelope } from './connection.js';
 import { describeRule } from './descriptions.js';
 import { enumOfValues } from './enums.js';
@@ -199,6 +199,43 @@ function ruleType(rule: Rule): any {
   }
 }
 
+/** An input field of a body rule, described by the rule and the note. */
+function ruleField(t: any, type: any, rule: Field, note?: string): any {
+  const description = [note, describeRule(rule)].filter(Boolean).join(' ');
+  // A required field that may be null (a role: null for guests) is nullable in GraphQL; the rule asks for it.
+  return t.field({ type, required: Boolean(rule.required) && !rule.nullable, description: description || undefined });
+}
+
+const derivedInputs = new Map<string, unknown>();
+const inputName = (spec: string | InputObjectSpec) => (typeof spec === 'string' ? spec : spec.name);
+
+/** The type a write's `inputs` names: a registered or derived input object, or a scalar; a list of it for an array rule. */
+function namedInput(spec: string | InputObjectSpec, rule: Rule): any {
+  const name = inputName(spec);
+  const item = rule.kind === 'array' ? rule.of : rule;
+  const type =
+    inputObjects.get(name)?.ref ??
+    derivedInputs.get(name) ??
+    (item.kind === 'object' && typeof spec !== 'string' ? deriveInput(spec, item.fields) : name);
+  return rule.kind === 'array' ? [type] : type;
+}
+
+/** The input object of an object rule's fields (see `InputObjectSpec`). */
+function deriveInput({ name, description, notes = {} }: InputObjectSpec, fields: Fields): unknown {
+  const types = Object.fromEntries(
+    Object.entries(fields).map(([f, rule]) => {
+      const nested = { name: `${name.replace(/Input$/, '')}${f[0].toUpperCase()}${f.slice(1)}Input`, description: notes[f] ?? '' };
+      return [f, (rule.kind === 'array' ? rule.of : rule).kind === 'object' ? namedInput(nested, rule) : ruleType(rule)];
+    }),
+  );
+  const ref = builder.inputType(name, {
+    description,
+    fields: (t) => Object.fromEntries(Object.entries(fields).map(([f, rule]) => [f, ruleField(t, types[f], rule, notes[f])])) as never,
+  });
+  derivedInputs.set(name, ref);
+  return ref;
+}
+
 const lowerFirst = (s: string) => s[0].toLowerCase() + s.slice(1);
 const seedPath = (template: string) => `\`${template}\``;
 
@@ -248,29 +285,26 @@ function deriveWrite(info: ResourceInfo, name: string, write: Write): void {
   const parentName = info.spec.list?.on;
   const parentField = parentName && resources.has(parentName) ? lowerFirst(parentName) : undefined;
   const rules = write.body ? {} : (write.rules ?? {});
+  const types = Object.fromEntries(
+    Object.entries(rules).map(([field, rule]) => [field, write.inputs?.[field] ? namedInput(write.inputs[field], rule) : ruleType(rule)]),
+  );
   builder.relayMutationField(
     name,
     {
       inputFields: (t) => ({
         ...Object.fromEntries(keyNames.map((k) => [k, t.string({ required: true })])),
-        ...Object.fromEntries(
-          Object.entries(rules).map(([field, rule]) => {
-            const type = write.inputs?.[field] ? inputObjects.get(write.inputs[field])!.ref : ruleType(rule);
-            const description = [write.notes?.[field], describeRule(rule)].filter(Boolean).join(' ');
-            // A required field that may be null (a role: null for guests) is nullable in GraphQL; the rule asks for it.
-            const required = Boolean(rule.required) && !rule.nullable;
-            return [field, t.field({ type, required, description: description || undefined } as never)];
-          }),
-        ),
+        ...Object.fromEntries(Object.entries(rules).map(([field, rule]) => [field, ruleField(t, types[field], rule, write.notes?.[field])])),
       }),
     },
     {
       description: `${write.description} (\`${write.method} ${template}\`).`,
       resolve: async (_root, { input }, ctx) => {
         const values = input as Values;
+        const keyRules = Object.entries(info.spec.keyRules ?? {}).filter(([k]) => keyNames.includes(k));
+        if (keyRules.length) checkInput(Object.fromEntries(keyRules.map(([k, rule]) => [k, { ...rule, required: true }])), values);
         const body = write.body ?? restBody(values, keyNames);
-        for (const [field, type] of Object.entries(write.inputs ?? {}))
-          if (body[field] !== undefined && body[field] !== null) body[field] = inputObjects.get(type)!.toRest?.(body[field]) ?? body[field];
+        for (const [field, spec] of Object.entries(write.inputs ?? {}))
+          if (body[field] !== undefined && body[field] !== null) body[field] = inputObjects.get(inputName(spec))?.toRest?.(body[field]) ?? body[field];
         if (write.rules) checkInput(write.rules, body);
         const json = await writeResource(ctx, info.name as ResourceName, write.method, fillPath(template, values)!, values, write.method === 'DELETE' ? undefined : body);
         if (write.kind === 'delete') return { values, deletedId: encodeGlobalID(info.name, encodeKeys(info.keys(values))) };

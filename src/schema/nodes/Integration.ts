@@ -1,33 +1,19 @@
-import type {
-  IntegrationBlock as RestIntegrationBlock,
-  IntegrationContentSource as RestIntegrationContentSource,
-  IntegrationInstallation as RestInstallation,
-  Integration as RestIntegrationOfficial,
-} from '@gitbook/api';
+import type { IntegrationBlock as RestBlock, IntegrationContentSource as RestContentSource } from '@gitbook/api';
+import type { IntegrationInstallation as RestInstallation, Integration as RestIntegrationOfficial } from '@gitbook/api';
 import { builder } from '../builder.js';
 import { forwardArgs, resolveList } from '../lib/connection.js';
-import {
-  IntegrationCategory,
-  IntegrationInstallationSelection,
-  IntegrationInstallationStatus,
-  IntegrationTarget,
-  IntegrationVisibility,
-} from '../lib/enums.js';
+import { IntegrationCategory, IntegrationInstallationSelection, IntegrationInstallationStatus } from '../lib/enums.js';
+import { IntegrationTarget, IntegrationVisibility } from '../lib/enums.js';
 import { orNull, urlsType } from '../lib/fields.js';
-import { restNodeRef, restPath } from '../lib/node.js';
+import { restPath } from '../lib/node.js';
+import { edge, resourceNode } from '../lib/resource.js';
 import { Organization } from './Organization.js';
 
 /** The seed's integration (its permissions also carry `install`); secrets are never part of it. */
 export type RestIntegration = RestIntegrationOfficial & { permissions: { install?: boolean } };
 
-export const integrationPath = (integrationName: string) => restPath`/integrations/${integrationName}`;
-
-export const Integration = restNodeRef<RestIntegration>('Integration', {
-  arity: 1,
-  restIdKey: true,
-  keys: (i) => [i.name],
-  path: ([integrationName]) => integrationPath(integrationName),
-});
+/** Integrations, keyed by name (`/integrations/{integrationName}`). */
+export const Integration = resourceNode<RestIntegration>('Integration');
 
 const IntegrationPermissions = builder.objectRef<RestIntegration['permissions']>('IntegrationPermissions').implement({
   description: 'What the caller may do with the integration (REST `permissions`).',
@@ -37,68 +23,52 @@ const IntegrationPermissions = builder.objectRef<RestIntegration['permissions']>
   }),
 });
 
-const IntegrationBlockMarkdown = builder
-  .objectRef<NonNullable<RestIntegrationBlock['markdown']>>('IntegrationBlockMarkdown')
-  .implement({
-    description: 'How a block is written in markdown: its code block name and body.',
-    fields: (t) => ({
-      codeblock: t.exposeString('codeblock'),
-      body: t.exposeString('body'),
-    }),
-  });
+const IntegrationBlockMarkdown = builder.objectRef<NonNullable<RestBlock['markdown']>>('IntegrationBlockMarkdown').implement({
+  description: 'How a block is written in markdown: its code block name and body.',
+  fields: (t) => ({ codeblock: t.exposeString('codeblock'), body: t.exposeString('body') }),
+});
 
-const IntegrationBlock = builder.objectRef<RestIntegrationBlock>('IntegrationBlock').implement({
+/** The fields a block and a content source share. `id` is a global id everywhere in the graph
+ * (clients cache objects by it): REST `id` is `restId`. */
+const componentFields = (t: any, what: string) => ({
+  restId: t.exposeString('id', { description: `The REST id of the ${what} within its integration.` }),
+  title: t.exposeString('title'),
+  description: t.string({ nullable: true, resolve: (c: RestBlock) => orNull(c.description) }),
+  icon: t.string({ nullable: true, resolve: (c: RestBlock) => orNull(c.icon) }),
+});
+
+const IntegrationBlock = builder.objectRef<RestBlock>('IntegrationBlock').implement({
   description: 'A custom block defined by an integration.',
   fields: (t) => ({
-    // `id` is a global id everywhere in the graph (clients cache objects by it): REST `id` is `restId`.
-    restId: t.exposeString('id', { description: 'The REST id of the block within its integration.' }),
-    title: t.exposeString('title'),
-    description: t.string({ nullable: true, resolve: (b) => orNull(b.description) }),
-    icon: t.string({ nullable: true, resolve: (b) => orNull(b.icon) }),
+    ...componentFields(t, 'block'),
     urlUnfurl: t.stringList({ resolve: (b) => b.urlUnfurl ?? [] }),
     markdown: t.field({ type: IntegrationBlockMarkdown, nullable: true, resolve: (b) => orNull(b.markdown) }),
   }),
 });
 
 const IntegrationContentSourceConfiguration = builder
-  .objectRef<RestIntegrationContentSource['configuration']>('IntegrationContentSourceConfiguration')
+  .objectRef<RestContentSource['configuration']>('IntegrationContentSourceConfiguration')
   .implement({
     description: 'The configuration of a content source: the component that configures it.',
     fields: (t) => ({ componentId: t.exposeString('componentId') }),
   });
 
-const IntegrationContentSource = builder.objectRef<RestIntegrationContentSource>('IntegrationContentSource').implement({
+const IntegrationContentSource = builder.objectRef<RestContentSource>('IntegrationContentSource').implement({
   description: 'A content source defined by an integration.',
   fields: (t) => ({
-    restId: t.exposeString('id', { description: 'The REST id of the content source within its integration.' }),
-    title: t.exposeString('title'),
-    description: t.string({ nullable: true, resolve: (s) => orNull(s.description) }),
-    icon: t.string({ nullable: true, resolve: (s) => orNull(s.icon) }),
+    ...componentFields(t, 'content source'),
     configuration: t.field({ type: IntegrationContentSourceConfiguration, resolve: (s) => s.configuration }),
   }),
 });
 
 const IntegrationExternalLink = builder.objectRef<{ url: string; label: string }>('IntegrationExternalLink').implement({
   description: 'A link to a page about the integration.',
-  fields: (t) => ({
-    url: t.exposeString('url'),
-    label: t.exposeString('label'),
-  }),
+  fields: (t) => ({ url: t.exposeString('url'), label: t.exposeString('label') }),
 });
 
-const IntegrationInstallationUrls = urlsType('IntegrationInstallationUrls', 'an integration installation', [
-  'location',
-  'app',
-  'publicEndpoint',
-  'publicContentEndpoint',
-]);
-
-const IntegrationUrls = urlsType(
-  'IntegrationUrls',
-  'an integration',
-  ['location', 'app', 'assets', 'publicEndpoint', 'publicContentEndpoint'],
-  ['icon'],
-);
+const ENDPOINTS = ['publicEndpoint', 'publicContentEndpoint'];
+const IntegrationInstallationUrls = urlsType('IntegrationInstallationUrls', 'an integration installation', ['location', 'app', ...ENDPOINTS]);
+const IntegrationUrls = urlsType('IntegrationUrls', 'an integration', ['location', 'app', 'assets', ...ENDPOINTS], ['icon']);
 
 const IntegrationInstallation = builder.objectRef<RestInstallation>('IntegrationInstallation').implement({
   description: 'An installation of an integration in an organization.',
@@ -114,11 +84,8 @@ const IntegrationInstallation = builder.objectRef<RestInstallation>('Integration
     updatedAt: t.field({ type: 'DateTime', resolve: (i) => i.updatedAt }),
     urls: t.field({ type: IntegrationInstallationUrls, resolve: (i) => i.urls }),
     target: t.field({ type: 'JSON', resolve: (i) => i.target }),
-    organization: t.field({
-      type: Organization,
-      nullable: true,
+    organization: edge(t, 'Organization', (i: RestInstallation) => [i.target.organization], {
       description: 'The organization the integration is installed in.',
-      resolve: (i) => i.target.organization,
     }),
   }),
 });
@@ -127,6 +94,10 @@ const IntegrationInstallationConnection = builder.connectionObject(
   { type: IntegrationInstallation, name: 'IntegrationInstallationConnection' },
   { name: 'IntegrationInstallationEdge' },
 );
+
+/** An open-ended part of the integration (JSON), null when absent. */
+const json = (t: any, description: string, read: (i: RestIntegration) => unknown) =>
+  t.field({ type: 'JSON', nullable: true, description, resolve: (i: RestIntegration) => orNull(read(i)) });
 
 Integration.implement({
   description: 'An integration published on the platform, owned by an organization.',
@@ -145,19 +116,9 @@ Integration.implement({
     categories: t.field({ type: [IntegrationCategory], resolve: (i) => i.categories as never }),
     blocks: t.field({ type: [IntegrationBlock], resolve: (i) => i.blocks ?? [] }),
     contentSources: t.field({ type: [IntegrationContentSource], resolve: (i) => i.contentSources ?? [] }),
-    configurations: t.field({
-      type: 'JSON',
-      nullable: true,
-      description: 'Configuration schemas by level (`account`, `space`, `site`).',
-      resolve: (i) => orNull(i.configurations),
-    }),
+    configurations: json(t, 'Configuration schemas by level (`account`, `space`, `site`).', (i) => i.configurations),
     externalLinks: t.field({ type: [IntegrationExternalLink], resolve: (i) => i.externalLinks }),
-    contentSecurityPolicy: t.field({
-      type: 'JSON',
-      nullable: true,
-      description: 'A policy string or an object of directives.',
-      resolve: (i) => orNull(i.contentSecurityPolicy),
-    }),
+    contentSecurityPolicy: json(t, 'A policy string or an object of directives.', (i) => i.contentSecurityPolicy),
     urls: t.field({ type: IntegrationUrls, resolve: (i) => i.urls as never }),
     permissions: t.field({ type: IntegrationPermissions, resolve: (i) => i.permissions }),
     owner: t.field({
@@ -172,47 +133,8 @@ Integration.implement({
       description: 'Installations the caller may see (`GET /integrations/{integrationName}/installations`).',
       args: { ...forwardArgs, externalId: t.arg.string({ description: 'Only installations with this external id.' }) },
       resolve: (i, { externalId, ...args }, ctx) =>
-        resolveList<RestInstallation>(ctx, args, {
-          path: `${integrationPath(i.name)}/installations`,
-          query: { externalId },
-        }),
+        resolveList<RestInstallation>(ctx, args, { path: restPath`/integrations/${i.name}/installations`, query: { externalId } }),
     }),
   }),
 });
 
-export const IntegrationConnection = builder.connectionObject(
-  { type: Integration, name: 'IntegrationConnection' },
-  { name: 'IntegrationEdge' },
-);
-
-builder.queryFields((t) => ({
-  integration: t.field({
-    type: Integration,
-    nullable: true,
-    description: 'An integration by name (`GET /integrations/{integrationName}`).',
-    args: { integrationName: t.arg.string({ required: true }) },
-    resolve: (_root, { integrationName }) => integrationName,
-  }),
-  integrations: t.field({
-    type: IntegrationConnection,
-    nullable: true,
-    description: 'Public integrations and those of the caller’s organizations (`GET /integrations`).',
-    args: {
-      ...forwardArgs,
-      search: t.arg.string({ description: 'Matches the name or title.' }),
-      category: t.arg({ type: IntegrationCategory }),
-      blockDomain: t.arg.string({ description: 'Integrations whose blocks unfurl URLs of this domain.' }),
-      blocks: t.arg.boolean({ description: 'With (true) or without (false) blocks.' }),
-      contentSources: t.arg.boolean({ description: 'With (true) or without (false) content sources.' }),
-      owner: t.arg.string({ description: 'Id of the owner organization.' }),
-      scope: t.arg.string({ description: 'Integrations that ask for this scope.' }),
-      target: t.arg({ type: IntegrationTarget, description: 'Integrations installable on this target.' }),
-    },
-    resolve: (_root, { first, after, ...filters }, ctx) =>
-      resolveList<RestIntegration>(ctx, { first, after }, {
-        path: '/integrations',
-        query: filters,
-        itemPath: (i) => integrationPath(i.name),
-      }),
-  }),
-}));

@@ -1,86 +1,61 @@
-import type { OrganizationMember as RestMember, OrganizationTeam as RestTeam, Space as RestSpace, User as RestUser } from '@gitbook/api';
-import type { GatewayContext } from '../context.js';
+import type { OrganizationMember as RestMember, OrganizationTeam as RestTeam, Space as RestSpace } from '@gitbook/api';
 import { builder } from '../builder.js';
 import { forwardArgs, resolveList, type Edge } from '../lib/connection.js';
-import { MemberRoleFilter, MemberSort, Role, SortOrder, TeamMemberRole } from '../lib/enums.js';
+import { Role, SortOrder, TeamMemberRole } from '../lib/enums.js';
 import { orNull } from '../lib/fields.js';
-import { encodeKeys, restPath } from '../lib/node.js';
-import { orgScoped, type OrgScoped } from '../lib/orgScoped.js';
-import { Organization } from './Organization.js';
+import { restPath } from '../lib/node.js';
+import { edge, embedded, resourceNode } from '../lib/resource.js';
 import { Space, spacePath } from './Space.js';
-import { embedded } from '../lib/resource.js';
 import { Team } from './Team.js';
 import { User } from './User.js';
 
+type RestMemberOf = RestMember & { organizationId: string };
+
 /** Members of an organization, keyed by user id (`/orgs/{organizationId}/members/{userId}`). */
-export const members = orgScoped<RestMember>('Member', { segment: 'members', key: (m) => m.id });
-export const Member = members.ref;
+export const Member = resourceNode<RestMemberOf>('Member');
 
-/** The member's embedded user, primed so `user(userId)` or `node(id)` of it costs no call. */
-function userOf(ctx: GatewayContext, member: RestMember): RestUser {
-  ctx.rest.prime(restPath`/users/${member.user.id}`, member.user);
-  return member.user;
-}
-
-interface MemberSpaceItem {
-  permission: RestMember['role'];
-  space: RestSpace;
-}
-
-interface MemberTeamItem {
-  team: RestTeam;
-  member: { role: string };
-}
-
-const MemberSpaceConnection = builder.connectionObject(
-  { type: Space, name: 'MemberSpaceConnection' },
-  {
-    name: 'MemberSpaceEdge',
-    fields: (t) => ({
-      permission: t.field({
-        type: Role,
-        description: "The member's role on the space.",
-        resolve: (edge) => (edge as unknown as Edge<MemberSpaceItem, RestSpace>).item.permission as never,
+/** A connection of the member's spaces or teams whose edges carry the member's role there. */
+const withRole = <Item>(name: string, type: any, field: string, role: any, description: string, read: (item: Item) => string | null) =>
+  builder.connectionObject(
+    { type, name: `${name}Connection` },
+    {
+      name: `${name}Edge`,
+      fields: (t) => ({
+        [field]: t.field({ type: role, description, resolve: (e) => read((e as unknown as Edge<Item, unknown>).item) as never }),
       }),
-    }),
-  },
-);
+    },
+  );
 
-const MemberTeamConnection = builder.connectionObject(
-  { type: Team, name: 'MemberTeamConnection' },
-  {
-    name: 'MemberTeamEdge',
-    fields: (t) => ({
-      role: t.field({
-        type: TeamMemberRole,
-        description: "The member's role in the team (REST `member.role`).",
-        resolve: (edge) => (edge as unknown as Edge<MemberTeamItem, RestTeam>).item.member.role as never,
-      }),
-    }),
-  },
-);
+type SpaceItem = { permission: RestMember['role']; space: RestSpace };
+type TeamItem = { team: RestTeam; member: { role: string } };
+
+const MemberSpaceConnection = withRole<SpaceItem>('MemberSpace', Space, 'permission', Role, "The member's role on the space.", (i) => i.permission);
+const MemberTeamConnection = withRole<TeamItem>('MemberTeam', Team, 'role', TeamMemberRole, "The member's role in the team (REST `member.role`).", (i) => i.member.role);
+
+const memberPath = (m: RestMemberOf) => restPath`/orgs/${m.organizationId}/members/${m.id}`;
 
 Member.implement({
   description: 'A member of an organization: a user and their role in it.',
   fields: (t) => ({
     restId: t.exposeString('id', { description: 'The REST id of the member (the id of its user).' }),
     role: t.field({ type: Role, nullable: true, description: 'Role in the organization; null for guests.', resolve: (m) => m.role as never }),
-    user: t.field({ type: User, resolve: (m, _args, ctx) => userOf(ctx, m) }),
+    // The embedded user primes the loader: `user(userId)` or `node(id)` of it costs no call.
+    user: t.field({ type: User, resolve: (m, _args, ctx) => embedded(ctx, 'User', m.user, {}) }),
     disabled: t.exposeBoolean('disabled'),
     joinedAt: t.field({ type: 'DateTime', resolve: (m) => m.joinedAt }),
     lastSeenAt: t.field({ type: 'DateTime', nullable: true, resolve: (m) => orNull(m.lastSeenAt) }),
     sso: t.exposeBoolean('sso', { description: 'Whether the member signs in with SSO.' }),
     spacesCount: t.int({ description: 'Count of spaces the member has a role on (REST `spaces`).', resolve: (m) => m.spaces }),
     teamsCount: t.int({ description: 'Count of teams of the member (REST `teams`).', resolve: (m) => m.teams }),
-    organization: t.field({ type: Organization, nullable: true, resolve: (m) => m.organizationId }),
+    organization: edge(t, 'Organization', (m: RestMemberOf) => [m.organizationId]),
     spaces: t.field({
       type: MemberSpaceConnection,
       nullable: true,
       description: 'Spaces the member has a role on (`GET /orgs/{organizationId}/members/{userId}/spaces`).',
       args: { ...forwardArgs, order: t.arg({ type: SortOrder }) },
       resolve: (m, { order, ...args }, ctx) =>
-        resolveList<MemberSpaceItem, RestSpace>(ctx, args, {
-          path: `${members.path(m.organizationId, m.id)}/spaces`,
+        resolveList<SpaceItem, RestSpace>(ctx, args, {
+          path: `${memberPath(m)}/spaces`,
           query: { order: order ?? undefined },
           itemPath: (item) => spacePath(item.space.id),
           node: (item) => item.space,
@@ -92,43 +67,11 @@ Member.implement({
       description: 'Teams of the member (`GET /orgs/{organizationId}/members/{userId}/teams`).',
       args: { ...forwardArgs, title: t.arg.string({ description: 'Case-insensitive substring of the team title.' }) },
       resolve: (m, { title, ...args }, ctx) =>
-        resolveList<MemberTeamItem, OrgScoped<RestTeam>>(ctx, args, {
-          path: `${members.path(m.organizationId, m.id)}/teams`,
+        resolveList<TeamItem, RestTeam>(ctx, args, {
+          path: `${memberPath(m)}/teams`,
           query: { title: title ?? undefined },
-          node: (item) => embedded(ctx, 'Team', item.team, { organizationId: m.organizationId }) as OrgScoped<RestTeam>,
+          node: (item) => embedded(ctx, 'Team', item.team, { organizationId: m.organizationId }),
         }),
     }),
   }),
 });
-
-export const MemberConnection = builder.connectionObject({ type: Member, name: 'MemberConnection' }, { name: 'MemberEdge' });
-
-builder.objectField(Organization, 'members', (t) =>
-  t.field({
-    type: MemberConnection,
-    nullable: true,
-    description: 'Members of the organization (`GET /orgs/{organizationId}/members`).',
-    args: {
-      ...forwardArgs,
-      role: t.arg({ type: MemberRoleFilter, description: 'Only members with this role (GUEST: without a role).' }),
-      search: t.arg.string({ description: 'Matches the display name and the email.' }),
-      sort: t.arg({ type: MemberSort, description: 'JOINED_AT (default) or LAST_SEEN_AT (active members only).' }),
-      order: t.arg({ type: SortOrder, description: 'DESC by default.' }),
-    },
-    resolve: (org, { role, search, sort, order, ...args }, ctx) =>
-      resolveList(ctx, args, {
-        ...members.list(org.id),
-        query: { role: role ?? undefined, search: search ?? undefined, sort: sort ?? undefined, order: order ?? undefined },
-      }),
-  }),
-);
-
-builder.queryFields((t) => ({
-  member: t.field({
-    type: Member,
-    nullable: true,
-    description: 'A member by user id (`GET /orgs/{organizationId}/members/{userId}`).',
-    args: { organizationId: t.arg.string({ required: true }), userId: t.arg.string({ required: true }) },
-    resolve: (_root, { organizationId, userId }) => encodeKeys([organizationId, userId]),
-  }),
-}));

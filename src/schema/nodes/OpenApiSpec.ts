@@ -1,30 +1,22 @@
 import type { OpenAPISpec as RestOpenApiSpec } from '@gitbook/api';
 import { builder } from '../builder.js';
-import { forwardArgs, resolveList } from '../lib/connection.js';
 import { OpenApiProcessErrorCode, OpenApiProcessingState } from '../lib/enums.js';
 import { orNull, urlsType } from '../lib/fields.js';
-import { encodeKeys } from '../lib/node.js';
-import { orgScoped } from '../lib/orgScoped.js';
-import { Organization } from './Organization.js';
+import { edge, resourceNode } from '../lib/resource.js';
+
+type RestSpec = RestOpenApiSpec & { organizationId: string };
 
 /** OpenAPI specs of an organization, keyed by slug (`/orgs/{organizationId}/openapi/{specSlug}`). */
-export const openApiSpecs = orgScoped<RestOpenApiSpec>('OpenApiSpec', { segment: 'openapi', key: (s) => s.slug });
-export const OpenApiSpec = openApiSpecs.ref;
+export const OpenApiSpec = resourceNode<RestSpec>('OpenApiSpec');
 
 const OpenApiSpecPermissions = builder.objectRef<RestOpenApiSpec['permissions']>('OpenApiSpecPermissions').implement({
   description: 'What the caller may do with the spec (REST `permissions`).',
-  fields: (t) => ({
-    view: t.exposeBoolean('view'),
-    edit: t.exposeBoolean('edit'),
-  }),
+  fields: (t) => ({ view: t.exposeBoolean('view'), edit: t.exposeBoolean('edit') }),
 });
 
 const OpenApiProcessError = builder.objectRef<{ code: string; message: string }>('OpenApiProcessError').implement({
   description: 'An error found by the last processing of a spec.',
-  fields: (t) => ({
-    code: t.exposeString('code'),
-    message: t.exposeString('message'),
-  }),
+  fields: (t) => ({ code: t.exposeString('code'), message: t.exposeString('message') }),
 });
 
 const OpenApiSpecUrls = urlsType('OpenApiSpecUrls', 'an OpenAPI spec', ['location', 'app'], ['published']);
@@ -53,31 +45,6 @@ OpenApiSpec.implement({
     lastProcessedErrorCount: t.int({ nullable: true, resolve: (s) => orNull(s.lastProcessedErrorCount) }),
     permissions: t.field({ type: OpenApiSpecPermissions, resolve: (s) => s.permissions }),
     urls: t.field({ type: OpenApiSpecUrls, resolve: (s) => s.urls as never }),
-    organization: t.field({ type: Organization, nullable: true, resolve: (s) => s.organizationId }),
+    organization: edge(t, 'Organization', (s: RestSpec) => [s.organizationId]),
   }),
 });
-
-export const OpenApiSpecConnection = builder.connectionObject(
-  { type: OpenApiSpec, name: 'OpenApiSpecConnection' },
-  { name: 'OpenApiSpecEdge' },
-);
-
-builder.objectField(Organization, 'openApiSpecs', (t) =>
-  t.field({
-    type: OpenApiSpecConnection,
-    nullable: true,
-    description: 'OpenAPI specs of the organization (`GET /orgs/{organizationId}/openapi`).',
-    args: forwardArgs,
-    resolve: (org, args, ctx) => resolveList(ctx, args, openApiSpecs.list(org.id)),
-  }),
-);
-
-builder.queryFields((t) => ({
-  openApiSpec: t.field({
-    type: OpenApiSpec,
-    nullable: true,
-    description: 'An OpenAPI spec by slug (`GET /orgs/{organizationId}/openapi/{specSlug}`).',
-    args: { organizationId: t.arg.string({ required: true }), specSlug: t.arg.string({ required: true }) },
-    resolve: (_root, { organizationId, specSlug }) => encodeKeys([organizationId, specSlug]),
-  }),
-}));

@@ -1,14 +1,10 @@
 import type { User as RestUser } from '@gitbook/api';
 import { builder } from '../builder.js';
 import { urlsType } from '../lib/fields.js';
-import { restNodeRef, restPath } from '../lib/node.js';
+import { resourceNode } from '../lib/resource.js';
 
-export const User = restNodeRef<RestUser>('User', {
-  arity: 1,
-  restIdKey: true,
-  keys: (u) => [u.id],
-  path: ([userId]) => restPath`/users/${userId}`,
-});
+/** Users of the platform (`/users/{userId}`). */
+export const User = resourceNode<RestUser>('User');
 
 const UserUrls = urlsType('UserUrls', 'a user', ['location']);
 
@@ -23,17 +19,10 @@ User.implement({
   }),
 });
 
-builder.queryFields((t) => ({
-  viewer: t.field({
+builder.queryField('viewer', (t) =>
+  t.field({
     type: User,
     description: 'The authenticated caller (REST `GET /user`).',
     resolve: (_root, _args, ctx) => ctx.rest.load<RestUser>('/user'),
   }),
-  user: t.field({
-    type: User,
-    nullable: true,
-    description: 'A user by REST id (`GET /users/{userId}`).',
-    args: { userId: t.arg.string({ required: true }) },
-    resolve: (_root, { userId }) => userId,
-  }),
-}));
+);
