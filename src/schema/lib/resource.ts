@@ -12,7 +12,8 @@ import { builder } from '../builder.js';
 import { RESOURCES, type Resource, type ResourceName, type Write } from '../resources.js';
 import { forwardArgs, resolveList, type ListEnvelope } from './connection.js';
 import { describeRule } from './descriptions.js';
-import { enumOfValues } from './enums.js';
+import { ContentFormat, enumOfValues } from './enums.js';
+import { bodyFormat } from './fields.js';
 import { notFoundError, userInputError } from './errors.js';
 import { badNodeIdError } from './globalIds.js';
 import { checkInput, restBody } from './mutation.js';
@@ -35,7 +36,8 @@ export function fillPath(template: string, values: Values, prefix = false): stri
   for (const part of template.split(/(\{\w+\})/)) {
     const name = /^\{(\w+)\}$/.exec(part)?.[1];
     if (!name) out += part;
-    else if (typeof values[name] === 'string' && values[name]) out += restPath`/${values[name] as string}`.slice(1);
+    // An empty key is refused by `restPath` (BAD_USER_INPUT), unless only a prefix is asked for.
+    else if (typeof values[name] === 'string' && (values[name] || !prefix)) out += restPath`/${values[name] as string}`.slice(1);
     else return prefix ? out.replace(/\/$/, '') : undefined;
   }
   return out;
@@ -104,11 +106,12 @@ export function resourceNode<Shape extends object>(name: ResourceName) {
     attach: (json, known) => {
       const out: Json = { ...json };
       for (const p of params.slice(0, -1)) if (typeof known[p] === 'string') out[p] = known[p];
+      for (const [p, field] of Object.entries(spec.jsonKeys ?? {})) out[p] ??= json[field];
       out[last] = json[idField] ?? known[last];
       if (typeof known.shareKey === 'string') out.shareKey = known.shareKey;
       return out;
     },
-    keys: (obj) => params.map((p, i) => (i === params.length - 1 ? (obj[p] ?? obj[idField]) : obj[p])),
+    keys: (obj) => params.map((p, i) => obj[p] ?? (i === params.length - 1 ? obj[idField] : obj[spec.jsonKeys?.[p] ?? p])),
     path: (keys) => fillPath(spec.path, Object.fromEntries(params.map((p, i) => [p, keys[i]])))!,
     listPath: (values) => fillPath(listTemplate(spec), values)!,
     find: async (ctx, keys) => {
@@ -184,10 +187,28 @@ function ruleType(rule: Rule): any {
 const lowerFirst = (s: string) => s[0].toLowerCase() + s.slice(1);
 const seedPath = (template: string) => `\`${template}\``;
 
-/** What a write of `info` makes stale: its list, itself, and the table's `stale` paths. */
-export function staleAfter(info: ResourceInfo, values: Values): string[] {
+/** What a write of `info` makes stale: its list, itself, and the table's `stale` paths, filled
+ * from the input and then from the written JSON (its id, its `jsonKeys`). */
+export function staleAfter(info: ResourceInfo, values: Values, json?: Json): string[] {
   const templates = [listTemplate(info.spec), info.spec.path, ...(info.spec.stale ?? [])];
-  return templates.map((t) => fillPath(t, values, true)!).filter(Boolean);
+  const known = { ...(json ? info.attach(json, {}) : {}), ...values };
+  return templates.map((t) => fillPath(t, known, true)!).filter(Boolean);
+}
+
+/**
+ * `values` with the number of a `numbered` resource (a change request's) replaced by its REST id:
+ * one GET, which primes the object's path by id too. `own` is left as given.
+ */
+export async function canonicalKeys(ctx: GatewayContext, values: Values, own?: string): Promise<Values> {
+  const out = { ...values };
+  for (const info of resources.values()) {
+    const p = info.params[info.params.length - 1];
+    if (!info.spec.numbered || p === own || typeof out[p] !== 'string' || !info.spec.numbered.test(out[p])) continue;
+    const json = await ctx.rest.load<Json>(fillPath(info.spec.path, out)!);
+    out[p] = json[info.idField];
+    ctx.rest.prime(fillPath(info.spec.path, out)!, json);
+  }
+  return out;
 }
 
 /** The parent's keys in `values`, as the parent's field resolves them (a reference). */
@@ -209,7 +230,7 @@ function deriveWrite(info: ResourceInfo, name: string, write: Write): void {
     name,
     {
       inputFields: (t) => ({
-        ...Object.fromEntries(keyNames.map((k) => [k, t.string({ required: true })])),
+        ...Object.fromEntries(keyNames.map((k) => [k, t.string({ required: true, description: keyNote(k) })])),
         ...Object.fromEntries(
           Object.entries(rules).map(([field, rule]) => {
             const type = write.inputs?.[field] ? inputObjects.get(write.inputs[field])!.ref : ruleType(rule);
@@ -224,16 +245,19 @@ function deriveWrite(info: ResourceInfo, name: string, write: Write): void {
     {
       description: `${write.description} (\`${write.method} ${template}\`).`,
       resolve: async (_root, { input }, ctx) => {
-        const values = input as Values;
-        const body = write.body ?? restBody(values, keyNames);
+        const body = write.body ?? restBody(input as Values, keyNames);
         for (const [field, type] of Object.entries(write.inputs ?? {}))
           if (body[field] !== undefined && body[field] !== null) body[field] = inputObjects.get(type)!.toRest?.(body[field]) ?? body[field];
         if (write.rules) checkInput(write.rules, body);
-        const json = await ctx.rest.write<Json>(write.method, fillPath(template, values)!, write.method === 'DELETE' ? undefined : body, {
-          invalidate: staleAfter(info, values),
-        });
+        const values = await canonicalKeys(ctx, input as Values, info.params[info.params.length - 1]);
+        let json: Json | undefined;
+        try {
+          json = await ctx.rest.write<Json>(write.method, fillPath(template, values)!, write.method === 'DELETE' ? undefined : body);
+        } finally {
+          ctx.rest.forget(staleAfter(info, values, write.kind === 'delete' ? undefined : json));
+        }
         if (write.kind === 'delete') return { values, deletedId: encodeGlobalID(info.name, encodeKeys(info.keys(values))) };
-        const node = info.attach(json, values);
+        const node = info.attach(json!, values);
         if (!info.spec.listedOnly) ctx.rest.prime(info.path(info.keys(node)), json);
         return { values: { ...values, ...node }, node };
       },
@@ -258,6 +282,16 @@ function deriveWrite(info: ResourceInfo, name: string, write: Write): void {
   );
 }
 
+/** What a key argument says: a `numbered` resource's last key may be its number. */
+const keyNote = (param: string) =>
+  [...resources.values()].some((r) => r.spec.numbered && r.params[r.params.length - 1] === param) ? 'The REST id or the number.' : undefined;
+
+/** Where the bodies of a connection's nodes are selected. */
+const LISTED_BODIES = [
+  ['edges', 'node', 'body'],
+  ['nodes', 'body'],
+];
+
 /** The root's "keys": none. */
 const ROOT = { params: [] as string[], keys: () => [] as string[] };
 
@@ -274,18 +308,23 @@ function deriveList(info: ResourceInfo): void {
       description: `${list.description} (\`GET ${listTemplate(info.spec)}\`).`,
       args: {
         ...forwardArgs,
+        ...(list.bodies ? { format: t.arg({ type: ContentFormat, description: 'Format of the listed bodies.' }) } : {}),
         ...Object.fromEntries(
           Object.entries(filters).map(([name, f]) => [name, t.arg({ type: ruleType(f), description: f.description })]),
         ),
       },
-      resolve: (p: Json, args: Values, ctx: GatewayContext) => {
-        const known = parent.params.length ? { ...p, [parent.params[parent.params.length - 1]]: parent.keys(p).at(-1) } : {};
+      resolve: (p: Json, args: Values, ctx: GatewayContext, gql: any) => {
+        const known = parent.params.length ? { ...p, ...Object.fromEntries(parent.params.map((k, i) => [k, parent.keys(p)[i]])) } : {};
         const query = Object.fromEntries(Object.keys(filters).map((k) => [k, args[k] ?? undefined]));
+        // Listed bodies: REST is asked for the format the selection needs; each item primes its path with it.
+        const format = list.bodies ? bodyFormat(gql, LISTED_BODIES, args.format) : undefined;
+        const formatQuery = format ? { format } : undefined;
+        const itemPath = info.spec.listedOnly ? undefined : (item: Json) => info.path(info.keys(info.attach(item, known)));
         return resolveList(ctx, args, {
           path: info.listPath(known),
-          query: { ...query, ...(list.shareable ? shareQuery(p) : undefined) } as never,
+          query: { ...query, ...formatQuery, ...(list.shareable ? shareQuery(p) : undefined) } as never,
           node: (item: Json) => info.attach(item, known),
-          itemPath: info.spec.listedOnly ? undefined : (item: Json) => info.path(info.keys(info.attach(item, known))),
+          itemPath: list.bodies ? (item: Json) => void ctx.rest.prime(itemPath!(item), item, formatQuery) : itemPath,
         });
       },
     }),
@@ -299,9 +338,15 @@ function deriveLookup(info: ResourceInfo): void {
       type: info.ref,
       nullable: true,
       description: `${lookup.description} (\`GET ${info.spec.path}\`).`,
-      args: Object.fromEntries(info.params.map((p) => [p, t.arg.string({ required: true })])),
-      resolve: (_root: unknown, args: Values, ctx: GatewayContext, gql: any) => {
-        const keys = info.params.map((p) => args[p] as string);
+      args: {
+        ...Object.fromEntries(info.params.map((p) => [p, t.arg.string({ required: true, description: keyNote(p) })])),
+        ...(lookup.bodies ? { format: t.arg({ type: ContentFormat, description: 'Format of the body, as REST `format`.' }) } : {}),
+      },
+      resolve: async (_root: unknown, args: Values, ctx: GatewayContext, gql: any) => {
+        const values = await canonicalKeys(ctx, args);
+        const keys = info.params.map((p) => values[p] as string);
+        const format = lookup.bodies ? bodyFormat(gql, [['body']], args.format) : undefined;
+        if (format) return info.attach(await ctx.rest.load<Json>(info.path(keys), { format }), values);
         return info.spec.listedOnly ? info.find(ctx, keys) : restRef(info.name, keys, ctx, gql);
       },
     }),
