@@ -4,6 +4,7 @@
  * holds the new parent) and transfer (the source organization is unknown: every organization read
  * is forgotten).
  */
+import type { Space as RestSpace } from '@gitbook/api';
 import { bodies } from '../../api/rules.js';
 import { builder } from '../builder.js';
 import { ContentPointerType } from '../lib/enums.js';
@@ -27,11 +28,7 @@ const ContentPositionInput = builder.inputType('ContentPositionInput', {
   }),
 });
 
-interface ContentJson {
-  id: string;
-  organization: string;
-  parent?: string;
-}
+type ContentJson = Pick<RestSpace, 'id' | 'organization' | 'parent'>;
 
 for (const name of ['Space', 'Collection'] as const) {
   const info = resourceInfo(name);

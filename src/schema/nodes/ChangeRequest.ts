@@ -1,8 +1,4 @@
-/**
- * Change requests (`/spaces/{spaceId}/change-requests/{changeRequestId}`, id or number): the node's
- * own fields and the writes that are not one REST write of it (merge, update from main). Its list,
- * lookup and other writes are in src/schema/resources.ts.
- */
+/** Change requests: the node's own fields, merge and update from main; the rest is in src/schema/resources.ts. */
 import type { ChangeRequest as RestChangeRequest, User as RestUser } from '@gitbook/api';
 import type { GatewayContext } from '../context.js';
 import { builder } from '../builder.js';

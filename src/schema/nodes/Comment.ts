@@ -131,7 +131,6 @@ export function postFields<P extends RestPost>(ref: ObjectRef<Types, unknown, P>
     permissions: t.field({ type: CommentPermissions, resolve: (p) => p.permissions }),
   }));
   for (const [verb, field, what] of [['add', 'addedReactions', 'Adds'], ['remove', 'removedReactions', 'Removes']] as const) {
-    const payload = name[0].toLowerCase() + name.slice(1);
     builder.relayMutationField(
       `${verb}${name}Reaction`,
       { inputFields: (t) => ({ ...Object.fromEntries(info.params.map((k) => [k, t.string({ required: true })])), emoji: t.string({ required: true }) }) as never },
@@ -140,7 +139,6 @@ export function postFields<P extends RestPost>(ref: ObjectRef<Types, unknown, P>
         resolve: async (_root, { input }: { input: any }, ctx) => {
           checkInput(emojiRule, { emoji: input.emoji });
           const body = { [field]: [input.emoji] };
-          checkInput(bodies['comment.update'], body);
           const keys = await canonicalKeys(ctx, input);
           const json = await ctx.rest.write<P>('PUT', info.path(info.params.map((k) => keys[k])), body, { invalidate: staleAfter(info, keys) });
           const node = info.attach(json as never, keys);
@@ -148,7 +146,7 @@ export function postFields<P extends RestPost>(ref: ObjectRef<Types, unknown, P>
           return { node };
         },
       },
-      { outputFields: (t: any) => ({ [payload]: t.field({ type: ref, nullable: true, resolve: (p: any) => p.node }) }) } as never,
+      { outputFields: (t: any) => ({ [name[0].toLowerCase() + name.slice(1)]: t.field({ type: ref, nullable: true, resolve: (p: any) => p.node }) }) } as never,
     );
   }
 }

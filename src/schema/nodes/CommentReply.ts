@@ -1,7 +1,4 @@
-/**
- * Replies to comments: the `CommentReply` node (keys: space, change request, comment, reply). Its
- * list (`Comment.replies`), lookup and writes are in src/schema/resources.ts.
- */
+/** Replies to comments: the `CommentReply` node; its list, lookup and writes are in src/schema/resources.ts. */
 import { edge, resourceNode } from '../lib/resource.js';
 import { postFields, type RestPost } from './Comment.js';
 

@@ -14,10 +14,7 @@ import { restPath } from '../lib/node.js';
 import { resourceInfo } from '../lib/resource.js';
 import { User } from './User.js';
 
-interface UserPermissionItem {
-  permission: string;
-  user: RestUser;
-}
+type UserPermissionItem = { permission: string; user: RestUser };
 
 const UserPermissionConnection = builder.connectionObject(
   { type: User, name: 'UserPermissionConnection' },
