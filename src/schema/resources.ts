@@ -34,7 +34,7 @@ export interface Write {
   rules?: Fields;
   /** What a body field means, beside what its rule says. */
   notes?: Record<string, string>;
-  /** Body fields whose GraphQL type is an input object, by name (registered with `inputObject`). */
+  /** Body fields whose GraphQL type is declared by hand (an input object, an enum), by name (registered with `inputObject`). */
   inputs?: Record<string, string>;
 }
 
@@ -68,8 +68,8 @@ export interface Resource {
     /** Its items carry content bodies: REST is asked for the format the selection needs. */
     bodies?: boolean;
   };
-  /** The root lookup by REST ids (the path parameters); `bodies` as for lists. */
-  lookup?: { field: string; description: string; bodies?: boolean };
+  /** The root lookup by REST ids (the path parameters); `bodies` as for lists; `shareable`: a `shareKey` argument. */
+  lookup?: { field: string; description: string; bodies?: boolean; shareable?: boolean };
   /** Its mutations, by name: creates, updates, deletes and the state transitions that are one REST write. */
   writes?: Record<string, Write>;
   /** What every write of it makes stale besides its list and itself: path templates over the
@@ -194,6 +194,7 @@ export const RESOURCES = {
     restIdKey: true,
     jsonKeys: { organizationId: 'organization' },
     list: { on: 'Organization', field: 'spaces', path: '/orgs/{organizationId}/spaces', description: 'Spaces of the organization the caller can read' },
+    lookup: { field: 'space', description: 'A space by REST id', shareable: true },
     writes: {
       createSpace: {
         kind: 'create',

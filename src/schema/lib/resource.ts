@@ -65,7 +65,7 @@ export interface ResourceInfo {
 
 export const resources = new Map<string, ResourceInfo>();
 
-/** Input object types that writes name in `inputs`, with how a value becomes its REST shape. */
+/** Input types that writes name in `inputs` (input objects, or an enum wider than the rule), with how a value becomes its REST shape. */
 const inputObjects = new Map<string, { ref: any; toRest?: (value: any) => unknown }>();
 
 export function inputObject<T>(name: string, ref: T, toRest?: (value: any) => unknown): T {
@@ -314,9 +314,10 @@ function deriveList(info: ResourceInfo): void {
         ),
       },
       resolve: (p: Json, args: Values, ctx: GatewayContext, gql: any) => {
-        const known = parent.params.length ? { ...p, ...Object.fromEntries(parent.params.map((k, i) => [k, parent.keys(p)[i]])) } : {};
+        const parentKeys = parent.keys(p);
+        const known = { ...(parent.params.length ? p : {}), ...Object.fromEntries(parent.params.map((k, i) => [k, parentKeys[i]])) };
         const query = Object.fromEntries(Object.keys(filters).map((k) => [k, args[k] ?? undefined]));
-        // Listed bodies: REST is asked for the format the selection needs; each item primes its path with it.
+        // Listed bodies: REST is asked for the format the selection needs; items prime their path under it.
         const format = list.bodies ? bodyFormat(gql, LISTED_BODIES, args.format) : undefined;
         const formatQuery = format ? { format } : undefined;
         const itemPath = info.spec.listedOnly ? undefined : (item: Json) => info.path(info.keys(info.attach(item, known)));
@@ -324,7 +325,7 @@ function deriveList(info: ResourceInfo): void {
           path: info.listPath(known),
           query: { ...query, ...formatQuery, ...(list.shareable ? shareQuery(p) : undefined) } as never,
           node: (item: Json) => info.attach(item, known),
-          itemPath: list.bodies ? (item: Json) => void ctx.rest.prime(itemPath!(item), item, formatQuery) : itemPath,
+          itemPath: list.bodies && itemPath ? (item: Json) => void ctx.rest.prime(itemPath(item), item, formatQuery) : itemPath,
         });
       },
     }),
@@ -341,12 +342,14 @@ function deriveLookup(info: ResourceInfo): void {
       args: {
         ...Object.fromEntries(info.params.map((p) => [p, t.arg.string({ required: true, description: keyNote(p) })])),
         ...(lookup.bodies ? { format: t.arg({ type: ContentFormat, description: 'Format of the body, as REST `format`.' }) } : {}),
+        ...(lookup.shareable ? { shareKey: t.arg.string({ description: 'Opens share-link content: the object is read with it.' }) } : {}),
       },
       resolve: async (_root: unknown, args: Values, ctx: GatewayContext, gql: any) => {
         const values = await canonicalKeys(ctx, args);
         const keys = info.params.map((p) => values[p] as string);
         const format = lookup.bodies ? bodyFormat(gql, [['body']], args.format) : undefined;
-        if (format) return info.attach(await ctx.rest.load<Json>(info.path(keys), { format }), values);
+        const query = { ...(format ? { format } : {}), ...(lookup.shareable ? shareQuery(args) : {}) };
+        if (Object.keys(query).length) return info.attach(await ctx.rest.load<Json>(info.path(keys), query), values);
         return info.spec.listedOnly ? info.find(ctx, keys) : restRef(info.name, keys, ctx, gql);
       },
     }),

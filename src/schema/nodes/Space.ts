@@ -4,7 +4,6 @@ import { forwardArgs, resolveList, type ConnectionResult } from '../lib/connecti
 import { EditMode, LinkStatus, Role, SpaceVisibility } from '../lib/enums.js';
 import { orNull, urlsType } from '../lib/fields.js';
 import { restPath } from '../lib/node.js';
-import { restRef } from '../lib/refs.js';
 import { edge, resourceNode } from '../lib/resource.js';
 
 /** A space (`/spaces/{spaceId}`); its list, writes and staleness are in src/schema/resources.ts. */
@@ -137,14 +136,3 @@ builder.objectField(Space, 'links', (t) =>
       resolveList<RestSpaceLink>(ctx, args, { path: restPath`/spaces/${s.id}/links`, query: { status: status ?? undefined } }),
   }),
 );
-
-builder.queryFields((t) => ({
-  space: t.field({
-    type: Space,
-    nullable: true,
-    description: 'A space by REST id (`GET /spaces/{spaceId}`); `shareKey` opens share-link content.',
-    args: { spaceId: t.arg.string({ required: true }), shareKey: t.arg.string() },
-    resolve: (_root, { spaceId, shareKey }, ctx, info) =>
-      shareKey ? ctx.rest.load<RestSpace>(spacePath(spaceId), { shareKey }) : restRef<RestSpace>('Space', [spaceId], ctx, info),
-  }),
-}));
