@@ -9,10 +9,8 @@ import './nodes/User.js';
 import './nodes/Organization.js';
 import './nodes/Space.js';
 import './nodes/Collection.js';
-import './mutations/spaces.js';
-import './mutations/collections.js';
+import './mutations/content.js';
 import './nodes/Permission.js';
-import './mutations/permissions.js';
 import './nodes/OpenApiSpec.js';
 import './nodes/TranslationSettings.js';
 import './nodes/CustomFont.js';
@@ -34,8 +32,6 @@ import './mutations/siteInputs.js';
 import './nodes/ChangeRequest.js';
 import './nodes/Comment.js';
 import './nodes/CommentReply.js';
-import './mutations/changeRequests.js';
-import './mutations/comments.js';
 
 deriveResources();
 

@@ -13,8 +13,8 @@
 import { integrationBodies } from '../api/bodies/integrations.js';
 import { MEMBER_ROLE_FILTERS, organizationBodies } from '../api/bodies/organizations.js';
 import { orgSettingsBodies, REQUIRED_FONT_WEIGHT } from '../api/bodies/orgSettings.js';
-import { INTEGRATION_CATEGORIES, INTEGRATION_TARGETS, limits, MEMBER_SORTS, ORDERS } from '../api/rules.js';
 import { siteBodies } from '../api/bodies/sites.js';
+import { bodies, CHANGE_REQUEST_STATUSES, COMMENT_STATUSES, INTEGRATION_CATEGORIES, INTEGRATION_TARGETS, limits, MEMBER_SORTS, ORDERS } from '../api/rules.js';
 import type { Fields, Rule } from '../api/validate.js';
 import type { WriteMethod } from './restLoader.js';
 
@@ -57,6 +57,9 @@ export interface InputObjectSpec {
   notes?: Record<string, string>;
 }
 
+/** The body of a comment or a reply (`body: ContentBodyInput!`). */
+const postBody = { body: bodies['reply.create'].body };
+
 export interface Resource {
   /** REST path of one object; its parameters are the keys of the global id, outermost first. */
   path: string;
@@ -71,6 +74,11 @@ export interface Resource {
   keyRules?: Fields;
   /** Also a federation entity keyed by `restId` (resources of one key). */
   restIdKey?: boolean;
+  /** Path parameters its JSON carries under another field (a space's `organization`). */
+  jsonKeys?: Record<string, string>;
+  /** REST also takes its number (a value matching this) in its last path parameter: lookups and
+   * the writes of what lies below it read it first, so global ids hold the REST id. */
+  numbered?: RegExp;
   /** The REST list, as a connection field of the parent type. */
   list?: {
     on: string;
@@ -82,9 +90,13 @@ export interface Resource {
     /** Read with a share key: the field's `shareKey` argument, by default the one the parent was
      * opened with (its items carry it). */
     shareable?: boolean;
+    /** Its items carry content bodies: REST is asked for the format the selection needs. */
+    bodies?: boolean;
   };
-  /** The root lookup by REST ids (the path parameters). */
-  lookup?: { field: string; description: string; shareable?: boolean };
+  /** The root lookup by REST ids (the path parameters); `bodies` as for lists; `shareable`: a
+   * `shareKey` argument, the object read with it (`lists`: REST serves only its lists by key, so
+   * the object is a reference whose lists carry the key). */
+  lookup?: { field: string; description: string; bodies?: boolean; shareable?: boolean | 'lists' };
   /** Its mutations, by name: creates, updates, deletes and the state transitions that are one REST write. */
   writes?: Record<string, Write>;
   /** What every write of it makes stale besides its list and itself: path templates over the
@@ -346,7 +358,7 @@ export const RESOURCES = {
     lookup: {
       field: 'site',
       description: 'A site by REST ids; with `shareKey`, a reference whose `sections` and `redirectLookup` the key opens without a token',
-      shareable: true,
+      shareable: 'lists',
     },
     writes: {
       updateSite: { method: 'PATCH', description: 'Changes the title or visibility of a site', rules: siteBodies['site.update'] },
@@ -464,6 +476,132 @@ export const RESOURCES = {
       deleteShareLink: { kind: 'delete', method: 'DELETE', description: 'Deletes a share link; its key opens nothing' },
     },
     stale: SITES,
+  },
+
+  // Content: spaces, collections, change requests, comments and replies.
+  Space: {
+    path: '/spaces/{spaceId}',
+    restIdKey: true,
+    jsonKeys: { organizationId: 'organization' },
+    list: { on: 'Organization', field: 'spaces', path: '/orgs/{organizationId}/spaces', description: 'Spaces of the organization the caller can read' },
+    lookup: { field: 'space', description: 'A space by REST id', shareable: true },
+    writes: {
+      createSpace: {
+        kind: 'create',
+        method: 'POST',
+        description: 'Creates a space',
+        rules: bodies['space.create'],
+        notes: { parent: 'Id of the collection to create the space in (default: the organization root).' },
+      },
+      updateSpace: {
+        method: 'PATCH',
+        description: 'Updates a space',
+        rules: bodies['space.update'],
+        notes: { title: 'Needs edit.', emoji: 'Needs edit.', editMode: 'Needs admin.', defaultLevel: 'Needs admin.' },
+      },
+      restoreSpace: { method: 'POST', path: '/spaces/{spaceId}/restore', description: 'Restores a space deleted in the last 7 days' },
+      duplicateSpace: { method: 'POST', path: '/spaces/{spaceId}/duplicate', description: 'Duplicates a space beside the original; the payload holds the copy' },
+      lockSpace: { method: 'PATCH', body: { editMode: 'locked' }, description: 'Locks a space: all edits are locked (`editMode: locked`); needs admin' },
+      unlockSpace: { method: 'PATCH', body: { editMode: 'live' }, description: 'Unlocks a locked space: users edit it directly (`editMode: live`); needs admin' },
+    },
+    // Collections embed what they hold, and a moved space's old parent is not known.
+    stale: ['/orgs/{organizationId}/collections', '/collections'],
+  },
+  Collection: {
+    path: '/collections/{collectionId}',
+    restIdKey: true,
+    jsonKeys: { organizationId: 'organization' },
+    list: {
+      on: 'Organization',
+      field: 'collections',
+      path: '/orgs/{organizationId}/collections',
+      description: 'Collections of the organization',
+      filters: { nested: boolean('Include nested collections (default true).') },
+    },
+    lookup: { field: 'collection', description: 'A collection by REST id' },
+    writes: {
+      createCollection: {
+        kind: 'create',
+        method: 'POST',
+        description: 'Creates a collection',
+        rules: bodies['collection.create'],
+        notes: { parent: 'Id of the collection to nest it in (default: the organization root).' },
+      },
+      updateCollection: { method: 'PATCH', description: 'Updates a collection', rules: bodies['collection.update'] },
+    },
+    stale: ['/orgs/{organizationId}/spaces', '/collections'],
+  },
+  ChangeRequest: {
+    path: '/spaces/{spaceId}/change-requests/{changeRequestId}',
+    jsonKeys: { spaceId: 'space' },
+    numbered: /^[1-9]\d{0,15}$/,
+    list: {
+      on: 'Space',
+      field: 'changeRequests',
+      description: 'Change requests of the space; `status` defaults to OPEN, as in REST',
+      filters: {
+        status: { kind: 'enum', values: CHANGE_REQUEST_STATUSES },
+        contributor: string('Only change requests this user (REST id) contributed to.'),
+      },
+    },
+    lookup: { field: 'changeRequest', description: 'A change request by its REST id or number' },
+    writes: {
+      createChangeRequest: { kind: 'create', method: 'POST', description: 'Creates a change request, as a draft', rules: bodies['changeRequest.create'] },
+      updateChangeRequest: {
+        method: 'PATCH',
+        description: 'Changes the subject and/or the status of a change request',
+        rules: bodies['changeRequest.update'],
+        notes: { status: 'DRAFT, OPEN or ARCHIVED (MERGED only by mergeChangeRequest).' },
+        inputs: { status: 'ChangeRequestStatus' },
+      },
+      archiveChangeRequest: { method: 'PATCH', body: { status: 'archived' }, description: 'Archives a change request (`status: archived`)' },
+      reopenChangeRequest: { method: 'PATCH', body: { status: 'open' }, description: 'Opens a draft or archived change request (`status: open`)' },
+      markChangeRequestDraft: { method: 'PATCH', body: { status: 'draft' }, description: 'Turns a change request back into a draft (`status: draft`)' },
+    },
+    // The space's counts and revision change.
+    stale: ['/spaces/{spaceId}'],
+  },
+  Comment: {
+    path: '/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}',
+    list: {
+      on: 'ChangeRequest',
+      field: 'comments',
+      description: 'Comments of the change request; REST defaults: order DESC, status ALL',
+      bodies: true,
+      filters: {
+        order: { kind: 'enum', values: ORDERS },
+        status: { kind: 'enum', values: COMMENT_STATUSES },
+        targetPage: string('Only comments on this page (page id).'),
+      },
+    },
+    lookup: { field: 'comment', description: 'A comment by REST ids; `changeRequestId` may be the number', bodies: true },
+    writes: {
+      createComment: {
+        kind: 'create',
+        method: 'POST',
+        description: 'Posts a comment in a change request',
+        rules: bodies['comment.create'],
+        notes: { page: 'The page (id) the comment is about.', node: 'The content node (id) the comment is about.' },
+        inputs: { body: 'ContentBodyInput' },
+      },
+      updateComment: { method: 'PUT', description: 'Edits the body of a comment; its author only', rules: postBody, inputs: { body: 'ContentBodyInput' } },
+      resolveComment: { method: 'PUT', body: { resolved: true }, description: 'Resolves a comment (`resolved: true`): sets `resolvedAt` and `resolvedBy`' },
+      reopenComment: { method: 'PUT', body: { resolved: false }, description: 'Reopens a resolved comment (`resolved: false`)' },
+      deleteComment: { kind: 'delete', method: 'DELETE', description: 'Deletes a comment and its replies; its author or a space admin' },
+    },
+    // Open-comment counts of the space and the change request change.
+    stale: ['/spaces/{spaceId}'],
+  },
+  CommentReply: {
+    path: '/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}/replies/{commentReplyId}',
+    list: { on: 'Comment', field: 'replies', description: 'Replies to the comment, oldest first', bodies: true },
+    lookup: { field: 'commentReply', description: 'A reply by REST ids; `changeRequestId` may be the number', bodies: true },
+    writes: {
+      createCommentReply: { kind: 'create', method: 'POST', description: 'Replies to a comment', rules: postBody, inputs: { body: 'ContentBodyInput' } },
+      updateCommentReply: { method: 'PUT', description: 'Edits the body of a reply; its author only', rules: postBody, inputs: { body: 'ContentBodyInput' } },
+      deleteCommentReply: { kind: 'delete', method: 'DELETE', description: 'Deletes a reply; its author or a space admin' },
+    },
+    stale: ['/spaces/{spaceId}'],
   },
 } satisfies Record<string, Resource>;
 

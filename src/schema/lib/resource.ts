@@ -12,7 +12,8 @@ import { builder } from '../builder.js';
 import { RESOURCES, type InputObjectSpec, type Resource, type ResourceName, type Write } from '../resources.js';
 import { forwardArgs, resolveList, type ListEnvelope } from './connection.js';
 import { describeRule } from './descriptions.js';
-import { enumOfValues } from './enums.js';
+import { ContentFormat, enumOfValues } from './enums.js';
+import { bodyFormat } from './fields.js';
 import { notFoundError, userInputError } from './errors.js';
 import { badNodeIdError } from './globalIds.js';
 import { checkInput, restBody } from './mutation.js';
@@ -35,7 +36,8 @@ export function fillPath(template: string, values: Values, prefix = false): stri
   for (const part of template.split(/(\{\w+\})/)) {
     const name = /^\{(\w+)\}$/.exec(part)?.[1];
     if (!name) out += part;
-    else if (typeof values[name] === 'string' && values[name]) out += restPath`/${values[name] as string}`.slice(1);
+    // An empty key is refused by `restPath` (BAD_USER_INPUT), unless only a prefix is asked for.
+    else if (typeof values[name] === 'string' && (values[name] || !prefix)) out += restPath`/${values[name] as string}`.slice(1);
     else return prefix ? out.replace(/\/$/, '') : undefined;
   }
   return out;
@@ -64,7 +66,7 @@ export interface ResourceInfo {
 
 export const resources = new Map<string, ResourceInfo>();
 
-/** Input object types that writes name in `inputs`, with how a value becomes its REST shape. */
+/** Input types that writes name in `inputs` (input objects, or an enum wider than the rule), with how a value becomes its REST shape. */
 const inputObjects = new Map<string, { ref: any; toRest?: (value: any) => unknown }>();
 
 export function inputObject<T>(name: string, ref: T, toRest?: (value: any) => unknown): T {
@@ -121,11 +123,12 @@ export function resourceNode<Shape extends object>(name: ResourceName) {
     attach: (json, known) => {
       const out: Json = { ...json };
       for (const p of params.slice(0, -1)) if (typeof known[p] === 'string') out[p] = known[p];
+      for (const [p, field] of Object.entries(spec.jsonKeys ?? {})) out[p] ??= json[field];
       out[last] = json[idField] ?? known[last];
       if (typeof known.shareKey === 'string') out.shareKey = known.shareKey;
       return out;
     },
-    keys: (obj) => params.map((p, i) => (i === params.length - 1 ? (obj[p] ?? obj[idField]) : obj[p])),
+    keys: (obj) => params.map((p, i) => obj[p] ?? (i === params.length - 1 ? obj[idField] : obj[spec.jsonKeys?.[p] ?? p])),
     path: (keys) => fillPath(spec.path, Object.fromEntries(params.map((p, i) => [p, keys[i]])))!,
     listPath: (values) => fillPath(listTemplate(spec), values)!,
     find: async (ctx, keys, known) => {
@@ -239,11 +242,28 @@ function deriveInput({ name, description, notes = {} }: InputObjectSpec, fields:
 const lowerFirst = (s: string) => s[0].toLowerCase() + s.slice(1);
 const seedPath = (template: string) => `\`${template}\``;
 
-/** What a write of `info` makes stale: its list, itself, and the table's `stale` paths (each cut
- * before its first parameter `values` lack: a prefix of every path it could be). */
-export function staleAfter(info: ResourceInfo, values: Values): string[] {
+/** What a write of `info` makes stale: its list, itself, and the table's `stale` paths, filled
+ * from the input and then from the written JSON (its id, its `jsonKeys`). */
+export function staleAfter(info: ResourceInfo, values: Values, json?: Json): string[] {
   const templates = [listTemplate(info.spec), info.spec.path, ...(info.spec.stale ?? [])];
-  return templates.map((t) => fillPath(t, values, true)!).filter(Boolean);
+  const known = { ...(json ? info.attach(json, {}) : {}), ...values };
+  return templates.map((t) => fillPath(t, known, true)!).filter(Boolean);
+}
+
+/**
+ * `values` with the number of a `numbered` resource (a change request's) replaced by its REST id:
+ * one GET, which primes the object's path by id too. `own` is left as given.
+ */
+export async function canonicalKeys(ctx: GatewayContext, values: Values, own?: string): Promise<Values> {
+  const out = { ...values };
+  for (const info of resources.values()) {
+    const p = info.params[info.params.length - 1];
+    if (!info.spec.numbered || p === own || typeof out[p] !== 'string' || !info.spec.numbered.test(out[p])) continue;
+    const json = await ctx.rest.load<Json>(fillPath(info.spec.path, out)!);
+    out[p] = json[info.idField];
+    ctx.rest.prime(fillPath(info.spec.path, out)!, json);
+  }
+  return out;
 }
 
 /**
@@ -258,7 +278,7 @@ export async function writeResource<T = Json>(ctx: GatewayContext, name: Resourc
   } finally {
     // Filled from the input and the written JSON (e.g. a space's `organization`); a failed write
     // forgets the prefixes its input names.
-    ctx.rest.forget(staleAfter(resources.get(name)!, { ...(json as Json | undefined), ...values }));
+    ctx.rest.forget(staleAfter(resources.get(name)!, values, json as Json | undefined));
   }
 }
 
@@ -292,20 +312,20 @@ function deriveWrite(info: ResourceInfo, name: string, write: Write): void {
     name,
     {
       inputFields: (t) => ({
-        ...Object.fromEntries(keyNames.map((k) => [k, t.string({ required: true })])),
+        ...Object.fromEntries(keyNames.map((k) => [k, t.string({ required: true, description: keyNote(k) })])),
         ...Object.fromEntries(Object.entries(rules).map(([field, rule]) => [field, ruleField(t, types[field], rule, write.notes?.[field])])),
       }),
     },
     {
       description: `${write.description} (\`${write.method} ${template}\`).`,
       resolve: async (_root, { input }, ctx) => {
-        const values = input as Values;
         const keyRules = Object.entries(info.spec.keyRules ?? {}).filter(([k]) => keyNames.includes(k));
-        if (keyRules.length) checkInput(Object.fromEntries(keyRules.map(([k, rule]) => [k, { ...rule, required: true }])), values);
-        const body = write.body ?? restBody(values, keyNames);
+        if (keyRules.length) checkInput(Object.fromEntries(keyRules.map(([k, rule]) => [k, { ...rule, required: true }])), input as Values);
+        const body = write.body ?? restBody(input as Values, keyNames);
         for (const [field, spec] of Object.entries(write.inputs ?? {}))
           if (body[field] !== undefined && body[field] !== null) body[field] = inputObjects.get(inputName(spec))?.toRest?.(body[field]) ?? body[field];
         if (write.rules) checkInput(write.rules, body);
+        const values = await canonicalKeys(ctx, input as Values, info.params[info.params.length - 1]);
         const json = await writeResource(ctx, info.name as ResourceName, write.method, fillPath(template, values)!, values, write.method === 'DELETE' ? undefined : body);
         if (write.kind === 'delete') return { values, deletedId: encodeGlobalID(info.name, encodeKeys(info.keys(values))) };
         if (write.returns || write.empty) return { values, json };
@@ -342,6 +362,16 @@ function deriveWrite(info: ResourceInfo, name: string, write: Write): void {
   );
 }
 
+/** What a key argument says: a `numbered` resource's last key may be its number. */
+const keyNote = (param: string) =>
+  [...resources.values()].some((r) => r.spec.numbered && r.params[r.params.length - 1] === param) ? 'The REST id or the number.' : undefined;
+
+/** Where the bodies of a connection's nodes are selected. */
+const LISTED_BODIES = [
+  ['edges', 'node', 'body'],
+  ['nodes', 'body'],
+];
+
 /** The root's "keys": none. */
 const ROOT = { params: [] as string[], keys: () => [] as string[] };
 
@@ -358,20 +388,26 @@ function deriveList(info: ResourceInfo): void {
       description: `${list.description} (\`GET ${listTemplate(info.spec)}\`).`,
       args: {
         ...forwardArgs,
+        ...(list.bodies ? { format: t.arg({ type: ContentFormat, description: 'Format of the listed bodies.' }) } : {}),
         ...Object.fromEntries(
           Object.entries(filters).map(([name, f]) => [name, t.arg({ type: ruleType(f), description: f.description })]),
         ),
         ...(list.shareable ? { shareKey: t.arg.string({ description: `A share key (default: the one the ${lowerFirst(list.on)} was opened with).` }) } : {}),
       },
-      resolve: (p: Json, args: Values, ctx: GatewayContext) => {
-        const known: Values = parent.params.length ? { ...p, [parent.params[parent.params.length - 1]]: parent.keys(p).at(-1) } : {};
+      resolve: (p: Json, args: Values, ctx: GatewayContext, gql: any) => {
+        const parentKeys = parent.keys(p);
+        const known: Values = { ...(parent.params.length ? p : {}), ...Object.fromEntries(parent.params.map((k, i) => [k, parentKeys[i]])) };
         if (list.shareable) known.shareKey = args.shareKey ?? p.shareKey;
         const query = Object.fromEntries(Object.keys(filters).map((k) => [k, args[k] ?? undefined]));
+        // Listed bodies: REST is asked for the format the selection needs; items prime their path under it.
+        const format = list.bodies ? bodyFormat(gql, LISTED_BODIES, args.format) : undefined;
+        const formatQuery = format ? { format } : undefined;
+        const itemPath = info.spec.listedOnly ? undefined : (item: Json) => info.path(info.keys(info.attach(item, known)));
         return resolveList(ctx, args, {
           path: info.listPath(known),
-          query: { ...query, ...(list.shareable ? shareQuery(known) : undefined) } as never,
+          query: { ...query, ...formatQuery, ...(list.shareable ? shareQuery(known) : undefined) } as never,
           node: (item: Json) => info.attach(item, known),
-          itemPath: info.spec.listedOnly ? undefined : (item: Json) => info.path(info.keys(info.attach(item, known))),
+          itemPath: list.bodies && itemPath ? (item: Json) => void ctx.rest.prime(itemPath(item), item, formatQuery) : itemPath,
         });
       },
     }),
@@ -386,12 +422,19 @@ function deriveLookup(info: ResourceInfo): void {
       nullable: true,
       description: `${lookup.description} (\`GET ${info.spec.path}\`).`,
       args: {
-        ...Object.fromEntries(info.params.map((p) => [p, t.arg.string({ required: true })])),
-        ...(lookup.shareable ? { shareKey: t.arg.string({ description: 'Opens what REST serves by share key (nothing is read up front).' }) } : {}),
+        ...Object.fromEntries(info.params.map((p) => [p, t.arg.string({ required: true, description: keyNote(p) })])),
+        ...(lookup.bodies ? { format: t.arg({ type: ContentFormat, description: 'Format of the body, as REST `format`.' }) } : {}),
+        ...(lookup.shareable
+          ? { shareKey: t.arg.string({ description: lookup.shareable === 'lists' ? 'Opens what REST serves by share key (nothing is read up front).' : 'Opens share-link content: the object is read with it.' }) }
+          : {}),
       },
-      resolve: (_root: unknown, args: Values, ctx: GatewayContext, gql: any) => {
-        const keys = info.params.map((p) => args[p] as string);
-        if (lookup.shareable && args.shareKey) return refOf(info.name, keys, { shareKey: args.shareKey });
+      resolve: async (_root: unknown, args: Values, ctx: GatewayContext, gql: any) => {
+        const values = await canonicalKeys(ctx, args);
+        const keys = info.params.map((p) => values[p] as string);
+        if (lookup.shareable === 'lists' && args.shareKey) return refOf(info.name, keys, { shareKey: args.shareKey });
+        const format = lookup.bodies ? bodyFormat(gql, [['body']], args.format) : undefined;
+        const query = { ...(format ? { format } : {}), ...(lookup.shareable ? shareQuery(args) : {}) };
+        if (Object.keys(query).length) return info.attach(await ctx.rest.load<Json>(info.path(keys), query), values);
         return info.spec.listedOnly ? info.find(ctx, keys) : restRef(info.name, keys, ctx, gql);
       },
     }),

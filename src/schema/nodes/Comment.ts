@@ -1,24 +1,20 @@
 /**
- * Comments of change requests: the `Comment` node (keys: space, change request, comment),
- * `ChangeRequest.comments`, and what comments and replies share (author, body, reactions,
- * permissions). The REST JSON of a comment does not reliably carry its parents' ids, so the
- * shape is the JSON plus `spaceId` and `changeRequestId`, attached wherever a comment is built.
+ * Comments of change requests and their replies: the `Comment` node and what comments and replies
+ * share (author, body, reactions, permissions, the reaction writes). Lists, lookups and the other
+ * writes are in src/schema/resources.ts; the REST JSON lacks its parents' ids, so the table
+ * attaches the path parameters to each object.
  */
 import type { User as RestUser } from '@gitbook/api';
 import type { ObjectRef } from '@pothos/core';
-import type { CONTENT_FORMATS } from '../../api/rules.js';
-import type { GatewayContext } from '../context.js';
-import type { QueryParams } from '../restLoader.js';
+import { bodies } from '../../api/rules.js';
+import type { Rule } from '../../api/validate.js';
 import { builder } from '../builder.js';
-import { forwardArgs, resolveList, type ListOptions } from '../lib/connection.js';
-import { CommentStatus, CommentStatusFilter, ContentFormat, SortOrder } from '../lib/enums.js';
-import { bodyFormat, ContentBody, orNull, selectedFormats, urlsType } from '../lib/fields.js';
-import { encodeKeys, restNodeRef, restPath } from '../lib/node.js';
-import { ChangeRequest, changeRequestIdOf, changeRequestPath, embeddedUser } from './ChangeRequest.js';
-import { Space } from './Space.js';
+import { CommentStatus, ContentFormat } from '../lib/enums.js';
+import { ContentBody, orNull, selectedFormats, urlsType } from '../lib/fields.js';
+import { checkInput } from '../lib/mutation.js';
+import { canonicalKeys, edge, inputObject, resourceInfo, resourceNode, staleAfter } from '../lib/resource.js';
+import { embeddedUser } from './ChangeRequest.js';
 import { User } from './User.js';
-
-export type Format = (typeof CONTENT_FORMATS)[number];
 
 export interface RestReaction {
   emoji: string;
@@ -70,21 +66,12 @@ export interface RestComment extends RestPost {
 
 export type CommentShape = RestComment & { spaceId: string; changeRequestId: string };
 
-export const commentsPath = (spaceId: string, changeRequestId: string) => `${changeRequestPath(spaceId, changeRequestId)}/comments`;
-export const commentPath = (spaceId: string, changeRequestId: string, commentId: string) =>
-  `${commentsPath(spaceId, changeRequestId)}${restPath`/${commentId}`}`;
-export const attachComment = (json: RestComment, spaceId: string, changeRequestId: string): CommentShape => ({
-  ...json,
-  spaceId,
-  changeRequestId,
-});
+export const Comment = resourceNode<CommentShape>('Comment');
 
-export const Comment = restNodeRef<CommentShape>('Comment', {
-  arity: 3,
-  keys: (c) => [c.spaceId, c.changeRequestId, c.id],
-  path: ([spaceId, changeRequestId, commentId]) => commentPath(spaceId, changeRequestId, commentId),
-  wrap: (json: RestComment, [spaceId, changeRequestId]) => attachComment(json, spaceId, changeRequestId),
-});
+inputObject('ContentBodyInput', builder.inputType('ContentBodyInput', {
+  description: 'A content body, in markdown.',
+  fields: (t) => ({ markdown: t.string({ required: true }) }),
+}));
 
 const ReactionUser = builder.objectRef<RestReaction['users'][number]>('ReactionUser').implement({
   description: 'A user who reacted, and when.',
@@ -113,10 +100,16 @@ const CommentPermissions = builder.objectRef<RestPost['permissions']>('CommentPe
   }),
 });
 
+/** The emoji rule of `addedReactions` / `removedReactions`, for an input's single `emoji`. */
+const reactionsRule: Rule = bodies['comment.update'].addedReactions;
+const emojiRule = { emoji: { ...(reactionsRule.kind === 'array' ? reactionsRule.of : reactionsRule), required: true } };
+
 type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
 
-/** The fields of a comment or a reply; `path` is its REST path (to fetch the body in another format). */
-export function postFields<P extends RestPost>(ref: ObjectRef<Types, unknown, P>, path: (post: P) => string) {
+/** The fields of a comment or a reply (`name`), and its reaction writes. */
+export function postFields<P extends RestPost>(ref: ObjectRef<Types, unknown, P>, name: 'Comment' | 'CommentReply') {
+  const info = resourceInfo(name);
+  const path = (p: P) => info.path(info.keys(p as never));
   builder.objectFields(ref, (t) => ({
     restId: t.string({ description: 'The REST id.', resolve: (p) => p.id }),
     postedBy: t.field({ type: User, resolve: (p, _args, ctx) => embeddedUser(ctx, p.postedBy) }),
@@ -137,32 +130,25 @@ export function postFields<P extends RestPost>(ref: ObjectRef<Types, unknown, P>
     urls: t.field({ type: CommentUrls, resolve: (p) => p.urls }),
     permissions: t.field({ type: CommentPermissions, resolve: (p) => p.permissions }),
   }));
-}
-
-/** Where the bodies of a connection's nodes are selected. */
-export const LISTED_BODIES = [
-  ['edges', 'node', 'body'],
-  ['nodes', 'body'],
-];
-
-/**
- * Connection options of a REST list of comments or replies: `format` goes to the list call, each
- * listed object primes its own path with the same format (so a later read of it costs no call),
- * and each node gets its parents' keys.
- */
-export function postList<J extends { id: string }, S>(
-  ctx: GatewayContext,
-  options: { path: string; query?: QueryParams; format?: Format | null; itemPath: (item: J) => string; attach: (item: J) => S },
-): ListOptions<J, S> {
-  const formatQuery = options.format ? { format: options.format } : undefined;
-  return {
-    path: options.path,
-    query: { ...options.query, ...formatQuery },
-    node: (item) => {
-      ctx.rest.prime(options.itemPath(item), item, formatQuery);
-      return options.attach(item);
-    },
-  };
+  for (const [verb, field, what] of [['add', 'addedReactions', 'Adds'], ['remove', 'removedReactions', 'Removes']] as const) {
+    builder.relayMutationField(
+      `${verb}${name}Reaction`,
+      { inputFields: (t) => ({ ...Object.fromEntries(info.params.map((k) => [k, t.string({ required: true })])), emoji: t.string({ required: true }) }) as never },
+      {
+        description: `${what} the caller's emoji reaction ${verb === 'add' ? 'to' : 'from'} a ${name === 'Comment' ? 'comment' : 'reply'}${verb === 'add' ? ', idempotent' : ''} (\`PUT ${info.spec.path}\` with \`${field}\`).`,
+        resolve: async (_root, { input }: { input: any }, ctx) => {
+          checkInput(emojiRule, { emoji: input.emoji });
+          const body = { [field]: [input.emoji] };
+          const keys = await canonicalKeys(ctx, input);
+          const json = await ctx.rest.write<P>('PUT', info.path(info.params.map((k) => keys[k])), body, { invalidate: staleAfter(info, keys) });
+          const node = info.attach(json as never, keys);
+          ctx.rest.prime(info.path(info.keys(node)), json);
+          return { node };
+        },
+      },
+      { outputFields: (t: any) => ({ [name[0].toLowerCase() + name.slice(1)]: t.field({ type: ref, nullable: true, resolve: (p: any) => p.node }) }) } as never,
+    );
+  }
 }
 
 const CommentTargetPage = builder.objectRef<RestTargetPage>('CommentTargetPage').implement({
@@ -183,12 +169,8 @@ const CommentTargetPage = builder.objectRef<RestTargetPage>('CommentTargetPage')
 const CommentTarget = builder.objectRef<RestCommentTarget>('CommentTarget').implement({
   description: 'What a comment is about: a space, a change request, a revision, a page and a node in it.',
   fields: (t) => ({
-    space: t.field({ type: Space, nullable: true, resolve: (x) => x.space }),
-    changeRequest: t.field({
-      type: ChangeRequest,
-      nullable: true,
-      resolve: (x) => (x.changeRequest ? encodeKeys([x.space, x.changeRequest]) : null),
-    }),
+    space: edge(t, 'Space', (x: RestCommentTarget) => [x.space]),
+    changeRequest: edge(t, 'ChangeRequest', (x: RestCommentTarget) => [x.space, x.changeRequest]),
     revision: t.exposeString('revision'),
     review: t.string({ nullable: true, resolve: (x) => orNull(x.review) }),
     page: t.field({ type: CommentTargetPage, nullable: true, resolve: (x) => orNull(x.page) }),
@@ -204,61 +186,7 @@ Comment.implement({
     resolvedAt: t.field({ type: 'DateTime', nullable: true, resolve: (c) => orNull(c.resolvedAt) }),
     resolvedBy: t.field({ type: User, nullable: true, resolve: (c, _args, ctx) => orNull(embeddedUser(ctx, c.resolvedBy)) }),
     target: t.field({ type: CommentTarget, resolve: (c) => c.target }),
-    changeRequest: t.field({
-      type: ChangeRequest,
-      nullable: true,
-      description: 'The change request the comment is in.',
-      resolve: (c) => encodeKeys([c.spaceId, c.changeRequestId]),
-    }),
+    changeRequest: edge(t, 'ChangeRequest', (c: CommentShape) => [c.spaceId, c.changeRequestId], { description: 'The change request the comment is in.' }),
   }),
 });
-postFields(Comment, (c) => commentPath(c.spaceId, c.changeRequestId, c.id));
-
-export const CommentConnection = builder.connectionObject({ type: Comment, name: 'CommentConnection' }, { name: 'CommentEdge' });
-
-builder.objectField(ChangeRequest, 'comments', (t) =>
-  t.field({
-    type: CommentConnection,
-    nullable: true,
-    description: 'Comments of the change request (`GET .../comments`); REST defaults: order DESC, status ALL.',
-    args: {
-      ...forwardArgs,
-      order: t.arg({ type: SortOrder }),
-      status: t.arg({ type: CommentStatusFilter }),
-      targetPage: t.arg.string({ description: 'Only comments on this page (page id).' }),
-      format: t.arg({ type: ContentFormat, description: 'Format of the listed bodies.' }),
-    },
-    resolve: (cr, { order, status, targetPage, format, ...args }, ctx, info) =>
-      resolveList(
-        ctx,
-        args,
-        postList(ctx, {
-          path: commentsPath(cr.space, cr.id),
-          query: { order, status, targetPage },
-          format: bodyFormat(info, LISTED_BODIES, format),
-          itemPath: (c: RestComment) => commentPath(cr.space, cr.id, c.id),
-          attach: (c: RestComment) => attachComment(c, cr.space, cr.id),
-        }),
-      ),
-  }),
-);
-
-builder.queryFields((t) => ({
-  comment: t.field({
-    type: Comment,
-    nullable: true,
-    description: 'A comment by REST ids (`GET /spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}`); `changeRequestId` may be the number.',
-    args: {
-      spaceId: t.arg.string({ required: true }),
-      changeRequestId: t.arg.string({ required: true }),
-      commentId: t.arg.string({ required: true }),
-      format: t.arg({ type: ContentFormat, description: 'Format of the body, as REST `format`.' }),
-    },
-    resolve: async (_root, { spaceId, changeRequestId, commentId, ...args }, ctx, info) => {
-      const crId = await changeRequestIdOf(ctx, spaceId, changeRequestId);
-      const format = bodyFormat(info, [['body']], args.format);
-      if (!format) return encodeKeys([spaceId, crId, commentId]);
-      return attachComment(await ctx.rest.load<RestComment>(commentPath(spaceId, crId, commentId), { format }), spaceId, crId);
-    },
-  }),
-}));
+postFields(Comment, 'Comment');

@@ -1,24 +1,20 @@
 /**
  * Space and collection user permissions (`/spaces/{spaceId}/permissions`,
- * `/collections/{collectionId}/permissions`): both bases behave the same, so one definition serves
- * both. The lists of `{permission, user}` are connections of users whose edges carry `permission`.
+ * `/collections/{collectionId}/permissions`), one definition for both: the lists of
+ * `{permission, user}` (connections of users whose edges carry `permission`) and the writes
+ * (grant, update, remove), whose payloads hold the space or collection and the user.
  */
-import type { Collection as RestCollection, Space as RestSpace, User as RestUser } from '@gitbook/api';
+import type { User as RestUser } from '@gitbook/api';
+import { bodies } from '../../api/rules.js';
 import { builder } from '../builder.js';
 import { forwardArgs, resolveList, type Edge } from '../lib/connection.js';
 import { Role } from '../lib/enums.js';
+import { checkInput, restBody } from '../lib/mutation.js';
 import { restPath } from '../lib/node.js';
-import { collectionBase, spaceBase, type ContentBase } from './Collection.js';
-import type { Space } from './Space.js';
+import { resourceInfo } from '../lib/resource.js';
 import { User } from './User.js';
 
-/** `/spaces/{spaceId}/permissions` or `/collections/{collectionId}/permissions`. */
-export const permissionsPath = (base: ContentBase, id: string) => `${base.path(id)}/permissions`;
-
-interface UserPermissionItem {
-  permission: string;
-  user: RestUser;
-}
+type UserPermissionItem = { permission: string; user: RestUser };
 
 const UserPermissionConnection = builder.connectionObject(
   { type: User, name: 'UserPermissionConnection' },
@@ -42,29 +38,63 @@ const userPermissionList = (path: string, query?: { role?: string }) => ({
   node: (item: UserPermissionItem) => item.user,
 });
 
-function addPermissionFields(base: ContentBase) {
-  // The refs of both bases differ only in their shape type; the fields read `id` alone.
-  builder.objectFields(base.ref as typeof Space, (t) => ({
+for (const name of ['Space', 'Collection'] as const) {
+  const info = resourceInfo(name);
+  const [param] = info.params;
+  const field = param.replace(/Id$/, '');
+  const template = `${info.spec.path}/permissions`;
+  const permissions = (id: string) => `${info.path([id])}/permissions`;
+
+  builder.objectFields(info.ref, (t: any) => ({
     userPermissions: t.field({
       type: UserPermissionConnection,
       nullable: true,
-      description: `Users with an explicit role on the ${base.field} (\`GET ${base.template}/permissions/users\`).`,
+      description: `Users with an explicit role on the ${field} (\`GET ${template}/users\`).`,
       args: forwardArgs,
-      resolve: (target: RestSpace | RestCollection, args, ctx) =>
-        resolveList(ctx, args, userPermissionList(`${permissionsPath(base, target.id)}/users`)),
+      resolve: (target: { id: string }, args: any, ctx: any) => resolveList(ctx, args, userPermissionList(`${permissions(target.id)}/users`)),
     }),
     aggregatePermissions: t.field({
       type: UserPermissionConnection,
       nullable: true,
       description:
-        `Every member with access to the ${base.field} (explicit, team, inherited or organization role), ` +
-        `with their strongest role (\`GET ${base.template}/permissions/aggregate\`).`,
+        `Every member with access to the ${field} (explicit, team, inherited or organization role), ` +
+        `with their strongest role (\`GET ${template}/aggregate\`).`,
       args: { ...forwardArgs, role: t.arg({ type: Role, description: 'Only users with this role.' }) },
-      resolve: (target: RestSpace | RestCollection, { role, ...args }, ctx) =>
-        resolveList(ctx, args, userPermissionList(`${permissionsPath(base, target.id)}/aggregate`, { role: role ?? undefined })),
+      resolve: (target: { id: string }, { role, ...args }: any, ctx: any) =>
+        resolveList(ctx, args, userPermissionList(`${permissions(target.id)}/aggregate`, { role: role ?? undefined })),
     }),
   }));
-}
 
-addPermissionFields(spaceBase);
-addPermissionFields(collectionBase);
+  /** A permission write: everything cached under the target (its flags and lists) is forgotten. */
+  const mutation = (mutationName: string, description: string, userKey: boolean, inputFields: (t: any) => object, method: 'POST' | 'PATCH' | 'DELETE', rules?: any) =>
+    builder.relayMutationField(
+      mutationName,
+      { inputFields: (t) => ({ [param]: t.string({ required: true }), ...(userKey ? { userId: t.string({ required: true }) } : {}), ...inputFields(t) }) as never },
+      {
+        description,
+        resolve: async (_root, { input }: { input: any }, ctx) => {
+          const body = restBody(input, [param, 'userId']);
+          if (rules) checkInput(rules, body);
+          const suffix = userKey ? restPath`/users/${input.userId}` : '';
+          await ctx.rest.write(method, permissions(input[param]) + suffix, method === 'DELETE' ? undefined : body, { invalidate: [info.path([input[param]])] });
+          return { target: input[param], userId: input.userId };
+        },
+      },
+      {
+        outputFields: (t: any) => ({
+          [field]: t.field({ type: info.ref, nullable: true, resolve: (p: any) => p.target }),
+          ...(userKey ? { user: t.field({ type: User, nullable: true, resolve: (p: any) => p.userId }) } : {}),
+        }),
+      } as never,
+    );
+
+  mutation(`grant${name}Permission`, `Gives a role on the ${field} to users and/or teams of its organization (\`POST ${template}\`).`, false, (t) => ({
+    role: t.field({ type: Role, required: true }),
+    users: t.stringList({ description: 'User ids (members of the organization).' }),
+    teams: t.stringList({ description: 'Team ids of the organization.' }),
+  }), 'POST', bodies['permission.invite']);
+  mutation(`update${name}UserPermission`, `Changes the role of a user on the ${field}; null removes it (\`PATCH ${template}/users/{userId}\`).`, true, (t) => ({
+    role: t.field({ type: Role, description: "The new role; null removes the user's role." }),
+  }), 'PATCH', bodies['permission.update']);
+  mutation(`remove${name}UserPermission`, `Removes the role of a user on the ${field} (\`DELETE ${template}/users/{userId}\`).`, true, () => ({}), 'DELETE');
+}

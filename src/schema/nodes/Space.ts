@@ -1,19 +1,13 @@
-import type { Organization as RestOrganization, Space as RestSpace } from '@gitbook/api';
+import type { Space as RestSpace } from '@gitbook/api';
 import { builder } from '../builder.js';
 import { forwardArgs, resolveList, type ConnectionResult } from '../lib/connection.js';
 import { EditMode, LinkStatus, Role, SpaceVisibility } from '../lib/enums.js';
 import { orNull, urlsType } from '../lib/fields.js';
-import { restNodeRef, restPath } from '../lib/node.js';
-import { restRef } from '../lib/refs.js';
-import { Organization } from './Organization.js';
+import { restPath } from '../lib/node.js';
+import { edge, resourceNode } from '../lib/resource.js';
 
-export const Space = restNodeRef<RestSpace>('Space', {
-  arity: 1,
-  restIdKey: true,
-  keys: (s) => [s.id],
-  stub: ([id]) => ({ id }),
-  path: ([spaceId]) => restPath`/spaces/${spaceId}`,
-});
+/** A space (`/spaces/{spaceId}`); its list, writes and staleness are in src/schema/resources.ts. */
+export const Space = resourceNode<RestSpace>('Space');
 
 export const spacePath = (spaceId: string) => restPath`/spaces/${spaceId}`;
 
@@ -57,11 +51,8 @@ Space.implement({
     changeRequestsOpenCount: t.int({ resolve: (s) => s.changeRequestsOpen }),
     changeRequestsDraftCount: t.int({ resolve: (s) => s.changeRequestsDraft }),
     permissions: t.field({ type: SpacePermissions, resolve: (s) => s.permissions }),
-    organization: t.field({
-      type: Organization,
-      nullable: true,
-      resolve: (s, _args, ctx, info) => restRef<RestOrganization>('Organization', [s.organization], ctx, info),
-    }),
+    organization: edge(t, 'Organization', (s: RestSpace) => [s.organization]),
+    parent: edge(t, 'Collection', (s: RestSpace) => [s.parent], { description: 'The collection holding the space.' }),
   }),
 });
 
@@ -145,32 +136,3 @@ builder.objectField(Space, 'links', (t) =>
       resolveList<RestSpaceLink>(ctx, args, { path: restPath`/spaces/${s.id}/links`, query: { status: status ?? undefined } }),
   }),
 );
-
-export const SpaceConnection = builder.connectionObject({ type: Space, name: 'SpaceConnection' }, { name: 'SpaceEdge' });
-
-/** A connection over a REST list of spaces; the items prime the loader. */
-export const spaceList = (path: string) => ({
-  path,
-  itemPath: (s: RestSpace) => spacePath(s.id),
-});
-
-builder.objectField(Organization, 'spaces', (t) =>
-  t.field({
-    type: SpaceConnection,
-    nullable: true,
-    description: 'Spaces of the organization the caller can read (`GET /orgs/{organizationId}/spaces`).',
-    args: forwardArgs,
-    resolve: (org, args, ctx) => resolveList(ctx, args, spaceList(restPath`/orgs/${org.id}/spaces`)),
-  }),
-);
-
-builder.queryFields((t) => ({
-  space: t.field({
-    type: Space,
-    nullable: true,
-    description: 'A space by REST id (`GET /spaces/{spaceId}`); `shareKey` opens share-link content.',
-    args: { spaceId: t.arg.string({ required: true }), shareKey: t.arg.string() },
-    resolve: (_root, { spaceId, shareKey }, ctx, info) =>
-      shareKey ? ctx.rest.load<RestSpace>(spacePath(spaceId), { shareKey }) : restRef<RestSpace>('Space', [spaceId], ctx, info),
-  }),
-}));
