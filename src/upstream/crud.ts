@@ -1,0 +1,89 @@
+/**
+ * The list, read and delete routes of a table of owned rows (domain/owned.ts), for resources that
+ * differ only in who may do what and how a row is shown; their other routes are written by hand.
+ */
+import type { Role } from '../api/roles.js';
+import { requireOrgSettings } from './access.js';
+import type { RequestContext } from './context.js';
+import { loadSite, type SiteAccess } from './domain/sites.js';
+import { deleteOwned, loadOwned, ownedRows, type OwnedTable } from './domain/owned.js';
+import { paginate } from './pagination.js';
+import type { Handler, Router } from './router.js';
+
+type Method = 'POST' | 'PUT' | 'PATCH';
+
+export interface OwnedRoutes<Access, Row extends object, Item> {
+  /** The list's path; a row is at `${base}/{${param}}`. */
+  base: string;
+  param: string;
+  table: OwnedTable;
+  /** Checks the caller may read (`write`: change) the parent's rows; what it returns is passed on. */
+  access: (ctx: RequestContext, write: boolean) => Access;
+  ownerId: (access: Access) => string;
+  /** How rows are shown to this caller (made once per request). */
+  show: (ctx: RequestContext, access: Access) => (row: Row) => Item;
+  /** Serve `GET ${base}/{${param}}` too. */
+  read?: boolean;
+  /** The hand-written writes: on the list's path, and on a row's (registered in the order list, create, read, update, delete). */
+  create?: [Method, Handler];
+  update?: [Method, Handler];
+}
+
+export function registerOwnedRoutes<Access, Row extends object, Item>(router: Router, r: OwnedRoutes<Access, Row, Item>): void {
+  const item = `${r.base}/{${r.param}}`;
+  const load = (ctx: RequestContext, access: Access) => loadOwned<Row>(ctx.db, r.table, r.ownerId(access), ctx.params[r.param]);
+  router.get(r.base, (ctx) => {
+    const access = r.access(ctx, false);
+    return paginate(ctx, ownedRows(r.table, r.ownerId(access), r.show(ctx, access)));
+  });
+  if (r.create) router.add(r.create[0], r.base, r.create[1]);
+  if (r.read)
+    router.get(item, (ctx) => {
+      const access = r.access(ctx, false);
+      return r.show(ctx, access)(load(ctx, access));
+    });
+  if (r.update) router.add(r.update[0], item, r.update[1]);
+  router.delete(item, (ctx) => {
+    const access = r.access(ctx, true);
+    deleteOwned(ctx.db, r.table, (load(ctx, access) as { id: string }).id);
+  });
+}
+
+/** The hand-written parts of an owned resource's routes: where it is, and its writes. */
+type Declared<Row extends object, Item, Show> = Pick<OwnedRoutes<unknown, Row, Item>, 'param' | 'table' | 'create' | 'update'> & {
+  /** The path below the parent's, e.g. `fonts`. */
+  path: string;
+  show: Show;
+};
+
+/** Access to the organization settings of the path (see requireOrgSettings); `canEdit` is `permissions.edit`. */
+export const orgSettingsAccess = (ctx: RequestContext, write = false) =>
+  requireOrgSettings(ctx.db, ctx.params.organizationId, ctx.caller?.id, write);
+
+/** An organization setting at `/orgs/{organizationId}/${path}`: members with a role read it, ORG_SETTINGS_WRITE_ROLE writes it. */
+export function registerOrgSetting<Row extends object, Item>(
+  router: Router,
+  r: Declared<Row, Item, (ctx: RequestContext, row: Row, canEdit: boolean) => Item>,
+): void {
+  registerOwnedRoutes<ReturnType<typeof orgSettingsAccess>, Row, Item>(router, {
+    ...r,
+    base: `/orgs/{organizationId}/${r.path}`,
+    access: orgSettingsAccess,
+    ownerId: (access) => access.org.id,
+    show: (ctx, { canEdit }) => (row) => r.show(ctx, row, canEdit),
+    read: true,
+  });
+}
+
+/** A list of a site at `/orgs/{organizationId}/sites/{siteId}/${path}`: `readRole` reads it, organization admins write it. */
+export function registerSiteList<Row extends object, Item>(
+  router: Router,
+  r: Declared<Row, Item, (ctx: RequestContext, access: SiteAccess) => (row: Row) => Item> & { readRole: Role },
+): void {
+  registerOwnedRoutes<SiteAccess, Row, Item>(router, {
+    ...r,
+    base: `/orgs/{organizationId}/sites/{siteId}/${r.path}`,
+    access: (ctx, write) => loadSite(ctx, write ? 'admin' : r.readRole),
+    ownerId: (access) => access.site.id,
+  });
+}
