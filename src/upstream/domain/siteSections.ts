@@ -8,6 +8,10 @@ import { setColumns, siteUrl, type SiteAccess, type SiteRow } from './sites.js';
 import { toSpace, type SpaceRow } from './spaces.js';
 import { LIVE_SITE_SPACES, type SectionRow, type SiteSpaceRow } from './siteSpaces.js';
 
+/** Whether the section is one of the site's. */
+export const isSectionOf = (db: Db, siteId: string, sectionId: string) =>
+  Boolean(db.prepare('SELECT 1 FROM site_sections WHERE id = ? AND site_id = ?').get(sectionId, siteId));
+
 /** A section of the site, or 404. */
 export function loadSection(db: Db, site: SiteRow, sectionId: string): SectionRow {
   const row = db.prepare('SELECT * FROM site_sections WHERE id = ? AND site_id = ?').get(sectionId, site.id) as
@@ -31,8 +35,7 @@ export function resolvePosition(db: Db, site: SiteRow, position: Position | unde
   if (!position || (!position.before && !position.after)) return undefined;
   const side = position.before ? 'before' : 'after';
   const sectionId = position[side]![field];
-  if (!db.prepare('SELECT 1 FROM site_sections WHERE id = ? AND site_id = ?').get(sectionId, site.id))
-    throw badRequest(`position.${side}.${field}: is not a section of this site`);
+  if (!isSectionOf(db, site.id, sectionId)) throw badRequest(`position.${side}.${field}: is not a section of this site`);
   return { sectionId, after: side === 'after' };
 }
 
