@@ -8,9 +8,11 @@ import type { RequestContext } from './context.js';
 import { loadSite, type SiteAccess } from './domain/sites.js';
 import { deleteOwned, loadOwned, ownedRows, type OwnedTable } from './domain/owned.js';
 import { paginate } from './pagination.js';
-import type { Handler, Router } from './router.js';
+import type { HandlerResult, Router } from './router.js';
 
 type Method = 'POST' | 'PUT' | 'PATCH';
+/** A write, called with what `access(ctx, true)` returned. */
+type Write<Access> = [Method, (ctx: RequestContext, access: Access) => HandlerResult | Promise<HandlerResult>];
 
 export interface OwnedRoutes<Access, Row extends object, Item> {
   /** The list's path; a row is at `${base}/{${param}}`. */
@@ -25,8 +27,8 @@ export interface OwnedRoutes<Access, Row extends object, Item> {
   /** Serve `GET ${base}/{${param}}` too. */
   read?: boolean;
   /** The hand-written writes: on the list's path, and on a row's (registered in the order list, create, read, update, delete). */
-  create?: [Method, Handler];
-  update?: [Method, Handler];
+  create?: Write<Access>;
+  update?: Write<Access>;
 }
 
 export function registerOwnedRoutes<Access, Row extends object, Item>(router: Router, r: OwnedRoutes<Access, Row, Item>): void {
@@ -36,13 +38,14 @@ export function registerOwnedRoutes<Access, Row extends object, Item>(router: Ro
     const access = r.access(ctx, false);
     return paginate(ctx, ownedRows(r.table, r.ownerId(access), r.show(ctx, access)));
   });
-  if (r.create) router.add(r.create[0], r.base, r.create[1]);
+  const write = ([method, handler]: Write<Access>, path: string) => router.add(method, path, (ctx) => handler(ctx, r.access(ctx, true)));
+  if (r.create) write(r.create, r.base);
   if (r.read)
     router.get(item, (ctx) => {
       const access = r.access(ctx, false);
       return r.show(ctx, access)(load(ctx, access));
     });
-  if (r.update) router.add(r.update[0], item, r.update[1]);
+  if (r.update) write(r.update, item);
   router.delete(item, (ctx) => {
     const access = r.access(ctx, true);
     deleteOwned(ctx.db, r.table, (load(ctx, access) as { id: string }).id);
@@ -50,22 +53,24 @@ export function registerOwnedRoutes<Access, Row extends object, Item>(router: Ro
 }
 
 /** The hand-written parts of an owned resource's routes: where it is, and its writes. */
-type Declared<Row extends object, Item, Show> = Pick<OwnedRoutes<unknown, Row, Item>, 'param' | 'table' | 'create' | 'update'> & {
+type Declared<Access, Row extends object, Item, Show> = Pick<OwnedRoutes<Access, Row, Item>, 'param' | 'table' | 'create' | 'update'> & {
   /** The path below the parent's, e.g. `fonts`. */
   path: string;
   show: Show;
 };
 
 /** Access to the organization settings of the path (see requireOrgSettings); `canEdit` is `permissions.edit`. */
-export const orgSettingsAccess = (ctx: RequestContext, write = false) =>
+const orgSettingsAccess = (ctx: RequestContext, write: boolean) =>
   requireOrgSettings(ctx.db, ctx.params.organizationId, ctx.caller?.id, write);
+
+export type OrgSettingsAccess = ReturnType<typeof orgSettingsAccess>;
 
 /** An organization setting at `/orgs/{organizationId}/${path}`: members with a role read it, ORG_SETTINGS_WRITE_ROLE writes it. */
 export function registerOrgSetting<Row extends object, Item>(
   router: Router,
-  r: Declared<Row, Item, (ctx: RequestContext, row: Row, canEdit: boolean) => Item>,
+  r: Declared<OrgSettingsAccess, Row, Item, (ctx: RequestContext, row: Row, canEdit: boolean) => Item>,
 ): void {
-  registerOwnedRoutes<ReturnType<typeof orgSettingsAccess>, Row, Item>(router, {
+  registerOwnedRoutes<OrgSettingsAccess, Row, Item>(router, {
     ...r,
     base: `/orgs/{organizationId}/${r.path}`,
     access: orgSettingsAccess,
@@ -78,7 +83,7 @@ export function registerOrgSetting<Row extends object, Item>(
 /** A list of a site at `/orgs/{organizationId}/sites/{siteId}/${path}`: `readRole` reads it, organization admins write it. */
 export function registerSiteList<Row extends object, Item>(
   router: Router,
-  r: Declared<Row, Item, (ctx: RequestContext, access: SiteAccess) => (row: Row) => Item> & { readRole: Role },
+  r: Declared<SiteAccess, Row, Item, (ctx: RequestContext, access: SiteAccess) => (row: Row) => Item> & { readRole: Role },
 ): void {
   registerOwnedRoutes<SiteAccess, Row, Item>(router, {
     ...r,

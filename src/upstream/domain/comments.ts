@@ -6,9 +6,10 @@ import type { ChangeRequestRow } from '../content/merge.js';
 import type { PageRow } from '../content/revisions.js';
 import type { RequestContext } from '../context.js';
 import type { Db } from '../db/index.js';
-import { badRequest, forbidden, notFound } from '../errors.js';
+import { badRequest, forbidden } from '../errors.js';
 import { newId } from '../ids.js';
 import type { ListSpec } from '../pagination.js';
+import { loadOwned, ownedRows, type OwnedTable } from './owned.js';
 import type { SpaceRow } from './spaces.js';
 import { userById } from './users.js';
 
@@ -153,23 +154,15 @@ export function toReply(ctx: RequestContext, row: ReplyRow, s: Scope) {
 
 export type CommentReply = ReturnType<typeof toReply>;
 
+const COMMENTS: OwnedTable = { table: 'comments', owner: 'change_request_id', what: 'Comment', orderBy: ['posted_at', 'id'] };
+const REPLIES: OwnedTable = { table: 'comment_replies', owner: 'comment_id', what: 'Comment reply', orderBy: ['posted_at', 'id'] };
+
 /** The comment `commentId` of the change request (404 otherwise). */
-export function loadComment(db: Db, s: Scope, commentId: string): CommentRow {
-  const row = db.prepare('SELECT * FROM comments WHERE id = ? AND change_request_id = ?').get(commentId, s.cr.id) as
-    | CommentRow
-    | undefined;
-  if (!row) throw notFound('Comment');
-  return row;
-}
+export const loadComment = (db: Db, s: Scope, commentId: string) => loadOwned<CommentRow>(db, COMMENTS, s.cr.id, commentId);
 
 /** The reply `commentReplyId` of the comment (404 otherwise). */
-export function loadReply(db: Db, comment: CommentRow, commentReplyId: string): ReplyRow {
-  const row = db.prepare('SELECT * FROM comment_replies WHERE id = ? AND comment_id = ?').get(commentReplyId, comment.id) as
-    | ReplyRow
-    | undefined;
-  if (!row) throw notFound('Comment reply');
-  return row;
-}
+export const loadReply = (db: Db, comment: CommentRow, commentReplyId: string) =>
+  loadOwned<ReplyRow>(db, REPLIES, comment.id, commentReplyId);
 
 const reloadComment = (db: Db, id: string) => db.prepare('SELECT * FROM comments WHERE id = ?').get(id) as CommentRow;
 const reloadReply = (db: Db, id: string) => db.prepare('SELECT * FROM comment_replies WHERE id = ?').get(id) as ReplyRow;
@@ -199,14 +192,8 @@ export function commentsOf(
   };
 }
 
-export function repliesOf(ctx: RequestContext, s: Scope, comment: CommentRow): ListSpec<ReplyRow, CommentReply> {
-  return {
-    from: 'comment_replies WHERE comment_id = ?',
-    params: [comment.id],
-    orderBy: ['posted_at', 'id'],
-    map: (row) => toReply(ctx, row, s),
-  };
-}
+export const repliesOf = (ctx: RequestContext, s: Scope, comment: CommentRow): ListSpec<ReplyRow, CommentReply> =>
+  ownedRows(REPLIES, comment.id, (row: ReplyRow) => toReply(ctx, row, s));
 
 /** A comment by the caller on the change request (on a `page` of it, and a `node`, when given). */
 export function insertComment(

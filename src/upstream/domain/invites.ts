@@ -6,6 +6,7 @@ import { forbidden, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { ListSpec } from '../pagination.js';
 import { orgMembership, type OrgRow } from '../access.js';
+import { findOwned, loadOwned, ownedRows, type OwnedTable } from './owned.js';
 
 export interface LinkInviteRow {
   id: string;
@@ -134,22 +135,20 @@ export function joinWithInvite(ctx: RequestContext, organizationId: string, invi
   })();
 }
 
-export function findLinkInvite(db: Db, organizationId: string, inviteId: string): LinkInviteRow | undefined {
-  return db.prepare('SELECT * FROM link_invites WHERE id = ? AND organization_id = ?').get(inviteId, organizationId) as
-    | LinkInviteRow
-    | undefined;
-}
+export const LINK_INVITES: OwnedTable = { table: 'link_invites', owner: 'organization_id', what: 'Invite', orderBy: ['created_at', 'id'] };
+
+const findLinkInvite = (db: Db, organizationId: string, inviteId: string) =>
+  findOwned<LinkInviteRow>(db, LINK_INVITES, organizationId, inviteId);
+
+/** The organization's link invite (404 otherwise). */
+export const loadLinkInvite = (db: Db, organizationId: string, inviteId: string) =>
+  loadOwned<LinkInviteRow>(db, LINK_INVITES, organizationId, inviteId);
 
 /** The organization's link invites that grant no more than `role` (see grantsNoMore). */
-export function linkInvitesOf(ctx: RequestContext, organizationId: string, role: Role | null): ListSpec<LinkInviteRow, Invite> {
-  return {
-    from: 'link_invites WHERE organization_id = ?',
-    params: [organizationId],
-    orderBy: ['created_at', 'id'],
-    filter: (row) => grantsNoMore(role, row),
-    map: (row) => toInvite(ctx, row),
-  };
-}
+export const linkInvitesOf = (ctx: RequestContext, organizationId: string, role: Role | null): ListSpec<LinkInviteRow, Invite> => ({
+  ...ownedRows(LINK_INVITES, organizationId, (row: LinkInviteRow) => toInvite(ctx, row)),
+  filter: (row) => grantsNoMore(role, row),
+});
 
 export function insertLinkInvite(db: Db, input: { organizationId: string; role: Role | null; createdBy: string }, now: string): LinkInviteRow {
   const row: LinkInviteRow = { id: newId(), organization_id: input.organizationId, role: input.role, created_at: now };

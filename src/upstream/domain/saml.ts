@@ -4,7 +4,7 @@ import type { RequestContext } from '../context.js';
 import type { Db } from '../db/index.js';
 import { badRequest } from '../errors.js';
 import { newId } from '../ids.js';
-import type { ListSpec } from '../pagination.js';
+import { loadOwned, type OwnedTable } from './owned.js';
 import { findTeam, toTeam } from './teams.js';
 
 export interface SamlProviderRow {
@@ -67,19 +67,10 @@ function columnsOf(ctx: RequestContext, organizationId: string, body: Record<str
   return out;
 }
 
-export const findProvider = (db: Db, organizationId: string, samlProviderId: string) =>
-  db.prepare('SELECT * FROM saml_providers WHERE id = ? AND organization_id = ?').get(samlProviderId, organizationId) as
-    | SamlProviderRow
-    | undefined;
+export const SAML_PROVIDERS: OwnedTable = { table: 'saml_providers', owner: 'organization_id', what: 'SAML provider', orderBy: ['created_at', 'id'] };
 
-export function providersOf(ctx: RequestContext, organizationId: string): ListSpec<SamlProviderRow, SamlProvider> {
-  return {
-    from: 'saml_providers WHERE organization_id = ?',
-    params: [organizationId],
-    orderBy: ['created_at', 'id'],
-    map: (row) => toSamlProvider(ctx, row),
-  };
-}
+export const loadProvider = (db: Db, organizationId: string, samlProviderId: string) =>
+  loadOwned<SamlProviderRow>(db, SAML_PROVIDERS, organizationId, samlProviderId);
 
 /** A provider from a validated create body (400 when `defaultTeam` is not a team of the organization). */
 export function insertProvider(ctx: RequestContext, organizationId: string, body: Record<string, unknown>): SamlProviderRow {
@@ -89,7 +80,7 @@ export function insertProvider(ctx: RequestContext, organizationId: string, body
   ctx.db
     .prepare(`INSERT INTO saml_providers (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`)
     .run(...Object.values(row));
-  return findProvider(ctx.db, organizationId, row.id)!;
+  return loadProvider(ctx.db, organizationId, row.id);
 }
 
 /** Sets the fields of a validated update body (undefined keeps one). */
@@ -100,11 +91,7 @@ export function updateProvider(ctx: RequestContext, row: SamlProviderRow, body: 
     ctx.db
       .prepare(`UPDATE saml_providers SET ${columns.map((c) => `${c} = ?`).join(', ')} WHERE id = ?`)
       .run(...Object.values(values), row.id);
-  return findProvider(ctx.db, row.organization_id, row.id)!;
-}
-
-export function deleteProvider(db: Db, samlProviderId: string): void {
-  db.prepare('DELETE FROM saml_providers WHERE id = ?').run(samlProviderId);
+  return loadProvider(ctx.db, row.organization_id, row.id);
 }
 
 /** What a sign-in page shows: each provider's label and where its login starts. */

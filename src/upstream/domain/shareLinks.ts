@@ -3,11 +3,12 @@
  * query parameter; while the link is active the key opens the published share-link site (see
  * src/upstream/shareKeys.ts).
  */
+import { setColumns } from '../db/columns.js';
 import type { RequestContext } from '../context.js';
 import type { Db } from '../db/index.js';
 import { newId } from '../ids.js';
 import { loadOwned, type OwnedTable } from './owned.js';
-import { setColumns, siteUrl, type SiteRow } from './sites.js';
+import { siteUrl, type SiteRow } from './sites.js';
 
 export interface ShareLinkRow {
   id: string;

@@ -1,10 +1,10 @@
 /** Site redirects: a source path of the site that redirects to a section. */
+import { setColumns } from '../db/columns.js';
 import type { Db } from '../db/index.js';
 import { badRequest, conflict, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { loadOwned, type OwnedTable } from './owned.js';
 import { isSectionOf } from './siteSections.js';
-import { setColumns } from './sites.js';
 
 export interface RedirectRow {
   id: string;
@@ -20,12 +20,7 @@ interface Destination {
   siteSectionId: string;
 }
 
-export const SITE_REDIRECTS: OwnedTable = {
-  table: 'site_redirects',
-  owner: 'site_id',
-  what: 'Site redirect',
-  orderBy: ['created_at', 'id'],
-};
+export const SITE_REDIRECTS: OwnedTable = { table: 'site_redirects', owner: 'site_id', what: 'Site redirect', orderBy: ['created_at', 'id'] };
 
 export function toRedirect(row: RedirectRow) {
   return {

@@ -1,4 +1,5 @@
 /** Site section groups: named groups of sections. A section is in at most one group; deleting a group leaves its sections ungrouped. */
+import { setColumns } from '../db/columns.js';
 import type { RequestContext } from '../context.js';
 import type { Db } from '../db/index.js';
 import { badRequest } from '../errors.js';
@@ -6,7 +7,6 @@ import { newId } from '../ids.js';
 import { loadOwned, type OwnedTable } from './owned.js';
 import { isSectionOf, toSiteSection, type SectionView } from './siteSections.js';
 import { nextPosition, type SectionRow } from './siteSpaces.js';
-import { setColumns } from './sites.js';
 
 export interface GroupRow {
   id: string;
@@ -18,12 +18,7 @@ export interface GroupRow {
 }
 
 /** Groups share the site's order with sections. */
-export const SITE_SECTION_GROUPS: OwnedTable = {
-  table: 'site_section_groups',
-  owner: 'site_id',
-  what: 'Site section group',
-  orderBy: ['position', 'id'],
-};
+export const SITE_SECTION_GROUPS: OwnedTable = { table: 'site_section_groups', owner: 'site_id', what: 'Site section group', orderBy: ['position', 'id'] };
 
 export function toGroup(ctx: RequestContext, view: SectionView, row: GroupRow) {
   const sections = ctx.db

@@ -1,6 +1,6 @@
 /**
  * Sites: who may read and write them, the official Site shape, creating one (no REST endpoint does),
- * visitor-authentication settings, and a column updater shared by the site resources.
+ * visitor-authentication settings.
  */
 import { atLeast, type Role } from '../../api/roles.js';
 import type { BodyOf, RequestContext } from '../context.js';
@@ -153,17 +153,6 @@ export function toPublishingAuth(row: PublishingAuthRow) {
   };
 }
 
-/**
- * Updates the given columns of one row: an undefined value keeps the column, null clears it.
- * Table and column names are constants of the caller, never input.
- */
-export function setColumns(db: Db, table: string, key: [string, string], values: Record<string, unknown>): void {
-  const entries = Object.entries(values).filter(([, v]) => v !== undefined);
-  if (!entries.length) return;
-  const assignments = entries.map(([column]) => `${column} = ?`).join(', ');
-  const params = entries.map(([, v]) => (typeof v === 'boolean' ? Number(v) : v));
-  db.prepare(`UPDATE ${table} SET ${assignments} WHERE ${key[0]} = ?`).run(...params, key[1]);
-}
 /** The organization's sites, filtered by `published`, a `title` substring and a `spaceId` they publish. */
 export function sitesOf(
   ctx: RequestContext,

@@ -14,12 +14,7 @@ export interface TranslationSettingsRow {
   updated_at: string;
 }
 
-export const TRANSLATION_SETTINGS: OwnedTable = {
-  table: 'translation_settings',
-  owner: 'organization_id',
-  what: 'Translation settings',
-  orderBy: ['created_at', 'id'],
-};
+export const TRANSLATION_SETTINGS: OwnedTable = { table: 'translation_settings', owner: 'organization_id', what: 'Translation settings', orderBy: ['created_at', 'id'] };
 
 /** The seed's translation settings shape. */
 export function toTranslationSettings(ctx: RequestContext, row: TranslationSettingsRow, canEdit: boolean) {

@@ -1,21 +1,18 @@
 import { orgSettingsBodies } from '../../api/bodies/orgSettings.js';
 import type { RequestContext, UpstreamServices } from '../context.js';
-import { orgSettingsAccess, registerOrgSetting } from '../crud.js';
+import { registerOrgSetting, type OrgSettingsAccess } from '../crud.js';
 import { FONTS, insertFont, loadFont, toFont, updateFont } from '../domain/fonts.js';
 import { Reply, type Router } from '../router.js';
 
-function createFont(ctx: RequestContext) {
-  const { org, canEdit } = orgSettingsAccess(ctx, true);
-  const body = ctx.body(orgSettingsBodies['font.create']);
-  return new Reply(201, toFont(ctx, insertFont(ctx.db, org.id, { fontFamily: body.fontFamily, fontFaces: body.fontFaces }, ctx.now()), canEdit));
+function createFont(ctx: RequestContext, { org, canEdit }: OrgSettingsAccess) {
+  const { fontFamily, fontFaces } = ctx.body(orgSettingsBodies['font.create']);
+  return new Reply(201, toFont(ctx, insertFont(ctx.db, org.id, { fontFamily, fontFaces }, ctx.now()), canEdit));
 }
 
 /** The seed answers an update with 201. */
-function changeFont(ctx: RequestContext) {
-  const { org, canEdit } = orgSettingsAccess(ctx, true);
+function changeFont(ctx: RequestContext, { org, canEdit }: OrgSettingsAccess) {
   const row = loadFont(ctx.db, org.id, ctx.params.fontId);
-  const body = ctx.body(orgSettingsBodies['font.update']);
-  return new Reply(201, toFont(ctx, updateFont(ctx.db, row, body, ctx.now()), canEdit));
+  return new Reply(201, toFont(ctx, updateFont(ctx.db, row, ctx.body(orgSettingsBodies['font.update']), ctx.now()), canEdit));
 }
 
 export function register(router: Router, _services: UpstreamServices) {

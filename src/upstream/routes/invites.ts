@@ -4,16 +4,15 @@ import { requireOrg } from '../access.js';
 import type { RequestContext, UpstreamServices } from '../context.js';
 import {
   deleteLinkInvite,
-  findLinkInvite,
   insertLinkInvite,
   inviteByEmail,
   joinWithInvite,
   linkInvitesOf,
+  loadLinkInvite,
   setLinkInviteRole,
   toInvite,
   type LinkInviteRow,
 } from '../domain/invites.js';
-import { notFound } from '../errors.js';
 import { paginate } from '../pagination.js';
 import { Reply, type Router } from '../router.js';
 
@@ -27,9 +26,7 @@ function invite(ctx: RequestContext) {
 function requireLinkInvite(ctx: RequestContext, min: 'member' | 'admin'): LinkInviteRow {
   const { organizationId, inviteId } = ctx.params;
   requireOrg(ctx.db, organizationId, ctx.user().id, min);
-  const row = findLinkInvite(ctx.db, organizationId, inviteId);
-  if (!row) throw notFound('Invite');
-  return row;
+  return loadLinkInvite(ctx.db, organizationId, inviteId);
 }
 
 function createLinkInvite(ctx: RequestContext) {

@@ -1,55 +1,33 @@
 import { organizationBodies as bodies } from '../../api/bodies/organizations.js';
 import { requireOrg } from '../access.js';
 import type { RequestContext, UpstreamServices } from '../context.js';
+import { registerOwnedRoutes } from '../crud.js';
 import { findOrg } from '../domain/orgs.js';
-import {
-  deleteProvider,
-  findProvider,
-  insertProvider,
-  providersOf,
-  ssoLogins,
-  toSamlProvider,
-  updateProvider,
-  type SamlProviderRow,
-} from '../domain/saml.js';
+import { insertProvider, loadProvider, SAML_PROVIDERS, ssoLogins, toSamlProvider, updateProvider, type SamlProviderRow } from '../domain/saml.js';
 import { notFound } from '../errors.js';
-import { paginate } from '../pagination.js';
 import { Reply, type Router } from '../router.js';
 
-/** The provider of the path, for an organization admin. */
-function requireProvider(ctx: RequestContext): SamlProviderRow {
-  const { organizationId, samlProviderId } = ctx.params;
-  requireOrg(ctx.db, organizationId, ctx.user().id, 'admin');
-  const row = findProvider(ctx.db, organizationId, samlProviderId);
-  if (!row) throw notFound('SAML provider');
-  return row;
-}
-
-function createProvider(ctx: RequestContext) {
-  const { organizationId } = ctx.params;
-  requireOrg(ctx.db, organizationId, ctx.user().id, 'admin');
-  return new Reply(201, toSamlProvider(ctx, insertProvider(ctx, organizationId, ctx.body(bodies['samlProvider.create']))));
-}
-
-function patchProvider(ctx: RequestContext) {
-  const row = requireProvider(ctx);
-  return toSamlProvider(ctx, updateProvider(ctx, row, ctx.body(bodies['samlProvider.update'], { optional: true })));
-}
+/** Every operation on SAML providers needs the organization role admin. */
+const orgAdmin = (ctx: RequestContext) => requireOrg(ctx.db, ctx.params.organizationId, ctx.user().id, 'admin');
+type OrgAdmin = ReturnType<typeof orgAdmin>;
 
 export function register(router: Router, _services: UpstreamServices) {
-  const provider = '/orgs/{organizationId}/saml/{samlProviderId}';
-
-  router.get('/orgs/{organizationId}/saml', (ctx) => {
-    const { organizationId } = ctx.params;
-    requireOrg(ctx.db, organizationId, ctx.user().id, 'admin');
-    return paginate(ctx, providersOf(ctx, organizationId));
-  });
-  router.post('/orgs/{organizationId}/saml', createProvider);
-  router.get(provider, (ctx) => toSamlProvider(ctx, requireProvider(ctx)));
-  router.patch(provider, patchProvider);
-  router.delete(provider, (ctx) => {
-    deleteProvider(ctx.db, requireProvider(ctx).id);
-    return undefined;
+  registerOwnedRoutes(router, {
+    base: '/orgs/{organizationId}/saml',
+    param: 'samlProviderId',
+    table: SAML_PROVIDERS,
+    access: orgAdmin,
+    ownerId: ({ org }) => org.id,
+    show: (ctx) => (row: SamlProviderRow) => toSamlProvider(ctx, row),
+    read: true,
+    create: ['POST', (ctx, { org }: OrgAdmin) => new Reply(201, toSamlProvider(ctx, insertProvider(ctx, org.id, ctx.body(bodies['samlProvider.create']))))],
+    update: [
+      'PATCH',
+      (ctx, { org }: OrgAdmin) => {
+        const row = loadProvider(ctx.db, org.id, ctx.params.samlProviderId);
+        return toSamlProvider(ctx, updateProvider(ctx, row, ctx.body(bodies['samlProvider.update'], { optional: true })));
+      },
+    ],
   });
 
   // SSO login information is what a sign-in page shows before anyone is known to the

@@ -5,17 +5,15 @@
 import type { RequestContext, UpstreamServices } from '../context.js';
 import { registerSiteList } from '../crud.js';
 import { insertShareLink, loadShareLink, SHARE_LINKS, toShareLink, updateShareLink, type ShareLinkRow } from '../domain/shareLinks.js';
-import { loadSite, siteBody } from '../domain/sites.js';
+import { siteBody, type SiteAccess } from '../domain/sites.js';
 import { Reply, type Router } from '../router.js';
 
-function create(ctx: RequestContext) {
-  const { site } = loadSite(ctx, 'admin');
+function create(ctx: RequestContext, { site }: SiteAccess) {
   const body = siteBody(ctx, 'shareLink.create');
   return new Reply(201, toShareLink(ctx, site, insertShareLink(ctx.db, site.id, body.name, ctx.now())));
 }
 
-function update(ctx: RequestContext) {
-  const { site } = loadSite(ctx, 'admin');
+function update(ctx: RequestContext, { site }: SiteAccess) {
   const link = loadShareLink(ctx.db, site.id, ctx.params.shareLinkId);
   const body = siteBody(ctx, 'shareLink.update');
   return toShareLink(ctx, site, updateShareLink(ctx.db, link, { active: body.active, name: body.name }));

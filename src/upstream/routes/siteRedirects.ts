@@ -7,17 +7,15 @@ import type { RequestContext, UpstreamServices } from '../context.js';
 import { registerSiteList } from '../crud.js';
 import { insertRedirect, loadRedirect, redirectFrom, SITE_REDIRECTS, toRedirect, updateRedirect } from '../domain/siteRedirects.js';
 import { loadSection, sectionUrl, sectionView } from '../domain/siteSections.js';
-import { loadSite, siteBody } from '../domain/sites.js';
+import { loadSite, siteBody, type SiteAccess } from '../domain/sites.js';
 import { Reply, type Router } from '../router.js';
 
-function create(ctx: RequestContext) {
-  const { site } = loadSite(ctx, 'admin');
+function create(ctx: RequestContext, { site }: SiteAccess) {
   const body = siteBody(ctx, 'siteRedirect.create');
   return new Reply(201, toRedirect(insertRedirect(ctx.db, site.id, { source: body.source, destination: body.destination }, ctx.now())));
 }
 
-function update(ctx: RequestContext) {
-  const { site } = loadSite(ctx, 'admin');
+function update(ctx: RequestContext, { site }: SiteAccess) {
   const redirect = loadRedirect(ctx.db, site.id, ctx.params.siteRedirectId);
   const body = siteBody(ctx, 'siteRedirect.update');
   return toRedirect(updateRedirect(ctx.db, redirect, { source: body.source, destination: body.destination }, ctx.now()));

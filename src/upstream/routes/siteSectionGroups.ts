@@ -16,15 +16,13 @@ function groupResponse(ctx: RequestContext, access: SiteAccess, groupId: string)
   return toGroup(ctx, sectionView(ctx.db, access), loadGroup(ctx.db, access.site.id, groupId));
 }
 
-function create(ctx: RequestContext) {
-  const access = loadSite(ctx, 'admin');
+function create(ctx: RequestContext, access: SiteAccess) {
   const body = siteBody(ctx, 'siteSectionGroup.create');
   const group = insertGroup(ctx.db, access.site.id, { title: body.title, icon: body.icon, sections: body.sections }, ctx.now());
   return new Reply(201, groupResponse(ctx, access, group.id));
 }
 
-function update(ctx: RequestContext) {
-  const access = loadSite(ctx, 'admin');
+function update(ctx: RequestContext, access: SiteAccess) {
   const group = groupOfPath(ctx, access);
   const body = siteBody(ctx, 'siteSectionGroup.update');
   updateGroup(ctx.db, group, { title: body.title, icon: body.icon });

@@ -8,11 +8,12 @@
  * links) needs the organization role `admin`. Non-members get 404, guests and lower roles 403.
  * An active share link's key opens a published share-link site for reading without a token.
  */
+import { setColumns } from '../db/columns.js';
 import { requireOrg } from '../access.js';
 import type { RequestContext, UpstreamServices } from '../context.js';
 import { paginate } from '../pagination.js';
 import type { Router } from '../router.js';
-import { loadSite, publishingAuth, reloadSite, setColumns, siteBody, sitesOf, toPublishingAuth, toSite } from '../domain/sites.js';
+import { loadSite, publishingAuth, reloadSite, siteBody, sitesOf, toPublishingAuth, toSite } from '../domain/sites.js';
 
 function listSites(ctx: RequestContext) {
   const { member } = requireOrg(ctx.db, ctx.params.organizationId, ctx.user().id, 'read');

@@ -1,6 +1,6 @@
 import { orgSettingsBodies } from '../../api/bodies/orgSettings.js';
 import type { RequestContext, UpstreamServices } from '../context.js';
-import { orgSettingsAccess, registerOrgSetting } from '../crud.js';
+import { registerOrgSetting, type OrgSettingsAccess } from '../crud.js';
 import {
   insertTranslationSettings,
   loadTranslationSettings,
@@ -10,17 +10,15 @@ import {
 } from '../domain/translations.js';
 import { Reply, type Router } from '../router.js';
 
-function create(ctx: RequestContext) {
-  const { org, canEdit } = orgSettingsAccess(ctx, true);
-  const body = ctx.body(orgSettingsBodies['translationSettings.create']);
-  return new Reply(201, toTranslationSettings(ctx, insertTranslationSettings(ctx.db, org.id, { title: body.title, languages: body.languages }, ctx.now()), canEdit));
+function create(ctx: RequestContext, { org, canEdit }: OrgSettingsAccess) {
+  const { title, languages } = ctx.body(orgSettingsBodies['translationSettings.create']);
+  return new Reply(201, toTranslationSettings(ctx, insertTranslationSettings(ctx.db, org.id, { title, languages }, ctx.now()), canEdit));
 }
 
-function update(ctx: RequestContext) {
-  const { org, canEdit } = orgSettingsAccess(ctx, true);
+function update(ctx: RequestContext, { org, canEdit }: OrgSettingsAccess) {
   const row = loadTranslationSettings(ctx.db, org.id, ctx.params.translationSettingsId);
-  const body = ctx.body(orgSettingsBodies['translationSettings.update']);
-  return toTranslationSettings(ctx, updateTranslationSettings(ctx.db, row, { title: body.title, languages: body.languages }, ctx.now()), canEdit);
+  const { title, languages } = ctx.body(orgSettingsBodies['translationSettings.update']);
+  return toTranslationSettings(ctx, updateTranslationSettings(ctx.db, row, { title, languages }, ctx.now()), canEdit);
 }
 
 export function register(router: Router, _services: UpstreamServices) {
