@@ -14,7 +14,7 @@ type Method = 'POST' | 'PUT' | 'PATCH';
 /** A write, called with what `access(ctx, true)` returned. */
 type Write<Access> = [Method, (ctx: RequestContext, access: Access) => HandlerResult | Promise<HandlerResult>];
 
-export interface OwnedRoutes<Access, Row extends object, Item> {
+export interface OwnedRoutes<Access, Row extends { id: string }, Item> {
   /** The list's path; a row is at `${base}/{${param}}`. */
   base: string;
   param: string;
@@ -31,7 +31,7 @@ export interface OwnedRoutes<Access, Row extends object, Item> {
   update?: Write<Access>;
 }
 
-export function registerOwnedRoutes<Access, Row extends object, Item>(router: Router, r: OwnedRoutes<Access, Row, Item>): void {
+export function registerOwnedRoutes<Access, Row extends { id: string }, Item>(router: Router, r: OwnedRoutes<Access, Row, Item>): void {
   const item = `${r.base}/{${r.param}}`;
   const load = (ctx: RequestContext, access: Access) => loadOwned<Row>(ctx.db, r.table, r.ownerId(access), ctx.params[r.param]);
   router.get(r.base, (ctx) => {
@@ -48,12 +48,12 @@ export function registerOwnedRoutes<Access, Row extends object, Item>(router: Ro
   if (r.update) write(r.update, item);
   router.delete(item, (ctx) => {
     const access = r.access(ctx, true);
-    deleteOwned(ctx.db, r.table, (load(ctx, access) as { id: string }).id);
+    deleteOwned(ctx.db, r.table, load(ctx, access).id);
   });
 }
 
 /** The hand-written parts of an owned resource's routes: where it is, and its writes. */
-type Declared<Access, Row extends object, Item, Show> = Pick<OwnedRoutes<Access, Row, Item>, 'param' | 'table' | 'create' | 'update'> & {
+type Declared<Access, Row extends { id: string }, Item, Show> = Pick<OwnedRoutes<Access, Row, Item>, 'param' | 'table' | 'create' | 'update'> & {
   /** The path below the parent's, e.g. `fonts`. */
   path: string;
   show: Show;
@@ -66,7 +66,7 @@ const orgSettingsAccess = (ctx: RequestContext, write: boolean) =>
 export type OrgSettingsAccess = ReturnType<typeof orgSettingsAccess>;
 
 /** An organization setting at `/orgs/{organizationId}/${path}`: members with a role read it, ORG_SETTINGS_WRITE_ROLE writes it. */
-export function registerOrgSetting<Row extends object, Item>(
+export function registerOrgSetting<Row extends { id: string }, Item>(
   router: Router,
   r: Declared<OrgSettingsAccess, Row, Item, (ctx: RequestContext, row: Row, canEdit: boolean) => Item>,
 ): void {
@@ -81,7 +81,7 @@ export function registerOrgSetting<Row extends object, Item>(
 }
 
 /** A list of a site at `/orgs/{organizationId}/sites/{siteId}/${path}`: `readRole` reads it, organization admins write it. */
-export function registerSiteList<Row extends object, Item>(
+export function registerSiteList<Row extends { id: string }, Item>(
   router: Router,
   r: Declared<SiteAccess, Row, Item, (ctx: RequestContext, access: SiteAccess) => (row: Row) => Item> & { readRole: Role },
 ): void {

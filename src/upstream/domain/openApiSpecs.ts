@@ -1,6 +1,7 @@
 /** OpenAPI specs of an organization: rows, the seed's shape, sources (processing: src/upstream/openapi). */
 import type { RequestContext } from '../context.js';
 import type { Db } from '../db/index.js';
+import { conflict } from '../errors.js';
 import { newId } from '../ids.js';
 import type { ProcessErrorCode } from '../openapi/process.js';
 import { findOwned, loadOwned, type OwnedTable } from './owned.js';
@@ -49,11 +50,11 @@ export function toOpenApiSpec(ctx: RequestContext, row: SpecRow, canEdit: boolea
   };
 }
 
-export const findSpec = (db: Db, organizationId: string, slug: string) => findOwned<SpecRow>(db, OPENAPI_SPECS, organizationId, slug);
+const findSpec = (db: Db, organizationId: string, slug: string) => findOwned<SpecRow>(db, OPENAPI_SPECS, organizationId, slug);
 const loadSpec = (db: Db, organizationId: string, slug: string) => loadOwned<SpecRow>(db, OPENAPI_SPECS, organizationId, slug);
 
 /** A spec with its source, queued for processing (run 1). */
-export function insertSpec(db: Db, organizationId: string, slug: string, source: Source, now: string): SpecRow {
+function insertSpec(db: Db, organizationId: string, slug: string, source: Source, now: string): SpecRow {
   db.prepare(
     `INSERT INTO openapi_specs (id, organization_id, slug, source_url, source_text, processing_state, process_run, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, 'pending', 1, ?, ?)`,
@@ -62,10 +63,23 @@ export function insertSpec(db: Db, organizationId: string, slug: string, source:
 }
 
 /** Replaces the source and queues processing again (the last version stays until it succeeds). */
-export function updateSource(db: Db, row: SpecRow, source: Source, now: string): SpecRow {
+function updateSource(db: Db, row: SpecRow, source: Source, now: string): SpecRow {
   db.prepare(
     `UPDATE openapi_specs SET source_url = ?, source_text = ?, processing_state = 'pending',
        process_run = process_run + 1, updated_at = ? WHERE id = ?`,
   ).run(source.url ?? null, source.text ?? null, now, row.id);
   return loadSpec(db, row.organization_id, row.slug);
+}
+
+/** A new spec named `slug` (409 when the organization has one). */
+export function createSpec(db: Db, organizationId: string, slug: string, source: Source, now: string): SpecRow {
+  if (findSpec(db, organizationId, slug)) throw conflict(`slug: an OpenAPI spec with the slug ${slug} already exists`);
+  return insertSpec(db, organizationId, slug, source, now);
+}
+
+/** The spec named `slug` with this source: created, or its source replaced. */
+export function putSpec(db: Db, organizationId: string, slug: string, source: Source, now: string): { row: SpecRow; created: boolean } {
+  const existing = findSpec(db, organizationId, slug);
+  if (existing) return { row: updateSource(db, existing, source, now), created: false };
+  return { row: insertSpec(db, organizationId, slug, source, now), created: true };
 }
