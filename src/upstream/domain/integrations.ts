@@ -5,10 +5,10 @@ import type { Clock } from '../clock.js';
 import { notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { ListSpec } from '../pagination.js';
-import { orgMembership, type OrgRow } from '../access.js';
+import { orgMembership } from '../access.js';
 import type { INTEGRATION_CATEGORIES, INTEGRATION_TARGETS } from '../../api/rules.js';
 import type { INTEGRATION_SCOPES } from '../../api/bodies/integrations.js';
-import { toOrganization } from './orgs.js';
+import { findOrg, toOrganization } from './orgs.js';
 
 export interface IntegrationRow {
   name: string;
@@ -50,10 +50,6 @@ function assetsUrl(ctx: RequestContext, row: IntegrationRow): string {
   return `${ctx.services.origin()}/files/integrations/${row.name}/${row.version}`;
 }
 
-export function orgRow(ctx: RequestContext, organizationId: string): OrgRow {
-  return ctx.db.prepare('SELECT * FROM organizations WHERE id = ?').get(organizationId) as OrgRow;
-}
-
 export const isOwnerAdmin = (ctx: RequestContext, row: IntegrationRow) =>
   orgMembership(ctx.db, row.organization_id, ctx.caller?.id)?.role === 'admin';
 
@@ -84,7 +80,7 @@ export function toIntegration(ctx: RequestContext, row: IntegrationRow) {
     contentSources: json(row.content_sources) as object[],
     configurations: json(row.configurations) as object,
     externalLinks: json(row.external_links) as Array<{ url: string; label: string }>,
-    owner: toOrganization(ctx, orgRow(ctx, row.organization_id)),
+    owner: toOrganization(ctx, findOrg(ctx.db, row.organization_id)!),
     urls: {
       location: `${ctx.apiBase}/integrations/${row.name}`,
       ...(row.icon !== null ? { icon: `${assets}/icon.png` } : {}),
