@@ -14,6 +14,12 @@ export class Reply {
   ) {}
 }
 
+/** 201 with a created resource, whose `urls.location` is also sent as the Location header. */
+export function created(ctx: RequestContext, body: { urls: { location: string } }): Reply {
+  ctx.res.setHeader('location', body.urls.location);
+  return new Reply(201, body);
+}
+
 export interface RouteOptions {
   /** The route may be called without a token (share-key access); the caller is then anonymous. */
   anonymous?: boolean;

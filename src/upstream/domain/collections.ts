@@ -1,4 +1,5 @@
 /** Collections: rows, the caller's role, the Collection shape, creating content in them, inserting and transferring. */
+import { setColumns } from '../db/columns.js';
 import { atLeast, type Role } from '../../api/roles.js';
 import type { RequestContext } from '../context.js';
 import type { Db } from '../db/index.js';
@@ -159,13 +160,12 @@ export function updateCollection(
   changes: { title?: string; description?: string; defaultLevel?: Role },
   now: string,
 ): CollectionRow {
-  db.prepare('UPDATE collections SET title = ?, description = ?, default_level = ?, updated_at = ? WHERE id = ?').run(
-    changes.title ?? row.title,
-    changes.description ?? row.description,
-    changes.defaultLevel ?? row.default_level,
-    now,
-    row.id,
-  );
+  setColumns(db, 'collections', ['id', row.id], {
+    title: changes.title,
+    description: changes.description,
+    default_level: changes.defaultLevel,
+    updated_at: now,
+  });
   return findCollection(db, row.id)!;
 }
 

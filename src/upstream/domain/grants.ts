@@ -26,6 +26,14 @@ export interface GrantRow {
   created_at: string;
 }
 
+/** Gives the teams and the users the role on the target (replacing the role they had), all or none. */
+export function setGrants(db: Db, target: TargetRef, principals: { teams?: string[]; users?: string[] }, role: Role, now: string): void {
+  db.transaction(() => {
+    for (const id of principals.teams ?? []) setGrant(db, target, { type: 'team', id }, role, now);
+    for (const id of principals.users ?? []) setGrant(db, target, { type: 'user', id }, role, now);
+  })();
+}
+
 /** Creates or replaces the role of a user or a team on a space or a collection. */
 export function setGrant(
   db: Db,

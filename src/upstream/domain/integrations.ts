@@ -1,11 +1,14 @@
-/** Integrations: rows, the seed's shapes, publishing, secrets and installations. */
+/** Integrations: rows, the seed's shapes, lists, publishing, secrets and installations. */
 import type { RequestContext } from '../context.js';
 import type { Db } from '../db/index.js';
 import type { Clock } from '../clock.js';
+import { notFound } from '../errors.js';
 import { newId } from '../ids.js';
-import { orgMembership, type OrgRow } from '../access.js';
-import { INTEGRATION_TARGETS } from '../../api/rules.js';
-import { toOrganization } from './orgs.js';
+import type { ListSpec } from '../pagination.js';
+import { orgMembership } from '../access.js';
+import type { INTEGRATION_CATEGORIES, INTEGRATION_TARGETS } from '../../api/rules.js';
+import type { INTEGRATION_SCOPES } from '../../api/bodies/integrations.js';
+import { findOrg, toOrganization } from './orgs.js';
 
 export interface IntegrationRow {
   name: string;
@@ -47,10 +50,6 @@ function assetsUrl(ctx: RequestContext, row: IntegrationRow): string {
   return `${ctx.services.origin()}/files/integrations/${row.name}/${row.version}`;
 }
 
-export function orgRow(ctx: RequestContext, organizationId: string): OrgRow {
-  return ctx.db.prepare('SELECT * FROM organizations WHERE id = ?').get(organizationId) as OrgRow;
-}
-
 export const isOwnerAdmin = (ctx: RequestContext, row: IntegrationRow) =>
   orgMembership(ctx.db, row.organization_id, ctx.caller?.id)?.role === 'admin';
 
@@ -81,7 +80,7 @@ export function toIntegration(ctx: RequestContext, row: IntegrationRow) {
     contentSources: json(row.content_sources) as object[],
     configurations: json(row.configurations) as object,
     externalLinks: json(row.external_links) as Array<{ url: string; label: string }>,
-    owner: toOrganization(ctx, orgRow(ctx, row.organization_id)),
+    owner: toOrganization(ctx, findOrg(ctx.db, row.organization_id)!),
     urls: {
       location: `${ctx.apiBase}/integrations/${row.name}`,
       ...(row.icon !== null ? { icon: `${assets}/icon.png` } : {}),
@@ -120,6 +119,90 @@ export function toInstallation(ctx: RequestContext, row: InstallationRow) {
     },
     externalIds: json(row.external_ids) as string[],
     target: { organization: row.organization_id },
+  };
+}
+
+export function findIntegration(db: Db, name: string): IntegrationRow | undefined {
+  return db.prepare('SELECT * FROM integrations WHERE name = ?').get(name) as IntegrationRow | undefined;
+}
+
+/** The integration `name`, if the caller may see it: public and unlisted ones, private ones for members of the owner (404 otherwise). */
+export function visibleIntegration(ctx: RequestContext, name: string): IntegrationRow {
+  const row = findIntegration(ctx.db, name);
+  const visible = row && (row.visibility !== 'private' || orgMembership(ctx.db, row.organization_id, ctx.caller?.id));
+  if (!row || !visible) throw notFound('Integration');
+  return row;
+}
+
+export function deleteIntegration(db: Db, name: string): void {
+  db.prepare('DELETE FROM integrations WHERE name = ?').run(name);
+}
+
+/** The query filters of `GET /integrations`. */
+export interface IntegrationFilters {
+  search?: string;
+  category?: (typeof INTEGRATION_CATEGORIES)[number];
+  /** Lower case. */
+  blockDomain?: string;
+  blocks?: boolean;
+  contentSources?: boolean;
+  owner?: string;
+  scope?: (typeof INTEGRATION_SCOPES)[number];
+  target?: (typeof INTEGRATION_TARGETS)[number];
+}
+
+const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/** The integrations the user may list (public ones and those of their organizations), by name. */
+export function integrationsOf(ctx: RequestContext, userId: string, only: IntegrationFilters): ListSpec<IntegrationRow, Integration> {
+  const where = [`(visibility = 'public' OR organization_id IN (SELECT organization_id FROM members WHERE user_id = ? AND disabled = 0))`];
+  const params: unknown[] = [userId];
+  const add = (sql: string, ...values: unknown[]) => (where.push(sql), params.push(...values));
+  if (only.search) add(`(name LIKE ? ESCAPE '\\' OR title LIKE ? ESCAPE '\\')`, ...Array(2).fill(`%${escapeLike(only.search)}%`));
+  if (only.category) add('EXISTS (SELECT 1 FROM json_each(integrations.categories) WHERE value = ?)', only.category);
+  const domain = only.blockDomain;
+  if (domain) {
+    // the domain itself, or a subdomain of a domain the blocks unfurl
+    add(
+      `EXISTS (SELECT 1 FROM json_each(integrations.block_domains)
+         WHERE value = ? OR (length(?) > length(value) AND substr(?, -length(value) - 1) = '.' || value))`,
+      domain,
+      domain,
+      domain,
+    );
+  }
+  if (only.blocks !== undefined) add(`json_array_length(blocks) ${only.blocks ? '>' : '='} 0`);
+  if (only.contentSources !== undefined) add(`json_array_length(content_sources) ${only.contentSources ? '>' : '='} 0`);
+  if (only.owner !== undefined) add('organization_id = ?', only.owner);
+  if (only.scope) add('EXISTS (SELECT 1 FROM json_each(integrations.scopes) WHERE value = ?)', only.scope);
+  if (only.target) add(`(target = ? OR target = 'all')`, only.target);
+  return { from: `integrations WHERE ${where.join(' AND ')}`, params, orderBy: ['name'], map: (row) => toIntegration(ctx, row) };
+}
+
+/**
+ * The integration's installations with `externalId` (when given): all of them for an admin of its
+ * owner, for others those in the organizations they administer.
+ */
+export function installationsOf(
+  ctx: RequestContext,
+  row: IntegrationRow,
+  externalId: string | undefined,
+): ListSpec<InstallationRow, ReturnType<typeof toInstallation>> {
+  const where = ['integration_name = ?'];
+  const params: unknown[] = [row.name];
+  if (externalId !== undefined) {
+    where.push('EXISTS (SELECT 1 FROM json_each(integration_installations.external_ids) WHERE value = ?)');
+    params.push(externalId);
+  }
+  if (!isOwnerAdmin(ctx, row)) {
+    where.push(`organization_id IN (SELECT organization_id FROM members WHERE user_id = ? AND role = 'admin' AND disabled = 0)`);
+    params.push(ctx.user().id);
+  }
+  return {
+    from: `integration_installations WHERE ${where.join(' AND ')}`,
+    params,
+    orderBy: ['created_at', 'id'],
+    map: (r) => toInstallation(ctx, r),
   };
 }
 

@@ -1,8 +1,12 @@
-/** Invites: link invites and the pending email invites (rows and the Invite shape). */
+/** Invites: link invites and the pending email invites (rows, the Invite shape, inviting and joining). */
 import { atLeast, type Role } from '../../api/roles.js';
-import type { RequestContext } from '../context.js';
+import type { RequestContext, UserRow } from '../context.js';
 import type { Db } from '../db/index.js';
-import { orgMembership } from '../access.js';
+import { forbidden, notFound } from '../errors.js';
+import { newId } from '../ids.js';
+import type { ListSpec } from '../pagination.js';
+import { orgMembership, type OrgRow } from '../access.js';
+import { findOwned, loadOwned, ownedRows, type OwnedTable } from './owned.js';
 
 export interface LinkInviteRow {
   id: string;
@@ -53,4 +57,116 @@ export function invitationFor(db: Db, organizationId: string, email: string): st
     .prepare('SELECT id FROM invites WHERE organization_id = ? AND email = ?')
     .get(organizationId, email.toLowerCase()) as { id: string } | undefined;
   return row?.id;
+}
+function addMembership(db: Db, organizationId: string, userId: string, role: Role | null, sso: boolean, now: string) {
+  db.prepare('INSERT INTO members (organization_id, user_id, role, sso, joined_at) VALUES (?, ?, ?, ?, ?)').run(
+    organizationId,
+    userId,
+    role,
+    sso ? 1 : 0,
+    now,
+  );
+}
+
+const isMember = (db: Db, organizationId: string, userId: string) =>
+  Boolean(db.prepare('SELECT 1 FROM members WHERE organization_id = ? AND user_id = ?').get(organizationId, userId));
+
+/**
+ * Whether an invitee can become an SSO member: the organization needs a SAML provider to sign
+ * them in, and (as the hosted API documents for `failedSSOEmails`) a user who already belongs
+ * to another organization cannot be made an SSO user here.
+ */
+function canInviteAsSso(db: Db, org: OrgRow, user: UserRow | undefined): boolean {
+  const saml = db.prepare('SELECT 1 FROM saml_providers WHERE organization_id = ? LIMIT 1').get(org.id);
+  if (!saml) return false;
+  if (!user) return true;
+  return !db.prepare('SELECT 1 FROM members WHERE user_id = ? AND organization_id != ? LIMIT 1').get(user.id, org.id);
+}
+
+/** Existing users join at once (`users`); other emails get a pending invite (`invited`). */
+export function inviteByEmail(
+  ctx: RequestContext,
+  org: OrgRow,
+  input: { emails: string[]; role: Role | null; sso?: boolean },
+) {
+  const { db } = ctx;
+  const emails = [...new Set(input.emails.map((e) => e.toLowerCase()))];
+  const result = { users: [] as string[], invited: 0, failedSSOEmails: [] as string[] };
+  const upsertInvite = db.prepare(
+    `INSERT INTO invites (id, organization_id, email, role, sso, invited_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (organization_id, email) DO UPDATE SET role = excluded.role, sso = excluded.sso`,
+  );
+  db.transaction(() => {
+    for (const email of emails) {
+      const user = db.prepare('SELECT * FROM users WHERE lower(email) = ?').get(email) as UserRow | undefined;
+      const sso = input.sso === true && canInviteAsSso(db, org, user);
+      if (input.sso === true && !sso) result.failedSSOEmails.push(email);
+      if (!user) {
+        upsertInvite.run(newId(), org.id, email, input.role, sso ? 1 : 0, ctx.user().id, ctx.now());
+        result.invited++;
+      } else if (!isMember(db, org.id, user.id)) {
+        addMembership(db, org.id, user.id, input.role, sso, ctx.now());
+        result.users.push(user.id);
+      }
+    }
+  })();
+  return result;
+}
+
+/** The caller joins with an invite: an email invite (for its addressee only, used once) or a link invite. */
+export function joinWithInvite(ctx: RequestContext, organizationId: string, inviteId: string): void {
+  const { db } = ctx;
+  const me = ctx.user();
+  const byEmail = db.prepare('SELECT * FROM invites WHERE id = ? AND organization_id = ?').get(inviteId, organizationId) as
+    | EmailInviteRow
+    | undefined;
+  const byLink = findLinkInvite(db, organizationId, inviteId);
+  const invite = byEmail ?? byLink;
+  if (!invite) throw notFound('Invite');
+  if (byEmail && byEmail.email !== me.email.toLowerCase()) throw forbidden('This invite was sent to another email address');
+  const existing = db.prepare('SELECT disabled FROM members WHERE organization_id = ? AND user_id = ?').get(organizationId, me.id) as
+    | { disabled: number }
+    | undefined;
+  if (existing?.disabled) throw forbidden('Your membership of this organization is disabled');
+  db.transaction(() => {
+    // A member keeps their role: an invite lets people in, it does not change roles.
+    if (!existing) addMembership(db, organizationId, me.id, invite.role, Boolean(byEmail?.sso), ctx.now());
+    if (byEmail) db.prepare('DELETE FROM invites WHERE id = ?').run(byEmail.id);
+  })();
+}
+
+export const LINK_INVITES: OwnedTable = { table: 'link_invites', owner: 'organization_id', what: 'Invite', orderBy: ['created_at', 'id'] };
+
+const findLinkInvite = (db: Db, organizationId: string, inviteId: string) =>
+  findOwned<LinkInviteRow>(db, LINK_INVITES, organizationId, inviteId);
+
+/** The organization's link invite (404 otherwise). */
+export const loadLinkInvite = (db: Db, organizationId: string, inviteId: string) =>
+  loadOwned<LinkInviteRow>(db, LINK_INVITES, organizationId, inviteId);
+
+/** The organization's link invites that grant no more than `role` (see grantsNoMore). */
+export const linkInvitesOf = (ctx: RequestContext, organizationId: string, role: Role | null): ListSpec<LinkInviteRow, Invite> => ({
+  ...ownedRows(LINK_INVITES, organizationId, (row: LinkInviteRow) => toInvite(ctx, row)),
+  filter: (row) => grantsNoMore(role, row),
+});
+
+export function insertLinkInvite(db: Db, input: { organizationId: string; role: Role | null; createdBy: string }, now: string): LinkInviteRow {
+  const row: LinkInviteRow = { id: newId(), organization_id: input.organizationId, role: input.role, created_at: now };
+  db.prepare('INSERT INTO link_invites (id, organization_id, role, created_by, created_at) VALUES (?, ?, ?, ?, ?)').run(
+    row.id,
+    row.organization_id,
+    row.role,
+    input.createdBy,
+    row.created_at,
+  );
+  return row;
+}
+
+export function setLinkInviteRole(db: Db, row: LinkInviteRow, role: Role | null): LinkInviteRow {
+  db.prepare('UPDATE link_invites SET role = ? WHERE id = ?').run(role, row.id);
+  return { ...row, role };
+}
+
+export function deleteLinkInvite(db: Db, inviteId: string): void {
+  db.prepare('DELETE FROM link_invites WHERE id = ?').run(inviteId);
 }

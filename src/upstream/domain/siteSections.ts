@@ -1,21 +1,23 @@
 /** Site sections: lookup, order moves, and the SiteSection / SiteSpace shapes. */
+import { setColumns } from '../db/columns.js';
 import type { Role } from '../../api/roles.js';
 import type { RequestContext } from '../context.js';
 import type { Db } from '../db/index.js';
-import { badRequest, conflict, notFound } from '../errors.js';
+import { badRequest, conflict } from '../errors.js';
 import type { ListSpec } from '../pagination.js';
-import { setColumns, siteUrl, type SiteAccess, type SiteRow } from './sites.js';
+import { loadOwned, ownedRows, type OwnedTable } from './owned.js';
+import { siteUrl, type SiteAccess, type SiteRow } from './sites.js';
 import { toSpace, type SpaceRow } from './spaces.js';
 import { LIVE_SITE_SPACES, type SectionRow, type SiteSpaceRow } from './siteSpaces.js';
 
+/** Whether the section is one of the site's. */
+export const isSectionOf = (db: Db, siteId: string, sectionId: string) =>
+  Boolean(db.prepare('SELECT 1 FROM site_sections WHERE id = ? AND site_id = ?').get(sectionId, siteId));
+
+const SITE_SECTIONS: OwnedTable = { table: 'site_sections', owner: 'site_id', what: 'Site section', orderBy: ['position', 'id'] };
+
 /** A section of the site, or 404. */
-export function loadSection(db: Db, site: SiteRow, sectionId: string): SectionRow {
-  const row = db.prepare('SELECT * FROM site_sections WHERE id = ? AND site_id = ?').get(sectionId, site.id) as
-    | SectionRow
-    | undefined;
-  if (!row) throw notFound('Site section');
-  return row;
-}
+export const loadSection = (db: Db, site: SiteRow, sectionId: string) => loadOwned<SectionRow>(db, SITE_SECTIONS, site.id, sectionId);
 
 // ---------------------------------------------------------------------------------------------
 // Order of sections and groups
@@ -31,8 +33,7 @@ export function resolvePosition(db: Db, site: SiteRow, position: Position | unde
   if (!position || (!position.before && !position.after)) return undefined;
   const side = position.before ? 'before' : 'after';
   const sectionId = position[side]![field];
-  if (!db.prepare('SELECT 1 FROM site_sections WHERE id = ? AND site_id = ?').get(sectionId, site.id))
-    throw badRequest(`position.${side}.${field}: is not a section of this site`);
+  if (!isSectionOf(db, site.id, sectionId)) throw badRequest(`position.${side}.${field}: is not a section of this site`);
   return { sectionId, after: side === 'after' };
 }
 
@@ -129,14 +130,8 @@ export function toSiteSection(ctx: RequestContext, view: SectionView, row: Secti
 
 export type SiteSection = ReturnType<typeof toSiteSection>;
 /** The sections of the site of `view`, in the site's order. */
-export function sectionsOf(ctx: RequestContext, view: SectionView): ListSpec<SectionRow, SiteSection> {
-  return {
-    from: 'site_sections WHERE site_id = ?',
-    params: [view.access.site.id],
-    orderBy: ['position', 'id'],
-    map: (row) => toSiteSection(ctx, view, row),
-  };
-}
+export const sectionsOf = (ctx: RequestContext, view: SectionView): ListSpec<SectionRow, SiteSection> =>
+  ownedRows(SITE_SECTIONS, view.access.site.id, (row: SectionRow) => toSiteSection(ctx, view, row));
 
 /**
  * Sets the given fields of a section (undefined keeps one, null clears it): 400 when

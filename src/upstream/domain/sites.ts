@@ -1,7 +1,8 @@
 /**
  * Sites: who may read and write them, the official Site shape, creating one (no REST endpoint does),
- * visitor-authentication settings, and a column updater shared by the site resources.
+ * visitor-authentication settings.
  */
+import { setColumns } from '../db/columns.js';
 import { atLeast, type Role } from '../../api/roles.js';
 import type { BodyOf, RequestContext } from '../context.js';
 import type { Db } from '../db/index.js';
@@ -129,6 +130,12 @@ export function reloadSite(db: Db, siteId: string): SiteRow {
   return db.prepare('SELECT * FROM sites WHERE id = ?').get(siteId) as SiteRow;
 }
 
+/** Sets the given settings (undefined keeps one, `published` too) and bumps `updated_at`. */
+export function updateSite(db: Db, siteId: string, changes: { title?: string; visibility?: string; published?: boolean }, now: string): SiteRow {
+  setColumns(db, 'sites', ['id', siteId], { ...changes, updated_at: now });
+  return reloadSite(db, siteId);
+}
+
 interface PublishingAuthRow {
   site_id: string;
   backend: string;
@@ -143,6 +150,21 @@ export function publishingAuth(db: Db, siteId: string): PublishingAuthRow {
   return db.prepare('SELECT * FROM site_publishing_auth WHERE site_id = ?').get(siteId) as PublishingAuthRow;
 }
 
+/** Sets the given visitor-authentication settings (undefined keeps one), creating them first when needed. */
+export function updatePublishingAuth(
+  db: Db,
+  siteId: string,
+  changes: { backend?: string; fallbackURL?: string | null; logoutURL?: string | null },
+): PublishingAuthRow {
+  publishingAuth(db, siteId);
+  setColumns(db, 'site_publishing_auth', ['site_id', siteId], {
+    backend: changes.backend,
+    fallback_url: changes.fallbackURL,
+    logout_url: changes.logoutURL,
+  });
+  return publishingAuth(db, siteId);
+}
+
 export function toPublishingAuth(row: PublishingAuthRow) {
   return {
     object: 'publishing-auth' as const,
@@ -153,17 +175,6 @@ export function toPublishingAuth(row: PublishingAuthRow) {
   };
 }
 
-/**
- * Updates the given columns of one row: an undefined value keeps the column, null clears it.
- * Table and column names are constants of the caller, never input.
- */
-export function setColumns(db: Db, table: string, key: [string, string], values: Record<string, unknown>): void {
-  const entries = Object.entries(values).filter(([, v]) => v !== undefined);
-  if (!entries.length) return;
-  const assignments = entries.map(([column]) => `${column} = ?`).join(', ');
-  const params = entries.map(([, v]) => (typeof v === 'boolean' ? Number(v) : v));
-  db.prepare(`UPDATE ${table} SET ${assignments} WHERE ${key[0]} = ?`).run(...params, key[1]);
-}
 /** The organization's sites, filtered by `published`, a `title` substring and a `spaceId` they publish. */
 export function sitesOf(
   ctx: RequestContext,

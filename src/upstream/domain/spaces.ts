@@ -2,6 +2,7 @@
  * Spaces: the Space shape and who may see it, the lifecycle (deleted → removed for good after
  * 7 days) and inserting a space with its first revision.
  */
+import { setColumns } from '../db/columns.js';
 import { atLeast, type Role } from '../../api/roles.js';
 import type { RequestContext } from '../context.js';
 import type { Db } from '../db/index.js';
@@ -224,14 +225,13 @@ export function updateSpaceSettings(
   changes: { title?: string; emoji?: string; defaultLevel?: Role; editMode?: string },
   now: string,
 ): SpaceRow {
-  db.prepare('UPDATE spaces SET title = ?, emoji = ?, default_level = ?, edit_mode = ?, updated_at = ? WHERE id = ?').run(
-    changes.title ?? row.title,
-    changes.emoji ?? row.emoji,
-    changes.defaultLevel ?? row.default_level,
-    changes.editMode ?? row.edit_mode,
-    now,
-    row.id,
-  );
+  setColumns(db, 'spaces', ['id', row.id], {
+    title: changes.title,
+    emoji: changes.emoji,
+    default_level: changes.defaultLevel,
+    edit_mode: changes.editMode,
+    updated_at: now,
+  });
   return spaceById(db, row.id);
 }
 

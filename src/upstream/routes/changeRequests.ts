@@ -5,7 +5,7 @@ import { pagesOf, type PageRow } from '../content/revisions.js';
 import type { RequestContext, UpstreamServices } from '../context.js';
 import { badRequest, forbidden, notFound, unauthorized } from '../errors.js';
 import { paginate } from '../pagination.js';
-import { RAW, Reply, type Router } from '../router.js';
+import { created, RAW, type Router } from '../router.js';
 import { changeRequestById, changeRequestsOf, insertChangeRequest, loadChangeRequest, reloadChangeRequest, requireUnlocked, setChangeRequestFields, toChangeRequest } from '../domain/changeRequests.js';
 import { loadSpace } from '../domain/spaces.js';
 
@@ -22,9 +22,7 @@ function create(ctx: RequestContext) {
   requireUnlocked(space);
   const { subject } = ctx.body('changeRequest.create', { optional: true });
   const id = insertChangeRequest(ctx.db, space, { subject: subject ?? '', userId: ctx.user().id }, ctx.now());
-  const created = reloadChangeRequest(ctx, id, space);
-  ctx.res.setHeader('location', created.urls.location);
-  return new Reply(201, created);
+  return created(ctx, reloadChangeRequest(ctx, id, space));
 }
 
 function update(ctx: RequestContext) {

@@ -1,6 +1,6 @@
 /** Collections: lookup, settings, delete, move and transfer, the spaces in them, and creating them in an organization. */
 import { requireOrg } from '../access.js';
-import type { RequestContext, UpstreamServices } from '../context.js';
+import type { UpstreamServices } from '../context.js';
 import {
   deleteCollection,
   insertCollection,
@@ -13,17 +13,10 @@ import {
   transferTarget,
   updateCollection,
   visibleCollections,
-  type CollectionRow,
 } from '../domain/collections.js';
 import { visibleSpaces } from '../domain/spaces.js';
 import { paginate } from '../pagination.js';
-import { Reply, type Router } from '../router.js';
-
-function created(ctx: RequestContext, row: CollectionRow) {
-  const body = toCollection(ctx, row);
-  ctx.res.setHeader('location', body.urls.location);
-  return new Reply(201, body);
-}
+import { created, type Router } from '../router.js';
 
 export function register(router: Router, _services: UpstreamServices) {
   router.get('/collections/{collectionId}', (ctx) => {
@@ -68,6 +61,6 @@ export function register(router: Router, _services: UpstreamServices) {
     const { org } = requireOrg(ctx.db, ctx.params.organizationId, ctx.caller?.id);
     const body = ctx.body('collection.create', { optional: true });
     requireCreateIn(ctx, org.id, body.parent ?? null, 'parent');
-    return created(ctx, insertCollection(ctx, org.id, body.parent ?? null, body.title ?? ''));
+    return created(ctx, toCollection(ctx, insertCollection(ctx, org.id, body.parent ?? null, body.title ?? '')));
   });
 }

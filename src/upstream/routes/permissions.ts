@@ -13,7 +13,7 @@ import { paginate } from '../pagination.js';
 import type { Router } from '../router.js';
 import { loadCollection } from '../domain/collections.js';
 import { loadSpace } from '../domain/spaces.js';
-import { aggregateGrants, hasMembership, isTeamOf, removeUserGrant, setGrant, userGrants, type TargetRef, type TargetType } from '../domain/grants.js';
+import { aggregateGrants, hasMembership, isTeamOf, removeUserGrant, setGrant, setGrants, userGrants, type TargetRef, type TargetType } from '../domain/grants.js';
 
 /** How each base finds its target, with the caller's role checked. */
 interface Base {
@@ -70,11 +70,7 @@ function registerBase(router: Router, type: TargetType) {
     const target = load(ctx, ctx.params[param], 'admin');
     const body = ctx.body('permission.invite');
     checkPrincipals(ctx, target.organization_id, body);
-    const now = ctx.now();
-    ctx.db.transaction(() => {
-      for (const id of body.teams ?? []) setGrant(ctx.db, target, { type: 'team', id }, body.role, now);
-      for (const id of body.users ?? []) setGrant(ctx.db, target, { type: 'user', id }, body.role, now);
-    })();
+    setGrants(ctx.db, target, { teams: body.teams, users: body.users }, body.role, ctx.now());
     return undefined;
   });
 

@@ -12,7 +12,7 @@ import { requireOrg } from '../access.js';
 import type { RequestContext, UpstreamServices } from '../context.js';
 import { paginate } from '../pagination.js';
 import type { Router } from '../router.js';
-import { loadSite, publishingAuth, reloadSite, setColumns, siteBody, sitesOf, toPublishingAuth, toSite } from '../domain/sites.js';
+import { loadSite, publishingAuth, siteBody, sitesOf, toPublishingAuth, toSite, updatePublishingAuth, updateSite } from '../domain/sites.js';
 
 function listSites(ctx: RequestContext) {
   const { member } = requireOrg(ctx.db, ctx.params.organizationId, ctx.user().id, 'read');
@@ -20,29 +20,21 @@ function listSites(ctx: RequestContext) {
   return paginate(ctx, sitesOf(ctx, ctx.params.organizationId, filters, member.role));
 }
 
-function updateSite(ctx: RequestContext) {
+function patchSite(ctx: RequestContext) {
   const { site, role } = loadSite(ctx, 'admin');
   const body = siteBody(ctx, 'site.update');
-  setColumns(ctx.db, 'sites', ['id', site.id], { title: body.title, visibility: body.visibility, updated_at: ctx.now() });
-  return toSite(ctx, reloadSite(ctx.db, site.id), role);
+  return toSite(ctx, updateSite(ctx.db, site.id, { title: body.title, visibility: body.visibility }, ctx.now()), role);
 }
 
 function setPublished(ctx: RequestContext, published: boolean) {
   const { site, role } = loadSite(ctx, 'admin');
-  setColumns(ctx.db, 'sites', ['id', site.id], { published, updated_at: ctx.now() });
-  return toSite(ctx, reloadSite(ctx.db, site.id), role);
+  return toSite(ctx, updateSite(ctx.db, site.id, { published }, ctx.now()), role);
 }
 
-function updatePublishingAuth(ctx: RequestContext) {
+function patchPublishingAuth(ctx: RequestContext) {
   const { site } = loadSite(ctx, 'admin');
   const body = siteBody(ctx, 'sitePublishingAuth.update');
-  publishingAuth(ctx.db, site.id);
-  setColumns(ctx.db, 'site_publishing_auth', ['site_id', site.id], {
-    backend: body.backend,
-    fallback_url: body.fallbackURL,
-    logout_url: body.logoutURL,
-  });
-  return toPublishingAuth(publishingAuth(ctx.db, site.id));
+  return toPublishingAuth(updatePublishingAuth(ctx.db, site.id, body));
 }
 
 export function register(router: Router, _services: UpstreamServices) {
@@ -52,9 +44,9 @@ export function register(router: Router, _services: UpstreamServices) {
     const { site, role } = loadSite(ctx, 'read');
     return toSite(ctx, site, role);
   });
-  router.patch(base, updateSite);
+  router.patch(base, patchSite);
   router.post(`${base}/publish`, (ctx) => setPublished(ctx, true));
   router.post(`${base}/unpublish`, (ctx) => setPublished(ctx, false));
   router.get(`${base}/publishing/auth`, (ctx) => toPublishingAuth(publishingAuth(ctx.db, loadSite(ctx, 'admin').site.id)));
-  router.patch(`${base}/publishing/auth`, updatePublishingAuth);
+  router.patch(`${base}/publishing/auth`, patchPublishingAuth);
 }

@@ -24,17 +24,10 @@ import {
   transferSpace,
   updateSpaceSettings,
   visibleSpaces,
-  type SpaceRow,
 } from '../domain/spaces.js';
 import { badRequest, conflict } from '../errors.js';
 import { arrayPage, paginate, paginateArray } from '../pagination.js';
-import { Reply, type Router } from '../router.js';
-
-function created(ctx: RequestContext, row: SpaceRow) {
-  const body = toSpace(ctx, row);
-  ctx.res.setHeader('location', body.urls.location);
-  return new Reply(201, body);
-}
+import { created, type Router } from '../router.js';
 
 /** Any PATCH (even `{}`) needs edit; `defaultLevel`/`editMode` need admin. */
 function updateSpace(ctx: RequestContext) {
@@ -47,7 +40,7 @@ function updateSpace(ctx: RequestContext) {
 function duplicate(ctx: RequestContext) {
   const { row } = loadSpace(ctx, ctx.params.spaceId, 'read');
   requireCreateIn(ctx, row.organization_id, row.parent_id, 'parent');
-  return created(ctx, duplicateSpace(ctx, row));
+  return created(ctx, toSpace(ctx, duplicateSpace(ctx, row)));
 }
 
 function move(ctx: RequestContext) {
@@ -83,7 +76,7 @@ function createSpace(ctx: RequestContext) {
   const body = ctx.body('space.create', { optional: true });
   const parentId: string | null = body.parent ?? null;
   requireCreateIn(ctx, org.id, parentId, 'parent');
-  return created(ctx, createSpaceFor(ctx, org.id, { parentId, title: body.title, emoji: body.emoji }));
+  return created(ctx, toSpace(ctx, createSpaceFor(ctx, org.id, { parentId, title: body.title, emoji: body.emoji })));
 }
 
 export function register(router: Router, _services: UpstreamServices) {

@@ -1,4 +1,5 @@
 import type { Migration } from './index.js';
+import { COMMENT, ORGANIZATION, SPACE, ownedTable } from './tables.js';
 
 /** Users, tokens, organizations, members, teams, content (collections, spaces, revisions, pages),
  * change requests, comments, replies, reactions and content permissions. Timestamps are ISO strings. */
@@ -47,13 +48,9 @@ CREATE TABLE members (
 );
 CREATE INDEX members_user ON members(user_id);
 
-CREATE TABLE teams (
-  id TEXT PRIMARY KEY,
-  organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+${ownedTable('teams', ORGANIZATION, 'teams_org', 'created_at', `
   title TEXT NOT NULL,
-  created_at TEXT NOT NULL
-);
-CREATE INDEX teams_org ON teams(organization_id, created_at, id);
+  created_at TEXT NOT NULL`)}
 
 CREATE TABLE team_members (
   team_id TEXT NOT NULL REFERENCES teams(id) ON DELETE CASCADE,
@@ -62,22 +59,16 @@ CREATE TABLE team_members (
   PRIMARY KEY (team_id, user_id)
 );
 
-CREATE TABLE collections (
-  id TEXT PRIMARY KEY,
-  organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+${ownedTable('collections', ORGANIZATION, 'collections_org', 'position', `
   parent_id TEXT REFERENCES collections(id) ON DELETE CASCADE,
   title TEXT NOT NULL,
   description TEXT,
   default_level TEXT NOT NULL DEFAULT 'read',
   position REAL NOT NULL,
   created_at TEXT NOT NULL,
-  updated_at TEXT NOT NULL
-);
-CREATE INDEX collections_org ON collections(organization_id, position, id);
+  updated_at TEXT NOT NULL`)}
 
-CREATE TABLE spaces (
-  id TEXT PRIMARY KEY,
-  organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+${ownedTable('spaces', ORGANIZATION, 'spaces_org', 'position', `
   parent_id TEXT REFERENCES collections(id) ON DELETE SET NULL,
   title TEXT NOT NULL,
   emoji TEXT NOT NULL DEFAULT '',
@@ -88,9 +79,7 @@ CREATE TABLE spaces (
   position REAL NOT NULL,
   created_at TEXT NOT NULL,
   updated_at TEXT NOT NULL,
-  deleted_at TEXT
-);
-CREATE INDEX spaces_org ON spaces(organization_id, position, id);
+  deleted_at TEXT`)}
 CREATE INDEX spaces_parent ON spaces(parent_id, position, id);
 
 CREATE TABLE revisions (
@@ -114,9 +103,7 @@ CREATE TABLE pages (
   PRIMARY KEY (revision_id, page_id)
 );
 
-CREATE TABLE change_requests (
-  id TEXT PRIMARY KEY,
-  space_id TEXT NOT NULL REFERENCES spaces(id) ON DELETE CASCADE,
+${ownedTable('change_requests', SPACE, 'change_requests_space', 'created_at', `
   number INTEGER NOT NULL,
   status TEXT NOT NULL,
   subject TEXT NOT NULL DEFAULT '',
@@ -127,9 +114,7 @@ CREATE TABLE change_requests (
   revision_initial TEXT NOT NULL,
   revision_merged_ancestor TEXT,
   revision_merged TEXT,
-  UNIQUE (space_id, number)
-);
-CREATE INDEX change_requests_space ON change_requests(space_id, created_at, id);
+  UNIQUE (space_id, number)`)}
 
 -- Users who wrote to a change request (the creator and editors): the contributor filter.
 CREATE TABLE change_request_contributors (
@@ -154,15 +139,11 @@ CREATE TABLE comments (
 );
 CREATE INDEX comments_cr ON comments(change_request_id, posted_at, id);
 
-CREATE TABLE comment_replies (
-  id TEXT PRIMARY KEY,
-  comment_id TEXT NOT NULL REFERENCES comments(id) ON DELETE CASCADE,
+${ownedTable('comment_replies', COMMENT, 'replies_comment', 'posted_at', `
   posted_by TEXT NOT NULL REFERENCES users(id),
   posted_at TEXT NOT NULL,
   edited_at TEXT,
-  markdown TEXT NOT NULL
-);
-CREATE INDEX replies_comment ON comment_replies(comment_id, posted_at, id);
+  markdown TEXT NOT NULL`)}
 
 -- target_id is a comment id or a reply id (both are unique ids).
 CREATE TABLE reactions (

@@ -1,4 +1,5 @@
 import type { Migration } from './index.js';
+import { ORGANIZATION, SITE, ownedTable } from './tables.js';
 
 /**
  * Docs sites: sites, their sections (each with site spaces, the space variants of a section),
@@ -7,32 +8,22 @@ import type { Migration } from './index.js';
  * before or after a section.
  */
 const sql = /* sql */ `
-CREATE TABLE sites (
-  id TEXT PRIMARY KEY,
-  organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+${ownedTable('sites', ORGANIZATION, 'sites_org', 'created_at', `
   title TEXT NOT NULL,
   visibility TEXT NOT NULL DEFAULT 'public',
   published INTEGER NOT NULL DEFAULT 0,
   -- The section served at the root of the site; when null, the first section by position.
   default_section_id TEXT REFERENCES site_sections(id) ON DELETE SET NULL,
   created_at TEXT NOT NULL,
-  updated_at TEXT NOT NULL
-);
-CREATE INDEX sites_org ON sites(organization_id, created_at, id);
+  updated_at TEXT NOT NULL`)}
 
-CREATE TABLE site_section_groups (
-  id TEXT PRIMARY KEY,
-  site_id TEXT NOT NULL REFERENCES sites(id) ON DELETE CASCADE,
+${ownedTable('site_section_groups', SITE, 'site_section_groups_site', 'position', `
   title TEXT NOT NULL,
   icon TEXT,
   position INTEGER NOT NULL,
-  created_at TEXT NOT NULL
-);
-CREATE INDEX site_section_groups_site ON site_section_groups(site_id, position, id);
+  created_at TEXT NOT NULL`)}
 
-CREATE TABLE site_sections (
-  id TEXT PRIMARY KEY,
-  site_id TEXT NOT NULL REFERENCES sites(id) ON DELETE CASCADE,
+${ownedTable('site_sections', SITE, 'site_sections_site', 'position', `
   section_group_id TEXT REFERENCES site_section_groups(id) ON DELETE SET NULL,
   title TEXT NOT NULL,
   description TEXT,
@@ -43,9 +34,7 @@ CREATE TABLE site_sections (
   default_site_space_id TEXT REFERENCES site_spaces(id) ON DELETE SET NULL,
   position INTEGER NOT NULL,
   created_at TEXT NOT NULL,
-  UNIQUE (site_id, path)
-);
-CREATE INDEX site_sections_site ON site_sections(site_id, position, id);
+  UNIQUE (site_id, path)`)}
 CREATE INDEX site_sections_group ON site_sections(section_group_id, position, id);
 
 CREATE TABLE site_spaces (
@@ -63,27 +52,19 @@ CREATE TABLE site_spaces (
 CREATE INDEX site_spaces_section ON site_spaces(section_id, position, id);
 CREATE INDEX site_spaces_space ON site_spaces(space_id);
 
-CREATE TABLE site_redirects (
-  id TEXT PRIMARY KEY,
-  site_id TEXT NOT NULL REFERENCES sites(id) ON DELETE CASCADE,
+${ownedTable('site_redirects', SITE, 'site_redirects_site', 'created_at', `
   source TEXT NOT NULL,
   destination_section_id TEXT NOT NULL REFERENCES site_sections(id) ON DELETE CASCADE,
   created_at TEXT NOT NULL,
   updated_at TEXT,
-  UNIQUE (site_id, source)
-);
-CREATE INDEX site_redirects_site ON site_redirects(site_id, created_at, id);
+  UNIQUE (site_id, source)`)}
 
 -- A share link's key is the secret that opens a share-link site (query shareKey).
-CREATE TABLE share_links (
-  id TEXT PRIMARY KEY,
-  site_id TEXT NOT NULL REFERENCES sites(id) ON DELETE CASCADE,
+${ownedTable('share_links', SITE, 'share_links_site', 'created_at', `
   name TEXT NOT NULL,
   key TEXT NOT NULL UNIQUE,
   active INTEGER NOT NULL DEFAULT 1,
-  created_at TEXT NOT NULL
-);
-CREATE INDEX share_links_site ON share_links(site_id, created_at, id);
+  created_at TEXT NOT NULL`)}
 
 -- Visitor authentication settings (created with a fresh private key on first read).
 CREATE TABLE site_publishing_auth (

@@ -1,4 +1,5 @@
 import type { Migration } from './index.js';
+import { ORGANIZATION, ownedTable } from './tables.js';
 
 /** Pending invites by email, link invites and SAML providers (members and teams are in 001). */
 const sql = /* sql */ `
@@ -15,27 +16,19 @@ CREATE TABLE invites (
 );
 
 -- A reusable invite link: anyone holding its id may join with its role.
-CREATE TABLE link_invites (
-  id TEXT PRIMARY KEY,
-  organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+${ownedTable('link_invites', ORGANIZATION, 'link_invites_org', 'created_at', `
   role TEXT,
   created_by TEXT REFERENCES users(id) ON DELETE SET NULL,
-  created_at TEXT NOT NULL
-);
-CREATE INDEX link_invites_org ON link_invites(organization_id, created_at, id);
+  created_at TEXT NOT NULL`)}
 
-CREATE TABLE saml_providers (
-  id TEXT PRIMARY KEY,
-  organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+${ownedTable('saml_providers', ORGANIZATION, 'saml_providers_org', 'created_at', `
   label TEXT NOT NULL,
   entity_id TEXT,
   certificate TEXT,
   sso_url TEXT,
   default_team_id TEXT REFERENCES teams(id) ON DELETE SET NULL,
   default_role TEXT,
-  created_at TEXT NOT NULL
-);
-CREATE INDEX saml_providers_org ON saml_providers(organization_id, created_at, id);
+  created_at TEXT NOT NULL`)}
 
 CREATE INDEX team_members_user ON team_members(user_id);
 `;

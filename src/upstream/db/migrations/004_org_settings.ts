@@ -1,10 +1,9 @@
 import type { Migration } from './index.js';
+import { OPENAPI_SPEC, ORGANIZATION, ownedTable } from './tables.js';
 
 /** OpenAPI specs and their versions, translation settings, custom fonts. Timestamps are ISO strings. */
 const sql = /* sql */ `
-CREATE TABLE openapi_specs (
-  id TEXT PRIMARY KEY,
-  organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+${ownedTable('openapi_specs', ORGANIZATION, 'openapi_specs_org', 'created_at', `
   slug TEXT NOT NULL,
   source_url TEXT,
   source_text TEXT,
@@ -17,38 +16,24 @@ CREATE TABLE openapi_specs (
   last_error_message TEXT,
   created_at TEXT NOT NULL,
   updated_at TEXT NOT NULL,
-  UNIQUE (organization_id, slug)
-);
-CREATE INDEX openapi_specs_org ON openapi_specs(organization_id, created_at, id);
+  UNIQUE (organization_id, slug)`)}
 
-CREATE TABLE openapi_spec_versions (
-  id TEXT PRIMARY KEY,
-  spec_id TEXT NOT NULL REFERENCES openapi_specs(id) ON DELETE CASCADE,
+${ownedTable('openapi_spec_versions', OPENAPI_SPEC, 'openapi_spec_versions_spec', 'created_at', `
   content TEXT NOT NULL,
-  created_at TEXT NOT NULL
-);
-CREATE INDEX openapi_spec_versions_spec ON openapi_spec_versions(spec_id, created_at, id);
+  created_at TEXT NOT NULL`)}
 
-CREATE TABLE translation_settings (
-  id TEXT PRIMARY KEY,
-  organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+${ownedTable('translation_settings', ORGANIZATION, 'translation_settings_org', 'created_at', `
   title TEXT NOT NULL,
   languages TEXT NOT NULL DEFAULT '["en"]',
   created_at TEXT NOT NULL,
-  updated_at TEXT NOT NULL
-);
-CREATE INDEX translation_settings_org ON translation_settings(organization_id, created_at, id);
+  updated_at TEXT NOT NULL`)}
 
 -- faces: JSON array of {weight, storageKey}, sorted by weight.
-CREATE TABLE fonts (
-  id TEXT PRIMARY KEY,
-  organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+${ownedTable('fonts', ORGANIZATION, 'fonts_org', 'created_at', `
   font_family TEXT NOT NULL,
   faces TEXT NOT NULL,
   created_at TEXT NOT NULL,
-  updated_at TEXT NOT NULL
-);
-CREATE INDEX fonts_org ON fonts(organization_id, created_at, id);
+  updated_at TEXT NOT NULL`)}
 `;
 
 const migration: Migration = { version: 4, name: 'org-settings', sql };
