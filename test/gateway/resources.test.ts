@@ -10,6 +10,7 @@ import { ROUTE_TEMPLATES } from '../../src/rest/routeTemplates.js';
 import { schema } from '../../src/schema/index.js';
 import { pathParams } from '../../src/schema/lib/resource.js';
 import { RESOURCES, type Resource } from '../../src/schema/resources.js';
+import { VALID_OPENAPI_YAML } from '../helpers/fixtures.js';
 import { startStack, type TestStack } from '../helpers/gateway.js';
 import { newSite, restAll } from './siteFixture.js';
 
@@ -25,7 +26,7 @@ const rootOf = (on: string) => (on === 'Query' ? schema.getQueryType()! : type(o
 describe('the resource table, against the schema', () => {
   it.each(table)('%s: its REST paths are routes of the seed', (_name, r) => {
     // An object REST only embeds in its parent (`within`) has no path of its own.
-    const own = r.within ? [] : [r.path, listPath(r)];
+    const own = r.within ? [] : [r.path, ...(r.list ? [listPath(r)] : [])];
     const paths = [...own, ...Object.values(r.writes ?? {}).flatMap((w) => (w.path ? [w.path] : []))];
     for (const p of paths) expect(routes, p).toContain(shape(p));
   });
@@ -63,6 +64,8 @@ describe('the resource table, against the schema', () => {
  * REST keys and body. A resource with neither is found by walking its parents' lists.
  */
 interface Sample {
+  /** A resource with no write, no list and no parent: its lookup's arguments. */
+  lookup?: Record<string, string>;
   create?: string;
   delete?: string;
   update?: string;
@@ -82,7 +85,41 @@ describe('the resource table, over real HTTP', () => {
     const site = newSite(t, { spaces: 4 });
     const keys = { organizationId: org, siteId: site.siteId };
     const [section] = await restAll(t, `${site.base}/sections`);
+    const space = (await t.api.post(`/orgs/${org}/spaces`, { title: 'Table' })).body;
+    const cr = (await t.api.post(`/spaces/${space.id}/change-requests`, { subject: 'Open' })).body;
+    await t.api.patch(`/spaces/${space.id}/change-requests/${cr.id}`, { status: 'open' });
+    const crKeys = { spaceId: space.id, changeRequestId: cr.id };
+    const comment = (await t.api.post(`/spaces/${space.id}/change-requests/${cr.id}/comments`, { body: { markdown: 'Hi' } })).body;
+    const integration = { title: 'An integration', description: 'Does things', scopes: ['space:content:read'], script: 'export default {}', organization: org };
     Object.assign(samples, {
+      Member: { update: 'updateMember', field: 'role', input: (i: number) => ({ organizationId: org, userId: t.world.users.read.id, role: i === 1 ? 'COMMENT' : 'REVIEW' }) },
+      SamlProvider: { create: 'createSamlProvider', delete: 'deleteSamlProvider', input: (i: number) => ({ organizationId: org, label: `SAML ${i}` }) },
+      OpenApiSpec: {
+        create: 'createOpenApiSpec',
+        delete: 'deleteOpenApiSpec',
+        input: (i: number) => ({ organizationId: org, slug: `table-${i}`, source: { text: VALID_OPENAPI_YAML } }),
+      },
+      TranslationSettings: {
+        create: 'createTranslationSettings',
+        delete: 'deleteTranslationSettings',
+        input: (i: number) => ({ organizationId: org, title: `Translations ${i}` }),
+      },
+      CustomFont: {
+        create: 'createCustomFont',
+        delete: 'deleteCustomFont',
+        input: (i: number) => ({ organizationId: org, fontFamily: `Font ${i}`, fontFaces: [{ weight: 400, storageKey: `fonts/${i}.woff2` }] }),
+      },
+      User: { lookup: { userId: t.world.users.read.id } },
+      Integration: { update: 'publishIntegration', field: 'title', input: (i: number) => ({ integrationName: 'table', ...integration, title: `Table ${i}` }) },
+      Space: { create: 'createSpace', input: (i: number) => ({ organizationId: org, title: `Space ${i}` }) },
+      Collection: { create: 'createCollection', input: (i: number) => ({ organizationId: org, title: `Collection ${i}` }) },
+      ChangeRequest: { update: 'updateChangeRequest', field: 'subject', input: (i: number) => ({ ...crKeys, subject: `Subject ${i}` }) },
+      Comment: { create: 'createComment', delete: 'deleteComment', input: (i: number) => ({ ...crKeys, body: { markdown: `Comment ${i}` } }) },
+      CommentReply: {
+        create: 'createCommentReply',
+        delete: 'deleteCommentReply',
+        input: (i: number) => ({ ...crKeys, commentId: comment.id, body: { markdown: `Reply ${i}` } }),
+      },
       Team: { create: 'createTeam', delete: 'deleteTeam', input: (i: number) => ({ organizationId: org, title: `Team ${i}` }) },
       Invite: { create: 'createLinkInvite', delete: 'deleteLinkInvite', input: () => ({ organizationId: org, role: 'READ' }) },
       Site: { update: 'updateSite', field: 'title', input: (i: number) => ({ ...keys, title: `Site ${i}` }) },
@@ -125,14 +162,18 @@ describe('the resource table, over real HTTP', () => {
       expect(listed(data.b, r).map((n) => n.id)).toEqual(expect.arrayContaining([a.id, b.id]));
       found.set(name, a.id);
       if (!sample.delete) return;
-      const last = pathParams(r.path).at(-1)!;
-      const keysOf = (restId: string) => ({ ...Object.fromEntries(pathParams(listPath(r)).map((p) => [p, sample.input(1)[p]])), [last]: restId });
+      // The REST keys are those the global id holds (a spec's slug, not its `restId`).
+      const keysOf = (id: string) => {
+        const local = Buffer.from(id, 'base64').toString('utf8').slice(name.length + 1);
+        const keys: string[] = local.startsWith('[') ? JSON.parse(local) : [local];
+        return Object.fromEntries(pathParams(r.path).map((p, i) => [p, keys[i]]));
+      };
       // A create whose payload reads the list, then a delete: the list read after it lacks the deleted one.
       const del = await t.data(
         `mutation($c: ${Input(m)}!, $d: ${Input(sample.delete)}!) {
           read: ${m}(input: $c) { ${node} { id } ${parentList(r)} }
           gone: ${sample.delete}(input: $d) { deletedId ${parentList(r)} } }`,
-        { c: sample.input(3), d: keysOf(b.restId) },
+        { c: sample.input(3), d: keysOf(b.id) },
       );
       expect(del.gone.deletedId).toBe(b.id);
       expect(listed(del.read, r).map((n) => n.id)).toContain(b.id);
@@ -147,14 +188,21 @@ describe('the resource table, over real HTTP', () => {
       );
       const id = data.a[node].id;
       expect(data.b[node][sample.field!]).toBe(sample.input(2)[sample.field!]);
-      if (r.list) expect(listed(data.b, r).find((n) => n.id === id)?.[sample.field!]).toBe(sample.input(2)[sample.field!]);
+      if (parentList(r)) expect(listed(data.b, r).find((n) => n.id === id)?.[sample.field!]).toBe(sample.input(2)[sample.field!]);
       found.set(name, id);
     }
   });
 
   it.each(table)('%s: its node round-trips through node(id:)', async (name, r) => {
     let id = found.get(name);
-    if (!id && r.list) {
+    if (!id && samples[name]?.lookup) {
+      const args = Object.keys(samples[name].lookup!);
+      const data = await t.data(
+        `query(${args.map((a) => `$${a}: String!`).join(', ')}) { x: ${r.lookup!.field}(${args.map((a) => `${a}: $${a}`).join(', ')}) { id } }`,
+        samples[name].lookup,
+      );
+      id = data.x.id;
+    } else if (!id && r.list) {
       // Find one through its parent's list, as a client would.
       const parentId = r.list.on === 'Query' ? undefined : found.get(r.list.on);
       const query =
