@@ -44,6 +44,11 @@ export interface Write {
   returns?: { field: string; type: string };
   /** REST answers nothing: the payload's object is read again when selected. */
   empty?: boolean;
+  /** REST answers nothing and the input lacks the parent's keys: the object is read first (a
+   * delete whose payload names the organization whose list changed). */
+  readFirst?: boolean;
+  /** What this write makes stale besides what every write of the resource does (templates). */
+  stale?: string[];
 }
 
 /**
@@ -150,6 +155,29 @@ const samlNotes = {
   defaultRole: 'Role of new members; null for guests.',
 };
 
+/**
+ * The content-tree writes of a space or a collection (`moveSpace`, `transferCollection`, …): a
+ * move takes a position, a transfer forgets every organization read (the source one is not
+ * known), a delete reads the object first to name its organization in the payload.
+ */
+function treeWrites(kind: 'space' | 'collection', deleted: string, stale: string[] = []): Record<string, Write> {
+  const Kind = kind === 'space' ? 'Space' : 'Collection';
+  const path = `/${kind}s/{${kind}Id}`;
+  return {
+    [`move${Kind}`]: update('POST', `Moves a ${kind} in the content tree of its organization`, bodies[`${kind}.move`], {
+      path: `${path}/move`,
+      inputs: { position: 'ContentPositionInput' },
+      notes: { parent: 'The collection to move into; null: the organization root; absent: stays in its parent.', position: 'Before or after a sibling; default the end.' },
+    }),
+    [`transfer${Kind}`]: update('POST', `Transfers a ${kind} to the root of another organization`, bodies[`${kind}.transfer`], {
+      path: `${path}/transfer`,
+      notes: { organization: 'Id of the target organization.' },
+      stale: ['/orgs', ...stale],
+    }),
+    [`delete${Kind}`]: { ...remove(`Deletes a ${kind}${deleted}`), readFirst: true, stale },
+  };
+}
+
 export const RESOURCES = {
   Organization: {
     path: '/orgs/{organizationId}',
@@ -172,15 +200,9 @@ export const RESOURCES = {
     },
     lookup: { field: 'team', description: 'A team by REST id' },
     writes: {
-      createTeam: {
-        kind: 'create',
-        method: 'PUT',
-        description: 'Creates a team',
-        rules: organizationBodies['team.create'],
-        notes: { members: 'User ids of members to add; the caller joins as owner.' },
-      },
-      updateTeam: { method: 'PATCH', description: 'Renames a team', rules: organizationBodies['team.update'] },
-      deleteTeam: { kind: 'delete', method: 'DELETE', description: 'Deletes a team and its permissions' },
+      createTeam: create('PUT', 'Creates a team', organizationBodies['team.create'], { notes: { members: 'User ids of members to add; the caller joins as owner.' } }),
+      updateTeam: update('PATCH', 'Renames a team', organizationBodies['team.update']),
+      deleteTeam: remove('Deletes a team and its permissions'),
     },
     // Counts and permissions shown elsewhere in the organization change (`Member.teamsCount`, …).
     stale: ['/orgs/{organizationId}'],
@@ -197,13 +219,8 @@ export const RESOURCES = {
         rules: organizationBodies['linkInvite.create'],
         notes: { role: "Role given to who joins (default: the organization's); null for guests." },
       },
-      updateLinkInvite: {
-        method: 'PATCH',
-        description: 'Changes the role of a link invite',
-        rules: organizationBodies['linkInvite.update'],
-        notes: { role: 'Null for guests.' },
-      },
-      deleteLinkInvite: { kind: 'delete', method: 'DELETE', description: 'Deletes a link invite' },
+      updateLinkInvite: update('PATCH', 'Changes the role of a link invite', organizationBodies['linkInvite.update'], { notes: { role: 'Null for guests.' } }),
+      deleteLinkInvite: remove('Deletes a link invite'),
     },
     stale: ['/orgs/{organizationId}'],
   },
@@ -361,9 +378,9 @@ export const RESOURCES = {
       shareable: 'lists',
     },
     writes: {
-      updateSite: { method: 'PATCH', description: 'Changes the title or visibility of a site', rules: siteBodies['site.update'] },
-      publishSite: { method: 'POST', path: '/orgs/{organizationId}/sites/{siteId}/publish', description: 'Publishes a site to the audience of its visibility' },
-      unpublishSite: { method: 'POST', path: '/orgs/{organizationId}/sites/{siteId}/unpublish', description: 'Takes a site offline' },
+      updateSite: update('PATCH', 'Changes the title or visibility of a site', siteBodies['site.update']),
+      publishSite: update('POST', 'Publishes a site to the audience of its visibility', undefined, { path: '/orgs/{organizationId}/sites/{siteId}/publish' }),
+      unpublishSite: update('POST', 'Takes a site offline', undefined, { path: '/orgs/{organizationId}/sites/{siteId}/unpublish' }),
       updateSitePublishingAuth: {
         method: 'PATCH',
         path: '/orgs/{organizationId}/sites/{siteId}/publishing/auth',
@@ -387,7 +404,7 @@ export const RESOURCES = {
         rules: siteBodies['siteSection.create'],
         notes: { spaceId: 'The space the section publishes (its first site space).', title: 'Default: the title of the space.' },
       },
-      updateSiteSection: { method: 'PATCH', description: 'Changes a section', rules: siteBodies['siteSection.update'], notes: UPDATE_NOTES },
+      updateSiteSection: update('PATCH', 'Changes a section', siteBodies['siteSection.update'], { notes: UPDATE_NOTES }),
       moveSiteSection: {
         method: 'POST',
         path: '/orgs/{organizationId}/sites/{siteId}/sections/{siteSectionId}/move',
@@ -395,7 +412,7 @@ export const RESOURCES = {
         rules: siteBodies['siteSection.move'],
         inputs: { position: 'SiteSectionPositionInput' },
       },
-      deleteSiteSection: { kind: 'delete', method: 'DELETE', description: 'Deletes a section and its site spaces' },
+      deleteSiteSection: remove('Deletes a section and its site spaces'),
     },
     stale: SITES,
   },
@@ -417,7 +434,7 @@ export const RESOURCES = {
         rules: siteBodies['siteSectionGroup.create'],
         notes: { sections: 'REST ids of sections to put in the group (they leave any other group).' },
       },
-      updateSiteSectionGroup: { method: 'PATCH', description: 'Changes a section group', rules: siteBodies['siteSectionGroup.update'], notes: UPDATE_NOTES },
+      updateSiteSectionGroup: update('PATCH', 'Changes a section group', siteBodies['siteSectionGroup.update'], { notes: UPDATE_NOTES }),
       moveSiteSectionGroup: {
         method: 'POST',
         path: '/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}/move',
@@ -437,7 +454,7 @@ export const RESOURCES = {
         description: 'Takes a section out of its group',
         empty: true,
       },
-      deleteSiteSectionGroup: { kind: 'delete', method: 'DELETE', description: 'Deletes a section group; its sections stay, ungrouped' },
+      deleteSiteSectionGroup: remove('Deletes a section group; its sections stay, ungrouped'),
     },
     stale: SITES,
   },
@@ -460,7 +477,7 @@ export const RESOURCES = {
         rules: siteBodies['siteRedirect.update'],
         inputs: { destination: 'SiteRedirectDestinationInput' },
       },
-      deleteSiteRedirect: { kind: 'delete', method: 'DELETE', description: 'Deletes a redirect' },
+      deleteSiteRedirect: remove('Deletes a redirect'),
     },
     stale: SITES,
   },
@@ -469,11 +486,11 @@ export const RESOURCES = {
     listedOnly: true,
     list: { on: 'Site', field: 'shareLinks', description: 'Share links of the site, oldest first, for organization admins only: they reveal keys' },
     writes: {
-      createShareLink: { kind: 'create', method: 'POST', description: 'Creates an active share link with a new secret key', rules: siteBodies['shareLink.create'] },
-      updateShareLink: { method: 'PATCH', description: 'Renames, activates or deactivates a share link; give `name`, `active` or both', rules: siteBodies['shareLink.update'] },
-      activateShareLink: { method: 'PATCH', body: { active: true }, description: 'Activates a share link: its key opens the site again' },
-      deactivateShareLink: { method: 'PATCH', body: { active: false }, description: 'Deactivates a share link: its key opens nothing' },
-      deleteShareLink: { kind: 'delete', method: 'DELETE', description: 'Deletes a share link; its key opens nothing' },
+      createShareLink: create('POST', 'Creates an active share link with a new secret key', siteBodies['shareLink.create']),
+      updateShareLink: update('PATCH', 'Renames, activates or deactivates a share link; give `name`, `active` or both', siteBodies['shareLink.update']),
+      activateShareLink: update('PATCH', 'Activates a share link: its key opens the site again', undefined, { body: { active: true } }),
+      deactivateShareLink: update('PATCH', 'Deactivates a share link: its key opens nothing', undefined, { body: { active: false } }),
+      deleteShareLink: remove('Deletes a share link; its key opens nothing'),
     },
     stale: SITES,
   },
@@ -499,10 +516,11 @@ export const RESOURCES = {
         rules: bodies['space.update'],
         notes: { title: 'Needs edit.', emoji: 'Needs edit.', editMode: 'Needs admin.', defaultLevel: 'Needs admin.' },
       },
-      restoreSpace: { method: 'POST', path: '/spaces/{spaceId}/restore', description: 'Restores a space deleted in the last 7 days' },
-      duplicateSpace: { method: 'POST', path: '/spaces/{spaceId}/duplicate', description: 'Duplicates a space beside the original; the payload holds the copy' },
-      lockSpace: { method: 'PATCH', body: { editMode: 'locked' }, description: 'Locks a space: all edits are locked (`editMode: locked`); needs admin' },
-      unlockSpace: { method: 'PATCH', body: { editMode: 'live' }, description: 'Unlocks a locked space: users edit it directly (`editMode: live`); needs admin' },
+      restoreSpace: update('POST', 'Restores a space deleted in the last 7 days', undefined, { path: '/spaces/{spaceId}/restore' }),
+      duplicateSpace: update('POST', 'Duplicates a space beside the original; the payload holds the copy', undefined, { path: '/spaces/{spaceId}/duplicate' }),
+      lockSpace: update('PATCH', 'Locks a space: all edits are locked (`editMode: locked`); needs admin', undefined, { body: { editMode: 'locked' } }),
+      unlockSpace: update('PATCH', 'Unlocks a locked space: users edit it directly (`editMode: live`); needs admin', undefined, { body: { editMode: 'live' } }),
+      ...treeWrites('space', '; it can be restored for 7 days'),
     },
     // Collections embed what they hold, and a moved space's old parent is not known.
     stale: ['/orgs/{organizationId}/collections', '/collections'],
@@ -527,7 +545,9 @@ export const RESOURCES = {
         rules: bodies['collection.create'],
         notes: { parent: 'Id of the collection to nest it in (default: the organization root).' },
       },
-      updateCollection: { method: 'PATCH', description: 'Updates a collection', rules: bodies['collection.update'] },
+      updateCollection: update('PATCH', 'Updates a collection', bodies['collection.update']),
+      // The spaces of a deleted collection move to the organization root; a transfer takes them along.
+      ...treeWrites('collection', '; its spaces move to the organization root', ['/spaces']),
     },
     stale: ['/orgs/{organizationId}/spaces', '/collections'],
   },
@@ -546,7 +566,7 @@ export const RESOURCES = {
     },
     lookup: { field: 'changeRequest', description: 'A change request by its REST id or number' },
     writes: {
-      createChangeRequest: { kind: 'create', method: 'POST', description: 'Creates a change request, as a draft', rules: bodies['changeRequest.create'] },
+      createChangeRequest: create('POST', 'Creates a change request, as a draft', bodies['changeRequest.create']),
       updateChangeRequest: {
         method: 'PATCH',
         description: 'Changes the subject and/or the status of a change request',
@@ -554,9 +574,9 @@ export const RESOURCES = {
         notes: { status: 'DRAFT, OPEN or ARCHIVED (MERGED only by mergeChangeRequest).' },
         inputs: { status: 'ChangeRequestStatus' },
       },
-      archiveChangeRequest: { method: 'PATCH', body: { status: 'archived' }, description: 'Archives a change request (`status: archived`)' },
-      reopenChangeRequest: { method: 'PATCH', body: { status: 'open' }, description: 'Opens a draft or archived change request (`status: open`)' },
-      markChangeRequestDraft: { method: 'PATCH', body: { status: 'draft' }, description: 'Turns a change request back into a draft (`status: draft`)' },
+      archiveChangeRequest: update('PATCH', 'Archives a change request (`status: archived`)', undefined, { body: { status: 'archived' } }),
+      reopenChangeRequest: update('PATCH', 'Opens a draft or archived change request (`status: open`)', undefined, { body: { status: 'open' } }),
+      markChangeRequestDraft: update('PATCH', 'Turns a change request back into a draft (`status: draft`)', undefined, { body: { status: 'draft' } }),
     },
     // The space's counts and revision change.
     stale: ['/spaces/{spaceId}'],
@@ -584,10 +604,10 @@ export const RESOURCES = {
         notes: { page: 'The page (id) the comment is about.', node: 'The content node (id) the comment is about.' },
         inputs: { body: 'ContentBodyInput' },
       },
-      updateComment: { method: 'PUT', description: 'Edits the body of a comment; its author only', rules: postBody, inputs: { body: 'ContentBodyInput' } },
-      resolveComment: { method: 'PUT', body: { resolved: true }, description: 'Resolves a comment (`resolved: true`): sets `resolvedAt` and `resolvedBy`' },
-      reopenComment: { method: 'PUT', body: { resolved: false }, description: 'Reopens a resolved comment (`resolved: false`)' },
-      deleteComment: { kind: 'delete', method: 'DELETE', description: 'Deletes a comment and its replies; its author or a space admin' },
+      updateComment: update('PUT', 'Edits the body of a comment; its author only', postBody, { inputs: { body: 'ContentBodyInput' } }),
+      resolveComment: update('PUT', 'Resolves a comment (`resolved: true`): sets `resolvedAt` and `resolvedBy`', undefined, { body: { resolved: true } }),
+      reopenComment: update('PUT', 'Reopens a resolved comment (`resolved: false`)', undefined, { body: { resolved: false } }),
+      deleteComment: remove('Deletes a comment and its replies; its author or a space admin'),
     },
     // Open-comment counts of the space and the change request change.
     stale: ['/spaces/{spaceId}'],
@@ -597,9 +617,9 @@ export const RESOURCES = {
     list: { on: 'Comment', field: 'replies', description: 'Replies to the comment, oldest first', bodies: true },
     lookup: { field: 'commentReply', description: 'A reply by REST ids; `changeRequestId` may be the number', bodies: true },
     writes: {
-      createCommentReply: { kind: 'create', method: 'POST', description: 'Replies to a comment', rules: postBody, inputs: { body: 'ContentBodyInput' } },
-      updateCommentReply: { method: 'PUT', description: 'Edits the body of a reply; its author only', rules: postBody, inputs: { body: 'ContentBodyInput' } },
-      deleteCommentReply: { kind: 'delete', method: 'DELETE', description: 'Deletes a reply; its author or a space admin' },
+      createCommentReply: create('POST', 'Replies to a comment', postBody, { inputs: { body: 'ContentBodyInput' } }),
+      updateCommentReply: update('PUT', 'Edits the body of a reply; its author only', postBody, { inputs: { body: 'ContentBodyInput' } }),
+      deleteCommentReply: remove('Deletes a reply; its author or a space admin'),
     },
     stale: ['/spaces/{spaceId}'],
   },

@@ -49,3 +49,12 @@ export function urlsType(name: string, of: string, required: readonly string[], 
     }),
   });
 }
+
+/** The REST `permissions` object of a resource: a boolean per flag (a description where it says more than its name). */
+export function permissionsType(name: string, of: string, flags: Record<string, string | undefined> | readonly string[]) {
+  const entries = Array.isArray(flags) ? flags.map((f) => [f, undefined] as const) : Object.entries(flags);
+  return builder.objectRef<Record<string, boolean>>(name).implement({
+    description: `What the caller may do ${of} (REST \`permissions\`).`,
+    fields: (t) => Object.fromEntries(entries.map(([flag, description]) => [flag, t.exposeBoolean(flag, { description })])),
+  });
+}

@@ -14,7 +14,7 @@ import { forwardArgs, resolveList, type ListEnvelope } from './connection.js';
 import { describeRule } from './descriptions.js';
 import { ContentFormat, enumOfValues } from './enums.js';
 import { bodyFormat } from './fields.js';
-import { notFoundError, userInputError } from './errors.js';
+import { notFoundError } from './errors.js';
 import { badNodeIdError } from './globalIds.js';
 import { checkInput, restBody } from './mutation.js';
 import { decodeKeys, encodeKeys, registerNode, restPath } from './node.js';
@@ -240,12 +240,11 @@ function deriveInput({ name, description, notes = {} }: InputObjectSpec, fields:
 }
 
 const lowerFirst = (s: string) => s[0].toLowerCase() + s.slice(1);
-const seedPath = (template: string) => `\`${template}\``;
 
 /** What a write of `info` makes stale: its list, itself, and the table's `stale` paths, filled
  * from the input and then from the written JSON (its id, its `jsonKeys`). */
-export function staleAfter(info: ResourceInfo, values: Values, json?: Json): string[] {
-  const templates = [listTemplate(info.spec), info.spec.path, ...(info.spec.stale ?? [])];
+export function staleAfter(info: ResourceInfo, values: Values, json?: Json, write?: Write): string[] {
+  const templates = [listTemplate(info.spec), info.spec.path, ...(info.spec.stale ?? []), ...(write?.stale ?? [])];
   const known = { ...(json ? info.attach(json, {}) : {}), ...values };
   return templates.map((t) => fillPath(t, known, true)!).filter(Boolean);
 }
@@ -271,14 +270,22 @@ export async function canonicalKeys(ctx: GatewayContext, values: Values, own?: s
  * the request's loader forgets what the table says a write of `name` makes stale (the one
  * invalidation policy; `values` fill the table's templates). The written JSON is answered as is.
  */
-export async function writeResource<T = Json>(ctx: GatewayContext, name: ResourceName, method: Write['method'], path: string, values: Values, body?: unknown) {
+export async function writeResource<T = Json>(
+  ctx: GatewayContext,
+  name: ResourceName,
+  method: Write['method'],
+  path: string,
+  values: Values,
+  body?: unknown,
+  write?: Write,
+) {
   let json: T | undefined;
   try {
     return (json = await ctx.rest.write<T>(method, path, body));
   } finally {
     // Filled from the input and the written JSON (e.g. a space's `organization`); a failed write
     // forgets the prefixes its input names.
-    ctx.rest.forget(staleAfter(resources.get(name)!, values, json as Json | undefined));
+    ctx.rest.forget(staleAfter(resources.get(name)!, values, json as Json | undefined, write));
   }
 }
 
@@ -325,8 +332,9 @@ function deriveWrite(info: ResourceInfo, name: string, write: Write): void {
         for (const [field, spec] of Object.entries(write.inputs ?? {}))
           if (body[field] !== undefined && body[field] !== null) body[field] = inputObjects.get(inputName(spec))?.toRest?.(body[field]) ?? body[field];
         if (write.rules) checkInput(write.rules, body);
-        const values = await canonicalKeys(ctx, input as Values, info.params[info.params.length - 1]);
-        const json = await writeResource(ctx, info.name as ResourceName, write.method, fillPath(template, values)!, values, write.method === 'DELETE' ? undefined : body);
+        let values = await canonicalKeys(ctx, input as Values, info.params[info.params.length - 1]);
+        if (write.readFirst) values = { ...info.attach(await info.find(ctx, info.keys(values)), values), ...values };
+        const json = await writeResource(ctx, info.name as ResourceName, write.method, fillPath(template, values)!, values, write.method === 'DELETE' ? undefined : body, write);
         if (write.kind === 'delete') return { values, deletedId: encodeGlobalID(info.name, encodeKeys(info.keys(values))) };
         if (write.returns || write.empty) return { values, json };
         const node = info.attach(json, values);

@@ -7,15 +7,14 @@ import { builder } from '../builder.js';
 import { Role } from '../lib/enums.js';
 import { checkInput, restBody } from '../lib/mutation.js';
 import { restPath } from '../lib/node.js';
-import { edge } from '../lib/resource.js';
+import { edge, writeResource } from '../lib/resource.js';
 import { User } from '../nodes/User.js';
 
 /** The payload's organization, as it is after the write. */
 const organization = (t: any) => edge(t, 'Organization', (p: { organizationId: string }) => [p.organizationId]);
 
-/** A write under the organization: every read under it is forgotten (counts and permissions across it change). */
-const orgWrite = <T>(ctx: any, organizationId: string, path: string, body?: unknown, invalidate = [restPath`/orgs/${organizationId}`]) =>
-  ctx.rest.write('POST', path, body, { invalidate }) as Promise<T>;
+/** A write under the organization: what the table says an organization write makes stale is forgotten. */
+const orgWrite = <T>(ctx: any, organizationId: string, path: string, body?: unknown) => writeResource<T>(ctx, 'Organization', 'POST', path, { organizationId }, body);
 
 type Invited = { users: string[]; invited: number; failedSSOEmails: string[] };
 
@@ -54,8 +53,8 @@ builder.relayMutationField(
   {
     description: 'The caller joins with an email or link invite (`POST /orgs/{organizationId}/invites/{inviteId}`).',
     resolve: async (_root, { input: { organizationId, inviteId } }, ctx) => {
-      // The caller's organizations change too, so every organization read is forgotten.
-      await orgWrite(ctx, organizationId, restPath`/orgs/${organizationId}/invites/${inviteId}`, undefined, ['/orgs']);
+      // The caller's organizations change too: an organization write forgets the list `/orgs` (and so every read under it).
+      await orgWrite(ctx, organizationId, restPath`/orgs/${organizationId}/invites/${inviteId}`);
       return { organizationId };
     },
   },

@@ -6,7 +6,7 @@ import { ChangeRequestStatus } from '../lib/enums.js';
 import { orNull, urlsType } from '../lib/fields.js';
 import { restPath } from '../lib/node.js';
 import { restRef } from '../lib/refs.js';
-import { canonicalKeys, edge, inputObject, resourceInfo, resourceNode } from '../lib/resource.js';
+import { canonicalKeys, edge, inputObject, resourceInfo, resourceNode, writeResource } from '../lib/resource.js';
 import { User } from './User.js';
 
 type ChangeRequestShape = RestChangeRequest & { spaceId: string };
@@ -75,7 +75,7 @@ function revisionMutation(name: string, action: 'merge' | 'update', description:
       description,
       resolve: async (_root, { input }, ctx) => {
         const path = `${resourceInfo('ChangeRequest').path([input.spaceId, input.changeRequestId])}/${action}`;
-        const { revision } = await ctx.rest.write<{ revision: string }>('POST', path, undefined, { invalidate: [restPath`/spaces/${input.spaceId}`] });
+        const { revision } = await writeResource<{ revision: string }>(ctx, 'ChangeRequest', 'POST', path, input);
         return { ...input, revision };
       },
     },

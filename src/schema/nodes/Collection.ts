@@ -1,20 +1,13 @@
 import type { Collection as RestCollection } from '@gitbook/api';
-import { builder } from '../builder.js';
 import { forwardArgs, resolveList } from '../lib/connection.js';
 import { Role } from '../lib/enums.js';
-import { orNull, urlsType } from '../lib/fields.js';
+import { orNull, permissionsType, urlsType } from '../lib/fields.js';
 import { connectionOf, edge, resourceInfo, resourceNode } from '../lib/resource.js';
 
 /** A collection (`/collections/{collectionId}`); its list, lookup and writes are in src/schema/resources.ts. */
 export const Collection = resourceNode<RestCollection>('Collection');
 
-const CollectionPermissions = builder.objectRef<RestCollection['permissions']>('CollectionPermissions').implement({
-  description: 'What the caller may do with the collection (REST `permissions`).',
-  fields: (t) => ({
-    admin: t.exposeBoolean('admin'),
-    create: t.exposeBoolean('create'),
-  }),
-});
+const CollectionPermissions = permissionsType('CollectionPermissions', 'with the collection', ['admin', 'create']);
 
 const CollectionUrls = urlsType('CollectionUrls', 'a collection', ['location', 'app']);
 

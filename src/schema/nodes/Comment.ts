@@ -12,7 +12,7 @@ import { builder } from '../builder.js';
 import { CommentStatus, ContentFormat } from '../lib/enums.js';
 import { ContentBody, orNull, selectedFormats, urlsType } from '../lib/fields.js';
 import { checkInput } from '../lib/mutation.js';
-import { canonicalKeys, edge, inputObject, resourceInfo, resourceNode, staleAfter } from '../lib/resource.js';
+import { canonicalKeys, edge, inputObject, resourceInfo, resourceNode, writeResource } from '../lib/resource.js';
 import { embeddedUser } from './ChangeRequest.js';
 import { User } from './User.js';
 
@@ -140,7 +140,7 @@ export function postFields<P extends RestPost>(ref: ObjectRef<Types, unknown, P>
           checkInput(emojiRule, { emoji: input.emoji });
           const body = { [field]: [input.emoji] };
           const keys = await canonicalKeys(ctx, input);
-          const json = await ctx.rest.write<P>('PUT', info.path(info.params.map((k) => keys[k])), body, { invalidate: staleAfter(info, keys) });
+          const json = await writeResource<P>(ctx, name, 'PUT', info.path(info.params.map((k) => keys[k])), keys, body);
           const node = info.attach(json as never, keys);
           ctx.rest.prime(info.path(info.keys(node)), json);
           return { node };

@@ -1,7 +1,7 @@
 import type { CustomizationFontDefinition as RestCustomFont, FontFace as RestFontFace, FontSource as RestFontSource } from '@gitbook/api';
 import { builder } from '../builder.js';
 import { FontFormat } from '../lib/enums.js';
-import { orNull } from '../lib/fields.js';
+import { orNull, permissionsType } from '../lib/fields.js';
 import { edge, resourceNode } from '../lib/resource.js';
 
 /** Custom fonts of an organization (`/orgs/{organizationId}/fonts/{fontId}`). */
@@ -20,10 +20,7 @@ const FontFace = builder.objectRef<RestFontFace>('FontFace').implement({
   fields: (t) => ({ weight: t.exposeInt('weight'), sources: t.field({ type: [FontSource], resolve: (f) => f.sources }) }),
 });
 
-const CustomFontPermissions = builder.objectRef<RestCustomFont['permissions']>('CustomFontPermissions').implement({
-  description: 'What the caller may do with the font (REST `permissions`).',
-  fields: (t) => ({ edit: t.exposeBoolean('edit') }),
-});
+const CustomFontPermissions = permissionsType('CustomFontPermissions', 'with the font', ['edit']);
 
 CustomFont.implement({
   description: 'A custom font uploaded to an organization.',

@@ -1,7 +1,7 @@
 import type { OpenAPISpec as RestOpenApiSpec } from '@gitbook/api';
 import { builder } from '../builder.js';
 import { OpenApiProcessErrorCode, OpenApiProcessingState } from '../lib/enums.js';
-import { orNull, urlsType } from '../lib/fields.js';
+import { orNull, permissionsType, urlsType } from '../lib/fields.js';
 import { edge, resourceNode } from '../lib/resource.js';
 
 type RestSpec = RestOpenApiSpec & { organizationId: string };
@@ -9,10 +9,7 @@ type RestSpec = RestOpenApiSpec & { organizationId: string };
 /** OpenAPI specs of an organization, keyed by slug (`/orgs/{organizationId}/openapi/{specSlug}`). */
 export const OpenApiSpec = resourceNode<RestSpec>('OpenApiSpec');
 
-const OpenApiSpecPermissions = builder.objectRef<RestOpenApiSpec['permissions']>('OpenApiSpecPermissions').implement({
-  description: 'What the caller may do with the spec (REST `permissions`).',
-  fields: (t) => ({ view: t.exposeBoolean('view'), edit: t.exposeBoolean('edit') }),
-});
+const OpenApiSpecPermissions = permissionsType('OpenApiSpecPermissions', 'with the spec', ['view', 'edit']);
 
 const OpenApiProcessError = builder.objectRef<{ code: string; message: string }>('OpenApiProcessError').implement({
   description: 'An error found by the last processing of a spec.',

@@ -1,18 +1,11 @@
 import type { Organization as RestOrganization } from '@gitbook/api';
-import { builder } from '../builder.js';
 import { Role } from '../lib/enums.js';
-import { urlsType } from '../lib/fields.js';
+import { permissionsType, urlsType } from '../lib/fields.js';
 import { resourceNode } from '../lib/resource.js';
 
 export const Organization = resourceNode<RestOrganization>('Organization');
 
-export const OrganizationPermissions = builder.objectRef<{ admin: boolean; createContent: boolean }>('OrganizationPermissions').implement({
-  description: 'What the caller may do in the organization (REST `permissions`).',
-  fields: (t) => ({
-    admin: t.exposeBoolean('admin'),
-    createContent: t.exposeBoolean('createContent'),
-  }),
-});
+export const OrganizationPermissions = permissionsType('OrganizationPermissions', 'in the organization', ['admin', 'createContent']);
 
 const OrganizationUrls = urlsType('OrganizationUrls', 'an organization', ['location', 'app'], ['logo']);
 

@@ -11,7 +11,7 @@ import { forwardArgs, resolveList, type Edge } from '../lib/connection.js';
 import { Role } from '../lib/enums.js';
 import { checkInput, restBody } from '../lib/mutation.js';
 import { restPath } from '../lib/node.js';
-import { resourceInfo } from '../lib/resource.js';
+import { resourceInfo, writeResource } from '../lib/resource.js';
 import { User } from './User.js';
 
 type UserPermissionItem = { permission: string; user: RestUser };
@@ -76,7 +76,7 @@ for (const name of ['Space', 'Collection'] as const) {
           const body = restBody(input, [param, 'userId']);
           if (rules) checkInput(rules, body);
           const suffix = userKey ? restPath`/users/${input.userId}` : '';
-          await ctx.rest.write(method, permissions(input[param]) + suffix, method === 'DELETE' ? undefined : body, { invalidate: [info.path([input[param]])] });
+          await writeResource(ctx, name, method, permissions(input[param]) + suffix, input, method === 'DELETE' ? undefined : body);
           return { target: input[param], userId: input.userId };
         },
       },

@@ -1,7 +1,7 @@
 import type { Site as RestSite, SitePublishingAuth as RestPublishingAuth } from '@gitbook/api';
 import { builder } from '../builder.js';
 import { PublishingAuthBackend, Role, SiteType, SiteVisibility } from '../lib/enums.js';
-import { orNull, urlsType } from '../lib/fields.js';
+import { orNull, permissionsType, urlsType } from '../lib/fields.js';
 import { markOnRef } from '../lib/refs.js';
 import { edge, fillPath, resourceNode } from '../lib/resource.js';
 
@@ -22,13 +22,8 @@ type SiteShape = RestSite & SiteKeys;
 export const Site = resourceNode<SiteShape>('Site');
 markOnRef('Site', ['sections', 'redirectLookup']);
 
-const SitePermissions = builder.objectRef<RestSite['permissions']>('SitePermissions').implement({
-  description: 'What the caller may do with the site (REST `permissions`).',
-  fields: (t) =>
-    Object.fromEntries(
-      (['view', 'access', 'edit', 'create', 'admin', 'installIntegration', 'viewAdaptiveSchema', 'editAdaptiveSchema'] as const).map((k) => [k, t.exposeBoolean(k)]),
-    ),
-});
+const SITE_FLAGS = ['view', 'access', 'edit', 'create', 'admin', 'installIntegration', 'viewAdaptiveSchema', 'editAdaptiveSchema'];
+const SitePermissions = permissionsType('SitePermissions', 'with the site', SITE_FLAGS);
 
 const SitePublishingAuth = builder.objectRef<RestPublishingAuth>('SitePublishingAuth').implement({
   description: 'Visitor-authentication settings of a site (organization admins only).',

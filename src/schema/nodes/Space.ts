@@ -2,7 +2,7 @@ import type { Space as RestSpace } from '@gitbook/api';
 import { builder } from '../builder.js';
 import { forwardArgs, resolveList, type ConnectionResult } from '../lib/connection.js';
 import { EditMode, LinkStatus, Role, SpaceVisibility } from '../lib/enums.js';
-import { orNull, urlsType } from '../lib/fields.js';
+import { orNull, permissionsType, urlsType } from '../lib/fields.js';
 import { restPath } from '../lib/node.js';
 import { edge, resourceNode } from '../lib/resource.js';
 
@@ -11,17 +11,7 @@ export const Space = resourceNode<RestSpace>('Space');
 
 export const spacePath = (spaceId: string) => restPath`/spaces/${spaceId}`;
 
-const SpacePermissions = builder.objectRef<RestSpace['permissions']>('SpacePermissions').implement({
-  description: 'What the caller may do with the space (REST `permissions`).',
-  fields: (t) => ({
-    access: t.exposeBoolean('access'),
-    admin: t.exposeBoolean('admin'),
-    edit: t.exposeBoolean('edit'),
-    comment: t.exposeBoolean('comment'),
-    merge: t.exposeBoolean('merge'),
-    review: t.exposeBoolean('review'),
-  }),
-});
+const SpacePermissions = permissionsType('SpacePermissions', 'with the space', ['access', 'admin', 'edit', 'comment', 'merge', 'review']);
 
 const SpaceUrls = urlsType('SpaceUrls', 'a space', ['location', 'app'], ['published', 'public', 'icon']);
 

@@ -1,16 +1,13 @@
 import type { OrganizationTeam as RestTeam } from '@gitbook/api';
-import { builder } from '../builder.js';
+import { permissionsType } from '../lib/fields.js';
 import { edge, resourceNode } from '../lib/resource.js';
 
 /** Teams of an organization (`/orgs/{organizationId}/teams/{teamId}`). */
 export const Team = resourceNode<RestTeam>('Team');
 
-const TeamPermissions = builder.objectRef<RestTeam['permissions']>('TeamPermissions').implement({
-  description: 'What the caller may do with the team (REST `permissions`).',
-  fields: (t) => ({
-    admin: t.exposeBoolean('admin', { description: 'Whether the caller may manage the team.' }),
-    view: t.exposeBoolean('view', { description: 'Whether the caller may view the team.' }),
-  }),
+const TeamPermissions = permissionsType('TeamPermissions', 'with the team', {
+  admin: 'Whether the caller may manage the team.',
+  view: 'Whether the caller may view the team.',
 });
 
 Team.implement({

@@ -1,6 +1,5 @@
-import { builder } from '../builder.js';
 import { TranslationLanguage } from '../lib/enums.js';
-import { urlsType } from '../lib/fields.js';
+import { permissionsType, urlsType } from '../lib/fields.js';
 import { edge, resourceNode } from '../lib/resource.js';
 
 /** The seed's translation settings (the official description has no type for them). */
@@ -18,10 +17,7 @@ export interface RestTranslationSettings {
 /** Translation settings of an organization (`/orgs/{organizationId}/translations/{translationSettingsId}`). */
 export const TranslationSettings = resourceNode<RestTranslationSettings & { organizationId: string }>('TranslationSettings');
 
-const TranslationSettingsPermissions = builder.objectRef<{ edit: boolean }>('TranslationSettingsPermissions').implement({
-  description: 'What the caller may do with the translation settings (REST `permissions`).',
-  fields: (t) => ({ edit: t.exposeBoolean('edit') }),
-});
+const TranslationSettingsPermissions = permissionsType('TranslationSettingsPermissions', 'with the translation settings', ['edit']);
 
 const TranslationSettingsUrls = urlsType('TranslationSettingsUrls', 'translation settings', ['location']);
 
