@@ -2,7 +2,8 @@
  * The per-request read cache: one DataLoader keyed by REST path (and query), so a request never
  * makes the same REST call twice, objects that came in a list are never fetched again (lists
  * prime it), and independent calls run concurrently, each settling as soon as its answer is back. Created per request, never shared between
- * callers. Writes go through `write`, which forgets what they may have changed.
+ * callers. Writes go through `write`; what a write makes stale is forgotten by the caller
+ * (src/schema/lib/resource.ts `writeResource`, after the resource table).
  */
 import DataLoader from 'dataloader';
 import type { Query as QueryParams, RestCaller } from '../rest/index.js';
@@ -52,27 +53,23 @@ export class RestLoader {
     this.loader.clear(key).prime(key, value);
   }
 
-  /** A write (never retried, never cached); afterwards every cached read under `invalidate` is forgotten. */
-  async write<T = unknown>(
-    method: WriteMethod,
-    path: string,
-    body?: unknown,
-    options: { query?: QueryParams; invalidate?: string[] } = {},
-  ): Promise<T> {
+  /** A write (never retried, never cached); afterwards its own path is forgotten (what else it makes
+   * stale is the resource table's to say: src/schema/lib/resource.ts `writeResource`). */
+  async write<T = unknown>(method: WriteMethod, path: string, body?: unknown): Promise<T> {
     try {
       const { rest } = this;
       switch (method) {
         case 'POST':
-          return await rest.post<T>(path, body, options.query);
+          return await rest.post<T>(path, body);
         case 'PUT':
-          return await rest.put<T>(path, body, options.query);
+          return await rest.put<T>(path, body);
         case 'PATCH':
-          return await rest.patch<T>(path, body, options.query);
+          return await rest.patch<T>(path, body);
         default:
-          return await rest.delete<T>(path, body, options.query);
+          return await rest.delete<T>(path, body);
       }
     } finally {
-      this.forget([path, ...(options.invalidate ?? [])]);
+      this.forget([path]);
     }
   }
 

@@ -3,7 +3,10 @@ import { isObjectType, parse, type ObjectTypeDefinitionNode } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { printedSchema } from '../../scripts/print-schema.js';
 import { schema } from '../../src/schema/index.js';
-import { globalId } from '../../src/schema/lib/mutation.js';
+import { encodeGlobalID } from '@pothos/plugin-relay';
+import { encodeKeys } from '../../src/schema/lib/node.js';
+
+const globalId = (typename: string, ...keys: string[]) => encodeGlobalID(typename, encodeKeys(keys));
 import { startStack, type TestStack } from '../helpers/gateway.js';
 import { newSite, restAll } from './siteFixture.js';
 

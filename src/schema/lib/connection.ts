@@ -153,3 +153,14 @@ export const forwardArgs = builder.args((t) => ({
   first: t.int({ description: 'How many items to return (default 20, at most 100; both configurable).' }),
   after: t.string({ description: 'Returns the items after this cursor.' }),
 }));
+
+/** A connection over a REST list whose edges carry a field of the list item beside the node
+ * (`{permission, user}`: the user, with `permission`; `{team, member}`: the team, with `role`). */
+export const itemEdgeConnection = <Item>(name: string, type: any, field: string, fieldType: any, description: string, read: (item: Item) => unknown) =>
+  builder.connectionObject(
+    { type, name: `${name}Connection` },
+    {
+      name: `${name}Edge`,
+      fields: (t) => ({ [field]: t.field({ type: fieldType, description, resolve: (e) => read((e as unknown as Edge<Item, unknown>).item) as never }) }),
+    },
+  );

@@ -3,7 +3,6 @@
  * the body is checked against the same rules as the embedded upstream (src/api) before any REST
  * call, and the request's loader forgets what the write changed.
  */
-import { encodeGlobalID } from '@pothos/plugin-relay';
 import { checkFields, ValidationError, type Fields } from '../../api/validate.js';
 import { userInputError } from './errors.js';
 
@@ -18,17 +17,13 @@ export function restBody(input: Record<string, unknown>, pathParams: readonly st
   return body;
 }
 
-/** Checks a body against src/api rules; a broken rule is BAD_USER_INPUT naming `input.<field>`. */
-export function checkInput(rules: Fields, body: Record<string, unknown>): void {
+/** Checks a body against src/api rules; a broken rule is BAD_USER_INPUT naming `<prefix><field>`
+ * (`input.title` of a mutation; a field's argument with no prefix). */
+export function checkInput(rules: Fields, body: Record<string, unknown>, prefix = 'input.', open = true): void {
   try {
-    checkFields(rules, body, '', true);
+    checkFields(rules, body, '', open);
   } catch (error) {
-    if (error instanceof ValidationError) throw userInputError(`input.${error.field}: ${error.rule}`, `input.${error.field}`);
+    if (error instanceof ValidationError) throw userInputError(`${prefix}${error.field}: ${error.rule}`, `${prefix}${error.field}`);
     throw error;
   }
-}
-
-/** The global id of a deleted node (`deletedId` of delete payloads). */
-export function globalId(typename: string, ...keys: string[]): string {
-  return encodeGlobalID(typename, keys.length === 1 ? keys[0] : JSON.stringify(keys));
 }

@@ -6,10 +6,10 @@
  */
 import type { SearchAIAnswer, SearchAIAnswerSourcePage } from '@gitbook/api';
 import { askBodies } from '../../api/bodies/ask.js';
-import { checkFields, ValidationError, type Fields } from '../../api/validate.js';
+import type { Fields } from '../../api/validate.js';
 import { builder } from '../builder.js';
 import { ContentFormat, restEnum } from '../lib/enums.js';
-import { userInputError } from '../lib/errors.js';
+import { checkInput } from '../lib/mutation.js';
 import { ContentBody, orNull } from '../lib/fields.js';
 import { restPath } from '../lib/node.js';
 import { Organization } from './Organization.js';
@@ -22,14 +22,7 @@ export const askPath = (organizationId: string) => restPath`/orgs/${organization
 
 /** Checks ask arguments with the upstream's own rules, before any REST call (BAD_USER_INPUT naming the argument). */
 export function checkAskArgs(args: { query: string; previousQueries?: string[] | null }, rules: Fields = askBodies['ask.create']): void {
-  const values: Record<string, unknown> = { query: args.query };
-  if (args.previousQueries != null) values.previousQueries = args.previousQueries;
-  try {
-    checkFields(rules, values);
-  } catch (error) {
-    if (error instanceof ValidationError) throw userInputError(error.message, error.field);
-    throw error;
-  }
+  checkInput(rules, { query: args.query, ...(args.previousQueries != null && { previousQueries: args.previousQueries }) }, '', false);
 }
 
 /** REST query parameters shared by the blocking and the streamed ask. */
@@ -72,12 +65,7 @@ export const AskAnswer = builder.objectRef<RestAskAnswer>('AskAnswer').implement
       description: 'Page sources of the answer (other source kinds are left out).',
       resolve: (a) => a.sources.filter((s): s is SearchAIAnswerSourcePage => s.type === 'page'),
     }),
-    details: t.field({
-      type: 'JSON',
-      nullable: true,
-      description: 'How the question was read and searched (with `details: true`).',
-      resolve: (a) => orNull(a.details),
-    }),
+    details: t.expose('details', { type: 'JSON', nullable: true, description: 'How the question was read and searched (with `details: true`).' }),
   }),
 });
 

@@ -3,10 +3,9 @@ import type { ChangeRequest as RestChangeRequest, User as RestUser } from '@gitb
 import type { GatewayContext } from '../context.js';
 import { builder } from '../builder.js';
 import { ChangeRequestStatus } from '../lib/enums.js';
-import { orNull, urlsType } from '../lib/fields.js';
-import { restPath } from '../lib/node.js';
+import { urlsType } from '../lib/fields.js';
 import { restRef } from '../lib/refs.js';
-import { canonicalKeys, edge, inputObject, resourceInfo, resourceNode, writeResource } from '../lib/resource.js';
+import { canonicalKeys, edge, embedded, inputObject, resourceInfo, resourceNode, writeResource } from '../lib/resource.js';
 import { User } from './User.js';
 
 type ChangeRequestShape = RestChangeRequest & { spaceId: string };
@@ -15,10 +14,7 @@ export const ChangeRequest = resourceNode<ChangeRequestShape>('ChangeRequest');
 inputObject('ChangeRequestStatus', ChangeRequestStatus);
 
 /** A user the REST object embeds in full: primes `/users/{id}`, so the User node costs no call. */
-export function embeddedUser<U extends RestUser | undefined>(ctx: GatewayContext, user: U): U {
-  if (user) ctx.rest.prime(restPath`/users/${user.id}`, user);
-  return user;
-}
+export const embeddedUser = <U extends RestUser | undefined>(ctx: GatewayContext, user: U): U => user && embedded(ctx, 'User', user, {});
 
 const ChangeRequestUrls = urlsType('ChangeRequestUrls', 'a change request', ['location', 'app']);
 
@@ -34,16 +30,8 @@ ChangeRequest.implement({
     updatedAt: t.field({ type: 'DateTime', resolve: (cr) => cr.updatedAt }),
     revision: t.exposeString('revision', { description: 'Active revision in the change request.' }),
     revisionInitial: t.exposeString('revisionInitial', { description: 'Revision of the space it was created from.' }),
-    revisionMergedAncestor: t.string({
-      nullable: true,
-      description: 'Latest space revision when last updated from the main content.',
-      resolve: (cr) => orNull(cr.revisionMergedAncestor),
-    }),
-    revisionMerged: t.string({
-      nullable: true,
-      description: 'When merged, the space revision resulting from the merge.',
-      resolve: (cr) => orNull(cr.revisionMerged),
-    }),
+    revisionMergedAncestor: t.exposeString('revisionMergedAncestor', { nullable: true, description: 'Latest space revision when last updated from the main content.' }),
+    revisionMerged: t.exposeString('revisionMerged', { nullable: true, description: 'When merged, the space revision resulting from the merge.' }),
     commentsCount: t.int({ description: 'Count of open comments (REST `comments`).', resolve: (cr) => cr.comments }),
     outdated: t.exposeBoolean('outdated', { description: 'True while it is behind the main content of the space.' }),
     urls: t.field({ type: ChangeRequestUrls, resolve: (cr) => cr.urls }),

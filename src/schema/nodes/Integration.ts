@@ -46,12 +46,10 @@ const IntegrationBlock = builder.objectRef<RestBlock>('IntegrationBlock').implem
   }),
 });
 
-const IntegrationContentSourceConfiguration = builder
-  .objectRef<RestContentSource['configuration']>('IntegrationContentSourceConfiguration')
-  .implement({
-    description: 'The configuration of a content source: the component that configures it.',
-    fields: (t) => ({ componentId: t.exposeString('componentId') }),
-  });
+const IntegrationContentSourceConfiguration = builder.objectRef<RestContentSource['configuration']>('IntegrationContentSourceConfiguration').implement({
+  description: 'The configuration of a content source: the component that configures it.',
+  fields: (t) => ({ componentId: t.exposeString('componentId') }),
+});
 
 const IntegrationContentSource = builder.objectRef<RestContentSource>('IntegrationContentSource').implement({
   description: 'A content source defined by an integration.',
@@ -90,10 +88,7 @@ const IntegrationInstallation = builder.objectRef<RestInstallation>('Integration
   }),
 });
 
-const IntegrationInstallationConnection = builder.connectionObject(
-  { type: IntegrationInstallation, name: 'IntegrationInstallationConnection' },
-  { name: 'IntegrationInstallationEdge' },
-);
+const IntegrationInstallationConnection = builder.connectionObject({ type: IntegrationInstallation, name: 'IntegrationInstallationConnection' }, { name: 'IntegrationInstallationEdge' });
 
 /** An open-ended part of the integration (JSON), null when absent. */
 const json = (t: any, description: string, read: (i: RestIntegration) => unknown) =>

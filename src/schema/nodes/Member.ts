@@ -1,6 +1,5 @@
 import type { OrganizationMember as RestMember, OrganizationTeam as RestTeam, Space as RestSpace } from '@gitbook/api';
-import { builder } from '../builder.js';
-import { forwardArgs, resolveList, type Edge } from '../lib/connection.js';
+import { forwardArgs, itemEdgeConnection, resolveList } from '../lib/connection.js';
 import { Role, SortOrder, TeamMemberRole } from '../lib/enums.js';
 import { orNull } from '../lib/fields.js';
 import { restPath } from '../lib/node.js';
@@ -14,23 +13,11 @@ type RestMemberOf = RestMember & { organizationId: string };
 /** Members of an organization, keyed by user id (`/orgs/{organizationId}/members/{userId}`). */
 export const Member = resourceNode<RestMemberOf>('Member');
 
-/** A connection of the member's spaces or teams whose edges carry the member's role there. */
-const withRole = <Item>(name: string, type: any, field: string, role: any, description: string, read: (item: Item) => string | null) =>
-  builder.connectionObject(
-    { type, name: `${name}Connection` },
-    {
-      name: `${name}Edge`,
-      fields: (t) => ({
-        [field]: t.field({ type: role, description, resolve: (e) => read((e as unknown as Edge<Item, unknown>).item) as never }),
-      }),
-    },
-  );
-
 type SpaceItem = { permission: RestMember['role']; space: RestSpace };
 type TeamItem = { team: RestTeam; member: { role: string } };
 
-const MemberSpaceConnection = withRole<SpaceItem>('MemberSpace', Space, 'permission', Role, "The member's role on the space.", (i) => i.permission);
-const MemberTeamConnection = withRole<TeamItem>('MemberTeam', Team, 'role', TeamMemberRole, "The member's role in the team (REST `member.role`).", (i) => i.member.role);
+const MemberSpaceConnection = itemEdgeConnection<SpaceItem>('MemberSpace', Space, 'permission', Role, "The member's role on the space.", (i) => i.permission);
+const MemberTeamConnection = itemEdgeConnection<TeamItem>('MemberTeam', Team, 'role', TeamMemberRole, "The member's role in the team (REST `member.role`).", (i) => i.member.role);
 
 const memberPath = (m: RestMemberOf) => restPath`/orgs/${m.organizationId}/members/${m.id}`;
 

@@ -7,7 +7,7 @@
 import type { User as RestUser } from '@gitbook/api';
 import { bodies } from '../../api/rules.js';
 import { builder } from '../builder.js';
-import { forwardArgs, resolveList, type Edge } from '../lib/connection.js';
+import { forwardArgs, itemEdgeConnection, resolveList } from '../lib/connection.js';
 import { Role } from '../lib/enums.js';
 import { checkInput, restBody } from '../lib/mutation.js';
 import { restPath } from '../lib/node.js';
@@ -16,18 +16,8 @@ import { User } from './User.js';
 
 type UserPermissionItem = { permission: string; user: RestUser };
 
-const UserPermissionConnection = builder.connectionObject(
-  { type: User, name: 'UserPermissionConnection' },
-  {
-    name: 'UserPermissionEdge',
-    fields: (t) => ({
-      permission: t.field({
-        type: Role,
-        description: "The user's role on the space or collection.",
-        resolve: (edge) => (edge as unknown as Edge<UserPermissionItem, RestUser>).item.permission as never,
-      }),
-    }),
-  },
+const UserPermissionConnection = itemEdgeConnection<UserPermissionItem>(
+  'UserPermission', User, 'permission', Role, "The user's role on the space or collection.", (i) => i.permission,
 );
 
 /** A `{permission, user}` list; each user primes `/users/{userId}`. */
