@@ -4,7 +4,6 @@ import { deriveResources } from './lib/resource.js';
 import { describeGeneratedTypes } from './lib/descriptions.js';
 import { toSubgraphSchema } from './lib/federation.js';
 import './lib/scalars.js';
-import './lib/enums.js';
 import './nodes/User.js';
 import './nodes/Organization.js';
 import './nodes/Space.js';

@@ -92,6 +92,17 @@ describe('Organization.ask', () => {
     expect(rest.answer.document).toBeTruthy();
   });
 
+  it('the selection decides the format: answer { markdown } with no format asks REST for markdown', async () => {
+    const rest = await restAsk({ query: DOCKER_QUESTION }, { format: 'markdown' });
+    const query = `query($org: String!, $q: String!, $format: ContentFormat) { organization(organizationId: $org) { ask(query: $q, format: $format) { answer { markdown } } } }`;
+    const data = await t.data(query, { org: t.world.orgId, q: DOCKER_QUESTION });
+    expect(data.organization.ask.answer).toEqual({ markdown: rest.answer.markdown });
+    expect(rest.answer.markdown).toBeTruthy();
+    // A format argument that disagrees with the selection does not win either.
+    const asked = await t.data(query, { org: t.world.orgId, q: DOCKER_QUESTION, format: 'DOCUMENT' });
+    expect(asked.organization.ask.answer).toEqual({ markdown: rest.answer.markdown });
+  });
+
   it('details: true adds how the query was read, as REST does', async () => {
     const rest = await restAsk({ query: DOCKER_QUESTION }, { details: true });
     const data = await t.data(ASK, { organizationId: t.world.orgId, query: DOCKER_QUESTION, details: true });

@@ -10,7 +10,7 @@ import type { Fields } from '../../api/validate.js';
 import { builder } from '../builder.js';
 import { ContentFormat, restEnum } from '../lib/enums.js';
 import { checkInput } from '../lib/mutation.js';
-import { ContentBody, orNull } from '../lib/fields.js';
+import { bodyFormat, ContentBody, orNull } from '../lib/fields.js';
 import { restPath } from '../lib/node.js';
 import { Organization } from './Organization.js';
 import { Space } from './Space.js';
@@ -56,7 +56,7 @@ export const AskAnswer = builder.objectRef<RestAskAnswer>('AskAnswer').implement
     answer: t.field({
       type: ContentBody,
       nullable: true,
-      description: 'The answer body, in the requested `format` (absent while a streamed answer has no text yet).',
+      description: 'The answer body in the format selected (`markdown` or `document`; both: the `format` given), absent while a streamed answer has no text yet.',
       resolve: (a) => (a.answer as { markdown?: string; document?: unknown } | undefined) ?? null,
     }),
     followupQuestions: t.stringList({ resolve: (a) => a.followupQuestions }),
@@ -81,10 +81,12 @@ builder.objectFields(Organization, (t) => ({
       details: t.arg.boolean({ description: 'Adds `details` (how the query was read) to the answer.' }),
       previousQueries: t.arg.stringList({ description: 'Earlier questions of the conversation (at most 10; deprecated in REST).' }),
     },
-    resolve: async (org, args, ctx) => {
+    resolve: async (org, args, ctx, info) => {
       checkAskArgs(args);
       const body = { query: args.query, previousQueries: args.previousQueries ?? undefined };
-      const res = await ctx.caller.post<{ answer?: RestAskAnswer }>(askPath(org.id), body, askOptions(args));
+      // The selection decides the format: `answer { markdown }` asks REST for markdown, whatever `format` says.
+      const format = bodyFormat(info, [['answer']], args.format);
+      const res = await ctx.caller.post<{ answer?: RestAskAnswer }>(askPath(org.id), body, askOptions({ ...args, format }));
       return res?.answer ?? null;
     },
   }),

@@ -1,9 +1,7 @@
-import type { IntegrationBlock as RestBlock, IntegrationContentSource as RestContentSource } from '@gitbook/api';
-import type { IntegrationInstallation as RestInstallation, Integration as RestIntegrationOfficial } from '@gitbook/api';
+import type { IntegrationBlock as RestBlock, IntegrationContentSource as RestContentSource, IntegrationInstallation as RestInstallation, Integration as RestIntegrationOfficial } from '@gitbook/api';
 import { builder } from '../builder.js';
 import { forwardArgs, resolveList } from '../lib/connection.js';
-import { IntegrationCategory, IntegrationInstallationSelection, IntegrationInstallationStatus } from '../lib/enums.js';
-import { IntegrationTarget, IntegrationVisibility } from '../lib/enums.js';
+import { IntegrationCategory, IntegrationInstallationSelection, IntegrationInstallationStatus, IntegrationTarget, IntegrationVisibility } from '../lib/enums.js';
 import { orNull, urlsType } from '../lib/fields.js';
 import { restPath } from '../lib/node.js';
 import { edge, resourceNode } from '../lib/resource.js';

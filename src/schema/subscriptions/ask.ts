@@ -8,6 +8,7 @@
 import { askQuery } from '../../api/bodies/ask.js';
 import { builder } from '../builder.js';
 import { ContentFormat } from '../lib/enums.js';
+import { bodyFormat } from '../lib/fields.js';
 import { AskAnswer, askOptions, askPath, checkAskArgs, type RestAskAnswer } from '../nodes/AskAnswer.js';
 import { resolveEvent, restSubscription } from './restStream.js';
 
@@ -27,12 +28,13 @@ builder.subscriptionFields((t) => ({
       format: t.arg({ type: ContentFormat }),
       details: t.arg.boolean({ description: 'Adds `details` (how the query was read) to each answer.' }),
     },
-    subscribe: (_root, args, ctx) =>
+    subscribe: (_root, args, ctx, info) =>
       restSubscription(
         ctx,
         () => {
           checkAskArgs(args, { query: { ...askQuery, required: true } });
-          return { path: `${askPath(args.organizationId)}/stream`, query: { query: args.query, ...askOptions(args) } };
+          const format = bodyFormat(info, [['answer']], args.format);
+          return { path: `${askPath(args.organizationId)}/stream`, query: { query: args.query, ...askOptions({ ...args, format }) } };
         },
         readAnswer,
       ),
