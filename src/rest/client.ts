@@ -11,7 +11,6 @@
  */
 import { EventEmitter } from 'node:events';
 import { Pool, type Dispatcher } from 'undici';
-import type { GraphQLError } from 'graphql';
 import { callerKey } from './callerKey.js';
 import { CircuitOpen, createCircuit, DEFAULT_CIRCUIT, type Circuit, type CircuitConfig, type CircuitStateName } from './circuit.js';
 import {
@@ -24,6 +23,7 @@ import {
   unavailableError,
   upstreamMessage,
   type ErrorCode,
+  type RestError,
   type UpstreamInfo,
 } from './errors.js';
 import { DEFAULT_CONCURRENCY, Limiter, Overloaded, WaitAborted, type CallerSlots, type ConcurrencyConfig } from './limiter.js';
@@ -176,7 +176,7 @@ interface Prepared {
 
 type Outcome =
   | { ok: true; value: unknown }
-  | { ok: false; error: GraphQLError; retryable: boolean; retryAfterMs?: number; /** No call: the circuit was open. */ circuitOpen?: true };
+  | { ok: false; error: RestError; retryable: boolean; retryAfterMs?: number; /** No call: the circuit was open. */ circuitOpen?: true };
 /** An attempt's outcome, and whether it says the upstream is unhealthy (for the circuit). */
 type Attempted = Outcome & { unhealthy: boolean };
 
@@ -393,7 +393,7 @@ function prepare(
 async function call(s: Settings, state: CallerState, req: Prepared, deadline: Deadline): Promise<unknown> {
   const attempts = req.info.method === 'GET' ? Math.max(1, s.retry.maxAttempts) : 1;
   s.budget.deposit();
-  let previous: GraphQLError | undefined;
+  let previous: RestError | undefined;
   for (let attempt = 1; ; attempt++) {
     const outcome = await guardedAttempt(s, state, req, attempt, deadline);
     if (outcome.ok) return outcome.value;
@@ -471,7 +471,7 @@ async function readResponse(res: Dispatcher.ResponseData, req: Prepared): Promis
   return { ok: false, error: statusError(res, req, text), retryable, retryAfterMs: retryAfter(res) };
 }
 
-function statusError(res: Dispatcher.ResponseData, req: Prepared, text: string): GraphQLError {
+function statusError(res: Dispatcher.ResponseData, req: Prepared, text: string): RestError {
   return errorForStatus(res.statusCode, req.info, upstreamMessage(text), req.secret, retryAfter(res));
 }
 
@@ -521,7 +521,7 @@ const REASONS: Record<string, string> = {
 
 function failure(err: unknown, req: Prepared, deadline: Deadline): Attempted {
   // An error of ours (e.g. a body that is not JSON): the upstream answered, wrongly but alive.
-  if (errorCode(err)) return { ok: false, error: err as GraphQLError, retryable: false, unhealthy: false };
+  if (errorCode(err)) return { ok: false, error: err as RestError, retryable: false, unhealthy: false };
   if (deadline.signal.aborted) {
     return { ok: false, error: unavailableError(req.info, deadline.reason()), retryable: false, unhealthy: deadline.expired };
   }
@@ -535,7 +535,7 @@ function failure(err: unknown, req: Prepared, deadline: Deadline): Attempted {
   };
 }
 
-function connectionError(code: string | undefined, req: Prepared): GraphQLError {
+function connectionError(code: string | undefined, req: Prepared): RestError {
   if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') {
     return restError('UPSTREAM_ERROR', 'Upstream response too large', { ...req.info, status: null });
   }

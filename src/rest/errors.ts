@@ -1,9 +1,9 @@
 /**
- * Upstream failures as GraphQL errors: `extensions.code` from one fixed set and
- * `extensions.upstream` {status, method, path}. Messages never carry a token or a stack, and no
- * `originalError` is attached (Yoga would mask the error as unexpected).
+ * Upstream failures as transport errors (`RestError`): `extensions.code` from one fixed set and
+ * `extensions.upstream` {status, method, path}. Messages never carry a token or a stack. src/rest
+ * knows nothing of GraphQL: src/schema/lib/errors.ts turns a RestError into the GraphQL error a
+ * client sees, in one place.
  */
-import { GraphQLError } from 'graphql';
 
 /** Every `extensions.code` the gateway may give a client. */
 export const ERROR_CODES = [
@@ -75,11 +75,22 @@ export function codeForStatus(status: number): ErrorCode {
   }
 }
 
-/** A GraphQL error with the gateway's extensions. */
-export function restError(code: ErrorCode, message: string, upstream: UpstreamInfo, retryAfter?: number): GraphQLError {
+/** A failed REST call, or input refused before one: what a client may see of it is `message` and `extensions`. */
+export class RestError extends Error {
+  override readonly name = 'RestError';
+  constructor(
+    message: string,
+    readonly extensions: { code: ErrorCode; upstream?: UpstreamInfo; retryAfter?: number },
+  ) {
+    super(message);
+  }
+}
+
+/** A transport error with the gateway's extensions. */
+export function restError(code: ErrorCode, message: string, upstream: UpstreamInfo, retryAfter?: number): RestError {
   const extensions: UpstreamErrorExtensions = { code, upstream };
   if (retryAfter !== undefined) extensions.retryAfter = retryAfter;
-  return new GraphQLError(message, { extensions: { ...extensions } });
+  return new RestError(message, extensions);
 }
 
 /**
@@ -92,7 +103,7 @@ export function errorForStatus(
   upstreamMessage: string | undefined,
   secret?: string,
   retryAfterMs?: number,
-): GraphQLError {
+): RestError {
   const code = codeForStatus(status);
   const fallback = status >= 500 ? `${DEFAULT_MESSAGES[code]} (HTTP ${status})` : DEFAULT_MESSAGES[code];
   const message = status < 500 && upstreamMessage ? clean(upstreamMessage, secret) : fallback;
@@ -101,17 +112,17 @@ export function errorForStatus(
 }
 
 /** A failure without an HTTP answer: refused, reset, timed out, aborted. */
-export function unavailableError(upstream: Omit<UpstreamInfo, 'status'>, reason: string): GraphQLError {
+export function unavailableError(upstream: Omit<UpstreamInfo, 'status'>, reason: string): RestError {
   return restError('UPSTREAM_UNAVAILABLE', `Upstream unavailable: ${reason}`, { ...upstream, status: null });
 }
 
 /** The circuit breaker is open: no REST call was made. */
-export function circuitOpenError(upstream: Omit<UpstreamInfo, 'status'>): GraphQLError {
+export function circuitOpenError(upstream: Omit<UpstreamInfo, 'status'>): RestError {
   return unavailableError(upstream, 'circuit open after repeated upstream failures, retry later');
 }
 
 /** The gateway holds too many upstream calls (of this caller, or in total) to take another now. */
-export function overloadError(upstream: Omit<UpstreamInfo, 'status'>, scope: 'caller' | 'total'): GraphQLError {
+export function overloadError(upstream: Omit<UpstreamInfo, 'status'>, scope: 'caller' | 'total'): RestError {
   return scope === 'caller'
     ? restError('RATE_LIMITED', 'Too many concurrent upstream calls for this caller, retry later', { ...upstream, status: null }, 1)
     : unavailableError(upstream, 'the gateway is at its limit of queued upstream calls, retry later');
@@ -128,10 +139,10 @@ export function upstreamMessage(text: string): string | undefined {
   }
 }
 
-/** The code of an error made by this module, else undefined. */
+/** The code of an error of the fixed set (a RestError, or the GraphQL error a client got), else undefined. */
 export function errorCode(err: unknown): ErrorCode | undefined {
-  if (!(err instanceof GraphQLError)) return undefined;
-  const code = err.extensions?.code;
+  if (!(err instanceof Error)) return undefined;
+  const code = (err as { extensions?: { code?: unknown } }).extensions?.code;
   return ERROR_CODES.includes(code as ErrorCode) ? (code as ErrorCode) : undefined;
 }
 
@@ -142,6 +153,6 @@ function clean(message: string, secret: string | undefined): string {
 }
 
 /** Input the gateway rejects before any REST call (e.g. an empty path parameter). */
-export function inputError(message: string): GraphQLError {
-  return new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT' satisfies ErrorCode } });
+export function inputError(message: string): RestError {
+  return new RestError(message, { code: 'BAD_USER_INPUT' });
 }

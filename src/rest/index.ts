@@ -21,6 +21,7 @@ export {
   errorCode,
   restError,
   inputError,
+  RestError,
   type ErrorCode,
   type UpstreamInfo,
   type UpstreamErrorExtensions,

@@ -6,8 +6,7 @@
  * data is dropped, and an unterminated event at the end of the stream is discarded.
  * `eventStream` wraps an upstream response body: idle timeout, abort on close, error mapping.
  */
-import type { GraphQLError } from 'graphql';
-import { unavailableError, type UpstreamInfo } from './errors.js';
+import { unavailableError, type RestError, type UpstreamInfo } from './errors.js';
 
 export interface SseEvent {
   event: string;
@@ -173,7 +172,7 @@ async function* watchIdle(body: AsyncIterable<Uint8Array>, ms: number, onIdle: (
   }
 }
 
-function streamError(idle: boolean, idleTimeoutMs: number, upstream: Omit<UpstreamInfo, 'status'>): GraphQLError {
+function streamError(idle: boolean, idleTimeoutMs: number, upstream: Omit<UpstreamInfo, 'status'>): RestError {
   const reason = idle ? `no event stream data for ${idleTimeoutMs} ms` : 'event stream interrupted';
   return unavailableError(upstream, reason);
 }

@@ -3,9 +3,8 @@
  * retry budget, the circuit breaker, concurrency bounds with queues, and single-flight of
  * identical reads of one caller. Each against a scripted server over real HTTP.
  */
-import { GraphQLError } from 'graphql';
 import { afterEach, describe, expect, it } from 'vitest';
-import { backoff, createRestClient, RestCallLog, type RestClient, type RestClientConfig } from '../../src/rest/index.js';
+import { backoff, createRestClient, RestCallLog, type RestClient, type RestClientConfig, RestError } from '../../src/rest/index.js';
 import { RetryBudget } from '../../src/rest/retryBudget.js';
 import { echoAuthorization, error, json, startBadServer, type BadServer, type Step } from '../helpers/badServer.js';
 
@@ -42,7 +41,7 @@ const delayed =
 
 /** The error code a settled call failed with, or 'ok'. */
 const outcome = (r: PromiseSettledResult<unknown>) =>
-  r.status === 'fulfilled' ? 'ok' : r.reason instanceof GraphQLError ? String(r.reason.extensions.code) : String(r.reason);
+  r.status === 'fulfilled' ? 'ok' : r.reason instanceof RestError ? String(r.reason.extensions.code) : String(r.reason);
 
 const tally = (results: PromiseSettledResult<unknown>[]) =>
   results.map(outcome).reduce<Record<string, number>>((acc, code) => ({ ...acc, [code]: (acc[code] ?? 0) + 1 }), {});
@@ -115,7 +114,7 @@ describe('circuit breaker', () => {
     for (let i = 0; i < 3; i++) await expect(caller.get('/a')).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_ERROR' } });
     expect(states).toEqual(['open']);
     const started = performance.now();
-    const fast = await caller.get('/a').catch((e: GraphQLError) => e);
+    const fast = await caller.get('/a').catch((e: RestError) => e);
     expect(performance.now() - started).toBeLessThan(100);
     expect(fast).toMatchObject({ message: expect.stringMatching(/circuit open/), extensions: { code: 'UPSTREAM_UNAVAILABLE', upstream: { status: null, method: 'GET', path: '/a' } } });
     expect(server.requests).toHaveLength(3);

@@ -1,6 +1,5 @@
-import { GraphQLError } from 'graphql';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createRestClient, parseSse, RestCallLog, SseParser, type RestClientConfig, type SseEvent } from '../../src/rest/index.js';
+import { createRestClient, parseSse, RestCallLog, SseParser, type RestClientConfig, type SseEvent, RestError } from '../../src/rest/index.js';
 import { error, hang, sse, startBadServer, type BadServer } from '../helpers/badServer.js';
 import { startUpstream } from '../helpers/upstream.js';
 
@@ -151,7 +150,7 @@ describe('RestCaller.stream', () => {
     const started = performance.now();
     const stream = await caller.stream('/s');
     await expect(collect(stream)).rejects.toSatisfy(
-      (err) => err instanceof GraphQLError && err.extensions.code === 'UPSTREAM_UNAVAILABLE' && /200 ms/.test(err.message),
+      (err) => err instanceof RestError && err.extensions.code === 'UPSTREAM_UNAVAILABLE' && /200 ms/.test(err.message),
     );
     expect(performance.now() - started).toBeLessThan(1_000);
     await server.requests[0].connectionClosed;

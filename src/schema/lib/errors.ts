@@ -1,6 +1,9 @@
-/** Errors raised by the schema itself (not by a REST call): codes from src/rest/errors.ts. */
+/**
+ * GraphQL errors of the schema: its own (bad input, not found), and the one place where a failed
+ * REST call (src/rest's RestError) becomes the GraphQL error a client sees. Codes: src/rest/errors.ts.
+ */
 import { GraphQLError } from 'graphql';
-import type { ErrorCode } from '../../rest/errors.js';
+import { RestError, type ErrorCode } from '../../rest/index.js';
 
 function schemaError(code: ErrorCode, message: string, extensions: Record<string, unknown> = {}): GraphQLError {
   return new GraphQLError(message, { extensions: { code, ...extensions } });
@@ -10,3 +13,15 @@ function schemaError(code: ErrorCode, message: string, extensions: Record<string
 export const userInputError = (message: string, field?: string) => schemaError('BAD_USER_INPUT', message, field ? { field } : {});
 
 export const notFoundError = (message: string) => schemaError('NOT_FOUND', message);
+
+/**
+ * The client's error for one raised at `located` (a field's path) by a REST call: the RestError's
+ * message and extensions (code, upstream status, method and path), never its stack; undefined for
+ * an error of another kind.
+ */
+export function fromRestError(located: GraphQLError): GraphQLError | undefined {
+  const rest = located.originalError;
+  if (!(rest instanceof RestError)) return undefined;
+  const { nodes, source, positions, path } = located;
+  return new GraphQLError(rest.message, { nodes, source, positions, path, extensions: { ...rest.extensions } });
+}

@@ -8,10 +8,9 @@
  * Ending the subscription (client gone, early dispose, gateway shutdown through `ctx.shutdown`)
  * aborts the REST request at once.
  */
-import { GraphQLError } from 'graphql';
 import { Repeater } from 'graphql-yoga';
 import type { GatewayContext } from '../context.js';
-import { errorCode, restError, type Query } from '../../rest/index.js';
+import { errorCode, restError, RestError, type Query } from '../../rest/index.js';
 
 /** Maps an event's parsed JSON to a payload; undefined skips the event. */
 export type EventReader<T> = (json: any) => T | undefined;
@@ -20,7 +19,7 @@ export type EventReader<T> = (json: any) => T | undefined;
 export type StreamRequest = () => { path: string; query?: Query };
 
 /** Opens the REST stream on the first `next()`; each `push` waits for the consumer (no read-ahead). */
-export function restSubscription<T>(ctx: GatewayContext, request: StreamRequest, read: EventReader<T>): Repeater<T | GraphQLError> {
+export function restSubscription<T>(ctx: GatewayContext, request: StreamRequest, read: EventReader<T>): Repeater<T | RestError> {
   return new Repeater(async (push, stop) => {
     const ended = new AbortController(); // `return()` (client gone, dispose) stops the Repeater: end the request
     void stop.then(() => ended.abort());
@@ -35,15 +34,15 @@ export function restSubscription<T>(ctx: GatewayContext, request: StreamRequest,
       }
     } catch (error) {
       // The gateway stopping (`ctx.shutdown`) completes the subscription with no error.
-      if (!ctx.shutdown.aborted) await push(errorCode(error) ? (error as GraphQLError) : streamError(path, 'Upstream event stream failed', null));
+      if (!ctx.shutdown.aborted) await push(errorCode(error) ? (error as RestError) : streamError(path, 'Upstream event stream failed', null));
     }
     stop();
   });
 }
 
 /** The subscription field's `resolve`: a payload, or the error that ended the stream. */
-export function resolveEvent<T>(payload: T | GraphQLError): T {
-  if (payload instanceof GraphQLError) throw payload;
+export function resolveEvent<T>(payload: T | RestError): T {
+  if (payload instanceof RestError) throw payload;
   return payload;
 }
 
@@ -55,6 +54,6 @@ function readEvent<T>(read: EventReader<T>, data: string, path: string): T | und
   }
 }
 
-function streamError(path: string, message: string, status: number | null): GraphQLError {
+function streamError(path: string, message: string, status: number | null): RestError {
   return restError('UPSTREAM_ERROR', message, { status, method: 'GET', path });
 }
