@@ -1,11 +1,11 @@
 /** buildGateway(options) → {yoga, start, stop}: the GraphQL server in front of the REST API. */
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { LogLevel } from '../config.js';
 import { silentLogger, type Logger } from '../log.js';
-import { createRestClient, type RestCall, type RestClient, type RestClientConfig } from '../rest/index.js';
+import { createRestClient, type Arrival, type RestCall, type RestClient, type RestClientConfig } from '../rest/index.js';
 import { schema } from '../schema/index.js';
 import { drainable } from '../shutdown.js';
 import { createContext, type GatewayContext, type GatewayLimits } from '../schema/context.js';
@@ -198,9 +198,9 @@ export function buildGateway(options: GatewayOptions): Gateway {
     // GraphiQL's assets are served by the gateway itself (no CDN), so it works offline too; loaded on the first visit.
     renderGraphiQL,
     graphiql: graphiqlOptions(options.graphiql),
-    context: ({ request }) =>
+    context: ({ request, req }: { request: Request; req?: ArrivedRequest }) =>
       createContext(
-        rest.forCaller(request.headers.get('authorization') ?? undefined, { signal: request.signal }),
+        rest.forCaller(request.headers.get('authorization') ?? undefined, { signal: request.signal, arrival: req?.[ARRIVAL] }),
         limits,
         log,
         request.signal,
@@ -208,7 +208,17 @@ export function buildGateway(options: GatewayOptions): Gateway {
       ),
   });
 
-  const server: Server = createServer(yoga);
+  // Each HTTP request is registered with the REST client as it arrives (before its body is read)
+  // and until its response closes, so requests of one caller that overlap share their identical
+  // reads, even those the gateway gets to after another's call is back (src/rest/client.ts).
+  const server: Server = createServer((req: ArrivedRequest, res) => {
+    const arrival = rest.arrive(req.headers.authorization);
+    if (arrival) {
+      req[ARRIVAL] = arrival;
+      res.once('close', arrival.close);
+    }
+    return yoga.requestListener(req, res);
+  });
   const drainer = drainable(server);
   let url = '';
 
@@ -240,6 +250,10 @@ export function buildGateway(options: GatewayOptions): Gateway {
     },
   };
 }
+
+/** The REST client's registration of an HTTP request (see the server above). */
+const ARRIVAL = Symbol('arrival');
+type ArrivedRequest = IncomingMessage & { [ARRIVAL]?: Arrival };
 
 /** One callback calling each of the given ones (undefined when none). */
 function fanOut<T>(...callbacks: Array<((value: T) => void) | undefined>): ((value: T) => void) | undefined {
