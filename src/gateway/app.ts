@@ -10,6 +10,7 @@ import { schema } from '../schema/index.js';
 import { drainable } from '../shutdown.js';
 import { createContext, type GatewayContext, type GatewayLimits } from '../schema/context.js';
 import { useStreamShutdown } from './plugins/streamShutdown.js';
+import { mergeRequestHooks } from './plugins/mergeRequestHooks.js';
 import { maskedErrors } from './plugins/maskedErrors.js';
 import { DEFAULT_LIST_AND_FIELD_LIMITS, useQueryLimits, type ListAndFieldLimits } from './plugins/useQueryLimits.js';
 import { useRequestLog } from './plugins/useRequestLog.js';
@@ -154,7 +155,8 @@ export function buildGateway(options: GatewayOptions): Gateway {
   const yoga = createYoga<Record<string, unknown>, GatewayContext>({
     schema,
     // Subscriptions: Yoga's own SSE at /graphql, the graphql-sse protocol (both modes) at /graphql/stream.
-    plugins: [
+    // The plugins' onRequest hooks run as one, in this order (see mergeRequestHooks.ts).
+    plugins: mergeRequestHooks([
       // Before graphql-sse (which answers in onRequest); Yoga's own bound is off (see the plugin).
       useRequestBodyLimit(options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES),
       ...(options.tracing ? [options.tracing.plugin] : []),
@@ -180,7 +182,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
       useCSRFPrevention(),
       ...(debug ? [useRequestLog(log)] : []),
       ...(metrics?.plugins ?? []),
-    ],
+    ]),
     // Unexpected errors reach the client as `Unexpected error.` with no message, stack or cause.
     maskedErrors,
     maxRequestBodySize: false,
