@@ -19,20 +19,24 @@ const seconds = Number(process.argv[3] ?? 8);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const latencyMs = Number(process.env.BENCH_LATENCY_MS ?? 20);
 const upstream = await startUpstream({ spaces: 6, changeRequests: 4, comments: 0, replies: 0, callers: 1 }, latencyMs);
-const gateway = await startGateway(['--upstream-url', what === 'timeline' ? upstream.slowUrl : upstream.url]);
+const gateway = await startGateway(['--upstream-url', what === 'timeline' || what === 'burst' ? upstream.slowUrl : upstream.url]);
 const { token, spaceIds, organizationId } = upstream.seeded;
 try {
   if (what === 'burst') {
     // 20 identical nested queries at once from one token, several times: the REST calls each
     // burst makes, with their start times (ms after the burst began) as the upstream saw them.
     const gql = gqlClient(gateway.url);
-    await gql.send(token, NESTED, { org: organizationId });
+    const warm = Number(process.env.WARM ?? 1);
+    for (let i = 0; i < warm; i += 10) await Promise.all(Array.from({ length: Math.min(10, warm - i) }, () => gql.send(token, NESTED, { org: organizationId })));
     for (let i = 0; i < Number(process.env.RUNS ?? 5); i++) {
       upstream.record(true);
       await upstream.take();
       const t0 = performance.timeOrigin + performance.now();
       const sent: number[] = [];
-      await Promise.all(Array.from({ length: 20 }, () => timed(() => gql.send(token, NESTED, { org: organizationId })).then(([ms]) => sent.push(ms))));
+      // A fresh client (20 new connections), as the bench's burst.
+      const fresh = process.env.FRESH ? gqlClient(gateway.url) : gql;
+      await Promise.all(Array.from({ length: 20 }, () => timed(() => fresh.send(token, NESTED, { org: organizationId })).then(([ms]) => sent.push(ms))));
+      if (fresh !== gql) await fresh.close();
       await new Promise((r) => setTimeout(r, 50));
       const calls = (await upstream.take()).sort((a, b) => a.start - b.start);
       upstream.record(false);
@@ -42,7 +46,8 @@ try {
   } else if (what === 'timeline') {
     const gql = gqlClient(gateway.url);
     const rest = restClient(upstream.slowUrl);
-    for (let i = 0; i < 5; i++) await Promise.all([gql.send(token, NESTED, { org: organizationId }), restFloor(rest, token, organizationId)]);
+    const warm = Number(process.env.WARM ?? 5);
+    for (let i = 0; i < warm; i += 10) await Promise.all(Array.from({ length: Math.min(10, warm - i) }, () => Promise.all([gql.send(token, NESTED, { org: organizationId }), restFloor(rest, token, organizationId)])));
     const runs = Number(process.env.RUNS ?? 15);
     for (const [name, f] of [
       ['gateway', () => gql.send(token, NESTED, { org: organizationId })],
