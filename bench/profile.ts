@@ -5,7 +5,7 @@
  *  - timeline: the nested query with BENCH_LATENCY_MS per REST call, each REST call's start and
  *    end as the upstream saw them, relative to the GraphQL request's start, beside the REST floor's.
  */
-import { graphqlRequest, load, median, startGateway, startUpstream, timed } from './lib.js';
+import { graphqlRequest, load, median, startFloorClient, startGateway, startUpstream, timed } from './lib.js';
 import { NESTED, ONE_RESOURCE, gqlClient, restClient, restFloor } from './workloads.js';
 
 /** REST calls the gateway made so far (its /metrics). */
@@ -21,8 +21,23 @@ const latencyMs = Number(process.env.BENCH_LATENCY_MS ?? 20);
 const upstream = await startUpstream({ spaces: 6, changeRequests: 4, comments: 0, replies: 0, callers: 1 }, latencyMs);
 const gateway = await startGateway(['--upstream-url', what === 'timeline' || what === 'burst' ? upstream.slowUrl : upstream.url]);
 const { token, spaceIds, organizationId } = upstream.seeded;
+if (process.env.RENICE) (await import('node:child_process')).execSync(`renice -n ${process.env.RENICE} -p ${gateway.pid}`);
 try {
-  if (what === 'burst') {
+  if (what === 'floors') {
+    // The REST floor from the bench's own process (beside the upstream's thread) against one from a
+    // process of its own (bench/floor.mjs), interleaved.
+    const rest = restClient(upstream.slowUrl);
+    const child = await startFloorClient(upstream.slowUrl);
+    const [own, separate]: number[][] = [[], []];
+    for (let i = 0; i < 30; i++) await Promise.all([restFloor(rest, token, organizationId), child.run(token, organizationId, 1, 1)]);
+    for (let i = 0; i < Number(process.env.RUNS ?? 31); i++) {
+      own.push((await timed(() => restFloor(rest, token, organizationId)))[0]);
+      separate.push(...(await child.run(token, organizationId, 1)));
+    }
+    console.log(`floors: p50 in the bench's process ${median(own).toFixed(1)} ms, in a process of its own ${median(separate).toFixed(1)} ms`);
+    await rest.close();
+    await child.stop();
+  } else if (what === 'burst') {
     // 20 identical nested queries at once from one token, several times: the REST calls each
     // burst makes, with their start times (ms after the burst began) as the upstream saw them.
     const gql = gqlClient(gateway.url);
@@ -55,6 +70,7 @@ try {
     ] as const) {
       const totals: number[] = [];
       const rows: string[] = [];
+      const phases = { pre: [] as number[], between: [] as number[], spread: [] as number[], post: [] as number[] };
       for (let i = 0; i < runs; i++) {
         upstream.record(true);
         await upstream.take();
@@ -64,9 +80,16 @@ try {
         const calls = (await upstream.take()).sort((a, b) => a.start - b.start);
         upstream.record(false);
         totals.push(ms);
+        const firstEnd = calls[0]?.end ?? 0;
+        const second = calls.slice(1);
+        phases.pre.push((calls[0]?.start ?? 0) - t0);
+        phases.between.push(Math.min(...second.map((c) => c.start)) - firstEnd);
+        phases.spread.push(Math.max(...second.map((c) => c.start)) - Math.min(...second.map((c) => c.start)));
+        phases.post.push(t0 + ms - Math.max(...second.map((c) => c.end)));
         if (i >= runs - 3) rows.push(`${ms.toFixed(1)} ms: ` + calls.map((c) => `[${(c.start - t0).toFixed(1)}–${(c.end - t0).toFixed(1)}]`).join(' '));
       }
-      console.log(`${name}: p50 ${median(totals).toFixed(1)} ms\n  ${rows.join('\n  ')}`);
+      const m = (xs: number[]) => median(xs).toFixed(2);
+      console.log(`${name}: p50 ${median(totals).toFixed(1)} ms; medians: before the first call ${m(phases.pre)}, level 1 end → level 2 start ${m(phases.between)}, level 2 starts spread ${m(phases.spread)}, last end → answer ${m(phases.post)}\n  ${rows.join('\n  ')}`);
     }
     await gql.close();
     await rest.close();
