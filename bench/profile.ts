@@ -19,7 +19,7 @@ const seconds = Number(process.argv[3] ?? 8);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const latencyMs = Number(process.env.BENCH_LATENCY_MS ?? 20);
 const upstream = await startUpstream({ spaces: 6, changeRequests: 4, comments: 0, replies: 0, callers: 1 }, latencyMs);
-const gateway = await startGateway(['--upstream-url', what === 'timeline' || what === 'burst' ? upstream.slowUrl : upstream.url]);
+const gateway = await startGateway(['--upstream-url', what === 'timeline' || what === 'burst' ? upstream.slowUrl : upstream.url, ...(process.env.GATEWAY_ARGS ?? '').split(' ').filter(Boolean)]);
 const { token, spaceIds, organizationId } = upstream.seeded;
 if (process.env.RENICE) (await import('node:child_process')).execSync(`renice -n ${process.env.RENICE} -p ${gateway.pid}`);
 try {
