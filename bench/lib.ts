@@ -3,7 +3,7 @@
  * `npm start` starts them, so their memory is their own), a closed-loop load generator over
  * keep-alive undici pools, medians, the machine's description, and docs/BENCHMARKS.md sections.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { availableParallelism, cpus, loadavg } from 'node:os';
@@ -156,6 +156,37 @@ async function startChild(args: string[], env: NodeJS.ProcessEnv, ready: RegExp,
       child.kill('SIGTERM');
       await Promise.race([exited, sleep(5000)]);
       if (child.exitCode === null) child.kill('SIGKILL');
+    },
+  };
+}
+
+/** The REST floor's client in its own process (bench/floor.mjs): `run` answers the ms of each round. */
+export interface FloorClient {
+  run(token: string, organizationId: string, count: number, parallel?: number): Promise<number[]>;
+  stop(): Promise<void>;
+}
+
+export async function startFloorClient(baseUrl: string): Promise<FloorClient> {
+  const child = fork(`${ROOT}bench/floor.mjs`, [baseUrl], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const next = () =>
+    new Promise<any>((resolve, reject) => {
+      child.once('message', resolve);
+      child.once('exit', (code) => reject(new Error(`bench/floor.mjs exited (${code})`)));
+    });
+  await next();
+  return {
+    async run(token, organizationId, count, parallel = 1) {
+      const answer = next();
+      child.send({ token, organizationId, count, parallel });
+      const { times, error } = await answer;
+      if (error) throw new Error(`REST floor: ${error}`);
+      return times;
+    },
+    async stop() {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.send('stop');
+      await Promise.race([exited, sleep(3000)]);
+      child.kill('SIGKILL');
     },
   };
 }

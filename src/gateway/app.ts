@@ -1,15 +1,16 @@
 /** buildGateway(options) → {yoga, start, stop}: the GraphQL server in front of the REST API. */
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { LogLevel } from '../config.js';
 import { silentLogger, type Logger } from '../log.js';
-import { createRestClient, type RestCall, type RestClient, type RestClientConfig } from '../rest/index.js';
+import { createRestClient, type Arrival, type RestCall, type RestClient, type RestClientConfig } from '../rest/index.js';
 import { schema } from '../schema/index.js';
 import { drainable } from '../shutdown.js';
 import { createContext, type GatewayContext, type GatewayLimits } from '../schema/context.js';
 import { useStreamShutdown } from './plugins/useStreamShutdown.js';
+import { mergeRequestHooks } from './lib/mergeRequestHooks.js';
 import { maskedErrors } from './lib/maskedErrors.js';
 import { DEFAULT_LIST_AND_FIELD_LIMITS, useQueryLimits, type ListAndFieldLimits } from './plugins/useQueryLimits.js';
 import { useRequestLog } from './plugins/useRequestLog.js';
@@ -154,7 +155,8 @@ export function buildGateway(options: GatewayOptions): Gateway {
   const yoga = createYoga<Record<string, unknown>, GatewayContext>({
     schema,
     // Subscriptions: Yoga's own SSE at /graphql, the graphql-sse protocol (both modes) at /graphql/stream.
-    plugins: [
+    // The plugins' onRequest hooks run as one, in this order (see mergeRequestHooks.ts).
+    plugins: mergeRequestHooks([
       // Before graphql-sse (which answers in onRequest); Yoga's own bound is off (see the plugin).
       useRequestBodyLimit(options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES),
       ...(options.tracing ? [options.tracing.plugin] : []),
@@ -180,7 +182,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
       useCSRFPrevention(),
       ...(debug ? [useRequestLog(log)] : []),
       ...(metrics?.plugins ?? []),
-    ],
+    ]),
     // Unexpected errors reach the client as `Unexpected error.` with no message, stack or cause.
     maskedErrors,
     maxRequestBodySize: false,
@@ -198,9 +200,9 @@ export function buildGateway(options: GatewayOptions): Gateway {
     // GraphiQL's assets are served by the gateway itself (no CDN), so it works offline too; loaded on the first visit.
     renderGraphiQL,
     graphiql: graphiqlOptions(options.graphiql),
-    context: ({ request }) =>
+    context: ({ request, req }: { request: Request; req?: ArrivedRequest }) =>
       createContext(
-        rest.forCaller(request.headers.get('authorization') ?? undefined, { signal: request.signal }),
+        rest.forCaller(request.headers.get('authorization') ?? undefined, { signal: request.signal, arrival: req?.[ARRIVAL] }),
         limits,
         log,
         request.signal,
@@ -208,7 +210,17 @@ export function buildGateway(options: GatewayOptions): Gateway {
       ),
   });
 
-  const server: Server = createServer(yoga);
+  // Each HTTP request is registered with the REST client as it arrives (before its body is read)
+  // and until its response closes, so requests of one caller that overlap share their identical
+  // reads, even those the gateway gets to after another's call is back (src/rest/client.ts).
+  const server: Server = createServer((req: ArrivedRequest, res) => {
+    const arrival = rest.arrive(req.headers.authorization);
+    if (arrival) {
+      req[ARRIVAL] = arrival;
+      res.once('close', arrival.close);
+    }
+    return yoga.requestListener(req, res);
+  });
   const drainer = drainable(server);
   let url = '';
 
@@ -240,6 +252,10 @@ export function buildGateway(options: GatewayOptions): Gateway {
     },
   };
 }
+
+/** The REST client's registration of an HTTP request (see the server above). */
+const ARRIVAL = Symbol('arrival');
+type ArrivedRequest = IncomingMessage & { [ARRIVAL]?: Arrival };
 
 /** One callback calling each of the given ones (undefined when none). */
 function fanOut<T>(...callbacks: Array<((value: T) => void) | undefined>): ((value: T) => void) | undefined {

@@ -20,6 +20,7 @@ import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { errorCode, type RestCall } from '../rest/index.js';
 import { routeTemplate } from '../rest/routes.js';
+import { requestPath } from './lib/requestPath.js';
 
 export type CircuitState = 'closed' | 'open' | 'half-open';
 
@@ -64,9 +65,18 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
   });
 
   const subscriptions = new Gauge({ name: 'docs_graph_subscriptions_open', help: 'Subscriptions open now', registers: [registry] });
+  const endpoint = options.endpoint ?? '/metrics';
+  // The endpoint is served below: the plugin's own reads `url.pathname`, which makes Yoga parse
+  // a URL for every request.
+  const serve: Plugin = {
+    onRequest({ request, fetchAPI, endResponse }) {
+      if (requestPath(request.url) !== endpoint) return;
+      return registry.metrics().then((text) => endResponse(new fetchAPI.Response(text, { headers: { 'Content-Type': registry.contentType } })));
+    },
+  };
   const prometheus = usePrometheus({
     registry,
-    endpoint: options.endpoint ?? '/metrics',
+    endpoint: false,
     metrics: {
       graphql_envelop_request: createCounter({
         registry,
@@ -141,7 +151,7 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
 
   return {
     registry,
-    plugins: [useOutcome(failed, subscriptions), prometheus],
+    plugins: [serve, useOutcome(failed, subscriptions), prometheus],
     onRestCall(call) {
       const route = routeTemplate(call.path);
       upstream.observe({ method: call.method, route, status: call.status === null ? 'none' : String(call.status) }, call.ms / 1000);

@@ -7,7 +7,11 @@
  * and failures mapped to GraphQL errors (./errors.ts).
  * Each caller gets its own view that forwards exactly its `Authorization` header; identical GETs
  * of one caller in flight at the same time share one upstream call (single-flight), never across
- * callers, and a write of that caller makes its later reads start afresh.
+ * callers, and a write of that caller makes its later reads start afresh. A request registered
+ * when it arrives (`arrive`) also gets the answer of an identical GET of the same caller that
+ * came back after that moment (and after the caller's last write), kept while such a request is
+ * open: requests that overlap share their reads even when one of them reaches its resolvers only
+ * after the other's call is back (a burst the gateway works through one request at a time).
  */
 import { EventEmitter } from 'node:events';
 import { Pool, type Dispatcher } from 'undici';
@@ -102,6 +106,18 @@ export interface RestCall {
 export interface CallerOptions {
   /** Aborts every call of this caller (e.g. the GraphQL request's signal). */
   signal?: AbortSignal;
+  /** The request's registration (`RestClient.arrive`): its GETs may take answers kept for it. */
+  arrival?: Arrival;
+}
+
+/** A request of one caller, open from its arrival until `close()`. */
+export interface Arrival {
+  /** The caller's key (callerKey of its Authorization). */
+  readonly key: string;
+  /** When it arrived (`performance.now()`). */
+  readonly since: number;
+  /** The request is over (its response closed); idempotent. */
+  close(): void;
 }
 
 /** REST calls on behalf of one caller. Paths are relative to the base URL (build them with `path`). */
@@ -119,6 +135,12 @@ export interface RestClient {
   readonly baseUrl: string;
   /** A view that sends exactly this `Authorization` header value (none when undefined). */
   forCaller(authorization: string | undefined, options?: CallerOptions): RestCaller;
+  /**
+   * Registers a request of this caller as it arrives (before its body is read), open until
+   * `close()`: identical GETs of the caller's other requests that come back meanwhile are kept for
+   * it. Undefined when single-flight is off.
+   */
+  arrive(authorization: string | undefined): Arrival | undefined;
   /** Closes the pool: waits for calls in flight, then ends its connections. */
   close(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
@@ -146,16 +168,35 @@ interface Settings {
   report?: (call: RestCall) => void;
 }
 
-/** What the client keeps per caller while that caller has calls running or waiting. */
+/** What the client keeps per caller while that caller has calls running or waiting, or requests open. */
 interface CallerState extends CallerSlots {
   key: string;
   /** GETs in flight by URL (path and query): a read of the same URL joins them. */
   flights: Map<string, Flight>;
+  /** Open requests (views made with `since`), each with its arrival, in the order they registered. */
+  open: Map<object, number>;
+  /** Answers of GETs that came back while more than one request was open, by URL, oldest first. */
+  recent: Map<string, Answer>;
+  /** Bumped by every write (start and end): an answer of a call started before it is not kept. */
+  generation: number;
 }
+
+/** A GET's answer as it came (the text, so each taker parses its own copy) and when it came. */
+interface Answer {
+  text: string | undefined;
+  at: number;
+}
+
+/** Most answers kept per caller, how old they may get, and the largest body kept. */
+const RECENT_MAX = 500;
+const RECENT_MAX_AGE_MS = 2_000;
+const RECENT_MAX_CHARS = 1_000_000;
 
 /** One upstream call (all its attempts), shared by the GETs that joined it. */
 interface Flight {
   promise: Promise<unknown>;
+  /** The caller's write generation when the call started. */
+  generation: number;
   /** Joiners still waiting; when the last one leaves (its client went away), the call is aborted. */
   waiters: number;
   /** Copies of the answer for all waiters but one, made as it arrives (resolvers may change what they get). */
@@ -175,7 +216,7 @@ interface Prepared {
 }
 
 type Outcome =
-  | { ok: true; value: unknown }
+  | { ok: true; value: unknown; /** The body as received. */ text?: string }
   | { ok: false; error: RestError; retryable: boolean; retryAfterMs?: number; /** No call: the circuit was open. */ circuitOpen?: true };
 /** An attempt's outcome, and whether it says the upstream is unhealthy (for the circuit). */
 type Attempted = Outcome & { unhealthy: boolean };
@@ -192,7 +233,8 @@ export function createRestClient(config: RestClientConfig): RestClient {
   const settings = resolveSettings(config, base);
   return {
     baseUrl: base.toString(),
-    forCaller: (authorization, options = {}) => callerView(settings, authorization, options.signal),
+    forCaller: (authorization, options = {}) => callerView(settings, authorization, options.signal, options.arrival),
+    arrive: (authorization) => (settings.singleFlight ? arrive(settings, callerKey(authorization)) : undefined),
     close: () => settings.pool.close(),
     [Symbol.asyncDispose]: () => settings.pool.close(),
   };
@@ -250,7 +292,7 @@ function withDefaults<T extends object>(defaults: T, given: Partial<T> | undefin
 function callerState(s: Settings, key: string): CallerState {
   let state = s.callers.get(key);
   if (!state) {
-    state = { key, active: 0, queue: [], flights: new Map() };
+    state = { key, active: 0, queue: [], flights: new Map(), open: new Map(), recent: new Map(), generation: 0 };
     s.callers.set(key, state);
   }
   return state;
@@ -258,16 +300,51 @@ function callerState(s: Settings, key: string): CallerState {
 
 /** Drops a caller's state once nothing of it runs or waits. */
 function forgetIfIdle(s: Settings, state: CallerState): void {
-  if (state.active === 0 && state.queue.length === 0 && state.flights.size === 0 && s.callers.get(state.key) === state) {
+  if (state.active === 0 && state.queue.length === 0 && state.flights.size === 0 && state.open.size === 0 && s.callers.get(state.key) === state) {
     s.callers.delete(state.key);
   }
 }
 
-function callerView(s: Settings, authorization: string | undefined, signal: AbortSignal | undefined): RestCaller {
+/** Drops the kept answers no open request can take any more (or too old), oldest first. */
+function prune(state: CallerState, now: number): void {
+  const oldest = state.open.values().next().value;
+  if (oldest === undefined) return state.recent.clear();
+  const floor = Math.max(oldest, now - RECENT_MAX_AGE_MS);
+  for (const [url, answer] of state.recent) {
+    if (answer.at >= floor && state.recent.size <= RECENT_MAX) break;
+    state.recent.delete(url);
+  }
+}
+
+function arrive(s: Settings, key: string): Arrival {
+  // The caller's state stays while one of its requests is open.
+  const state = callerState(s, key);
+  const arrival: Arrival = {
+    key,
+    since: performance.now(),
+    close() {
+      if (!state.open.delete(arrival)) return;
+      prune(state, performance.now());
+      forgetIfIdle(s, state);
+    },
+  };
+  state.open.set(arrival, arrival.since);
+  return arrival;
+}
+
+function callerView(s: Settings, authorization: string | undefined, signal: AbortSignal | undefined, arrival?: Arrival): RestCaller {
   const key = callerKey(authorization);
   // One listener on the caller's signal for all its calls (a request may run hundreds of them).
   const leaving = new Set<() => void>();
   signal?.addEventListener('abort', () => leaving.forEach((leave) => leave()), { once: true });
+  const since = s.singleFlight && arrival?.key === key ? arrival.since : undefined;
+
+  /** A kept answer this request may take: it came back after the request arrived. */
+  const kept = (state: CallerState, url: string): Answer | undefined => {
+    if (since === undefined) return undefined;
+    const answer = state.recent.get(url);
+    return answer && answer.at >= since ? answer : undefined;
+  };
 
   const join = (flight: Flight, info: Prepared['info']): Promise<any> => {
     flight.waiters++;
@@ -305,6 +382,11 @@ function callerView(s: Settings, authorization: string | undefined, signal: Abor
     const state = callerState(s, key);
     const shared = s.singleFlight ? state.flights.get(req.url) : undefined;
     if (shared) return join(shared, req.info);
+    const answer = kept(state, req.url);
+    if (answer) {
+      if (signal?.aborted) return Promise.reject(unavailableError(req.info, 'request aborted'));
+      return Promise.resolve(answer.text === undefined ? undefined : JSON.parse(answer.text));
+    }
     const flight = start(s, state, req);
     if (s.singleFlight) state.flights.set(req.url, flight);
     return join(flight, req.info);
@@ -312,13 +394,15 @@ function callerView(s: Settings, authorization: string | undefined, signal: Abor
 
   const write = (method: HttpMethod) => async (path: string, body?: unknown, query?: Query) => {
     const req = prepare(s, authorization, method, path, query, body);
-    // A read that starts after this write (or during it) must not join a read started before it.
+    // A read that starts after this write (or during it) must not join a read started before it,
+    // nor take an answer that came back before the write ended.
     const state = callerState(s, key);
-    state.flights.clear();
+    forgetReads(state);
     try {
       return (await join(start(s, state, req), req.info)) as any;
     } finally {
-      s.callers.get(key)?.flights.clear();
+      const now = s.callers.get(key);
+      if (now) forgetReads(now);
     }
   };
 
@@ -333,6 +417,13 @@ function callerView(s: Settings, authorization: string | undefined, signal: Abor
   };
 }
 
+/** A write of the caller starts or ends: no read before it is shared with a read after it. */
+function forgetReads(state: CallerState): void {
+  state.flights.clear();
+  state.recent.clear();
+  state.generation++;
+}
+
 /** Starts one upstream call for `state`'s caller; it ends (and leaves `state`) on its own. */
 function start(s: Settings, state: CallerState, req: Prepared): Flight {
   const deadline = new Deadline(s.requestTimeout);
@@ -341,10 +432,18 @@ function start(s: Settings, state: CallerState, req: Prepared): Flight {
   };
   const flight: Flight = {
     waiters: 0,
+    generation: state.generation,
     promise: call(s, state, req, deadline)
-      .then((value) => {
+      .then(({ value, text }) => {
         // Attached before any waiter's handler, so the copies are made before anyone can change the answer.
         detach();
+        // Kept for the other open requests of this caller (none but this one: nobody else could take it).
+        if (state.open.size > 1 && req.info.method === 'GET' && state.generation === flight.generation && (text?.length ?? 0) <= RECENT_MAX_CHARS) {
+          const at = performance.now();
+          state.recent.delete(req.url);
+          state.recent.set(req.url, { text, at });
+          prune(state, at);
+        }
         if (flight.waiters > 1 && typeof value === 'object' && value !== null) {
           flight.copies = Array.from({ length: flight.waiters - 1 }, () => structuredClone(value));
         }
@@ -390,13 +489,13 @@ function prepare(
  * One REST call: attempts until success, a final failure, or the deadline. A GET retries while
  * the retry budget allows it; a write gets exactly one attempt (GitBook's API has no idempotency key).
  */
-async function call(s: Settings, state: CallerState, req: Prepared, deadline: Deadline): Promise<unknown> {
+async function call(s: Settings, state: CallerState, req: Prepared, deadline: Deadline): Promise<{ value: unknown; text?: string }> {
   const attempts = req.info.method === 'GET' ? Math.max(1, s.retry.maxAttempts) : 1;
   s.budget.deposit();
   let previous: RestError | undefined;
   for (let attempt = 1; ; attempt++) {
     const outcome = await guardedAttempt(s, state, req, attempt, deadline);
-    if (outcome.ok) return outcome.value;
+    if (outcome.ok) return outcome;
     // A retry the open circuit refused: the failure before it says more.
     if (outcome.circuitOpen && previous) throw previous;
     previous = outcome.error;
@@ -463,7 +562,8 @@ async function readResponse(res: Dispatcher.ResponseData, req: Prepared): Promis
       await res.body.dump();
       return { ok: true, value: undefined };
     }
-    return { ok: true, value: parseBody(await res.body.text(), res.headers['content-type'], status, req) };
+    const text = await res.body.text();
+    return { ok: true, value: parseBody(text, res.headers['content-type'], status, req), text: text || undefined };
   }
   const retryable = req.info.method === 'GET' && RETRY_STATUSES.has(status);
   // A retried answer's text is of no use; other errors carry the upstream's message.

@@ -10,6 +10,7 @@ export {
   type RestCaller,
   type RestCall,
   type CallerOptions,
+  type Arrival,
   type RetryConfig,
   type Query,
   type QueryValue,

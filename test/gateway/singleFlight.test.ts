@@ -4,6 +4,7 @@
  * after the caller's write is fresh. Counted and checked at the upstream side (a pass-through proxy
  * that records each request's Authorization).
  */
+import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startChaosStack, type ChaosStack } from '../helpers/chaosProxy.js';
 import type { TestUpstream } from '../helpers/upstream.js';
@@ -39,6 +40,37 @@ const NESTED = `query($org: String!) {
 }`;
 
 const key = (r: { method: string; path: string }) => `${r.method} ${r.path}`;
+
+/**
+ * A request that reaches the gateway now (headers and half its body) and is parsed only when
+ * `finish()` sends the rest: it stands for one of a burst that the gateway gets to late.
+ */
+function slowRequest(url: string, token: string, query: string, variables: Record<string, unknown>) {
+  const body = Buffer.from(JSON.stringify({ query, variables }));
+  let rest = () => {};
+  const answer = new Promise<any>((resolve, reject) => {
+    const req = httpRequest(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, 'content-length': body.length },
+    });
+    req.on('error', reject);
+    req.on('response', (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d) => (text += d));
+      res.on('end', () => resolve(JSON.parse(text)));
+    });
+    req.flushHeaders();
+    req.write(body.subarray(0, 10));
+    rest = () => req.end(body.subarray(10));
+  });
+  return {
+    finish() {
+      rest();
+      return answer;
+    },
+  };
+}
 
 describe('single-flight across concurrent requests', () => {
   it('20 identical nested queries at once from one token make at most 1.5 × the distinct REST calls', async () => {
@@ -97,5 +129,49 @@ describe('single-flight across concurrent requests', () => {
     expect((await before).data).toEqual({ space: { title: 'Before' } });
     expect(after.data).toEqual({ space: { title: 'After' } });
     expect(t.proxy.requests.filter((r) => r.method === 'GET' && r.path === `/spaces/${space.body.id}`)).toHaveLength(2);
+  });
+
+  it('a request that arrived while an identical read was in flight takes its answer, even when it reads after the answer came back', async () => {
+    const t = await stack({ readMs: 300 });
+    const { admin } = t.upstream.world.users;
+    const space = await t.upstream.api.post(`/orgs/${t.upstream.world.orgId}/spaces`, { title: 'Shared' });
+    const TITLE = `query($id: String!) { space(spaceId: $id) { title } }`;
+    const first = t.gql(TITLE, { id: space.body.id }, admin.token);
+    await new Promise((r) => setTimeout(r, 100));
+    // Arrives while the first one's read is in flight; reaches its resolvers after that read is back.
+    const late = slowRequest(t.gateway.url, admin.token, TITLE, { id: space.body.id });
+    await new Promise((r) => setTimeout(r, 50));
+    expect((await first).data).toEqual({ space: { title: 'Shared' } });
+    expect((await late.finish()).data).toEqual({ space: { title: 'Shared' } });
+    expect(t.proxy.requests.filter((r) => r.method === 'GET' && r.path === `/spaces/${space.body.id}`)).toHaveLength(1);
+
+    // A request that arrives after the answer came back reads afresh.
+    expect((await t.gql(TITLE, { id: space.body.id }, admin.token)).data).toEqual({ space: { title: 'Shared' } });
+    expect(t.proxy.requests.filter((r) => r.method === 'GET' && r.path === `/spaces/${space.body.id}`)).toHaveLength(2);
+  });
+
+  it('…but never after the caller’s own write, and never another token’s answer', async () => {
+    const t = await stack({ readMs: 300 });
+    const { admin, read } = t.upstream.world.users;
+    const space = await t.upstream.api.post(`/orgs/${t.upstream.world.orgId}/spaces`, { title: 'Before' });
+    const TITLE = `query($id: String!) { space(spaceId: $id) { title } }`;
+    const gets = () => t.proxy.requests.filter((r) => r.method === 'GET' && r.path === `/spaces/${space.body.id}`);
+    const first = t.gql(TITLE, { id: space.body.id }, admin.token);
+    await new Promise((r) => setTimeout(r, 100));
+    const late = slowRequest(t.gateway.url, admin.token, TITLE, { id: space.body.id });
+    const other = slowRequest(t.gateway.url, read.token, TITLE, { id: space.body.id });
+    expect((await first).data).toEqual({ space: { title: 'Before' } });
+    const write = await t.gql(
+      `mutation($input: UpdateSpaceInput!) { updateSpace(input: $input) { clientMutationId } }`,
+      { input: { spaceId: space.body.id, title: 'After' } },
+      admin.token,
+    );
+    expect(write.errors).toBeUndefined();
+    const [mine, theirs] = await Promise.all([late.finish(), other.finish()]);
+    expect(mine.data).toEqual({ space: { title: 'After' } });
+    expect(theirs.data).toEqual({ space: { title: 'After' } });
+    expect(new Set(gets().map((r) => r.authorization))).toEqual(new Set([`Bearer ${admin.token}`, `Bearer ${read.token}`]));
+    expect(gets().filter((r) => r.authorization === `Bearer ${admin.token}`)).toHaveLength(2);
+    expect(gets().filter((r) => r.authorization === `Bearer ${read.token}`)).toHaveLength(1);
   });
 });

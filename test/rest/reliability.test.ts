@@ -244,6 +244,40 @@ describe('concurrency bounds', () => {
 });
 
 describe('single-flight', () => {
+  it('a registered request takes an identical read of its caller that came back after it arrived, while it is open; not after a write, not another caller’s', async () => {
+    const server = await badServer();
+    let version = 1;
+    server.fallback = (req, res) => {
+      if (req.method !== 'GET') version++;
+      return delayed(30, json(200, { version, authorization: req.headers.authorization ?? null }))(req, res);
+    };
+    const { rest } = client(server.url);
+    const a = rest.arrive('Bearer alice')!;
+    const b = rest.arrive('Bearer alice')!;
+    const bob = rest.arrive('Bearer bob')!;
+    const first = await rest.forCaller('Bearer alice', { arrival: a }).get<any>('/space');
+    a.close();
+    // b arrived before the answer came back: it takes a copy of it, without a call.
+    const late = await rest.forCaller('Bearer alice', { arrival: b }).get<any>('/space');
+    expect(late).toEqual(first);
+    expect(late).not.toBe(first);
+    expect(server.requests).toHaveLength(1);
+    // Another caller, and a request of the same caller that arrived after the answer, call.
+    expect(await rest.forCaller('Bearer bob', { arrival: bob }).get<any>('/space')).toMatchObject({ authorization: 'Bearer bob' });
+    const after = rest.arrive('Bearer alice')!;
+    await rest.forCaller('Bearer alice', { arrival: after }).get('/space');
+    expect(server.requests).toHaveLength(3);
+    // The caller's write: nothing kept before it is taken after it.
+    const c = rest.arrive('Bearer alice')!;
+    await rest.forCaller('Bearer alice', { arrival: after }).get('/other');
+    await rest.forCaller('Bearer alice').patch('/space', { title: 'x' });
+    expect(await rest.forCaller('Bearer alice', { arrival: c }).get<any>('/other')).toMatchObject({ version: 2 });
+    expect(server.requests).toHaveLength(6);
+    for (const r of [b, bob, after, c]) r.close();
+    // Without a registration (or single-flight off) nothing is kept.
+    expect(client(server.url, { singleFlight: false }).rest.arrive('Bearer alice')).toBeUndefined();
+  });
+
   it('identical GETs of one caller in flight together make one REST call; other queries and other callers make their own', async () => {
     const server = await badServer();
     server.fallback = delayed(50, echoAuthorization);

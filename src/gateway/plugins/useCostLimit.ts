@@ -89,7 +89,31 @@ export function useCostLimit(limits: CostLimits): Plugin {
  */
 function variablesShape(variables: unknown): string {
   if (!variables || typeof variables !== 'object') return '';
-  return JSON.stringify(variables, (_key, value: unknown) => (typeof value === 'string' ? '' : value));
+  return shapeOf(variables);
+}
+
+/** JSON of `value` with every string emptied (as JSON.stringify with a replacer, without its cost per value). */
+function shapeOf(value: unknown): string {
+  switch (typeof value) {
+    case 'string':
+      return '""';
+    case 'number':
+    case 'boolean':
+      return String(value);
+    case 'object': {
+      if (value === null) return 'null';
+      if (Array.isArray(value)) return `[${value.map(shapeOf).join(',')}]`;
+      let out = '{';
+      for (const key in value) {
+        const item = (value as Record<string, unknown>)[key];
+        if (item === undefined || typeof item === 'function') continue;
+        out += `${out.length > 1 ? ',' : ''}${JSON.stringify(key)}:${shapeOf(item)}`;
+      }
+      return `${out}}`;
+    }
+    default:
+      return 'null';
+  }
 }
 
 interface CheckPayload {

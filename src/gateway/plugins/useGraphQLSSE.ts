@@ -22,6 +22,7 @@ import type { Plugin, YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from '../../log.js';
 import { callerHash } from '../lib/callerHash.js';
 import { maskError, UNEXPECTED_ERROR_MESSAGE } from '../lib/maskedErrors.js';
+import { requestPath } from '../lib/requestPath.js';
 
 export interface StreamLimits {
   /** A reservation nobody connected to is dropped after this long. */
@@ -257,8 +258,8 @@ export function useGraphQLSSE(options: { endpoint?: string; limits?: Partial<Str
       yoga = instance as typeof yoga;
       handler = createHandler(handlerOptions, yoga.fetchAPI);
     },
-    onRequest({ request, url, endResponse, serverContext }) {
-      if (!url.pathname.endsWith(endpoint)) return;
+    onRequest({ request, endResponse, serverContext }) {
+      if (!requestPath(request.url).endsWith(endpoint)) return;
       serverContexts.set(request, serverContext);
       return handle(request).then(endResponse);
     },

@@ -77,11 +77,12 @@ export function usePersistedOperations(options: PersistedOperationsOptions): Plu
   // Registrations wait for the document to pass parsing, validation and the query limits: only a
   // document that runs is stored (garbage sent with its hash takes no room in Redis).
   const toRegister = new WeakMap<Request, [hash: string, document: string]>();
-  const atExecution = async (context: { request?: Request }, stop: (result: { data: null; errors: GraphQLError[] }) => void) => {
+  // Synchronous unless there is something to do (an async hook costs every operation a promise).
+  const atExecution = (context: { request?: Request }, stop: (result: { data: null; errors: GraphQLError[] }) => void) => {
     const { request } = context;
     if (!request) return;
     if (only && !viaParams.has(request)) return stop({ data: null, errors: [onlyError()] });
-    await register(request);
+    if (toRegister.has(request)) return register(request);
   };
   const register = async (request: Request) => {
     const registration = toRegister.get(request);
@@ -92,8 +93,8 @@ export function usePersistedOperations(options: PersistedOperationsOptions): Plu
   return [
     {
       // APQ registration: a query sent with its hash.
-      async onParams({ params, request }) {
-        viaParams.add(request);
+      onParams({ params, request }) {
+        if (only) viaParams.add(request);
         const hash = apqHash(params);
         if (!params.query || hash === undefined) return;
         if (only) throw onlyError();
@@ -104,8 +105,8 @@ export function usePersistedOperations(options: PersistedOperationsOptions): Plu
       onExecute: ({ args, setResultAndStopExecution }) => atExecution(args.contextValue as { request?: Request }, setResultAndStopExecution),
       onSubscribe: ({ args, setResultAndStopExecution }) => atExecution(args.contextValue as { request?: Request }, setResultAndStopExecution),
       // A response-cache hit runs nothing, but its document ran (and validated) before for this caller.
-      onExecutionResult: async ({ request, result }) => {
-        if ((result as Record<symbol, unknown>)[Symbol.for('servedFromResponseCache')]) await register(request);
+      onExecutionResult: ({ request, result }) => {
+        if ((result as Record<symbol, unknown>)[Symbol.for('servedFromResponseCache')] && toRegister.has(request)) return register(request);
       },
     },
     useYogaPersistedOperations({

@@ -6,7 +6,8 @@
  * polling often do not multiply the calls to the dependencies. (`GET /health`, liveness, is Yoga's
  * built-in health check.)
  */
-import { useReadinessCheck, type Plugin } from 'graphql-yoga';
+import type { Plugin } from 'graphql-yoga';
+import { requestPath } from '../lib/requestPath.js';
 import { request } from 'undici';
 
 /** The probe's user agent (tracing leaves its calls out). */
@@ -44,16 +45,24 @@ export function useReadiness(checks: ReadyCheck[], options: ReadinessOptions = {
     });
     return running;
   };
-  return useReadinessCheck({
-    endpoint: '/ready',
-    check: async ({ fetchAPI }) => {
-      const { ready, checks: states } = await probe();
-      return new fetchAPI.Response(JSON.stringify({ status: ready ? 'ready' : 'unavailable', checks: states }), {
-        status: ready ? 200 : 503,
-        headers: { 'content-type': 'application/json', 'cache-control': 'no-store' },
-      });
+  const endpoint = '/ready';
+  // Yoga's useReadinessCheck tests a URLPattern (and parses a URL) on every request; the path is
+  // read from the request's URL string instead (about 3 % of the CPU of a small query).
+  return {
+    onRequest({ request, endResponse, fetchAPI }) {
+      if (requestPath(request.url) !== endpoint) return;
+      const answer = (report: Report) =>
+        endResponse(
+          new fetchAPI.Response(JSON.stringify({ status: report.ready ? 'ready' : 'unavailable', checks: report.checks }), {
+            status: report.ready ? 200 : 503,
+            headers: { 'content-type': 'application/json', 'cache-control': 'no-store' },
+          }),
+        );
+      const report = probe();
+      if (!(report instanceof Promise)) return answer(report);
+      return report.then(answer);
     },
-  });
+  };
 }
 
 async function runChecks(checks: ReadyCheck[], timeoutMs: number): Promise<Report> {

@@ -1,0 +1,114 @@
+/**
+ * A profiling aid (not a bench mode): `tsx bench/profile.ts [one|nested|timeline] [seconds]`.
+ *  - one / nested: load on the gateway (started as `npm start` starts it, plus
+ *    BENCH_GATEWAY_NODE_FLAGS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`), CPU ms per request;
+ *  - timeline: the nested query with BENCH_LATENCY_MS per REST call, each REST call's start and
+ *    end as the upstream saw them, relative to the GraphQL request's start, beside the REST floor's.
+ */
+import { graphqlRequest, load, median, startFloorClient, startGateway, startUpstream, timed } from './lib.js';
+import { NESTED, ONE_RESOURCE, gqlClient, restClient, restFloor } from './workloads.js';
+
+/** REST calls the gateway made so far (its /metrics). */
+async function upstreamCalls(origin: string): Promise<number> {
+  const text = await (await fetch(`${origin}/metrics`)).text();
+  return [...text.matchAll(/^docs_graph_upstream_request_duration_seconds_count\{.*\} (\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0);
+}
+
+const what = process.argv[2] ?? 'one';
+const seconds = Number(process.argv[3] ?? 8);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const latencyMs = Number(process.env.BENCH_LATENCY_MS ?? 20);
+const upstream = await startUpstream({ spaces: 6, changeRequests: 4, comments: 0, replies: 0, callers: 1 }, latencyMs);
+const gateway = await startGateway(['--upstream-url', what === 'timeline' || what === 'burst' ? upstream.slowUrl : upstream.url, ...(process.env.GATEWAY_ARGS ?? '').split(' ').filter(Boolean)]);
+const { token, spaceIds, organizationId } = upstream.seeded;
+if (process.env.RENICE) (await import('node:child_process')).execSync(`renice -n ${process.env.RENICE} -p ${gateway.pid}`);
+try {
+  if (what === 'floors') {
+    // The REST floor from the bench's own process (beside the upstream's thread) against one from a
+    // process of its own (bench/floor.mjs), interleaved.
+    const rest = restClient(upstream.slowUrl);
+    const child = await startFloorClient(upstream.slowUrl);
+    const [own, separate]: number[][] = [[], []];
+    for (let i = 0; i < 30; i++) await Promise.all([restFloor(rest, token, organizationId), child.run(token, organizationId, 1, 1)]);
+    for (let i = 0; i < Number(process.env.RUNS ?? 31); i++) {
+      own.push((await timed(() => restFloor(rest, token, organizationId)))[0]);
+      separate.push(...(await child.run(token, organizationId, 1)));
+    }
+    console.log(`floors: p50 in the bench's process ${median(own).toFixed(1)} ms, in a process of its own ${median(separate).toFixed(1)} ms`);
+    await rest.close();
+    await child.stop();
+  } else if (what === 'burst') {
+    // 20 identical nested queries at once from one token, several times: the REST calls each
+    // burst makes, with their start times (ms after the burst began) as the upstream saw them.
+    const gql = gqlClient(gateway.url);
+    const warm = Number(process.env.WARM ?? 1);
+    for (let i = 0; i < warm; i += 10) await Promise.all(Array.from({ length: Math.min(10, warm - i) }, () => gql.send(token, NESTED, { org: organizationId })));
+    for (let i = 0; i < Number(process.env.RUNS ?? 5); i++) {
+      upstream.record(true);
+      await upstream.take();
+      const t0 = performance.timeOrigin + performance.now();
+      const sent: number[] = [];
+      // A fresh client (20 new connections), as the bench's burst.
+      const fresh = process.env.FRESH ? gqlClient(gateway.url) : gql;
+      await Promise.all(Array.from({ length: 20 }, () => timed(() => fresh.send(token, NESTED, { org: organizationId })).then(([ms]) => sent.push(ms))));
+      if (fresh !== gql) await fresh.close();
+      await new Promise((r) => setTimeout(r, 50));
+      const calls = (await upstream.take()).sort((a, b) => a.start - b.start);
+      upstream.record(false);
+      console.log(`burst: ${calls.length} calls, answers in ${Math.min(...sent).toFixed(1)}–${Math.max(...sent).toFixed(1)} ms; calls: ` + calls.map((c) => `${c.url.replace(/^.*\/(orgs|spaces)\/[^/]+/, '$1')}@${(c.start - t0).toFixed(1)}`).join(' '));
+    }
+    await gql.close();
+  } else if (what === 'timeline') {
+    const gql = gqlClient(gateway.url);
+    const rest = restClient(upstream.slowUrl);
+    const warm = Number(process.env.WARM ?? 5);
+    for (let i = 0; i < warm; i += 10) await Promise.all(Array.from({ length: Math.min(10, warm - i) }, () => Promise.all([gql.send(token, NESTED, { org: organizationId }), restFloor(rest, token, organizationId)])));
+    const runs = Number(process.env.RUNS ?? 15);
+    for (const [name, f] of [
+      ['gateway', () => gql.send(token, NESTED, { org: organizationId })],
+      ['floor', () => restFloor(rest, token, organizationId)],
+    ] as const) {
+      const totals: number[] = [];
+      const rows: string[] = [];
+      const phases = { pre: [] as number[], between: [] as number[], spread: [] as number[], post: [] as number[] };
+      for (let i = 0; i < runs; i++) {
+        upstream.record(true);
+        await upstream.take();
+        const t0 = performance.timeOrigin + performance.now();
+        const [ms] = await timed(f as () => Promise<unknown>);
+        await new Promise((r) => setTimeout(r, 30));
+        const calls = (await upstream.take()).sort((a, b) => a.start - b.start);
+        upstream.record(false);
+        totals.push(ms);
+        const firstEnd = calls[0]?.end ?? 0;
+        const second = calls.slice(1);
+        phases.pre.push((calls[0]?.start ?? 0) - t0);
+        phases.between.push(Math.min(...second.map((c) => c.start)) - firstEnd);
+        phases.spread.push(Math.max(...second.map((c) => c.start)) - Math.min(...second.map((c) => c.start)));
+        phases.post.push(t0 + ms - Math.max(...second.map((c) => c.end)));
+        if (i >= runs - 3) rows.push(`${ms.toFixed(1)} ms: ` + calls.map((c) => `[${(c.start - t0).toFixed(1)}–${(c.end - t0).toFixed(1)}]`).join(' '));
+      }
+      const m = (xs: number[]) => median(xs).toFixed(2);
+      console.log(`${name}: p50 ${median(totals).toFixed(1)} ms; medians: before the first call ${m(phases.pre)}, level 1 end → level 2 start ${m(phases.between)}, level 2 starts spread ${m(phases.spread)}, last end → answer ${m(phases.post)}\n  ${rows.join('\n  ')}`);
+    }
+    await gql.close();
+    await rest.close();
+  } else {
+    const once =
+      what === 'nested'
+        ? graphqlRequest('/graphql', token, NESTED, { org: organizationId })
+        : graphqlRequest('/graphql', token, ONE_RESOURCE, { space: spaceIds[0] });
+    const origin = new URL(gateway.url).origin;
+    await load(origin, connections, 2, once);
+    const cpu = gateway.cpuMs();
+    const calls = await upstreamCalls(origin);
+    const run = await load(origin, connections, seconds, once);
+    const after = await upstreamCalls(origin);
+    const perRequest = (after - calls) / run.done;
+    console.log(`${what}: ${run.rate.toFixed(1)} req/s, ${run.errors} errors, ${perRequest.toFixed(3)} REST calls/request, gateway CPU ${((gateway.cpuMs() - cpu) / run.done).toFixed(3)} ms/request, RSS ${(gateway.memory().rss / 1024).toFixed(1)} MiB, peak ${(gateway.memory().hwm / 1024).toFixed(1)} MiB`);
+  }
+} finally {
+  await gateway.stop();
+  await upstream.stop();
+}
+process.exit(0);
