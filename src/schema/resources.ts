@@ -212,13 +212,9 @@ export const RESOURCES = {
     list: { on: 'Organization', field: 'linkInvites', description: 'Link invites of the organization' },
     lookup: { field: 'linkInvite', description: 'A link invite by REST id' },
     writes: {
-      createLinkInvite: {
-        kind: 'create',
-        method: 'POST',
-        description: 'Creates a link invite',
-        rules: organizationBodies['linkInvite.create'],
+      createLinkInvite: create('POST', 'Creates a link invite', organizationBodies['linkInvite.create'], {
         notes: { role: "Role given to who joins (default: the organization's); null for guests." },
-      },
+      }),
       updateLinkInvite: update('PATCH', 'Changes the role of a link invite', organizationBodies['linkInvite.update'], { notes: { role: 'Null for guests.' } }),
       deleteLinkInvite: remove('Deletes a link invite'),
     },
@@ -381,14 +377,11 @@ export const RESOURCES = {
       updateSite: update('PATCH', 'Changes the title or visibility of a site', siteBodies['site.update']),
       publishSite: update('POST', 'Publishes a site to the audience of its visibility', undefined, { path: '/orgs/{organizationId}/sites/{siteId}/publish' }),
       unpublishSite: update('POST', 'Takes a site offline', undefined, { path: '/orgs/{organizationId}/sites/{siteId}/unpublish' }),
-      updateSitePublishingAuth: {
-        method: 'PATCH',
+      updateSitePublishingAuth: update('PATCH', 'Changes the visitor-authentication settings of a site', siteBodies['sitePublishingAuth.update'], {
         path: '/orgs/{organizationId}/sites/{siteId}/publishing/auth',
-        description: 'Changes the visitor-authentication settings of a site',
-        rules: siteBodies['sitePublishingAuth.update'],
         notes: { fallbackURL: 'Null removes it.', logoutURL: 'Null removes it.' },
         returns: { field: 'publishingAuth', type: 'SitePublishingAuth' },
-      },
+      }),
     },
     stale: SITES,
   },
@@ -397,21 +390,14 @@ export const RESOURCES = {
     listedOnly: true,
     list: { on: 'Site', field: 'sections', description: 'Sections of the site, in site order', shareable: true },
     writes: {
-      createSiteSection: {
-        kind: 'create',
-        method: 'POST',
-        description: 'Adds a section at the end of a site',
-        rules: siteBodies['siteSection.create'],
+      createSiteSection: create('POST', 'Adds a section at the end of a site', siteBodies['siteSection.create'], {
         notes: { spaceId: 'The space the section publishes (its first site space).', title: 'Default: the title of the space.' },
-      },
+      }),
       updateSiteSection: update('PATCH', 'Changes a section', siteBodies['siteSection.update'], { notes: UPDATE_NOTES }),
-      moveSiteSection: {
-        method: 'POST',
+      moveSiteSection: update('POST', 'Moves a section before or after another, or to the end of the site', siteBodies['siteSection.move'], {
         path: '/orgs/{organizationId}/sites/{siteId}/sections/{siteSectionId}/move',
-        description: 'Moves a section before or after another, or to the end of the site',
-        rules: siteBodies['siteSection.move'],
         inputs: { position: 'SiteSectionPositionInput' },
-      },
+      }),
       deleteSiteSection: remove('Deletes a section and its site spaces'),
     },
     stale: SITES,
@@ -427,33 +413,21 @@ export const RESOURCES = {
     listedOnly: true,
     list: { on: 'Site', field: 'sectionGroups', description: 'Section groups of the site, in site order' },
     writes: {
-      createSiteSectionGroup: {
-        kind: 'create',
-        method: 'POST',
-        description: 'Creates a section group at the end of a site',
-        rules: siteBodies['siteSectionGroup.create'],
+      createSiteSectionGroup: create('POST', 'Creates a section group at the end of a site', siteBodies['siteSectionGroup.create'], {
         notes: { sections: 'REST ids of sections to put in the group (they leave any other group).' },
-      },
+      }),
       updateSiteSectionGroup: update('PATCH', 'Changes a section group', siteBodies['siteSectionGroup.update'], { notes: UPDATE_NOTES }),
-      moveSiteSectionGroup: {
-        method: 'POST',
+      moveSiteSectionGroup: update('POST', 'Moves a section group before or after a section, or to the end of the site', siteBodies['siteSectionGroup.move'], {
         path: '/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}/move',
-        description: 'Moves a section group before or after a section, or to the end of the site',
-        rules: siteBodies['siteSectionGroup.move'],
         inputs: { position: 'SiteSectionGroupPositionInput' },
-      },
-      addSiteSectionToGroup: {
-        method: 'POST',
+      }),
+      addSiteSectionToGroup: update('POST', 'Puts a section into a group, out of any other', siteBodies['siteSectionGroup.addSection'], {
         path: '/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}/sections',
-        description: 'Puts a section into a group, out of any other',
-        rules: siteBodies['siteSectionGroup.addSection'],
-      },
-      removeSiteSectionFromGroup: {
-        method: 'DELETE',
+      }),
+      removeSiteSectionFromGroup: update('DELETE', 'Takes a section out of its group', undefined, {
         path: '/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}/sections/{siteSectionId}',
-        description: 'Takes a section out of its group',
         empty: true,
-      },
+      }),
       deleteSiteSectionGroup: remove('Deletes a section group; its sections stay, ungrouped'),
     },
     stale: SITES,
@@ -463,20 +437,13 @@ export const RESOURCES = {
     listedOnly: true,
     list: { on: 'Site', field: 'redirects', description: 'Redirects of the site, oldest first' },
     writes: {
-      createSiteRedirect: {
-        kind: 'create',
-        method: 'POST',
-        description: 'Creates a redirect on a site; a source already redirected: CONFLICT',
-        rules: siteBodies['siteRedirect.create'],
+      createSiteRedirect: create('POST', 'Creates a redirect on a site; a source already redirected: CONFLICT', siteBodies['siteRedirect.create'], {
         notes: { source: 'The path to redirect from, e.g. `/old/page`.' },
         inputs: { destination: 'SiteRedirectDestinationInput' },
-      },
-      updateSiteRedirect: {
-        method: 'PATCH',
-        description: 'Changes the source or destination of a redirect',
-        rules: siteBodies['siteRedirect.update'],
+      }),
+      updateSiteRedirect: update('PATCH', 'Changes the source or destination of a redirect', siteBodies['siteRedirect.update'], {
         inputs: { destination: 'SiteRedirectDestinationInput' },
-      },
+      }),
       deleteSiteRedirect: remove('Deletes a redirect'),
     },
     stale: SITES,
@@ -503,19 +470,12 @@ export const RESOURCES = {
     list: { on: 'Organization', field: 'spaces', path: '/orgs/{organizationId}/spaces', description: 'Spaces of the organization the caller can read' },
     lookup: { field: 'space', description: 'A space by REST id', shareable: true },
     writes: {
-      createSpace: {
-        kind: 'create',
-        method: 'POST',
-        description: 'Creates a space',
-        rules: bodies['space.create'],
+      createSpace: create('POST', 'Creates a space', bodies['space.create'], {
         notes: { parent: 'Id of the collection to create the space in (default: the organization root).' },
-      },
-      updateSpace: {
-        method: 'PATCH',
-        description: 'Updates a space',
-        rules: bodies['space.update'],
+      }),
+      updateSpace: update('PATCH', 'Updates a space', bodies['space.update'], {
         notes: { title: 'Needs edit.', emoji: 'Needs edit.', editMode: 'Needs admin.', defaultLevel: 'Needs admin.' },
-      },
+      }),
       restoreSpace: update('POST', 'Restores a space deleted in the last 7 days', undefined, { path: '/spaces/{spaceId}/restore' }),
       duplicateSpace: update('POST', 'Duplicates a space beside the original; the payload holds the copy', undefined, { path: '/spaces/{spaceId}/duplicate' }),
       lockSpace: update('PATCH', 'Locks a space: all edits are locked (`editMode: locked`); needs admin', undefined, { body: { editMode: 'locked' } }),
@@ -538,13 +498,9 @@ export const RESOURCES = {
     },
     lookup: { field: 'collection', description: 'A collection by REST id' },
     writes: {
-      createCollection: {
-        kind: 'create',
-        method: 'POST',
-        description: 'Creates a collection',
-        rules: bodies['collection.create'],
+      createCollection: create('POST', 'Creates a collection', bodies['collection.create'], {
         notes: { parent: 'Id of the collection to nest it in (default: the organization root).' },
-      },
+      }),
       updateCollection: update('PATCH', 'Updates a collection', bodies['collection.update']),
       // The spaces of a deleted collection move to the organization root; a transfer takes them along.
       ...treeWrites('collection', '; its spaces move to the organization root', ['/spaces']),
@@ -567,13 +523,10 @@ export const RESOURCES = {
     lookup: { field: 'changeRequest', description: 'A change request by its REST id or number' },
     writes: {
       createChangeRequest: create('POST', 'Creates a change request, as a draft', bodies['changeRequest.create']),
-      updateChangeRequest: {
-        method: 'PATCH',
-        description: 'Changes the subject and/or the status of a change request',
-        rules: bodies['changeRequest.update'],
+      updateChangeRequest: update('PATCH', 'Changes the subject and/or the status of a change request', bodies['changeRequest.update'], {
         notes: { status: 'DRAFT, OPEN or ARCHIVED (MERGED only by mergeChangeRequest).' },
         inputs: { status: 'ChangeRequestStatus' },
-      },
+      }),
       archiveChangeRequest: update('PATCH', 'Archives a change request (`status: archived`)', undefined, { body: { status: 'archived' } }),
       reopenChangeRequest: update('PATCH', 'Opens a draft or archived change request (`status: open`)', undefined, { body: { status: 'open' } }),
       markChangeRequestDraft: update('PATCH', 'Turns a change request back into a draft (`status: draft`)', undefined, { body: { status: 'draft' } }),
@@ -596,14 +549,10 @@ export const RESOURCES = {
     },
     lookup: { field: 'comment', description: 'A comment by REST ids; `changeRequestId` may be the number', bodies: true },
     writes: {
-      createComment: {
-        kind: 'create',
-        method: 'POST',
-        description: 'Posts a comment in a change request',
-        rules: bodies['comment.create'],
+      createComment: create('POST', 'Posts a comment in a change request', bodies['comment.create'], {
         notes: { page: 'The page (id) the comment is about.', node: 'The content node (id) the comment is about.' },
         inputs: { body: 'ContentBodyInput' },
-      },
+      }),
       updateComment: update('PUT', 'Edits the body of a comment; its author only', postBody, { inputs: { body: 'ContentBodyInput' } }),
       resolveComment: update('PUT', 'Resolves a comment (`resolved: true`): sets `resolvedAt` and `resolvedBy`', undefined, { body: { resolved: true } }),
       reopenComment: update('PUT', 'Reopens a resolved comment (`resolved: false`)', undefined, { body: { resolved: false } }),
