@@ -109,6 +109,8 @@ try {
   }
 } finally {
   await gateway.stop();
+  // DUMP=file: the gateway's output (e.g. with BENCH_GATEWAY_NODE_FLAGS=--trace-gc).
+  if (process.env.DUMP) (await import('node:fs')).writeFileSync(process.env.DUMP, gateway.output());
   await upstream.stop();
 }
 process.exit(0);

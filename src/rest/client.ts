@@ -181,9 +181,9 @@ interface CallerState extends CallerSlots {
   generation: number;
 }
 
-/** A GET's answer as it came (the text, so each taker parses its own copy) and when it came. */
+/** A GET's answer (frozen, so every taker may share it) and when it came. */
 interface Answer {
-  text: string | undefined;
+  value: unknown;
   at: number;
 }
 
@@ -199,8 +199,6 @@ interface Flight {
   generation: number;
   /** Joiners still waiting; when the last one leaves (its client went away), the call is aborted. */
   waiters: number;
-  /** Copies of the answer for all waiters but one, made as it arrives (resolvers may change what they get). */
-  copies?: unknown[];
   /** Aborts the call and lets no one join it any more. */
   abandon(): void;
 }
@@ -348,8 +346,7 @@ function callerView(s: Settings, authorization: string | undefined, signal: Abor
 
   const join = (flight: Flight, info: Prepared['info']): Promise<any> => {
     flight.waiters++;
-    const take = (value: unknown) => (flight.copies?.length ? flight.copies.pop() : value);
-    if (!signal) return flight.promise.then(take);
+    if (!signal) return flight.promise;
     const leave = () => {
       if (--flight.waiters === 0) flight.abandon();
     };
@@ -367,7 +364,7 @@ function callerView(s: Settings, authorization: string | undefined, signal: Abor
       flight.promise.then(
         (value) => {
           leaving.delete(onAbort);
-          resolve(take(value));
+          resolve(value);
         },
         (error: unknown) => {
           leaving.delete(onAbort);
@@ -385,7 +382,7 @@ function callerView(s: Settings, authorization: string | undefined, signal: Abor
     const answer = kept(state, req.url);
     if (answer) {
       if (signal?.aborted) return Promise.reject(unavailableError(req.info, 'request aborted'));
-      return Promise.resolve(answer.text === undefined ? undefined : JSON.parse(answer.text));
+      return Promise.resolve(answer.value);
     }
     const flight = start(s, state, req);
     if (s.singleFlight) state.flights.set(req.url, flight);
@@ -435,17 +432,13 @@ function start(s: Settings, state: CallerState, req: Prepared): Flight {
     generation: state.generation,
     promise: call(s, state, req, deadline)
       .then(({ value, text }) => {
-        // Attached before any waiter's handler, so the copies are made before anyone can change the answer.
         detach();
         // Kept for the other open requests of this caller (none but this one: nobody else could take it).
         if (state.open.size > 1 && req.info.method === 'GET' && state.generation === flight.generation && (text?.length ?? 0) <= RECENT_MAX_CHARS) {
           const at = performance.now();
           state.recent.delete(req.url);
-          state.recent.set(req.url, { text, at });
+          state.recent.set(req.url, { value, at });
           prune(state, at);
-        }
-        if (flight.waiters > 1 && typeof value === 'object' && value !== null) {
-          flight.copies = Array.from({ length: flight.waiters - 1 }, () => structuredClone(value));
         }
         return value;
       })
@@ -563,7 +556,9 @@ async function readResponse(res: Dispatcher.ResponseData, req: Prepared): Promis
       return { ok: true, value: undefined };
     }
     const text = await res.body.text();
-    return { ok: true, value: parseBody(text, res.headers['content-type'], status, req), text: text || undefined };
+    const value = parseBody(text, res.headers['content-type'], status, req);
+    // A read's answer may be shared (joined calls, kept answers): nobody may change it.
+    return { ok: true, value: req.info.method === 'GET' ? deepFreeze(value) : value, text: text || undefined };
   }
   const retryable = req.info.method === 'GET' && RETRY_STATUSES.has(status);
   // A retried answer's text is of no use; other errors carry the upstream's message.
@@ -590,6 +585,17 @@ function parseBody(text: string, contentType: string | string[] | undefined, sta
   } catch {
     throw restError('UPSTREAM_ERROR', 'Upstream sent invalid JSON', { ...req.info, status });
   }
+}
+
+/** `value` and everything in it made read-only (JSON: plain objects and arrays), without recursion. */
+export function deepFreeze<T>(value: T): T {
+  if (typeof value !== 'object' || value === null) return value;
+  const stack: object[] = [value];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    Object.freeze(next);
+    for (const child of Object.values(next)) if (typeof child === 'object' && child !== null) stack.push(child);
+  }
+  return value;
 }
 
 /** Connection-level failures GETs may retry: the request never reached a handler, or the socket broke. */

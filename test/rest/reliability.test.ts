@@ -257,10 +257,11 @@ describe('single-flight', () => {
     const bob = rest.arrive('Bearer bob')!;
     const first = await rest.forCaller('Bearer alice', { arrival: a }).get<any>('/space');
     a.close();
-    // b arrived before the answer came back: it takes a copy of it, without a call.
+    // b arrived before the answer came back: it takes the answer, without a call.
     const late = await rest.forCaller('Bearer alice', { arrival: b }).get<any>('/space');
     expect(late).toEqual(first);
-    expect(late).not.toBe(first);
+    // The kept answer itself, read-only (see 'gives every joiner the same answer').
+    expect(Object.isFrozen(late)).toBe(true);
     expect(server.requests).toHaveLength(1);
     // Another caller, and a request of the same caller that arrived after the answer, call.
     expect(await rest.forCaller('Bearer bob', { arrival: bob }).get<any>('/space')).toMatchObject({ authorization: 'Bearer bob' });
@@ -311,16 +312,18 @@ describe('single-flight', () => {
     ]);
   });
 
-  it('gives each joiner its own copy of the answer', async () => {
+  it('gives every joiner the same answer, read-only: nobody can change what another request reads', async () => {
     const server = await badServer();
     server.fallback = delayed(50, json(200, { items: [{ id: 'a' }] }));
     const { rest } = client(server.url);
     const signal = new AbortController().signal;
     const [first, second, third] = await Promise.all([1, 2, 3].map(() => rest.forCaller('Bearer alice', { signal }).get<any>('/list')));
-    first.items.push({ id: 'changed' });
-    expect(second).toEqual({ items: [{ id: 'a' }] });
+    expect(() => first.items.push({ id: 'changed' })).toThrow(TypeError);
+    expect(() => {
+      first.items[0].id = 'changed';
+    }).toThrow(TypeError);
+    expect(second).toBe(first);
     expect(third).toEqual({ items: [{ id: 'a' }] });
-    expect(second).not.toBe(third);
     expect(server.requests).toHaveLength(1);
   });
 

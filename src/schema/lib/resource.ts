@@ -33,14 +33,27 @@ export const pathParams = (template: string): string[] => [...template.matchAll(
  */
 export function fillPath(template: string, values: Values, prefix = false): string | undefined {
   let out = '';
-  for (const part of template.split(/(\{\w+\})/)) {
-    const name = /^\{(\w+)\}$/.exec(part)?.[1];
-    if (!name) out += part;
+  for (const part of templateParts(template)) {
+    if (!part.name) out += part.text;
     // An empty key is refused by `restPath` (BAD_USER_INPUT), unless only a prefix is asked for.
-    else if (typeof values[name] === 'string' && (values[name] || !prefix)) out += restPath`/${values[name] as string}`.slice(1);
+    else if (typeof values[part.name] === 'string' && (values[part.name] || !prefix)) out += restPath`/${values[part.name] as string}`.slice(1);
     else return prefix ? out.replace(/\/$/, '') : undefined;
   }
   return out;
+}
+
+/** A template's literal parts and parameters, split once per template (paths are built per request). */
+const parsedTemplates = new Map<string, Array<{ text: string; name?: string }>>();
+function templateParts(template: string): Array<{ text: string; name?: string }> {
+  let parts = parsedTemplates.get(template);
+  if (!parts) {
+    parts = template
+      .split(/(\{\w+\})/)
+      .filter(Boolean)
+      .map((text) => ({ text, name: /^\{(\w+)\}$/.exec(text)?.[1] }));
+    parsedTemplates.set(template, parts);
+  }
+  return parts;
 }
 
 /** The REST list path of a resource. */
