@@ -84,7 +84,7 @@ export interface ListOptions<Item, Node> {
   node?: (item: Item) => Node;
   /** REST path of a list item's object, to prime the loader with it (with the edge's node when
    * `node` is given: `{permission, user}` primes the user's path with the user). */
-  itemPath?: (item: Item) => string | undefined;
+  itemPath?: (item: Item, node: Node) => string | undefined;
 }
 
 /** `first` checked against the configured bounds (default when absent). */
@@ -103,8 +103,10 @@ export async function resolveList<Item, Node = Item>(
   options: ListOptions<Item, Node>,
 ): Promise<ConnectionResult<Item, Node>> {
   const first = pageSize(ctx, args.first);
-  const k = listKey(options.path, options.query);
-  const start = args.after ? decodeCursor(args.after, k, ctx.config.maxPageSize) : { p: undefined, s: 0, l: Math.max(first, 1) };
+  // The list's key and the cursors are computed only when asked for (most selections take no cursor).
+  let key: string | undefined;
+  const k = () => (key ??= listKey(options.path, options.query));
+  const start = args.after ? decodeCursor(args.after, k(), ctx.config.maxPageSize) : { p: undefined, s: 0, l: Math.max(first, 1) };
   const edges: Array<Edge<Item, Node>> = [];
   let page = start.p;
   let skip = start.s;
@@ -116,16 +118,18 @@ export async function resolveList<Item, Node = Item>(
   for (;;) {
     const res = await ctx.rest.load<ListEnvelope<Item> & Record<string, unknown>>(options.path, { ...options.query, page, limit });
     envelope ??= res;
-    res.items.forEach((item) => {
-      const p = options.itemPath?.(item);
-      if (p) ctx.rest.prime(p, options.node ? options.node(item) : item);
-    });
+    const nodes = res.items.map((item) => (options.node ? options.node(item) : (item as unknown as Node)));
+    if (options.itemPath) {
+      res.items.forEach((item, i) => {
+        const p = options.itemPath!(item, nodes[i]);
+        if (p) ctx.rest.prime(p, nodes[i]);
+      });
+    }
     const last = res.items.length - 1;
     let taken = 0;
     for (let i = skip; i <= last && edges.length < first; i++, taken++) {
-      const after: Cursor = i === last && res.next ? { p: res.next.page, s: 0, l: limit, k } : { p: page, s: i + 1, l: limit, k };
-      const item = res.items[i];
-      edges.push({ cursor: encodeCursor(after), item, node: options.node ? options.node(item) : (item as unknown as Node) });
+      const [p, s, l] = i === last && res.next ? [res.next.page, 0, limit] : [page, i + 1, limit];
+      edges.push(lazyEdge(() => ({ p, s, l, k: k() }), res.items[i], nodes[i]));
     }
     if (edges.length >= first) {
       hasNextPage = skip + taken < res.items.length || Boolean(res.next);
@@ -141,10 +145,26 @@ export async function resolveList<Item, Node = Item>(
     pageInfo: {
       hasNextPage,
       hasPreviousPage: false,
-      startCursor: edges[0]?.cursor ?? null,
-      endCursor: edges[edges.length - 1]?.cursor ?? null,
+      get startCursor() {
+        return edges[0]?.cursor ?? null;
+      },
+      get endCursor() {
+        return edges[edges.length - 1]?.cursor ?? null;
+      },
     },
     envelope: envelope!,
+  };
+}
+
+/** An edge whose cursor is encoded when first read. */
+function lazyEdge<Item, Node>(after: () => Cursor, item: Item, node: Node): Edge<Item, Node> {
+  let cursor: string | undefined;
+  return {
+    item,
+    node,
+    get cursor() {
+      return (cursor ??= encodeCursor(after()));
+    },
   };
 }
 

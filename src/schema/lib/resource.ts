@@ -423,12 +423,12 @@ function deriveList(info: ResourceInfo): void {
         // Listed bodies: REST is asked for the format the selection needs; items prime their path under it.
         const format = list.bodies ? bodyFormat(gql, LISTED_BODIES, args.format) : undefined;
         const formatQuery = format ? { format } : undefined;
-        const itemPath = info.spec.listedOnly ? undefined : (item: Json) => info.path(info.keys(info.attach(item, known)));
+        const itemPath = info.spec.listedOnly ? undefined : (node: Json) => info.path(info.keys(node));
         return resolveList(ctx, args, {
           path: info.listPath(known),
           query: { ...query, ...formatQuery, ...(list.shareable ? shareQuery(known) : undefined) } as never,
           node: (item: Json) => info.attach(item, known),
-          itemPath: list.bodies && itemPath ? (item: Json) => void ctx.rest.prime(itemPath(item), item, formatQuery) : itemPath,
+          itemPath: itemPath && ((item: Json, node: Json) => (list.bodies ? void ctx.rest.prime(itemPath(node), item, formatQuery) : itemPath(node))),
         });
       },
     }),
