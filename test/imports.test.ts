@@ -173,4 +173,11 @@ describe('the import graph of src', () => {
     );
     expect(offending).toEqual([]);
   });
+
+  it('the schema and the REST client never import the gateway (it composes them, not the other way round)', () => {
+    const offending = [...graph].flatMap(([file, targets]) =>
+      /^src\/(schema|rest)\//.test(file) ? targets.filter((t) => t.startsWith('src/gateway/')).map((t) => `${file} → ${t}`) : [],
+    );
+    expect(offending).toEqual([]);
+  });
 });
