@@ -31,9 +31,10 @@ export function describeGeneratedTypes(schema: GraphQLSchema): GraphQLSchema {
 export function describeRule(rule: Rule): string {
   const parts: string[] = 'required' in rule && rule.required && rule.nullable ? ['Required (null is a value).'] : [];
   const range = (min: number | undefined, max: number | undefined, unit: string) => {
-    if (min !== undefined && max !== undefined) parts.push(`${min} to ${max} ${unit}.`);
-    else if (max !== undefined) parts.push(`At most ${max} ${unit}.`);
-    else if (min !== undefined) parts.push(`At least ${min} ${unit}.`);
+    const units = (n: number) => (n === 1 && unit.endsWith('s') ? unit.slice(0, -1) : unit);
+    if (min !== undefined && max !== undefined) parts.push(`${min} to ${max} ${units(max)}.`);
+    else if (max !== undefined) parts.push(`At most ${max} ${units(max)}.`);
+    else if (min !== undefined) parts.push(`At least ${min} ${units(min)}.`);
   };
   if (rule.kind === 'string') {
     range(rule.min, rule.max, 'characters');
