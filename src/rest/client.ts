@@ -16,7 +16,7 @@
 import { EventEmitter } from 'node:events';
 import { Pool, type Dispatcher } from 'undici';
 import { callerKey } from './callerKey.js';
-import { CircuitOpen, createCircuit, DEFAULT_CIRCUIT, type Circuit, type CircuitConfig, type CircuitStateName } from './circuit.js';
+import { CircuitOpen, createCircuit, DEFAULT_CIRCUIT, type Circuit, type CircuitConfig } from './circuit.js';
 import {
   circuitOpenError,
   errorCode,
@@ -214,7 +214,7 @@ interface Prepared {
 }
 
 type Outcome =
-  | { ok: true; value: unknown; /** The body as received. */ text?: string }
+  | { ok: true; value: unknown; /** Length of the body as received (characters). */ size: number }
   | { ok: false; error: RestError; retryable: boolean; retryAfterMs?: number; /** No call: the circuit was open. */ circuitOpen?: true };
 /** An attempt's outcome, and whether it says the upstream is unhealthy (for the circuit). */
 type Attempted = Outcome & { unhealthy: boolean };
@@ -431,10 +431,10 @@ function start(s: Settings, state: CallerState, req: Prepared): Flight {
     waiters: 0,
     generation: state.generation,
     promise: call(s, state, req, deadline)
-      .then(({ value, text }) => {
+      .then(({ value, size }) => {
         detach();
         // Kept for the other open requests of this caller (none but this one: nobody else could take it).
-        if (state.open.size > 1 && req.info.method === 'GET' && state.generation === flight.generation && (text?.length ?? 0) <= RECENT_MAX_CHARS) {
+        if (state.open.size > 1 && req.info.method === 'GET' && state.generation === flight.generation && size <= RECENT_MAX_CHARS) {
           const at = performance.now();
           state.recent.delete(req.url);
           state.recent.set(req.url, { value, at });
@@ -482,7 +482,7 @@ function prepare(
  * One REST call: attempts until success, a final failure, or the deadline. A GET retries while
  * the retry budget allows it; a write gets exactly one attempt (GitBook's API has no idempotency key).
  */
-async function call(s: Settings, state: CallerState, req: Prepared, deadline: Deadline): Promise<{ value: unknown; text?: string }> {
+async function call(s: Settings, state: CallerState, req: Prepared, deadline: Deadline): Promise<{ value: unknown; size: number }> {
   const attempts = req.info.method === 'GET' ? Math.max(1, s.retry.maxAttempts) : 1;
   s.budget.deposit();
   let previous: RestError | undefined;
@@ -553,12 +553,12 @@ async function readResponse(res: Dispatcher.ResponseData, req: Prepared): Promis
   if (status >= 200 && status < 300) {
     if (status === 204) {
       await res.body.dump();
-      return { ok: true, value: undefined };
+      return { ok: true, value: undefined, size: 0 };
     }
     const text = await res.body.text();
     const value = parseBody(text, res.headers['content-type'], status, req);
     // A read's answer may be shared (joined calls, kept answers): nobody may change it.
-    return { ok: true, value: req.info.method === 'GET' ? deepFreeze(value) : value, text: text || undefined };
+    return { ok: true, value: req.info.method === 'GET' ? deepFreeze(value) : value, size: text.length };
   }
   const retryable = req.info.method === 'GET' && RETRY_STATUSES.has(status);
   // A retried answer's text is of no use; other errors carry the upstream's message.
@@ -588,7 +588,7 @@ function parseBody(text: string, contentType: string | string[] | undefined, sta
 }
 
 /** `value` and everything in it made read-only (JSON: plain objects and arrays), without recursion. */
-export function deepFreeze<T>(value: T): T {
+function deepFreeze<T>(value: T): T {
   if (typeof value !== 'object' || value === null) return value;
   const stack: object[] = [value];
   for (let next = stack.pop(); next !== undefined; next = stack.pop()) {

@@ -73,14 +73,16 @@ export class RestLoader {
     }
   }
 
-  /** Forgets cached reads whose path starts with one of the prefixes (all reads when none given). */
+  /** Forgets cached reads whose path starts with one of the prefixes (all reads when none given);
+   * an ANY_SEGMENT of a prefix stands for any one segment (a key the write did not name). */
   forget(prefixes?: string[]): void {
-    if (!prefixes) {
-      this.loader.clearAll();
-      return;
-    }
-    for (const key of this.queries.keys()) {
-      if (prefixes.some((p) => key === p || key.startsWith(p + '/') || key.startsWith(p + '?'))) this.loader.clear(key);
-    }
+    if (!prefixes) return void this.loader.clearAll();
+    const matches = prefixes.map((p) => new RegExp(`^${p.split(ANY_SEGMENT).map(escapeRegExp).join('[^/?]+')}(?:$|[/?])`));
+    for (const key of this.queries.keys()) if (matches.some((m) => m.test(key))) this.loader.clear(key);
   }
 }
+
+/** A path segment no filled path holds (values are URI-encoded: `{` never stays as is). */
+export const ANY_SEGMENT = '{}';
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -115,6 +115,22 @@ for (const base of bases) {
       expect(guest.errors?.[0].extensions?.code).toBe('NOT_FOUND');
     });
 
+    it(`${update} in one operation forgets only what it makes stale: not the organization read before it`, async () => {
+      const targetId = await base.create();
+      await t.payload(grant, { [param]: targetId, role: 'READ', users: [id('guest'), id('comment')] }, `${field} { id }`);
+      const change = (alias: string, user: WorldUser) =>
+        `${alias}: ${update}(input: { ${param}: "${targetId}", userId: "${id(user)}", role: EDIT }) { ${field} { restId organization { restId title } } }`;
+      t.resetCalls();
+      const res = await t.gql(`mutation { ${change('a', 'guest')} ${change('b', 'comment')} }`);
+      expect(res.errors).toBeUndefined();
+      const org = { restId: t.world.orgId, title: expect.any(String) };
+      expect(res.data).toEqual({ a: { [field]: { restId: targetId, organization: org } }, b: { [field]: { restId: targetId, organization: org } } });
+      const paths = t.calls.filter((c) => c.method === 'GET').map((c) => c.path);
+      // The target is read again after the second write (it made it stale); its organization is not.
+      expect(paths.filter((p) => p === `/${rest}/${targetId}`)).toHaveLength(2);
+      expect(paths.filter((p) => p === `/orgs/${t.world.orgId}`)).toHaveLength(1);
+    });
+
     it('a grant to a team reaches its members in aggregatePermissions', async () => {
       const targetId = await base.create();
       const team = (await t.api.put(`/orgs/${t.world.orgId}/teams`, { title: `Team ${typename}`, members: [id('guest')] })).body;

@@ -85,6 +85,8 @@ export interface ListOptions<Item, Node> {
   /** REST path of a list item's object, to prime the loader with it (with the edge's node when
    * `node` is given: `{permission, user}` primes the user's path with the user). */
   itemPath?: (item: Item, node: Node) => string | undefined;
+  /** The query the items are primed under (e.g. the `format` their bodies were listed in). */
+  primeQuery?: QueryParams;
 }
 
 /** `first` checked against the configured bounds (default when absent). */
@@ -122,7 +124,7 @@ export async function resolveList<Item, Node = Item>(
     if (options.itemPath) {
       res.items.forEach((item, i) => {
         const p = options.itemPath!(item, nodes[i]);
-        if (p) ctx.rest.prime(p, nodes[i]);
+        if (p) ctx.rest.prime(p, nodes[i], options.primeQuery);
       });
     }
     const last = res.items.length - 1;

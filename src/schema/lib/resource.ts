@@ -19,6 +19,7 @@ import { badNodeIdError } from './globalIds.js';
 import { checkInput, restBody } from './mutation.js';
 import { decodeKeys, encodeKeys, registerNode, restPath } from './node.js';
 import { refOf, registerRefType, restRef } from './refs.js';
+import { ANY_SEGMENT, type QueryParams } from '../restLoader.js';
 
 type Json = Record<string, any>;
 type Values = Record<string, any>;
@@ -28,16 +29,17 @@ export const pathParams = (template: string): string[] => [...template.matchAll(
 
 /**
  * A path template filled from `values`, each value one URI-encoded segment (empty, "." and ".."
- * refused); with `prefix`, a template whose value is missing is cut before it (what is left is a
- * prefix of every path it could be), else undefined.
+ * refused); with `pattern`, a missing value becomes ANY_SEGMENT (a pattern of every path it could
+ * be, for `RestLoader.forget`), else the path is undefined.
  */
-export function fillPath(template: string, values: Values, prefix = false): string | undefined {
+export function fillPath(template: string, values: Values, pattern = false): string | undefined {
   let out = '';
   for (const part of templateParts(template)) {
     if (!part.name) out += part.text;
-    // An empty key is refused by `restPath` (BAD_USER_INPUT), unless only a prefix is asked for.
-    else if (typeof values[part.name] === 'string' && (values[part.name] || !prefix)) out += restPath`/${values[part.name] as string}`.slice(1);
-    else return prefix ? out.replace(/\/$/, '') : undefined;
+    // An empty key is refused by `restPath` (BAD_USER_INPUT), unless only a pattern is asked for.
+    else if (typeof values[part.name] === 'string' && (values[part.name] || !pattern)) out += restPath`/${values[part.name] as string}`.slice(1);
+    else if (pattern) out += ANY_SEGMENT;
+    else return undefined;
   }
   return out;
 }
@@ -182,13 +184,14 @@ export function resourceNode<Shape extends object>(name: ResourceName) {
 export const resourceInfo = (name: ResourceName): ResourceInfo => resources.get(name)!;
 
 /**
- * An object of `name` embedded in another answer (a member's teams, a provider's default team):
- * its node shape, primed in the request's loader so reading it again costs no call.
+ * An object of `name` embedded in another answer (a member's teams, a change request's author):
+ * its node shape, primed in the request's loader (under `query`) so reading it again costs no call.
  */
-export function embedded<T extends object>(ctx: GatewayContext, name: ResourceName, json: T, known: Values): T {
+export function embedded<T extends object | undefined>(ctx: GatewayContext, name: ResourceName, json: T, known: Values = {}, query?: QueryParams): T {
+  if (!json) return json;
   const info = resources.get(name)!;
   const node = info.attach(json as Json, known);
-  if (!info.spec.listedOnly) ctx.rest.prime(info.path(info.keys(node)), json);
+  if (!info.spec.listedOnly) ctx.rest.prime(info.path(info.keys(node)), json, query);
   return node as T;
 }
 
@@ -259,18 +262,19 @@ const lowerFirst = (s: string) => s[0].toLowerCase() + s.slice(1);
 export function staleAfter(info: ResourceInfo, values: Values, json?: Json, write?: Write): string[] {
   const templates = [listTemplate(info.spec), info.spec.path, ...(info.spec.stale ?? []), ...(write?.stale ?? [])];
   const known = { ...(json ? info.attach(json, {}) : {}), ...values };
-  return templates.map((t) => fillPath(t, known, true)!).filter(Boolean);
+  return templates.map((t) => fillPath(t, known, true)!);
 }
 
 /**
  * `values` with the number of a `numbered` resource (a change request's) replaced by its REST id:
  * one GET, which primes the object's path by id too. `own` is left as given.
  */
+let numbered: ResourceInfo[] | undefined;
 export async function canonicalKeys(ctx: GatewayContext, values: Values, own?: string): Promise<Values> {
   const out = { ...values };
-  for (const info of resources.values()) {
+  for (const info of (numbered ??= [...resources.values()].filter((i) => i.spec.numbered))) {
     const p = info.params[info.params.length - 1];
-    if (!info.spec.numbered || p === own || typeof out[p] !== 'string' || !info.spec.numbered.test(out[p])) continue;
+    if (p === own || typeof out[p] !== 'string' || !info.spec.numbered!.test(out[p])) continue;
     const json = await ctx.rest.load<Json>(fillPath(info.spec.path, out)!);
     out[p] = json[info.idField];
     ctx.rest.prime(fillPath(info.spec.path, out)!, json);
@@ -328,6 +332,7 @@ function deriveWrite(info: ResourceInfo, name: string, write: Write): void {
   const types = Object.fromEntries(
     Object.entries(rules).map(([field, rule]) => [field, write.inputs?.[field] ? namedInput(write.inputs[field], rule) : ruleType(rule)]),
   );
+  const keyRules = Object.entries(info.spec.keyRules ?? {}).flatMap(([k, rule]) => (keyNames.includes(k) ? [[k, { ...rule, required: true }]] : []));
   builder.relayMutationField(
     name,
     {
@@ -339,8 +344,7 @@ function deriveWrite(info: ResourceInfo, name: string, write: Write): void {
     {
       description: `${write.description} (\`${write.method} ${template}\`).`,
       resolve: async (_root, { input }, ctx) => {
-        const keyRules = Object.entries(info.spec.keyRules ?? {}).filter(([k]) => keyNames.includes(k));
-        if (keyRules.length) checkInput(Object.fromEntries(keyRules.map(([k, rule]) => [k, { ...rule, required: true }])), input as Values);
+        if (keyRules.length) checkInput(Object.fromEntries(keyRules), input as Values);
         const body = write.body ?? restBody(input as Values, keyNames);
         for (const [field, spec] of Object.entries(write.inputs ?? {}))
           if (body[field] !== undefined && body[field] !== null) body[field] = inputObjects.get(inputName(spec))?.toRest?.(body[field]) ?? body[field];
@@ -423,12 +427,12 @@ function deriveList(info: ResourceInfo): void {
         // Listed bodies: REST is asked for the format the selection needs; items prime their path under it.
         const format = list.bodies ? bodyFormat(gql, LISTED_BODIES, args.format) : undefined;
         const formatQuery = format ? { format } : undefined;
-        const itemPath = info.spec.listedOnly ? undefined : (node: Json) => info.path(info.keys(node));
         return resolveList(ctx, args, {
           path: info.listPath(known),
           query: { ...query, ...formatQuery, ...(list.shareable ? shareQuery(known) : undefined) } as never,
           node: (item: Json) => info.attach(item, known),
-          itemPath: itemPath && ((item: Json, node: Json) => (list.bodies ? void ctx.rest.prime(itemPath(node), item, formatQuery) : itemPath(node))),
+          itemPath: info.spec.listedOnly ? undefined : (_item: Json, node: Json) => info.path(info.keys(node)),
+          primeQuery: formatQuery,
         });
       },
     }),

@@ -1,6 +1,5 @@
 /** Change requests: the node's own fields, merge and update from main; the rest is in src/schema/resources.ts. */
-import type { ChangeRequest as RestChangeRequest, User as RestUser } from '@gitbook/api';
-import type { GatewayContext } from '../context.js';
+import type { ChangeRequest as RestChangeRequest } from '@gitbook/api';
 import { builder } from '../builder.js';
 import { ChangeRequestStatus } from '../lib/enums.js';
 import { urlsType } from '../lib/fields.js';
@@ -13,9 +12,6 @@ type ChangeRequestShape = RestChangeRequest & { spaceId: string };
 export const ChangeRequest = resourceNode<ChangeRequestShape>('ChangeRequest');
 inputObject('ChangeRequestStatus', ChangeRequestStatus);
 
-/** A user the REST object embeds in full: primes `/users/{id}`, so the User node costs no call. */
-export const embeddedUser = <U extends RestUser | undefined>(ctx: GatewayContext, user: U): U => user && embedded(ctx, 'User', user, {});
-
 const ChangeRequestUrls = urlsType('ChangeRequestUrls', 'a change request', ['location', 'app']);
 
 ChangeRequest.implement({
@@ -25,7 +21,7 @@ ChangeRequest.implement({
     number: t.exposeInt('number', { description: 'Incremental identifier within the space; usable in place of the id.' }),
     status: t.field({ type: ChangeRequestStatus, resolve: (cr) => cr.status }),
     subject: t.exposeString('subject'),
-    createdBy: t.field({ type: User, resolve: (cr, _args, ctx) => embeddedUser(ctx, cr.createdBy) }),
+    createdBy: t.field({ type: User, resolve: (cr, _args, ctx) => embedded(ctx, 'User', cr.createdBy) }),
     createdAt: t.field({ type: 'DateTime', resolve: (cr) => cr.createdAt }),
     updatedAt: t.field({ type: 'DateTime', resolve: (cr) => cr.updatedAt }),
     revision: t.exposeString('revision', { description: 'Active revision in the change request.' }),

@@ -12,8 +12,7 @@ import { builder } from '../builder.js';
 import { CommentStatus, ContentFormat } from '../lib/enums.js';
 import { ContentBody, orNull, selectedFormats, urlsType } from '../lib/fields.js';
 import { checkInput } from '../lib/mutation.js';
-import { canonicalKeys, edge, inputObject, resourceInfo, resourceNode, writeResource } from '../lib/resource.js';
-import { embeddedUser } from './ChangeRequest.js';
+import { canonicalKeys, edge, embedded, inputObject, resourceInfo, resourceNode, writeResource } from '../lib/resource.js';
 import { User } from './User.js';
 
 export interface RestReaction {
@@ -76,7 +75,7 @@ inputObject('ContentBodyInput', builder.inputType('ContentBodyInput', {
 const ReactionUser = builder.objectRef<RestReaction['users'][number]>('ReactionUser').implement({
   description: 'A user who reacted, and when.',
   fields: (t) => ({
-    user: t.field({ type: User, resolve: (r, _args, ctx) => embeddedUser(ctx, r.user) }),
+    user: t.field({ type: User, resolve: (r, _args, ctx) => embedded(ctx, 'User', r.user) }),
     reactedAt: t.field({ type: 'DateTime', resolve: (r) => r.reactedAt }),
   }),
 });
@@ -112,7 +111,7 @@ export function postFields<P extends RestPost>(ref: ObjectRef<Types, unknown, P>
   const path = (p: P) => info.path(info.keys(p as never));
   builder.objectFields(ref, (t) => ({
     restId: t.string({ description: 'The REST id.', resolve: (p) => p.id }),
-    postedBy: t.field({ type: User, resolve: (p, _args, ctx) => embeddedUser(ctx, p.postedBy) }),
+    postedBy: t.field({ type: User, resolve: (p, _args, ctx) => embedded(ctx, 'User', p.postedBy) }),
     postedAt: t.field({ type: 'DateTime', resolve: (p) => p.postedAt }),
     editedAt: t.field({ type: 'DateTime', nullable: true, resolve: (p) => orNull(p.editedAt) }),
     body: t.field({
@@ -184,7 +183,7 @@ Comment.implement({
     repliesCount: t.int({ description: 'Count of replies (REST `replies`).', resolve: (c) => c.replies }),
     status: t.field({ type: CommentStatus, resolve: (c) => c.status }),
     resolvedAt: t.field({ type: 'DateTime', nullable: true, resolve: (c) => orNull(c.resolvedAt) }),
-    resolvedBy: t.field({ type: User, nullable: true, resolve: (c, _args, ctx) => orNull(embeddedUser(ctx, c.resolvedBy)) }),
+    resolvedBy: t.field({ type: User, nullable: true, resolve: (c, _args, ctx) => orNull(embedded(ctx, 'User', c.resolvedBy)) }),
     target: t.field({ type: CommentTarget, resolve: (c) => c.target }),
     changeRequest: edge(t, 'ChangeRequest', (c: CommentShape) => [c.spaceId, c.changeRequestId], { description: 'The change request the comment is in.' }),
   }),

@@ -2,9 +2,8 @@ import type { OrganizationMember as RestMember, OrganizationTeam as RestTeam, Sp
 import { forwardArgs, itemEdgeConnection, resolveList } from '../lib/connection.js';
 import { Role, SortOrder, TeamMemberRole } from '../lib/enums.js';
 import { orNull } from '../lib/fields.js';
-import { restPath } from '../lib/node.js';
-import { edge, embedded, resourceNode } from '../lib/resource.js';
-import { Space, spacePath } from './Space.js';
+import { edge, embedded, resourceInfo, resourceNode } from '../lib/resource.js';
+import { Space } from './Space.js';
 import { Team } from './Team.js';
 import { User } from './User.js';
 
@@ -19,7 +18,7 @@ type TeamItem = { team: RestTeam; member: { role: string } };
 const MemberSpaceConnection = itemEdgeConnection<SpaceItem>('MemberSpace', Space, 'permission', Role, "The member's role on the space.", (i) => i.permission);
 const MemberTeamConnection = itemEdgeConnection<TeamItem>('MemberTeam', Team, 'role', TeamMemberRole, "The member's role in the team (REST `member.role`).", (i) => i.member.role);
 
-const memberPath = (m: RestMemberOf) => restPath`/orgs/${m.organizationId}/members/${m.id}`;
+const memberPath = (m: RestMemberOf) => resourceInfo('Member').path(resourceInfo('Member').keys(m));
 
 Member.implement({
   description: 'A member of an organization: a user and their role in it.',
@@ -27,7 +26,7 @@ Member.implement({
     restId: t.exposeString('id', { description: 'The REST id of the member (the id of its user).' }),
     role: t.field({ type: Role, nullable: true, description: 'Role in the organization; null for guests.', resolve: (m) => m.role as never }),
     // The embedded user primes the loader: `user(userId)` or `node(id)` of it costs no call.
-    user: t.field({ type: User, resolve: (m, _args, ctx) => embedded(ctx, 'User', m.user, {}) }),
+    user: t.field({ type: User, resolve: (m, _args, ctx) => embedded(ctx, 'User', m.user) }),
     disabled: t.exposeBoolean('disabled'),
     joinedAt: t.field({ type: 'DateTime', resolve: (m) => m.joinedAt }),
     lastSeenAt: t.field({ type: 'DateTime', nullable: true, resolve: (m) => orNull(m.lastSeenAt) }),
@@ -44,8 +43,7 @@ Member.implement({
         resolveList<SpaceItem, RestSpace>(ctx, args, {
           path: `${memberPath(m)}/spaces`,
           query: { order: order ?? undefined },
-          itemPath: (item) => spacePath(item.space.id),
-          node: (item) => item.space,
+          node: (item) => embedded(ctx, 'Space', item.space),
         }),
     }),
     teams: t.field({

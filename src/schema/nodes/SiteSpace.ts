@@ -1,9 +1,9 @@
 import type { SiteSpace as RestSiteSpace } from '@gitbook/api';
 import { urlsType } from '../lib/fields.js';
-import { resourceNode, shareQuery } from '../lib/resource.js';
+import { embedded, resourceNode, shareQuery } from '../lib/resource.js';
 import type { SiteKeys } from './Site.js';
 import type { SiteSectionShape } from './SiteSection.js';
-import { Space, spacePath } from './Space.js';
+import { Space } from './Space.js';
 
 /** A site space with the keys of its section, and that section (REST embeds site spaces in sections;
  * `section` is added in SiteSection.ts). */
@@ -28,10 +28,7 @@ SiteSpace.implement({
     space: t.field({
       type: Space,
       description: 'The published space (embedded by REST: no call).',
-      resolve: (s, _args, ctx) => {
-        ctx.rest.prime(spacePath(s.space.id), s.space, shareQuery(s));
-        return s.space;
-      },
+      resolve: (s, _args, ctx) => embedded(ctx, 'Space', s.space, {}, shareQuery(s)),
     }),
   }),
 });

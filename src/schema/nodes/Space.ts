@@ -9,8 +9,6 @@ import { edge, resourceNode } from '../lib/resource.js';
 /** A space (`/spaces/{spaceId}`); its list, writes and staleness are in src/schema/resources.ts. */
 export const Space = resourceNode<RestSpace>('Space');
 
-export const spacePath = (spaceId: string) => restPath`/spaces/${spaceId}`;
-
 const SpacePermissions = permissionsType('SpacePermissions', 'with the space', ['access', 'admin', 'edit', 'comment', 'merge', 'review']);
 
 const SpaceUrls = urlsType('SpaceUrls', 'a space', ['location', 'app'], ['published', 'public', 'icon']);
