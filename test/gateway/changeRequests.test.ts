@@ -278,6 +278,18 @@ describe('change request life cycle through mutations', () => {
     expect(calls()).toEqual([`POST /spaces/${spaceId}/change-requests/${crId}/merge`]);
   });
 
+  it('updateChangeRequestFromMain by number reads the number once, then writes by REST id', async () => {
+    const other = await newChangeRequest(spaceId, 'Update by number');
+    t.resetCalls();
+    const res = (
+      await t.data(`mutation($input: UpdateChangeRequestFromMainInput!) { updateChangeRequestFromMain(input: $input) { revision changeRequest { restId number } } }`, {
+        input: { spaceId, changeRequestId: String(other.number) },
+      })
+    ).updateChangeRequestFromMain;
+    expect(res.changeRequest).toEqual({ restId: other.id, number: other.number });
+    expect(calls().slice(0, 2)).toEqual([`GET /spaces/${spaceId}/change-requests/${other.number}`, `POST /spaces/${spaceId}/change-requests/${other.id}/update`]);
+  });
+
   it('the change request is addressable by number in mutations', async () => {
     const other = await newChangeRequest(spaceId, 'By number');
     const res = await run('updateChangeRequest', { spaceId, changeRequestId: String(other.number), subject: 'Renamed by number' });

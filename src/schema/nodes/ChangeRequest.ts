@@ -58,9 +58,11 @@ function revisionMutation(name: string, action: 'merge' | 'update', description:
     {
       description,
       resolve: async (_root, { input }, ctx) => {
-        const path = `${resourceInfo('ChangeRequest').path([input.spaceId, input.changeRequestId])}/${action}`;
-        const { revision } = await writeResource<{ revision: string }>(ctx, 'ChangeRequest', 'POST', path, input);
-        return { ...input, revision };
+        // A number becomes the REST id first (as in derived writes): the write forgets the id's path.
+        const keys = await canonicalKeys(ctx, input);
+        const path = `${resourceInfo('ChangeRequest').path([keys.spaceId, keys.changeRequestId])}/${action}`;
+        const { revision } = await writeResource<{ revision: string }>(ctx, 'ChangeRequest', 'POST', path, keys);
+        return { spaceId: keys.spaceId as string, changeRequestId: keys.changeRequestId as string, revision };
       },
     },
     {
@@ -69,10 +71,7 @@ function revisionMutation(name: string, action: 'merge' | 'update', description:
           type: ChangeRequest,
           nullable: true,
           description: 'The change request after the write.',
-          resolve: async (p, _args, ctx, info) => {
-            const k = await canonicalKeys(ctx, p);
-            return restRef<ChangeRequestShape>('ChangeRequest', [k.spaceId, k.changeRequestId], ctx, info);
-          },
+          resolve: (p, _args, ctx, info) => restRef<ChangeRequestShape>('ChangeRequest', [p.spaceId, p.changeRequestId], ctx, info),
         }),
         space: edge(t, 'Space', (p: { spaceId: string }) => [p.spaceId], { description: 'Its space after the write (counts, revision).' }),
         revision: t.string({ description: 'The revision the operation produced.', resolve: (p) => p.revision }),
