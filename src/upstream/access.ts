@@ -94,12 +94,16 @@ export interface OrgRow {
   created_at: string;
 }
 
+/** The organization, or undefined (whoever asks: see requireOrg for a caller's access). */
+export const findOrg = (db: Db, organizationId: string) =>
+  db.prepare('SELECT * FROM organizations WHERE id = ?').get(organizationId) as OrgRow | undefined;
+
 /**
  * The organization, for a caller who is a member; `min` is the organization role required
  * ('member' accepts guests too). Non-members get 404.
  */
 export function requireOrg(db: Db, organizationId: string, userId: string | undefined, min: Role | 'member' = 'member') {
-  const org = db.prepare('SELECT * FROM organizations WHERE id = ?').get(organizationId) as OrgRow | undefined;
+  const org = findOrg(db, organizationId);
   const member = org ? orgMembership(db, org.id, userId) : null;
   if (!org || !member) throw notFound('Organization');
   if (min !== 'member' && !atLeast(member.role, min))

@@ -13,6 +13,8 @@ import type { HandlerResult, Router } from './router.js';
 type Method = 'POST' | 'PUT' | 'PATCH';
 /** A write, called with what `access(ctx, true)` returned. */
 type Write<Access> = [Method, (ctx: RequestContext, access: Access) => HandlerResult | Promise<HandlerResult>];
+/** A write on a row's path, called with what `access(ctx, true)` returned and the row of the path (404 when there is none). */
+type RowWrite<Access, Row> = (ctx: RequestContext, access: Access, row: Row) => HandlerResult | Promise<HandlerResult>;
 
 export interface OwnedRoutes<Access, Row extends { id: string }, Item> {
   /** The list's path; a row is at `${base}/{${param}}`. */
@@ -26,9 +28,11 @@ export interface OwnedRoutes<Access, Row extends { id: string }, Item> {
   show: (ctx: RequestContext, access: Access) => (row: Row) => Item;
   /** Serve `GET ${base}/{${param}}` too. */
   read?: boolean;
-  /** The hand-written writes: on the list's path, and on a row's (registered in the order list, create, read, update, delete). */
+  /** The hand-written writes: on the list's path, and on a row's (registered in the order list, create, read, update or upsert, delete). */
   create?: Write<Access>;
-  update?: Write<Access>;
+  update?: [Method, RowWrite<Access, Row>];
+  /** A write on a row's path that may create the row (so it is given no row); in place of `update`. */
+  upsert?: Write<Access>;
 }
 
 export function registerOwnedRoutes<Access, Row extends { id: string }, Item>(router: Router, r: OwnedRoutes<Access, Row, Item>): void {
@@ -45,15 +49,20 @@ export function registerOwnedRoutes<Access, Row extends { id: string }, Item>(ro
       const access = r.access(ctx, false);
       return r.show(ctx, access)(load(ctx, access));
     });
-  if (r.update) write(r.update, item);
-  router.delete(item, (ctx) => {
-    const access = r.access(ctx, true);
-    deleteOwned(ctx.db, r.table, load(ctx, access).id);
+  const writeRow = (method: Method | 'DELETE', handler: RowWrite<Access, Row>) =>
+    router.add(method, item, (ctx) => {
+      const access = r.access(ctx, true);
+      return handler(ctx, access, load(ctx, access));
+    });
+  if (r.update) writeRow(...r.update);
+  if (r.upsert) write(r.upsert, item);
+  writeRow('DELETE', (ctx, _access, row) => {
+    deleteOwned(ctx.db, r.table, row.id);
   });
 }
 
 /** The hand-written parts of an owned resource's routes: where it is, and its writes. */
-type Declared<Access, Row extends { id: string }, Item, Show> = Pick<OwnedRoutes<Access, Row, Item>, 'param' | 'table' | 'create' | 'update'> & {
+type Declared<Access, Row extends { id: string }, Item, Show> = Pick<OwnedRoutes<Access, Row, Item>, 'param' | 'table' | 'create' | 'update' | 'upsert'> & {
   /** The path below the parent's, e.g. `fonts`. */
   path: string;
   show: Show;
@@ -80,15 +89,20 @@ export function registerOrgSetting<Row extends { id: string }, Item>(
   });
 }
 
-/** A list of a site at `/orgs/{organizationId}/sites/{siteId}/${path}`: `readRole` reads it, organization admins write it. */
+/** The path of a site's `path`: `/orgs/{organizationId}/sites/{siteId}/${path}`. */
+export const sitePath = (path: string) => `/orgs/{organizationId}/sites/{siteId}/${path}`;
+
+/** A list of a site at `sitePath(path)`: `readRole` reads it, organization admins write it. Returns the list's path. */
 export function registerSiteList<Row extends { id: string }, Item>(
   router: Router,
   r: Declared<SiteAccess, Row, Item, (ctx: RequestContext, access: SiteAccess) => (row: Row) => Item> & { readRole: Role },
-): void {
+): string {
+  const base = sitePath(r.path);
   registerOwnedRoutes<SiteAccess, Row, Item>(router, {
     ...r,
-    base: `/orgs/{organizationId}/sites/{siteId}/${r.path}`,
+    base,
     access: (ctx, write) => loadSite(ctx, write ? 'admin' : r.readRole),
     ownerId: (access) => access.site.id,
   });
+  return base;
 }

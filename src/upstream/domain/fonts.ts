@@ -47,7 +47,7 @@ export function toFont(ctx: RequestContext, row: FontRow, canEdit: boolean) {
   };
 }
 
-export const loadFont = (db: Db, organizationId: string, fontId: string) => loadOwned<FontRow>(db, FONTS, organizationId, fontId);
+const loadFont = (db: Db, organizationId: string, fontId: string) => loadOwned<FontRow>(db, FONTS, organizationId, fontId);
 
 const byWeight = (faces: StoredFace[]) => [...faces].sort((a, b) => a.weight - b.weight);
 

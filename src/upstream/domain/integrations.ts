@@ -1,14 +1,15 @@
 /** Integrations: rows, the seed's shapes, lists, publishing, secrets and installations. */
 import type { RequestContext } from '../context.js';
 import type { Db } from '../db/index.js';
+import { containing, containsLike } from '../db/like.js';
 import type { Clock } from '../clock.js';
 import { notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { ListSpec } from '../pagination.js';
-import { orgMembership } from '../access.js';
+import { findOrg, orgMembership } from '../access.js';
 import type { INTEGRATION_CATEGORIES, INTEGRATION_TARGETS } from '../../api/rules.js';
 import type { INTEGRATION_SCOPES } from '../../api/bodies/integrations.js';
-import { findOrg, toOrganization } from './orgs.js';
+import { toOrganization } from './orgs.js';
 
 export interface IntegrationRow {
   name: string;
@@ -151,14 +152,12 @@ export interface IntegrationFilters {
   target?: (typeof INTEGRATION_TARGETS)[number];
 }
 
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
-
 /** The integrations the user may list (public ones and those of their organizations), by name. */
 export function integrationsOf(ctx: RequestContext, userId: string, only: IntegrationFilters): ListSpec<IntegrationRow, Integration> {
   const where = [`(visibility = 'public' OR organization_id IN (SELECT organization_id FROM members WHERE user_id = ? AND disabled = 0))`];
   const params: unknown[] = [userId];
   const add = (sql: string, ...values: unknown[]) => (where.push(sql), params.push(...values));
-  if (only.search) add(`(name LIKE ? ESCAPE '\\' OR title LIKE ? ESCAPE '\\')`, ...Array(2).fill(`%${escapeLike(only.search)}%`));
+  if (only.search) add(`(${containsLike('name')} OR ${containsLike('title')})`, ...Array(2).fill(containing(only.search)));
   if (only.category) add('EXISTS (SELECT 1 FROM json_each(integrations.categories) WHERE value = ?)', only.category);
   const domain = only.blockDomain;
   if (domain) {

@@ -6,6 +6,8 @@ import { forbidden, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { ListSpec } from '../pagination.js';
 import { orgMembership, type OrgRow } from '../access.js';
+import { hasMembership } from './grants.js';
+import { findMember } from './members.js';
 import { findOwned, loadOwned, ownedRows, type OwnedTable } from './owned.js';
 
 export interface LinkInviteRow {
@@ -68,20 +70,16 @@ function addMembership(db: Db, organizationId: string, userId: string, role: Rol
   );
 }
 
-const isMember = (db: Db, organizationId: string, userId: string) =>
-  Boolean(db.prepare('SELECT 1 FROM members WHERE organization_id = ? AND user_id = ?').get(organizationId, userId));
+const hasSamlProvider = (db: Db, organizationId: string) =>
+  Boolean(db.prepare('SELECT 1 FROM saml_providers WHERE organization_id = ? LIMIT 1').get(organizationId));
 
 /**
- * Whether an invitee can become an SSO member: the organization needs a SAML provider to sign
- * them in, and (as the hosted API documents for `failedSSOEmails`) a user who already belongs
+ * Whether an invitee can become an SSO member of an organization with a SAML provider (one
+ * signs them in): as the hosted API documents for `failedSSOEmails`, a user who already belongs
  * to another organization cannot be made an SSO user here.
  */
-function canInviteAsSso(db: Db, org: OrgRow, user: UserRow | undefined): boolean {
-  const saml = db.prepare('SELECT 1 FROM saml_providers WHERE organization_id = ? LIMIT 1').get(org.id);
-  if (!saml) return false;
-  if (!user) return true;
-  return !db.prepare('SELECT 1 FROM members WHERE user_id = ? AND organization_id != ? LIMIT 1').get(user.id, org.id);
-}
+const canInviteAsSso = (db: Db, org: OrgRow, user: UserRow | undefined) =>
+  !user || !db.prepare('SELECT 1 FROM members WHERE user_id = ? AND organization_id != ? LIMIT 1').get(user.id, org.id);
 
 /** Existing users join at once (`users`); other emails get a pending invite (`invited`). */
 export function inviteByEmail(
@@ -97,14 +95,15 @@ export function inviteByEmail(
      ON CONFLICT (organization_id, email) DO UPDATE SET role = excluded.role, sso = excluded.sso`,
   );
   db.transaction(() => {
+    const ssoPossible = input.sso === true && hasSamlProvider(db, org.id);
     for (const email of emails) {
       const user = db.prepare('SELECT * FROM users WHERE lower(email) = ?').get(email) as UserRow | undefined;
-      const sso = input.sso === true && canInviteAsSso(db, org, user);
+      const sso = ssoPossible && canInviteAsSso(db, org, user);
       if (input.sso === true && !sso) result.failedSSOEmails.push(email);
       if (!user) {
         upsertInvite.run(newId(), org.id, email, input.role, sso ? 1 : 0, ctx.user().id, ctx.now());
         result.invited++;
-      } else if (!isMember(db, org.id, user.id)) {
+      } else if (!hasMembership(db, org.id, user.id)) {
         addMembership(db, org.id, user.id, input.role, sso, ctx.now());
         result.users.push(user.id);
       }
@@ -124,9 +123,7 @@ export function joinWithInvite(ctx: RequestContext, organizationId: string, invi
   const invite = byEmail ?? byLink;
   if (!invite) throw notFound('Invite');
   if (byEmail && byEmail.email !== me.email.toLowerCase()) throw forbidden('This invite was sent to another email address');
-  const existing = db.prepare('SELECT disabled FROM members WHERE organization_id = ? AND user_id = ?').get(organizationId, me.id) as
-    | { disabled: number }
-    | undefined;
+  const existing = findMember(db, organizationId, me.id);
   if (existing?.disabled) throw forbidden('Your membership of this organization is disabled');
   db.transaction(() => {
     // A member keeps their role: an invite lets people in, it does not change roles.
@@ -165,8 +162,4 @@ export function insertLinkInvite(db: Db, input: { organizationId: string; role: 
 export function setLinkInviteRole(db: Db, row: LinkInviteRow, role: Role | null): LinkInviteRow {
   db.prepare('UPDATE link_invites SET role = ? WHERE id = ?').run(role, row.id);
   return { ...row, role };
-}
-
-export function deleteLinkInvite(db: Db, inviteId: string): void {
-  db.prepare('DELETE FROM link_invites WHERE id = ?').run(inviteId);
 }

@@ -5,9 +5,6 @@ import type { Db } from '../db/index.js';
 import type { ListSpec } from '../pagination.js';
 import { orgMembership, type OrgRow } from '../access.js';
 
-export const findOrg = (db: Db, organizationId: string) =>
-  db.prepare('SELECT * FROM organizations WHERE id = ?').get(organizationId) as OrgRow | undefined;
-
 /** The id of the organization named by its id or its hostname. */
 export function orgIdByIdOrHostname(db: Db, organization: string): string | undefined {
   const found = db.prepare('SELECT id FROM organizations WHERE id = ? OR hostname = ?').get(organization, organization) as

@@ -24,6 +24,11 @@ export function ownedRows<Row, Item>(t: OwnedTable, ownerId: string, map: (row: 
   return { from: `${t.table} WHERE ${t.owner} = ?`, params: [ownerId], orderBy: t.orderBy, map };
 }
 
+/** All the parent's rows, in the table's order (unpaginated: for short lists). */
+export function allOwned<Row>(db: Db, t: OwnedTable, ownerId: string): Row[] {
+  return db.prepare(`SELECT * FROM ${t.table} WHERE ${t.owner} = ? ORDER BY ${t.orderBy.join(', ')}`).all(ownerId) as Row[];
+}
+
 /** The parent's row named `key`, or undefined. */
 export function findOwned<Row>(db: Db, t: OwnedTable, ownerId: string, key: string): Row | undefined {
   return db.prepare(`SELECT * FROM ${t.table} WHERE ${t.owner} = ? AND ${t.key ?? 'id'} = ?`).get(ownerId, key) as Row | undefined;

@@ -1,10 +1,11 @@
 /** SAML providers of an organization: rows, the provider shape, writes, and the SSO login list. */
 import type { Role } from '../../api/roles.js';
 import type { RequestContext } from '../context.js';
+import { setColumns } from '../db/columns.js';
 import type { Db } from '../db/index.js';
 import { badRequest } from '../errors.js';
 import { newId } from '../ids.js';
-import { loadOwned, type OwnedTable } from './owned.js';
+import { allOwned, loadOwned, type OwnedTable } from './owned.js';
 import { findTeam, toTeam } from './teams.js';
 
 export interface SamlProviderRow {
@@ -69,7 +70,7 @@ function columnsOf(ctx: RequestContext, organizationId: string, body: Record<str
 
 export const SAML_PROVIDERS: OwnedTable = { table: 'saml_providers', owner: 'organization_id', what: 'SAML provider', orderBy: ['created_at', 'id'] };
 
-export const loadProvider = (db: Db, organizationId: string, samlProviderId: string) =>
+const loadProvider = (db: Db, organizationId: string, samlProviderId: string) =>
   loadOwned<SamlProviderRow>(db, SAML_PROVIDERS, organizationId, samlProviderId);
 
 /** A provider from a validated create body (400 when `defaultTeam` is not a team of the organization). */
@@ -85,19 +86,12 @@ export function insertProvider(ctx: RequestContext, organizationId: string, body
 
 /** Sets the fields of a validated update body (undefined keeps one). */
 export function updateProvider(ctx: RequestContext, row: SamlProviderRow, body: Record<string, unknown>): SamlProviderRow {
-  const values = columnsOf(ctx, row.organization_id, body);
-  const columns = Object.keys(values);
-  if (columns.length)
-    ctx.db
-      .prepare(`UPDATE saml_providers SET ${columns.map((c) => `${c} = ?`).join(', ')} WHERE id = ?`)
-      .run(...Object.values(values), row.id);
+  setColumns(ctx.db, 'saml_providers', ['id', row.id], columnsOf(ctx, row.organization_id, body));
   return loadProvider(ctx.db, row.organization_id, row.id);
 }
 
 /** What a sign-in page shows: each provider's label and where its login starts. */
 export function ssoLogins(ctx: RequestContext, organizationId: string) {
-  const rows = ctx.db
-    .prepare('SELECT * FROM saml_providers WHERE organization_id = ? ORDER BY created_at, id')
-    .all(organizationId) as SamlProviderRow[];
+  const rows = allOwned<SamlProviderRow>(ctx.db, SAML_PROVIDERS, organizationId);
   return { items: rows.map((row) => ({ id: row.id, label: row.label, startURL: serviceOf(ctx, row).startURL })) };
 }

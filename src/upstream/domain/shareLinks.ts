@@ -34,7 +34,7 @@ export function toShareLink(ctx: RequestContext, site: SiteRow, row: ShareLinkRo
   };
 }
 
-export const loadShareLink = (db: Db, siteId: string, shareLinkId: string) => loadOwned<ShareLinkRow>(db, SHARE_LINKS, siteId, shareLinkId);
+const loadShareLink = (db: Db, siteId: string, shareLinkId: string) => loadOwned<ShareLinkRow>(db, SHARE_LINKS, siteId, shareLinkId);
 
 /** An active link with a fresh key. */
 export function insertShareLink(db: Db, siteId: string, name: string, now: string): ShareLinkRow {

@@ -33,7 +33,7 @@ export function toRedirect(row: RedirectRow) {
   };
 }
 
-export const loadRedirect = (db: Db, siteId: string, redirectId: string) => loadOwned<RedirectRow>(db, SITE_REDIRECTS, siteId, redirectId);
+const loadRedirect = (db: Db, siteId: string, redirectId: string) => loadOwned<RedirectRow>(db, SITE_REDIRECTS, siteId, redirectId);
 
 /** The site's redirect from `source` (404 otherwise). */
 export function redirectFrom(db: Db, siteId: string, source: string): RedirectRow {

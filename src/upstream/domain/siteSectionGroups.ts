@@ -62,8 +62,9 @@ export function insertGroup(db: Db, siteId: string, input: { title: string; icon
   })();
 }
 
-export function updateGroup(db: Db, group: GroupRow, changes: { title?: string; icon?: string | null }): void {
+export function updateGroup(db: Db, group: GroupRow, changes: { title?: string; icon?: string | null }): GroupRow {
   setColumns(db, 'site_section_groups', ['id', group.id], changes);
+  return loadGroup(db, group.site_id, group.id);
 }
 
 export function ungroupSection(db: Db, sectionId: string): void {

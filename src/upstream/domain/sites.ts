@@ -3,6 +3,7 @@
  * visitor-authentication settings.
  */
 import { setColumns } from '../db/columns.js';
+import { containing, containsLike } from '../db/like.js';
 import { atLeast, type Role } from '../../api/roles.js';
 import type { BodyOf, RequestContext } from '../context.js';
 import type { Db } from '../db/index.js';
@@ -184,7 +185,7 @@ export function sitesOf(
 ): ListSpec<SiteRow, Site> {
   const filters: Array<[string, unknown]> = [['organization_id = ?', organizationId]];
   if (only.published !== undefined) filters.push(['published = ?', only.published ? 1 : 0]);
-  if (only.title) filters.push([`title LIKE ? ESCAPE '\\'`, `%${only.title.replace(/[%_\\]/g, '\\$&')}%`]);
+  if (only.title) filters.push([containsLike('title'), containing(only.title)]);
   if (only.spaceId) filters.push(['id IN (SELECT site_id FROM site_spaces WHERE space_id = ?)', only.spaceId]);
   return {
     from: `sites WHERE ${filters.map(([sql]) => sql).join(' AND ')}`,

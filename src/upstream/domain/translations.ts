@@ -30,7 +30,7 @@ export function toTranslationSettings(ctx: RequestContext, row: TranslationSetti
   };
 }
 
-export const loadTranslationSettings = (db: Db, organizationId: string, id: string) =>
+const loadTranslationSettings = (db: Db, organizationId: string, id: string) =>
   loadOwned<TranslationSettingsRow>(db, TRANSLATION_SETTINGS, organizationId, id);
 
 export function insertTranslationSettings(

@@ -1,7 +1,7 @@
 import { orgSettingsBodies } from '../../api/bodies/orgSettings.js';
 import type { RequestContext, UpstreamServices } from '../context.js';
 import { registerOrgSetting, type OrgSettingsAccess } from '../crud.js';
-import { FONTS, insertFont, loadFont, toFont, updateFont } from '../domain/fonts.js';
+import { FONTS, insertFont, toFont, updateFont, type FontRow } from '../domain/fonts.js';
 import { Reply, type Router } from '../router.js';
 
 function createFont(ctx: RequestContext, { org, canEdit }: OrgSettingsAccess) {
@@ -10,8 +10,7 @@ function createFont(ctx: RequestContext, { org, canEdit }: OrgSettingsAccess) {
 }
 
 /** The seed answers an update with 201. */
-function changeFont(ctx: RequestContext, { org, canEdit }: OrgSettingsAccess) {
-  const row = loadFont(ctx.db, org.id, ctx.params.fontId);
+function changeFont(ctx: RequestContext, { canEdit }: OrgSettingsAccess, row: FontRow) {
   return new Reply(201, toFont(ctx, updateFont(ctx.db, row, ctx.body(orgSettingsBodies['font.update']), ctx.now()), canEdit));
 }
 

@@ -3,16 +3,17 @@ import type { Role } from '../../api/roles.js';
 import { requireOrg } from '../access.js';
 import type { RequestContext, UpstreamServices } from '../context.js';
 import {
-  deleteLinkInvite,
   insertLinkInvite,
   inviteByEmail,
   joinWithInvite,
+  LINK_INVITES,
   linkInvitesOf,
   loadLinkInvite,
   setLinkInviteRole,
   toInvite,
   type LinkInviteRow,
 } from '../domain/invites.js';
+import { deleteOwned } from '../domain/owned.js';
 import { paginate } from '../pagination.js';
 import { Reply, type Router } from '../router.js';
 
@@ -60,7 +61,7 @@ export function register(router: Router, _services: UpstreamServices) {
   });
 
   router.delete(link, (ctx) => {
-    deleteLinkInvite(ctx.db, requireLinkInvite(ctx, 'admin').id);
+    deleteOwned(ctx.db, LINK_INVITES, requireLinkInvite(ctx, 'admin').id);
     return undefined;
   });
 }

@@ -23,5 +23,5 @@ export function register(router: Router, services: UpstreamServices) {
     return new Reply(created ? 201 : 200, toOpenApiSpec(ctx, row, canEdit));
   }
 
-  registerOrgSetting(router, { path: 'openapi', param: 'specSlug', table: OPENAPI_SPECS, show: toOpenApiSpec, create: ['POST', create], update: ['PUT', put] });
+  registerOrgSetting(router, { path: 'openapi', param: 'specSlug', table: OPENAPI_SPECS, show: toOpenApiSpec, create: ['POST', create], upsert: ['PUT', put] });
 }

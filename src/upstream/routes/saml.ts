@@ -1,9 +1,8 @@
 import { organizationBodies as bodies } from '../../api/bodies/organizations.js';
-import { requireOrg } from '../access.js';
+import { findOrg, requireOrg } from '../access.js';
 import type { RequestContext, UpstreamServices } from '../context.js';
 import { registerOwnedRoutes } from '../crud.js';
-import { findOrg } from '../domain/orgs.js';
-import { insertProvider, loadProvider, SAML_PROVIDERS, ssoLogins, toSamlProvider, updateProvider, type SamlProviderRow } from '../domain/saml.js';
+import { insertProvider, SAML_PROVIDERS, ssoLogins, toSamlProvider, updateProvider, type SamlProviderRow } from '../domain/saml.js';
 import { notFound } from '../errors.js';
 import { Reply, type Router } from '../router.js';
 
@@ -21,13 +20,7 @@ export function register(router: Router, _services: UpstreamServices) {
     show: (ctx) => (row: SamlProviderRow) => toSamlProvider(ctx, row),
     read: true,
     create: ['POST', (ctx, { org }: OrgAdmin) => new Reply(201, toSamlProvider(ctx, insertProvider(ctx, org.id, ctx.body(bodies['samlProvider.create']))))],
-    update: [
-      'PATCH',
-      (ctx, { org }: OrgAdmin) => {
-        const row = loadProvider(ctx.db, org.id, ctx.params.samlProviderId);
-        return toSamlProvider(ctx, updateProvider(ctx, row, ctx.body(bodies['samlProvider.update'], { optional: true })));
-      },
-    ],
+    update: ['PATCH', (ctx, _access, row) => toSamlProvider(ctx, updateProvider(ctx, row, ctx.body(bodies['samlProvider.update'], { optional: true })))],
   });
 
   // SSO login information is what a sign-in page shows before anyone is known to the

@@ -4,7 +4,7 @@
  */
 import type { RequestContext, UpstreamServices } from '../context.js';
 import { registerSiteList } from '../crud.js';
-import { insertShareLink, loadShareLink, SHARE_LINKS, toShareLink, updateShareLink, type ShareLinkRow } from '../domain/shareLinks.js';
+import { insertShareLink, SHARE_LINKS, toShareLink, updateShareLink, type ShareLinkRow } from '../domain/shareLinks.js';
 import { siteBody, type SiteAccess } from '../domain/sites.js';
 import { Reply, type Router } from '../router.js';
 
@@ -13,8 +13,7 @@ function create(ctx: RequestContext, { site }: SiteAccess) {
   return new Reply(201, toShareLink(ctx, site, insertShareLink(ctx.db, site.id, body.name, ctx.now())));
 }
 
-function update(ctx: RequestContext, { site }: SiteAccess) {
-  const link = loadShareLink(ctx.db, site.id, ctx.params.shareLinkId);
+function update(ctx: RequestContext, { site }: SiteAccess, link: ShareLinkRow) {
   const body = siteBody(ctx, 'shareLink.update');
   return toShareLink(ctx, site, updateShareLink(ctx.db, link, { active: body.active, name: body.name }));
 }

@@ -4,8 +4,8 @@
  */
 import { redirectSource } from '../../api/bodies/sites.js';
 import type { RequestContext, UpstreamServices } from '../context.js';
-import { registerSiteList } from '../crud.js';
-import { insertRedirect, loadRedirect, redirectFrom, SITE_REDIRECTS, toRedirect, updateRedirect } from '../domain/siteRedirects.js';
+import { registerSiteList, sitePath } from '../crud.js';
+import { insertRedirect, redirectFrom, SITE_REDIRECTS, toRedirect, updateRedirect, type RedirectRow } from '../domain/siteRedirects.js';
 import { loadSection, sectionUrl, sectionView } from '../domain/siteSections.js';
 import { loadSite, siteBody, type SiteAccess } from '../domain/sites.js';
 import { Reply, type Router } from '../router.js';
@@ -15,8 +15,7 @@ function create(ctx: RequestContext, { site }: SiteAccess) {
   return new Reply(201, toRedirect(insertRedirect(ctx.db, site.id, { source: body.source, destination: body.destination }, ctx.now())));
 }
 
-function update(ctx: RequestContext, { site }: SiteAccess) {
-  const redirect = loadRedirect(ctx.db, site.id, ctx.params.siteRedirectId);
+function update(ctx: RequestContext, _access: SiteAccess, redirect: RedirectRow) {
   const body = siteBody(ctx, 'siteRedirect.update');
   return toRedirect(updateRedirect(ctx.db, redirect, { source: body.source, destination: body.destination }, ctx.now()));
 }
@@ -40,5 +39,5 @@ export function register(router: Router, _services: UpstreamServices) {
     create: ['POST', create],
     update: ['PATCH', update],
   });
-  router.get('/orgs/{organizationId}/sites/{siteId}/redirect', lookupRedirect, { anonymous: true });
+  router.get(sitePath('redirect'), lookupRedirect, { anonymous: true });
 }

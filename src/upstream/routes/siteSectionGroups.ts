@@ -12,21 +12,17 @@ import { Reply, type Router } from '../router.js';
 
 const groupOfPath = (ctx: RequestContext, access: SiteAccess) => loadGroup(ctx.db, access.site.id, ctx.params.siteSectionGroupId);
 
-function groupResponse(ctx: RequestContext, access: SiteAccess, groupId: string) {
-  return toGroup(ctx, sectionView(ctx.db, access), loadGroup(ctx.db, access.site.id, groupId));
-}
+const groupResponse = (ctx: RequestContext, access: SiteAccess, group: GroupRow) => toGroup(ctx, sectionView(ctx.db, access), group);
 
 function create(ctx: RequestContext, access: SiteAccess) {
   const body = siteBody(ctx, 'siteSectionGroup.create');
   const group = insertGroup(ctx.db, access.site.id, { title: body.title, icon: body.icon, sections: body.sections }, ctx.now());
-  return new Reply(201, groupResponse(ctx, access, group.id));
+  return new Reply(201, groupResponse(ctx, access, group));
 }
 
-function update(ctx: RequestContext, access: SiteAccess) {
-  const group = groupOfPath(ctx, access);
+function update(ctx: RequestContext, access: SiteAccess, group: GroupRow) {
   const body = siteBody(ctx, 'siteSectionGroup.update');
-  updateGroup(ctx.db, group, { title: body.title, icon: body.icon });
-  return groupResponse(ctx, access, group.id);
+  return groupResponse(ctx, access, updateGroup(ctx.db, group, { title: body.title, icon: body.icon }));
 }
 
 function addSection(ctx: RequestContext) {
@@ -34,7 +30,7 @@ function addSection(ctx: RequestContext) {
   const group = groupOfPath(ctx, access);
   const body = siteBody(ctx, 'siteSectionGroup.addSection');
   addToGroup(ctx.db, group, [body.sectionId], () => 'sectionId');
-  return groupResponse(ctx, access, group.id);
+  return groupResponse(ctx, access, group);
 }
 
 function removeSection(ctx: RequestContext) {
@@ -51,12 +47,11 @@ function moveGroup(ctx: RequestContext) {
   const body = siteBody(ctx, 'siteSectionGroup.move', { optional: true });
   const target = resolvePosition(ctx.db, access.site, body.position, 'id');
   placeInSite(ctx.db, access.site.id, { table: 'site_section_groups', id: group.id }, target);
-  return groupResponse(ctx, access, group.id);
+  return groupResponse(ctx, access, group);
 }
 
 export function register(router: Router, _services: UpstreamServices) {
-  const base = '/orgs/{organizationId}/sites/{siteId}/section-groups';
-  registerSiteList(router, {
+  const base = registerSiteList(router, {
     path: 'section-groups',
     param: 'siteSectionGroupId',
     table: SITE_SECTION_GROUPS,

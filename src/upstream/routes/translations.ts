@@ -3,10 +3,10 @@ import type { RequestContext, UpstreamServices } from '../context.js';
 import { registerOrgSetting, type OrgSettingsAccess } from '../crud.js';
 import {
   insertTranslationSettings,
-  loadTranslationSettings,
   toTranslationSettings,
   TRANSLATION_SETTINGS,
   updateTranslationSettings,
+  type TranslationSettingsRow,
 } from '../domain/translations.js';
 import { Reply, type Router } from '../router.js';
 
@@ -15,8 +15,7 @@ function create(ctx: RequestContext, { org, canEdit }: OrgSettingsAccess) {
   return new Reply(201, toTranslationSettings(ctx, insertTranslationSettings(ctx.db, org.id, { title, languages }, ctx.now()), canEdit));
 }
 
-function update(ctx: RequestContext, { org, canEdit }: OrgSettingsAccess) {
-  const row = loadTranslationSettings(ctx.db, org.id, ctx.params.translationSettingsId);
+function update(ctx: RequestContext, { canEdit }: OrgSettingsAccess, row: TranslationSettingsRow) {
   const { title, languages } = ctx.body(orgSettingsBodies['translationSettings.update']);
   return toTranslationSettings(ctx, updateTranslationSettings(ctx.db, row, { title, languages }, ctx.now()), canEdit);
 }
