@@ -16,7 +16,7 @@ import { startUpstream, type TestUpstream } from './helpers/upstream.js';
 const ROOT = new URL('..', import.meta.url).pathname;
 const HOOK = new URL('./helpers/recordModules.mjs', import.meta.url).pathname;
 /** The embedded upstream's code, compiled or not, and the packages only it uses. */
-const UPSTREAM_CODE = /\/(dist|src)\/upstream\/|\/node_modules\/(better-sqlite3|pdf-lib)\//;
+const UPSTREAM_CODE = /\/(dist|src)\/upstream\/|\/node_modules\/(better-sqlite3(-12)?|pdf-lib)\//;
 
 const dir = mkdtempSync(join(tmpdir(), 'docs-graph-lean-'));
 const children: ChildProcess[] = [];
@@ -75,6 +75,6 @@ describe('npm start with --upstream-url', () => {
     const { modules } = await launch('embedded', ['--upstream-port', '0', '--db', ':memory:']);
     const loaded = modules();
     expect(loaded).toContainEqual(expect.stringMatching(/\/dist\/upstream\/server\.js$/));
-    expect(loaded).toContainEqual(expect.stringMatching(/\/node_modules\/better-sqlite3\//));
+    expect(loaded).toContainEqual(expect.stringMatching(/\/node_modules\/better-sqlite3(-12)?\//));
   });
 });

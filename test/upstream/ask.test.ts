@@ -1,8 +1,7 @@
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createRevision } from '../../src/upstream/content/revisions.js';
 import type { AskStreamEnd } from '../../src/upstream/context.js';
-import { migrate } from '../../src/upstream/db/index.js';
+import { Database, migrate } from '../../src/upstream/db/index.js';
 import { migrations } from '../../src/upstream/db/migrations/index.js';
 import { insertSpace, type SpaceRow } from '../../src/upstream/domain/spaces.js';
 import { checkResponse } from '../helpers/conformance.js';

@@ -1,9 +1,19 @@
-import Database from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { migrations } from './migrations/index.js';
 
-export type Db = Database.Database;
+/**
+ * The SQLite driver for the running Node: better-sqlite3 13 is built on Node-API 10 (Node >= 22.14,
+ * 24); Node 20 has Node-API 9, so it gets 12.x (the `better-sqlite3-12` alias, compiled for it at
+ * install). 12.x is not used where 13 runs: on Node 24 it aborts when V8 collects a statement
+ * (`Assertion failed: (env) != nullptr`). Import the driver from here, never the packages directly.
+ */
+export const Database: typeof BetterSqlite3 = (
+  await import(Number(process.versions.napi) >= 10 ? 'better-sqlite3' : 'better-sqlite3-12')
+).default;
+
+export type Db = BetterSqlite3.Database;
 
 /** Opens (and creates) the SQLite database and brings its schema up to date. */
 export function openDatabase(file: string): Db {
@@ -24,7 +34,7 @@ export function openDatabase(file: string): Db {
  */
 function cacheStatements(db: Db, max = 1000): void {
   const prepare = db.prepare.bind(db);
-  const cache = new Map<string, Database.Statement>();
+  const cache = new Map<string, BetterSqlite3.Statement>();
   db.prepare = ((sql: string) => {
     let stmt = cache.get(sql);
     if (!stmt) {
