@@ -299,28 +299,20 @@ describe('timing and cancellation (upstream pauses 150 ms between events)', () =
     const sent = upstreamWrites.slice(before).filter((w) => w.path.endsWith('/ask/stream'));
     expect(sub.results.length).toBe(sent.length);
     expect(sent.length).toBeGreaterThan(2);
-    const lags = sub.results.map((r, i) => r.at - sent[i].at);
-    const gaps = sub.results.slice(1).map((r, i) => r.at - sub.results[i].at);
-    console.log(`${transport}: lag behind the upstream per event (ms) ${lags.map((l) => l.toFixed(1)).join(', ')}`);
-    // Each event arrives a few ms after the upstream sent it (1-2 ms here), while the next is 150 ms
-    // away: nothing waits for more data. A buffered event would lag by a whole gap (>= 150 ms); the
-    // bound is a third of it, since a cold first event on a busy CI machine once took 16.8 ms.
-    // (The last one also resolves its sources' spaces: one REST round trip, so it is left out.)
-    lags.slice(0, -1).forEach((lag) => expect(lag).toBeLessThan(DELAY / 3));
-    // Events are spread as the upstream paced them, not delivered in a burst.
-    gaps.forEach((gap) => expect(gap).toBeGreaterThan(DELAY * 0.7));
+    // Each event reaches the client before the upstream sends the next one (150 ms later): nothing
+    // waits for more data, and the events come as the upstream paced them, not in a burst. A
+    // buffered event would come with or after the next. (Times are of this one process.)
+    sub.results.slice(0, -1).forEach((r, i) => expect(r.at, `event ${i}`).toBeLessThan(sent[i + 1].at));
   });
 
   it.each(TRANSPORTS)('%s: an early dispose aborts the upstream stream at once', async (transport) => {
     const before = sEnds.length;
     const sub = subscribe(transport, sUrl, s.world.users.admin.token, ASK, { ...askVars(), organizationId: s.world.orgId });
     await sub.received(1);
-    const disposedAt = performance.now();
     sub.dispose();
-    await until(() => sEnds.length > before, 1000, 'the upstream stream to end');
-    // Seen on the upstream side: aborted after the first event, well before the next was due.
+    await until(() => sEnds.length > before, 10_000, 'the upstream stream to end');
+    // Seen on the upstream side: aborted after the first event, before the next was sent.
     expect(sEnds.slice(before)).toEqual([{ stream: 'answer', reason: 'aborted', events: 1 }]);
-    expect(performance.now() - disposedAt).toBeLessThan(DELAY);
     expect(sub.results).toHaveLength(1);
   });
 });
@@ -331,16 +323,20 @@ describe('an upstream that stalls mid-stream', () => {
     await using s = await startStack({ rest: { streamIdleTimeoutMs: 200 } }, { askStreamDelayMs: 60_000, onAskStreamEnd: (e) => sEnds.push(e) });
     addAskContent(s);
     const sUrl = await s.gateway.start();
+    const before = upstreamWrites.length;
     const sub = subscribe(transport, sUrl, s.world.users.admin.token, ASK, { ...askVars(), organizationId: s.world.orgId });
     await sub.done;
     expect(sub.results).toHaveLength(2);
-    expect(sub.results[1].at - sub.results[0].at).toBeGreaterThanOrEqual(190);
+    // The error comes at least the idle timeout after the upstream sent its event (a lower bound:
+    // a loaded machine only makes it later).
+    const sentFirst = upstreamWrites.slice(before).find((w) => w.path.endsWith('/ask/stream'))!;
+    expect(sub.results[1].at - sentFirst.at).toBeGreaterThanOrEqual(199);
     expect(errorOf(sub.results[1])).toMatchObject({
       path: ['askStream'],
       message: 'Upstream unavailable: no event stream data for 200 ms',
       extensions: { code: 'UPSTREAM_UNAVAILABLE' },
     });
-    await until(() => sEnds.length > 0, 1000, 'the upstream stream to end');
+    await until(() => sEnds.length > 0, 10_000, 'the upstream stream to end');
     expect(sEnds).toEqual([{ stream: 'answer', reason: 'aborted', events: 1 }]);
   });
 });
@@ -364,7 +360,7 @@ describe('gateway shutdown', () => {
     // Every subscription completed normally (no transport error), with no error result.
     await Promise.all(subs.map((sub) => sub.done));
     for (const sub of subs) expect(sub.results.map((r) => r.result.errors)).toEqual([undefined]);
-    await until(() => sEnds.length === 4, 1000, 'the upstream streams to end');
+    await until(() => sEnds.length === 4, 10_000, 'the upstream streams to end');
     expect(sEnds).toEqual(Array(4).fill({ stream: 'answer', reason: 'aborted', events: 1 }));
     subs.at(-1)!.dispose();
     await s.upstream.stop();

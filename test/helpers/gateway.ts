@@ -19,6 +19,12 @@ export interface TestStack extends TestUpstream {
   /** REST attempts made by the gateway since the last `resetCalls()`. */
   calls: RestCall[];
   resetCalls(): void;
+  /**
+   * How many REST round trips of those calls ran one after another: the longest chain of calls
+   * each started after the one before it had ended (calls made concurrently overlap). With an
+   * upstream latency, this says how many sequential levels a query took, whatever the machine's speed.
+   */
+  rounds(): number;
   /** Runs a GraphQL operation as a world user (default admin), or with no token (`null`). */
   gql<T = any>(query: string, variables?: Record<string, unknown>, token?: string | null): Promise<GqlResult<T>>;
   /** `gql` that fails the test on any error and returns `data`. */
@@ -39,7 +45,14 @@ export async function startStack(
 ): Promise<TestStack> {
   const upstream = await startUpstream(upstreamOptions);
   const calls: RestCall[] = [];
-  const gateway = buildGateway({ ...options, upstreamUrl: upstream.url, onRestCall: (c) => calls.push(c) });
+  /** When each call of `calls` started and ended (performance.now()). */
+  const spans: Array<{ start: number; end: number }> = [];
+  const onRestCall = (c: RestCall) => {
+    const end = performance.now();
+    calls.push(c);
+    spans.push({ start: end - c.ms, end });
+  };
+  const gateway = buildGateway({ ...options, upstreamUrl: upstream.url, onRestCall });
   const gql = async (query: string, variables?: Record<string, unknown>, token?: string | null) => {
     const t = token === undefined ? upstream.world.users.admin.token : token;
     const res = await gateway.yoga.fetch('http://gateway.test/graphql', {
@@ -66,7 +79,8 @@ export async function startStack(
     ...upstream,
     gateway,
     calls,
-    resetCalls: () => void calls.splice(0),
+    resetCalls: () => void (calls.splice(0), spans.splice(0)),
+    rounds: () => longestChain(spans),
     gql,
     data,
     mutate,
@@ -88,4 +102,14 @@ export async function expectRejected(t: TestStack, name: string, input: Record<s
   expect(res.data).toEqual({ [name]: null });
   expect(t.calls).toEqual([]);
   return res.errors![0].message;
+}
+
+/** The longest chain of spans each starting at or after the end of the one before it. */
+function longestChain(spans: Array<{ start: number; end: number }>): number {
+  const byEnd = [...spans].sort((a, b) => a.end - b.end);
+  const depth: number[] = [];
+  byEnd.forEach((span, i) => {
+    depth[i] = 1 + Math.max(0, ...byEnd.slice(0, i).map((before, j) => (before.end <= span.start ? depth[j] : 0)));
+  });
+  return Math.max(0, ...depth);
 }

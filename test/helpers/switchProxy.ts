@@ -20,8 +20,8 @@ export interface SwitchProxy {
   readonly requests: ProxiedRequest[];
   /** `pass` forwards; `hang` accepts requests and never answers. */
   mode: 'pass' | 'hang';
-  /** Extra delay before forwarding a request to this path (ms); default none. */
-  delay: (path: string) => number;
+  /** Extra delay before forwarding a request to this path: ms, or a promise to wait for; default none. */
+  delay: (path: string) => number | Promise<void>;
   /** Closes the port (connections are refused) and drops open connections. */
   goAway(): Promise<void>;
   /** Listens again on the same port. */
@@ -43,7 +43,7 @@ export async function startSwitchProxy(upstreamUrl: string): Promise<SwitchProxy
     self.requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers });
     if (self.mode === 'hang') return;
     const wait = self.delay(new URL(req.url ?? '/', target).pathname);
-    if (wait) await new Promise((resolve) => setTimeout(resolve, wait));
+    if (wait) await (typeof wait === 'number' ? new Promise((resolve) => setTimeout(resolve, wait)) : wait);
     const headers = { ...req.headers };
     delete headers.host;
     delete headers.connection;

@@ -421,7 +421,8 @@ describe('stream disconnects', () => {
 
   it('stopping the server ends open streams', async () => {
     const seen: AskStreamEnd[] = [];
-    const s = await startUpstream({ askStreamDelayMs: 10_000, onAskStreamEnd: (end) => seen.push(end) });
+    // The next event is a minute away: a stop that waited for it would not end within the test's timeout.
+    const s = await startUpstream({ askStreamDelayMs: 60_000, onAskStreamEnd: (end) => seen.push(end) });
     insertSpace(s.upstream.db, s.clock.now().toISOString(), {
       organizationId: s.world.orgId,
       pages: [
@@ -431,9 +432,7 @@ describe('stream disconnects', () => {
     });
     const res = await openStream(s.api, `/orgs/${s.world.orgId}/ask/questions/stream`);
     expect((await events(res).next()).value).toEqual({ question: 'What is Alpha?' });
-    const started = Date.now();
     await s.stop();
-    expect(Date.now() - started).toBeLessThan(5000);
     expect(seen).toEqual([{ stream: 'questions', reason: 'aborted', events: 1 }]);
   });
 });

@@ -260,9 +260,9 @@ describe('OpenAPI specs: URL sources', () => {
     try {
       await other.api.post(`/orgs/${other.world.orgId}/openapi`, { slug: 'hang', source: { url: `${hanging.url}/x` } });
       await vi.waitFor(() => expect(hanging.requests()).toBe(1));
-      const started = Date.now();
+      // The fetch hangs until released below (after stop) and its timeout is a minute: a stop that
+      // waited for either would not end within the test's timeout.
       await other.stop();
-      expect(Date.now() - started).toBeLessThan(3000);
     } finally {
       hanging.release();
       await hanging.close();
