@@ -42,16 +42,16 @@ async function launch(name: string, args: string[]): Promise<{ url: string; modu
   });
   children.push(child);
   let output = '';
-  child.stdout!.on('data', (d) => (output += d));
-  child.stderr!.on('data', (d) => (output += d));
+  // Checked on each chunk of output and on exit (the test's timeout catches a hang).
   const url = await new Promise<string>((resolve, reject) => {
     const check = () => {
       const match = /^GraphQL: (http:\/\/\S+)$/m.exec(output);
       if (match) return resolve(match[1]);
       if (child.exitCode !== null) return reject(new Error(`exited ${child.exitCode}:\n${output}`));
-      setTimeout(check, 50);
     };
-    check();
+    child.stdout!.on('data', (d) => ((output += d), check()));
+    child.stderr!.on('data', (d) => ((output += d), check()));
+    child.on('exit', check);
   });
   return { url, modules: () => readFileSync(record, 'utf8').split('\n').filter(Boolean) };
 }
