@@ -144,21 +144,6 @@ describe('two replicas sharing Redis', () => {
     }
   });
 
-  it('a Redis that stops answering delays a request by a bounded time, never hangs it', async () => {
-    const [limited] = await replicas({ callerRateLimit: 100, responseCacheTtlMs: 60_000 });
-    await space(limited, admin);
-    redis.freeze(true);
-    try {
-      const started = Date.now();
-      const res = await space(limited, admin);
-      expect(res.json.data?.space.permissions).toEqual({ admin: true, edit: true });
-      // Two commands (rate limit, cache lookup) of at most a second each; generous for a loaded machine.
-      expect(Date.now() - started).toBeLessThan(10_000);
-    } finally {
-      redis.freeze(false);
-    }
-  });
-
   it('with Redis stopped the replicas keep answering (cache bypassed, rate limit open), and use Redis again once it is back', async () => {
     const [limited] = await replicas({ callerRateLimit: 100 });
     await space(a, admin);
