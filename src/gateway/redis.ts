@@ -30,12 +30,15 @@ export interface RedisOptions {
   connectTimeoutMs?: number;
   /** How long Redis is skipped after a timeout before one probe asks again (default 5000 ms). */
   coolDownMs?: number;
-  /** The breaker's clock in ms (default `performance.now`; tests move it by hand). */
+  /** The handle's clock, ms since the epoch (default `Date.now`; tests move it by hand): breaker
+   * cool-downs and the response cache's expiry times. */
   now?: () => number;
 }
 
 export interface RedisHandle {
   readonly client: Redis;
+  /** The handle's clock (ms since the epoch). */
+  readonly now: () => number;
   /** Connected, answering and not skipped by the breaker: use Redis now (else treat it as down). */
   isRedisReady(): boolean;
   /** The breaker's state: `open` while Redis is skipped, `probing` while a probe is out. */
@@ -65,9 +68,10 @@ export function connectRedis(options: RedisOptions): RedisHandle {
   });
   const where = `${client.options.host}:${client.options.port}`;
   const outage = outageLog(log, where);
+  const now = options.now ?? Date.now;
   const breaker = createBreaker({
     coolDownMs: options.coolDownMs ?? DEFAULT_REDIS_COOL_DOWN_MS,
-    now: options.now ?? (() => performance.now()),
+    now,
     probe: () => send(new Command('ping', [])),
     onOpen: () => outage.down(`not answering within ${commandTimeoutMs} ms, skipped for a cool-down`),
     onClose: () => outage.up(),
@@ -109,6 +113,7 @@ export function connectRedis(options: RedisOptions): RedisHandle {
   });
   return {
     client,
+    now,
     isRedisReady: () => up && client.status === 'ready' && !breaker.isOpen(),
     breaker: () => ({ open: breaker.isOpen(), probing: breaker.probing() }),
     async close() {
