@@ -13,8 +13,10 @@
  *   results that have expired, and the set itself expires with its last result;
  * - invalidation pops a bounded batch at a time (`ZPOPMIN` + `UNLINK` in one script), so neither
  *   a command nor a reply ever holds more than `batch` results;
- * - keys hold hashes only: `dg:rc:r:<hash>` results, `dg:rc:t:<Type>` and `dg:rc:e:<hash>` lookup
- *   sets, `dg:rc:g` the generation (random, so an expired one is never reused).
+ * - keys hold hashes only: `dg:rc:r:<hash>` results, `dg:rc:ts:<Type>` and `dg:rc:es:<hash>` lookup
+ *   sets (named apart from the plain sets earlier versions kept under `dg:rc:t:` / `dg:rc:e:`, so
+ *   a rolling deploy mixes no types), `dg:rc:g` the generation (random, so an expired one is never
+ *   reused).
  *
  * Any Redis failure, or Redis down (or skipped by the handle's breaker), is a miss.
  */
@@ -59,13 +61,14 @@ export function memoryCache(max: number): GenerationalCache {
 }
 
 // KEYS[1]: the result; KEYS[2..]: its lookup sets. ARGV: JSON, ttl ms, expiry score, prune-before score.
+// The result is stored last: a failure on the way leaves it unstored rather than unindexed.
 const SET_SCRIPT = `
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 for i = 2, #KEYS do
   redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', ARGV[4])
   redis.call('ZADD', KEYS[i], ARGV[3], KEYS[1])
   if redis.call('PTTL', KEYS[i]) < tonumber(ARGV[2]) + ${CLOCK_SKEW_MS} then redis.call('PEXPIRE', KEYS[i], tonumber(ARGV[2]) + ${CLOCK_SKEW_MS}) end
-end`;
+end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])`;
 
 // KEYS[1]: a lookup set. Pops ARGV[1] results and deletes them; answers how many.
 const POP_SCRIPT = `
@@ -85,7 +88,7 @@ export function redisCache(redis: RedisHandle, options: RedisCacheOptions): Gene
   const { client } = redis;
   const { log, now } = options;
   const lookupKey = ({ typename, id }: CacheEntityRecord) =>
-    id == null ? `${CACHE_PREFIX}t:${typename}` : `${CACHE_PREFIX}e:${sha(`${typename}:${id}`)}`;
+    id == null ? `${CACHE_PREFIX}ts:${typename}` : `${CACHE_PREFIX}es:${sha(`${typename}:${id}`)}`;
   const failed = (what: string) => (error: Error) => {
     log.debug(`response cache: redis ${what} failed, bypassed`, { error: error.name });
     return undefined;
