@@ -176,6 +176,16 @@ describe('response cache: writes that change access (in process)', () => {
     }
   });
 
+  it('a write that sets a default role renews the generation: every cached result is read again', async () => {
+    const { user, spaceId, cr } = await reader('read');
+    await cachedRead(user.token, spaceId, cr);
+    const other = (await t.api.post(`/orgs/${t.world.orgId}/spaces`, { title: 'Elsewhere' })).body.id;
+    await t.payload('updateSpace', { spaceId: other, title: 'Elsewhere too' }, 'clientMutationId');
+    expect((await t.gql(CR, { spaceId, cr }, user.token)).extensions?.responseCache.hit).toBe(true);
+    await t.payload('updateSpace', { spaceId: other, defaultLevel: 'READ' }, 'clientMutationId');
+    expect((await t.gql(CR, { spaceId, cr }, user.token)).extensions?.responseCache.hit).toBe(false);
+  });
+
   it('a cached result for a token is private and unstorable, with an opaque validator', async () => {
     const { user, spaceId, cr } = await reader('read');
     const get = () =>
