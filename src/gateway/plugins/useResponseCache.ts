@@ -52,8 +52,6 @@ export interface ResponseCacheOptions {
   onResponseCache?: (hit: boolean) => void;
   /** Most results kept by the in-process store (default 1000). */
   maxEntries?: number;
-  /** Wall clock in ms for the Redis store's expiry scores (default the Redis handle's clock). */
-  now?: () => number;
 }
 
 /** TTL per type relative to the default: the integrations catalog changes rarely, review threads often. */
@@ -106,7 +104,7 @@ const sha = (s: string) => createHash('sha256').update(s).digest('base64url');
 export function useResponseCache(options: ResponseCacheOptions): Plugin[] {
   const { log, redis } = options;
   const types = ttlPerType(options.ttlMs);
-  const store = tracked(redis ? redisCache(redis, { log, now: options.now ?? redis.now }) : memoryCache(options.maxEntries ?? 1000));
+  const store = tracked(redis ? redisCache(redis, { log, now: redis.now }) : memoryCache(options.maxEntries ?? 1000));
   // Requests that came through Yoga's params step (not graphql-sse's own path, which the plugin cannot key).
   const viaParams = new WeakSet<Request>();
   // The library answers 304 to an `If-None-Match` naming a cache key; its ETag is not that key here.
