@@ -60,6 +60,7 @@ export interface Config {
   responseCacheTtlMs: number;
   callerRateLimit: number;
   callerRateLimitFailMode: 'open' | 'closed';
+  redisRequired?: boolean;
   persistedOperations?: string;
   persistedOnly?: boolean;
 }
@@ -406,6 +407,15 @@ export const SETTINGS: Setting[] = [
     fallback: () => 'open',
     commands: ['start'],
     help: 'Gateway: while Redis is down, open lets operations through uncounted, closed refuses them',
+  },
+  {
+    key: 'redisRequired',
+    flag: '--redis-required',
+    env: 'REDIS_REQUIRED',
+    kind: 'bool',
+    fallback: () => undefined,
+    commands: ['start'],
+    help: 'Gateway: GET /ready answers 503 while Redis is down or skipped (default: reported, the replica stays ready)',
   },
   {
     key: 'persistedOperations',

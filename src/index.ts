@@ -134,6 +134,7 @@ async function runGateway(config: Config, log: Logger): Promise<Running> {
     responseCacheTtlMs: config.responseCacheTtlMs,
     callerRateLimit: config.callerRateLimit,
     callerRateLimitFailMode: config.callerRateLimitFailMode,
+    redisRequired: config.redisRequired,
     persistedOperations: persisted && { documents: persisted, only: config.persistedOnly },
     graphiql: embedded?.demo ? { token: embedded.demo.admin, query: exampleQuery(embedded.demo.organizationId) } : undefined,
   });

@@ -26,7 +26,7 @@ import type { Tracing } from './tracing.js';
 import { useCallerRateLimit, type RateLimitFailMode } from './plugins/useCallerRateLimit.js';
 import { usePersistedOperations } from './plugins/usePersistedOperations.js';
 import { useResponseCache } from './plugins/useResponseCache.js';
-import { connectRedis, type RedisHandle } from './redis.js';
+import { connectRedis, type RedisHandle, type RedisOptions } from './redis.js';
 
 export interface GatewayOptions {
   /** Upstream REST base URL ending in `/v1`. */
@@ -83,6 +83,10 @@ export interface GatewayOptions {
   tracing?: Tracing;
   /** Redis shared by replicas (response cache, caller rate limit, APQ); process memory without it. */
   redisUrl?: string;
+  /** Redis client timeouts and breaker (cool-down, clock). */
+  redis?: Omit<RedisOptions, 'url' | 'log'>;
+  /** `/ready` fails while Redis is down or skipped (default false: reported, the replica stays ready). */
+  redisRequired?: boolean;
   /** Response cache TTL in ms (0 or absent: no response cache). */
   responseCacheTtlMs?: number;
   /** Called with each query result's response-cache hit (true) or miss (false), e.g. for metrics. */
@@ -150,7 +154,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
     logger: log,
   });
 
-  const redis = options.redisUrl ? connectRedis({ url: options.redisUrl, log }) : undefined;
+  const redis = options.redisUrl ? connectRedis({ ...options.redis, url: options.redisUrl, log }) : undefined;
   const streams = useStreamShutdown();
   const yoga = createYoga<Record<string, unknown>, GatewayContext>({
     schema,
@@ -161,7 +165,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
       useRequestBodyLimit(options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES),
       ...(options.tracing ? [options.tracing.plugin] : []),
       // GET /ready (GET /health is Yoga's built-in liveness check).
-      useReadiness([upstreamCheck(options.upstreamUrl), ...(redis ? [redisCheck(redis)] : []), ...(options.readyChecks ?? [])]),
+      useReadiness([upstreamCheck(options.upstreamUrl), ...(redis ? [redisCheck(redis, options.redisRequired)] : []), ...(options.readyChecks ?? [])]),
       useGraphQLSSE({ endpoint: '/graphql/stream', limits: options.streams, log }),
       // @defer and @stream: incremental delivery over multipart/mixed and SSE.
       useDeferStream(),
@@ -266,5 +270,5 @@ function fanOut<T>(...callbacks: Array<((value: T) => void) | undefined>): ((val
   return (value) => set.forEach((c) => c(value));
 }
 
-/** `/ready` fails while the shared Redis is unreachable (the gateway still answers, bypassing it). */
-const redisCheck = (redis: RedisHandle): ReadyCheck => ({ name: 'redis', check: async () => redis.isRedisReady() });
+/** Redis unreachable or skipped: reported by `/ready`, which fails only if Redis is required (the gateway answers without it). */
+const redisCheck = (redis: RedisHandle, required = false): ReadyCheck => ({ name: 'redis', optional: !required, check: async () => redis.isRedisReady() });
