@@ -340,8 +340,12 @@ export async function runAbuse(): Promise<void> {
       const answers = [...outcome].sort((a, b) => b[1] - a[1]).slice(0, 4).map(([k, v]) => `${v} × ${k}`).join(', ');
       rows.push([attack.name, answers || '–', `${f1(during.p50)} / ${f1(during.p99)} (${during.failures} failed of ${during.n})`, `${f2(during.p99 / baseline.p99)} ×`, up ? 'yes' : '**no**', ok ? 'met' : '**not met**']);
       console.log(`bench: ${attack.name}: ${JSON.stringify(during)} alive=${up} ${answers}`);
-      if (!up) break;
+      if (!up) {
+        console.log(`bench: the gateway died; its last output:\n${gateway.output().slice(-2000)}`);
+        break;
+      }
     }
+    // Read before stopping: a dead gateway has no memory to report (NaN, so the goal is not met).
     const memory = gateway.memory();
     const memoryOk = mib(memory.hwm) <= 300;
     const body = [

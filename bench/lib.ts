@@ -141,6 +141,7 @@ async function startChild(args: string[], env: NodeJS.ProcessEnv, ready: RegExp,
     url,
     pid: child.pid!,
     memory() {
+      if (!existsSync(`/proc/${child.pid}/status`)) return { rss: NaN, hwm: NaN }; // the process is gone
       const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
       const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN);
       return { rss: kb('VmRSS'), hwm: kb('VmHWM') };
