@@ -16,12 +16,15 @@ import { startReplica, stopAfterEach } from '../helpers/redis.js';
 const VIEWER = 'query Viewer { viewer { displayName } }';
 const ORG = 'query Org($org: String!) { organization(organizationId: $org) { title } }';
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+const md5 = (s: string) => createHash('md5').update(s).digest('hex');
+const RENAME = 'mutation Create($org: String!) { createSpace(input: { organizationId: $org, title: "New" }) { space { title } } }';
 const apq = (query: string) => ({ persistedQuery: { version: 1, sha256Hash: sha256(query) } });
 
 /** A persisted operations file as the Relay compiler's --persist-output writes it (id → document). */
 function persistedFile(): string {
   const file = join(mkdtempSync(join(tmpdir(), 'persisted-')), 'persisted-queries.json');
-  writeFileSync(file, JSON.stringify({ viewer1: VIEWER, [sha256(ORG)]: ORG }));
+  // Relay's persistConfig manifest (md5 ids), Codegen's client preset manifest (`sha256:<hex>` ids) and a plain id.
+  writeFileSync(file, JSON.stringify({ viewer1: VIEWER, [sha256(ORG)]: ORG, [md5(ORG)]: ORG, [`sha256:${sha256(VIEWER)}`]: VIEWER, [md5(RENAME)]: RENAME }));
   return file;
 }
 
@@ -41,6 +44,33 @@ describe('persisted operations (in process)', () => {
     expect((await r.post({ variables: { org }, extensions: apq(ORG) }, token)).json.data).toEqual({ organization: { title: 'Acme' } });
     const unknown = await r.post({ documentId: 'nope' }, token);
     expect(unknown.json.errors?.[0].message).toBe('PersistedQueryNotFound');
+  });
+
+  it('runs a documentId over GET (Relay and Codegen ids as written, variables); never a mutation', async () => {
+    const { r, token, org } = await start(true);
+    const get = async (params: Record<string, string>) => {
+      const res = await r.gateway.yoga.fetch(`http://gateway.test/graphql?${new URLSearchParams(params)}`, {
+        headers: { accept: 'application/graphql-response+json', authorization: `Bearer ${token}` },
+      });
+      return { status: res.status, json: (await res.json()) as { data?: any; errors?: any[] } };
+    };
+    const relay = await get({ documentId: md5(ORG), variables: JSON.stringify({ org }), operationName: 'Org' });
+    expect(relay).toEqual({ status: 200, json: { data: { organization: { title: 'Acme' } } } });
+    const codegen = await get({ documentId: `sha256:${sha256(VIEWER)}` });
+    expect(codegen.json).toEqual({ data: { viewer: { displayName: 'Ada admin' } } });
+
+    r.calls.splice(0);
+    const mutation = await get({ documentId: md5(RENAME), variables: JSON.stringify({ org }) });
+    expect(mutation.status).toBe(405);
+    expect(mutation.json.errors?.[0].message).toMatch(/mutation operation from a POST/);
+    expect(r.calls).toEqual([]);
+
+    const unknown = await get({ documentId: md5('{ nope }') });
+    expect(unknown.json.errors?.[0]).toMatchObject({ message: 'PersistedQueryNotFound' });
+    expect(r.calls).toEqual([]);
+    // Without a header a cross-site link cannot set, a GET is refused as for a raw query (CSRF).
+    const res = await r.gateway.yoga.fetch(`http://gateway.test/graphql?${new URLSearchParams({ documentId: 'viewer1' })}`);
+    expect(res.status).toBe(403);
   });
 
   it('follows the APQ protocol: not found, register (hash checked), then by hash alone', async () => {

@@ -1,9 +1,10 @@
 /**
  * Persisted operations (Yoga's plugin) and automatic persisted queries.
  *
- * - `documents`: id → document, as the Relay compiler's `--persist-output` and GraphQL Codegen's
- *   client preset (`persisted-documents.json`) write; a request sends `{"documentId": "<id>"}`
- *   (or the id as `extensions.persistedQuery.sha256Hash`) instead of `query`.
+ * - `documents`: id → document, as the Relay compiler's `persistConfig` (md5/sha ids) and GraphQL
+ *   Codegen's client preset (`persisted-documents.json`, `sha256:<hex>` ids) write, ids taken as
+ *   written; a request sends `{"documentId": "<id>"}` (or `GET /graphql?documentId=…`, or the id as
+ *   `extensions.persistedQuery.sha256Hash`) instead of `query`.
  * - APQ (Apollo's protocol): a request with only `extensions.persistedQuery.sha256Hash` runs the
  *   document registered under that hash, or gets `PersistedQueryNotFound`; the client then sends the
  *   query with its hash, which is checked (SHA-256 of the query) and registered once the document
@@ -64,6 +65,14 @@ const apqHash = (params: GraphQLParams): string | undefined => {
   return apq?.version === 1 && typeof apq.sha256Hash === 'string' ? apq.sha256Hash : undefined;
 };
 
+/**
+ * Yoga reads only `query`, `operationName`, `variables` and `extensions` from a GET's search
+ * parameters (its `extraParamNames` apply to bodies); the id of `GET /graphql?documentId=…` is read
+ * here. A mutation found under it is still refused over GET (Yoga's 405, once parsed).
+ */
+const documentIdOfGet = (request: Request): string | undefined =>
+  request.method === 'GET' ? (new URL(request.url).searchParams.get('documentId') ?? undefined) : undefined;
+
 const badRequest = (message: string) =>
   createGraphQLError(message, { extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } } });
 
@@ -111,8 +120,8 @@ export function usePersistedOperations(options: PersistedOperationsOptions): Plu
     },
     useYogaPersistedOperations({
       allowArbitraryOperations: !only,
-      extractPersistedOperationId: (params) => {
-        const documentId = (params as { documentId?: unknown }).documentId;
+      extractPersistedOperationId: (params, request) => {
+        const documentId = (params as { documentId?: unknown }).documentId ?? documentIdOfGet(request);
         return typeof documentId === 'string' ? documentId : (apqHash(params) ?? null);
       },
       getPersistedOperation: async (id) => documents.get(id) ?? (only ? null : apq.get(id.toLowerCase())),
