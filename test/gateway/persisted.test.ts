@@ -43,7 +43,8 @@ describe('persisted operations (in process)', () => {
     expect((await r.post({ documentId: sha256(ORG), variables: { org } }, token)).json.data).toEqual({ organization: { title: 'Acme' } });
     expect((await r.post({ variables: { org }, extensions: apq(ORG) }, token)).json.data).toEqual({ organization: { title: 'Acme' } });
     const unknown = await r.post({ documentId: 'nope' }, token);
-    expect(unknown.json.errors?.[0].message).toBe('PersistedQueryNotFound');
+    expect(unknown.status).toBe(400);
+    expect(unknown.json.errors?.[0]).toMatchObject({ message: expect.stringMatching(/^Unknown documentId/), extensions: { code: 'BAD_USER_INPUT' } });
   });
 
   it('runs a documentId over GET (Relay and Codegen ids as written, variables); never a mutation', async () => {
@@ -66,7 +67,7 @@ describe('persisted operations (in process)', () => {
     expect(r.calls).toEqual([]);
 
     const unknown = await get({ documentId: md5('{ nope }') });
-    expect(unknown.json.errors?.[0]).toMatchObject({ message: 'PersistedQueryNotFound' });
+    expect(unknown).toMatchObject({ status: 400, json: { errors: [{ message: expect.stringMatching(/^Unknown documentId/) }] } });
     expect(r.calls).toEqual([]);
     // Without a header a cross-site link cannot set, a GET is refused as for a raw query (CSRF).
     const res = await r.gateway.yoga.fetch(`http://gateway.test/graphql?${new URLSearchParams({ documentId: 'viewer1' })}`);
@@ -77,7 +78,8 @@ describe('persisted operations (in process)', () => {
     const { r, token, adminId } = await start(false);
     const query = '{ viewer { restId } }';
     const missing = await r.post({ extensions: apq(query) }, token);
-    expect(missing.json.errors?.[0].message).toBe('PersistedQueryNotFound');
+    // The message APQ clients recognize, and the contract's code for it.
+    expect(missing.json.errors?.[0]).toMatchObject({ message: 'PersistedQueryNotFound', extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' } });
     expect(r.calls).toEqual([]);
 
     const mismatch = await r.post({ query: '{ viewer { displayName } }', extensions: apq(query) }, token);

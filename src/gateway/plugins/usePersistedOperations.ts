@@ -70,8 +70,11 @@ const apqHash = (params: GraphQLParams): string | undefined => {
  * parameters (its `extraParamNames` apply to bodies); the id of `GET /graphql?documentId=…` is read
  * here. A mutation found under it is still refused over GET (Yoga's 405, once parsed).
  */
-const documentIdOfGet = (request: Request): string | undefined =>
-  request.method === 'GET' ? (new URL(request.url).searchParams.get('documentId') ?? undefined) : undefined;
+function documentIdOf(params: GraphQLParams, request: Request): string | undefined {
+  const documentId =
+    (params as { documentId?: unknown }).documentId ?? (request.method === 'GET' ? new URL(request.url).searchParams.get('documentId') : undefined);
+  return typeof documentId === 'string' ? documentId : undefined;
+}
 
 const badRequest = (message: string) =>
   createGraphQLError(message, { extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } } });
@@ -120,15 +123,16 @@ export function usePersistedOperations(options: PersistedOperationsOptions): Plu
     },
     useYogaPersistedOperations({
       allowArbitraryOperations: !only,
-      extractPersistedOperationId: (params, request) => {
-        const documentId = (params as { documentId?: unknown }).documentId ?? documentIdOfGet(request);
-        return typeof documentId === 'string' ? documentId : (apqHash(params) ?? null);
-      },
+      extractPersistedOperationId: (params, request) => documentIdOf(params, request) ?? apqHash(params) ?? null,
       getPersistedOperation: async (id) => documents.get(id) ?? (only ? null : apq.get(id.toLowerCase())),
       customErrors: {
-        // APQ clients (Apollo's link, Apollo Kotlin/iOS, urql) recognize the message and then register the
-        // query; the code stays in the fixed set.
-        notFound: { message: 'PersistedQueryNotFound', extensions: { code: 'BAD_USER_INPUT' } },
+        // An unknown APQ hash: APQ clients (Apollo's link, Apollo Kotlin/iOS, urql) recognize the message
+        // and then register the query. An unknown documentId is the client's mistake (a manifest the
+        // gateway was not given): nothing to retry.
+        notFound: ({ params, request }) =>
+          documentIdOf(params, request) === undefined
+            ? createGraphQLError('PersistedQueryNotFound', { extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' } })
+            : badRequest('Unknown documentId: not one of the persisted documents the gateway was started with'),
         keyNotFound: () => badRequest('Must provide a query, a documentId or extensions.persistedQuery.sha256Hash'),
         persistedQueryOnly: onlyError,
       },
