@@ -416,7 +416,7 @@ export const SETTINGS: Setting[] = [
     kind: 'string',
     fallback: () => undefined,
     commands: ['start'],
-    help: 'Gateway: JSON file of id → document (Relay --persist-output, Codegen client preset) run by {"documentId": id}',
+    help: 'Gateway: JSON file of id → document (Relay persistConfig, Codegen client preset; ids as written) run by {"documentId": id} or GET ?documentId=',
   },
   {
     key: 'persistedOnly',

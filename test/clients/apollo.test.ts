@@ -7,6 +7,7 @@ import { gql, type TypedDocumentNode } from '@apollo/client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApolloClient } from '../../docs/recipes/apollo.js';
 import { startStack, type TestStack } from '../helpers/gateway.js';
+import { shownInDocs } from './shownInDocs.js';
 
 // Results are read loosely here (Codegen types them in an app: see test/clients/codegen.test.ts).
 const SPACES: TypedDocumentNode<any> = gql`
@@ -43,6 +44,10 @@ afterAll(async () => {
 });
 
 describe('Apollo Client recipe', () => {
+  it('docs/CLIENTS.md shows the recipe as it is', () => {
+    expect(shownInDocs('docs/recipes/apollo.ts'), 'docs/recipes/apollo.ts as docs/CLIENTS.md shows it').toBe(true);
+  });
+
   it('APQ: an unknown hash is registered once, then any client sends only the hash, over GET', async () => {
     const org = t.world.orgId;
     sent.splice(0);

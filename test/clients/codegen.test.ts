@@ -15,6 +15,7 @@ import config from '../../docs/recipes/codegen/codegen.js';
 import { CreateSpaceMutation, execute, SpacesQuery } from '../../docs/recipes/codegen/app.js';
 import { loadPersistedOperations } from '../../src/gateway/plugins/usePersistedOperations.js';
 import { startStack, type TestStack } from '../helpers/gateway.js';
+import { shownInDocs } from './shownInDocs.js';
 
 const root = join(import.meta.dirname, '../..');
 
@@ -56,6 +57,11 @@ beforeAll(async () => {
 afterAll(() => t?.stop());
 
 describe('GraphQL Codegen client preset recipe', () => {
+  it('docs/CLIENTS.md shows the recipe as it is', () => {
+    expect(shownInDocs('docs/recipes/codegen/codegen.ts'), 'docs/recipes/codegen/codegen.ts as docs/CLIENTS.md shows it').toBe(true);
+    expect(shownInDocs('docs/recipes/codegen/app.ts'), 'docs/recipes/codegen/app.ts as docs/CLIENTS.md shows it').toBe(true);
+  });
+
   it('the committed gql/ is what the client preset writes from codegen.ts', async () => {
     const files = await generate();
     expect([...files.keys()].map((f) => f.split('/').pop()).toSorted()).toEqual(['gql.ts', 'graphql.ts', 'index.ts', 'persisted-documents.json']);

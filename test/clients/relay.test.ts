@@ -16,6 +16,7 @@ import SpaceListPaginationQuery from '../../docs/recipes/relay/__generated__/Spa
 import SpaceListQuery, { type SpaceListQuery as SpaceListQueryType } from '../../docs/recipes/relay/__generated__/SpaceListQuery.graphql.js';
 import { loadPersistedOperations } from '../../src/gateway/plugins/usePersistedOperations.js';
 import { startStack, type TestStack } from '../helpers/gateway.js';
+import { shownInDocs } from './shownInDocs.js';
 
 const recipe = join(import.meta.dirname, '../../docs/recipes/relay');
 const relayCompiler = join(import.meta.dirname, '../../node_modules/.bin/relay-compiler');
@@ -52,6 +53,12 @@ function listedTitles(env: Environment, orgId: string): string[] {
 }
 
 describe('Relay recipe', () => {
+  it('docs/CLIENTS.md shows the recipe as it is', () => {
+    expect(shownInDocs('docs/recipes/relay/relay.config.json'), 'docs/recipes/relay/relay.config.json as docs/CLIENTS.md shows it').toBe(true);
+    expect(shownInDocs('docs/recipes/relay/environment.ts'), 'docs/recipes/relay/environment.ts as docs/CLIENTS.md shows it').toBe(true);
+    expect(shownInDocs('docs/recipes/relay/SpaceList.ts'), 'docs/recipes/relay/SpaceList.ts as docs/CLIENTS.md shows it').toBe(true);
+  });
+
   // relay-compiler is a devDependency of the schema tooling (test/clients/relayCompiler*): with it,
   // the committed artifacts are checked against relay.config.json and schema.graphql.
   it.skipIf(!existsSync(relayCompiler))('the committed artifacts are what relay-compiler writes from relay.config.json', () => {

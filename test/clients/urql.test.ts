@@ -7,6 +7,7 @@ import { onEnd, pipe, subscribe } from 'wonka';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createUrqlClient } from '../../docs/recipes/urql.js';
 import { startStack, type TestStack } from '../helpers/gateway.js';
+import { shownInDocs } from './shownInDocs.js';
 
 let t: TestStack;
 let url: string;
@@ -29,6 +30,10 @@ afterAll(async () => {
 });
 
 describe('urql recipe', () => {
+  it('docs/CLIENTS.md shows the recipe as it is', () => {
+    expect(shownInDocs('docs/recipes/urql.ts'), 'docs/recipes/urql.ts as docs/CLIENTS.md shows it').toBe(true);
+  });
+
   it('persisted exchange: registers a query once (its text and hash), then sends only its hash, over GET', async () => {
     const query = gql`query Viewer { viewer { id displayName } }`;
     sent.splice(0);
