@@ -1,8 +1,10 @@
 /**
- * Persisted operations and automatic persisted queries in process (no Redis): a `documentId` from
- * the file runs; APQ follows Apollo's protocol (PersistedQueryNotFound, then register with the
- * query, hash checked); `--persisted-only` refuses raw documents and APQ registration before any
- * REST call, over HTTP and over graphql-sse's endpoint.
+ * Persisted operations and automatic persisted queries: a `documentId` from the file runs, over POST
+ * or GET (Relay's and Codegen's ids as written; never a mutation over GET); APQ follows Apollo's
+ * protocol (PersistedQueryNotFound with code PERSISTED_QUERY_NOT_FOUND, then register with the
+ * query, hash checked), and registrations are bounded (size, per-caller quota, counted in Redis
+ * across replicas; only documents that passed every limit); `--persisted-only` refuses raw
+ * documents and APQ registration before any REST call, over HTTP and over graphql-sse's endpoint.
  */
 import { createHash } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -28,7 +30,7 @@ function persistedFile(): string {
   return file;
 }
 
-describe('persisted operations (in process)', () => {
+describe('persisted operations', () => {
   const track = stopAfterEach();
 
   const start = async (only: boolean) => {
