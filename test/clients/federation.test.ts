@@ -139,6 +139,20 @@ describe('Hive Gateway recipe', () => {
   });
 });
 
+describe("Apollo's composition (what rover uses for Apollo Router)", () => {
+  it('composes the subgraph SDL with the other subgraph and keeps @cost and @listSize for demand control', async () => {
+    const { composeServices } = await import('@apollo/composition');
+    const { _service } = await t.data('{ _service { sdl } }');
+    const result = composeServices([
+      { name: 'docs', url: 'http://docs.test/graphql', typeDefs: parse(_service.sdl) },
+      { name: 'reviews', url: 'http://reviews.test/graphql', typeDefs: parse(REVIEWS_SDL) },
+    ]);
+    expect(result.errors?.map((e) => e.message)).toBeUndefined();
+    expect(result.supergraphSdl).toContain('https://specs.apollo.dev/cost/v0.1');
+    expect(result.supergraphSdl).toMatch(/\): SpaceConnection @cost\(weight: 1\) @listSize\(slicingArguments: \["first"\], sizedFields: \["edges", "nodes"\], assumedSize: 20, requireOneSlicingArgument: false\)/);
+  });
+});
+
 describe('the README', () => {
   it('shows the recipe the test runs', () => {
     const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
