@@ -99,39 +99,35 @@ function withFederationFields(base: GraphQLSchema, entityTypes: GraphQLObjectTyp
   return new GraphQLSchema({ ...config, query: federationQuery, types: config.types.filter((t) => t !== query) });
 }
 
-/** Makes a type an entity: its `@key`s (printed) and its reference resolver. */
+/** Makes a type an entity: its reference resolver (its `@key`s are printed by `printDirectives`). */
 function makeEntity(type: GraphQLObjectType, entry: NodeEntry): void {
-  const keys = keyFields(entry).map((f) => `@key(fields: "${f}")`).join(' ');
-  const { directives } = parse(`extend type ${type.name} ${keys}`).definitions[0] as ObjectTypeDefinitionNode;
-  const definition = type.astNode ?? printedDefinition(type);
   // The schema is this module's own sorted copy: its types are set up here, once, before use.
-  Object.assign(type, {
-    astNode: { ...definition, directives },
-    extensions: { ...type.extensions, apollo: { subgraph: { resolveReference: resolveReference(entry) } } },
-  });
+  type.extensions = { ...type.extensions, apollo: { subgraph: { resolveReference: resolveReference(entry) } } };
 }
 
 /**
  * The AST node `printSubgraphSchema` prints a type from (it reads applied directives from AST
- * nodes): its definition, each field with its `@cost` and `@listSize` (cost.ts).
+ * nodes): its definition with its `@key`s, each field with its `@cost` and `@listSize` (cost.ts).
  */
-function printedDefinition(type: GraphQLObjectType | GraphQLInterfaceType): ObjectTypeDefinitionNode | InterfaceTypeDefinitionNode {
+function printedDefinition(type: GraphQLObjectType | GraphQLInterfaceType, entry?: NodeEntry): ObjectTypeDefinitionNode | InterfaceTypeDefinitionNode {
   const definition = parse(printType(type)).definitions[0] as ObjectTypeDefinitionNode | InterfaceTypeDefinitionNode;
+  const applied = (directives: string[]) =>
+    directives.length ? ((parse(`extend type T ${directives.join(' ')}`).definitions[0] as ObjectTypeDefinitionNode).directives ?? []) : [];
   const fields = type.getFields();
   const withCosts = (field: FieldDefinitionNode): FieldDefinitionNode => {
-    const applied = costDirectives(fields[field.name.value]);
-    if (!applied.length) return field;
-    const { directives } = parse(`extend type T ${applied.join(' ')}`).definitions[0] as ObjectTypeDefinitionNode;
-    return { ...field, directives: [...(field.directives ?? []), ...(directives ?? [])] };
+    const costs = applied(costDirectives(fields[field.name.value]));
+    return costs.length ? { ...field, directives: [...(field.directives ?? []), ...costs] } : field;
   };
-  return { ...definition, fields: definition.fields?.map(withCosts) };
+  const keys = entry ? applied(keyFields(entry).map((f) => `@key(fields: "${f}")`)) : [];
+  return { ...definition, directives: [...(definition.directives ?? []), ...keys], fields: definition.fields?.map(withCosts) };
 }
 
-/** Every object and interface type gets its printed definition (with the cost directives). */
-function printCosts(schema: GraphQLSchema): void {
+/** Gives every object and interface type its printed definition (keys and costs): done before the first print only. */
+function printDirectives(schema: GraphQLSchema, entries: NodeEntry[]): void {
+  const entryOf = new Map(entries.map((entry) => [entry.ref.name, entry]));
   for (const type of Object.values(schema.getTypeMap()))
     if (!isIntrospectionType(type) && (isObjectType(type) || isInterfaceType(type)) && !type.name.startsWith('_'))
-      Object.assign(type, { astNode: printedDefinition(type) });
+      type.astNode = printedDefinition(type, entryOf.get(type.name));
 }
 
 /**
@@ -146,12 +142,14 @@ export function toSubgraphSchema(base: GraphQLSchema): { schema: GraphQLSchema; 
   let printed: string | undefined;
   const sdl = () => {
     const { printSubgraphSchema } = createRequire(import.meta.url)('@apollo/subgraph') as typeof import('@apollo/subgraph');
-    printed ??= printSubgraphSchema(schema);
+    if (printed === undefined) {
+      printDirectives(schema, entries);
+      printed = printSubgraphSchema(schema);
+    }
     return printed;
   };
   const schema = lexicographicSortSchema(withFederationFields(base, entityTypes, sdl));
   declareCosts(schema);
-  printCosts(schema);
   for (const entry of entries) makeEntity(schema.getType(entry.ref.name) as GraphQLObjectType, entry);
   const link = parse(`extend schema @link(url: "${FEDERATION_LINK}", import: ["@key", "@cost", "@listSize"])`).definitions[0] as SchemaExtensionNode;
   Object.assign(schema, { extensionASTNodes: [link] });
