@@ -137,6 +137,14 @@ describe('Hive Gateway recipe', () => {
     expect(ours).toBe(72);
     expect(res.extensions?.cost).toEqual({ estimated: ours, max: 50_000 });
   });
+
+  it('a connection without `first`: the gateway prices its default page size, Hive Gateway one item (as the README says)', async () => {
+    await using gateway = companyGateway(supergraph);
+    const query = 'query($org: String!) { organization(organizationId: $org) { spaces { nodes { organization { title } } } } }';
+    const res = await run(gateway, query, { org: t.world.orgId }, t.world.users.admin.token);
+    expect(operationCost(schema, parse(query), { org: t.world.orgId }, undefined, { defaultPageSize: 20, maxPageSize: 100, maxIds: 100 })).toBe(1 + 1 + 20);
+    expect(res.extensions?.cost.estimated).toBe(1 + 1 + 1);
+  });
 });
 
 describe("Apollo's composition (what rover uses for Apollo Router)", () => {
