@@ -9,6 +9,7 @@ import { createRestClient, type Arrival, type RestCall, type RestClient, type Re
 import { schema } from '../schema/index.js';
 import { drainable } from '../shutdown.js';
 import { createContext, type GatewayContext, type GatewayLimits } from '../schema/context.js';
+import { useClientIntrospection } from './plugins/useClientIntrospection.js';
 import { useStreamShutdown } from './plugins/useStreamShutdown.js';
 import { mergeRequestHooks } from './lib/mergeRequestHooks.js';
 import { maskedErrors } from './lib/maskedErrors.js';
@@ -165,6 +166,8 @@ export function buildGateway(options: GatewayOptions): Gateway {
       useGraphQLSSE({ endpoint: '/graphql/stream', limits: options.streams, log }),
       // @defer and @stream: incremental delivery over multipart/mixed and SSE.
       useDeferStream(),
+      // Introspection shows the client schema (schema.graphql), not the federation plumbing.
+      useClientIntrospection(),
       streams.plugin,
       // Scaling out, in this order: count the operation, resolve a persisted id, then answer from the cache.
       ...(options.callerRateLimit

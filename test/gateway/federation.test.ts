@@ -1,7 +1,7 @@
 import { buildSubgraphSchema, printSubgraphSchema } from '@apollo/subgraph';
 import { isObjectType, parse, type ObjectTypeDefinitionNode } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { printedSchema } from '../../scripts/print-schema.js';
+import { printedSubgraphSchema } from '../../scripts/print-schema.js';
 import { schema } from '../../src/schema/index.js';
 import { encodeGlobalID } from '@pothos/plugin-relay';
 import { encodeKeys } from '../../src/schema/lib/node.js';
@@ -61,9 +61,9 @@ const ENTITIES = `query($reps: [_Any!]!) { _entities(representations: $reps) {
 } }`;
 
 describe('_service', () => {
-  it('serves the subgraph SDL, which is schema.graphql, with @link to federation v2', async () => {
+  it('serves the subgraph SDL, which is schema.subgraph.graphql, with @link to federation v2', async () => {
     const { _service } = await t.data('{ _service { sdl } }');
-    expect(_service.sdl + '\n').toBe(printedSchema());
+    expect(_service.sdl + '\n').toBe(printedSubgraphSchema());
     expect(_service.sdl).toMatch(/^extend schema\s+@link\(url: "https:\/\/specs\.apollo\.dev\/federation\/v2\.\d+", import: \["@key"\]\)/);
   });
 

@@ -28,10 +28,14 @@ import {
   GraphQLObjectType,
   GraphQLSchema,
   GraphQLUnionType,
+  Kind,
   lexicographicSortSchema,
   parse,
   printType,
+  type FragmentDefinitionNode,
   type ObjectTypeDefinitionNode,
+  type OperationDefinitionNode,
+  type SelectionNode,
   type SchemaExtensionNode,
 } from 'graphql';
 import type { GatewayContext } from '../context.js';
@@ -102,7 +106,7 @@ function makeEntity(type: GraphQLObjectType, entry: NodeEntry): void {
 
 /**
  * Builds the subgraph schema from the builder's schema (sorted lexicographically), and `sdl()`, its
- * print, which `_service` serves and schema.graphql holds. The print needs @apollo/subgraph's
+ * print, which `_service` serves and schema.subgraph.graphql holds. The print needs @apollo/subgraph's
  * printer and with it @apollo/federation-internals (several MiB): loaded on the first `sdl()`, not
  * at start, since most gateways are never asked.
  */
@@ -120,4 +124,54 @@ export function toSubgraphSchema(base: GraphQLSchema): { schema: GraphQLSchema; 
   const link = parse(`extend schema @link(url: "${FEDERATION_LINK}", import: ["@key"])`).definitions[0] as SchemaExtensionNode;
   Object.assign(schema, { extensionASTNodes: [link] });
   return { schema, sdl };
+}
+
+/** What only a router reads: the root fields and types @apollo/subgraph adds. */
+const FEDERATION_FIELDS = new Set(['_entities', '_service']);
+const FEDERATION_TYPES = new Set(['_Any', '_Entity', '_Service']);
+
+const clientSchemas = new WeakMap<GraphQLSchema, GraphQLSchema>();
+
+/**
+ * The client schema of a subgraph schema: the same types, without `_entities`, `_service` and their
+ * types. Introspection serves it (useClientIntrospection.ts) and schema.graphql is its print, so
+ * Relay, Codegen and Apollo tooling read the graph a frontend queries, not the router's plumbing.
+ */
+export function clientSchemaOf(subgraph: GraphQLSchema): GraphQLSchema {
+  let client = clientSchemas.get(subgraph);
+  if (client) return client;
+  const query = subgraph.getQueryType();
+  if (!query) throw new Error('A subgraph needs a query type');
+  const { fields, ...rest } = query.toConfig();
+  const clientQuery = new GraphQLObjectType({
+    ...rest,
+    fields: Object.fromEntries(Object.entries(fields).filter(([name]) => !FEDERATION_FIELDS.has(name))),
+  });
+  const config = subgraph.toConfig();
+  const types = config.types.filter((t) => t !== query && !FEDERATION_TYPES.has(t.name));
+  client = new GraphQLSchema({ ...config, query: clientQuery, types, extensionASTNodes: [] });
+  client.extensions = subgraph.extensions;
+  clientSchemas.set(subgraph, client);
+  return client;
+}
+
+/**
+ * Whether introspection of this operation is served the client schema: its root selection (through
+ * fragments) names `__schema` or `__type` and neither `_entities` nor `_service`.
+ */
+export function introspectsClientSchema(operation: OperationDefinitionNode, fragments: Record<string, FragmentDefinitionNode>): boolean {
+  const names = new Set<string>();
+  const seen = new Set<string>();
+  const walk = (selections: readonly SelectionNode[]): void => {
+    for (const s of selections) {
+      if (s.kind === Kind.FIELD) names.add(s.name.value);
+      else if (s.kind === Kind.INLINE_FRAGMENT) walk(s.selectionSet.selections);
+      else if (!seen.has(s.name.value) && fragments[s.name.value]) {
+        seen.add(s.name.value);
+        walk(fragments[s.name.value].selectionSet.selections);
+      }
+    }
+  };
+  walk(operation.selectionSet.selections);
+  return (names.has('__schema') || names.has('__type')) && ![...FEDERATION_FIELDS].some((f) => names.has(f));
 }
