@@ -62,6 +62,8 @@ export interface Config {
   callerRateLimitFailMode: 'open' | 'closed';
   persistedOperations?: string;
   persistedOnly?: boolean;
+  apqMaxBytes: number;
+  apqQuota: number;
 }
 
 export const SETTINGS: Setting[] = [
@@ -424,6 +426,28 @@ export const SETTINGS: Setting[] = [
     fallback: () => undefined,
     commands: ['start'],
     help: 'Gateway: refuse every operation that is not in --persisted-operations (a flag without value, or true/false)',
+  },
+  {
+    key: 'apqMaxBytes',
+    flag: '--apq-max-bytes',
+    env: 'APQ_MAX_BYTES',
+    kind: 'int',
+    min: 0,
+    max: 1_000_000,
+    fallback: () => 32_768,
+    commands: ['start'],
+    help: 'Gateway: largest automatic persisted query registered, in bytes; a larger one runs but is not kept',
+  },
+  {
+    key: 'apqQuota',
+    flag: '--apq-quota',
+    env: 'APQ_QUOTA',
+    kind: 'int',
+    min: 0,
+    max: 1_000_000,
+    fallback: () => 100,
+    commands: ['start'],
+    help: 'Gateway: automatic persisted queries one caller may register per hour (0: none); past it they run but are not kept',
   },
 ];
 

@@ -134,7 +134,7 @@ async function runGateway(config: Config, log: Logger): Promise<Running> {
     responseCacheTtlMs: config.responseCacheTtlMs,
     callerRateLimit: config.callerRateLimit,
     callerRateLimitFailMode: config.callerRateLimitFailMode,
-    persistedOperations: persisted && { documents: persisted, only: config.persistedOnly },
+    persistedOperations: { documents: persisted, only: config.persistedOnly, apqMaxBytes: config.apqMaxBytes, apqQuota: config.apqQuota },
     graphiql: embedded?.demo ? { token: embedded.demo.admin, query: exampleQuery(embedded.demo.organizationId) } : undefined,
   });
   const url = await listen(() => gateway.start(), `gateway on ${config.host}:${config.port}`, '--port');

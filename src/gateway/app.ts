@@ -25,7 +25,7 @@ import { upstreamCheck, useReadiness, type ReadyCheck } from './plugins/useReadi
 import { createMetrics, type GatewayMetrics, type MetricsOptions } from './metrics.js';
 import type { Tracing } from './tracing.js';
 import { useCallerRateLimit, type RateLimitFailMode } from './plugins/useCallerRateLimit.js';
-import { usePersistedOperations } from './plugins/usePersistedOperations.js';
+import { usePersistedOperations, type PersistedOperationsOptions } from './plugins/usePersistedOperations.js';
 import { useResponseCache } from './plugins/useResponseCache.js';
 import { connectRedis, type RedisHandle } from './redis.js';
 
@@ -92,8 +92,8 @@ export interface GatewayOptions {
   callerRateLimit?: number;
   /** While Redis is down: `open` lets operations through uncounted, `closed` refuses them (default open). */
   callerRateLimitFailMode?: RateLimitFailMode;
-  /** Persisted operations (id → document) and whether only they may run; APQ is always accepted otherwise. */
-  persistedOperations?: { documents?: Record<string, string>; only?: boolean };
+  /** Persisted operations (id → document), whether only they may run (APQ is accepted otherwise) and APQ's bounds. */
+  persistedOperations?: Omit<PersistedOperationsOptions, 'redis' | 'log'>;
 }
 
 export interface Gateway {

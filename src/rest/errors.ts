@@ -15,6 +15,8 @@ export const ERROR_CODES = [
   'RATE_LIMITED',
   'UPSTREAM_UNAVAILABLE',
   'UPSTREAM_ERROR',
+  // An unknown automatic-persisted-query hash only (message `PersistedQueryNotFound`, as APQ clients expect).
+  'PERSISTED_QUERY_NOT_FOUND',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -45,6 +47,7 @@ const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   RATE_LIMITED: 'Rate limit exceeded, retry later',
   UPSTREAM_UNAVAILABLE: 'Upstream unavailable',
   UPSTREAM_ERROR: 'Upstream error',
+  PERSISTED_QUERY_NOT_FOUND: 'PersistedQueryNotFound',
 };
 
 /** The code for an HTTP status (non-2xx). */
