@@ -231,6 +231,17 @@ describe('the example app (npm run app) in Chromium', { timeout: STEP_MS }, () =
     expect((await texts('comments', '.comment > .body'))[0]).toBe(text);
   });
 
+  it('takes another token in the header, and goes back to the demo admin', async () => {
+    const readToken = output.match(/^Demo token \(read\): (\S+)/m)![1];
+    const reader = await (await fetch(`${stack.rest}/user`, { headers: { authorization: `Bearer ${readToken}` } })).json();
+    await page.getByLabel('API token').fill(readToken);
+    await page.getByRole('button', { name: 'Use', exact: true }).click();
+    await expect.poll(() => page.getByTestId('viewer').textContent()).toContain(reader.displayName);
+    await page.getByRole('button', { name: 'Demo' }).click();
+    const admin = await rest<{ displayName: string }>('/user');
+    await expect.poll(() => page.getByTestId('viewer').textContent()).toContain(admin.displayName);
+  });
+
   it('sent only persisted documents, all to this machine, and logged no error', async () => {
     const manifest = JSON.parse(readFileSync(join(ROOT, 'examples', 'web', 'persisted-documents.json'), 'utf8')) as Record<string, string>;
     const origin = new URL(stack.app).origin;
