@@ -128,7 +128,12 @@ function openedHere(req) {
 const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8', '.svg': 'image/svg+xml', '.png': 'image/png', '.ico': 'image/x-icon', '.json': 'application/json' };
 
 function serveFile(res, path) {
-  const file = path === '/' ? join(dist, 'index.html') : normalize(join(dist, decodeURIComponent(path)));
+  let file;
+  try {
+    file = path === '/' ? join(dist, 'index.html') : normalize(join(dist, decodeURIComponent(path)));
+  } catch {
+    file = dist; // a malformed escape: not found
+  }
   if (!file.startsWith(dist + sep) || !existsSync(file) || statSync(file).isDirectory() || file === stamp) {
     res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
     return res.end('Not found');
