@@ -83,6 +83,17 @@ async function restList<T = any>(path: string): Promise<T[]> {
   return items;
 }
 
+/** A GET to the app server with node:http: the path as written (no `..` resolved) and any Host header. */
+function raw(path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+  const { hostname, port } = new URL(stack.app);
+  return new Promise((resolve, reject) =>
+    get({ hostname: hostname === 'localhost' ? '127.0.0.1' : hostname, port, path, headers }, (res) => {
+      let body = '';
+      res.on('data', (chunk) => (body += chunk)).on('end', () => resolve({ status: res.statusCode!, body }));
+    }).on('error', reject),
+  );
+}
+
 const texts = async (testId: string, selector: string) => (await page.getByTestId(testId).locator(selector).allTextContents()).map((t) => t.trim());
 const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
 const graphqlRequests = () => seen.filter((r) => new URL(r.url).pathname.startsWith('/graphql'));
@@ -123,19 +134,19 @@ describe('the example app (npm run app) in Chromium', { timeout: STEP_MS }, () =
   });
 
   it('gives the demo token only to a page opened on this machine (not through a proxy, not another host)', async () => {
-    // node:http, not fetch: fetch cannot set the Host header.
-    const session = (headers: Record<string, string>) =>
-      new Promise<string | null>((resolve, reject) =>
-        get(`${stack.app}session.json`, { headers }, (res) => {
-          let body = '';
-          res.on('data', (chunk) => (body += chunk)).on('end', () => resolve((JSON.parse(body) as { token: string | null }).token));
-        }).on('error', reject),
-      );
+    const session = async (headers: Record<string, string>) =>
+      (JSON.parse((await raw('/session.json', headers)).body) as { token: string | null }).token;
     expect(await session({})).toBe(stack.token);
     expect(await session({ 'x-forwarded-for': '203.0.113.7' })).toBeNull();
     expect(await session({ via: '1.1 proxy' })).toBeNull();
     expect(await session({ host: 'docs.example.com' })).toBeNull();
     expect(await session({ 'sec-fetch-site': 'cross-site' })).toBeNull();
+  });
+
+  it('serves the built app and nothing else from its folder', async () => {
+    expect((await raw('/')).body).toContain('<div id="root">');
+    for (const path of ['/../package.json', '/%2e%2e/package.json', '/assets/../../relay.config.json', '/%E0%A4%A', '/.built'])
+      expect((await raw(path)).status, path).toBe(404);
   });
 
   it("pages through an organization's spaces with Load more, to the end", async () => {
