@@ -1,8 +1,9 @@
-import { getIntrospectionQuery, parse } from 'graphql';
+import { buildSchema, getIntrospectionQuery, parse, type GraphQLObjectType } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS } from '../../src/gateway/app.js';
 import { exampleQuery } from '../../src/gateway/example.js';
 import { operationCost } from '../../src/gateway/plugins/useCostLimit.js';
+import { costDirectives, declareCosts } from '../../src/schema/lib/cost.js';
 import { countFields } from '../../src/gateway/plugins/useMaxFields.js';
 import { DEFAULT_LIST_AND_FIELD_LIMITS } from '../../src/gateway/plugins/useQueryLimits.js';
 import { schema } from '../../src/schema/index.js';
@@ -188,6 +189,27 @@ describe('cost', () => {
     expect(cost('{ nodes(ids: ["a", "b", "c"]) { id } }')).toBe(1 + 3);
     expect(cost('query($r: [_Any!]!) { _entities(representations: $r) { __typename } }', { r: [{ __typename: 'Space', id: 'x' }, { __typename: 'Space', id: 'y' }] })).toBe(1 + 2);
     expect(cost(getIntrospectionQuery())).toBe(0);
+  });
+
+  it("prices from the fields' declared @cost/@listSize: a field's own declaration changes the SDL and the price alike", () => {
+    const sdl = `type Query { shelf(first: Int): BookConnection heavy: Int book: Book }
+      type BookConnection { edges: [BookEdge!]! nodes: [Book!]! pageInfo: PageInfo! }
+      type BookEdge { cursor: String! node: Book! }
+      type PageInfo { hasNextPage: Boolean! }
+      type Book { title: String! }`;
+    const built = buildSchema(sdl);
+    (built.getQueryType()!.getFields().heavy.extensions as Record<string, unknown>) = { cost: { weight: 7 } };
+    declareCosts(built);
+    const fields = built.getQueryType()!.getFields();
+    expect(costDirectives(fields.heavy)).toEqual(['@cost(weight: 7)']);
+    expect(costDirectives(fields.shelf)).toEqual([
+      '@cost(weight: 1)',
+      '@listSize(slicingArguments: ["first"], sizedFields: ["edges","nodes"], assumedSize: 20, requireOneSlicingArgument: false)',
+    ]);
+    expect(costDirectives((built.getType('BookConnection') as GraphQLObjectType).getFields().pageInfo)).toEqual(['@cost(weight: 0)']);
+    const cost = (query: string) => operationCost(built, parse(query), {}, undefined, { defaultPageSize: 20, maxPageSize: 100, maxIds: 100 });
+    expect(cost('{ heavy shelf(first: 3) { nodes { title } } }')).toBe(7 + 1);
+    expect(cost('{ book { title } }')).toBe(1);
   });
 });
 

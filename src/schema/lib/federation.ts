@@ -23,26 +23,33 @@ import { createRequire } from 'node:module';
 import { EntityType, entitiesField, serviceField } from '@apollo/subgraph/dist/types.js';
 import { decodeGlobalID } from '@pothos/plugin-relay';
 import {
+  GraphQLInterfaceType,
   GraphQLList,
   GraphQLNonNull,
   GraphQLObjectType,
   GraphQLSchema,
   GraphQLUnionType,
   Kind,
+  isInterfaceType,
+  isIntrospectionType,
+  isObjectType,
   lexicographicSortSchema,
   parse,
   printType,
+  type FieldDefinitionNode,
   type FragmentDefinitionNode,
+  type InterfaceTypeDefinitionNode,
   type ObjectTypeDefinitionNode,
   type OperationDefinitionNode,
   type SelectionNode,
   type SchemaExtensionNode,
 } from 'graphql';
 import type { GatewayContext } from '../context.js';
+import { costDirectives, declareCosts } from './cost.js';
 import { notFoundError } from './errors.js';
 import { decodeKeys, nodeEntries, type NodeEntry } from './node.js';
 
-export const FEDERATION_LINK = 'https://specs.apollo.dev/federation/v2.6';
+export const FEDERATION_LINK = 'https://specs.apollo.dev/federation/v2.9';
 
 /** A representation `_entities` receives: `__typename` and one of the entity's keys. */
 interface Representation {
@@ -92,16 +99,39 @@ function withFederationFields(base: GraphQLSchema, entityTypes: GraphQLObjectTyp
   return new GraphQLSchema({ ...config, query: federationQuery, types: config.types.filter((t) => t !== query) });
 }
 
-/** Makes a type an entity: its `@key`s (in an AST node, for printing) and its reference resolver. */
+/** Makes a type an entity: its `@key`s (printed) and its reference resolver. */
 function makeEntity(type: GraphQLObjectType, entry: NodeEntry): void {
-  const definition = parse(printType(type)).definitions[0] as ObjectTypeDefinitionNode;
   const keys = keyFields(entry).map((f) => `@key(fields: "${f}")`).join(' ');
   const { directives } = parse(`extend type ${type.name} ${keys}`).definitions[0] as ObjectTypeDefinitionNode;
+  const definition = type.astNode ?? printedDefinition(type);
   // The schema is this module's own sorted copy: its types are set up here, once, before use.
   Object.assign(type, {
     astNode: { ...definition, directives },
     extensions: { ...type.extensions, apollo: { subgraph: { resolveReference: resolveReference(entry) } } },
   });
+}
+
+/**
+ * The AST node `printSubgraphSchema` prints a type from (it reads applied directives from AST
+ * nodes): its definition, each field with its `@cost` and `@listSize` (cost.ts).
+ */
+function printedDefinition(type: GraphQLObjectType | GraphQLInterfaceType): ObjectTypeDefinitionNode | InterfaceTypeDefinitionNode {
+  const definition = parse(printType(type)).definitions[0] as ObjectTypeDefinitionNode | InterfaceTypeDefinitionNode;
+  const fields = type.getFields();
+  const withCosts = (field: FieldDefinitionNode): FieldDefinitionNode => {
+    const applied = costDirectives(fields[field.name.value]);
+    if (!applied.length) return field;
+    const { directives } = parse(`extend type T ${applied.join(' ')}`).definitions[0] as ObjectTypeDefinitionNode;
+    return { ...field, directives: [...(field.directives ?? []), ...(directives ?? [])] };
+  };
+  return { ...definition, fields: definition.fields?.map(withCosts) };
+}
+
+/** Every object and interface type gets its printed definition (with the cost directives). */
+function printCosts(schema: GraphQLSchema): void {
+  for (const type of Object.values(schema.getTypeMap()))
+    if (!isIntrospectionType(type) && (isObjectType(type) || isInterfaceType(type)) && !type.name.startsWith('_'))
+      Object.assign(type, { astNode: printedDefinition(type) });
 }
 
 /**
@@ -120,8 +150,10 @@ export function toSubgraphSchema(base: GraphQLSchema): { schema: GraphQLSchema; 
     return printed;
   };
   const schema = lexicographicSortSchema(withFederationFields(base, entityTypes, sdl));
+  declareCosts(schema);
+  printCosts(schema);
   for (const entry of entries) makeEntity(schema.getType(entry.ref.name) as GraphQLObjectType, entry);
-  const link = parse(`extend schema @link(url: "${FEDERATION_LINK}", import: ["@key"])`).definitions[0] as SchemaExtensionNode;
+  const link = parse(`extend schema @link(url: "${FEDERATION_LINK}", import: ["@key", "@cost", "@listSize"])`).definitions[0] as SchemaExtensionNode;
   Object.assign(schema, { extensionASTNodes: [link] });
   return { schema, sdl };
 }
