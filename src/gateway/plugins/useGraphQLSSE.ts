@@ -23,6 +23,7 @@ import type { Logger } from '../../log.js';
 import { callerHash } from '../lib/callerHash.js';
 import { maskError, UNEXPECTED_ERROR_MESSAGE } from '../lib/maskedErrors.js';
 import { requestPath } from '../lib/requestPath.js';
+import { persistedStreamQuery } from './usePersistedOperations.js';
 
 export interface StreamLimits {
   /** A reservation nobody connected to is dropped after this long. */
@@ -163,7 +164,7 @@ export function useGraphQLSSE(options: { endpoint?: string; limits?: Partial<Str
       const enveloped = yoga.getEnveloped({ ...(serverContexts.get(raw) as object), request: raw, params });
       let document;
       try {
-        document = enveloped.parse(params.query);
+        document = enveloped.parse(persistedStreamQuery(yoga, raw, params) ?? params.query);
       } catch (error) {
         return { data: null, errors: [clientError(error)] };
       }

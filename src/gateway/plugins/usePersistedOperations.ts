@@ -15,8 +15,8 @@
  *   configured (`dg:apq:<hash>`, so one replica's registration serves all; the quota is counted
  *   there too), in a process map bounded in count and bytes otherwise (and while Redis is down).
  * - `only`: nothing but the documents of the file runs (no raw document, no APQ registration),
- *   refused before parsing, so before any REST call; also over graphql-sse's endpoint, which cannot
- *   carry an id.
+ *   refused before parsing, so before any REST call; over graphql-sse's endpoint, refused at
+ *   execution unless `persistedStreamQuery` resolved the operation's id.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -92,6 +92,19 @@ function documentIdOf(params: GraphQLParams, request: Request): string | undefin
   return typeof documentId === 'string' ? documentId : undefined;
 }
 
+/** Per gateway (its Yoga instance): the document of a graphql-sse operation's persisted id. */
+const streamResolvers = new WeakMap<object, (request: Request, params: GraphQLParams) => string | undefined>();
+
+/**
+ * The persisted document a graphql-sse operation names, for `yoga`'s documents. graphql-sse's
+ * handler skips Yoga's params step and keeps only `query`, `operationName`, `variables` and
+ * `extensions`, so the id comes as `extensions.persistedQuery.sha256Hash` with an empty `query`.
+ * Undefined when the operation names none of the file's documents (its `query` runs as sent, and
+ * is refused under `only`).
+ */
+export const persistedStreamQuery = (yoga: object, request: Request, params: GraphQLParams): string | undefined =>
+  streamResolvers.get(yoga)?.(request, params);
+
 const badRequest = (message: string) =>
   createGraphQLError(message, { extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } } });
 
@@ -133,6 +146,14 @@ export function usePersistedOperations(options: PersistedOperationsOptions): Plu
 
   return [
     {
+      onYogaInit({ yoga }) {
+        streamResolvers.set(yoga, (request, params) => {
+          const hash = params.query ? undefined : apqHash(params);
+          const document = hash === undefined ? undefined : documents.get(hash);
+          if (document !== undefined) viaParams.add(request);
+          return document;
+        });
+      },
       // APQ registration: a query sent with its hash.
       onParams({ params, request }) {
         if (only) viaParams.add(request);
