@@ -50,6 +50,21 @@ describe('GraphiQL', () => {
     }
   });
 
+  it('never embeds the token for a request that came through a proxy (X-Forwarded-*, Forwarded, Via)', async () => {
+    const port = new URL(url).port;
+    for (const headers of <Record<string, string>[]>[
+      { 'x-forwarded-host': 'graph.example.com' },
+      { 'x-forwarded-for': '203.0.113.7' },
+      { 'x-forwarded-proto': 'https' },
+      { forwarded: 'for=203.0.113.7;host=graph.example.com' },
+      { via: '1.1 proxy.example' },
+      { host: `localhost:${port}`, 'x-forwarded-host': `localhost:${port}` },
+    ]) {
+      const html = await page(headers);
+      expect([headers, html.includes(TOKEN), html.includes(JSON.stringify(exampleQuery('org-1')).slice(1, 60))]).toEqual([headers, false, true]);
+    }
+  });
+
   it('the example query runs against the demo-like data without errors', async () => {
     const res = await t.gql(exampleQuery(t.world.orgId));
     expect(res.errors).toBeUndefined();

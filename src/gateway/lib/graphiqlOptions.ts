@@ -1,7 +1,8 @@
 /**
  * GraphiQL (the `graphiql` and `renderGraphiQL` options of createYoga). The page is pre-filled
  * with the demo token only when it is asked for on a loopback host (`localhost`, `127.x.x.x`,
- * `[::1]`) by a same-origin or direct visit: a page of another site (its `Origin` or
+ * `[::1]`) by a same-origin or direct visit that came through no proxy (no `Forwarded`, `Via` or
+ * `X-Forwarded-*` header: behind a reverse proxy, a local `Host` says nothing of the visitor): a page of another site (its `Origin` or
  * `Sec-Fetch-Site: cross-site`) or a rebound DNS name (its `Host`) never gets the token. The
  * 9 MB renderer loads on the first visit, not at start.
  */
@@ -23,7 +24,11 @@ export const renderGraphiQL: NonNullable<Options['renderGraphiQL']> = async (opt
 
 const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/;
 
+/** Headers a reverse proxy adds: a request that carries one came from elsewhere, whatever its `Host`. */
+const PROXIED = /^(forwarded|via|x-real-ip|x-forwarded-.+)$/;
+
 function mayEmbedToken(request: Request): boolean {
+  for (const name of request.headers.keys()) if (PROXIED.test(name)) return false;
   const url = new URL(request.url);
   if (!LOOPBACK.test(url.hostname)) return false;
   const site = request.headers.get('sec-fetch-site');
