@@ -27,6 +27,7 @@ import { useCallerRateLimit, type RateLimitFailMode } from './plugins/useCallerR
 import { usePersistedOperations } from './plugins/usePersistedOperations.js';
 import { useResponseCache } from './plugins/useResponseCache.js';
 import { connectRedis, type RedisHandle } from './redis.js';
+import { boundServer, type HttpBounds } from './lib/httpBounds.js';
 
 export interface GatewayOptions {
   /** Upstream REST base URL ending in `/v1`. */
@@ -66,6 +67,8 @@ export interface GatewayOptions {
   maxBodyBytes?: number;
   /** Origins allowed by CORS (absent or empty: CORS off). */
   corsOrigins?: string[];
+  /** Timeouts of receiving a request, keep-alive, and the connection cap of the HTTP server. */
+  http?: Partial<HttpBounds>;
   /** GraphiQL pre-filled with this token (for loopback visits only) and example query (the embedded upstream's demo). */
   graphiql?: { token?: string; query?: string };
   log?: Logger;
@@ -223,6 +226,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
     }
     return yoga.requestListener(req, res);
   });
+  boundServer(server, options.http);
   const drainer = drainable(server);
   let url = '';
 
