@@ -18,6 +18,7 @@ import { useRequestErrorCodes } from './plugins/useRequestErrorCodes.js';
 import { useGraphQLSSE, type StreamLimits } from './plugins/useGraphQLSSE.js';
 import { corsOptions } from './lib/corsOptions.js';
 import { graphiqlOptions, renderGraphiQL } from './lib/graphiqlOptions.js';
+import { useGraphiQLAssets } from './lib/graphiqlAssets.js';
 import { useCSRFPrevention } from './plugins/useCSRFPrevention.js';
 import { useRequestBodyLimit } from './plugins/useRequestBodyLimit.js';
 import { upstreamCheck, useReadiness, type ReadyCheck } from './plugins/useReadiness.js';
@@ -166,6 +167,8 @@ export function buildGateway(options: GatewayOptions): Gateway {
       // GET /ready (GET /health is Yoga's built-in liveness check).
       useReadiness([upstreamCheck(options.upstreamUrl), ...(redis ? [redisCheck(redis)] : []), ...(options.readyChecks ?? [])]),
       useGraphQLSSE({ endpoint: '/graphql/stream', limits: options.streams, log }),
+      // GraphiQL's scripts, styles and icon: built once on the first visit, served precompressed.
+      useGraphiQLAssets(),
       // @defer and @stream: incremental delivery over multipart/mixed and SSE.
       useDeferStream(),
       streams.plugin,
