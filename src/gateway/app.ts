@@ -29,6 +29,7 @@ import { usePersistedOperations } from './plugins/usePersistedOperations.js';
 import { useResponseCache } from './plugins/useResponseCache.js';
 import { connectRedis, type RedisHandle } from './redis.js';
 import { boundServer, type HttpBounds } from './lib/httpBounds.js';
+import { DEFAULT_COMPRESS_MIN_BYTES, useCompression } from './plugins/useCompression.js';
 
 export interface GatewayOptions {
   /** Upstream REST base URL ending in `/v1`. */
@@ -70,6 +71,8 @@ export interface GatewayOptions {
   corsOrigins?: string[];
   /** Timeouts of receiving a request, keep-alive, and the connection cap of the HTTP server. */
   http?: Partial<HttpBounds>;
+  /** Responses of at least this many bytes are compressed (br or gzip) for clients that accept it (default 1024). */
+  compressMinBytes?: number;
   /** GraphiQL pre-filled with this token (for loopback visits only) and example query (the embedded upstream's demo). */
   graphiql?: { token?: string; query?: string };
   log?: Logger;
@@ -188,6 +191,8 @@ export function buildGateway(options: GatewayOptions): Gateway {
       useCSRFPrevention(),
       ...(debug ? [useRequestLog(log)] : []),
       ...(metrics?.plugins ?? []),
+      // Last: compresses the response every other plugin has finished.
+      useCompression(options.compressMinBytes ?? DEFAULT_COMPRESS_MIN_BYTES),
     ]),
     // Unexpected errors reach the client as `Unexpected error.` with no message, stack or cause.
     maskedErrors,
