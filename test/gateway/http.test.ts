@@ -5,8 +5,11 @@
  * receiving the request, not sending the response), and connections past the cap are refused
  * while the ones admitted keep working.
  */
+import { createServer } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config.js';
+import { boundServer } from '../../src/gateway/lib/httpBounds.js';
 import { startStack, type TestStack } from '../helpers/gateway.js';
 
 let t: TestStack;
@@ -75,6 +78,16 @@ const postHead = (length: number) =>
   `POST /graphql HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
 
 describe('HTTP server timeouts', () => {
+  it('default to seconds (checked every second), not Node\'s minutes; a headers timeout never exceeds the request timeout', () => {
+    const server = createServer();
+    const config = parseConfig('start', [], {});
+    boundServer(server, config);
+    const checked = (server as unknown as { connectionsCheckingInterval: number }).connectionsCheckingInterval;
+    expect([server.requestTimeout, server.headersTimeout, server.keepAliveTimeout, server.maxConnections, checked]).toEqual([20_000, 10_000, 5_000, 1_000, 1_000]);
+    boundServer(server, { requestTimeoutMs: 2000, headersTimeoutMs: 5000 });
+    expect([server.requestTimeout, server.headersTimeout]).toEqual([2000, 2000]);
+  });
+
   it('a body sent one byte at a time is cut at the request timeout: 408, socket closed, body never finished', async () => {
     const raw = await open();
     raw.socket.write(postHead(BODY.length));
@@ -89,6 +102,11 @@ describe('HTTP server timeouts', () => {
     const [sent, text] = await Promise.all([trickle(raw, head), raw.closed]);
     expect(sent).toBeLessThan(head.length);
     expect(text).toMatch(/^HTTP\/1\.1 408 /);
+  });
+
+  it('a connection that sends nothing is closed at the headers timeout', async () => {
+    const raw = await open();
+    expect(await raw.closed).toMatch(/^HTTP\/1\.1 408 /);
   });
 
   it('a whole request in time is answered, and the request timeout never cuts an event stream that outlives it', async () => {
