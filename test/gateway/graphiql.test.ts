@@ -87,14 +87,16 @@ async function assets() {
 }
 
 describe('GraphiQL assets', () => {
-  it('load on the first visit, not at start (a fresh gateway process)', async () => {
+  it('load on the first visit, not at start, and leave no renderer in the heap (a fresh gateway process)', async () => {
     const script = fileURLToPath(new URL('./fixtures/graphiqlLoad.mts', import.meta.url));
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', script], { timeout: 60_000 });
+    const { stdout } = await promisify(execFile)(process.execPath, ['--expose-gc', '--import', 'tsx', script], { timeout: 60_000 });
     const seen = JSON.parse(stdout.trim().split('\n').at(-1)!);
     expect(seen.modules).toBeGreaterThan(100);
     expect(seen.atStart).toBe(0);
     expect(seen.afterVisit).toBeGreaterThan(0);
     expect(seen.assets).toBeGreaterThan(1_000_000);
+    // Loaded, its source (9 MB, two-byte) and strings take over 30 MB of heap: they must not stay.
+    expect(seen.heapGrowth).toBeLessThan(8_000_000);
   }, 90_000);
 
   it('cost under 3 MB on the wire with br or gzip, each asset precompressed, immutable and validated (304)', async () => {
