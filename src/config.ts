@@ -55,6 +55,10 @@ export interface Config {
   maxFields: number;
   maxBodyBytes: number;
   corsOrigins?: string[];
+  requestTimeoutMs: number;
+  headersTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  maxConnections: number;
   metricsPath: string;
   redisUrl?: string;
   responseCacheTtlMs: number;
@@ -359,6 +363,50 @@ export const SETTINGS: Setting[] = [
     fallback: () => undefined,
     commands: ['start'],
     help: 'Gateway: comma-separated origins allowed by CORS (e.g. https://app.example.com); unset: CORS off',
+  },
+  {
+    key: 'requestTimeoutMs',
+    flag: '--request-timeout-ms',
+    env: 'REQUEST_TIMEOUT_MS',
+    kind: 'int',
+    min: 1000,
+    max: 600_000,
+    fallback: () => 20_000,
+    commands: ['start'],
+    help: 'Gateway: time a client has to send a whole request, headers and body (408 past it; responses and event streams are not bounded by it)',
+  },
+  {
+    key: 'headersTimeoutMs',
+    flag: '--headers-timeout-ms',
+    env: 'HEADERS_TIMEOUT_MS',
+    kind: 'int',
+    min: 1000,
+    max: 600_000,
+    fallback: () => 10_000,
+    commands: ['start'],
+    help: 'Gateway: time a client has to send a request\'s headers (408 past it; at most --request-timeout-ms)',
+  },
+  {
+    key: 'keepAliveTimeoutMs',
+    flag: '--keep-alive-timeout-ms',
+    env: 'KEEP_ALIVE_TIMEOUT_MS',
+    kind: 'int',
+    min: 1000,
+    max: 600_000,
+    fallback: () => 5_000,
+    commands: ['start'],
+    help: 'Gateway: an idle keep-alive connection closes after this (behind a load balancer: longer than its idle timeout)',
+  },
+  {
+    key: 'maxConnections',
+    flag: '--max-connections',
+    env: 'MAX_CONNECTIONS',
+    kind: 'int',
+    min: 1,
+    max: 1_000_000,
+    fallback: () => 1_000,
+    commands: ['start'],
+    help: 'Gateway: connections held at once, event streams included (a new one past it is closed unanswered)',
   },
   {
     key: 'metricsPath',

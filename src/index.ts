@@ -115,6 +115,12 @@ async function runGateway(config: Config, log: Logger): Promise<Running> {
     queryLimits: { maxIds: config.maxIds, maxFields: config.maxFields },
     maxBodyBytes: config.maxBodyBytes,
     corsOrigins: config.corsOrigins,
+    http: {
+      requestTimeoutMs: config.requestTimeoutMs,
+      headersTimeoutMs: config.headersTimeoutMs,
+      keepAliveTimeoutMs: config.keepAliveTimeoutMs,
+      maxConnections: config.maxConnections,
+    },
     rest: {
       connectTimeoutMs: config.upstreamConnectTimeoutMs,
       headersTimeoutMs: config.upstreamHeadersTimeoutMs,

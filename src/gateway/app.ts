@@ -19,6 +19,7 @@ import { useRequestErrorCodes } from './plugins/useRequestErrorCodes.js';
 import { useGraphQLSSE, type StreamLimits } from './plugins/useGraphQLSSE.js';
 import { corsOptions } from './lib/corsOptions.js';
 import { graphiqlOptions, renderGraphiQL } from './lib/graphiqlOptions.js';
+import { useGraphiQLAssets } from './lib/graphiqlAssets.js';
 import { useCSRFPrevention } from './plugins/useCSRFPrevention.js';
 import { useRequestBodyLimit } from './plugins/useRequestBodyLimit.js';
 import { upstreamCheck, useReadiness, type ReadyCheck } from './plugins/useReadiness.js';
@@ -28,6 +29,8 @@ import { useCallerRateLimit, type RateLimitFailMode } from './plugins/useCallerR
 import { usePersistedOperations, type PersistedOperationsOptions } from './plugins/usePersistedOperations.js';
 import { useResponseCache } from './plugins/useResponseCache.js';
 import { connectRedis, type RedisHandle, type RedisOptions } from './redis.js';
+import { boundServer, type HttpBounds } from './lib/httpBounds.js';
+import { DEFAULT_COMPRESS_MIN_BYTES, useCompression } from './plugins/useCompression.js';
 
 export interface GatewayOptions {
   /** Upstream REST base URL ending in `/v1`. */
@@ -67,6 +70,10 @@ export interface GatewayOptions {
   maxBodyBytes?: number;
   /** Origins allowed by CORS (absent or empty: CORS off). */
   corsOrigins?: string[];
+  /** Timeouts of receiving a request, keep-alive, and the connection cap of the HTTP server. */
+  http?: Partial<HttpBounds>;
+  /** Responses of at least this many bytes are compressed (br or gzip) for clients that accept it (default 1024). */
+  compressMinBytes?: number;
   /** GraphiQL pre-filled with this token (for loopback visits only) and example query (the embedded upstream's demo). */
   graphiql?: { token?: string; query?: string };
   log?: Logger;
@@ -168,6 +175,8 @@ export function buildGateway(options: GatewayOptions): Gateway {
       // GET /ready (GET /health is Yoga's built-in liveness check).
       useReadiness([upstreamCheck(options.upstreamUrl), ...(redis ? [redisCheck(redis, options.redisRequired)] : []), ...(options.readyChecks ?? [])]),
       useGraphQLSSE({ endpoint: '/graphql/stream', limits: options.streams, log }),
+      // GraphiQL's scripts, styles and icon: built once on the first visit, served precompressed.
+      useGraphiQLAssets(),
       // @defer and @stream: incremental delivery over multipart/mixed and SSE.
       useDeferStream(),
       // Introspection shows the client schema (schema.graphql), not the federation plumbing.
@@ -189,6 +198,8 @@ export function buildGateway(options: GatewayOptions): Gateway {
       useCSRFPrevention(),
       ...(debug ? [useRequestLog(log)] : []),
       ...(metrics?.plugins ?? []),
+      // Last: compresses the response every other plugin has finished.
+      useCompression(options.compressMinBytes ?? DEFAULT_COMPRESS_MIN_BYTES),
     ]),
     // Unexpected errors reach the client as `Unexpected error.` with no message, stack or cause.
     maskedErrors,
@@ -230,6 +241,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
     }
     return yoga.requestListener(req, res);
   });
+  boundServer(server, options.http);
   const drainer = drainable(server);
   let url = '';
 
