@@ -5,7 +5,9 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { backoff, createRestClient, RestCallLog, type RestClient, type RestClientConfig, RestError } from '../../src/rest/index.js';
+import type { CircuitConfig } from '../../src/rest/circuit.js';
 import { RetryBudget } from '../../src/rest/retryBudget.js';
+import { fakeClock, until } from '../helpers/clock.js';
 import { echoAuthorization, error, json, startBadServer, type BadServer, type Step } from '../helpers/badServer.js';
 
 const cleanup: (() => Promise<void>)[] = [];
@@ -94,66 +96,105 @@ describe('retry budget', () => {
 });
 
 describe('circuit breaker', () => {
-  function breakerClient(server: BadServer, threshold = 3) {
+  function breakerClient(server: BadServer | string, circuit: Partial<CircuitConfig> = {}) {
     const states: string[] = [];
+    const refused: string[] = [];
     const lines: string[] = [];
+    const clock = fakeClock();
     const logger = { info: (m: string, f?: object) => lines.push(`info ${m} ${JSON.stringify(f)}`), warn: (m: string, f?: object) => lines.push(`warn ${m} ${JSON.stringify(f)}`) };
-    const { rest, calls } = client(server.url, {
+    const { rest, calls } = client(typeof server === 'string' ? server : server.url, {
       retry: { maxAttempts: 1 },
-      circuit: { threshold, cooldownMs: 300 },
+      circuit: { threshold: 3, cooldownMs: 300, ...circuit },
       onCircuitChange: (s) => states.push(s),
+      onCircuitRefusal: (route) => refused.push(route),
       logger,
+      clock,
     });
-    return { caller: rest.forCaller('Bearer secret-token-1'), calls, states, lines };
+    const caller = (token: string) => rest.forCaller(`Bearer ${token}`);
+    return { rest, caller, calls, states, refused, lines, clock };
   }
 
-  it('opens after a run of upstream failures, fails fast without a REST call, probes after the cool-down and closes on success', async () => {
+  it('one caller hammering an id the upstream fails on opens no circuit: its calls fail on their own, another caller is served', async () => {
+    const server = await badServer();
+    server.fallback = (req, res) => (req.url!.includes('/bad') ? error(500, 'broken') : json(200, { ok: true }))(req, res);
+    const { caller, states, refused } = breakerClient(server);
+    const attacker = caller('attacker');
+    const other = caller('other');
+    for (let round = 0; round < 10; round++) {
+      const burst = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => attacker.get(`/spaces/bad${i}`)));
+      expect(tally(burst)).toEqual({ UPSTREAM_ERROR: 10 });
+      await expect(other.get(`/spaces/s${round}`)).resolves.toEqual({ ok: true });
+      await expect(other.get('/orgs/o')).resolves.toEqual({ ok: true });
+    }
+    // Every one of the attacker's calls reached the upstream (and failed there): nobody was refused.
+    expect(server.requests.filter((r) => r.url.includes('/bad'))).toHaveLength(100);
+    expect(states).toEqual([]);
+    expect(refused).toEqual([]);
+  });
+
+  it('failures of several callers open the circuit of their route only; refusals are counted, not made', async () => {
+    const server = await badServer();
+    server.fallback = (req, res) => (/^\/v1\/spaces\/[^/]+$/.test(req.url!) ? error(500, 'broken') : json(200, { ok: true }))(req, res);
+    const { caller, states, refused, calls } = breakerClient(server);
+    for (const who of ['a', 'b', 'a']) await expect(caller(who).get(`/spaces/${who}`)).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_ERROR' } });
+    expect(states).toEqual(['open']);
+    const fast = await caller('c').get('/spaces/c').catch((e: RestError) => e);
+    expect(fast).toMatchObject({ message: expect.stringMatching(/circuit open/), extensions: { code: 'UPSTREAM_UNAVAILABLE', upstream: { status: null, method: 'GET', path: '/spaces/c' } } });
+    expect(refused).toEqual(['/spaces/{spaceId}']);
+    // Other routes are served.
+    await expect(caller('c').get('/orgs/o')).resolves.toEqual({ ok: true });
+    await expect(caller('c').get('/spaces/s/change-requests')).resolves.toEqual({ ok: true });
+    expect(calls.count('GET')).toBe(5);
+  });
+
+  it('fails fast without a REST call while open, probes after the cool-down and closes on success', async () => {
     const server = await badServer();
     server.fallback = error(500, 'broken');
-    const { caller, calls, states, lines } = breakerClient(server);
-    for (let i = 0; i < 3; i++) await expect(caller.get('/a')).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_ERROR' } });
+    const { caller, calls, states, lines, clock } = breakerClient(server);
+    for (const who of ['secret-token-1', 'secret-token-2', 'secret-token-1'])
+      await expect(caller(who).get('/a')).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_ERROR' } });
     expect(states).toEqual(['open']);
-    const started = performance.now();
-    const fast = await caller.get('/a').catch((e: RestError) => e);
-    expect(performance.now() - started).toBeLessThan(100);
-    expect(fast).toMatchObject({ message: expect.stringMatching(/circuit open/), extensions: { code: 'UPSTREAM_UNAVAILABLE', upstream: { status: null, method: 'GET', path: '/a' } } });
+    await expect(caller('x').get('/a')).rejects.toThrow(/circuit open/);
     expect(server.requests).toHaveLength(3);
     expect(calls.count()).toBe(3);
 
     server.fallback = json(200, { ok: true });
-    await new Promise((r) => setTimeout(r, 350));
-    await expect(caller.get('/a')).resolves.toEqual({ ok: true });
+    clock.advance(299);
+    await expect(caller('x').get('/a')).rejects.toThrow(/circuit open/);
+    clock.advance(1);
+    await expect(caller('x').get('/a')).resolves.toEqual({ ok: true });
     expect(states).toEqual(['open', 'half-open', 'closed']);
-    await expect(caller.get('/b')).resolves.toEqual({ ok: true });
+    await expect(caller('x').get('/b')).resolves.toEqual({ ok: true });
     expect(server.requests).toHaveLength(5);
-    expect(lines).toEqual([expect.stringMatching(/^warn upstream circuit open.*"threshold":3/), expect.stringMatching(/^info upstream circuit closed/)]);
-    expect(lines.join('\n')).not.toContain('secret-token-1');
+    expect(lines).toEqual([expect.stringMatching(/^warn upstream circuit open.*"route":"other".*"threshold":3/), expect.stringMatching(/^info upstream circuit closed/)]);
+    expect(lines.join('\n')).not.toContain('secret-token');
   });
 
   it('lets one probe through after the cool-down; calls during the probe still fail fast', async () => {
     const server = await badServer();
     server.fallback = error(503, 'down');
-    const { caller, states } = breakerClient(server, 2);
-    for (let i = 0; i < 2; i++) await caller.get('/a').catch(() => undefined);
-    await new Promise((r) => setTimeout(r, 350));
-    server.fallback = delayed(200, json(200, { ok: true }));
-    const probe = caller.get('/probe');
-    const started = performance.now();
-    await expect(caller.get('/other')).rejects.toThrow(/circuit open/);
-    expect(performance.now() - started).toBeLessThan(100);
+    const { caller, states, clock } = breakerClient(server, { threshold: 2 });
+    for (const who of ['a', 'b']) await caller(who).get('/a').catch(() => undefined);
+    clock.advance(300);
+    let answer!: () => void;
+    server.fallback = (req, res) => (answer = () => json(200, { ok: true })(req, res));
+    const probe = caller('a').get('/a');
+    await until(() => server.requests.length === 3);
+    await expect(caller('b').get('/a')).rejects.toThrow(/circuit open/);
+    answer();
     await expect(probe).resolves.toEqual({ ok: true });
     expect(states).toEqual(['open', 'half-open', 'closed']);
-    expect(server.requests.map((r) => r.url)).toEqual(['/v1/a', '/v1/a', '/v1/probe']);
+    expect(server.requests.map((r) => r.url)).toEqual(['/v1/a', '/v1/a', '/v1/a']);
   });
 
   it('reopens when the probe fails', async () => {
     const server = await badServer();
     server.fallback = error(503, 'down');
-    const { caller, states } = breakerClient(server, 2);
-    for (let i = 0; i < 2; i++) await caller.get('/a').catch(() => undefined);
-    await new Promise((r) => setTimeout(r, 350));
-    await expect(caller.get('/a')).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_UNAVAILABLE', upstream: { status: 503 } } });
-    await expect(caller.get('/a')).rejects.toThrow(/circuit open/);
+    const { caller, states, clock } = breakerClient(server, { threshold: 2 });
+    for (const who of ['a', 'b']) await caller(who).get('/a').catch(() => undefined);
+    clock.advance(300);
+    await expect(caller('a').get('/a')).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_UNAVAILABLE', upstream: { status: 503 } } });
+    await expect(caller('a').get('/a')).rejects.toThrow(/circuit open/);
     expect(states).toEqual(['open', 'half-open', 'open']);
     expect(server.requests).toHaveLength(3);
   });
@@ -161,22 +202,31 @@ describe('circuit breaker', () => {
   it('a call whose retry meets the open circuit keeps the failure that opened it', async () => {
     const server = await badServer();
     server.fallback = (req) => req.socket.resetAndDestroy();
-    const { rest } = client(server.url, { retry: { maxAttempts: 4 }, circuit: { threshold: 2, cooldownMs: 10_000 } });
+    const clock = fakeClock();
+    const { rest } = client(server.url, { retry: { maxAttempts: 4 }, circuit: { threshold: 2, cooldownMs: 10_000, minCallers: 1 }, clock });
     const caller = rest.forCaller('Bearer t');
-    await expect(caller.get('/a')).rejects.toThrow(/connection reset/);
+    await expect(clock.settle(caller.get('/a'), 1_000)).rejects.toThrow(/connection reset/);
     expect(server.requests).toHaveLength(2);
     await expect(caller.get('/a')).rejects.toThrow(/circuit open/);
   });
 
-  it('counts connection failures, but never 4xx answers', async () => {
+  it('an upstream nobody can connect to opens the origin circuit, whoever asks, for every route', async () => {
+    const closed = await badServer();
+    const url = closed.url;
+    await closed.stop();
+    const { caller, states, refused } = breakerClient(url, { threshold: 2 });
+    for (let i = 0; i < 2; i++) await expect(caller('only').get('/a')).rejects.toThrow(/connection refused/);
+    expect(states).toEqual(['open']);
+    await expect(caller('only').get('/spaces/s')).rejects.toThrow(/circuit open/);
+    expect(refused).toEqual(['*']);
+  });
+
+  it('never counts 4xx answers', async () => {
     const server = await badServer();
     server.fallback = error(404, 'no such thing');
-    const { caller, states } = breakerClient(server, 2);
-    for (let i = 0; i < 5; i++) await expect(caller.get('/a')).rejects.toMatchObject({ extensions: { code: 'NOT_FOUND' } });
+    const { caller, states } = breakerClient(server, { threshold: 2 });
+    for (let i = 0; i < 5; i++) await expect(caller(`c${i}`).get('/a')).rejects.toMatchObject({ extensions: { code: 'NOT_FOUND' } });
     expect(states).toEqual([]);
-    server.fallback = (req) => req.socket.resetAndDestroy();
-    for (let i = 0; i < 2; i++) await expect(caller.get('/a')).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_UNAVAILABLE' } });
-    expect(states).toEqual(['open']);
   });
 });
 
