@@ -7,10 +7,12 @@
  * (singleFlight.ts), the response-cache session and graphql-sse reservations' owner.
  *
  * Budgets (REST concurrency slots and queues, rate limits, graphql-sse reservation caps) are
- * counted against `budgetKey`: the caller's key once its token is known good (the upstream
- * answered it with a 2xx: `KnownCallers`), else the client address's key. So callers without a
- * token are limited per address (not one budget for all of them), and junk tokens (each new one
- * unknown, each answered 401) cannot each get a fresh budget: they all count against their address.
+ * counted against the identity's `budget`: the caller's own key, or its client address's key when
+ * it has no token or the upstream rejected its token lately (`KnownCallers`). So callers without a
+ * token are limited per address (not one budget for all of them), and a junk token is counted
+ * against its address once answered 401. A token not proven yet (never answered 2xx) also counts
+ * its operations against its address's rate limit, so fresh junk tokens, one per request, get no
+ * fresh budget either (useCallerRateLimit.ts).
  * The keys of the last few headers seen are kept, so a hash is not recomputed each time.
  */
 import { createHash } from 'node:crypto';
@@ -69,12 +71,26 @@ export function addressKey(address: string | undefined): string {
 /** True when `budget` is a client address's budget (no known token). */
 export const isAddressKey = (budget: string) => budget.startsWith('addr:');
 
+/** Who a request's caller is, and whom its work is counted against. */
+export interface CallerIdentity {
+  /** The credential's key (`callerKey`). */
+  key: string;
+  /** Whom its work counts against: its own key, or its client address's when it has no token or a rejected one. */
+  budget: string;
+  /** Its client address's key. */
+  address: string;
+  /** The upstream accepted its token lately (a 2xx); false without a token. */
+  proven: boolean;
+}
+
 /**
- * Callers whose token the upstream answered with a 2xx recently: a bounded map (least recently
- * confirmed first out), each entry good for `ttlMs`. A 401 removes an entry at once.
+ * What the upstream said of each token lately, in two bounded maps (least recently seen first
+ * out), each entry good for `ttlMs`: tokens it answered with a 2xx (proven) and tokens it answered
+ * with a 401 (rejected). A later answer moves a token from one to the other.
  */
 export class KnownCallers {
-  private readonly known = new Map<string, number>();
+  private readonly proven = new Map<string, number>();
+  private readonly rejected = new Map<string, number>();
 
   constructor(
     private readonly max = 10_000,
@@ -85,31 +101,34 @@ export class KnownCallers {
   /** An answer with `status` came for caller `key`. */
   answered(key: string, status: number): void {
     if (key === ANONYMOUS) return;
-    if (status === 401) {
-      this.known.delete(key);
-      return;
-    }
-    if (status < 200 || status >= 300) return;
-    this.known.delete(key);
-    if (this.known.size >= this.max) this.known.delete(this.known.keys().next().value!);
-    this.known.set(key, this.clock.now() + this.ttlMs);
-  }
-
-  has(key: string): boolean {
-    const until = this.known.get(key);
-    if (until === undefined) return false;
-    if (until > this.clock.now()) return true;
-    this.known.delete(key);
-    return false;
+    if (status === 401) this.move(key, this.proven, this.rejected);
+    else if (status >= 200 && status < 300) this.move(key, this.rejected, this.proven);
   }
 
   /**
-   * Whom a call is counted against: a known caller itself, anyone else its client address. With
-   * no address (a request made in process, not over a socket) a token counts as itself.
+   * The identity of a request with this header from this client address. A rejected token counts
+   * against its address, as a request without a token does: junk tokens get no budget of their own.
    */
-  budgetKey(authorization: string | null | undefined, address: string | undefined): string {
+  identify(authorization: string | null | undefined, address: string | undefined): CallerIdentity {
     const { key } = credentialOf(authorization);
-    if (key === ANONYMOUS) return addressKey(address);
-    return address === undefined || this.has(key) ? key : addressKey(address);
+    const addressBudget = addressKey(address);
+    if (key === ANONYMOUS) return { key, budget: addressBudget, address: addressBudget, proven: false };
+    const rejected = this.fresh(this.rejected, key);
+    return { key, budget: rejected ? addressBudget : key, address: addressBudget, proven: !rejected && this.fresh(this.proven, key) };
+  }
+
+  private move(key: string, from: Map<string, number>, to: Map<string, number>): void {
+    from.delete(key);
+    to.delete(key);
+    if (to.size >= this.max) to.delete(to.keys().next().value!);
+    to.set(key, this.clock.now() + this.ttlMs);
+  }
+
+  private fresh(map: Map<string, number>, key: string): boolean {
+    const until = map.get(key);
+    if (until === undefined) return false;
+    if (until > this.clock.now()) return true;
+    map.delete(key);
+    return false;
   }
 }

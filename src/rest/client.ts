@@ -9,7 +9,7 @@
  */
 import { Pool } from 'undici';
 import type { RestCall } from './callLog.js';
-import { credentialOf, KnownCallers } from './callerKey.js';
+import { credentialOf, KnownCallers, type CallerIdentity } from './callerKey.js';
 import { Circuits, DEFAULT_CIRCUIT, type CircuitConfig, type CircuitStateName } from './circuit.js';
 import { systemClock, type Clock } from './clock.js';
 import { callLimitError } from './errors.js';
@@ -70,7 +70,7 @@ export interface CallerOptions {
   signal?: AbortSignal;
   /** The request's registration (`RestClient.arrive`): its GETs may take answers kept for it. */
   arrival?: Arrival;
-  /** The budget its calls count against (`RestClient.budgetKey`); default: the caller's own key. */
+  /** The budget its calls count against (`RestClient.identify`); default: the caller's own key. */
   budget?: string;
   /** Most REST calls this view may make (one operation's); past it, BAD_USER_INPUT `maxRestCalls` and no call. */
   maxCalls?: number;
@@ -97,8 +97,8 @@ export interface RestClient {
    * it. Undefined when single-flight is off.
    */
   arrive(authorization: string | undefined): Arrival | undefined;
-  /** Whom a request's calls count against: its caller once the upstream accepted its token, else its client address (callerKey.ts). */
-  budgetKey(authorization: string | null | undefined, address: string | undefined): string;
+  /** Who a request's caller is and whom its work counts against, from what the upstream said of its token lately (callerKey.ts). */
+  identify(authorization: string | null | undefined, address: string | undefined): CallerIdentity;
   /** Closes the pool: waits for calls in flight, then ends its connections. */
   close(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
@@ -114,7 +114,7 @@ export function createRestClient(config: RestClientConfig): RestClient {
     baseUrl: base.toString(),
     forCaller: (authorization, options = {}) => callerView(transport, reads, authorization, options),
     arrive: (authorization) => reads.arrive(credentialOf(authorization).key),
-    budgetKey: (authorization, address) => known.budgetKey(authorization, address),
+    identify: (authorization, address) => known.identify(authorization, address),
     close: () => transport.parts.pool.close(),
     [Symbol.asyncDispose]: () => transport.parts.pool.close(),
   };

@@ -29,5 +29,5 @@ export {
   type UpstreamInfo,
   type UpstreamErrorExtensions,
 } from './errors.js';
-export { ANONYMOUS, callerKey, credentialOf, addressKey, isAddressKey, type Credential } from './callerKey.js';
+export { ANONYMOUS, callerKey, credentialOf, addressKey, isAddressKey, type Credential, type CallerIdentity } from './callerKey.js';
 export { SseParser, parseSse, eventStream, type SseEvent, type SseStream } from './sse.js';

@@ -141,11 +141,11 @@ export interface ChaosStack {
   stop(): Promise<void>;
 }
 
-export async function startChaosStack(rest: GatewayOptions['rest'] = {}, config?: ChaosConfig, seed?: number): Promise<ChaosStack> {
+export async function startChaosStack(rest: GatewayOptions['rest'] = {}, config?: ChaosConfig, seed?: number, clock?: GatewayOptions['clock']): Promise<ChaosStack> {
   const upstream = await startUpstream();
   const proxy = await startChaosProxy(upstream.url, config, seed);
   const calls: RestCall[] = [];
-  const gateway = buildGateway({ upstreamUrl: proxy.url, onRestCall: (c) => calls.push(c), rest });
+  const gateway = buildGateway({ upstreamUrl: proxy.url, onRestCall: (c) => calls.push(c), rest, clock });
   const url = await gateway.start();
   const gql = async (query: string, variables?: Record<string, unknown>, token = upstream.world.users.admin.token) => {
     const started = performance.now();
