@@ -254,7 +254,7 @@ describe('concurrency bounds', () => {
     const greedy = rest.forCaller('Bearer greedy');
     const finished: string[] = [];
     const many = Array.from({ length: 12 }, (_, i) => greedy.get(`/x/${i}`).then(() => finished.push('greedy')));
-    await new Promise((r) => setTimeout(r, 20));
+    await until(() => server.requests.length === 2);
     const other = rest.forCaller('Bearer other').get('/y').then(() => finished.push('other'));
     await Promise.all([...many, other]);
     expect(peak.get('Bearer greedy')).toBe(2);
@@ -282,9 +282,13 @@ describe('concurrency bounds', () => {
   it('a call waiting in the queue still ends at its deadline', async () => {
     const server = await badServer();
     server.fallback = () => undefined; // never answers
-    const { rest } = client(server.url, { requestTimeout: 300, concurrency: { total: 1, perCaller: 1 } });
+    const clock = fakeClock();
+    const { rest } = client(server.url, { requestTimeout: 300, concurrency: { total: 1, perCaller: 1 }, clock });
     const caller = rest.forCaller('Bearer t');
-    const results = await Promise.allSettled([caller.get('/a'), caller.get('/b')]);
+    const calls = Promise.allSettled([caller.get('/a'), caller.get('/b')]);
+    await until(() => server.requests.length === 1);
+    clock.advance(300);
+    const results = await calls;
     expect(results.map((r) => (r as PromiseRejectedResult).reason.message)).toEqual([
       expect.stringMatching(/deadline/),
       expect.stringMatching(/deadline/),
@@ -391,7 +395,7 @@ describe('single-flight', () => {
     const { rest } = client(server.url);
     const me = rest.forCaller('Bearer alice');
     const before = me.get('/space');
-    await new Promise((r) => setTimeout(r, 20));
+    await until(() => server.requests.length === 1);
     await Promise.all([me.patch('/space', { title: 'x' }), me.patch('/space', { title: 'x' })]);
     const after = me.get('/space');
     expect(await before).toEqual({ version: 1 });
@@ -406,7 +410,8 @@ describe('single-flight', () => {
     const leaving = new AbortController();
     const staying = rest.forCaller('Bearer alice').get('/slow');
     const gone = rest.forCaller('Bearer alice', { signal: leaving.signal }).get('/slow');
-    setTimeout(() => leaving.abort(), 30);
+    await until(() => server.requests.length === 1);
+    leaving.abort();
     await expect(gone).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_UNAVAILABLE' } });
     await expect(staying).resolves.toEqual({ ok: true });
     expect(server.requests).toHaveLength(1);
@@ -414,7 +419,9 @@ describe('single-flight', () => {
     const a = new AbortController();
     const b = new AbortController();
     const calls = [a, b].map((c) => rest.forCaller('Bearer alice', { signal: c.signal }).get('/slow2'));
-    setTimeout(() => (a.abort(), b.abort()), 30);
+    await until(() => server.requests.length === 2);
+    a.abort();
+    b.abort();
     await Promise.allSettled(calls);
     // Nobody waits any more: the request was aborted, which closes its connection.
     await server.requests[1].connectionClosed;
