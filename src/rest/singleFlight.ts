@@ -98,7 +98,7 @@ export class SharedReads {
     const shared = this.enabled ? state.flights.get(req.url) : undefined;
     if (shared) return caller.join(shared, req);
     const answer = since === undefined ? undefined : state.recent.get(req.url);
-    if (answer && answer.at >= since!) {
+    if (answer && answer.at >= since! && this.clock.now() - answer.at <= RECENT_MAX_AGE_MS) {
       if (caller.aborted) return Promise.reject(unavailableError(req.info, 'request aborted'));
       return Promise.resolve(answer.value);
     }

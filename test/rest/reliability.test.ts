@@ -333,6 +333,23 @@ describe('single-flight', () => {
     expect(client(server.url, { singleFlight: false }).rest.arrive('Bearer alice')).toBeUndefined();
   });
 
+  it('keeps an answer for other requests of the caller for 2 s at most', async () => {
+    const server = await badServer();
+    server.fallback = json(200, { ok: true });
+    const clock = fakeClock();
+    const { rest } = client(server.url, { clock });
+    const [a, b, c] = [1, 2, 3].map(() => rest.arrive('Bearer alice')!);
+    const read = (arrival: typeof a) => rest.forCaller('Bearer alice', { arrival }).get('/space');
+    await read(a);
+    clock.advance(2_000);
+    await read(b);
+    expect(server.requests).toHaveLength(1);
+    clock.advance(1);
+    await read(c);
+    expect(server.requests).toHaveLength(2);
+    for (const r of [a, b, c]) r.close();
+  });
+
   it('identical GETs of one caller in flight together make one REST call; other queries and other callers make their own', async () => {
     const server = await badServer();
     server.fallback = delayed(50, echoAuthorization);
