@@ -252,7 +252,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
 
   // Each HTTP request is registered with the REST client as it arrives (before its body is read)
   // and until its response closes, so requests of one caller that overlap share their identical
-  // reads, even those the gateway gets to after another's call is back (src/rest/client.ts).
+  // reads, even those the gateway gets to after another's call is back (src/rest/singleFlight.ts).
   const server: Server = createServer((req: ArrivedRequest, res) => {
     const arrival = rest.arrive(req.headers.authorization);
     if (arrival) {

@@ -82,18 +82,6 @@ export class Circuits {
     private readonly clock: Clock,
   ) {}
 
-  /** The worst state across circuits. */
-  get state(): CircuitStateName {
-    return this.worst;
-  }
-
-  /** The state of one route's circuit (or the origin's). */
-  stateOf(route: string): CircuitStateName {
-    const circuit = this.circuits.get(route);
-    if (circuit?.state === 'open' && this.clock.now() - circuit.openedAt >= this.config.cooldownMs) return 'half-open';
-    return circuit?.state ?? 'closed';
-  }
-
   /** Lets a call of `caller` on `route` through, or throws CircuitOpen (and reports the refusal). */
   admit(route: string, caller: string): Admission {
     if (this.config.threshold <= 0) return NOOP;

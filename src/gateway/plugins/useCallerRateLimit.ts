@@ -22,7 +22,7 @@ import { callerIdentity } from '../lib/callerHash.js';
 export type RateLimitFailMode = 'open' | 'closed';
 
 export interface CallerRateLimitOptions {
-  /** Operations per window and caller with an accepted token (0: no limit). */
+  /** Operations per window and token (0: no limit). */
   limit: number;
   /** Operations per window and client address for callers without an accepted token (0: no limit). */
   anonymousLimit?: number;
