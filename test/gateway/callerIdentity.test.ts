@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { buildGateway, type Gateway, type GatewayOptions } from '../../src/gateway/app.js';
 import { startChaosProxy, type ChaosProxy } from '../helpers/chaosProxy.js';
 import type { GqlResult } from '../helpers/gateway.js';
+import { fakeClock, until } from '../helpers/clock.js';
 import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
 
 interface Stack {
@@ -51,17 +52,24 @@ describe('a caller is its token', () => {
   });
 
   it('eight spellings of one token share one caller’s REST concurrency slots and queue', async () => {
-    const t = await stack({ rest: { callerConcurrency: 1, queueLimit: 1 } });
+    const clock = fakeClock();
+    const t = await stack({ rest: { callerConcurrency: 1, queueLimit: 1 }, clock });
     const token = t.upstream.world.users.admin.token;
     const orgId = t.upstream.world.orgId;
-    t.proxy.configure({ failRate: 1, faults: [{ delayMs: 200 }] });
+    // The upstream never answers: one call holds the caller's slot, one waits in its queue, until the deadline.
+    t.proxy.configure({ failRate: 1, faults: ['hang'] });
     const spellings = [`Bearer ${token}`, `bearer ${token}`, `BEARER ${token}`, `Bearer  ${token}`, `Bearer\t${token}`, `bEaReR ${token}`, `Bearer \t ${token}`, `BeArEr\t\t${token}`];
-    // Distinct reads (no single-flight between them): one in flight, one waiting, the others refused.
-    const results = await Promise.all(
-      spellings.map((authorization, i) => t.post(`{ organization(organizationId: "${orgId}") { members(first: ${i + 1}) { nodes { role } } } }`, { authorization })),
+    let answered = 0;
+    // Distinct reads (no single-flight between them).
+    const results = spellings.map((authorization, i) =>
+      t.post(`{ organization(organizationId: "${orgId}") { members(first: ${i + 1}) { nodes { role } } } }`, { authorization }).finally(() => answered++),
     );
-    expect(codes(results).filter((c) => c === 'ok')).toHaveLength(2);
-    expect(codes(results).filter((c) => c === 'RATE_LIMITED')).toHaveLength(6);
+    await until(() => answered === 6);
+    clock.advance(30_000);
+    const all = codes(await Promise.all(results));
+    expect(all.filter((c) => c === 'RATE_LIMITED')).toHaveLength(6);
+    expect(all.filter((c) => c === 'UPSTREAM_UNAVAILABLE')).toHaveLength(2);
+    expect(t.proxy.count()).toBe(1);
   });
 });
 
