@@ -85,8 +85,9 @@ export interface CallerIdentity {
 
 /**
  * What the upstream said of each token lately, in two bounded maps (least recently seen first
- * out), each entry good for `ttlMs`: tokens it answered with a 2xx (proven) and tokens it answered
- * with a 401 (rejected). A later answer moves a token from one to the other.
+ * out): tokens it answered with a 2xx (proven, for `provenTtlMs`: an hour, so a caller served
+ * from the response cache stays proven) and tokens it answered with a 401 (rejected, for
+ * `rejectedTtlMs`: ten minutes). A later answer moves a token from one to the other.
  */
 export class KnownCallers {
   private readonly proven = new Map<string, number>();
@@ -94,15 +95,16 @@ export class KnownCallers {
 
   constructor(
     private readonly max = 10_000,
-    private readonly ttlMs = 10 * 60_000,
     private readonly clock: Clock = systemClock,
+    private readonly rejectedTtlMs = 10 * 60_000,
+    private readonly provenTtlMs = 60 * 60_000,
   ) {}
 
   /** An answer with `status` came for caller `key`. */
   answered(key: string, status: number): void {
     if (key === ANONYMOUS) return;
-    if (status === 401) this.move(key, this.proven, this.rejected);
-    else if (status >= 200 && status < 300) this.move(key, this.rejected, this.proven);
+    if (status === 401) this.move(key, this.proven, this.rejected, this.rejectedTtlMs);
+    else if (status >= 200 && status < 300) this.move(key, this.rejected, this.proven, this.provenTtlMs);
   }
 
   /**
@@ -117,11 +119,11 @@ export class KnownCallers {
     return { key, budget: rejected ? addressBudget : key, address: addressBudget, proven: !rejected && this.fresh(this.proven, key) };
   }
 
-  private move(key: string, from: Map<string, number>, to: Map<string, number>): void {
+  private move(key: string, from: Map<string, number>, to: Map<string, number>, ttlMs: number): void {
     from.delete(key);
     to.delete(key);
     if (to.size >= this.max) to.delete(to.keys().next().value!);
-    to.set(key, this.clock.now() + this.ttlMs);
+    to.set(key, this.clock.now() + ttlMs);
   }
 
   private fresh(map: Map<string, number>, key: string): boolean {

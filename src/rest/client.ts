@@ -107,7 +107,7 @@ export interface RestClient {
 export function createRestClient(config: RestClientConfig): RestClient {
   const base = new URL(config.baseUrl.replace(/\/+$/, ''));
   const clock = config.clock ?? systemClock;
-  const known = new KnownCallers(undefined, undefined, clock);
+  const known = new KnownCallers(undefined, clock);
   const transport = new Transport({ ...transportParts(config, base, clock), onAnswer: (who, status) => known.answered(who.key, status) });
   const reads = new SharedReads(config.singleFlight ?? true, clock, () => transport.deadline());
   return {

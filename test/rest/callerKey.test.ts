@@ -29,9 +29,9 @@ describe('credentialOf', () => {
 });
 
 describe('KnownCallers', () => {
-  it('counts a rejected token against its address for the TTL, a proven one as itself, anonymous callers per address', () => {
+  it('counts a rejected token against its address for its TTL, a proven one as itself for its own, anonymous callers per address', () => {
     const clock = fakeClock();
-    const known = new KnownCallers(10, 60_000, clock);
+    const known = new KnownCallers(10, clock, 60_000, 3_600_000);
     const here = addressKey('10.0.0.1');
     expect(known.identify(undefined, '10.0.0.1')).toEqual({ key: ANONYMOUS, budget: here, address: here, proven: false });
     expect(known.identify(undefined, '10.0.0.2').budget).not.toBe(here);
@@ -48,12 +48,14 @@ describe('KnownCallers', () => {
     expect(known.identify('Bearer good', '10.0.0.1').proven).toBe(false);
     known.answered(good, 200);
     expect(known.identify('Bearer good', '10.0.0.1')).toMatchObject({ budget: good, proven: true });
+    clock.advance(3_599_999);
+    expect(known.identify('Bearer good', '10.0.0.1').proven).toBe(true);
     known.answered(good, 401); // revoked
     expect(known.identify('Bearer good', '10.0.0.1')).toMatchObject({ budget: here, proven: false });
   });
 
   it('remembers at most `max` tokens of each kind, the least recently seen leaving first', () => {
-    const known = new KnownCallers(3, 60_000, fakeClock());
+    const known = new KnownCallers(3, fakeClock());
     for (let i = 0; i < 5; i++) known.answered(callerKey(`Bearer t${i}`), 200);
     expect([0, 1, 2, 3, 4].map((i) => known.identify(`Bearer t${i}`, 'a').proven)).toEqual([false, false, true, true, true]);
   });
