@@ -206,7 +206,7 @@ export const SETTINGS: Setting[] = [
     max: 10_000,
     fallback: () => 10,
     commands: ['start'],
-    help: 'Gateway: REST failures in a row (no answer, timeout, 5xx) that open the circuit, failing fast with UPSTREAM_UNAVAILABLE (0: no breaker)',
+    help: 'Gateway: REST failures in a row on one route (5xx, timeout; from 2 callers or more), or failures to connect, that open its circuit, failing fast with UPSTREAM_UNAVAILABLE (0: no breaker)',
   },
   {
     key: 'upstreamCircuitCooldownMs',

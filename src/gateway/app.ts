@@ -47,7 +47,7 @@ export interface GatewayOptions {
     requestTimeoutMs?: number;
     /** Retries at most this share (%) of recent REST calls, plus 10 per second (default 20). */
     retryBudgetPercent?: number;
-    /** Failures in a row that open the circuit (default 10; 0: no breaker), and its cool-down before a probe (default 5000). */
+    /** Failures in a row that open a circuit (per route, from 2 callers or more; or failures to connect) (default 10; 0: no breaker), and its cool-down before a probe (default 5000). */
     circuitThreshold?: number;
     circuitCooldownMs?: number;
     /** Called when the worst circuit state changes (metrics). */
