@@ -99,12 +99,12 @@ export function failure(err: unknown, req: Prepared, deadline: Deadline): Outcom
   }
   const code = systemCode(err);
   const error = connectionError(code, req);
-  const unhealthy = errorCode(error) === 'UPSTREAM_UNAVAILABLE';
   return {
     ok: false,
     error,
     retryable: req.info.method === 'GET' && RETRYABLE_ERRORS.has(code ?? ''),
-    health: !unhealthy ? 'healthy' : ORIGIN_DOWN.has(code ?? '') ? 'origin' : 'route',
+    // A body too large is an answer (UPSTREAM_ERROR), not a sign of ill health.
+    health: errorCode(error) === 'UPSTREAM_UNAVAILABLE' ? connectionHealth(code) : 'healthy',
   };
 }
 
