@@ -45,6 +45,9 @@ export interface Config {
   upstreamConcurrency: number;
   upstreamCallerConcurrency: number;
   upstreamQueueLimit: number;
+  maxRestCalls: number;
+  trustProxyHops: number;
+  anonymousRateLimit: number;
   maxDepth: number;
   maxAliases: number;
   maxTokens: number;
@@ -210,7 +213,7 @@ export const SETTINGS: Setting[] = [
     max: 10_000,
     fallback: () => 10,
     commands: ['start'],
-    help: 'Gateway: REST failures in a row (no answer, timeout, 5xx) that open the circuit, failing fast with UPSTREAM_UNAVAILABLE (0: no breaker)',
+    help: 'Gateway: REST failures in a row on one route (5xx, timeout; from 2 callers or more), or failures to connect, that open its circuit, failing fast with UPSTREAM_UNAVAILABLE (0: no breaker)',
   },
   {
     key: 'upstreamCircuitCooldownMs',
@@ -255,6 +258,39 @@ export const SETTINGS: Setting[] = [
     fallback: () => 1_000,
     commands: ['start'],
     help: 'Gateway: REST calls of one caller waiting for a slot before more get RATE_LIMITED (10 times this in total: UPSTREAM_UNAVAILABLE)',
+  },
+  {
+    key: 'maxRestCalls',
+    flag: '--max-rest-calls',
+    env: 'MAX_REST_CALLS',
+    kind: 'int',
+    min: 1,
+    max: 1_000_000,
+    fallback: () => 1_000,
+    commands: ['start'],
+    help: 'Gateway: most REST calls one operation may make; past it, its further fields get BAD_USER_INPUT (maxRestCalls) and no call',
+  },
+  {
+    key: 'trustProxyHops',
+    flag: '--trust-proxy-hops',
+    env: 'TRUST_PROXY_HOPS',
+    kind: 'int',
+    min: 0,
+    max: 10,
+    fallback: () => 0,
+    commands: ['start'],
+    help: 'Gateway: reverse proxies in front of the gateway whose X-Forwarded-For is trusted for the client address (0: the socket address)',
+  },
+  {
+    key: 'anonymousRateLimit',
+    flag: '--anonymous-rate-limit',
+    env: 'ANONYMOUS_RATE_LIMIT',
+    kind: 'int',
+    min: 0,
+    max: 1_000_000,
+    fallback: () => 600,
+    commands: ['start'],
+    help: 'Gateway: operations per minute per client address for callers without a known token (none, or one the REST API has not accepted yet); 0: no limit',
   },
   {
     key: 'maxDepth',

@@ -5,7 +5,7 @@ import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { LogLevel } from '../config.js';
 import { silentLogger, type Logger } from '../log.js';
-import { createRestClient, type Arrival, type RestCall, type RestClient, type RestClientConfig } from '../rest/index.js';
+import { createRestClient, errorCode, type Arrival, type Clock, type RestCall, type RestClient, type RestClientConfig } from '../rest/index.js';
 import { schema } from '../schema/index.js';
 import { drainable } from '../shutdown.js';
 import { createContext, type GatewayContext, type GatewayLimits } from '../schema/context.js';
@@ -26,6 +26,8 @@ import { upstreamCheck, useReadiness, type ReadyCheck } from './plugins/useReadi
 import { createMetrics, type GatewayMetrics, type MetricsOptions } from './metrics.js';
 import type { Tracing } from './tracing.js';
 import { useCallerRateLimit, type RateLimitFailMode } from './plugins/useCallerRateLimit.js';
+import { useCallerIdentity } from './plugins/useCallerIdentity.js';
+import { callerBudget } from './lib/callerHash.js';
 import { usePersistedOperations, type PersistedOperationsOptions } from './plugins/usePersistedOperations.js';
 import { useResponseCache } from './plugins/useResponseCache.js';
 import { connectRedis, type RedisHandle, type RedisOptions } from './redis.js';
@@ -49,11 +51,13 @@ export interface GatewayOptions {
     requestTimeoutMs?: number;
     /** Retries at most this share (%) of recent REST calls, plus 10 per second (default 20). */
     retryBudgetPercent?: number;
-    /** Failures in a row that open the circuit (default 10; 0: no breaker), and its cool-down before a probe (default 5000). */
+    /** Failures in a row that open a circuit (per route, from 2 callers or more; or failures to connect) (default 10; 0: no breaker), and its cool-down before a probe (default 5000). */
     circuitThreshold?: number;
     circuitCooldownMs?: number;
-    /** Called when the circuit changes state (metrics). */
+    /** Called when the worst circuit state changes (metrics). */
     onCircuitChange?: (state: 'closed' | 'open' | 'half-open') => void;
+    /** Called for each REST call an open circuit refused, with its route template (metrics). */
+    onCircuitRefusal?: (route: string) => void;
     /** REST calls in flight in total (default 128, also the pool's connections) and per caller (default 64). */
     concurrency?: number;
     callerConcurrency?: number;
@@ -83,6 +87,8 @@ export interface GatewayOptions {
   streams?: Partial<StreamLimits>;
   /** Called for each REST attempt (tests count calls with it). */
   onRestCall?: (call: RestCall) => void;
+  /** Time of the REST client (deadlines, backoff, circuits) and of graphql-sse reservations (default the process's; tests pass a fake one). */
+  clock?: Clock;
   /** `GET /ready` checks besides the upstream's (e.g. Redis). */
   readyChecks?: ReadyCheck[];
   /** Prometheus metrics at `GET /metrics` (default on; `false` turns them off). */
@@ -99,6 +105,12 @@ export interface GatewayOptions {
   responseCacheTtlMs?: number;
   /** Called with each query result's response-cache hit (true) or miss (false), e.g. for metrics. */
   onResponseCache?: (hit: boolean) => void;
+  /** Most REST calls one operation may make (default DEFAULT_MAX_REST_CALLS); past it, BAD_USER_INPUT `maxRestCalls`. */
+  maxRestCalls?: number;
+  /** Reverse proxies in front whose `X-Forwarded-For` names the client address (default 0: the socket's address). */
+  trustProxyHops?: number;
+  /** Operations per minute per client address for callers without an accepted token (0 or absent: no limit). */
+  anonymousRateLimit?: number;
   /** Operations per minute per caller token (0 or absent: no limit). */
   callerRateLimit?: number;
   /** While Redis is down: `open` lets operations through uncounted, `closed` refuses them (default open). */
@@ -142,6 +154,8 @@ function restReliability(rest: GatewayOptions['rest'] = {}): Partial<RestClientC
   };
 }
 export const DEFAULT_MAX_BODY_BYTES = 1_000_000;
+/** Ten `nodes(ids:)` of the default --max-ids (100) each: a page of 100 objects with a few lists each fits, a 30-alias fan-out of 3,000 does not. */
+export const DEFAULT_MAX_REST_CALLS = 1_000;
 
 export function buildGateway(options: GatewayOptions): Gateway {
   const log = options.log ?? silentLogger;
@@ -159,8 +173,11 @@ export function buildGateway(options: GatewayOptions): Gateway {
     log: options.rest?.logCalls === false ? undefined : (line) => log.debug(line),
     ...restReliability(options.rest),
     onCircuitChange: fanOut(options.rest?.onCircuitChange, metrics?.onCircuitChange),
+    onCircuitRefusal: fanOut(options.rest?.onCircuitRefusal, metrics?.onCircuitRefusal),
     logger: log,
+    clock: options.clock,
   });
+  const maxRestCalls = options.maxRestCalls ?? DEFAULT_MAX_REST_CALLS;
 
   const redis = options.redisUrl ? connectRedis({ ...options.redis, url: options.redisUrl, log }) : undefined;
   const streams = useStreamShutdown();
@@ -171,10 +188,12 @@ export function buildGateway(options: GatewayOptions): Gateway {
     plugins: mergeRequestHooks([
       // Before graphql-sse (which answers in onRequest); Yoga's own bound is off (see the plugin).
       useRequestBodyLimit(options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES),
+      // Who the caller is (its key, its client address, whom its work counts against), before anyone asks.
+      useCallerIdentity({ rest, trustProxyHops: options.trustProxyHops }),
       ...(options.tracing ? [options.tracing.plugin] : []),
       // GET /ready (GET /health is Yoga's built-in liveness check).
       useReadiness([upstreamCheck(options.upstreamUrl), ...(redis ? [redisCheck(redis, options.redisRequired)] : []), ...(options.readyChecks ?? [])]),
-      useGraphQLSSE({ endpoint: '/graphql/stream', limits: options.streams, log }),
+      useGraphQLSSE({ endpoint: '/graphql/stream', limits: options.streams, log, clock: options.clock }),
       // GraphiQL's scripts, styles and icon: built once on the first visit, served precompressed.
       useGraphiQLAssets(),
       // @defer and @stream: incremental delivery over multipart/mixed and SSE.
@@ -183,8 +202,16 @@ export function buildGateway(options: GatewayOptions): Gateway {
       useClientIntrospection(),
       streams.plugin,
       // Scaling out, in this order: count the operation, resolve a persisted id, then answer from the cache.
-      ...(options.callerRateLimit
-        ? [useCallerRateLimit({ limit: options.callerRateLimit, failMode: options.callerRateLimitFailMode, redis, log })]
+      ...(options.callerRateLimit || options.anonymousRateLimit
+        ? [
+            useCallerRateLimit({
+              limit: options.callerRateLimit ?? 0,
+              anonymousLimit: options.anonymousRateLimit,
+              failMode: options.callerRateLimitFailMode,
+              redis,
+              log,
+            }),
+          ]
         : []),
       ...usePersistedOperations({ ...options.persistedOperations, redis, log }),
       ...(options.responseCacheTtlMs
@@ -214,7 +241,13 @@ export function buildGateway(options: GatewayOptions): Gateway {
       debug: debug ? (...args) => log.debug(args.map(String).join(' ')) : () => undefined,
       info: (...args) => log.info(args.map(String).join(' ')),
       warn: (...args) => log.warn(args.map(String).join(' ')),
-      error: (...args) => log.error(args.map(String).join(' ')),
+      // A failed REST call (a code of the fixed set: counted in the metrics by code) is the caller's
+      // outcome, not the gateway's fault: no ERROR line each (a caller could write thousands).
+      error: (...args) => {
+        const line = args.map(String).join(' ');
+        if (args.some((a) => errorCode(a) !== undefined)) log.debug(line);
+        else log.error(line);
+      },
     },
     cors: corsOptions(options.corsOrigins),
     // GraphiQL's assets are served by the gateway itself (no CDN), so it works offline too; loaded on the first visit.
@@ -222,7 +255,12 @@ export function buildGateway(options: GatewayOptions): Gateway {
     graphiql: graphiqlOptions(options.graphiql),
     context: ({ request, req }: { request: Request; req?: ArrivedRequest }) =>
       createContext(
-        rest.forCaller(request.headers.get('authorization') ?? undefined, { signal: request.signal, arrival: req?.[ARRIVAL] }),
+        rest.forCaller(request.headers.get('authorization') ?? undefined, {
+          signal: request.signal,
+          arrival: req?.[ARRIVAL],
+          budget: callerBudget(request),
+          maxCalls: maxRestCalls,
+        }),
         limits,
         log,
         request.signal,
@@ -232,7 +270,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
 
   // Each HTTP request is registered with the REST client as it arrives (before its body is read)
   // and until its response closes, so requests of one caller that overlap share their identical
-  // reads, even those the gateway gets to after another's call is back (src/rest/client.ts).
+  // reads, even those the gateway gets to after another's call is back (src/rest/singleFlight.ts).
   const server: Server = createServer((req: ArrivedRequest, res) => {
     const arrival = rest.arrive(req.headers.authorization);
     if (arrival) {

@@ -7,7 +7,8 @@
  * - `graphql_envelop_error_result`: errors by phase and `extensions.code`;
  * - `docs_graph_upstream_request_duration_seconds` (histogram): REST attempts by method, route
  *   template (src/rest/routes.ts: never an id) and status (`none` when no answer came);
- * - `docs_graph_upstream_retries_total`, `docs_graph_upstream_circuit_state`,
+ * - `docs_graph_upstream_retries_total`, `docs_graph_upstream_circuit_state` (the worst state of the
+ *   circuits), `docs_graph_upstream_circuit_refusals_total` (calls refused by an open circuit, by route),
  *   `docs_graph_response_cache_total`, `docs_graph_subscriptions_open`;
  * - Node's process metrics (prom-client's default metrics).
  *
@@ -32,6 +33,8 @@ export interface GatewayMetrics {
   onRestCall(call: RestCall): void;
   /** Feed with the REST client's circuit breaker changes. */
   onCircuitChange(state: CircuitState): void;
+  /** Feed with each REST call an open circuit refused (its route template). */
+  onCircuitRefusal(route: string): void;
   /** Feed with each response-cache lookup. */
   onResponseCache(hit: boolean): void;
 }
@@ -138,6 +141,12 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     labelNames: ['state'],
     registers: [registry],
   });
+  const refusals = new Counter({
+    name: 'docs_graph_upstream_circuit_refusals_total',
+    help: 'REST calls refused by an open circuit (no upstream call), by route template (`*`: the whole upstream)',
+    labelNames: ['route'],
+    registers: [registry],
+  });
   const cache = new Counter({
     name: 'docs_graph_response_cache_total',
     help: 'Response-cache lookups by result (hit, miss)',
@@ -158,6 +167,7 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
       if (call.attempt > 1) retries.inc({ method: call.method, route });
     },
     onCircuitChange: setCircuit,
+    onCircuitRefusal: (route) => refusals.inc({ route }),
     onResponseCache: (hit) => cache.inc({ result: hit ? 'hit' : 'miss' }),
   };
 }

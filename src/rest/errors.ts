@@ -83,7 +83,7 @@ export class RestError extends Error {
   override readonly name = 'RestError';
   constructor(
     message: string,
-    readonly extensions: { code: ErrorCode; upstream?: UpstreamInfo; retryAfter?: number },
+    readonly extensions: { code: ErrorCode; upstream?: UpstreamInfo; retryAfter?: number; limit?: string; maximum?: number },
   ) {
     super(message);
   }
@@ -153,6 +153,19 @@ function clean(message: string, secret: string | undefined): string {
   let out = message.length > MAX_MESSAGE ? `${message.slice(0, MAX_MESSAGE)}…` : message;
   if (secret) out = out.split(secret).join('[redacted]');
   return out;
+}
+
+/**
+ * The operation asked for more REST calls than it may make (`maxRestCalls`): BAD_USER_INPUT like
+ * the gateway's other limits (the same query would fail again: not RATE_LIMITED), with the limit's
+ * name and maximum; no call was made.
+ */
+export function callLimitError(maximum: number): RestError {
+  return new RestError(`maxRestCalls: the operation needs more than ${maximum} REST calls; ask for fewer objects or split it`, {
+    code: 'BAD_USER_INPUT',
+    limit: 'maxRestCalls',
+    maximum,
+  });
 }
 
 /** Input the gateway rejects before any REST call (e.g. an empty path parameter). */
