@@ -24,7 +24,7 @@ import { usePersistedOperations as useYogaPersistedOperations } from '@graphql-y
 import type { GraphQLError } from 'graphql';
 import { createGraphQLError, type GraphQLParams, type Plugin } from 'graphql-yoga';
 import type { Logger } from '../../log.js';
-import { callerHash } from '../lib/callerHash.js';
+import { callerBudget } from '../lib/callerHash.js';
 import type { RedisHandle } from '../redis.js';
 
 export interface PersistedOperationsOptions {
@@ -140,7 +140,7 @@ export function usePersistedOperations(options: PersistedOperationsOptions): Plu
     const registration = toRegister.get(request);
     toRegister.delete(request);
     if (!registration) return;
-    if (await quota.take(callerHash(request))) await apq.set(...registration);
+    if (await quota.take(callerBudget(request))) await apq.set(...registration);
     else options.log.debug('persisted queries: caller over its APQ registration quota, not registered');
   };
 
