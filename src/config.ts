@@ -54,6 +54,7 @@ export interface Config {
   maxIds: number;
   maxFields: number;
   maxBodyBytes: number;
+  maxDocumentBytes: number;
   corsOrigins?: string[];
   metricsPath: string;
   redisUrl?: string;
@@ -347,6 +348,17 @@ export const SETTINGS: Setting[] = [
     fallback: () => 1_000_000,
     commands: ['start'],
     help: 'Gateway: largest request body accepted (413 past it, chunked bodies included)',
+  },
+  {
+    key: 'maxDocumentBytes',
+    flag: '--max-document-bytes',
+    env: 'MAX_DOCUMENT_BYTES',
+    kind: 'int',
+    min: 1024,
+    max: 100_000_000,
+    fallback: () => 65_536,
+    commands: ['start'],
+    help: 'Gateway: largest query document in UTF-8 bytes, checked before parsing (BAD_USER_INPUT past it)',
   },
   {
     key: 'corsOrigins',

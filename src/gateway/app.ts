@@ -12,6 +12,7 @@ import { createContext, type GatewayContext, type GatewayLimits } from '../schem
 import { useStreamShutdown } from './plugins/useStreamShutdown.js';
 import { mergeRequestHooks } from './lib/mergeRequestHooks.js';
 import { maskedErrors } from './lib/maskedErrors.js';
+import { parseCache } from './lib/parseCache.js';
 import { DEFAULT_LIST_AND_FIELD_LIMITS, useQueryLimits, type ListAndFieldLimits } from './plugins/useQueryLimits.js';
 import { useRequestLog } from './plugins/useRequestLog.js';
 import { useRequestErrorCodes } from './plugins/useRequestErrorCodes.js';
@@ -185,6 +186,8 @@ export function buildGateway(options: GatewayOptions): Gateway {
     ]),
     // Unexpected errors reach the client as `Unexpected error.` with no message, stack or cause.
     maskedErrors,
+    // Parsed documents by text, bounded in bytes (see parseCache.ts), not only in entries.
+    parserAndValidationCache: parseCache(),
     maxRequestBodySize: false,
     // No file uploads in this graph: one request parser (hook) less per request; a multipart POST is 415.
     multipart: false,

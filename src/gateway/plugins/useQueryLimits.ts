@@ -1,6 +1,6 @@
 /**
  * The operation limits of GatewayLimits as Yoga plugins, each rejecting before execution with
- * BAD_USER_INPUT `<limit>: …` (see limitError.ts): tokens while parsing, fields just before
+ * BAD_USER_INPUT `<limit>: …` (see limitError.ts): document bytes before parsing, tokens while parsing, fields just before
  * validating, depth and aliases while validating, cost (connection `first` multiplies; ids of
  * `nodes`/`_entities` counted and capped, see useCostLimit.ts) just before executing.
  */
@@ -8,6 +8,7 @@ import type { Plugin } from 'graphql-yoga';
 import type { GatewayLimits } from '../context.js';
 import { useCostLimit } from './useCostLimit.js';
 import { useMaxAliases } from './useMaxAliases.js';
+import { useMaxDocumentBytes } from './useMaxDocumentBytes.js';
 import { useMaxDepth } from './useMaxDepth.js';
 import { useMaxFields } from './useMaxFields.js';
 import { useMaxTokens } from './useMaxTokens.js';
@@ -18,12 +19,15 @@ export interface ListAndFieldLimits {
   maxIds: number;
   /** Fields written in one document. */
   maxFields: number;
+  /** UTF-8 bytes of one document, checked before parsing. */
+  maxDocumentBytes: number;
 }
 
-export const DEFAULT_LIST_AND_FIELD_LIMITS: ListAndFieldLimits = { maxIds: 100, maxFields: 200 };
+export const DEFAULT_LIST_AND_FIELD_LIMITS: ListAndFieldLimits = { maxIds: 100, maxFields: 200, maxDocumentBytes: 65_536 };
 
 export function useQueryLimits(limits: GatewayLimits & ListAndFieldLimits): Plugin[] {
   return [
+    useMaxDocumentBytes(limits.maxDocumentBytes),
     useMaxTokens(limits.maxTokens),
     useMaxFields(limits.maxFields),
     useMaxDepth(limits.maxDepth),

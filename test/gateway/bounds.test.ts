@@ -1,0 +1,88 @@
+/**
+ * Bounds in bytes on what a caller sends and what the gateway answers (issue 18): document bytes
+ * before parsing, operation names wherever they are kept, response bytes. Each refusal is a
+ * BAD_USER_INPUT naming its limit, checked over real HTTP against the embedded upstream.
+ */
+import { parse } from 'graphql';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exampleQuery } from '../../src/gateway/example.js';
+import { parseCache, parsedBytes } from '../../src/gateway/lib/parseCache.js';
+import { DEFAULT_LIST_AND_FIELD_LIMITS } from '../../src/gateway/plugins/useQueryLimits.js';
+import { startStack, type GqlResult, type TestStack } from '../helpers/gateway.js';
+
+let t: TestStack;
+let url: string;
+beforeAll(async () => {
+  t = await startStack();
+  url = await t.gateway.start();
+});
+afterAll(() => t.stop());
+
+/** POSTs a GraphQL request over the gateway's port, with the admin's token unless `token` is null. */
+async function post(body: unknown, token: string | null = t.world.users.admin.token): Promise<{ status: number; result: GqlResult }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, result: (await res.json()) as GqlResult };
+}
+
+/** A refusal by `limit`: BAD_USER_INPUT, no data, no REST call. */
+function expectLimit(result: GqlResult, limit: string, maximum: number) {
+  expect(result.data ?? null).toBeNull();
+  expect(result.errors).toHaveLength(1);
+  expect(result.errors![0].message).toMatch(new RegExp(`^${limit}: .*\\b${maximum}\\b`));
+  expect(result.errors![0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', limit, maximum });
+  return result.errors![0];
+}
+
+describe('document bytes', () => {
+  const max = DEFAULT_LIST_AND_FIELD_LIMITS.maxDocumentBytes;
+
+  it('defaults to 64 KiB, far above real documents', async () => {
+    expect(max).toBe(65_536);
+    const example = exampleQuery(t.world.orgId);
+    expect(Buffer.byteLength(example) * 32).toBeLessThan(max);
+    const { result } = await post({ query: example });
+    expect(result.errors).toBeUndefined();
+  });
+
+  it('a `{ __typename }` padded with whitespace to 900 KB is refused before parsing, with no REST call', async () => {
+    t.resetCalls();
+    const query = `{ __typename ${' '.repeat(900_000)}}`;
+    const { result } = await post({ query });
+    const error = expectLimit(result, 'maxDocumentBytes', max);
+    expect(error.message).toBe(`maxDocumentBytes: Document size limit of ${max} bytes exceeded, found ${query.length}.`);
+    expect(error.extensions!.actual).toBe(query.length);
+    expect(t.calls).toEqual([]);
+  });
+
+  it('counts UTF-8 bytes, not characters', async () => {
+    const query = `{ __typename } # ${'é'.repeat(max / 2)}`;
+    expect(query.length).toBeLessThan(max);
+    expectLimit((await post({ query })).result, 'maxDocumentBytes', max);
+  });
+
+  it('is a setting', async () => {
+    await using s = await startStack({ queryLimits: { maxDocumentBytes: 100 } });
+    expect((await s.gql(`{ __typename ${' '.repeat(80)}}`)).data).toEqual({ __typename: 'Query' });
+    const res = await s.gql(`{ __typename ${' '.repeat(100)}}`);
+    expect(res.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', limit: 'maxDocumentBytes', maximum: 100, actual: 114 });
+  });
+});
+
+describe('the parse cache', () => {
+  /** A distinct document of about 1,900 tokens (within the token limit), 13 KB. */
+  const dense = (i: number) => `query Q${i} { ${Array.from({ length: 315 }, (_, j) => `a${j}: viewer { id }`).join(' ')} }`;
+
+  it('is bounded in bytes: documents within every limit cannot fill the heap through it', () => {
+    const cache = parseCache(4 * 1024 * 1024);
+    for (let i = 0; i < 40; i++) cache.documentCache.set(dense(i), parse(dense(i)));
+    // 1024 of them would hold 1024 × (13 KB + 1,900 tokens × 300 B) ≈ 600 MB; the cache keeps what fits.
+    expect(parsedBytes(dense(0), parse(dense(0)))).toBeGreaterThan(500_000);
+    expect(cache.documentCache.calculatedSize).toBeLessThanOrEqual(4 * 1024 * 1024);
+    expect(cache.documentCache.size).toBeLessThan(10);
+    expect(cache.documentCache.has(dense(39))).toBe(true);
+  });
+});
