@@ -1,6 +1,6 @@
 /**
  * The operation limits of GatewayLimits as Yoga plugins, each rejecting before execution with
- * BAD_USER_INPUT `<limit>: …` (see limitError.ts): document bytes before parsing, tokens while parsing, fields just before
+ * BAD_USER_INPUT `<limit>: …` (see limitError.ts): document bytes before parsing, tokens while parsing, fields and operation names just before
  * validating, depth and aliases while validating, cost (connection `first` multiplies; ids of
  * `nodes`/`_entities` counted and capped, see useCostLimit.ts) just before executing.
  */
@@ -11,6 +11,7 @@ import { useMaxAliases } from './useMaxAliases.js';
 import { useMaxDocumentBytes } from './useMaxDocumentBytes.js';
 import { useMaxDepth } from './useMaxDepth.js';
 import { useMaxFields } from './useMaxFields.js';
+import { useMaxOperationName } from './useMaxOperationName.js';
 import { useMaxTokens } from './useMaxTokens.js';
 
 /** Limits of the gateway's own besides GatewayLimits (see useMaxFields.ts and useCostLimit.ts). */
@@ -30,6 +31,7 @@ export function useQueryLimits(limits: GatewayLimits & ListAndFieldLimits): Plug
     useMaxDocumentBytes(limits.maxDocumentBytes),
     useMaxTokens(limits.maxTokens),
     useMaxFields(limits.maxFields),
+    useMaxOperationName(),
     useMaxDepth(limits.maxDepth),
     useMaxAliases(limits.maxAliases),
     useCostLimit(limits),

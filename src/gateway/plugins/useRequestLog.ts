@@ -1,17 +1,18 @@
 /**
- * One debug line per GraphQL operation: its name and type, the time it took and its error codes.
+ * One debug line per GraphQL operation: its name (cut to MAX_OPERATION_NAME_LENGTH) and type, the time it took and its error codes.
  * Never the variables or the token. The REST calls it made are logged by src/rest at debug too.
  */
 import { getOperationAST } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from '../../log.js';
+import { boundedName } from '../lib/operationName.js';
 
 export function useRequestLog(log: Logger): Plugin {
   return {
     onExecute({ args }) {
       const started = performance.now();
       const op = getOperationAST(args.document, args.operationName);
-      const name = op?.name?.value ?? 'anonymous';
+      const name = boundedName(op?.name?.value) ?? 'anonymous';
       const type = op?.operation ?? 'query';
       return {
         onExecuteDone({ result }) {
