@@ -55,6 +55,7 @@ export interface Config {
   maxFields: number;
   maxBodyBytes: number;
   maxDocumentBytes: number;
+  maxResponseBytes: number;
   corsOrigins?: string[];
   metricsPath: string;
   redisUrl?: string;
@@ -359,6 +360,17 @@ export const SETTINGS: Setting[] = [
     fallback: () => 65_536,
     commands: ['start'],
     help: 'Gateway: largest query document in UTF-8 bytes, checked before parsing (BAD_USER_INPUT past it)',
+  },
+  {
+    key: 'maxResponseBytes',
+    flag: '--max-response-bytes',
+    env: 'MAX_RESPONSE_BYTES',
+    kind: 'int',
+    min: 1024,
+    max: 1_000_000_000,
+    fallback: () => 4 * 1024 * 1024,
+    commands: ['start'],
+    help: 'Gateway: largest result (all parts of a streamed one), each occurrence of an object counted, refused before it is serialized (BAD_USER_INPUT)',
   },
   {
     key: 'corsOrigins',

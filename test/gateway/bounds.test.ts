@@ -86,3 +86,57 @@ describe('the parse cache', () => {
     expect(cache.documentCache.has(dense(39))).toBe(true);
   });
 });
+
+describe('response bytes', () => {
+  const max = DEFAULT_LIST_AND_FIELD_LIMITS.maxResponseBytes;
+  /** A comment of 200 KB: 100 occurrences of it answer 20 MB, 30 aliases 6 MB. */
+  const BIG = 200_000;
+  let commentId: string;
+
+  beforeAll(async () => {
+    const spaceId = (await t.api.post(`/orgs/${t.world.orgId}/spaces`, { title: 'Big talk' })).body.id;
+    const cr = (await t.api.post(`/spaces/${spaceId}/change-requests`, { subject: 'Long comment' })).body;
+    const comment = (await t.api.post(`/spaces/${spaceId}/change-requests/${cr.id}/comments`, { body: { markdown: 'x'.repeat(BIG) } })).body;
+    const data = await t.data(`{ changeRequest(spaceId: "${spaceId}", changeRequestId: "${cr.id}") { comments(first: 1) { nodes { id } } } }`);
+    commentId = data.changeRequest.comments.nodes[0].id;
+    expect(comment.id).toBeTruthy();
+  });
+
+  const nodesOf = (n: number) =>
+    post({ query: 'query($ids: [ID!]!) { nodes(ids: $ids) { ... on Comment { body { markdown } } } }', variables: { ids: Array(n).fill(commentId) } });
+
+  it('defaults to 4 MiB; a result within it is answered whole', async () => {
+    expect(max).toBe(4 * 1024 * 1024);
+    const { result } = await nodesOf(4);
+    expect(result.errors).toBeUndefined();
+    expect(result.data.nodes.map((n: any) => n.body.markdown.length)).toEqual([BIG, BIG, BIG, BIG]);
+  });
+
+  it('one id repeated in nodes(ids:) is priced per occurrence: 100 × 200 KB is refused, not answered', async () => {
+    const { result } = await nodesOf(100);
+    const error = expectLimit(result, 'maxResponseBytes', max);
+    expect(error.message).toBe(`maxResponseBytes: Response size limit of ${max} bytes exceeded (each occurrence of an object counts; select fewer or smaller fields, or page).`);
+  });
+
+  it('aliases of the same object are priced per occurrence', async () => {
+    const aliases = Array.from({ length: 30 }, (_, i) => `a${i}: node(id: $id) { ... on Comment { body { markdown } } }`).join(' ');
+    const { result } = await post({ query: `query($id: ID!) { ${aliases} }`, variables: { id: commentId } });
+    expectLimit(result, 'maxResponseBytes', max);
+  });
+
+  it('is a setting, and bounds @defer parts too', async () => {
+    await using s = await startStack({ queryLimits: { maxResponseBytes: 1000 } });
+    const small = await s.gql('{ viewer { id } }');
+    expect(small.errors).toBeUndefined();
+    const big = await s.gql(`{ ${Array.from({ length: 20 }, (_, i) => `a${i}: viewer { displayName email photoURL id }`).join(' ')} }`);
+    expect(big.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', limit: 'maxResponseBytes', maximum: 1000 });
+    const res = await s.gateway.yoga.fetch('http://gateway.test/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'multipart/mixed', authorization: `Bearer ${s.world.users.admin.token}` },
+      body: JSON.stringify({ query: `{ viewer { id } ... @defer { ${Array.from({ length: 20 }, (_, i) => `a${i}: viewer { displayName email photoURL id }`).join(' ')} } }` }),
+    });
+    const text = await res.text();
+    expect(text).toContain('maxResponseBytes');
+    expect(text.length).toBeLessThan(3000);
+  });
+});

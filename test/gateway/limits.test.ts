@@ -276,10 +276,10 @@ describe('request body (over real HTTP)', () => {
     url = await httpUrl();
   });
   const MAX = 1_000_000;
-  /** `{ viewer { restId } }` padded with a comment to `bytes` of JSON. */
+  /** `{ viewer { restId } }` padded with an unused variable to `bytes` of JSON (the document itself stays under --max-document-bytes). */
   const padded = (bytes: number) => {
-    const base = JSON.stringify({ query: '{ viewer { restId } }\n#' });
-    return JSON.stringify({ query: `{ viewer { restId } }\n#${'x'.repeat(bytes - base.length)}` });
+    const base = JSON.stringify({ query: '{ viewer { restId } }', variables: { pad: '' } });
+    return JSON.stringify({ query: '{ viewer { restId } }', variables: { pad: 'x'.repeat(bytes - base.length) } });
   };
 
   async function expectTooLarge(res: Response) {

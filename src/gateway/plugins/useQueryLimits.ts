@@ -2,7 +2,8 @@
  * The operation limits of GatewayLimits as Yoga plugins, each rejecting before execution with
  * BAD_USER_INPUT `<limit>: …` (see limitError.ts): document bytes before parsing, tokens while parsing, fields and operation names just before
  * validating, depth and aliases while validating, cost (connection `first` multiplies; ids of
- * `nodes`/`_entities` counted and capped, see useCostLimit.ts) just before executing.
+ * `nodes`/`_entities` counted and capped, see useCostLimit.ts) just before executing, and the
+ * result's bytes before it is serialized.
  */
 import type { Plugin } from 'graphql-yoga';
 import type { GatewayLimits } from '../context.js';
@@ -12,6 +13,7 @@ import { useMaxDocumentBytes } from './useMaxDocumentBytes.js';
 import { useMaxDepth } from './useMaxDepth.js';
 import { useMaxFields } from './useMaxFields.js';
 import { useMaxOperationName } from './useMaxOperationName.js';
+import { useMaxResponseBytes } from './useMaxResponseBytes.js';
 import { useMaxTokens } from './useMaxTokens.js';
 
 /** Limits of the gateway's own besides GatewayLimits (see useMaxFields.ts and useCostLimit.ts). */
@@ -22,9 +24,11 @@ export interface ListAndFieldLimits {
   maxFields: number;
   /** UTF-8 bytes of one document, checked before parsing. */
   maxDocumentBytes: number;
+  /** Bytes of one result (of all parts of a streamed one), checked before it is serialized. */
+  maxResponseBytes: number;
 }
 
-export const DEFAULT_LIST_AND_FIELD_LIMITS: ListAndFieldLimits = { maxIds: 100, maxFields: 200, maxDocumentBytes: 65_536 };
+export const DEFAULT_LIST_AND_FIELD_LIMITS: ListAndFieldLimits = { maxIds: 100, maxFields: 200, maxDocumentBytes: 65_536, maxResponseBytes: 4 * 1024 * 1024 };
 
 export function useQueryLimits(limits: GatewayLimits & ListAndFieldLimits): Plugin[] {
   return [
@@ -35,5 +39,6 @@ export function useQueryLimits(limits: GatewayLimits & ListAndFieldLimits): Plug
     useMaxDepth(limits.maxDepth),
     useMaxAliases(limits.maxAliases),
     useCostLimit(limits),
+    useMaxResponseBytes(limits.maxResponseBytes),
   ];
 }
