@@ -56,6 +56,7 @@ export interface Config {
   maxBodyBytes: number;
   maxDocumentBytes: number;
   maxResponseBytes: number;
+  anonymousIntrospection?: boolean;
   corsOrigins?: string[];
   metricsPath: string;
   redisUrl?: string;
@@ -371,6 +372,15 @@ export const SETTINGS: Setting[] = [
     fallback: () => 4 * 1024 * 1024,
     commands: ['start'],
     help: 'Gateway: largest result (all parts of a streamed one), each occurrence of an object counted, refused before it is serialized (BAD_USER_INPUT)',
+  },
+  {
+    key: 'anonymousIntrospection',
+    flag: '--anonymous-introspection',
+    env: 'ANONYMOUS_INTROSPECTION',
+    kind: 'bool',
+    fallback: () => undefined,
+    commands: ['start'],
+    help: 'Gateway: serve introspection (__schema, __type) to callers without a token too (a flag without value, or true/false); off: UNAUTHENTICATED',
   },
   {
     key: 'corsOrigins',

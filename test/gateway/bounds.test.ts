@@ -4,29 +4,18 @@
  * BAD_USER_INPUT naming its limit, checked over real HTTP against the embedded upstream.
  */
 import { parse } from 'graphql';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { exampleQuery } from '../../src/gateway/example.js';
 import { parseCache, parsedBytes } from '../../src/gateway/lib/parseCache.js';
 import { DEFAULT_LIST_AND_FIELD_LIMITS } from '../../src/gateway/plugins/useQueryLimits.js';
 import { startStack, type GqlResult, type TestStack } from '../helpers/gateway.js';
+import { httpStack } from '../helpers/httpStack.js';
 
+const stack = httpStack();
 let t: TestStack;
-let url: string;
-beforeAll(async () => {
-  t = await startStack();
-  url = await t.gateway.start();
-});
-afterAll(() => t.stop());
-
-/** POSTs a GraphQL request over the gateway's port, with the admin's token unless `token` is null. */
-async function post(body: unknown, token: string | null = t.world.users.admin.token): Promise<{ status: number; result: GqlResult }> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: JSON.stringify(body),
-  });
-  return { status: res.status, result: (await res.json()) as GqlResult };
-}
+beforeAll(() => void (t = stack.t));
+/** POSTs a GraphQL request over the gateway's port, as the admin unless `token` is null. */
+const post = async (body: unknown, token: string | null = t.world.users.admin.token) => stack.post(body, token ? `Bearer ${token}` : undefined);
 
 /** A refusal by `limit`: BAD_USER_INPUT, no data, no REST call. */
 function expectLimit(result: GqlResult, limit: string, maximum: number) {

@@ -11,7 +11,8 @@
  *                such as `ChangeRequest.pdfUrl(only:)`);
  *                0 for what the parent's REST JSON already carries (scalars, enums, embedded
  *                objects such as `body`), the connection plumbing (`edges`, `nodes`, `node`,
- *                `pageInfo`, `cursor`) and introspection (`__schema`, `__type`, `__typename`).
+ *                `pageInfo`, `cursor`) and `__typename`; introspection is priced by the objects
+ *                it returns (src/gateway/lib/introspectionCost.ts).
  *   multiplier = for a connection, its `first` (absent: `defaultPageSize`; clamped to
  *                0..`maxPageSize` as the field itself enforces): each item may cost its selection;
  *                otherwise 1.
@@ -39,6 +40,7 @@ import type { ComplexityEstimator } from 'graphql-query-complexity';
 import type { Plugin } from 'graphql-yoga';
 import { createRequire } from 'node:module';
 import type { GatewayLimits } from '../context.js';
+import { introspectionCost } from '../lib/introspectionCost.js';
 import { limitError } from '../lib/limitError.js';
 
 // The CommonJS build: it shares the `graphql` instance the rest of the gateway loads (the ESM
@@ -165,7 +167,7 @@ export function operationCost(
 export function restCostEstimator(schema: GraphQLSchema, pages: Pages): ComplexityEstimator {
   const roots = new Set([schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()].filter(Boolean));
   return ({ type, field, args, childComplexity }) => {
-    if (field.name.startsWith('__')) return 0;
+    if (field.name.startsWith('__') || type.name.startsWith('__')) return introspectionCost(schema, type.name, field.name, childComplexity);
     const plumbing = PLUMBING.has(field.name) && /(Connection|Edge)$/.test(type.name);
     const base = plumbing ? 0 : roots.has(type as never) || isConnection(field) || returnsNode(field) || field.args.length > 0 ? 1 : 0;
     const items = loadedItems(field, args, pages.maxIds);

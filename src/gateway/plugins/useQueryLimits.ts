@@ -8,6 +8,7 @@
 import type { Plugin } from 'graphql-yoga';
 import type { GatewayLimits } from '../context.js';
 import { useCostLimit } from './useCostLimit.js';
+import { useIntrospectionAccess } from './useIntrospectionAccess.js';
 import { useMaxAliases } from './useMaxAliases.js';
 import { useMaxDocumentBytes } from './useMaxDocumentBytes.js';
 import { useMaxDepth } from './useMaxDepth.js';
@@ -26,9 +27,11 @@ export interface ListAndFieldLimits {
   maxDocumentBytes: number;
   /** Bytes of one result (of all parts of a streamed one), checked before it is serialized. */
   maxResponseBytes: number;
+  /** Introspection without a token (else it needs one; see useIntrospectionAccess.ts). */
+  anonymousIntrospection: boolean;
 }
 
-export const DEFAULT_LIST_AND_FIELD_LIMITS: ListAndFieldLimits = { maxIds: 100, maxFields: 200, maxDocumentBytes: 65_536, maxResponseBytes: 4 * 1024 * 1024 };
+export const DEFAULT_LIST_AND_FIELD_LIMITS: ListAndFieldLimits = { maxIds: 100, maxFields: 200, maxDocumentBytes: 65_536, maxResponseBytes: 4 * 1024 * 1024, anonymousIntrospection: false };
 
 export function useQueryLimits(limits: GatewayLimits & ListAndFieldLimits): Plugin[] {
   return [
@@ -38,6 +41,7 @@ export function useQueryLimits(limits: GatewayLimits & ListAndFieldLimits): Plug
     useMaxOperationName(),
     useMaxDepth(limits.maxDepth),
     useMaxAliases(limits.maxAliases),
+    useIntrospectionAccess({ anonymous: limits.anonymousIntrospection }),
     useCostLimit(limits),
     useMaxResponseBytes(limits.maxResponseBytes),
   ];
