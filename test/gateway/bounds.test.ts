@@ -107,6 +107,17 @@ describe('response bytes', () => {
     expect(error.message).toBe(`maxResponseBytes: Response size limit of ${max} bytes exceeded (each occurrence of an object counts; select fewer or smaller fields, or page).`);
   });
 
+  it('over graphql-sse too', async () => {
+    const res = await t.gateway.yoga.fetch('http://gateway.test/graphql/stream', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: `Bearer ${t.world.users.admin.token}` },
+      body: JSON.stringify({ query: 'query Big($ids: [ID!]!) { nodes(ids: $ids) { ... on Comment { body { markdown } } } }', variables: { ids: Array(100).fill(commentId) } }),
+    });
+    const text = await res.text();
+    expect(text).toContain('maxResponseBytes');
+    expect(text.length).toBeLessThan(2000);
+  });
+
   it('aliases of the same object are priced per occurrence', async () => {
     const aliases = Array.from({ length: 30 }, (_, i) => `a${i}: node(id: $id) { ... on Comment { body { markdown } } }`).join(' ');
     const { result } = await post({ query: `query($id: ID!) { ${aliases} }`, variables: { id: commentId } });

@@ -5,11 +5,13 @@
  * comment at cost 101 would answer 95 MB. The result holds each REST string once, by reference;
  * its serialized size is counted by one walk over its values (string lengths, no serializing), which
  * stops as soon as the bound is passed. Over it, the whole result becomes BAD_USER_INPUT
- * `maxResponseBytes: …` (no data). A streamed result (@defer/@stream) counts all its parts and ends
- * with the error at the part that passes the bound; a subscription bounds each event.
+ * `maxResponseBytes: …` (`data: null`). A streamed result (@defer/@stream) counts all its parts and ends
+ * with the error at the part that passes the bound (later parts are empty); a subscription bounds
+ * each event. Checked where results are made, so every transport (graphql-sse too) is bounded,
+ * and once more before serializing for results that were not executed (response-cache hits).
  */
-import type { ExecutionResult, GraphQLError } from 'graphql';
-import { isAsyncIterable, mapAsyncIterator, type Plugin } from 'graphql-yoga';
+import type { ExecutionResult } from 'graphql';
+import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { limitError } from '../lib/limitError.js';
 
 /** JSON length of `value` (strings by their length, before escaping), or a number above `budget` once it is passed. */
@@ -47,27 +49,48 @@ export function useMaxResponseBytes(maxResponseBytes: number): Plugin {
       maxResponseBytes,
       `Response size limit of ${maxResponseBytes} bytes exceeded (each occurrence of an object counts; select fewer or smaller fields, or page).`,
     );
-  const bound = (result: ExecutionResult): ExecutionResult => (jsonSize(result, maxResponseBytes) > maxResponseBytes ? { errors: [refusal()] } : result);
+  const checked = new WeakSet<object>();
+  const bound = (result: ExecutionResult): ExecutionResult => {
+    if (checked.has(result)) return result;
+    // `data: null`: the operation ran (and graphql-sse takes a result without `data` for arguments).
+    const bounded = jsonSize(result, maxResponseBytes) > maxResponseBytes ? { data: null, errors: [refusal()] } : result;
+    checked.add(bounded);
+    return bounded;
+  };
+  /** A subscription's events one by one. */
+  const eachEvent = ({ result, setResult }: { result: ExecutionResult; setResult(r: ExecutionResult): void }) => {
+    const bounded = bound(result);
+    if (bounded !== result) setResult(bounded);
+  };
+  /** An incremental result's parts together: the part that passes the bound ends it, later parts are empty. */
+  const allParts = () => {
+    let total = 0;
+    return ({ result, setResult }: { result: ExecutionResult; setResult(r: ExecutionResult): void }) => {
+      if (total > maxResponseBytes) return setResult({ hasNext: false } as ExecutionResult);
+      total += jsonSize(result, maxResponseBytes - total);
+      if (total > maxResponseBytes) setResult({ errors: [refusal()], hasNext: false } as ExecutionResult);
+    };
+  };
   return {
+    // At the source, for every transport (HTTP, SSE, graphql-sse).
+    onExecute: () => ({
+      onExecuteDone: ({ result, setResult }) => {
+        if (isAsyncIterable(result)) return { onNext: allParts() as never };
+        const bounded = bound(result);
+        if (bounded !== result) setResult(bounded);
+      },
+    }),
+    onSubscribe: () => ({
+      onSubscribeResult: ({ result, setResult }) => {
+        if (isAsyncIterable(result)) return { onNext: eachEvent as never };
+        const bounded = bound(result as ExecutionResult);
+        if (bounded !== result) setResult(bounded);
+      },
+    }),
+    // What did not come from execution here (a response-cache hit).
     onResultProcess({ result, setResult }) {
       if (Array.isArray(result)) setResult(result.map(bound));
       else if (!isAsyncIterable(result)) setResult(bound(result as ExecutionResult));
-      else setResult(boundedStream(result as AsyncIterable<ExecutionResult>, maxResponseBytes, refusal));
     },
   };
-}
-
-/** Parts of an incremental result (they carry `hasNext`) count together; subscription events one by one. */
-function boundedStream(source: AsyncIterable<ExecutionResult>, max: number, refusal: () => GraphQLError): AsyncIterableIterator<ExecutionResult> {
-  const iterator = source[Symbol.asyncIterator]();
-  let total = 0;
-  return mapAsyncIterator(iterator, (part: ExecutionResult & { hasNext?: boolean }) => {
-    const incremental = 'hasNext' in part;
-    const size = jsonSize(part, max - (incremental ? total : 0));
-    if (incremental) total += size;
-    if ((incremental ? total : size) <= max) return part;
-    if (!incremental) return { errors: [refusal()] };
-    void iterator.return?.();
-    return { errors: [refusal()], hasNext: false };
-  });
 }
