@@ -11,7 +11,7 @@ import { drainable } from '../shutdown.js';
 import { createContext, type GatewayContext, type GatewayLimits } from '../schema/context.js';
 import { useStreamShutdown } from './plugins/useStreamShutdown.js';
 import { mergeRequestHooks } from './lib/mergeRequestHooks.js';
-import { maskedErrors } from './lib/maskedErrors.js';
+import { maskedErrors, useUnexpectedErrorLog, yogaLogging } from './lib/maskedErrors.js';
 import { parseCache } from './lib/parseCache.js';
 import { DEFAULT_LIST_AND_FIELD_LIMITS, useQueryLimits, type ListAndFieldLimits } from './plugins/useQueryLimits.js';
 import { useRequestLog } from './plugins/useRequestLog.js';
@@ -179,6 +179,8 @@ export function buildGateway(options: GatewayOptions): Gateway {
       ...useQueryLimits({ ...DEFAULT_LIST_AND_FIELD_LIMITS, ...limits, ...options.queryLimits }),
       // Parse, validation and variable errors carry a code of the fixed set too (BAD_USER_INPUT).
       useRequestErrorCodes(),
+      // Unexpected errors: one ERROR line with the operation's name and document hash, before Yoga masks them.
+      useUnexpectedErrorLog(log),
       // A request must be JSON or carry a non-simple header (403 FORBIDDEN); no mutation over GET (Yoga: 405).
       useCSRFPrevention(),
       ...(debug ? [useRequestLog(log)] : []),
@@ -195,12 +197,8 @@ export function buildGateway(options: GatewayOptions): Gateway {
     // `{"documentId": …}` requests run a persisted operation.
     extraParamNames: ['documentId'],
     landingPage: false,
-    logging: {
-      debug: debug ? (...args) => log.debug(args.map(String).join(' ')) : () => undefined,
-      info: (...args) => log.info(args.map(String).join(' ')),
-      warn: (...args) => log.warn(args.map(String).join(' ')),
-      error: (...args) => log.error(args.map(String).join(' ')),
-    },
+    // Errors logged by class, message and path, never with the document around them (maskedErrors.ts).
+    logging: yogaLogging(log, debug),
     cors: corsOptions(options.corsOrigins),
     // GraphiQL's assets are served by the gateway itself (no CDN), so it works offline too; loaded on the first visit.
     renderGraphiQL,

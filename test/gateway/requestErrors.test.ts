@@ -67,9 +67,10 @@ describe('too-deep variables', () => {
     }
   });
 
-  it('variables 100 deep pass', async () => {
-    const res = await raw(`{"query": "query E { __typename }", "variables": {"x": ${'['.repeat(99)}${']'.repeat(99)}}}`);
-    expect(res).toEqual({ data: { __typename: 'Query' } });
+  it('variables 100 deep pass, 101 do not', async () => {
+    const nested = (depth: number) => `{"query": "query E { __typename }", "variables": {"x": ${'['.repeat(depth)}${']'.repeat(depth)}}}`;
+    expect(await raw(nested(100))).toEqual({ data: { __typename: 'Query' } });
+    expect((await raw(nested(101))).errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', limit: 'maxVariablesDepth' });
   });
 });
 

@@ -8,6 +8,7 @@
 import type { Plugin } from 'graphql-yoga';
 import type { GatewayLimits } from '../context.js';
 import { useCostLimit } from './useCostLimit.js';
+import { useDirectiveArguments } from './useDirectiveArguments.js';
 import { useIntrospectionAccess } from './useIntrospectionAccess.js';
 import { useMaxAliases } from './useMaxAliases.js';
 import { useMaxDocumentBytes } from './useMaxDocumentBytes.js';
@@ -16,6 +17,7 @@ import { useMaxFields } from './useMaxFields.js';
 import { useMaxOperationName } from './useMaxOperationName.js';
 import { useMaxResponseBytes } from './useMaxResponseBytes.js';
 import { useMaxTokens } from './useMaxTokens.js';
+import { useMaxVariablesDepth } from './useMaxVariablesDepth.js';
 
 /** Limits of the gateway's own besides GatewayLimits (see useMaxFields.ts and useCostLimit.ts). */
 export interface ListAndFieldLimits {
@@ -35,12 +37,14 @@ export const DEFAULT_LIST_AND_FIELD_LIMITS: ListAndFieldLimits = { maxIds: 100, 
 
 export function useQueryLimits(limits: GatewayLimits & ListAndFieldLimits): Plugin[] {
   return [
+    useMaxVariablesDepth(),
     useMaxDocumentBytes(limits.maxDocumentBytes),
     useMaxTokens(limits.maxTokens),
     useMaxFields(limits.maxFields),
     useMaxOperationName(),
     useMaxDepth(limits.maxDepth),
     useMaxAliases(limits.maxAliases),
+    useDirectiveArguments(),
     useIntrospectionAccess({ anonymous: limits.anonymousIntrospection }),
     useCostLimit(limits),
     useMaxResponseBytes(limits.maxResponseBytes),
