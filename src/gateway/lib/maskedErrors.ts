@@ -68,7 +68,7 @@ export function errorText(error: unknown): string {
 
 const hashes = new WeakMap<DocumentNode, string>();
 /** SHA-256 (hex) of the document's text, as APQ and persisted documents name it. */
-function documentHash(document: DocumentNode): string {
+export function documentHash(document: DocumentNode): string {
   let hash = hashes.get(document);
   if (hash === undefined) hashes.set(document, (hash = createHash('sha256').update(document.loc?.source.body ?? print(document)).digest('hex')));
   return hash;

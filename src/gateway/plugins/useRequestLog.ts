@@ -1,10 +1,12 @@
 /**
- * One debug line per GraphQL operation: its name (cut to MAX_OPERATION_NAME_LENGTH) and type, the time it took and its error codes.
- * Never the variables or the token. The REST calls it made are logged by src/rest at debug too.
+ * One debug line per GraphQL operation: its name (cut to MAX_OPERATION_NAME_LENGTH) and type,
+ * its document's SHA-256, the time it took and its error codes. Never the document's text, the
+ * variables or the token. The REST calls it made are logged by src/rest at debug too.
  */
 import { getOperationAST } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from '../../log.js';
+import { documentHash } from '../lib/maskedErrors.js';
 import { boundedName } from '../lib/operationName.js';
 
 export function useRequestLog(log: Logger): Plugin {
@@ -18,7 +20,8 @@ export function useRequestLog(log: Logger): Plugin {
         onExecuteDone({ result }) {
           const errors = 'errors' in result && result.errors ? result.errors : [];
           const codes = [...new Set(errors.map((e) => String(e.extensions?.code ?? 'UNKNOWN')))];
-          log.debug(`graphql ${type} ${name} ${Math.round(performance.now() - started)}ms`, codes.length ? { errors: codes.join(',') } : undefined);
+          const document = documentHash(args.document);
+          log.debug(`graphql ${type} ${name} ${Math.round(performance.now() - started)}ms`, codes.length ? { document, errors: codes.join(',') } : { document });
         },
       };
     },
