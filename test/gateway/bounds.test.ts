@@ -3,6 +3,7 @@
  * before parsing, operation names wherever they are kept, response bytes. Each refusal is a
  * BAD_USER_INPUT naming its limit, checked over real HTTP against the embedded upstream.
  */
+import { EventEmitter } from 'node:events';
 import { parse } from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { exampleQuery } from '../../src/gateway/example.js';
@@ -122,6 +123,35 @@ describe('response bytes', () => {
     const aliases = Array.from({ length: 30 }, (_, i) => `a${i}: node(id: $id) { ... on Comment { body { markdown } } }`).join(' ');
     const { result } = await post({ query: `query($id: ID!) { ${aliases} }`, variables: { id: commentId } });
     expectLimit(result, 'maxResponseBytes', max);
+  });
+
+  it('results written at the same moment share a budget of bytes: past it, UPSTREAM_UNAVAILABLE until one is written', async () => {
+    await using s = await startStack({ queryLimits: { responseBytesInFlight: 1_000_000 } });
+    const spaceId = (await s.api.post(`/orgs/${s.world.orgId}/spaces`, { title: 'Big talk' })).body.id;
+    const cr = (await s.api.post(`/spaces/${spaceId}/change-requests`, { subject: 'Long comment' })).body;
+    await s.api.post(`/spaces/${spaceId}/change-requests/${cr.id}/comments`, { body: { markdown: 'x'.repeat(BIG) } });
+    const data = await s.data(`{ changeRequest(spaceId: "${spaceId}", changeRequestId: "${cr.id}") { comments(first: 1) { nodes { id } } } }`);
+    const id = data.changeRequest.comments.nodes[0].id;
+    /** 3 × 200 KB, written to a response that ends when `res` says so (Yoga's Node server context). */
+    const send = async (res: EventEmitter) => {
+      const response = await s.gateway.yoga.fetch(
+        'http://gateway.test/graphql',
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${s.world.users.admin.token}` },
+          body: JSON.stringify({ query: 'query($ids: [ID!]!) { nodes(ids: $ids) { ... on Comment { body { markdown } } } }', variables: { ids: [id, id, id] } }),
+        },
+        { res },
+      );
+      return { status: response.status, retryAfter: response.headers.get('retry-after'), body: (await response.json()) as GqlResult };
+    };
+    const first = new EventEmitter();
+    expect((await send(first)).body.errors).toBeUndefined();
+    const refused = await send(new EventEmitter());
+    expect(refused.body.errors?.[0].extensions).toEqual({ code: 'UPSTREAM_UNAVAILABLE', retryAfter: 1 });
+    expect([refused.status, refused.retryAfter]).toEqual([503, '1']);
+    first.emit('finish');
+    expect((await send(new EventEmitter())).body.errors).toBeUndefined();
   });
 
   it('is a setting, and bounds @defer parts too', async () => {

@@ -9,8 +9,13 @@
  * with the error at the part that passes the bound (later parts are empty); a subscription bounds
  * each event. Checked where results are made, so every transport (graphql-sse too) is bounded,
  * and once more before serializing for results that were not executed (response-cache hits).
+ * Results written over HTTP also share a budget of bytes in flight (defaultResponseBytesInFlight):
+ * a result that would pass it while others are being written is refused with
+ * UPSTREAM_UNAVAILABLE ("try again later", `retryAfter: 1`, HTTP 503), never built into text.
  */
-import type { ExecutionResult } from 'graphql';
+import type { EventEmitter } from 'node:events';
+import { getHeapStatistics } from 'node:v8';
+import { GraphQLError, type ExecutionResult } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { limitError } from '../lib/limitError.js';
 
@@ -42,20 +47,53 @@ export function jsonSize(value: unknown, budget: number): number {
   }
 }
 
-export function useMaxResponseBytes(maxResponseBytes: number): Plugin {
+/**
+ * Bytes of results being written at once, across requests, by default a quarter of V8's heap
+ * limit: while a result is serialized its JSON text is on the heap, so many results within the
+ * bound, written at the same moment, could still exhaust it (80 of 3.8 MB did under `npm start`).
+ */
+export function defaultResponseBytesInFlight(maxResponseBytes: number): number {
+  return Math.max(maxResponseBytes, Math.floor(getHeapStatistics().heap_size_limit / 4));
+}
+
+export function useMaxResponseBytes(maxResponseBytes: number, inFlightBudget = defaultResponseBytesInFlight(maxResponseBytes)): Plugin {
   const refusal = () =>
     limitError(
       'maxResponseBytes',
       maxResponseBytes,
       `Response size limit of ${maxResponseBytes} bytes exceeded (each occurrence of an object counts; select fewer or smaller fields, or page).`,
     );
-  const checked = new WeakSet<object>();
+  const busy = () =>
+    new GraphQLError('The gateway is writing too many large results at once; try again shortly.', {
+      extensions: { code: 'UPSTREAM_UNAVAILABLE', retryAfter: 1, http: { status: 503, headers: { 'Retry-After': '1' } } },
+    });
+  /** Each checked result's size (its refusal's for a refused one). */
+  const sizes = new WeakMap<object, number>();
   const bound = (result: ExecutionResult): ExecutionResult => {
-    if (checked.has(result)) return result;
+    if (sizes.has(result)) return result;
+    const size = jsonSize(result, maxResponseBytes);
     // `data: null`: the operation ran (and graphql-sse takes a result without `data` for arguments).
-    const bounded = jsonSize(result, maxResponseBytes) > maxResponseBytes ? { data: null, errors: [refusal()] } : result;
-    checked.add(bounded);
+    const bounded = size > maxResponseBytes ? { data: null, errors: [refusal()] } : result;
+    sizes.set(bounded, bounded === result ? size : 0);
     return bounded;
+  };
+  let inFlight = 0;
+  /** Holds `size` bytes of the budget until the response is written (its socket done), or refuses. */
+  const admit = (result: ExecutionResult, res: EventEmitter | undefined): ExecutionResult => {
+    const size = sizes.get(result) ?? 0;
+    if (size === 0) return result;
+    if (inFlight > 0 && inFlight + size > inFlightBudget) return { data: null, errors: [busy()] };
+    inFlight += size;
+    let held = true;
+    const release = () => {
+      if (held) inFlight -= size;
+      held = false;
+    };
+    if (res) {
+      res.once('finish', release);
+      res.once('close', release);
+    } else setImmediate(release);
+    return result;
   };
   /** A subscription's events one by one. */
   const eachEvent = ({ result, setResult }: { result: ExecutionResult; setResult(r: ExecutionResult): void }) => {
@@ -87,10 +125,12 @@ export function useMaxResponseBytes(maxResponseBytes: number): Plugin {
         if (bounded !== result) setResult(bounded);
       },
     }),
-    // What did not come from execution here (a response-cache hit).
-    onResultProcess({ result, setResult }) {
-      if (Array.isArray(result)) setResult(result.map(bound));
-      else if (!isAsyncIterable(result)) setResult(bound(result as ExecutionResult));
+    // Before serializing: what did not come from execution here (a response-cache hit) is
+    // measured, and each result holds its bytes of the in-flight budget while it is written.
+    onResultProcess({ result, setResult, serverContext }) {
+      const res = (serverContext as { res?: EventEmitter }).res;
+      if (Array.isArray(result)) setResult(result.map((r) => admit(bound(r), res)));
+      else if (!isAsyncIterable(result)) setResult(admit(bound(result as ExecutionResult), res));
     },
   };
 }

@@ -29,6 +29,8 @@ export interface ListAndFieldLimits {
   maxDocumentBytes: number;
   /** Bytes of one result (of all parts of a streamed one), checked before it is serialized. */
   maxResponseBytes: number;
+  /** Bytes of results written at once across requests (default: a quarter of V8's heap limit). */
+  responseBytesInFlight?: number;
   /** Introspection without a token (else it needs one; see useIntrospectionAccess.ts). */
   anonymousIntrospection: boolean;
 }
@@ -47,6 +49,6 @@ export function useQueryLimits(limits: GatewayLimits & ListAndFieldLimits): Plug
     useDirectiveArguments(),
     useIntrospectionAccess({ anonymous: limits.anonymousIntrospection }),
     useCostLimit(limits),
-    useMaxResponseBytes(limits.maxResponseBytes),
+    useMaxResponseBytes(limits.maxResponseBytes, limits.responseBytesInFlight),
   ];
 }
