@@ -30,12 +30,21 @@ function introspects(set: SelectionSetNode, fragments: Map<string, FragmentDefin
   });
 }
 
+/** Verdicts per parsed document (Yoga caches those per text) and operation name. */
+const verdicts = new WeakMap<DocumentNode, Map<string, boolean>>();
+
 function isIntrospection(document: DocumentNode, operationName: string | null | undefined): boolean {
-  const operation = getOperationAST(document, operationName);
-  if (!operation) return false;
-  const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
-  return introspects(operation.selectionSet, fragments);
+  let byName = verdicts.get(document);
+  if (!byName) verdicts.set(document, (byName = new Map()));
+  let verdict = byName.get(operationName ?? '');
+  if (verdict === undefined) {
+    const operation = getOperationAST(document, operationName);
+    const fragments = new Map<string, FragmentDefinitionNode>();
+    for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
+    if (byName.size >= 16) byName.clear(); // a client's operationName values are its own: keep few
+    byName.set(operationName ?? '', (verdict = operation ? introspects(operation.selectionSet, fragments) : false));
+  }
+  return verdict;
 }
 
 const unauthenticated = (message: string) => new GraphQLError(message, { extensions: { code: 'UNAUTHENTICATED' } });
