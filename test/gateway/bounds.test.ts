@@ -108,6 +108,14 @@ describe('response bytes', () => {
     expect(error.message).toBe(`maxResponseBytes: Response size limit of ${max} bytes exceeded (each occurrence of an object counts; select fewer or smaller fields, or page).`);
   });
 
+  it('and so is one representation repeated in _entities', async () => {
+    const { result } = await post({
+      query: 'query($r: [_Any!]!) { _entities(representations: $r) { ... on Comment { body { markdown } } } }',
+      variables: { r: Array(100).fill({ __typename: 'Comment', id: commentId }) },
+    });
+    expectLimit(result, 'maxResponseBytes', max);
+  });
+
   it('over graphql-sse too', async () => {
     const res = await t.gateway.yoga.fetch('http://gateway.test/graphql/stream', {
       method: 'POST',
