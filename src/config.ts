@@ -57,6 +57,9 @@ export interface Config {
   maxIds: number;
   maxFields: number;
   maxBodyBytes: number;
+  maxDocumentBytes: number;
+  maxResponseBytes: number;
+  anonymousIntrospection?: boolean;
   corsOrigins?: string[];
   requestTimeoutMs: number;
   headersTimeoutMs: number;
@@ -390,6 +393,37 @@ export const SETTINGS: Setting[] = [
     fallback: () => 1_000_000,
     commands: ['start'],
     help: 'Gateway: largest request body accepted (413 past it, chunked bodies included)',
+  },
+  {
+    key: 'maxDocumentBytes',
+    flag: '--max-document-bytes',
+    env: 'MAX_DOCUMENT_BYTES',
+    kind: 'int',
+    min: 1024,
+    max: 100_000_000,
+    fallback: () => 65_536,
+    commands: ['start'],
+    help: 'Gateway: largest query document in UTF-8 bytes, checked before parsing (BAD_USER_INPUT past it)',
+  },
+  {
+    key: 'maxResponseBytes',
+    flag: '--max-response-bytes',
+    env: 'MAX_RESPONSE_BYTES',
+    kind: 'int',
+    min: 1024,
+    max: 1_000_000_000,
+    fallback: () => 4 * 1024 * 1024,
+    commands: ['start'],
+    help: 'Gateway: largest result (all parts of a streamed one), each occurrence of an object counted, refused before it is serialized (BAD_USER_INPUT)',
+  },
+  {
+    key: 'anonymousIntrospection',
+    flag: '--anonymous-introspection',
+    env: 'ANONYMOUS_INTROSPECTION',
+    kind: 'bool',
+    fallback: () => undefined,
+    commands: ['start'],
+    help: 'Gateway: serve introspection (__schema, __type) to callers without a token too (a flag without value, or true/false); off: UNAUTHENTICATED',
   },
   {
     key: 'corsOrigins',

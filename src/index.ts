@@ -112,7 +112,7 @@ async function runGateway(config: Config, log: Logger): Promise<Running> {
       maxTokens: config.maxTokens,
       maxCost: config.maxCost,
     },
-    queryLimits: { maxIds: config.maxIds, maxFields: config.maxFields },
+    queryLimits: { maxIds: config.maxIds, maxFields: config.maxFields, maxDocumentBytes: config.maxDocumentBytes, maxResponseBytes: config.maxResponseBytes, anonymousIntrospection: config.anonymousIntrospection ?? false },
     maxBodyBytes: config.maxBodyBytes,
     corsOrigins: config.corsOrigins,
     http: {

@@ -5,14 +5,15 @@ import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { LogLevel } from '../config.js';
 import { silentLogger, type Logger } from '../log.js';
-import { createRestClient, errorCode, type Arrival, type Clock, type RestCall, type RestClient, type RestClientConfig } from '../rest/index.js';
+import { createRestClient, type Arrival, type Clock, type RestCall, type RestClient, type RestClientConfig } from '../rest/index.js';
 import { schema } from '../schema/index.js';
 import { drainable } from '../shutdown.js';
 import { createContext, type GatewayContext, type GatewayLimits } from '../schema/context.js';
 import { useClientIntrospection } from './plugins/useClientIntrospection.js';
 import { useStreamShutdown } from './plugins/useStreamShutdown.js';
 import { mergeRequestHooks } from './lib/mergeRequestHooks.js';
-import { maskedErrors } from './lib/maskedErrors.js';
+import { maskedErrors, useUnexpectedErrorLog, yogaLogging } from './lib/maskedErrors.js';
+import { parseCache } from './lib/parseCache.js';
 import { DEFAULT_LIST_AND_FIELD_LIMITS, useQueryLimits, type ListAndFieldLimits } from './plugins/useQueryLimits.js';
 import { useRequestLog } from './plugins/useRequestLog.js';
 import { useRequestErrorCodes } from './plugins/useRequestErrorCodes.js';
@@ -221,6 +222,8 @@ export function buildGateway(options: GatewayOptions): Gateway {
       ...useQueryLimits({ ...DEFAULT_LIST_AND_FIELD_LIMITS, ...limits, ...options.queryLimits }),
       // Parse, validation and variable errors carry a code of the fixed set too (BAD_USER_INPUT).
       useRequestErrorCodes(),
+      // Unexpected errors: one ERROR line with the operation's name and document hash, before Yoga masks them.
+      useUnexpectedErrorLog(log),
       // A request must be JSON or carry a non-simple header (403 FORBIDDEN); no mutation over GET (Yoga: 405).
       useCSRFPrevention(),
       ...(debug ? [useRequestLog(log)] : []),
@@ -230,6 +233,8 @@ export function buildGateway(options: GatewayOptions): Gateway {
     ]),
     // Unexpected errors reach the client as `Unexpected error.` with no message, stack or cause.
     maskedErrors,
+    // Parsed documents by text, bounded in bytes (see parseCache.ts), not only in entries.
+    parserAndValidationCache: parseCache(),
     maxRequestBodySize: false,
     // No file uploads in this graph: one request parser (hook) less per request; a multipart POST is 415.
     multipart: false,
@@ -237,18 +242,8 @@ export function buildGateway(options: GatewayOptions): Gateway {
     // `{"documentId": …}` requests run a persisted operation.
     extraParamNames: ['documentId'],
     landingPage: false,
-    logging: {
-      debug: debug ? (...args) => log.debug(args.map(String).join(' ')) : () => undefined,
-      info: (...args) => log.info(args.map(String).join(' ')),
-      warn: (...args) => log.warn(args.map(String).join(' ')),
-      // A failed REST call (a code of the fixed set: counted in the metrics by code) is the caller's
-      // outcome, not the gateway's fault: no ERROR line each (a caller could write thousands).
-      error: (...args) => {
-        const line = args.map(String).join(' ');
-        if (args.some((a) => errorCode(a) !== undefined)) log.debug(line);
-        else log.error(line);
-      },
-    },
+    // Errors logged by class, message and path, never with the document around them (maskedErrors.ts).
+    logging: yogaLogging(log, debug),
     cors: corsOptions(options.corsOrigins),
     // GraphiQL's assets are served by the gateway itself (no CDN), so it works offline too; loaded on the first visit.
     renderGraphiQL,

@@ -14,13 +14,15 @@
  *
  * Only cheap per-request work: the phase histograms, the summary, the deprecated-field walk and
  * the HTTP histogram of the plugin are off. Operation names are the client's: past
- * MAX_OPERATION_NAMES distinct ones, new names count as `other` (a bounded number of series).
+ * MAX_OPERATION_NAMES distinct ones, new names count as `other` (a bounded number of series), and
+ * each is cut to MAX_OPERATION_NAME_LENGTH characters (a bounded size of each).
  */
 import { createCounter, createHistogram, usePrometheus } from '@graphql-yoga/plugin-prometheus';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { errorCode, type RestCall } from '../rest/index.js';
 import { routeTemplate } from '../rest/routes.js';
+import { boundedName } from './lib/operationName.js';
 import { requestPath } from './lib/requestPath.js';
 
 export type CircuitState = 'closed' | 'open' | 'half-open';
@@ -208,11 +210,12 @@ function useOutcome(failed: WeakSet<object>, open: Gauge): Plugin {
   };
 }
 
-/** Operation names as labels: the first MAX_OPERATION_NAMES distinct ones, then `other`. */
+/** Operation names as labels: the first MAX_OPERATION_NAMES distinct ones, then `other`; each cut to MAX_OPERATION_NAME_LENGTH. */
 function operationNames(): (name: string | undefined) => string {
   const seen = new Set<string>();
-  return (name) => {
-    if (!name) return 'Anonymous';
+  return (full) => {
+    if (!full) return 'Anonymous';
+    const name = boundedName(full);
     if (seen.has(name)) return name;
     if (seen.size >= MAX_OPERATION_NAMES) return 'other';
     seen.add(name);

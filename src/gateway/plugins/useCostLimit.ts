@@ -8,7 +8,8 @@
  *
  *   weight = its `@cost` weight: 1 when the field may make a REST call (a root field, a
  *            connection, a field returning a Node, a field with arguments), 0 for what the
- *            parent's REST JSON carries and the connection plumbing; introspection costs 0.
+ *            parent's REST JSON carries and the connection plumbing; introspection is
+ *            priced by the objects it returns (src/gateway/lib/introspectionCost.ts).
  *   size   = for a field with `@listSize(slicingArguments: ["first"], …)` (a connection), its
  *            `first` (absent: `defaultPageSize`; clamped to 0..`maxPageSize` as the field itself
  *            enforces): each item may cost what is below `edges`/`nodes`; otherwise 1.
@@ -38,6 +39,7 @@ import type { ComplexityEstimator } from 'graphql-query-complexity';
 import type { Plugin } from 'graphql-yoga';
 import { createRequire } from 'node:module';
 import type { GatewayLimits } from '../context.js';
+import { introspectionCost } from '../lib/introspectionCost.js';
 import { limitError } from '../lib/limitError.js';
 import { costOf, LOADED_LISTS, type ListSizeDeclaration } from '../../schema/lib/cost.js';
 
@@ -155,15 +157,15 @@ export function operationCost(
     query: document,
     variables,
     operationName,
-    estimators: [restCostEstimator(limits)],
+    estimators: [restCostEstimator(schema, limits)],
     maxQueryNodes: MAX_EVALUATED_FIELDS,
   });
 }
 
 /** The estimator of the formula above, from the fields' declared `@cost` and `@listSize` (cost.ts). */
-export function restCostEstimator(pages: Pages): ComplexityEstimator {
-  return ({ field, args, childComplexity }) => {
-    if (field.name.startsWith('__')) return 0;
+export function restCostEstimator(schema: GraphQLSchema, pages: Pages): ComplexityEstimator {
+  return ({ type, field, args, childComplexity }) => {
+    if (field.name.startsWith('__') || type.name.startsWith('__')) return introspectionCost(schema, type.name, field.name, childComplexity);
     const { cost, listSize } = costOf(field);
     const weight = cost?.weight ?? 0;
     const items = loadedItems(field, args, pages.maxIds);
