@@ -82,12 +82,14 @@ async function post(ctx: Ctx, outcome: Outcome, body: unknown, headers: Record<s
   }
 }
 
-/** Runs `f` in `n` loops until the attack's time is up. */
-async function loops(ctx: Ctx, n: number, f: (i: number) => Promise<void>): Promise<void> {
+/** Runs `f` in `n` concurrent loops until the attack's time is up, or `total` calls were made (the finding's count). */
+async function loops(ctx: Ctx, n: number, f: (i: number) => Promise<void>, total = Infinity): Promise<void> {
   let i = 0;
-  await Promise.all(Array.from({ length: n }, async () => {
-    while (Date.now() < ctx.until) await f(i++);
-  }));
+  await Promise.all(
+    Array.from({ length: n }, async () => {
+      while (Date.now() < ctx.until && i < total) await f(i++);
+    }),
+  );
 }
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
@@ -128,62 +130,64 @@ const ATTACKS: Attack[] = [
     },
   },
   {
-    name: 'padded documents: distinct `{ __typename }` padded to 900 KB, no token',
-    run: (ctx, outcome) => loops(ctx, 4, (i) => post(ctx, outcome, { query: `{ __typename }${pad(900 * KB)}#${i}` })),
+    name: 'padded documents: 2 × 117 distinct `{ __typename }` padded to 900 KB, no token',
+    run: (ctx, outcome) => loops(ctx, 4, (i) => post(ctx, outcome, { query: `{ __typename }${pad(900 * KB)}#${i}` }), 234),
   },
   {
-    name: 'long operation names: 900 KB names, then /metrics',
+    name: 'long operation names: 2 × 35 operations named with 900 KB, each 10th followed by a read of /metrics',
     async run(ctx, outcome) {
-      await loops(ctx, 4, async (i) => {
-        const name = `Q${i}${'x'.repeat(900 * KB)}`;
-        await post(ctx, outcome, { query: `query ${name} { __typename }`, operationName: name });
-        if (i % 10 === 0) await fetch(`${ctx.origin}/metrics`).then((r) => r.text(), () => '');
-      });
+      await loops(
+        ctx,
+        4,
+        async (i) => {
+          await post(ctx, outcome, { query: `query Q${i}${'x'.repeat(900 * KB)} { __typename }` });
+          if (i % 10 === 0) await fetch(`${ctx.origin}/metrics`).then((r) => r.text(), () => '');
+        },
+        70,
+      );
     },
   },
   {
-    name: 'APQ: registrations of distinct 900 KB documents, no token',
+    name: 'APQ: 117 registrations of distinct 900 KB documents, no token',
     async run(ctx, outcome) {
       const { createHash } = await import('node:crypto');
       await loops(ctx, 4, (i) => {
         const query = `{ __typename }${pad(900 * KB)}#${i}`;
         const sha256Hash = createHash('sha256').update(query).digest('hex');
         return post(ctx, outcome, { query, extensions: { persistedQuery: { version: 1, sha256Hash } } });
-      });
+      }, 117);
     },
   },
   {
-    name: 'response amplification: nodes(ids:) of one 900 KB comment × 100, and 30 aliases of it',
+    name: 'response amplification: 40 of nodes(ids:) of one 900 KB comment × 100, or 30 aliases of it, two at a time',
     async run(ctx, outcome) {
       const id = await globalId(ctx);
       const many = `query { nodes(ids: ${JSON.stringify(Array(100).fill(id))}) { ... on Comment { body { markdown } } } }`;
       const aliases = `query { ${Array.from({ length: 30 }, (_, i) => `a${i}: node(id: ${JSON.stringify(id)}) { ... on Comment { body { markdown } } }`).join(' ')} }`;
-      await loops(ctx, 3, (i) => post(ctx, outcome, { query: i % 2 ? many : aliases }, bearer(ctx.attacker)));
+      await loops(ctx, 2, (i) => post(ctx, outcome, { query: i % 2 ? many : aliases }, bearer(ctx.attacker)), 40);
     },
   },
   {
-    name: 'one token spelled 8 ways: 30 aliases × nodes(ids:) of 100 ids each',
+    name: 'one token spelled 8 ways: 3 rounds of 8 queries of 30 aliases × nodes(ids:) of 100 ids',
     async run(ctx, outcome) {
       const spellings = ['Bearer ', 'bearer ', 'BEARER ', 'Bearer  ', 'Bearer\t', ' Bearer ', 'bEaReR ', 'Bearer   '].map((s) => `${s}${ctx.attacker}`);
       const ids = await Promise.all(ctx.spaceIds.slice(0, 6).map((spaceId) => spaceGlobalId(ctx, spaceId)));
       const list = JSON.stringify(Array.from({ length: 100 }, (_, i) => ids[i % ids.length]));
       const query = `query { ${Array.from({ length: 30 }, (_, i) => `a${i}: nodes(ids: ${list}) { id }`).join(' ')} }`;
-      await loops(ctx, 8, (i) => post(ctx, outcome, { query }, { authorization: spellings[i % spellings.length] }));
+      await loops(ctx, 8, (i) => post(ctx, outcome, { query }, { authorization: spellings[i % spellings.length] }), 24);
     },
   },
   {
-    name: 'response cache: distinct cached queries, then admin writes (updateMember)',
+    name: 'response cache: 1,000 distinct cached queries, an admin write (updateMember) every 50',
     async run(ctx, outcome) {
-      let i = 0;
-      await loops(ctx, 4, async () => {
-        const n = i++;
+      await loops(ctx, 2, async (n) => {
         if (n % 50 === 49) {
           const q = `mutation($input: UpdateMemberInput!) { updateMember(input: $input) { member { role } } }`;
           await post(ctx, outcome, { query: q, variables: { input: { organizationId: ctx.organizationId, userId: ctx.attackerUserId, role: 'ADMIN' } } }, bearer(ctx.admin));
         } else {
           await post(ctx, outcome, { query: `query Q${n} { space(spaceId: ${JSON.stringify(ctx.spaceIds[n % ctx.spaceIds.length])}) { title a${n}: title } }` }, bearer(ctx.attacker));
         }
-      });
+      }, 1000);
     },
   },
   {
@@ -197,22 +201,22 @@ const ATTACKS: Attack[] = [
     },
   },
   {
-    name: 'introspection: 10 loops of the full introspection query, with and without a token',
+    name: 'introspection: 10 loops of the full introspection query without a token, one with a token',
     async run(ctx, outcome) {
       const { getIntrospectionQuery } = await import('graphql');
       const query = getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true });
-      await loops(ctx, 10, (i) => post(ctx, outcome, { query }, i % 2 ? bearer(ctx.attacker) : {}));
+      await Promise.all([loops(ctx, 10, () => post(ctx, outcome, { query })), loops(ctx, 1, () => post(ctx, outcome, { query }, bearer(ctx.attacker)))]);
     },
   },
   {
-    name: 'bad input: @stream(initialCount: -1) and 200,000-deep variables',
+    name: 'bad input: 40 of @stream(initialCount: -1) or 200,000-deep variables',
     async run(ctx, outcome) {
       let deep = '1';
       for (let i = 0; i < 200_000; i++) deep = `[${deep}]`;
       const stream = `query { organization(organizationId: ${JSON.stringify(ctx.organizationId)}) { spaces(first: 3) { nodes @stream(initialCount: -1) { id } } } }`;
       await loops(ctx, 2, (i) =>
         i % 2 ? post(ctx, outcome, { query: stream }, bearer(ctx.attacker)) : post(ctx, outcome, `{"query":"query($v: JSON) { __typename }","variables":{"v":${deep}}}`, bearer(ctx.attacker)),
-      );
+      40);
     },
   },
   {
