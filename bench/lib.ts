@@ -5,7 +5,7 @@
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { Pool } from 'undici';
@@ -116,9 +116,9 @@ export function startGateway(args: string[], env: Record<string, string> = {}): 
   return startChild([...startFlags(), 'scripts/start.mjs', 'start', '--port', '0', ...args], { ...clean, ...env }, /^GraphQL: (\S+)$/m);
 }
 
-/** The plain node:http proxy hop (bench/proxy.mjs) to `target`. */
-export function startProxy(target: string): Promise<Child> {
-  return startChild(['bench/proxy.mjs', target], process.env, /^PROXY: (\S+)$/m);
+/** The plain node:http proxy hop (bench/proxy.mjs) to `target`; with `fail`, 500 for paths holding it. */
+export function startProxy(target: string, fail?: string): Promise<Child> {
+  return startChild(['bench/proxy.mjs', target, ...(fail ? [fail] : [])], process.env, /^PROXY: (\S+)$/m);
 }
 
 async function startChild(args: string[], env: NodeJS.ProcessEnv, ready: RegExp, timeoutMs = 180_000): Promise<Child> {
@@ -141,6 +141,7 @@ async function startChild(args: string[], env: NodeJS.ProcessEnv, ready: RegExp,
     url,
     pid: child.pid!,
     memory() {
+      if (!existsSync(`/proc/${child.pid}/status`)) return { rss: NaN, hwm: NaN }; // the process is gone
       const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
       const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN);
       return { rss: kb('VmRSS'), hwm: kb('VmHWM') };
@@ -203,23 +204,48 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** redis-server on `port`, no persistence; resolves once it accepts connections. */
+export async function startRedis(port: number) {
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const failed = new Promise<never>((_, reject) => child.once('error', (e) => reject(new Error(`bench: cannot start redis-server (${e.message}); install it (Debian: redis-server)`))));
+  for (let i = 0; ; i++) {
+    const up = await Promise.race([
+      failed,
+      new Promise<boolean>((resolve) => {
+        const socket = connect(port, '127.0.0.1', () => resolve(true)).once('error', () => resolve(false));
+        socket.unref();
+        setTimeout(() => socket.destroy(), 200);
+      }),
+    ]);
+    if (up) break;
+    if (i > 50) throw new Error('bench: redis-server did not start');
+    await sleep(100);
+  }
+  return { pid: child.pid!, stop: () => void child.kill('SIGTERM'), signal: (s: NodeJS.Signals) => void child.kill(s) };
+}
+
 /** One request of a load: resolves true when the answer is a success (2xx, no GraphQL errors). */
 export type Once = (pool: Pool) => Promise<boolean>;
 
-export function graphqlRequest(path: string, token: string, query: string, variables: Record<string, unknown> = {}): Once {
-  const body = JSON.stringify({ query, variables });
+/** Variables, or a function drawing them per request (e.g. a random space). */
+type PerRequest<T> = T | (() => T);
+const draw = <T>(v: PerRequest<T>): T => (typeof v === 'function' ? (v as () => T)() : v);
+
+export function graphqlRequest(path: string, token: string, query: string, variables: PerRequest<Record<string, unknown>> = {}): Once {
+  const fixed = typeof variables === 'function' ? undefined : JSON.stringify({ query, variables });
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${token}` };
   return async (pool) => {
+    const body = fixed ?? JSON.stringify({ query, variables: draw(variables) });
     const res = await pool.request({ path, method: 'POST', headers, body });
     const json = (await res.body.json()) as { errors?: unknown[] };
     return res.statusCode === 200 && !json.errors?.length;
   };
 }
 
-export function restRequest(path: string, token: string): Once {
+export function restRequest(path: PerRequest<string>, token: string): Once {
   const headers = { authorization: `Bearer ${token}` };
   return async (pool) => {
-    const res = await pool.request({ path, method: 'GET', headers });
+    const res = await pool.request({ path: draw(path), method: 'GET', headers });
     await res.body.json();
     return res.statusCode === 200;
   };

@@ -1,6 +1,6 @@
 /**
- * A profiling aid (not a bench mode): `tsx bench/profile.ts [one|nested|timeline] [seconds]`.
- *  - one / nested: load on the gateway (started as `npm start` starts it, plus
+ * A profiling aid (not a bench mode): `tsx bench/profile.ts [one|varied|nested|timeline] [seconds]`.
+ *  - one / varied / nested: load on the gateway (started as `npm start` starts it, plus
  *    BENCH_GATEWAY_NODE_FLAGS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`), CPU ms per request;
  *  - timeline: the nested query with BENCH_LATENCY_MS per REST call, each REST call's start and
  *    end as the upstream saw them, relative to the GraphQL request's start, beside the REST floor's.
@@ -18,9 +18,9 @@ const what = process.argv[2] ?? 'one';
 const seconds = Number(process.argv[3] ?? 8);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const latencyMs = Number(process.env.BENCH_LATENCY_MS ?? 20);
-const upstream = await startUpstream({ spaces: 6, changeRequests: 4, comments: 0, replies: 0, callers: 1 }, latencyMs);
+const upstream = await startUpstream({ spaces: 6, changeRequests: 4, comments: 0, replies: 0, callers: 1, plainSpaces: 200 }, latencyMs);
 const gateway = await startGateway(['--upstream-url', what === 'timeline' || what === 'burst' ? upstream.slowUrl : upstream.url, ...(process.env.GATEWAY_ARGS ?? '').split(' ').filter(Boolean)]);
-const { token, spaceIds, organizationId } = upstream.seeded;
+const { token, spaceIds, allSpaceIds, organizationId } = upstream.seeded;
 if (process.env.RENICE) (await import('node:child_process')).execSync(`renice -n ${process.env.RENICE} -p ${gateway.pid}`);
 try {
   if (what === 'floors') {
@@ -97,7 +97,9 @@ try {
     const once =
       what === 'nested'
         ? graphqlRequest('/graphql', token, NESTED, { org: organizationId })
-        : graphqlRequest('/graphql', token, ONE_RESOURCE, { space: spaceIds[0] });
+        : what === 'varied'
+          ? graphqlRequest('/graphql', token, ONE_RESOURCE, () => ({ space: allSpaceIds[Math.floor(Math.random() * allSpaceIds.length)] }))
+          : graphqlRequest('/graphql', token, ONE_RESOURCE, { space: spaceIds[0] });
     const origin = new URL(gateway.url).origin;
     await load(origin, connections, 2, once);
     const cpu = gateway.cpuMs();

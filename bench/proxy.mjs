@@ -1,14 +1,21 @@
 /**
  * The least any gateway can add: a plain node:http reverse proxy to one upstream (keep-alive
- * agent, bodies piped, no parsing). `node bench/proxy.mjs <upstream origin or URL>` prints
- * `PROXY: <url>` once it listens on a loopback port chosen by the OS.
+ * agent, bodies piped, no parsing). `node bench/proxy.mjs <upstream origin or URL> [fail]` prints
+ * `PROXY: <url>` once it listens on a loopback port chosen by the OS. With `fail`, it answers 500
+ * itself for any path holding that word (the abuse bench's id that breaks the upstream).
  */
 import { Agent, createServer, request } from 'node:http';
 
 const target = new URL(process.argv[2]);
+const fail = process.argv[3];
 const agent = new Agent({ keepAlive: true, maxSockets: 256 });
 
 const server = createServer((req, res) => {
+  if (fail && req.url.includes(fail)) {
+    req.resume();
+    res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 500, message: fail } }));
+    return;
+  }
   const upstream = request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers, agent }, (answer) => {
     res.writeHead(answer.statusCode ?? 502, answer.headers);
     answer.pipe(res);

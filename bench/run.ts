@@ -6,17 +6,20 @@
  *  - soak: mixed queries, mutations and subscriptions at moderate load for BENCH_SOAK_SECONDS
  *    (300): errors and RSS growth (issue 9; soak.ts);
  *  - overhead: throughput with metrics and tracing on against off (issue 10; overhead.ts);
+ *  - abuse: the attacks of the hardening issue against one gateway with Redis, while a
+ *    well-behaved caller measures its latency (issue 18; abuse.ts);
  *  - scaleout: two replicas sharing a response cache in Redis (issue 11; scaleout.ts).
  */
 export {};
 
 const MODES: Record<string, { run: () => Promise<void>; limitSeconds: () => number }> = {
-  default: { run: async () => (await import('./default.js')).runDefault(), limitSeconds: () => 300 },
+  default: { run: async () => (await import('./default.js')).runDefault(), limitSeconds: () => 480 },
   soak: {
     run: async () => (await import('./soak.js')).runSoak(),
     limitSeconds: () => Number(process.env.BENCH_SOAK_SECONDS ?? 300) + 240,
   },
   overhead: { run: async () => (await import('./overhead.js')).runOverhead(), limitSeconds: () => 300 },
+  abuse: { run: async () => (await import('./abuse.js')).runAbuse(), limitSeconds: () => 300 },
   scaleout: { run: async () => (await import('./scaleout.js')).runScaleout(), limitSeconds: () => 300 },
 };
 

@@ -7,35 +7,13 @@
  * against those without a cache, and the p50 latency of a hit against a miss. Both replicas are
  * warmed up first with another token (its entries are its own), so misses are not cold starts.
  */
-import { spawn } from 'node:child_process';
-import { connect } from 'node:net';
-import { distinct, f1, f2, freePort, machine, median, setting, sleep, startGateway, startUpstream, table, timed, writeSection, type Child } from './lib.js';
+import { distinct, f1, f2, freePort, machine, median, setting, sleep, startGateway, startRedis, startUpstream, table, timed, writeSection, type Child } from './lib.js';
 import { NESTED, NESTED_MINIMUM, gqlClient } from './workloads.js';
 
 const LATENCY_MS = setting('BENCH_LATENCY_MS', 20);
 const CALLERS = setting('BENCH_CALLERS', 6);
 const REPEATS = setting('BENCH_REPEATS', 10);
 const TTL_MS = 60_000;
-
-/** redis-server on `port`, no persistence; resolves once it accepts connections. */
-async function startRedis(port: number) {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  const failed = new Promise<never>((_, reject) => child.once('error', (e) => reject(new Error(`bench: cannot start redis-server (${e.message}); install it (Debian: redis-server)`))));
-  for (let i = 0; ; i++) {
-    const up = await Promise.race([
-      failed,
-      new Promise<boolean>((resolve) => {
-        const socket = connect(port, '127.0.0.1', () => resolve(true)).once('error', () => resolve(false));
-        socket.unref();
-        setTimeout(() => socket.destroy(), 200);
-      }),
-    ]);
-    if (up) break;
-    if (i > 50) throw new Error('bench: redis-server did not start');
-    await sleep(100);
-  }
-  return { stop: () => void child.kill('SIGTERM') };
-}
 
 export async function runScaleout(): Promise<void> {
   const host = machine();

@@ -16,14 +16,24 @@ export interface Shape {
   replies: number;
   /** Further members of the organization (admins, each with its own token), besides the admin. */
   callers?: number;
+  /** Further spaces with no content (for the varied workload: one drawn at random per request). */
+  plainSpaces?: number;
+  /** One comment of this many bytes of markdown on the first change request (the abuse bench's large object). */
+  bigComment?: number;
 }
 
 export interface Seeded {
   token: string;
   /** The admin's token first, then one per further caller. */
   tokens: string[];
+  /** The users of `tokens`, in the same order. */
+  userIds: string[];
+  /** The change request holding the big comment, when the shape asks for one. */
+  bigComment?: { spaceId: string; changeRequestId: string };
   organizationId: string;
   spaceIds: string[];
+  /** Every space: `spaceIds`, then the plain ones. */
+  allSpaceIds: string[];
   /** One change request (its space and REST id), for the node(id) query. */
   changeRequest: { spaceId: string; changeRequestId: string };
 }
@@ -34,13 +44,16 @@ export async function seed(db: Db, baseUrl: string, shape: Shape): Promise<Seede
   const organizationId = createOrganization(db, systemClock, { title: 'Bench', hostname: 'bench' });
   addMember(db, systemClock, organizationId, admin.id, 'admin');
   const tokens = [admin.token];
+  const userIds = [admin.id];
   for (let i = 1; i <= (shape.callers ?? 0); i++) {
     const user = createUser(db, systemClock, { displayName: `Bench Caller ${i}`, email: `caller${i}@bench.example` });
     addMember(db, systemClock, organizationId, user.id, 'admin');
     tokens.push(user.token);
+    userIds.push(user.id);
   }
   const call = client(baseUrl, admin.token);
   const spaceIds = Array.from({ length: shape.spaces }, (_, i) => insertSpace(db, now(), { organizationId, title: `Space ${i + 1}` }).id);
+  const plainSpaceIds = Array.from({ length: shape.plainSpaces ?? 0 }, (_, i) => insertSpace(db, now(), { organizationId, title: `Plain space ${i + 1}` }).id);
   const crs = await all(spaceIds, shape.changeRequests, async (spaceId, i) => {
     const cr = await call('POST', `/spaces/${spaceId}/change-requests`, { subject: `Change ${i + 1}` });
     await call('PATCH', `/spaces/${spaceId}/change-requests/${cr.id}`, { status: 'open' });
@@ -52,7 +65,9 @@ export async function seed(db: Db, baseUrl: string, shape: Shape): Promise<Seede
   });
   await all(comments, shape.replies, (comment, i) => call('POST', `${comment}/replies`, { body: { markdown: `Reply ${i + 1}` } }));
   const [, , spaceId, , changeRequestId] = crs[0].split('/');
-  return { token: admin.token, tokens, organizationId, spaceIds, changeRequest: { spaceId, changeRequestId } };
+  if (shape.bigComment) await call('POST', `${crs[0]}/comments`, { body: { markdown: `# Big\n\n${'lorem ipsum '.repeat(Math.ceil(shape.bigComment / 12))}` } });
+  const bigComment = shape.bigComment ? { spaceId, changeRequestId } : undefined;
+  return { token: admin.token, tokens, userIds, bigComment, organizationId, spaceIds, allSpaceIds: [...spaceIds, ...plainSpaceIds], changeRequest: { spaceId, changeRequestId } };
 }
 
 /** `count` children for each parent, created concurrently; results in parent order. */

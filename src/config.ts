@@ -45,6 +45,9 @@ export interface Config {
   upstreamConcurrency: number;
   upstreamCallerConcurrency: number;
   upstreamQueueLimit: number;
+  maxRestCalls: number;
+  trustProxyHops: number;
+  anonymousRateLimit: number;
   maxDepth: number;
   maxAliases: number;
   maxTokens: number;
@@ -54,14 +57,24 @@ export interface Config {
   maxIds: number;
   maxFields: number;
   maxBodyBytes: number;
+  maxDocumentBytes: number;
+  maxResponseBytes: number;
+  anonymousIntrospection?: boolean;
   corsOrigins?: string[];
+  requestTimeoutMs: number;
+  headersTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  maxConnections: number;
   metricsPath: string;
   redisUrl?: string;
   responseCacheTtlMs: number;
   callerRateLimit: number;
   callerRateLimitFailMode: 'open' | 'closed';
+  redisRequired?: boolean;
   persistedOperations?: string;
   persistedOnly?: boolean;
+  apqMaxBytes: number;
+  apqQuota: number;
 }
 
 export const SETTINGS: Setting[] = [
@@ -203,7 +216,7 @@ export const SETTINGS: Setting[] = [
     max: 10_000,
     fallback: () => 10,
     commands: ['start'],
-    help: 'Gateway: REST failures in a row (no answer, timeout, 5xx) that open the circuit, failing fast with UPSTREAM_UNAVAILABLE (0: no breaker)',
+    help: 'Gateway: REST failures in a row on one route (5xx, timeout; from 2 callers or more), or failures to connect, that open its circuit, failing fast with UPSTREAM_UNAVAILABLE (0: no breaker)',
   },
   {
     key: 'upstreamCircuitCooldownMs',
@@ -248,6 +261,39 @@ export const SETTINGS: Setting[] = [
     fallback: () => 1_000,
     commands: ['start'],
     help: 'Gateway: REST calls of one caller waiting for a slot before more get RATE_LIMITED (10 times this in total: UPSTREAM_UNAVAILABLE)',
+  },
+  {
+    key: 'maxRestCalls',
+    flag: '--max-rest-calls',
+    env: 'MAX_REST_CALLS',
+    kind: 'int',
+    min: 1,
+    max: 1_000_000,
+    fallback: () => 1_000,
+    commands: ['start'],
+    help: 'Gateway: most REST calls one operation may make; past it, its further fields get BAD_USER_INPUT (maxRestCalls) and no call',
+  },
+  {
+    key: 'trustProxyHops',
+    flag: '--trust-proxy-hops',
+    env: 'TRUST_PROXY_HOPS',
+    kind: 'int',
+    min: 0,
+    max: 10,
+    fallback: () => 0,
+    commands: ['start'],
+    help: 'Gateway: reverse proxies in front of the gateway whose X-Forwarded-For is trusted for the client address (0: the socket address)',
+  },
+  {
+    key: 'anonymousRateLimit',
+    flag: '--anonymous-rate-limit',
+    env: 'ANONYMOUS_RATE_LIMIT',
+    kind: 'int',
+    min: 0,
+    max: 1_000_000,
+    fallback: () => 600,
+    commands: ['start'],
+    help: 'Gateway: operations per minute per client address for callers without a known token (none, or one the REST API has not accepted yet); 0: no limit',
   },
   {
     key: 'maxDepth',
@@ -349,6 +395,37 @@ export const SETTINGS: Setting[] = [
     help: 'Gateway: largest request body accepted (413 past it, chunked bodies included)',
   },
   {
+    key: 'maxDocumentBytes',
+    flag: '--max-document-bytes',
+    env: 'MAX_DOCUMENT_BYTES',
+    kind: 'int',
+    min: 1024,
+    max: 100_000_000,
+    fallback: () => 65_536,
+    commands: ['start'],
+    help: 'Gateway: largest query document in UTF-8 bytes, checked before parsing (BAD_USER_INPUT past it)',
+  },
+  {
+    key: 'maxResponseBytes',
+    flag: '--max-response-bytes',
+    env: 'MAX_RESPONSE_BYTES',
+    kind: 'int',
+    min: 1024,
+    max: 1_000_000_000,
+    fallback: () => 4 * 1024 * 1024,
+    commands: ['start'],
+    help: 'Gateway: largest result (all parts of a streamed one), each occurrence of an object counted, refused before it is serialized (BAD_USER_INPUT)',
+  },
+  {
+    key: 'anonymousIntrospection',
+    flag: '--anonymous-introspection',
+    env: 'ANONYMOUS_INTROSPECTION',
+    kind: 'bool',
+    fallback: () => undefined,
+    commands: ['start'],
+    help: 'Gateway: serve introspection (__schema, __type) to callers without a token too (a flag without value, or true/false); off: UNAUTHENTICATED',
+  },
+  {
     key: 'corsOrigins',
     flag: '--cors-origin',
     env: 'CORS_ORIGIN',
@@ -356,6 +433,50 @@ export const SETTINGS: Setting[] = [
     fallback: () => undefined,
     commands: ['start'],
     help: 'Gateway: comma-separated origins allowed by CORS (e.g. https://app.example.com); unset: CORS off',
+  },
+  {
+    key: 'requestTimeoutMs',
+    flag: '--request-timeout-ms',
+    env: 'REQUEST_TIMEOUT_MS',
+    kind: 'int',
+    min: 1000,
+    max: 600_000,
+    fallback: () => 20_000,
+    commands: ['start'],
+    help: 'Gateway: time a client has to send a whole request, headers and body (408 past it; responses and event streams are not bounded by it)',
+  },
+  {
+    key: 'headersTimeoutMs',
+    flag: '--headers-timeout-ms',
+    env: 'HEADERS_TIMEOUT_MS',
+    kind: 'int',
+    min: 1000,
+    max: 600_000,
+    fallback: () => 10_000,
+    commands: ['start'],
+    help: 'Gateway: time a client has to send a request\'s headers (408 past it; at most --request-timeout-ms)',
+  },
+  {
+    key: 'keepAliveTimeoutMs',
+    flag: '--keep-alive-timeout-ms',
+    env: 'KEEP_ALIVE_TIMEOUT_MS',
+    kind: 'int',
+    min: 1000,
+    max: 600_000,
+    fallback: () => 5_000,
+    commands: ['start'],
+    help: 'Gateway: an idle keep-alive connection closes after this (behind a load balancer: longer than its idle timeout)',
+  },
+  {
+    key: 'maxConnections',
+    flag: '--max-connections',
+    env: 'MAX_CONNECTIONS',
+    kind: 'int',
+    min: 1,
+    max: 1_000_000,
+    fallback: () => 1_000,
+    commands: ['start'],
+    help: 'Gateway: connections held at once, event streams included (a new one past it is closed unanswered)',
   },
   {
     key: 'metricsPath',
@@ -408,13 +529,22 @@ export const SETTINGS: Setting[] = [
     help: 'Gateway: while Redis is down, open lets operations through uncounted, closed refuses them',
   },
   {
+    key: 'redisRequired',
+    flag: '--redis-required',
+    env: 'REDIS_REQUIRED',
+    kind: 'bool',
+    fallback: () => undefined,
+    commands: ['start'],
+    help: 'Gateway: GET /ready answers 503 while Redis is down or skipped (default: reported, the replica stays ready)',
+  },
+  {
     key: 'persistedOperations',
     flag: '--persisted-operations',
     env: 'PERSISTED_OPERATIONS',
     kind: 'string',
     fallback: () => undefined,
     commands: ['start'],
-    help: 'Gateway: JSON file of id → document (Relay --persist-output, Codegen client preset) run by {"documentId": id}',
+    help: 'Gateway: JSON file of id → document (Relay persistConfig, Codegen client preset; ids as written) run by {"documentId": id} or GET ?documentId=',
   },
   {
     key: 'persistedOnly',
@@ -424,6 +554,28 @@ export const SETTINGS: Setting[] = [
     fallback: () => undefined,
     commands: ['start'],
     help: 'Gateway: refuse every operation that is not in --persisted-operations (a flag without value, or true/false)',
+  },
+  {
+    key: 'apqMaxBytes',
+    flag: '--apq-max-bytes',
+    env: 'APQ_MAX_BYTES',
+    kind: 'int',
+    min: 0,
+    max: 1_000_000,
+    fallback: () => 32_768,
+    commands: ['start'],
+    help: 'Gateway: largest automatic persisted query registered, in bytes; a larger one runs but is not kept',
+  },
+  {
+    key: 'apqQuota',
+    flag: '--apq-quota',
+    env: 'APQ_QUOTA',
+    kind: 'int',
+    min: 0,
+    max: 1_000_000,
+    fallback: () => 100,
+    commands: ['start'],
+    help: 'Gateway: automatic persisted queries one caller may register per hour (0: none); past it they run but are not kept',
   },
 ];
 

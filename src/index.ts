@@ -112,9 +112,15 @@ async function runGateway(config: Config, log: Logger): Promise<Running> {
       maxTokens: config.maxTokens,
       maxCost: config.maxCost,
     },
-    queryLimits: { maxIds: config.maxIds, maxFields: config.maxFields },
+    queryLimits: { maxIds: config.maxIds, maxFields: config.maxFields, maxDocumentBytes: config.maxDocumentBytes, maxResponseBytes: config.maxResponseBytes, anonymousIntrospection: config.anonymousIntrospection ?? false },
     maxBodyBytes: config.maxBodyBytes,
     corsOrigins: config.corsOrigins,
+    http: {
+      requestTimeoutMs: config.requestTimeoutMs,
+      headersTimeoutMs: config.headersTimeoutMs,
+      keepAliveTimeoutMs: config.keepAliveTimeoutMs,
+      maxConnections: config.maxConnections,
+    },
     rest: {
       connectTimeoutMs: config.upstreamConnectTimeoutMs,
       headersTimeoutMs: config.upstreamHeadersTimeoutMs,
@@ -132,9 +138,13 @@ async function runGateway(config: Config, log: Logger): Promise<Running> {
     tracing,
     redisUrl: config.redisUrl,
     responseCacheTtlMs: config.responseCacheTtlMs,
+    maxRestCalls: config.maxRestCalls,
+    trustProxyHops: config.trustProxyHops,
+    anonymousRateLimit: config.anonymousRateLimit,
     callerRateLimit: config.callerRateLimit,
     callerRateLimitFailMode: config.callerRateLimitFailMode,
-    persistedOperations: persisted && { documents: persisted, only: config.persistedOnly },
+    redisRequired: config.redisRequired,
+    persistedOperations: { documents: persisted, only: config.persistedOnly, apqMaxBytes: config.apqMaxBytes, apqQuota: config.apqQuota },
     graphiql: embedded?.demo ? { token: embedded.demo.admin, query: exampleQuery(embedded.demo.organizationId) } : undefined,
   });
   const url = await listen(() => gateway.start(), `gateway on ${config.host}:${config.port}`, '--port');

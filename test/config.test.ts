@@ -54,6 +54,8 @@ describe('config', () => {
     });
     expect(parseConfig('start', [], {})).toMatchObject({ responseCacheTtlMs: 0, callerRateLimit: 0, callerRateLimitFailMode: 'open' });
     expect(parseConfig('start', [], { PERSISTED_OPERATIONS: 'ops.json', PERSISTED_ONLY: 'false' }).persistedOnly).toBe(false);
+    expect(parseConfig('start', [], {})).toMatchObject({ apqMaxBytes: 32_768, apqQuota: 100 });
+    expect(parseConfig('start', ['--apq-max-bytes=4096'], { APQ_QUOTA: '0' })).toMatchObject({ apqMaxBytes: 4096, apqQuota: 0 });
     expect(() => parseConfig('start', ['--redis-url', 'http://cache:6379'], {})).toThrow(/--redis-url: must be a redis:\/\//);
     expect(() => parseConfig('start', [], { CALLER_RATE_LIMIT_FAIL_MODE: 'maybe' })).toThrow(/CALLER_RATE_LIMIT_FAIL_MODE: "maybe" must be one of open, closed/);
     expect(() => parseConfig('start', ['--persisted-only'], {})).toThrow(/--persisted-only needs --persisted-operations/);

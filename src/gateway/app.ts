@@ -5,28 +5,35 @@ import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { LogLevel } from '../config.js';
 import { silentLogger, type Logger } from '../log.js';
-import { createRestClient, type Arrival, type RestCall, type RestClient, type RestClientConfig } from '../rest/index.js';
+import { createRestClient, type Arrival, type Clock, type RestCall, type RestClient, type RestClientConfig } from '../rest/index.js';
 import { schema } from '../schema/index.js';
 import { drainable } from '../shutdown.js';
 import { createContext, type GatewayContext, type GatewayLimits } from '../schema/context.js';
+import { useClientIntrospection } from './plugins/useClientIntrospection.js';
 import { useStreamShutdown } from './plugins/useStreamShutdown.js';
 import { mergeRequestHooks } from './lib/mergeRequestHooks.js';
-import { maskedErrors } from './lib/maskedErrors.js';
+import { maskedErrors, useUnexpectedErrorLog, yogaLogging } from './lib/maskedErrors.js';
+import { parseCache } from './lib/parseCache.js';
 import { DEFAULT_LIST_AND_FIELD_LIMITS, useQueryLimits, type ListAndFieldLimits } from './plugins/useQueryLimits.js';
 import { useRequestLog } from './plugins/useRequestLog.js';
 import { useRequestErrorCodes } from './plugins/useRequestErrorCodes.js';
 import { useGraphQLSSE, type StreamLimits } from './plugins/useGraphQLSSE.js';
 import { corsOptions } from './lib/corsOptions.js';
 import { graphiqlOptions, renderGraphiQL } from './lib/graphiqlOptions.js';
+import { useGraphiQLAssets } from './lib/graphiqlAssets.js';
 import { useCSRFPrevention } from './plugins/useCSRFPrevention.js';
 import { useRequestBodyLimit } from './plugins/useRequestBodyLimit.js';
 import { upstreamCheck, useReadiness, type ReadyCheck } from './plugins/useReadiness.js';
 import { createMetrics, type GatewayMetrics, type MetricsOptions } from './metrics.js';
 import type { Tracing } from './tracing.js';
 import { useCallerRateLimit, type RateLimitFailMode } from './plugins/useCallerRateLimit.js';
-import { usePersistedOperations } from './plugins/usePersistedOperations.js';
+import { useCallerIdentity } from './plugins/useCallerIdentity.js';
+import { callerBudget } from './lib/callerHash.js';
+import { usePersistedOperations, type PersistedOperationsOptions } from './plugins/usePersistedOperations.js';
 import { useResponseCache } from './plugins/useResponseCache.js';
-import { connectRedis, type RedisHandle } from './redis.js';
+import { connectRedis, type RedisHandle, type RedisOptions } from './redis.js';
+import { boundServer, type HttpBounds } from './lib/httpBounds.js';
+import { DEFAULT_COMPRESS_MIN_BYTES, useCompression } from './plugins/useCompression.js';
 
 export interface GatewayOptions {
   /** Upstream REST base URL ending in `/v1`. */
@@ -45,11 +52,13 @@ export interface GatewayOptions {
     requestTimeoutMs?: number;
     /** Retries at most this share (%) of recent REST calls, plus 10 per second (default 20). */
     retryBudgetPercent?: number;
-    /** Failures in a row that open the circuit (default 10; 0: no breaker), and its cool-down before a probe (default 5000). */
+    /** Failures in a row that open a circuit (per route, from 2 callers or more; or failures to connect) (default 10; 0: no breaker), and its cool-down before a probe (default 5000). */
     circuitThreshold?: number;
     circuitCooldownMs?: number;
-    /** Called when the circuit changes state (metrics). */
+    /** Called when the worst circuit state changes (metrics). */
     onCircuitChange?: (state: 'closed' | 'open' | 'half-open') => void;
+    /** Called for each REST call an open circuit refused, with its route template (metrics). */
+    onCircuitRefusal?: (route: string) => void;
     /** REST calls in flight in total (default 128, also the pool's connections) and per caller (default 64). */
     concurrency?: number;
     callerConcurrency?: number;
@@ -66,6 +75,10 @@ export interface GatewayOptions {
   maxBodyBytes?: number;
   /** Origins allowed by CORS (absent or empty: CORS off). */
   corsOrigins?: string[];
+  /** Timeouts of receiving a request, keep-alive, and the connection cap of the HTTP server. */
+  http?: Partial<HttpBounds>;
+  /** Responses of at least this many bytes are compressed (br or gzip) for clients that accept it (default 1024). */
+  compressMinBytes?: number;
   /** GraphiQL pre-filled with this token (for loopback visits only) and example query (the embedded upstream's demo). */
   graphiql?: { token?: string; query?: string };
   log?: Logger;
@@ -75,6 +88,8 @@ export interface GatewayOptions {
   streams?: Partial<StreamLimits>;
   /** Called for each REST attempt (tests count calls with it). */
   onRestCall?: (call: RestCall) => void;
+  /** Time of the REST client (deadlines, backoff, circuits) and of graphql-sse reservations (default the process's; tests pass a fake one). */
+  clock?: Clock;
   /** `GET /ready` checks besides the upstream's (e.g. Redis). */
   readyChecks?: ReadyCheck[];
   /** Prometheus metrics at `GET /metrics` (default on; `false` turns them off). */
@@ -83,16 +98,26 @@ export interface GatewayOptions {
   tracing?: Tracing;
   /** Redis shared by replicas (response cache, caller rate limit, APQ); process memory without it. */
   redisUrl?: string;
+  /** Redis client timeouts and breaker (cool-down, clock). */
+  redis?: Omit<RedisOptions, 'url' | 'log'>;
+  /** `/ready` fails while Redis is down or skipped (default false: reported, the replica stays ready). */
+  redisRequired?: boolean;
   /** Response cache TTL in ms (0 or absent: no response cache). */
   responseCacheTtlMs?: number;
   /** Called with each query result's response-cache hit (true) or miss (false), e.g. for metrics. */
   onResponseCache?: (hit: boolean) => void;
+  /** Most REST calls one operation may make (default DEFAULT_MAX_REST_CALLS); past it, BAD_USER_INPUT `maxRestCalls`. */
+  maxRestCalls?: number;
+  /** Reverse proxies in front whose `X-Forwarded-For` names the client address (default 0: the socket's address). */
+  trustProxyHops?: number;
+  /** Operations per minute per client address for callers without an accepted token (0 or absent: no limit). */
+  anonymousRateLimit?: number;
   /** Operations per minute per caller token (0 or absent: no limit). */
   callerRateLimit?: number;
   /** While Redis is down: `open` lets operations through uncounted, `closed` refuses them (default open). */
   callerRateLimitFailMode?: RateLimitFailMode;
-  /** Persisted operations (id → document) and whether only they may run; APQ is always accepted otherwise. */
-  persistedOperations?: { documents?: Record<string, string>; only?: boolean };
+  /** Persisted operations (id → document), whether only they may run (APQ is accepted otherwise) and APQ's bounds. */
+  persistedOperations?: Omit<PersistedOperationsOptions, 'redis' | 'log'>;
 }
 
 export interface Gateway {
@@ -130,6 +155,8 @@ function restReliability(rest: GatewayOptions['rest'] = {}): Partial<RestClientC
   };
 }
 export const DEFAULT_MAX_BODY_BYTES = 1_000_000;
+/** Ten `nodes(ids:)` of the default --max-ids (100) each: a page of 100 objects with a few lists each fits, a 30-alias fan-out of 3,000 does not. */
+export const DEFAULT_MAX_REST_CALLS = 1_000;
 
 export function buildGateway(options: GatewayOptions): Gateway {
   const log = options.log ?? silentLogger;
@@ -147,10 +174,13 @@ export function buildGateway(options: GatewayOptions): Gateway {
     log: options.rest?.logCalls === false ? undefined : (line) => log.debug(line),
     ...restReliability(options.rest),
     onCircuitChange: fanOut(options.rest?.onCircuitChange, metrics?.onCircuitChange),
+    onCircuitRefusal: fanOut(options.rest?.onCircuitRefusal, metrics?.onCircuitRefusal),
     logger: log,
+    clock: options.clock,
   });
+  const maxRestCalls = options.maxRestCalls ?? DEFAULT_MAX_REST_CALLS;
 
-  const redis = options.redisUrl ? connectRedis({ url: options.redisUrl, log }) : undefined;
+  const redis = options.redisUrl ? connectRedis({ ...options.redis, url: options.redisUrl, log }) : undefined;
   const streams = useStreamShutdown();
   const yoga = createYoga<Record<string, unknown>, GatewayContext>({
     schema,
@@ -159,16 +189,30 @@ export function buildGateway(options: GatewayOptions): Gateway {
     plugins: mergeRequestHooks([
       // Before graphql-sse (which answers in onRequest); Yoga's own bound is off (see the plugin).
       useRequestBodyLimit(options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES),
+      // Who the caller is (its key, its client address, whom its work counts against), before anyone asks.
+      useCallerIdentity({ rest, trustProxyHops: options.trustProxyHops }),
       ...(options.tracing ? [options.tracing.plugin] : []),
       // GET /ready (GET /health is Yoga's built-in liveness check).
-      useReadiness([upstreamCheck(options.upstreamUrl), ...(redis ? [redisCheck(redis)] : []), ...(options.readyChecks ?? [])]),
-      useGraphQLSSE({ endpoint: '/graphql/stream', limits: options.streams, log }),
+      useReadiness([upstreamCheck(options.upstreamUrl), ...(redis ? [redisCheck(redis, options.redisRequired)] : []), ...(options.readyChecks ?? [])]),
+      useGraphQLSSE({ endpoint: '/graphql/stream', limits: options.streams, log, clock: options.clock }),
+      // GraphiQL's scripts, styles and icon: built once on the first visit, served precompressed.
+      useGraphiQLAssets(),
       // @defer and @stream: incremental delivery over multipart/mixed and SSE.
       useDeferStream(),
+      // Introspection shows the client schema (schema.graphql), not the federation plumbing.
+      useClientIntrospection(),
       streams.plugin,
       // Scaling out, in this order: count the operation, resolve a persisted id, then answer from the cache.
-      ...(options.callerRateLimit
-        ? [useCallerRateLimit({ limit: options.callerRateLimit, failMode: options.callerRateLimitFailMode, redis, log })]
+      ...(options.callerRateLimit || options.anonymousRateLimit
+        ? [
+            useCallerRateLimit({
+              limit: options.callerRateLimit ?? 0,
+              anonymousLimit: options.anonymousRateLimit,
+              failMode: options.callerRateLimitFailMode,
+              redis,
+              log,
+            }),
+          ]
         : []),
       ...usePersistedOperations({ ...options.persistedOperations, redis, log }),
       ...(options.responseCacheTtlMs
@@ -178,13 +222,19 @@ export function buildGateway(options: GatewayOptions): Gateway {
       ...useQueryLimits({ ...DEFAULT_LIST_AND_FIELD_LIMITS, ...limits, ...options.queryLimits }),
       // Parse, validation and variable errors carry a code of the fixed set too (BAD_USER_INPUT).
       useRequestErrorCodes(),
+      // Unexpected errors: one ERROR line with the operation's name and document hash, before Yoga masks them.
+      useUnexpectedErrorLog(log),
       // A request must be JSON or carry a non-simple header (403 FORBIDDEN); no mutation over GET (Yoga: 405).
       useCSRFPrevention(),
       ...(debug ? [useRequestLog(log)] : []),
       ...(metrics?.plugins ?? []),
+      // Last: compresses the response every other plugin has finished.
+      useCompression(options.compressMinBytes ?? DEFAULT_COMPRESS_MIN_BYTES),
     ]),
     // Unexpected errors reach the client as `Unexpected error.` with no message, stack or cause.
     maskedErrors,
+    // Parsed documents by text, bounded in bytes (see parseCache.ts), not only in entries.
+    parserAndValidationCache: parseCache(),
     maxRequestBodySize: false,
     // No file uploads in this graph: one request parser (hook) less per request; a multipart POST is 415.
     multipart: false,
@@ -192,19 +242,20 @@ export function buildGateway(options: GatewayOptions): Gateway {
     // `{"documentId": …}` requests run a persisted operation.
     extraParamNames: ['documentId'],
     landingPage: false,
-    logging: {
-      debug: debug ? (...args) => log.debug(args.map(String).join(' ')) : () => undefined,
-      info: (...args) => log.info(args.map(String).join(' ')),
-      warn: (...args) => log.warn(args.map(String).join(' ')),
-      error: (...args) => log.error(args.map(String).join(' ')),
-    },
+    // Errors logged by class, message and path, never with the document around them (maskedErrors.ts).
+    logging: yogaLogging(log, debug),
     cors: corsOptions(options.corsOrigins),
     // GraphiQL's assets are served by the gateway itself (no CDN), so it works offline too; loaded on the first visit.
     renderGraphiQL,
     graphiql: graphiqlOptions(options.graphiql),
     context: ({ request, req }: { request: Request; req?: ArrivedRequest }) =>
       createContext(
-        rest.forCaller(request.headers.get('authorization') ?? undefined, { signal: request.signal, arrival: req?.[ARRIVAL] }),
+        rest.forCaller(request.headers.get('authorization') ?? undefined, {
+          signal: request.signal,
+          arrival: req?.[ARRIVAL],
+          budget: callerBudget(request),
+          maxCalls: maxRestCalls,
+        }),
         limits,
         log,
         request.signal,
@@ -214,7 +265,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
 
   // Each HTTP request is registered with the REST client as it arrives (before its body is read)
   // and until its response closes, so requests of one caller that overlap share their identical
-  // reads, even those the gateway gets to after another's call is back (src/rest/client.ts).
+  // reads, even those the gateway gets to after another's call is back (src/rest/singleFlight.ts).
   const server: Server = createServer((req: ArrivedRequest, res) => {
     const arrival = rest.arrive(req.headers.authorization);
     if (arrival) {
@@ -223,6 +274,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
     }
     return yoga.requestListener(req, res);
   });
+  boundServer(server, options.http);
   const drainer = drainable(server);
   let url = '';
 
@@ -266,5 +318,5 @@ function fanOut<T>(...callbacks: Array<((value: T) => void) | undefined>): ((val
   return (value) => set.forEach((c) => c(value));
 }
 
-/** `/ready` fails while the shared Redis is unreachable (the gateway still answers, bypassing it). */
-const redisCheck = (redis: RedisHandle): ReadyCheck => ({ name: 'redis', check: async () => redis.isRedisReady() });
+/** Redis unreachable or skipped: reported by `/ready`, which fails only if Redis is required (the gateway answers without it). */
+const redisCheck = (redis: RedisHandle, required = false): ReadyCheck => ({ name: 'redis', optional: !required, check: async () => redis.isRedisReady() });

@@ -7,19 +7,22 @@
  * - `graphql_envelop_error_result`: errors by phase and `extensions.code`;
  * - `docs_graph_upstream_request_duration_seconds` (histogram): REST attempts by method, route
  *   template (src/rest/routes.ts: never an id) and status (`none` when no answer came);
- * - `docs_graph_upstream_retries_total`, `docs_graph_upstream_circuit_state`,
+ * - `docs_graph_upstream_retries_total`, `docs_graph_upstream_circuit_state` (the worst state of the
+ *   circuits), `docs_graph_upstream_circuit_refusals_total` (calls refused by an open circuit, by route),
  *   `docs_graph_response_cache_total`, `docs_graph_subscriptions_open`;
  * - Node's process metrics (prom-client's default metrics).
  *
  * Only cheap per-request work: the phase histograms, the summary, the deprecated-field walk and
  * the HTTP histogram of the plugin are off. Operation names are the client's: past
- * MAX_OPERATION_NAMES distinct ones, new names count as `other` (a bounded number of series).
+ * MAX_OPERATION_NAMES distinct ones, new names count as `other` (a bounded number of series), and
+ * each is cut to MAX_OPERATION_NAME_LENGTH characters (a bounded size of each).
  */
 import { createCounter, createHistogram, usePrometheus } from '@graphql-yoga/plugin-prometheus';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { errorCode, type RestCall } from '../rest/index.js';
 import { routeTemplate } from '../rest/routes.js';
+import { boundedName } from './lib/operationName.js';
 import { requestPath } from './lib/requestPath.js';
 
 export type CircuitState = 'closed' | 'open' | 'half-open';
@@ -32,6 +35,8 @@ export interface GatewayMetrics {
   onRestCall(call: RestCall): void;
   /** Feed with the REST client's circuit breaker changes. */
   onCircuitChange(state: CircuitState): void;
+  /** Feed with each REST call an open circuit refused (its route template). */
+  onCircuitRefusal(route: string): void;
   /** Feed with each response-cache lookup. */
   onResponseCache(hit: boolean): void;
 }
@@ -138,6 +143,12 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     labelNames: ['state'],
     registers: [registry],
   });
+  const refusals = new Counter({
+    name: 'docs_graph_upstream_circuit_refusals_total',
+    help: 'REST calls refused by an open circuit (no upstream call), by route template (`*`: the whole upstream)',
+    labelNames: ['route'],
+    registers: [registry],
+  });
   const cache = new Counter({
     name: 'docs_graph_response_cache_total',
     help: 'Response-cache lookups by result (hit, miss)',
@@ -158,6 +169,7 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
       if (call.attempt > 1) retries.inc({ method: call.method, route });
     },
     onCircuitChange: setCircuit,
+    onCircuitRefusal: (route) => refusals.inc({ route }),
     onResponseCache: (hit) => cache.inc({ result: hit ? 'hit' : 'miss' }),
   };
 }
@@ -198,11 +210,12 @@ function useOutcome(failed: WeakSet<object>, open: Gauge): Plugin {
   };
 }
 
-/** Operation names as labels: the first MAX_OPERATION_NAMES distinct ones, then `other`. */
+/** Operation names as labels: the first MAX_OPERATION_NAMES distinct ones, then `other`; each cut to MAX_OPERATION_NAME_LENGTH. */
 function operationNames(): (name: string | undefined) => string {
   const seen = new Set<string>();
-  return (name) => {
-    if (!name) return 'Anonymous';
+  return (full) => {
+    if (!full) return 'Anonymous';
+    const name = boundedName(full);
     if (seen.has(name)) return name;
     if (seen.size >= MAX_OPERATION_NAMES) return 'other';
     seen.add(name);

@@ -1,42 +1,64 @@
 /**
  * The gateway's one Redis client (ioredis), shared by the response cache, the per-caller rate
- * limit and automatic persisted queries. A dead or slow Redis never hangs a request: commands fail
- * at once while disconnected (no offline queue) and after `commandTimeoutMs` otherwise, and every
- * user of the handle treats a failure as "Redis is down" (cache bypassed, rate limit per its
- * fail mode). Reconnects go on in the background with a capped backoff. Logs name the Redis host
- * and port only, never the URL (it may hold a password).
+ * limit and automatic persisted queries. Redis is optional when it fails: every user of the handle
+ * asks `isRedisReady()` first and treats a failure as "Redis is down" (cache miss, rate limit per
+ * its fail mode, APQ from process memory).
+ *
+ * - Disconnected: commands fail at once (no offline queue); reconnects go on in the background
+ *   with a capped backoff.
+ * - Connected but not answering (a frozen or overloaded Redis): a command fails after
+ *   `commandTimeoutMs`, and that first timeout opens a breaker in the handle: the commands still
+ *   waiting fail at once, and Redis is skipped (`isRedisReady()` false, any command refused
+ *   without being sent) for `coolDownMs`. Then one PING probes it; its answer closes the breaker,
+ *   its timeout opens it for another cool-down. A frozen Redis so costs one timeout per outage,
+ *   not one per request or per command.
+ *
+ * One warning per outage, one info line when Redis is back. Logs name the Redis host and port
+ * only, never the URL (it may hold a password).
  */
 import { createRequire } from 'node:module';
-import type { Redis } from 'ioredis';
+import type { Command as RedisCommand, Redis } from 'ioredis';
 import type { Logger } from '../log.js';
 
 export interface RedisOptions {
   /** `redis://[:password@]host:port[/db]` or `rediss://…` */
   url: string;
   log: Logger;
-  /** A command not answered within this time fails (default 1000 ms). */
+  /** A command not answered within this time fails and opens the breaker (default 1000 ms). */
   commandTimeoutMs?: number;
   /** A connection attempt not established within this time fails (default 2000 ms). */
   connectTimeoutMs?: number;
+  /** How long Redis is skipped after a timeout before one probe asks again (default 5000 ms). */
+  coolDownMs?: number;
+  /** The handle's clock, ms since the epoch (default `Date.now`; tests move it by hand): breaker
+   * cool-downs and the response cache's expiry times. */
+  now?: () => number;
 }
 
 export interface RedisHandle {
   readonly client: Redis;
-  /** Connected and answering: what `/ready` reports (a replica without Redis still answers, degraded). */
+  /** The handle's clock (ms since the epoch). */
+  readonly now: () => number;
+  /** Connected, answering and not skipped by the breaker: use Redis now (else treat it as down). */
   isRedisReady(): boolean;
+  /** The breaker's state: `open` while Redis is skipped, `probing` while a probe is out. */
+  breaker(): { open: boolean; probing: boolean };
   /** Quits (or disconnects, if Redis does not answer) and stops reconnecting. */
   close(): Promise<void>;
 }
 
 /** Longest wait between two reconnect attempts. */
 const MAX_RECONNECT_DELAY_MS = 2000;
+export const DEFAULT_REDIS_COOL_DOWN_MS = 5000;
+const SKIPPED = 'Redis skipped (breaker open)';
 
 export function connectRedis(options: RedisOptions): RedisHandle {
   const { log } = options;
   // Loaded only when a Redis URL is configured (6.5 MiB and ~280 ms otherwise spent at every start).
-  const { Redis } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
+  const { Redis, Command } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
+  const commandTimeoutMs = options.commandTimeoutMs ?? 1000;
   const client = new Redis(options.url, {
-    commandTimeout: options.commandTimeoutMs ?? 1000,
+    commandTimeout: commandTimeoutMs,
     connectTimeout: options.connectTimeoutMs ?? 2000,
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
@@ -45,35 +67,130 @@ export function connectRedis(options: RedisOptions): RedisHandle {
     lazyConnect: false,
   });
   const where = `${client.options.host}:${client.options.port}`;
+  const outage = outageLog(log, where);
+  const now = options.now ?? Date.now;
+  const breaker = createBreaker({
+    coolDownMs: options.coolDownMs ?? DEFAULT_REDIS_COOL_DOWN_MS,
+    now,
+    probe: () => send(new Command('ping', [])),
+    onOpen: () => outage.down(`not answering within ${commandTimeoutMs} ms, skipped for a cool-down`),
+    onClose: () => outage.up(),
+  });
+
+  // Every command (pipelines and scripts included) goes through sendCommand: the breaker refuses
+  // them while open, and the first timeout opens it and releases the commands still waiting.
+  const send = client.sendCommand.bind(client) as (command: RedisCommand, stream?: unknown) => Promise<unknown>;
+  const waiting = new Set<RedisCommand>();
+  client.sendCommand = ((command: RedisCommand, stream?: unknown) => {
+    // Handshake commands of a (re)connection are not the breaker's business.
+    if (client.status !== 'ready') return send(command, stream);
+    if (breaker.isOpen()) {
+      command.reject(new Error(SKIPPED));
+      return command.promise;
+    }
+    waiting.add(command);
+    const settled = () => void waiting.delete(command);
+    send(command, stream).then(settled, (error: Error) => {
+      settled();
+      if (error.message !== 'Command timed out' || breaker.isOpen()) return;
+      breaker.open();
+      for (const c of waiting) c.reject(new Error(SKIPPED));
+      waiting.clear();
+    });
+    return command.promise;
+  }) as Redis['sendCommand'];
+
   let up = false;
-  let downLogged = false;
   client.on('ready', () => {
     up = true;
-    downLogged = false;
-    log.info('redis: connected', { redis: where });
+    breaker.reset();
+    outage.up();
   });
-  client.on('error', (error: Error & { code?: string }) => {
-    // One line per outage, not one per reconnect attempt.
-    if (downLogged) return;
-    downLogged = true;
-    log.warn('redis: unavailable, degrading (cache bypassed, rate limit per its fail mode)', {
-      redis: where,
-      error: error.code ?? error.name,
-    });
-  });
+  // One line per outage, not one per reconnect attempt.
+  client.on('error', (error: Error & { code?: string }) => outage.down('unavailable', error.code ?? error.name));
   client.on('close', () => {
     up = false;
   });
   return {
     client,
-    isRedisReady: () => up && client.status === 'ready',
+    now,
+    isRedisReady: () => up && client.status === 'ready' && !breaker.isOpen(),
+    breaker: () => ({ open: breaker.isOpen(), probing: breaker.probing() }),
     async close() {
       up = false;
-      if (client.status === 'ready') {
+      if (client.status === 'ready' && !breaker.isOpen()) {
         await client.quit().catch(() => client.disconnect());
       } else {
         client.disconnect();
       }
+    },
+  };
+}
+
+/** One warning when Redis goes, one info line when it is back. */
+function outageLog(log: Logger, where: string) {
+  let down = false;
+  let wasUp = false;
+  return {
+    down(what: string, error?: string) {
+      if (down) return;
+      down = true;
+      log.warn(`redis: ${what}, degrading (cache bypassed, rate limit per its fail mode, APQ in process memory)`, {
+        redis: where,
+        ...(error ? { error } : {}),
+      });
+    },
+    up() {
+      if (down || !wasUp) log.info(down ? 'redis: answering again' : 'redis: connected', { redis: where });
+      down = false;
+      wasUp = true;
+    },
+  };
+}
+
+interface BreakerOptions {
+  coolDownMs: number;
+  now: () => number;
+  /** Asks Redis once; resolving closes the breaker, rejecting opens it for another cool-down. */
+  probe: () => Promise<unknown>;
+  onOpen: () => void;
+  onClose: () => void;
+}
+
+/** Closed → (a timeout) open → (cool-down passed, asked) one probe → closed, or open again. */
+function createBreaker(options: BreakerOptions) {
+  let openedAt: number | undefined;
+  let probing = false;
+  const open = () => {
+    openedAt = options.now();
+    options.onOpen();
+  };
+  return {
+    open,
+    /** True while Redis is skipped; once the cool-down has passed, the first call starts a probe. */
+    isOpen(): boolean {
+      if (openedAt === undefined) return false;
+      if (!probing && options.now() - openedAt >= options.coolDownMs) {
+        probing = true;
+        options.probe().then(
+          () => {
+            probing = false;
+            if (openedAt === undefined) return;
+            openedAt = undefined;
+            options.onClose();
+          },
+          () => {
+            probing = false;
+            if (openedAt !== undefined) openedAt = options.now();
+          },
+        );
+      }
+      return true;
+    },
+    probing: () => probing,
+    /** A fresh connection answered its handshake: Redis is back. */
+    reset() {
+      openedAt = undefined;
     },
   };
 }

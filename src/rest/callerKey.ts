@@ -1,25 +1,136 @@
 /**
- * The one key of a caller across the gateway (REST single-flight and concurrency bounds, the
- * response-cache session, the rate limit, graphql-sse reservations): a SHA-256 of its
- * Authorization header, never the token itself. Callers without a token share `anonymous`.
- * The keys of the last few headers seen are kept (a request needs its caller's key two or three
- * times, and most traffic comes from few callers at a time), so a hash is not recomputed each time.
+ * The one identity of a caller across the gateway. The `Authorization` header is parsed once:
+ * the scheme is case-insensitive and whitespace around and between its parts is ignored
+ * (`bearer  T`, `BEARER\tT` and `Bearer T` are one caller, as the upstream accepts them all), the
+ * header forwarded upstream is the normalized `Bearer T`, and the caller's key is a SHA-256 of
+ * the token, never the token itself. That key keys single-flight and kept answers
+ * (singleFlight.ts), the response-cache session and graphql-sse reservations' owner.
+ *
+ * Budgets (REST concurrency slots and queues, rate limits, graphql-sse reservation caps) are
+ * counted against the identity's `budget`: the caller's own key, or its client address's key when
+ * it has no token or the upstream rejected its token lately (`KnownCallers`). So callers without a
+ * token are limited per address (not one budget for all of them), and a junk token is counted
+ * against its address once answered 401. A token not proven yet (never answered 2xx) also counts
+ * its operations against its address's rate limit, so fresh junk tokens, one per request, get no
+ * fresh budget either (useCallerRateLimit.ts).
+ * The keys of the last few headers seen are kept, so a hash is not recomputed each time.
  */
 import { createHash } from 'node:crypto';
+import { systemClock, type Clock } from './clock.js';
 
 export const ANONYMOUS = 'anonymous';
 
-/** Headers whose keys are kept, most recent last; the oldest goes first. */
-const KEPT = 64;
-const keys = new Map<string, string>();
+export interface Credential {
+  /** The key: a hash of the token, or `anonymous` without one. */
+  key: string;
+  /** The header to forward (`Bearer <token>`, or the header as sent, trimmed, when it is not a bearer token); none when absent. */
+  header?: string;
+  /** The token (scrubbed from upstream messages). */
+  token?: string;
+}
 
-export function callerKey(authorization: string | null | undefined): string {
-  if (!authorization) return ANONYMOUS;
-  let key = keys.get(authorization);
-  if (key === undefined) {
-    key = createHash('sha256').update(authorization).digest('base64url');
-    if (keys.size >= KEPT) keys.delete(keys.keys().next().value!);
-    keys.set(authorization, key);
+const NONE: Credential = { key: ANONYMOUS };
+/** Headers whose credentials are kept, most recent last; the oldest goes first. */
+const KEPT = 64;
+const parsed = new Map<string, Credential>();
+
+/** Parses an `Authorization` header (see above). */
+export function credentialOf(authorization: string | null | undefined): Credential {
+  if (!authorization) return NONE;
+  let credential = parsed.get(authorization);
+  if (credential === undefined) {
+    credential = parse(authorization);
+    if (parsed.size >= KEPT) parsed.delete(parsed.keys().next().value!);
+    parsed.set(authorization, credential);
   }
-  return key;
+  return credential;
+}
+
+function parse(authorization: string): Credential {
+  const trimmed = authorization.trim();
+  if (!trimmed) return NONE;
+  const bearer = /^bearer\s+(\S+)$/i.exec(trimmed);
+  // Not a bearer token (the upstream answers 401): forwarded as sent, its own caller (never shared with another header).
+  if (!bearer) return { key: hash(`raw:${trimmed}`), header: trimmed };
+  const token = bearer[1];
+  return { key: hash(token), header: `Bearer ${token}`, token };
+}
+
+const hash = (text: string) => createHash('sha256').update(text).digest('base64url');
+
+/** The caller key of an `Authorization` header. */
+export function callerKey(authorization: string | null | undefined): string {
+  return credentialOf(authorization).key;
+}
+
+/** The budget key of a client address (hashed: addresses stay out of keys, logs and Redis). */
+export function addressKey(address: string | undefined): string {
+  return `addr:${hash(address ?? 'unknown').slice(0, 22)}`;
+}
+
+/** True when `budget` is a client address's budget (no known token). */
+export const isAddressKey = (budget: string) => budget.startsWith('addr:');
+
+/** Who a request's caller is, and whom its work is counted against. */
+export interface CallerIdentity {
+  /** The credential's key (`callerKey`). */
+  key: string;
+  /** Whom its work counts against: its own key, or its client address's when it has no token or a rejected one. */
+  budget: string;
+  /** Its client address's key. */
+  address: string;
+  /** The upstream accepted its token lately (a 2xx); false without a token. */
+  proven: boolean;
+}
+
+/**
+ * What the upstream said of each token lately, in two bounded maps (least recently seen first
+ * out): tokens it answered with a 2xx (proven, for `provenTtlMs`: an hour, so a caller served
+ * from the response cache stays proven) and tokens it answered with a 401 (rejected, for
+ * `rejectedTtlMs`: ten minutes). A later answer moves a token from one to the other.
+ */
+export class KnownCallers {
+  private readonly proven = new Map<string, number>();
+  private readonly rejected = new Map<string, number>();
+
+  constructor(
+    private readonly max = 10_000,
+    private readonly clock: Clock = systemClock,
+    private readonly rejectedTtlMs = 10 * 60_000,
+    private readonly provenTtlMs = 60 * 60_000,
+  ) {}
+
+  /** An answer with `status` came for caller `key`. */
+  answered(key: string, status: number): void {
+    if (key === ANONYMOUS) return;
+    if (status === 401) this.move(key, this.proven, this.rejected, this.rejectedTtlMs);
+    else if (status >= 200 && status < 300) this.move(key, this.rejected, this.proven, this.provenTtlMs);
+  }
+
+  /**
+   * The identity of a request with this header from this client address. A rejected token counts
+   * against its address, as a request without a token does: junk tokens get no budget of their own.
+   */
+  identify(authorization: string | null | undefined, address: string | undefined): CallerIdentity {
+    const { key } = credentialOf(authorization);
+    const addressBudget = addressKey(address);
+    if (key === ANONYMOUS) return { key, budget: addressBudget, address: addressBudget, proven: false };
+    const rejected = this.fresh(this.rejected, key);
+    return { key, budget: rejected ? addressBudget : key, address: addressBudget, proven: !rejected && this.fresh(this.proven, key) };
+  }
+
+  private move(key: string, from: Map<string, number>, to: Map<string, number>, ttlMs: number): void {
+    from.delete(key);
+    to.delete(key);
+    if (to.size >= this.max) to.delete(to.keys().next().value!);
+    to.set(key, this.clock.now() + ttlMs);
+  }
+
+  private fresh(map: Map<string, number>, key: string): boolean {
+    const until = map.get(key);
+    if (until === undefined) return false;
+    if (until > this.clock.now()) return true;
+    map.delete(key);
+    return false;
+  }
 }

@@ -1,77 +1,163 @@
 /**
- * The circuit breaker of one upstream origin (cockatiel's ConsecutiveBreaker): after `threshold`
- * upstream-health failures in a row (no answer, a timeout, a 5xx; a 4xx is a healthy answer) it
- * opens, and every call fails at once without reaching the upstream; after `cooldownMs` the next
- * call is a probe (half-open: the others still fail fast), and its success closes the circuit.
+ * Circuit breakers of one upstream, so that one caller's failing requests never fail everyone's:
+ *
+ * - one circuit per route template (routes.ts: `/spaces/{spaceId}`, never an id): a 5xx or a
+ *   timeout counts against its route only. A route opens after `threshold` failures in a row
+ *   (any answer below 500 on that route resets the run) that came from at least `minCallers`
+ *   distinct callers: one token hammering an id that makes the upstream fail cannot open it, not
+ *   even for its own route's other callers, and it fails only on its own calls (each answered 500);
+ * - one circuit for the origin, counting only failures to connect at all (refused, connect
+ *   timeout, unknown host), which no caller's input can cause: when it opens, every route fails
+ *   fast, whoever asks.
+ *
+ * An open circuit refuses calls (`CircuitOpen`, no upstream call) for `cooldownMs`; then the next
+ * call is a probe (half-open: the others still fail fast) whose success closes it and whose
+ * failure opens it again. One warn line when a circuit opens and one info line when it closes;
+ * each refusal is reported to `onRefusal` (a metric), never logged.
+ *
+ * Hand-written rather than cockatiel's breaker: that one is a single circuit with `Date.now()`
+ * inside; these are keyed, count callers, and read an injectable clock (clock.ts).
  */
-import { BrokenCircuitError, CircuitState, ConsecutiveBreaker, circuitBreaker, handleWhenResult, type CircuitBreakerPolicy } from 'cockatiel';
+import type { Clock } from './clock.js';
+import type { Health } from './responses.js';
 
 export type CircuitStateName = 'closed' | 'open' | 'half-open';
 
 export interface CircuitConfig {
-  /** Upstream-health failures in a row that open the circuit (default 10; 0 turns the breaker off). */
+  /** Failures in a row that open a circuit (default 10; 0 turns the breakers off). */
   threshold: number;
   /** Time open before a probe call, ms (default 5000). */
   cooldownMs: number;
+  /** Distinct callers among a route's failures before it opens (default 2; the origin's needs none). */
+  minCallers: number;
 }
 
-export const DEFAULT_CIRCUIT: CircuitConfig = { threshold: 10, cooldownMs: 5_000 };
+export const DEFAULT_CIRCUIT: CircuitConfig = { threshold: 10, cooldownMs: 5_000, minCallers: 2 };
 
-/** What a call through the circuit answers: `unhealthy` counts as a failure. */
-export interface CircuitResult {
-  unhealthy: boolean;
-}
+/** The origin's circuit, beside the route templates'. */
+export const ORIGIN = '*';
 
 export interface CircuitEvents {
+  /** The worst state of all circuits changed (`open` while any is open). */
   onChange?: (state: CircuitStateName) => void;
-  /** Where state changes are logged (warn when it opens, info when it closes). */
+  /** A call was refused by an open circuit (`route` is its template, or `*` for the origin). */
+  onRefusal?: (route: string) => void;
+  /** Where state changes are logged (warn when one opens, info when it closes). */
   logger?: { info(msg: string, fields?: Record<string, unknown>): void; warn(msg: string, fields?: Record<string, unknown>): void };
   /** Names the upstream in log lines (an origin: no path, query or credential). */
   origin: string;
 }
 
-export interface Circuit {
-  /** Runs `fn` unless the circuit is open; throws `CircuitOpen` when it is. */
-  run<T extends CircuitResult>(fn: () => Promise<T>): Promise<T>;
-  readonly state: CircuitStateName;
+/** Thrown by `Circuits.admit` while a circuit is open: no call was made. */
+export class CircuitOpen extends Error {
+  constructor(readonly route: string) {
+    super('circuit open');
+  }
 }
 
-/** Thrown by `Circuit.run` while the circuit is open: no call was made. */
-export class CircuitOpen extends Error {}
+interface CircuitState {
+  state: CircuitStateName;
+  /** Failures in the current run, and (up to minCallers of) the callers they came from. */
+  failures: number;
+  callers: Set<string>;
+  openedAt: number;
+  /** Half-open: the probe call is out. */
+  probing: boolean;
+}
 
-const NAMES: Record<CircuitState, CircuitStateName> = {
-  [CircuitState.Closed]: 'closed',
-  [CircuitState.Open]: 'open',
-  [CircuitState.HalfOpen]: 'half-open',
-  [CircuitState.Isolated]: 'open',
-};
+/** A call let through: report its outcome with `done`. */
+export interface Admission {
+  done(health: Health): void;
+}
 
-export function createCircuit(config: CircuitConfig, events: CircuitEvents): Circuit {
-  if (config.threshold <= 0) return { run: (fn) => fn(), state: 'closed' };
-  const policy: CircuitBreakerPolicy = circuitBreaker(
-    handleWhenResult((result) => (result as CircuitResult).unhealthy),
-    { halfOpenAfter: config.cooldownMs, breaker: new ConsecutiveBreaker(config.threshold) },
-  );
-  const fields = { upstream: events.origin, threshold: config.threshold, cooldownMs: config.cooldownMs };
-  policy.onStateChange((state) => {
-    const name = NAMES[state];
-    if (name === 'open') events.logger?.warn('upstream circuit open: failing fast until a probe succeeds', fields);
-    else if (name === 'closed') events.logger?.info('upstream circuit closed: the upstream answers again', { upstream: events.origin });
-    events.onChange?.(name);
-  });
-  return {
-    async run(fn) {
-      // While the probe runs, the others fail fast too (cockatiel would make them wait for it).
-      if (policy.state === CircuitState.HalfOpen) throw new CircuitOpen();
-      try {
-        return await policy.execute(fn);
-      } catch (error) {
-        if (error instanceof BrokenCircuitError) throw new CircuitOpen();
-        throw error;
-      }
-    },
-    get state() {
-      return NAMES[policy.state];
-    },
-  };
+const NOOP: Admission = { done: () => undefined };
+
+export class Circuits {
+  private readonly circuits = new Map<string, CircuitState>();
+  private worst: CircuitStateName = 'closed';
+
+  constructor(
+    private readonly config: CircuitConfig,
+    private readonly events: CircuitEvents,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Lets a call of `caller` on `route` through, or throws CircuitOpen (and reports the refusal). */
+  admit(route: string, caller: string): Admission {
+    if (this.config.threshold <= 0) return NOOP;
+    const origin = this.circuit(ORIGIN);
+    const own = this.circuit(route);
+    const blocked = this.blocks(origin) ? ORIGIN : this.blocks(own) ? route : undefined;
+    if (blocked !== undefined) {
+      this.events.onRefusal?.(blocked);
+      throw new CircuitOpen(blocked);
+    }
+    // A circuit past its cool-down lets this one call through as its probe.
+    const probes = [origin, own].filter((c) => c.state !== 'closed');
+    for (const c of probes) {
+      c.state = 'half-open';
+      c.probing = true;
+    }
+    if (probes.length) this.changed();
+    return {
+      done: (health) => {
+        probes.forEach((c) => (c.probing = false));
+        if (health === 'neutral') return;
+        if (health === 'origin') return this.failed(ORIGIN, origin, undefined);
+        // The upstream answered (or timed out): it is reachable.
+        this.succeeded(ORIGIN, origin);
+        if (health === 'healthy') this.succeeded(route, own);
+        else this.failed(route, own, caller);
+      },
+    };
+  }
+
+  private circuit(route: string): CircuitState {
+    let circuit = this.circuits.get(route);
+    if (!circuit) this.circuits.set(route, (circuit = { state: 'closed', failures: 0, callers: new Set(), openedAt: 0, probing: false }));
+    return circuit;
+  }
+
+  /** Open and cooling down, or half-open with its probe out: calls fail fast. */
+  private blocks(circuit: CircuitState): boolean {
+    if (circuit.state === 'closed') return false;
+    if (circuit.state === 'open' && this.clock.now() - circuit.openedAt < this.config.cooldownMs) return true;
+    return circuit.probing;
+  }
+
+  private succeeded(route: string, circuit: CircuitState): void {
+    circuit.failures = 0;
+    circuit.callers.clear();
+    if (circuit.state === 'closed') return;
+    circuit.state = 'closed';
+    this.events.logger?.info('upstream circuit closed: the upstream answers again', { upstream: this.events.origin, route });
+    this.changed();
+  }
+
+  private failed(route: string, circuit: CircuitState, caller: string | undefined): void {
+    if (circuit.state === 'half-open') return this.open(route, circuit);
+    if (circuit.state === 'open') return;
+    circuit.failures++;
+    if (caller !== undefined && circuit.callers.size < this.config.minCallers) circuit.callers.add(caller);
+    const enoughCallers = route === ORIGIN || circuit.callers.size >= this.config.minCallers;
+    if (circuit.failures >= this.config.threshold && enoughCallers) this.open(route, circuit);
+  }
+
+  private open(route: string, circuit: CircuitState): void {
+    circuit.state = 'open';
+    circuit.openedAt = this.clock.now();
+    circuit.failures = 0;
+    circuit.callers.clear();
+    const { threshold, cooldownMs } = this.config;
+    this.events.logger?.warn('upstream circuit open: failing fast until a probe succeeds', { upstream: this.events.origin, route, threshold, cooldownMs });
+    this.changed();
+  }
+
+  private changed(): void {
+    const states = [...this.circuits.values()].map((c) => c.state);
+    const worst: CircuitStateName = states.includes('open') ? 'open' : states.includes('half-open') ? 'half-open' : 'closed';
+    if (worst === this.worst) return;
+    this.worst = worst;
+    this.events.onChange?.(worst);
+  }
 }

@@ -15,6 +15,8 @@ export const ERROR_CODES = [
   'RATE_LIMITED',
   'UPSTREAM_UNAVAILABLE',
   'UPSTREAM_ERROR',
+  // An unknown automatic-persisted-query hash only (message `PersistedQueryNotFound`, as APQ clients expect).
+  'PERSISTED_QUERY_NOT_FOUND',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -45,6 +47,7 @@ const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   RATE_LIMITED: 'Rate limit exceeded, retry later',
   UPSTREAM_UNAVAILABLE: 'Upstream unavailable',
   UPSTREAM_ERROR: 'Upstream error',
+  PERSISTED_QUERY_NOT_FOUND: 'PersistedQueryNotFound',
 };
 
 /** The code for an HTTP status (non-2xx). */
@@ -80,7 +83,7 @@ export class RestError extends Error {
   override readonly name = 'RestError';
   constructor(
     message: string,
-    readonly extensions: { code: ErrorCode; upstream?: UpstreamInfo; retryAfter?: number },
+    readonly extensions: { code: ErrorCode; upstream?: UpstreamInfo; retryAfter?: number; limit?: string; maximum?: number },
   ) {
     super(message);
   }
@@ -150,6 +153,19 @@ function clean(message: string, secret: string | undefined): string {
   let out = message.length > MAX_MESSAGE ? `${message.slice(0, MAX_MESSAGE)}…` : message;
   if (secret) out = out.split(secret).join('[redacted]');
   return out;
+}
+
+/**
+ * The operation asked for more REST calls than it may make (`maxRestCalls`): BAD_USER_INPUT like
+ * the gateway's other limits (the same query would fail again: not RATE_LIMITED), with the limit's
+ * name and maximum; no call was made.
+ */
+export function callLimitError(maximum: number): RestError {
+  return new RestError(`maxRestCalls: the operation needs more than ${maximum} REST calls; ask for fewer objects or split it`, {
+    code: 'BAD_USER_INPUT',
+    limit: 'maxRestCalls',
+    maximum,
+  });
 }
 
 /** Input the gateway rejects before any REST call (e.g. an empty path parameter). */

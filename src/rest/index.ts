@@ -1,21 +1,23 @@
-export {
-  createRestClient,
-  path,
-  encodeQuery,
-  parseRetryAfter,
-  backoff,
-  RestCallLog,
-  type RestClient,
-  type RestClientConfig,
-  type RestCaller,
-  type RestCall,
-  type CallerOptions,
-  type Arrival,
-  type RetryConfig,
-  type Query,
-  type QueryValue,
-  type HttpMethod,
-} from './client.js';
+/**
+ * The REST client's public surface: everything outside src/rest imports from here (route templates
+ * from ./routes.ts). One concern per file:
+ *
+ * - client.ts: createRestClient, composing the parts below; a per-caller view (`forCaller`);
+ * - transport.ts: one call with its attempts (retry.ts, retryBudget.ts), through the circuit
+ *   breakers (circuit.ts) and concurrency limits (limiter.ts), each answer read by responses.ts;
+ * - singleFlight.ts: reads shared between one caller's requests (single-flight, kept answers);
+ * - stream.ts + sse.ts: event streams; deadline.ts: a call's deadline; clock.ts: injectable time;
+ * - callerKey.ts: who the caller is (one key per token) and whom a call is counted against;
+ * - request.ts: paths, query strings, headers; errors.ts: failures as the fixed set of codes.
+ *
+ * The read caches, from the closest to the resolver outwards, are described in ./README.md.
+ */
+export { createRestClient, type RestClient, type RestClientConfig, type RestCaller, type CallerOptions } from './client.js';
+export { RestCallLog, type RestCall } from './callLog.js';
+export { path, encodeQuery, type Query, type QueryValue, type HttpMethod } from './request.js';
+export { parseRetryAfter, backoff, type RetryConfig } from './retry.js';
+export type { Arrival } from './singleFlight.js';
+export { systemClock, type Clock } from './clock.js';
 export {
   ERROR_CODES,
   codeForStatus,
@@ -27,5 +29,5 @@ export {
   type UpstreamInfo,
   type UpstreamErrorExtensions,
 } from './errors.js';
-export { ANONYMOUS, callerKey } from './callerKey.js';
+export { ANONYMOUS, callerKey, credentialOf, addressKey, isAddressKey, type Credential, type CallerIdentity } from './callerKey.js';
 export { SseParser, parseSse, eventStream, type SseEvent, type SseStream } from './sse.js';

@@ -6,6 +6,7 @@
  * data is dropped, and an unterminated event at the end of the stream is discarded.
  * `eventStream` wraps an upstream response body: idle timeout, abort on close, error mapping.
  */
+import { systemClock, type Clock } from './clock.js';
 import { unavailableError, type RestError, type UpstreamInfo } from './errors.js';
 
 export interface SseEvent {
@@ -108,6 +109,8 @@ export interface EventStreamOptions {
   upstream: Omit<UpstreamInfo, 'status'>;
   /** Called once when the stream is over, whatever the reason. */
   onClose?: () => void;
+  /** The idle timer's clock (default the process's). */
+  clock?: Clock;
 }
 
 const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
@@ -117,7 +120,7 @@ export function eventStream(body: AsyncIterable<Uint8Array>, options: EventStrea
   let idle = false;
   let closed = false;
   const events = parseSse(
-    watchIdle(body, idleTimeoutMs, () => {
+    watchIdle(body, idleTimeoutMs, options.clock ?? systemClock, () => {
       idle = true;
       controller.abort();
     }),
@@ -157,15 +160,15 @@ export function eventStream(body: AsyncIterable<Uint8Array>, options: EventStrea
 }
 
 /** Passes chunks through; the timer runs only while waiting for the upstream, not for the consumer. */
-async function* watchIdle(body: AsyncIterable<Uint8Array>, ms: number, onIdle: () => void): AsyncGenerator<Uint8Array> {
+async function* watchIdle(body: AsyncIterable<Uint8Array>, ms: number, clock: Clock, onIdle: () => void): AsyncGenerator<Uint8Array> {
   const chunks = body[Symbol.asyncIterator]();
   for (;;) {
-    const timer = ms > 0 ? setTimeout(onIdle, ms) : undefined;
+    const timer = ms > 0 ? clock.setTimeout(onIdle, ms) : undefined;
     let result: IteratorResult<Uint8Array>;
     try {
       result = await chunks.next();
     } finally {
-      clearTimeout(timer);
+      if (timer !== undefined) clock.clearTimeout(timer);
     }
     if (result.done) return;
     yield result.value;

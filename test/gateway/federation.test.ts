@@ -1,7 +1,7 @@
 import { buildSubgraphSchema, printSubgraphSchema } from '@apollo/subgraph';
-import { isObjectType, parse, type ObjectTypeDefinitionNode } from 'graphql';
+import { isObjectType, parse, valueFromASTUntyped, type ObjectTypeDefinitionNode, type TypeNode } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { printedSchema } from '../../scripts/print-schema.js';
+import { printedSubgraphSchema } from '../../scripts/print-schema.js';
 import { schema } from '../../src/schema/index.js';
 import { encodeGlobalID } from '@pothos/plugin-relay';
 import { encodeKeys } from '../../src/schema/lib/node.js';
@@ -9,6 +9,8 @@ import { encodeKeys } from '../../src/schema/lib/node.js';
 const globalId = (typename: string, ...keys: string[]) => encodeGlobalID(typename, encodeKeys(keys));
 import { startStack, type TestStack } from '../helpers/gateway.js';
 import { newSite, restAll } from './siteFixture.js';
+
+const printTypeName = (type: TypeNode): string => (type.kind === 'NamedType' ? type.name.value : printTypeName(type.type));
 
 const REST_ID_KEYED = ['Collection', 'Integration', 'Organization', 'Space', 'User'];
 
@@ -61,10 +63,10 @@ const ENTITIES = `query($reps: [_Any!]!) { _entities(representations: $reps) {
 } }`;
 
 describe('_service', () => {
-  it('serves the subgraph SDL, which is schema.graphql, with @link to federation v2', async () => {
+  it('serves the subgraph SDL, which is schema.subgraph.graphql, with @link to federation v2', async () => {
     const { _service } = await t.data('{ _service { sdl } }');
-    expect(_service.sdl + '\n').toBe(printedSchema());
-    expect(_service.sdl).toMatch(/^extend schema\s+@link\(url: "https:\/\/specs\.apollo\.dev\/federation\/v2\.\d+", import: \["@key"\]\)/);
+    expect(_service.sdl + '\n').toBe(printedSubgraphSchema());
+    expect(_service.sdl).toMatch(/^extend schema\s+@link\(url: "https:\/\/specs\.apollo\.dev\/federation\/v2\.9", import: \["@key", "@cost", "@listSize"\]\)/);
   });
 
   it('keys every Node type by id, and Space, Collection, Organization, User, Integration also by restId', async () => {
@@ -83,6 +85,51 @@ describe('_service', () => {
     // The check is real: a key on a field the type lacks is rejected.
     const broken = _service.sdl.replace('@key(fields: "restId")', '@key(fields: "noSuchField")');
     expect(() => buildSubgraphSchema(parse(broken))).toThrow(/noSuchField/);
+  });
+});
+
+describe('demand control directives', () => {
+  const fieldsOf = (sdl: string) =>
+    parse(sdl).definitions.flatMap((def) =>
+      def.kind === 'ObjectTypeDefinition' ? (def.fields ?? []).map((f) => ({ type: def.name.value, field: f })) : [],
+    );
+  const directive = (f: { directives?: readonly { name: { value: string } }[] }, name: string) =>
+    f.directives?.find((d) => d.name.value === name) as { arguments?: readonly { name: { value: string }; value: unknown }[] } | undefined;
+  const args = (d: ReturnType<typeof directive>) => Object.fromEntries((d?.arguments ?? []).map((a) => [a.name.value, valueFromASTUntyped(a.value as never)]));
+
+  it('every connection has @listSize(slicingArguments: ["first"], sizedFields: ["edges", "nodes"]) with the default page size and @cost(weight: 1)', async () => {
+    const { _service } = await t.data('{ _service { sdl } }');
+    const connections = fieldsOf(_service.sdl).filter(({ field }) => /Connection$/.test(printTypeName(field.type)));
+    expect(connections.length).toBeGreaterThanOrEqual(20);
+    for (const { type, field } of connections) {
+      const where = `${type}.${field.name.value}`;
+      expect(args(directive(field, 'listSize')), where).toEqual({
+        slicingArguments: ['first'],
+        sizedFields: ['edges', 'nodes'],
+        assumedSize: 20,
+        requireOneSlicingArgument: false,
+      });
+      expect(args(directive(field, 'cost')), where).toEqual({ weight: 1 });
+    }
+  });
+
+  it('REST-backed fields weigh 1 (root fields, Node edges, fields with arguments); embedded objects and plumbing 0', async () => {
+    const { _service } = await t.data('{ _service { sdl } }');
+    const weight = (type: string, name: string) => {
+      const found = fieldsOf(_service.sdl).find((f) => f.type === type && f.field.name.value === name);
+      return args(directive(found!.field, 'cost')).weight;
+    };
+    expect(weight('Query', 'viewer')).toBe(1);
+    expect(weight('Query', 'nodes')).toBe(1);
+    expect(weight('Space', 'organization')).toBe(1);
+    expect(weight('ChangeRequest', 'pdfUrl')).toBe(1);
+    expect(weight('SpaceConnection', 'edges')).toBe(0);
+    expect(weight('SpaceEdge', 'node')).toBe(0);
+    expect(weight('SpaceConnection', 'pageInfo')).toBe(0);
+    expect(weight('Collection', 'urls')).toBe(0);
+    expect(weight('Comment', 'body')).toBe(1); // an argument: the other format costs a call
+    // Scalars the parent's JSON carries have the spec's default, 0: no directive.
+    expect(weight('Space', 'title')).toBeUndefined();
   });
 });
 

@@ -1,9 +1,11 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exampleQuery } from '../../src/gateway/example.js';
+import { renderGraphiQL } from '../../src/gateway/lib/graphiqlOptions.js';
 import { startStack, type TestStack } from '../helpers/gateway.js';
 
 const TOKEN = 'demo-token-123';
@@ -50,6 +52,21 @@ describe('GraphiQL', () => {
     }
   });
 
+  it('never embeds the token for a request that came through a proxy (X-Forwarded-*, Forwarded, Via)', async () => {
+    const port = new URL(url).port;
+    for (const headers of <Record<string, string>[]>[
+      { 'x-forwarded-host': 'graph.example.com' },
+      { 'x-forwarded-for': '203.0.113.7' },
+      { 'x-forwarded-proto': 'https' },
+      { forwarded: 'for=203.0.113.7;host=graph.example.com' },
+      { via: '1.1 proxy.example' },
+      { host: `localhost:${port}`, 'x-forwarded-host': `localhost:${port}` },
+    ]) {
+      const html = await page(headers);
+      expect([headers, html.includes(TOKEN), html.includes(JSON.stringify(exampleQuery('org-1')).slice(1, 60))]).toEqual([headers, false, true]);
+    }
+  });
+
   it('the example query runs against the demo-like data without errors', async () => {
     const res = await t.gql(exampleQuery(t.world.orgId));
     expect(res.errors).toBeUndefined();
@@ -57,14 +74,72 @@ describe('GraphiQL', () => {
   });
 });
 
+/** GET `path` of the gateway as undici sends it (no decompression): status, headers and the bytes on the wire. */
+async function raw(path: string, headers: Record<string, string> = {}) {
+  const res = await request(new URL(path, url), { headers });
+  return { status: res.statusCode, headers: res.headers, body: Buffer.from(await res.body.arrayBuffer()) };
+}
+
+/** The page's assets: its icon, style sheet and script, by their paths in the page. */
+async function assets() {
+  const html = await page();
+  return [...html.matchAll(/(?:src|href)="(\/[^"]+)"/g)].map((m) => m[1]);
+}
+
 describe('GraphiQL assets', () => {
-  it('load on the first visit, not at start (a fresh gateway process)', async () => {
+  it('load on the first visit, not at start, and leave no renderer in the heap (a fresh gateway process)', async () => {
     const script = fileURLToPath(new URL('./fixtures/graphiqlLoad.mts', import.meta.url));
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', script], { timeout: 60_000 });
+    const { stdout } = await promisify(execFile)(process.execPath, ['--expose-gc', '--import', 'tsx', script], { timeout: 60_000 });
     const seen = JSON.parse(stdout.trim().split('\n').at(-1)!);
     expect(seen.modules).toBeGreaterThan(100);
     expect(seen.atStart).toBe(0);
     expect(seen.afterVisit).toBeGreaterThan(0);
-    expect(seen.page).toBeGreaterThan(1_000_000);
+    expect(seen.assets).toBeGreaterThan(1_000_000);
+    // Loaded, its source (9 MB, two-byte) and strings take over 30 MB of heap: they must not stay.
+    expect(seen.heapGrowth).toBeLessThan(8_000_000);
   }, 90_000);
+
+  it('cost under 3 MB on the wire with br or gzip, each asset precompressed, immutable and validated (304)', async () => {
+    const paths = await assets();
+    expect(paths.map((p) => p.replace(/\.[\w-]{16}\./, '.<hash>.'))).toEqual([
+      '/graphql/graphiql/favicon.<hash>.ico',
+      '/graphql/graphiql/graphiql.<hash>.css',
+      '/graphql/graphiql/graphiql.<hash>.js',
+    ]);
+    for (const [encoding, decode] of [['br', brotliDecompressSync], ['gzip', gunzipSync]] as const) {
+      let wire = (await raw('/graphql', { accept: 'text/html', 'accept-encoding': encoding })).body.length;
+      for (const path of paths) {
+        const plain = await raw(path);
+        const got = await raw(path, { 'accept-encoding': `${encoding}, deflate` });
+        expect([path, got.status, got.headers['content-encoding'], got.headers['cache-control'], got.headers.vary]).toEqual([
+          path, 200, encoding, 'public, max-age=31536000, immutable', 'Accept-Encoding',
+        ]);
+        expect(Number(got.headers['content-length'])).toBe(got.body.length);
+        expect(decode(got.body).equals(plain.body)).toBe(true);
+        expect(plain.headers['content-encoding']).toBeUndefined();
+        const etag = String(got.headers.etag);
+        expect(etag).toMatch(/^"[\w-]+"$/);
+        const again = await raw(path, { 'accept-encoding': encoding, 'if-none-match': etag });
+        expect([again.status, again.body.length, again.headers.etag]).toEqual([304, 0, etag]);
+        wire += got.body.length;
+      }
+      expect([encoding, wire < 3_000_000]).toEqual([encoding, true]);
+    }
+  });
+
+  it('unknown asset names answer 404; the options of the page cannot close its script', async () => {
+    expect((await raw('/graphql/graphiql/graphiql.0000000000000000.js')).status).toBe(404);
+    const html = await renderGraphiQL({ title: 'a</title><b>', defaultQuery: '# </script><script>alert(1)</script>' });
+    expect(html).not.toContain('</script><script>alert');
+    expect(html).not.toContain('</title><b>');
+    expect(html.length).toBeLessThan(10_000);
+  });
+
+  it("survives simultaneous first visits and clients that never read, under npm start's heap flags (a fresh gateway process)", async () => {
+    const script = fileURLToPath(new URL('./fixtures/graphiqlFlood.mts', import.meta.url));
+    const flags = ['--max-semi-space-size=4', '--max-old-space-size=128', '--expose-gc', '--import', 'tsx', script];
+    const { stdout } = await promisify(execFile)(process.execPath, flags, { timeout: 120_000 });
+    const seen = JSON.parse(stdout.trim().split('\n').at(-1)!);
+    expect(seen).toMatchObject({ pages: 5, assets: 3, query: { data: { __typename: 'Query' } } });
+  }, 150_000);
 });

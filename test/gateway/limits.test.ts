@@ -1,8 +1,9 @@
-import { getIntrospectionQuery, parse } from 'graphql';
+import { buildSchema, getIntrospectionQuery, parse, type GraphQLObjectType } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS } from '../../src/gateway/app.js';
 import { exampleQuery } from '../../src/gateway/example.js';
 import { operationCost } from '../../src/gateway/plugins/useCostLimit.js';
+import { costDirectives, declareCosts } from '../../src/schema/lib/cost.js';
 import { countFields } from '../../src/gateway/plugins/useMaxFields.js';
 import { DEFAULT_LIST_AND_FIELD_LIMITS } from '../../src/gateway/plugins/useQueryLimits.js';
 import { schema } from '../../src/schema/index.js';
@@ -187,18 +188,41 @@ describe('cost', () => {
     expect(cost('{ nodes(ids: ["a", "b", "c"]) { id ... on Space { organization { title } } } }')).toBe(1 + 3 * (1 + 1));
     expect(cost('{ nodes(ids: ["a", "b", "c"]) { id } }')).toBe(1 + 3);
     expect(cost('query($r: [_Any!]!) { _entities(representations: $r) { __typename } }', { r: [{ __typename: 'Space', id: 'x' }, { __typename: 'Space', id: 'y' }] })).toBe(1 + 2);
-    expect(cost(getIntrospectionQuery())).toBe(0);
+    // Introspection is priced like any query (src/gateway/lib/introspectionCost.ts), well within the default.
+    expect(cost(getIntrospectionQuery())).toBeGreaterThan(1000);
+    expect(cost(getIntrospectionQuery())).toBeLessThan(DEFAULT_LIMITS.maxCost / 10);
+  });
+
+  it("prices from the fields' declared @cost/@listSize: a field's own declaration changes the SDL and the price alike", () => {
+    const sdl = `type Query { shelf(first: Int): BookConnection heavy: Int book: Book }
+      type BookConnection { edges: [BookEdge!]! nodes: [Book!]! pageInfo: PageInfo! }
+      type BookEdge { cursor: String! node: Book! }
+      type PageInfo { hasNextPage: Boolean! }
+      type Book { title: String! }`;
+    const built = buildSchema(sdl);
+    (built.getQueryType()!.getFields().heavy.extensions as Record<string, unknown>) = { cost: { weight: 7 } };
+    declareCosts(built);
+    const fields = built.getQueryType()!.getFields();
+    expect(costDirectives(fields.heavy)).toEqual(['@cost(weight: 7)']);
+    expect(costDirectives(fields.shelf)).toEqual([
+      '@cost(weight: 1)',
+      '@listSize(slicingArguments: ["first"], sizedFields: ["edges","nodes"], assumedSize: 20, requireOneSlicingArgument: false)',
+    ]);
+    expect(costDirectives((built.getType('BookConnection') as GraphQLObjectType).getFields().pageInfo)).toEqual(['@cost(weight: 0)']);
+    const cost = (query: string) => operationCost(built, parse(query), {}, undefined, { defaultPageSize: 20, maxPageSize: 100, maxIds: 100 });
+    expect(cost('{ heavy shelf(first: 3) { nodes { title } } }')).toBe(7 + 1);
+    expect(cost('{ book { title } }')).toBe(1);
   });
 });
 
 describe('introspection', () => {
-  it("GraphiQL's introspection query passes every default limit, with no REST call", async () => {
+  it("GraphiQL's introspection query passes every default limit; its only REST call checks the token", async () => {
     t.resetCalls();
     const query = getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true, schemaDescription: true, inputValueDeprecation: true });
     const data = await t.data(query);
     expect(data.__schema.queryType.name).toBe('Query');
     expect(data.__schema.types.length).toBeGreaterThan(50);
-    expect(t.calls).toEqual([]);
+    expect(t.calls.map((c) => c.path)).toEqual(['/user']);
   });
 });
 
@@ -276,10 +300,10 @@ describe('request body (over real HTTP)', () => {
     url = await httpUrl();
   });
   const MAX = 1_000_000;
-  /** `{ viewer { restId } }` padded with a comment to `bytes` of JSON. */
+  /** `{ viewer { restId } }` padded with an unused variable to `bytes` of JSON (the document itself stays under --max-document-bytes). */
   const padded = (bytes: number) => {
-    const base = JSON.stringify({ query: '{ viewer { restId } }\n#' });
-    return JSON.stringify({ query: `{ viewer { restId } }\n#${'x'.repeat(bytes - base.length)}` });
+    const base = JSON.stringify({ query: '{ viewer { restId } }', variables: { pad: '' } });
+    return JSON.stringify({ query: '{ viewer { restId } }', variables: { pad: 'x'.repeat(bytes - base.length) } });
   };
 
   async function expectTooLarge(res: Response) {

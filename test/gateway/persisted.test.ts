@@ -1,31 +1,36 @@
 /**
- * Persisted operations and automatic persisted queries in process (no Redis): a `documentId` from
- * the file runs; APQ follows Apollo's protocol (PersistedQueryNotFound, then register with the
- * query, hash checked); `--persisted-only` refuses raw documents and APQ registration before any
- * REST call, over HTTP and over graphql-sse's endpoint.
+ * Persisted operations and automatic persisted queries: a `documentId` from the file runs, over POST
+ * or GET (Relay's and Codegen's ids as written; never a mutation over GET); APQ follows Apollo's
+ * protocol (PersistedQueryNotFound with code PERSISTED_QUERY_NOT_FOUND, then register with the
+ * query, hash checked), and registrations are bounded (size, per-caller quota, counted in Redis
+ * across replicas; only documents that passed every limit); `--persisted-only` refuses raw
+ * documents and APQ registration before any REST call, over HTTP and over graphql-sse's endpoint.
  */
 import { createHash } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { loadPersistedOperations } from '../../src/gateway/plugins/usePersistedOperations.js';
 import { startUpstream } from '../helpers/upstream.js';
-import { startReplica, stopAfterEach } from '../helpers/redis.js';
+import { dumpRedis, startRedis, startReplica, stopAfterEach, type Replica } from '../helpers/redis.js';
 
 const VIEWER = 'query Viewer { viewer { displayName } }';
 const ORG = 'query Org($org: String!) { organization(organizationId: $org) { title } }';
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+const md5 = (s: string) => createHash('md5').update(s).digest('hex');
+const RENAME = 'mutation Create($org: String!) { createSpace(input: { organizationId: $org, title: "New" }) { space { title } } }';
 const apq = (query: string) => ({ persistedQuery: { version: 1, sha256Hash: sha256(query) } });
 
 /** A persisted operations file as the Relay compiler's --persist-output writes it (id → document). */
 function persistedFile(): string {
   const file = join(mkdtempSync(join(tmpdir(), 'persisted-')), 'persisted-queries.json');
-  writeFileSync(file, JSON.stringify({ viewer1: VIEWER, [sha256(ORG)]: ORG }));
+  // Relay's persistConfig manifest (md5 ids), Codegen's client preset manifest (`sha256:<hex>` ids) and a plain id.
+  writeFileSync(file, JSON.stringify({ viewer1: VIEWER, [sha256(ORG)]: ORG, [md5(ORG)]: ORG, [`sha256:${sha256(VIEWER)}`]: VIEWER, [md5(RENAME)]: RENAME }));
   return file;
 }
 
-describe('persisted operations (in process)', () => {
+describe('persisted operations', () => {
   const track = stopAfterEach();
 
   const start = async (only: boolean) => {
@@ -40,14 +45,43 @@ describe('persisted operations (in process)', () => {
     expect((await r.post({ documentId: sha256(ORG), variables: { org } }, token)).json.data).toEqual({ organization: { title: 'Acme' } });
     expect((await r.post({ variables: { org }, extensions: apq(ORG) }, token)).json.data).toEqual({ organization: { title: 'Acme' } });
     const unknown = await r.post({ documentId: 'nope' }, token);
-    expect(unknown.json.errors?.[0].message).toBe('PersistedQueryNotFound');
+    expect(unknown.status).toBe(400);
+    expect(unknown.json.errors?.[0]).toMatchObject({ message: expect.stringMatching(/^Unknown documentId/), extensions: { code: 'BAD_USER_INPUT' } });
+  });
+
+  it('runs a documentId over GET (Relay and Codegen ids as written, variables); never a mutation', async () => {
+    const { r, token, org } = await start(true);
+    const get = async (params: Record<string, string>) => {
+      const res = await r.gateway.yoga.fetch(`http://gateway.test/graphql?${new URLSearchParams(params)}`, {
+        headers: { accept: 'application/graphql-response+json', authorization: `Bearer ${token}` },
+      });
+      return { status: res.status, json: (await res.json()) as { data?: any; errors?: any[] } };
+    };
+    const relay = await get({ documentId: md5(ORG), variables: JSON.stringify({ org }), operationName: 'Org' });
+    expect(relay).toEqual({ status: 200, json: { data: { organization: { title: 'Acme' } } } });
+    const codegen = await get({ documentId: `sha256:${sha256(VIEWER)}` });
+    expect(codegen.json).toEqual({ data: { viewer: { displayName: 'Ada admin' } } });
+
+    r.calls.splice(0);
+    const mutation = await get({ documentId: md5(RENAME), variables: JSON.stringify({ org }) });
+    expect(mutation.status).toBe(405);
+    expect(mutation.json.errors?.[0].message).toMatch(/mutation operation from a POST/);
+    expect(r.calls).toEqual([]);
+
+    const unknown = await get({ documentId: md5('{ nope }') });
+    expect(unknown).toMatchObject({ status: 400, json: { errors: [{ message: expect.stringMatching(/^Unknown documentId/) }] } });
+    expect(r.calls).toEqual([]);
+    // Without a header a cross-site link cannot set, a GET is refused as for a raw query (CSRF).
+    const res = await r.gateway.yoga.fetch(`http://gateway.test/graphql?${new URLSearchParams({ documentId: 'viewer1' })}`);
+    expect(res.status).toBe(403);
   });
 
   it('follows the APQ protocol: not found, register (hash checked), then by hash alone', async () => {
     const { r, token, adminId } = await start(false);
     const query = '{ viewer { restId } }';
     const missing = await r.post({ extensions: apq(query) }, token);
-    expect(missing.json.errors?.[0].message).toBe('PersistedQueryNotFound');
+    // The message APQ clients recognize, and the contract's code for it.
+    expect(missing.json.errors?.[0]).toMatchObject({ message: 'PersistedQueryNotFound', extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' } });
     expect(r.calls).toEqual([]);
 
     const mismatch = await r.post({ query: '{ viewer { displayName } }', extensions: apq(query) }, token);
@@ -64,6 +98,67 @@ describe('persisted operations (in process)', () => {
     expect((await r.post({ extensions: apq(query) }, token)).json.data?.viewer.restId).toBe(adminId);
     // Raw documents still run without --persisted-only.
     expect((await r.post({ query: VIEWER }, token)).json.data?.viewer.displayName).toBe('Ada admin');
+  });
+
+  describe('APQ registrations are bounded', () => {
+    const startApq = async (options: { apqMaxBytes?: number; apqQuota?: number } = {}) => {
+      const upstream = track(await startUpstream());
+      const r = track(startReplica(upstream.url, { persistedOperations: options }));
+      return { r, world: upstream.world };
+    };
+    const registered = async (r: Replica, query: string, token: string) =>
+      (await r.post({ extensions: apq(query) }, token)).json.errors?.[0]?.message !== 'PersistedQueryNotFound';
+
+    it('a document over the size cap (default 32 KB) runs but is not registered', async () => {
+      const { r, world } = await startApq();
+      const token = world.users.admin.token;
+      const big = `{ __typename${' '.repeat(40_000)}}`;
+      expect((await r.post({ query: big, extensions: apq(big) }, token)).json).toEqual({ data: { __typename: 'Query' } });
+      expect(await registered(r, big, token)).toBe(false);
+      const small = `{ __typename${' '.repeat(30_000)}}`;
+      expect((await r.post({ query: small, extensions: apq(small) }, token)).json).toEqual({ data: { __typename: 'Query' } });
+      expect(await registered(r, small, token)).toBe(true);
+    });
+
+    it('each caller registers at most --apq-quota documents (the rest run, unregistered)', async () => {
+      const { r, world } = await startApq({ apqQuota: 2 });
+      const [admin, other] = [world.users.admin.token, world.users.outsider.token];
+      const docs = [1, 2, 3].map((n) => `{ __typename${' '.repeat(n)}}`);
+      for (const doc of docs) expect((await r.post({ query: doc, extensions: apq(doc) }, admin)).json.data).toEqual({ __typename: 'Query' });
+      expect(await Promise.all(docs.map((doc) => registered(r, doc, admin)))).toEqual([true, true, false]);
+      // Another caller has its own quota.
+      expect((await r.post({ query: docs[2], extensions: apq(docs[2]) }, other)).json.data).toEqual({ __typename: 'Query' });
+      expect(await registered(r, docs[2], admin)).toBe(true);
+    });
+
+    it('the quota is counted in Redis for all replicas, under a key that expires and names no token', async () => {
+      const upstream = track(await startUpstream());
+      const redis = track(await startRedis());
+      const [a, b] = [0, 1].map(() => track(startReplica(upstream.url, { redisUrl: redis.url, persistedOperations: { apqQuota: 1 } })));
+      await vi.waitFor(() => expect(a.gateway.redis?.isRedisReady() && b.gateway.redis?.isRedisReady()).toBe(true), { timeout: 20_000 });
+      const token = upstream.world.users.admin.token;
+      const [one, two] = ['{ __typename }', '{ __typename  }'];
+      await a.post({ query: one, extensions: apq(one) }, token);
+      expect((await b.post({ query: two, extensions: apq(two) }, token)).json.data).toEqual({ __typename: 'Query' });
+      expect([await registered(b, one, token), await registered(a, two, token)]).toEqual([true, false]);
+      const quotaKeys = [...(await dumpRedis(redis.client)).keys()].filter((k) => k.startsWith('dg:apq:quota:'));
+      expect(quotaKeys).toHaveLength(1);
+      expect(quotaKeys[0]).not.toContain(token);
+      expect(await redis.client.pttl(quotaKeys[0])).toBeGreaterThan(0);
+    });
+
+    it('a document refused by a query limit (cost) is not registered', async () => {
+      const { r, world } = await startApq();
+      const token = world.users.admin.token;
+      const costly = `query($org: String!) { organization(organizationId: $org) {
+        spaces(first: 100) { nodes { organization { spaces(first: 100) { nodes { organization {
+          members(first: 100) { nodes { user { restId } } } } } } } } } } }`;
+      const refused = await r.post({ query: costly, variables: { org: world.orgId }, extensions: apq(costly) }, token);
+      expect(refused.json.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', limit: 'maxCost' });
+      expect(r.calls).toEqual([]);
+      expect(await registered(r, costly, token)).toBe(false);
+      expect(r.calls).toEqual([]);
+    });
   });
 
   it('--persisted-only refuses raw documents and APQ registration before any REST call', async () => {

@@ -5,7 +5,12 @@
  * changes), even when the client never selected an `id`; errors are never cached.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Role } from '../../src/api/roles.js';
+import { ACCESS_WRITES } from '../../src/gateway/plugins/useResponseCache.js';
+import { schema } from '../../src/schema/index.js';
+import { addMember, createUser } from '../../src/upstream/bootstrap.js';
 import { startStack, type TestStack } from '../helpers/gateway.js';
+import { keyOf, newSite } from './siteFixture.js';
 
 const SPACE = `query($spaceId: String!) { space(spaceId: $spaceId) { title permissions { admin edit } } }`;
 const SPACES = `query($org: String!) { organization(organizationId: $org) { spaces(first: 50) { nodes { title } } } }`;
@@ -95,5 +100,115 @@ describe('response cache (in process)', () => {
     // The list query selected no id: the deleted space is still found by its global id (deletedId).
     await t.payload('deleteSpace', { spaceId: created.space.restId }, 'deletedId');
     expect(await titles()).toEqual(before);
+  });
+});
+
+describe('response cache: writes that change access (in process)', () => {
+  let t: TestStack;
+  let n = 0;
+  const CR = `query($spaceId: String!, $cr: String!) { changeRequest(spaceId: $spaceId, changeRequestId: $cr) { subject } }`;
+
+  beforeAll(async () => {
+    t = await startStack({ responseCacheTtlMs: 60_000 });
+  });
+  afterAll(() => t?.stop());
+
+  /** A fresh acme user with `role` (null: a guest), a fresh space with one change request. */
+  async function reader(role: Role | null) {
+    n += 1;
+    const user = createUser(t.upstream.db, t.clock, { displayName: `Reader ${n}`, email: `reader${n}@acme.test` });
+    addMember(t.upstream.db, t.clock, t.world.orgId, user.id, role);
+    const spaceId = (await t.api.post(`/orgs/${t.world.orgId}/spaces`, { title: `Revoked ${n}` })).body.id as string;
+    const cr = (await t.api.post(`/spaces/${spaceId}/change-requests`, { subject: `Secret ${n}` })).body.id as string;
+    return { user, spaceId, cr };
+  }
+
+  /** Reads the change request twice as `token`: the second answer comes from the cache. */
+  async function cachedRead(token: string, spaceId: string, cr: string) {
+    const first = await t.gql(CR, { spaceId, cr }, token);
+    expect(first.data?.changeRequest?.subject, JSON.stringify(first.errors)).toMatch(/^Secret/);
+    expect((await t.gql(CR, { spaceId, cr }, token)).extensions?.responseCache.hit).toBe(true);
+  }
+
+  /** After the write, the reader's cached result is gone: the read goes upstream and is refused. */
+  async function revoked(token: string, spaceId: string, cr: string) {
+    const after = await t.gql(CR, { spaceId, cr }, token);
+    expect(after.extensions?.responseCache?.hit).not.toBe(true);
+    expect(after.data?.changeRequest ?? null).toBeNull();
+    expect(['FORBIDDEN', 'NOT_FOUND', 'UNAUTHENTICATED']).toContain(after.errors?.[0].extensions?.code);
+  }
+
+  it('removeMember: the removed member no longer reads a change request from the cache', async () => {
+    const { user, spaceId, cr } = await reader('read');
+    await cachedRead(user.token, spaceId, cr);
+    await t.payload('removeMember', { organizationId: t.world.orgId, userId: user.id }, 'deletedId');
+    await revoked(user.token, spaceId, cr);
+  });
+
+  it('removeSpaceUserPermission: a guest whose role on the space is removed no longer reads it from the cache', async () => {
+    const { user, spaceId, cr } = await reader(null);
+    await t.payload('grantSpacePermission', { spaceId, role: 'READ', users: [user.id] }, 'clientMutationId');
+    await cachedRead(user.token, spaceId, cr);
+    await t.payload('removeSpaceUserPermission', { spaceId, userId: user.id }, 'clientMutationId');
+    await revoked(user.token, spaceId, cr);
+  });
+
+  it('transferSpace to an organization the reader is not in: no more cached reads of its change requests', async () => {
+    const { user, spaceId, cr } = await reader('read');
+    await cachedRead(user.token, spaceId, cr);
+    await t.payload('transferSpace', { spaceId, organization: t.world.otherOrgId }, 'clientMutationId');
+    await revoked(user.token, spaceId, cr);
+  });
+
+  it('deactivating or deleting a share link ends the anonymous cached reads its key opened', async () => {
+    const site = newSite(t, { spaces: 1, visibility: 'share-link', published: true, spaceVisibility: 'share-link' });
+    const SHARED = `query($spaceId: String!, $key: String!) { space(spaceId: $spaceId, shareKey: $key) { title } }`;
+    const [spaceId] = site.spaceIds;
+    for (const write of ['deactivateShareLink', 'deleteShareLink']) {
+      const link = (await t.api.post(`${site.base}/share-links`, { name: write })).body;
+      const vars = { spaceId, key: keyOf(link) };
+      expect((await t.gql(SHARED, vars, null)).data?.space.title).toBe('Guide 1');
+      expect((await t.gql(SHARED, vars, null)).extensions?.responseCache.hit).toBe(true);
+      await t.payload(write, { organizationId: site.organizationId, siteId: site.siteId, shareLinkId: link.id }, 'clientMutationId');
+      const after = await t.gql(SHARED, vars, null);
+      expect(after.extensions?.responseCache?.hit, write).not.toBe(true);
+      expect(after.data?.space ?? null, write).toBeNull();
+    }
+  });
+
+  it('a write that sets a default role renews the generation: every cached result is read again', async () => {
+    const { user, spaceId, cr } = await reader('read');
+    await cachedRead(user.token, spaceId, cr);
+    const other = (await t.api.post(`/orgs/${t.world.orgId}/spaces`, { title: 'Elsewhere' })).body.id;
+    await t.payload('updateSpace', { spaceId: other, title: 'Elsewhere too' }, 'clientMutationId');
+    expect((await t.gql(CR, { spaceId, cr }, user.token)).extensions?.responseCache.hit).toBe(true);
+    await t.payload('updateSpace', { spaceId: other, defaultLevel: 'READ' }, 'clientMutationId');
+    expect((await t.gql(CR, { spaceId, cr }, user.token)).extensions?.responseCache.hit).toBe(false);
+  });
+
+  it('a cached result for a token is private and unstorable, with an opaque validator', async () => {
+    const { user, spaceId, cr } = await reader('read');
+    const get = () =>
+      t.gateway.yoga.fetch(`http://gateway.test/graphql?query=${encodeURIComponent(CR)}&variables=${encodeURIComponent(JSON.stringify({ spaceId, cr }))}`, {
+        headers: { authorization: `Bearer ${user.token}`, accept: 'application/json' },
+      });
+    for (const res of [await get(), await get()]) {
+      expect(res.headers.get('cache-control')).toBe('private, no-store');
+      expect(res.headers.get('last-modified')).toBeNull();
+      const etag = res.headers.get('etag');
+      expect(etag).toMatch(/^"[\w-]+"$/);
+      expect(etag).not.toContain('dg:');
+      await res.text();
+    }
+  });
+});
+
+describe('the writes that change access', () => {
+  it('are named once, all exist, and cover every permission, member, team, share-link, SAML and transfer write', () => {
+    const mutations = Object.keys(schema.getMutationType()!.getFields());
+    for (const name of ACCESS_WRITES) expect(mutations, name).toContain(name);
+    const looksLikeAccess = mutations.filter((m) => /Permission|Member|Team|ShareLink|Saml|Sso|^transfer|^join|^invite|^move(Space|Collection)$/.test(m));
+    expect(looksLikeAccess.length).toBeGreaterThan(20);
+    for (const name of looksLikeAccess) expect(ACCESS_WRITES, name).toContain(name);
   });
 });

@@ -6,7 +6,8 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
-import { dumpRedis, startRedis, startReplica, stopAfterEach, type Replica, type TestRedis } from '../helpers/redis.js';
+import { addMember, createUser } from '../../src/upstream/bootstrap.js';
+import { dumpRedis, startRedis, startReplica, stopAfterEach, waitFor, type Replica, type TestRedis } from '../helpers/redis.js';
 
 const SPACE = `query Space($spaceId: String!) { space(spaceId: $spaceId) { title permissions { admin edit } } }`;
 const VIEWER = 'query Viewer { viewer { displayName } }';
@@ -144,19 +145,64 @@ describe('two replicas sharing Redis', () => {
     }
   });
 
-  it('a Redis that stops answering delays a request by a bounded time, never hangs it', async () => {
-    const [limited] = await replicas({ callerRateLimit: 100, responseCacheTtlMs: 60_000 });
-    await space(limited, admin);
-    redis.freeze(true);
-    try {
-      const started = Date.now();
-      const res = await space(limited, admin);
-      expect(res.json.data?.space.permissions).toEqual({ admin: true, edit: true });
-      // Two commands (rate limit, cache lookup) of at most a second each; generous for a loaded machine.
-      expect(Date.now() - started).toBeLessThan(10_000);
-    } finally {
-      redis.freeze(false);
-    }
+  it('a write on B that removes a member makes every cached result of theirs on A stale, whatever its types', async () => {
+    const user = createUser(upstream.upstream.db, upstream.clock, { displayName: 'Leaving', email: 'leaving@acme.test' });
+    addMember(upstream.upstream.db, upstream.clock, upstream.world.orgId, user.id, 'read');
+    const cr = (await upstream.api.post(`/spaces/${spaceId}/change-requests`, { subject: 'Internal' })).body.id;
+    const CR = { query: 'query($s: String!, $c: String!) { changeRequest(spaceId: $s, changeRequestId: $c) { subject } }', variables: { s: spaceId, c: cr } };
+    expect((await a.post(CR, user.token)).json.data?.changeRequest.subject).toBe('Internal');
+    expect((await a.post(CR, user.token)).json.extensions?.responseCache.hit).toBe(true);
+    const removed = await b.post(
+      { query: 'mutation($input: RemoveMemberInput!) { removeMember(input: $input) { deletedId } }', variables: { input: { organizationId: upstream.world.orgId, userId: user.id } } },
+      admin,
+    );
+    expect(removed.json.errors).toBeUndefined();
+    const after = await a.post(CR, user.token);
+    expect(after.json.extensions?.responseCache?.hit).not.toBe(true);
+    expect(after.json.data?.changeRequest ?? null).toBeNull();
+  });
+
+  it('the lookup sets shrink as their results expire (on the handle\'s clock)', async () => {
+    let now = 1_000_000;
+    const r = track(startReplica(upstream.url, { redisUrl: redis.url, responseCacheTtlMs: 60_000, redis: { now: () => now } }));
+    await redisReady(r);
+    const distinct = (i: number) => r.post({ query: `query Q${i}($spaceId: String!) { space(spaceId: $spaceId) { title } }`, variables: { spaceId } }, admin);
+    for (let i = 0; i < 30; i++) await distinct(i);
+    const largest = async () => {
+      let most = 0;
+      for (const key of (await dumpRedis(redis.client)).keys()) {
+        const type = await redis.client.type(key);
+        if (type === 'set') most = Math.max(most, await redis.client.scard(key));
+        if (type === 'zset') most = Math.max(most, await redis.client.zcard(key));
+      }
+      return most;
+    };
+    await waitFor(async () => (await largest()) >= 30);
+    now += 10 * 60_000;
+    await distinct(30);
+    await waitFor(async () => (await largest()) === 1, 'the sets pruned to the one live result');
+  });
+
+  it('invalidating a type held by many cached results runs in bounded batches', async () => {
+    const r = track(startReplica(upstream.url, { redisUrl: redis.url, responseCacheTtlMs: 60_000 }));
+    await redisReady(r);
+    for (let i = 0; i < 300; i++) await r.post({ query: `query Q${i}($spaceId: String!) { space(spaceId: $spaceId) { title } }`, variables: { spaceId } }, admin);
+    await waitFor(async () => (await r.post({ query: `query Q299($spaceId: String!) { space(spaceId: $spaceId) { title } }`, variables: { spaceId } }, admin)).json.extensions?.responseCache.hit === true);
+    // Every command the replica sends from now on, by size.
+    const client = r.gateway.redis!.client;
+    const send = client.sendCommand.bind(client);
+    const sizes: Array<[string, number]> = [];
+    client.sendCommand = ((command: { name: string; args: unknown[] }, stream?: unknown) => {
+      sizes.push([command.name, command.args.length]);
+      return send(command as never, stream as never);
+    }) as typeof client.sendCommand;
+    // A space created: every cached result holding a space is forgotten (lists it would join).
+    const created = await r.post({ query: 'mutation($input: CreateSpaceInput!) { createSpace(input: $input) { space { title } } }', variables: { input: { organizationId: upstream.world.orgId, title: 'Many' } } }, admin);
+    expect(created.json.errors).toBeUndefined();
+    expect(Math.max(...sizes.map(([, n]) => n))).toBeLessThanOrEqual(150);
+    expect(sizes.some(([name]) => name === 'smembers' || name === 'keys')).toBe(false);
+    const again = await r.post({ query: `query Q1($spaceId: String!) { space(spaceId: $spaceId) { title } }`, variables: { spaceId } }, admin);
+    expect(again.json.extensions?.responseCache.hit).toBe(false);
   });
 
   it('with Redis stopped the replicas keep answering (cache bypassed, rate limit open), and use Redis again once it is back', async () => {

@@ -7,6 +7,7 @@
 import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startChaosStack, type ChaosStack } from '../helpers/chaosProxy.js';
+import { until } from '../helpers/clock.js';
 import type { TestUpstream } from '../helpers/upstream.js';
 
 const stacks: ChaosStack[] = [];
@@ -20,7 +21,15 @@ async function stack(options: { readMs?: number } = {}) {
   // its first REST call (20 requests: 100 ms or more on a loaded 2-core box), so calls must outlast that to overlap.
   const s = await startChaosStack({}, { failRate: 1, faults: [{ delayMs: options.readMs ?? 1_000 }], methods: ['GET'] });
   stacks.push(s);
-  return { ...s, gql: async (query: string, variables: Record<string, unknown>, token: string) => (await s.gql(query, variables, token)).body };
+  // Counts the HTTP requests the gateway registered as they arrived (src/gateway/app.ts's server).
+  let arrived = 0;
+  const arrive = s.gateway.rest.arrive;
+  s.gateway.rest.arrive = (authorization) => (arrived++, arrive(authorization));
+  return {
+    ...s,
+    arrivals: () => arrived,
+    gql: async (query: string, variables: Record<string, unknown>, token: string) => (await s.gql(query, variables, token)).body,
+  };
 }
 
 /** Five spaces with three change requests each, made through the REST API. */
@@ -121,7 +130,7 @@ describe('single-flight across concurrent requests', () => {
     // Reads are answered 400 ms late (the upstream has read the title by then); writes at once.
     let beforeDone = false;
     const before = t.gql(TITLE, { id: space.body.id }, admin.token).finally(() => (beforeDone = true));
-    await new Promise((r) => setTimeout(r, 100));
+    await until(() => t.proxy.count('GET') === 1);
     const write = await t.gql(`mutation($input: UpdateSpaceInput!) { updateSpace(input: $input) { space { title } } }`, { input: { spaceId: space.body.id, title: 'After' } }, admin.token);
     expect(write.errors).toBeUndefined();
     expect(beforeDone).toBe(false); // the read started before the write is still in flight
@@ -137,10 +146,10 @@ describe('single-flight across concurrent requests', () => {
     const space = await t.upstream.api.post(`/orgs/${t.upstream.world.orgId}/spaces`, { title: 'Shared' });
     const TITLE = `query($id: String!) { space(spaceId: $id) { title } }`;
     const first = t.gql(TITLE, { id: space.body.id }, admin.token);
-    await new Promise((r) => setTimeout(r, 100));
+    await until(() => t.proxy.count('GET') === 1);
     // Arrives while the first one's read is in flight; reaches its resolvers after that read is back.
     const late = slowRequest(t.gateway.url, admin.token, TITLE, { id: space.body.id });
-    await new Promise((r) => setTimeout(r, 50));
+    await until(() => t.arrivals() === 2);
     expect((await first).data).toEqual({ space: { title: 'Shared' } });
     expect((await late.finish()).data).toEqual({ space: { title: 'Shared' } });
     expect(t.proxy.requests.filter((r) => r.method === 'GET' && r.path === `/spaces/${space.body.id}`)).toHaveLength(1);
@@ -157,9 +166,10 @@ describe('single-flight across concurrent requests', () => {
     const TITLE = `query($id: String!) { space(spaceId: $id) { title } }`;
     const gets = () => t.proxy.requests.filter((r) => r.method === 'GET' && r.path === `/spaces/${space.body.id}`);
     const first = t.gql(TITLE, { id: space.body.id }, admin.token);
-    await new Promise((r) => setTimeout(r, 100));
+    await until(() => gets().length === 1);
     const late = slowRequest(t.gateway.url, admin.token, TITLE, { id: space.body.id });
     const other = slowRequest(t.gateway.url, read.token, TITLE, { id: space.body.id });
+    await until(() => t.arrivals() === 3);
     expect((await first).data).toEqual({ space: { title: 'Before' } });
     const write = await t.gql(
       `mutation($input: UpdateSpaceInput!) { updateSpace(input: $input) { clientMutationId } }`,

@@ -23,6 +23,8 @@ export interface ChaosConfig {
   faults: Fault[];
   /** Only requests with these methods may fail (default: all). */
   methods?: string[];
+  /** Only requests whose path (below the base URL) matches may fail (default: all). */
+  paths?: RegExp;
 }
 
 export interface ProxiedRequest {
@@ -66,17 +68,18 @@ export async function startChaosProxy(upstreamUrl: string, config: ChaosConfig =
   const sockets = new Set<Socket>();
   let current = config;
 
-  const pick = (method: string): Fault | undefined => {
+  const pick = (method: string, path: string): Fault | undefined => {
     if (current.methods && !current.methods.includes(method)) return undefined;
+    if (current.paths && !current.paths.test(path)) return undefined;
     if (current.failRate <= 0 || random() >= current.failRate) return undefined;
     return current.faults[Math.floor(random() * current.faults.length)];
   };
 
   const server = createServer((req, res) => {
     const method = req.method ?? 'GET';
-    const fault = pick(method);
     const url = req.url ?? '/';
     const path = url.split('?')[0].replace(target.pathname.replace(/\/$/, ''), '');
+    const fault = pick(method, path);
     requests.push({ method, path, authorization: req.headers.authorization, fault });
     if (fault === undefined || typeof fault === 'object') return forward(req, res, fault?.delayMs ?? 0);
     // The request body is read (as an upstream would) before the fault, so the client sees the fault, not a write error.
@@ -141,11 +144,11 @@ export interface ChaosStack {
   stop(): Promise<void>;
 }
 
-export async function startChaosStack(rest: GatewayOptions['rest'] = {}, config?: ChaosConfig, seed?: number): Promise<ChaosStack> {
+export async function startChaosStack(rest: GatewayOptions['rest'] = {}, config?: ChaosConfig, seed?: number, clock?: GatewayOptions['clock']): Promise<ChaosStack> {
   const upstream = await startUpstream();
   const proxy = await startChaosProxy(upstream.url, config, seed);
   const calls: RestCall[] = [];
-  const gateway = buildGateway({ upstreamUrl: proxy.url, onRestCall: (c) => calls.push(c), rest });
+  const gateway = buildGateway({ upstreamUrl: proxy.url, onRestCall: (c) => calls.push(c), rest, clock });
   const url = await gateway.start();
   const gql = async (query: string, variables?: Record<string, unknown>, token = upstream.world.users.admin.token) => {
     const started = performance.now();

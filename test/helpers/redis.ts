@@ -142,3 +142,12 @@ export function stopAfterEach(): <T extends { stop(): Promise<void> }>(started: 
   });
   return (s) => (started.push(s), s);
 }
+
+/** Polls `condition` (generously: the machine is loaded) until it holds; fails after 20 s. */
+export async function waitFor(condition: () => boolean | Promise<boolean>, what = 'condition'): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`${what} not met after 20 s`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

@@ -24,6 +24,7 @@ import {
   startBadServer,
   type BadServer,
 } from '../helpers/badServer.js';
+import { fakeClock, until } from '../helpers/clock.js';
 import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
 
 /** Small timeouts so every fault shows in well under a second. */
@@ -72,11 +73,6 @@ async function failure(promise: Promise<unknown>, code: ErrorCode): Promise<Rest
   return gqlError;
 }
 
-async function timed<T>(work: Promise<T>): Promise<{ ms: number; result: PromiseSettledResult<T> }> {
-  const started = performance.now();
-  const [result] = await Promise.allSettled([work]);
-  return { ms: performance.now() - started, result };
-}
 
 describe('REST client against the embedded upstream', () => {
   it('reads the caller with its token', async () => {
@@ -156,21 +152,21 @@ describe('REST client retries', () => {
   it('honours Retry-After: 1 on a 429, then succeeds', async () => {
     const server = await badServer();
     server.script(error(429, 'slow down', { 'retry-after': '1' }), json(200, { ok: 1 }));
-    const { rest } = client(server.url);
-    const { ms, result } = await timed(rest.forCaller('Bearer t').get('/orgs'));
-    expect(result).toEqual({ status: 'fulfilled', value: { ok: 1 } });
-    expect(ms / 1000).toBeGreaterThan(0.9);
-    expect(ms / 1000).toBeLessThan(2.5);
+    const clock = fakeClock();
+    const { rest } = client(server.url, { clock });
+    await expect(clock.settle(rest.forCaller('Bearer t').get('/orgs'), 2_000)).resolves.toEqual({ ok: 1 });
+    // The call's deadline, then a wait of exactly the second the upstream asked for.
+    expect(clock.delays).toEqual([4_000, 1_000]);
     expect(server.requests).toHaveLength(2);
   });
 
   it('fails fast with RATE_LIMITED when Retry-After is beyond the cap', async () => {
     const server = await badServer();
     server.script(error(429, 'Too many requests, retry later', { 'retry-after': '60' }));
-    const { rest } = client(server.url);
-    const { ms, result } = await timed(rest.forCaller('Bearer t').get('/orgs'));
-    expect(ms).toBeLessThan(500);
-    const err = await failure(Promise.reject((result as PromiseRejectedResult).reason), 'RATE_LIMITED');
+    const clock = fakeClock();
+    const { rest } = client(server.url, { clock });
+    const err = await failure(rest.forCaller('Bearer t').get('/orgs'), 'RATE_LIMITED');
+    expect(clock.delays).toEqual([4_000]); // the deadline: no wait
     expect(err.extensions).toMatchObject({ retryAfter: 60, upstream: { status: 429, method: 'GET', path: '/orgs' } });
     expect(server.requests).toHaveLength(1);
   });
@@ -178,10 +174,10 @@ describe('REST client retries', () => {
   it('fails fast when Retry-After would outlast the call deadline', async () => {
     const server = await badServer();
     server.script(error(503, 'busy', { 'retry-after': '2' }));
-    const { rest } = client(server.url, { requestTimeout: 1_000, retry: { maxRetryAfterMs: 5_000 } });
-    const { ms, result } = await timed(rest.forCaller('Bearer t').get('/orgs'));
-    expect(result.status).toBe('rejected');
-    expect(ms).toBeLessThan(500);
+    const clock = fakeClock();
+    const { rest } = client(server.url, { requestTimeout: 1_000, retry: { maxRetryAfterMs: 5_000 }, clock });
+    await failure(rest.forCaller('Bearer t').get('/orgs'), 'UPSTREAM_UNAVAILABLE');
+    expect(clock.delays).toEqual([1_000]); // the deadline: no wait
     expect(server.requests).toHaveLength(1);
   });
 
@@ -224,39 +220,40 @@ describe('REST client retries', () => {
 });
 
 describe('REST client faults', () => {
-  it('gives UPSTREAM_UNAVAILABLE within about headersTimeout when no headers come, without retrying', async () => {
+  it('gives UPSTREAM_UNAVAILABLE at headersTimeout when no headers come, without retrying', async () => {
     const server = await badServer();
     server.fallback = hang;
-    // undici checks headers and body timeouts on a ~0.5 s tick, so this test uses a whole second.
-    const { rest } = client(server.url, { headersTimeout: 1_000 });
-    const { ms, result } = await timed(rest.forCaller('Bearer t').get('/user'));
-    const err = await failure(Promise.reject((result as PromiseRejectedResult).reason), 'UPSTREAM_UNAVAILABLE');
+    // undici's own timer (on a ~0.5 s tick): the deadline is far away, so the headers timeout is what ends it.
+    const { rest } = client(server.url, { headersTimeout: 1_000, clock: fakeClock() });
+    const err = await failure(rest.forCaller('Bearer t').get('/user'), 'UPSTREAM_UNAVAILABLE');
     expect(err.message).toMatch(/headers/);
     expect(err.extensions.upstream).toEqual({ status: null, method: 'GET', path: '/user' });
-    expect(ms / 1_000).toBeGreaterThan(0.9);
-    expect(ms / 1_000).toBeLessThan(2.5);
     expect(server.requests).toHaveLength(1);
   });
 
   it('errors instead of hanging when the body stalls', async () => {
     const server = await badServer();
     server.fallback = stallBody;
-    const { rest } = client(server.url);
-    const { ms, result } = await timed(rest.forCaller('Bearer t').get('/spaces/s'));
-    const err = await failure(Promise.reject((result as PromiseRejectedResult).reason), 'UPSTREAM_UNAVAILABLE');
+    // The body timeout (undici's) ends it: the deadline, on a clock that does not move, never fires.
+    const { rest } = client(server.url, { clock: fakeClock() });
+    const err = await failure(rest.forCaller('Bearer t').get('/spaces/s'), 'UPSTREAM_UNAVAILABLE');
     expect(err.message).toMatch(/body/);
-    expect(ms).toBeLessThan(1_500);
   });
 
   it('ends a call at its deadline even when the timeouts are longer', async () => {
     const server = await badServer();
     server.fallback = hang;
-    const { rest } = client(server.url, { headersTimeout: 10_000, requestTimeout: 300 });
-    const { ms, result } = await timed(rest.forCaller('Bearer t').get('/user'));
-    const err = await failure(Promise.reject((result as PromiseRejectedResult).reason), 'UPSTREAM_UNAVAILABLE');
-    expect(err.message).toMatch(/deadline/);
-    expect(ms).toBeGreaterThan(250);
-    expect(ms).toBeLessThan(1_500);
+    const clock = fakeClock();
+    const { rest } = client(server.url, { headersTimeout: 10_000, requestTimeout: 300, clock });
+    let settled = false;
+    const pending = rest.forCaller('Bearer t').get('/user').finally(() => (settled = true));
+    await until(() => server.requests.length === 1);
+    clock.advance(299);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(settled).toBe(false);
+    clock.advance(1);
+    const err = await failure(pending, 'UPSTREAM_UNAVAILABLE');
+    expect(err.message).toBe('Upstream unavailable: no answer within the 300 ms deadline');
   });
 
   it('gives UPSTREAM_UNAVAILABLE for a dead port, after retrying the connection', async () => {
@@ -272,7 +269,8 @@ describe('REST client faults', () => {
     const { rest } = client(server.url, { headersTimeout: 10_000, requestTimeout: 10_000 });
     const controller = new AbortController();
     const pending = rest.forCaller('Bearer t', { signal: controller.signal }).get('/user');
-    setTimeout(() => controller.abort(), 50);
+    await until(() => server.requests.length === 1);
+    controller.abort();
     const err = await failure(pending, 'UPSTREAM_UNAVAILABLE');
     expect(err.message).toMatch(/aborted/);
   });

@@ -5,7 +5,9 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { backoff, createRestClient, RestCallLog, type RestClient, type RestClientConfig, RestError } from '../../src/rest/index.js';
+import type { CircuitConfig } from '../../src/rest/circuit.js';
 import { RetryBudget } from '../../src/rest/retryBudget.js';
+import { fakeClock, until } from '../helpers/clock.js';
 import { echoAuthorization, error, json, startBadServer, type BadServer, type Step } from '../helpers/badServer.js';
 
 const cleanup: (() => Promise<void>)[] = [];
@@ -94,66 +96,105 @@ describe('retry budget', () => {
 });
 
 describe('circuit breaker', () => {
-  function breakerClient(server: BadServer, threshold = 3) {
+  function breakerClient(server: BadServer | string, circuit: Partial<CircuitConfig> = {}) {
     const states: string[] = [];
+    const refused: string[] = [];
     const lines: string[] = [];
+    const clock = fakeClock();
     const logger = { info: (m: string, f?: object) => lines.push(`info ${m} ${JSON.stringify(f)}`), warn: (m: string, f?: object) => lines.push(`warn ${m} ${JSON.stringify(f)}`) };
-    const { rest, calls } = client(server.url, {
+    const { rest, calls } = client(typeof server === 'string' ? server : server.url, {
       retry: { maxAttempts: 1 },
-      circuit: { threshold, cooldownMs: 300 },
+      circuit: { threshold: 3, cooldownMs: 300, ...circuit },
       onCircuitChange: (s) => states.push(s),
+      onCircuitRefusal: (route) => refused.push(route),
       logger,
+      clock,
     });
-    return { caller: rest.forCaller('Bearer secret-token-1'), calls, states, lines };
+    const caller = (token: string) => rest.forCaller(`Bearer ${token}`);
+    return { rest, caller, calls, states, refused, lines, clock };
   }
 
-  it('opens after a run of upstream failures, fails fast without a REST call, probes after the cool-down and closes on success', async () => {
+  it('one caller hammering an id the upstream fails on opens no circuit: its calls fail on their own, another caller is served', async () => {
+    const server = await badServer();
+    server.fallback = (req, res) => (req.url!.includes('/bad') ? error(500, 'broken') : json(200, { ok: true }))(req, res);
+    const { caller, states, refused } = breakerClient(server);
+    const attacker = caller('attacker');
+    const other = caller('other');
+    for (let round = 0; round < 10; round++) {
+      const burst = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => attacker.get(`/spaces/bad${i}`)));
+      expect(tally(burst)).toEqual({ UPSTREAM_ERROR: 10 });
+      await expect(other.get(`/spaces/s${round}`)).resolves.toEqual({ ok: true });
+      await expect(other.get('/orgs/o')).resolves.toEqual({ ok: true });
+    }
+    // Every one of the attacker's calls reached the upstream (and failed there): nobody was refused.
+    expect(server.requests.filter((r) => r.url.includes('/bad'))).toHaveLength(100);
+    expect(states).toEqual([]);
+    expect(refused).toEqual([]);
+  });
+
+  it('failures of several callers open the circuit of their route only; refusals are counted, not made', async () => {
+    const server = await badServer();
+    server.fallback = (req, res) => (/^\/v1\/spaces\/[^/]+$/.test(req.url!) ? error(500, 'broken') : json(200, { ok: true }))(req, res);
+    const { caller, states, refused, calls } = breakerClient(server);
+    for (const who of ['a', 'b', 'a']) await expect(caller(who).get(`/spaces/${who}`)).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_ERROR' } });
+    expect(states).toEqual(['open']);
+    const fast = await caller('c').get('/spaces/c').catch((e: RestError) => e);
+    expect(fast).toMatchObject({ message: expect.stringMatching(/circuit open/), extensions: { code: 'UPSTREAM_UNAVAILABLE', upstream: { status: null, method: 'GET', path: '/spaces/c' } } });
+    expect(refused).toEqual(['/spaces/{spaceId}']);
+    // Other routes are served.
+    await expect(caller('c').get('/orgs/o')).resolves.toEqual({ ok: true });
+    await expect(caller('c').get('/spaces/s/change-requests')).resolves.toEqual({ ok: true });
+    expect(calls.count('GET')).toBe(5);
+  });
+
+  it('fails fast without a REST call while open, probes after the cool-down and closes on success', async () => {
     const server = await badServer();
     server.fallback = error(500, 'broken');
-    const { caller, calls, states, lines } = breakerClient(server);
-    for (let i = 0; i < 3; i++) await expect(caller.get('/a')).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_ERROR' } });
+    const { caller, calls, states, lines, clock } = breakerClient(server);
+    for (const who of ['secret-token-1', 'secret-token-2', 'secret-token-1'])
+      await expect(caller(who).get('/a')).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_ERROR' } });
     expect(states).toEqual(['open']);
-    const started = performance.now();
-    const fast = await caller.get('/a').catch((e: RestError) => e);
-    expect(performance.now() - started).toBeLessThan(100);
-    expect(fast).toMatchObject({ message: expect.stringMatching(/circuit open/), extensions: { code: 'UPSTREAM_UNAVAILABLE', upstream: { status: null, method: 'GET', path: '/a' } } });
+    await expect(caller('x').get('/a')).rejects.toThrow(/circuit open/);
     expect(server.requests).toHaveLength(3);
     expect(calls.count()).toBe(3);
 
     server.fallback = json(200, { ok: true });
-    await new Promise((r) => setTimeout(r, 350));
-    await expect(caller.get('/a')).resolves.toEqual({ ok: true });
+    clock.advance(299);
+    await expect(caller('x').get('/a')).rejects.toThrow(/circuit open/);
+    clock.advance(1);
+    await expect(caller('x').get('/a')).resolves.toEqual({ ok: true });
     expect(states).toEqual(['open', 'half-open', 'closed']);
-    await expect(caller.get('/b')).resolves.toEqual({ ok: true });
+    await expect(caller('x').get('/b')).resolves.toEqual({ ok: true });
     expect(server.requests).toHaveLength(5);
-    expect(lines).toEqual([expect.stringMatching(/^warn upstream circuit open.*"threshold":3/), expect.stringMatching(/^info upstream circuit closed/)]);
-    expect(lines.join('\n')).not.toContain('secret-token-1');
+    expect(lines).toEqual([expect.stringMatching(/^warn upstream circuit open.*"route":"other".*"threshold":3/), expect.stringMatching(/^info upstream circuit closed/)]);
+    expect(lines.join('\n')).not.toContain('secret-token');
   });
 
   it('lets one probe through after the cool-down; calls during the probe still fail fast', async () => {
     const server = await badServer();
     server.fallback = error(503, 'down');
-    const { caller, states } = breakerClient(server, 2);
-    for (let i = 0; i < 2; i++) await caller.get('/a').catch(() => undefined);
-    await new Promise((r) => setTimeout(r, 350));
-    server.fallback = delayed(200, json(200, { ok: true }));
-    const probe = caller.get('/probe');
-    const started = performance.now();
-    await expect(caller.get('/other')).rejects.toThrow(/circuit open/);
-    expect(performance.now() - started).toBeLessThan(100);
+    const { caller, states, clock } = breakerClient(server, { threshold: 2 });
+    for (const who of ['a', 'b']) await caller(who).get('/a').catch(() => undefined);
+    clock.advance(300);
+    let answer!: () => void;
+    server.fallback = (req, res) => (answer = () => json(200, { ok: true })(req, res));
+    const probe = caller('a').get('/a');
+    await until(() => server.requests.length === 3);
+    await expect(caller('b').get('/a')).rejects.toThrow(/circuit open/);
+    answer();
     await expect(probe).resolves.toEqual({ ok: true });
     expect(states).toEqual(['open', 'half-open', 'closed']);
-    expect(server.requests.map((r) => r.url)).toEqual(['/v1/a', '/v1/a', '/v1/probe']);
+    expect(server.requests.map((r) => r.url)).toEqual(['/v1/a', '/v1/a', '/v1/a']);
   });
 
   it('reopens when the probe fails', async () => {
     const server = await badServer();
     server.fallback = error(503, 'down');
-    const { caller, states } = breakerClient(server, 2);
-    for (let i = 0; i < 2; i++) await caller.get('/a').catch(() => undefined);
-    await new Promise((r) => setTimeout(r, 350));
-    await expect(caller.get('/a')).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_UNAVAILABLE', upstream: { status: 503 } } });
-    await expect(caller.get('/a')).rejects.toThrow(/circuit open/);
+    const { caller, states, clock } = breakerClient(server, { threshold: 2 });
+    for (const who of ['a', 'b']) await caller(who).get('/a').catch(() => undefined);
+    clock.advance(300);
+    await expect(caller('a').get('/a')).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_UNAVAILABLE', upstream: { status: 503 } } });
+    await expect(caller('a').get('/a')).rejects.toThrow(/circuit open/);
     expect(states).toEqual(['open', 'half-open', 'open']);
     expect(server.requests).toHaveLength(3);
   });
@@ -161,22 +202,31 @@ describe('circuit breaker', () => {
   it('a call whose retry meets the open circuit keeps the failure that opened it', async () => {
     const server = await badServer();
     server.fallback = (req) => req.socket.resetAndDestroy();
-    const { rest } = client(server.url, { retry: { maxAttempts: 4 }, circuit: { threshold: 2, cooldownMs: 10_000 } });
+    const clock = fakeClock();
+    const { rest } = client(server.url, { retry: { maxAttempts: 4 }, circuit: { threshold: 2, cooldownMs: 10_000, minCallers: 1 }, clock });
     const caller = rest.forCaller('Bearer t');
-    await expect(caller.get('/a')).rejects.toThrow(/connection reset/);
+    await expect(clock.settle(caller.get('/a'), 1_000)).rejects.toThrow(/connection reset/);
     expect(server.requests).toHaveLength(2);
     await expect(caller.get('/a')).rejects.toThrow(/circuit open/);
   });
 
-  it('counts connection failures, but never 4xx answers', async () => {
+  it('an upstream nobody can connect to opens the origin circuit, whoever asks, for every route', async () => {
+    const closed = await badServer();
+    const url = closed.url;
+    await closed.stop();
+    const { caller, states, refused } = breakerClient(url, { threshold: 2 });
+    for (let i = 0; i < 2; i++) await expect(caller('only').get('/a')).rejects.toThrow(/connection refused/);
+    expect(states).toEqual(['open']);
+    await expect(caller('only').get('/spaces/s')).rejects.toThrow(/circuit open/);
+    expect(refused).toEqual(['*']);
+  });
+
+  it('never counts 4xx answers', async () => {
     const server = await badServer();
     server.fallback = error(404, 'no such thing');
-    const { caller, states } = breakerClient(server, 2);
-    for (let i = 0; i < 5; i++) await expect(caller.get('/a')).rejects.toMatchObject({ extensions: { code: 'NOT_FOUND' } });
+    const { caller, states } = breakerClient(server, { threshold: 2 });
+    for (let i = 0; i < 5; i++) await expect(caller(`c${i}`).get('/a')).rejects.toMatchObject({ extensions: { code: 'NOT_FOUND' } });
     expect(states).toEqual([]);
-    server.fallback = (req) => req.socket.resetAndDestroy();
-    for (let i = 0; i < 2; i++) await expect(caller.get('/a')).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_UNAVAILABLE' } });
-    expect(states).toEqual(['open']);
   });
 });
 
@@ -204,7 +254,7 @@ describe('concurrency bounds', () => {
     const greedy = rest.forCaller('Bearer greedy');
     const finished: string[] = [];
     const many = Array.from({ length: 12 }, (_, i) => greedy.get(`/x/${i}`).then(() => finished.push('greedy')));
-    await new Promise((r) => setTimeout(r, 20));
+    await until(() => server.requests.length === 2);
     const other = rest.forCaller('Bearer other').get('/y').then(() => finished.push('other'));
     await Promise.all([...many, other]);
     expect(peak.get('Bearer greedy')).toBe(2);
@@ -232,9 +282,13 @@ describe('concurrency bounds', () => {
   it('a call waiting in the queue still ends at its deadline', async () => {
     const server = await badServer();
     server.fallback = () => undefined; // never answers
-    const { rest } = client(server.url, { requestTimeout: 300, concurrency: { total: 1, perCaller: 1 } });
+    const clock = fakeClock();
+    const { rest } = client(server.url, { requestTimeout: 300, concurrency: { total: 1, perCaller: 1 }, clock });
     const caller = rest.forCaller('Bearer t');
-    const results = await Promise.allSettled([caller.get('/a'), caller.get('/b')]);
+    const calls = Promise.allSettled([caller.get('/a'), caller.get('/b')]);
+    await until(() => server.requests.length === 1);
+    clock.advance(300);
+    const results = await calls;
     expect(results.map((r) => (r as PromiseRejectedResult).reason.message)).toEqual([
       expect.stringMatching(/deadline/),
       expect.stringMatching(/deadline/),
@@ -277,6 +331,23 @@ describe('single-flight', () => {
     for (const r of [b, bob, after, c]) r.close();
     // Without a registration (or single-flight off) nothing is kept.
     expect(client(server.url, { singleFlight: false }).rest.arrive('Bearer alice')).toBeUndefined();
+  });
+
+  it('keeps an answer for other requests of the caller for 2 s at most', async () => {
+    const server = await badServer();
+    server.fallback = json(200, { ok: true });
+    const clock = fakeClock();
+    const { rest } = client(server.url, { clock });
+    const [a, b, c] = [1, 2, 3].map(() => rest.arrive('Bearer alice')!);
+    const read = (arrival: typeof a) => rest.forCaller('Bearer alice', { arrival }).get('/space');
+    await read(a);
+    clock.advance(2_000);
+    await read(b);
+    expect(server.requests).toHaveLength(1);
+    clock.advance(1);
+    await read(c);
+    expect(server.requests).toHaveLength(2);
+    for (const r of [a, b, c]) r.close();
   });
 
   it('identical GETs of one caller in flight together make one REST call; other queries and other callers make their own', async () => {
@@ -341,7 +412,7 @@ describe('single-flight', () => {
     const { rest } = client(server.url);
     const me = rest.forCaller('Bearer alice');
     const before = me.get('/space');
-    await new Promise((r) => setTimeout(r, 20));
+    await until(() => server.requests.length === 1);
     await Promise.all([me.patch('/space', { title: 'x' }), me.patch('/space', { title: 'x' })]);
     const after = me.get('/space');
     expect(await before).toEqual({ version: 1 });
@@ -356,7 +427,8 @@ describe('single-flight', () => {
     const leaving = new AbortController();
     const staying = rest.forCaller('Bearer alice').get('/slow');
     const gone = rest.forCaller('Bearer alice', { signal: leaving.signal }).get('/slow');
-    setTimeout(() => leaving.abort(), 30);
+    await until(() => server.requests.length === 1);
+    leaving.abort();
     await expect(gone).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_UNAVAILABLE' } });
     await expect(staying).resolves.toEqual({ ok: true });
     expect(server.requests).toHaveLength(1);
@@ -364,7 +436,9 @@ describe('single-flight', () => {
     const a = new AbortController();
     const b = new AbortController();
     const calls = [a, b].map((c) => rest.forCaller('Bearer alice', { signal: c.signal }).get('/slow2'));
-    setTimeout(() => (a.abort(), b.abort()), 30);
+    await until(() => server.requests.length === 2);
+    a.abort();
+    b.abort();
     await Promise.allSettled(calls);
     // Nobody waits any more: the request was aborted, which closes its connection.
     await server.requests[1].connectionClosed;

@@ -6,11 +6,16 @@
  * `extensions.code: UPSTREAM_ERROR` (the fixed set has no other code for it, and in a gateway over
  * REST it is nearly always an upstream answer the gateway could not use) and keeps only its path:
  * never its message, stack or cause, even with NODE_ENV=development (Yoga's `isDev` would expose
- * them). Yoga logs the original error at `error` level.
+ * them). The original error is logged at `error` level with its operation's name and document
+ * hash (useUnexpectedErrorLog), never with the document's text (see errorText).
  */
-import { GraphQLError } from 'graphql';
-import { maskError as yogaMaskError, type YogaServerOptions } from 'graphql-yoga';
+import { createHash } from 'node:crypto';
+import { getOperationAST, GraphQLError, print, type DocumentNode } from 'graphql';
+import { isAsyncIterable, maskError as yogaMaskError, type Plugin, type YogaServerOptions } from 'graphql-yoga';
+import type { Logger } from '../../log.js';
+import { errorCode, RestError } from '../../rest/index.js';
 import { fromRestError } from '../../schema/lib/errors.js';
+import { boundedName } from './operationName.js';
 
 export const UNEXPECTED_ERROR_MESSAGE = 'Unexpected error.';
 
@@ -35,3 +40,79 @@ export const maskedErrors: NonNullable<YogaServerOptions<object, object>['masked
   errorMessage: UNEXPECTED_ERROR_MESSAGE,
   maskError,
 };
+
+/** Unexpected errors already logged with their operation: Yoga's own line for them is dropped. */
+const logged = new WeakSet<object>();
+const LOGGED_MESSAGE_LENGTH = 300;
+const cut = (text: string) => (text.length > LOGGED_MESSAGE_LENGTH ? `${text.slice(0, LOGGED_MESSAGE_LENGTH)}…` : text);
+
+/** An error the masking replaces (a foreign exception), as opposed to the gateway's own and REST errors. */
+function isUnexpected(error: GraphQLError): boolean {
+  const original = error.originalError;
+  return original !== undefined && !(original instanceof GraphQLError) && !(original instanceof RestError);
+}
+
+/**
+ * What a log line may say of an error: its class and message (cut), and its path. Never
+ * `GraphQLError.toString()`, which quotes the document around the error's location, argument
+ * values (a `shareKey`, an id) included.
+ */
+export function errorText(error: unknown): string {
+  if (error instanceof GraphQLError) {
+    const original = error.originalError;
+    const what = original && !(original instanceof GraphQLError) ? `${original.name}: ${cut(original.message)}` : cut(error.message);
+    return error.path ? `${what} at ${error.path.join('.')}` : what;
+  }
+  return error instanceof Error ? `${error.name}: ${cut(error.message)}` : String(error);
+}
+
+const hashes = new WeakMap<DocumentNode, string>();
+/** SHA-256 (hex) of the document's text, as APQ and persisted documents name it. */
+export function documentHash(document: DocumentNode): string {
+  let hash = hashes.get(document);
+  if (hash === undefined) hashes.set(document, (hash = createHash('sha256').update(document.loc?.source.body ?? print(document)).digest('hex')));
+  return hash;
+}
+
+/**
+ * One ERROR line per unexpected error of an operation, naming the operation (type and name, cut)
+ * and its document's hash, with the error's class, message and path: never the document or its
+ * variables. Runs before Yoga masks the error (user plugins come first), whose own line it replaces.
+ */
+export function useUnexpectedErrorLog(log: Logger): Plugin {
+  const report = (args: { document: DocumentNode; operationName?: string | null }, result: unknown) => {
+    const errors = (result as { errors?: readonly GraphQLError[] } | undefined)?.errors;
+    for (const error of errors ?? []) {
+      if (!(error instanceof GraphQLError) || !isUnexpected(error) || logged.has(error)) continue;
+      logged.add(error);
+      const operation = getOperationAST(args.document, args.operationName);
+      log.error(`unexpected error in ${operation?.operation ?? 'operation'} ${boundedName(operation?.name?.value) ?? 'anonymous'}`, {
+        document: documentHash(args.document),
+        error: errorText(error),
+      });
+    }
+  };
+  const watch = (args: { document: DocumentNode; operationName?: string | null }, result: unknown) =>
+    isAsyncIterable(result) ? { onNext: ({ result: part }: { result: unknown }) => report(args, part) } : report(args, result);
+  return {
+    onExecute: ({ args }) => ({ onExecuteDone: ({ result }) => watch(args, result) }),
+    onSubscribe: ({ args }) => ({ onSubscribeResult: ({ result }) => watch(args, result) }),
+  };
+}
+
+/** Yoga's `logging` over the gateway's logger: errors as `errorText` says, those logged with their operation once. */
+export function yogaLogging(log: Logger, debug: boolean): NonNullable<YogaServerOptions<object, object>['logging']> {
+  const text = (args: unknown[]) => args.map(errorText).join(' ');
+  return {
+    debug: debug ? (...args: unknown[]) => log.debug(text(args)) : () => undefined,
+    info: (...args: unknown[]) => log.info(text(args)),
+    warn: (...args: unknown[]) => log.warn(text(args)),
+    error: (...args: unknown[]) => {
+      if (args.length && args.every((a) => typeof a === 'object' && a !== null && logged.has(a))) return;
+      // A failed REST call (a code of the fixed set: counted in the metrics by code) is the caller's
+      // outcome, not the gateway's fault: no ERROR line each (a caller could write thousands).
+      if (args.some((a) => errorCode(a) !== undefined)) log.debug(text(args));
+      else log.error(text(args));
+    },
+  };
+}

@@ -1,7 +1,9 @@
 /**
- * Per-caller rate limit: at most `limit` operations per window (a minute) per caller (a hash of the
- * token, callerHash.ts), counted in Redis across replicas (an atomic INCR + PEXPIRE fixed window)
- * or in process. Over the limit the operation gets RATE_LIMITED with `extensions.retryAfter`
+ * Per-caller rate limit: at most `limit` operations per window (a minute) per token (a hash of
+ * it), and at most `anonymousLimit` per client address for work without an accepted token: no
+ * token, a token the REST API rejected, and (besides its own count) a token it has not accepted
+ * yet, so fresh junk tokens share their address's budget (src/rest/callerKey.ts). Counted in
+ * Redis across replicas (an atomic INCR + PEXPIRE fixed window) or in process. Over the limit the operation gets RATE_LIMITED with `extensions.retryAfter`
  * (seconds) and HTTP 429 with `Retry-After`, before parsing, the cache or any REST call.
  *
  * Not @envelop/rate-limiter: it limits fields marked by a `@rateLimit` directive (per field and
@@ -15,13 +17,15 @@ import { createGraphQLError, type Plugin } from 'graphql-yoga';
 import type { GraphQLError } from 'graphql';
 import type { Logger } from '../../log.js';
 import type { RedisHandle } from '../redis.js';
-import { callerHash } from '../lib/callerHash.js';
+import { callerIdentity } from '../lib/callerHash.js';
 
 export type RateLimitFailMode = 'open' | 'closed';
 
 export interface CallerRateLimitOptions {
-  /** Operations per window and caller (> 0). */
+  /** Operations per window and token (0: no limit). */
   limit: number;
+  /** Operations per window and client address for callers without an accepted token (0: no limit). */
+  anonymousLimit?: number;
   /** Window length in ms (default a minute). */
   windowMs?: number;
   /** Counts across replicas; in process without it. */
@@ -36,6 +40,8 @@ interface Count {
   /** ms until the window ends. */
   resetMs: number;
 }
+
+const PER_ADDRESS = 'per client address without an accepted token';
 
 /** Most callers the in-process counter tracks before dropping ended windows. */
 const MAX_LOCAL_CALLERS = 10_000;
@@ -74,16 +80,25 @@ export function useCallerRateLimit(options: CallerRateLimitOptions): Plugin {
     }
   };
 
-  /** The error that refuses this request's operation, if any. */
-  const check = async (request: Request): Promise<GraphQLError | undefined> => {
-    const key = callerHash(request);
+  /** Counts one operation against `key`; the error when that was over `limit`. */
+  const countAgainst = async (key: string, limit: number, what: string): Promise<GraphQLError | undefined> => {
     const counted = redis ? await countInRedis(key) : countLocally(key);
     if (!counted) return failMode === 'closed' ? rateLimited('Rate limit unavailable, retry later', 1) : undefined;
-    if (counted.count <= options.limit) return undefined;
-    return rateLimited(
-      `Rate limit exceeded: at most ${options.limit} operations per minute`,
-      Math.max(1, Math.ceil(counted.resetMs / 1000)),
-    );
+    if (counted.count <= limit) return undefined;
+    return rateLimited(`Rate limit exceeded: at most ${limit} operations per minute ${what}`, Math.max(1, Math.ceil(counted.resetMs / 1000)));
+  };
+
+  /**
+   * The error that refuses this request's operation, if any. A caller counts against its budget
+   * (its token, or its client address); a token not proven yet counts against its address too.
+   */
+  const check = async (request: Request): Promise<GraphQLError | undefined> => {
+    const { budget, address, proven } = callerIdentity(request);
+    const anonymous = options.anonymousLimit ?? 0;
+    const own = budget === address ? anonymous : options.limit;
+    const refused = own > 0 ? await countAgainst(budget, own, budget === address ? PER_ADDRESS : 'per token') : undefined;
+    if (refused || budget === address || proven || anonymous <= 0) return refused;
+    return countAgainst(address, anonymous, PER_ADDRESS);
   };
 
   // Operations that skip Yoga's params step (graphql-sse's own endpoint) are checked at execution.

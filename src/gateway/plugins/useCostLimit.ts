@@ -1,36 +1,36 @@
 /**
  * Rejects operations whose cost exceeds `maxCost`, before execution (so before any REST call).
  * The cost estimates the REST calls an operation can make when nothing is cached, computed with
- * graphql-query-complexity and this estimator, field by field:
+ * graphql-query-complexity from the cost each field declares (src/schema/lib/cost.ts: the same
+ * `@cost` and `@listSize` the subgraph SDL gives routers), field by field:
  *
- *   cost(field) = base(field) + multiplier(field) × Σ cost(each field of its selection)
+ *   cost(field) = weight(field) + size(field) × Σ cost(each field of its selection)
  *
- *   base       = 1 when the field may make a REST call: a root field (query, mutation,
- *                subscription), a connection, a field returning a Node (an edge to another
- *                object, loaded by its REST path), or a field with arguments (a computed field
- *                such as `ChangeRequest.pdfUrl(only:)`);
- *                0 for what the parent's REST JSON already carries (scalars, enums, embedded
- *                objects such as `body`), the connection plumbing (`edges`, `nodes`, `node`,
- *                `pageInfo`, `cursor`) and introspection (`__schema`, `__type`, `__typename`).
- *   multiplier = for a connection, its `first` (absent: `defaultPageSize`; clamped to
- *                0..`maxPageSize` as the field itself enforces): each item may cost its selection;
- *                otherwise 1.
+ *   weight = its `@cost` weight: 1 when the field may make a REST call (a root field, a
+ *            connection, a field returning a Node, a field with arguments), 0 for what the
+ *            parent's REST JSON carries and the connection plumbing; introspection is
+ *            priced by the objects it returns (src/gateway/lib/introspectionCost.ts).
+ *   size   = for a field with `@listSize(slicingArguments: ["first"], …)` (a connection), its
+ *            `first` (absent: `defaultPageSize`; clamped to 0..`maxPageSize` as the field itself
+ *            enforces): each item may cost what is below `edges`/`nodes`; otherwise 1.
+ *
+ * This is the IBM spec's static cost (as Apollo Router and Hive Gateway compute it, with type costs
+ * 0: the weights are the whole price) where the two can agree: a router has no `defaultPageSize`
+ * setting (it reads `assumedSize`, the setting's default) and prices a plain list by its own
+ * default list size, where the gateway counts a list the parent's JSON carries once.
  *
  * A list of objects to load, `nodes(ids:)` or `_entities(representations:)`, costs one REST call
- * per item on top: 1 + n × (1 + its selection); more than `maxIds` items are refused outright.
+ * per item on top: 1 + n × (1 + its selection) (routers: `assumedSize` = `maxIds`'s default items);
+ * more than `maxIds` items are refused outright.
  *
  * Abstract selections take their costliest branch. Example: `organization { spaces(first: 100)
  * { nodes { changeRequests(first: 100) { nodes { comments(first: 100) { nodes { id } } } } } } }`
  * costs 1 + (1 + 100 × (1 + 100 × (1 + 100 × 0))) = 10 102.
  */
 import {
-  getNamedType,
   getOperationAST,
   getVariableValues,
-  isInterfaceType,
-  isObjectType,
   type DocumentNode,
-  type GraphQLCompositeType,
   type GraphQLError,
   type GraphQLField,
   type GraphQLSchema,
@@ -39,7 +39,9 @@ import type { ComplexityEstimator } from 'graphql-query-complexity';
 import type { Plugin } from 'graphql-yoga';
 import { createRequire } from 'node:module';
 import type { GatewayLimits } from '../context.js';
+import { introspectionCost } from '../lib/introspectionCost.js';
 import { limitError } from '../lib/limitError.js';
+import { costOf, LOADED_LISTS, type ListSizeDeclaration } from '../../schema/lib/cost.js';
 
 // The CommonJS build: it shares the `graphql` instance the rest of the gateway loads (the ESM
 // build imports graphql's .mjs files, a second instance that rejects our schema's types).
@@ -60,7 +62,6 @@ class TooManyIds extends Error {
 
 /** Fields evaluated (fragments expanded at each spread) beyond which an operation is refused unpriced. */
 const MAX_EVALUATED_FIELDS = 20_000;
-const PLUMBING = new Set(['edges', 'nodes', 'node', 'pageInfo', 'cursor']);
 
 /** Verdicts kept per parsed document (Yoga caches those per query text); more shapes of variables start over. */
 const VERDICTS_PER_DOCUMENT = 64;
@@ -161,21 +162,17 @@ export function operationCost(
   });
 }
 
-/** The estimator of the formula above. */
+/** The estimator of the formula above, from the fields' declared `@cost` and `@listSize` (cost.ts). */
 export function restCostEstimator(schema: GraphQLSchema, pages: Pages): ComplexityEstimator {
-  const roots = new Set([schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()].filter(Boolean));
   return ({ type, field, args, childComplexity }) => {
-    if (field.name.startsWith('__')) return 0;
-    const plumbing = PLUMBING.has(field.name) && /(Connection|Edge)$/.test(type.name);
-    const base = plumbing ? 0 : roots.has(type as never) || isConnection(field) || returnsNode(field) || field.args.length > 0 ? 1 : 0;
+    if (field.name.startsWith('__') || type.name.startsWith('__')) return introspectionCost(schema, type.name, field.name, childComplexity);
+    const { cost, listSize } = costOf(field);
+    const weight = cost?.weight ?? 0;
     const items = loadedItems(field, args, pages.maxIds);
-    if (items !== undefined) return base + items * (1 + childComplexity);
-    return base + multiplier(field, args, pages) * childComplexity;
+    if (items !== undefined) return weight + items * (weight + childComplexity);
+    return weight + pageSize(listSize, args, pages) * childComplexity;
   };
 }
-
-/** The argument of a root field that lists objects to load, one REST call each. */
-const LOADED_LISTS: Record<string, string> = { nodes: 'ids', _entities: 'representations' };
 
 function loadedItems(field: GraphQLField<unknown, unknown>, args: Record<string, unknown>, maxIds: number): number | undefined {
   const list = LOADED_LISTS[field.name] === undefined ? undefined : args[LOADED_LISTS[field.name]];
@@ -184,18 +181,13 @@ function loadedItems(field: GraphQLField<unknown, unknown>, args: Record<string,
   return list.length;
 }
 
-function multiplier(field: GraphQLField<unknown, unknown>, args: Record<string, unknown>, pages: Pages): number {
-  if (!isConnection(field)) return 1;
-  const first = typeof args.first === 'number' ? args.first : pages.defaultPageSize;
-  return Math.min(Math.max(first, 0), pages.maxPageSize);
-}
-
-function isConnection(field: GraphQLField<unknown, unknown>): boolean {
-  return getNamedType(field.type).name.endsWith('Connection') && field.args.some((a) => a.name === 'first');
-}
-
-function returnsNode(field: GraphQLField<unknown, unknown>): boolean {
-  const type = getNamedType(field.type) as GraphQLCompositeType;
-  if (isInterfaceType(type) && type.name === 'Node') return true;
-  return (isObjectType(type) || isInterfaceType(type)) && type.getInterfaces().some((i) => i.name === 'Node');
+/**
+ * The items a sized field multiplies its selection by: its slicing argument (`first`), absent the
+ * gateway's default page size (the SDL's `assumedSize` is the setting's default), clamped to
+ * 0..`maxPageSize` as the field itself enforces; 1 for a field with no `@listSize`.
+ */
+function pageSize(listSize: ListSizeDeclaration | undefined, args: Record<string, unknown>, pages: Pages): number {
+  if (!listSize?.slicingArguments) return 1;
+  const given = listSize.slicingArguments.map((name) => args[name]).find((v) => typeof v === 'number');
+  return Math.min(Math.max(given ?? pages.defaultPageSize, 0), pages.maxPageSize);
 }

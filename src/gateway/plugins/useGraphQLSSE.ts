@@ -7,7 +7,8 @@
  *   `POST` or `DELETE` naming it from another caller is refused (403 FORBIDDEN), so nobody
  *   reads or feeds another caller's stream.
  * - A reservation nobody connects to within `reservationTtlMs` is dropped, with what was queued.
- * - Reservations are capped per caller and in total (429 RATE_LIMITED), and so are events queued
+ * - Reservations are capped per caller (per client address for callers without an accepted token:
+ *   lib/callerHash.ts) and in total (429 RATE_LIMITED), and so are events queued
  *   for streams that were not read yet: past either cap, the stream ends (graphql-sse keeps them in
  *   an unbounded array otherwise).
  * - Every answer is a GraphQL result or error with a code of the fixed set: parse, validation and
@@ -20,9 +21,11 @@ import { TOKEN_HEADER_KEY, TOKEN_QUERY_KEY } from 'graphql-sse';
 import { createHandler, type HandlerOptions } from 'graphql-sse/lib/use/fetch';
 import type { Plugin, YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from '../../log.js';
-import { callerHash } from '../lib/callerHash.js';
+import { systemClock, type Clock } from '../../rest/index.js';
+import { callerBudget, callerHash } from '../lib/callerHash.js';
 import { maskError, UNEXPECTED_ERROR_MESSAGE } from '../lib/maskedErrors.js';
 import { requestPath } from '../lib/requestPath.js';
+import { persistedStreamQuery } from './usePersistedOperations.js';
 
 export interface StreamLimits {
   /** A reservation nobody connected to is dropped after this long. */
@@ -43,10 +46,13 @@ export const DEFAULT_STREAM_LIMITS: StreamLimits = {
 };
 
 interface Reservation {
+  /** Who owns it (callerHash). */
   caller: string;
+  /** Whose caps it counts against (callerBudget: a client address for callers without an accepted token). */
+  budget: string;
   claimed: boolean;
   queued: number;
-  timer: ReturnType<typeof setTimeout>;
+  timer: unknown;
 }
 
 interface Tally {
@@ -61,8 +67,9 @@ const CODE_BY_STATUS: Record<number, string> = { 403: 'FORBIDDEN', 404: 'NOT_FOU
 const codeOf = (status: number) => CODE_BY_STATUS[status] ?? (status >= 500 ? 'UPSTREAM_ERROR' : 'BAD_USER_INPUT');
 const EVENT = 'e'.charCodeAt(0); // a chunk that starts an `event:` (the others are `:` pings)
 
-export function useGraphQLSSE(options: { endpoint?: string; limits?: Partial<StreamLimits>; log?: Logger } = {}): Plugin {
+export function useGraphQLSSE(options: { endpoint?: string; limits?: Partial<StreamLimits>; log?: Logger; clock?: Clock } = {}): Plugin {
   const endpoint = options.endpoint ?? '/graphql/stream';
+  const clock = options.clock ?? systemClock;
   const limits = { ...DEFAULT_STREAM_LIMITS, ...options.limits };
   const reservations = new Map<string, Reservation>();
   const tallies = new Map<string, Tally>();
@@ -74,20 +81,20 @@ export function useGraphQLSSE(options: { endpoint?: string; limits?: Partial<Str
   let yoga!: YogaServerInstance<Record<string, unknown>, Record<string, unknown>>;
   let handler!: (request: Request) => Promise<Response>;
 
-  const tally = (caller: string) => {
-    let t = tallies.get(caller);
-    if (!t) tallies.set(caller, (t = { reservations: 0, queued: 0 }));
+  const tally = (budget: string) => {
+    let t = tallies.get(budget);
+    if (!t) tallies.set(budget, (t = { reservations: 0, queued: 0 }));
     return t;
   };
 
-  function reserve(caller: string): string | Refusal {
-    const t = tally(caller);
+  function reserve(caller: string, budget: string): string | Refusal {
+    const t = tally(budget);
     if (t.reservations >= limits.maxReservationsPerCaller || total.reservations >= limits.maxReservations)
       return refusal(429, `Too many event stream reservations (at most ${limits.maxReservationsPerCaller} per caller); close one first.`);
     const token = randomUUID();
-    const timer = setTimeout(() => void expire(token), limits.reservationTtlMs);
-    timer.unref?.();
-    reservations.set(token, { caller, claimed: false, queued: 0, timer });
+    const timer = clock.setTimeout(() => void expire(token), limits.reservationTtlMs);
+    (timer as { unref?: () => void }).unref?.();
+    reservations.set(token, { caller, budget, claimed: false, queued: 0, timer });
     t.reservations++;
     total.reservations++;
     return token;
@@ -96,14 +103,14 @@ export function useGraphQLSSE(options: { endpoint?: string; limits?: Partial<Str
   function release(token: string): void {
     const r = reservations.get(token);
     if (!r) return;
-    clearTimeout(r.timer);
+    clock.clearTimeout(r.timer);
     reservations.delete(token);
-    const t = tally(r.caller);
+    const t = tally(r.budget);
     t.reservations--;
     t.queued -= r.queued;
     total.reservations--;
     total.queued -= r.queued;
-    if (t.reservations === 0) tallies.delete(r.caller);
+    if (t.reservations === 0) tallies.delete(r.budget);
   }
 
   /** Drops an unclaimed reservation: graphql-sse ends a stream (and its operations) when its reader goes away. */
@@ -121,7 +128,7 @@ export function useGraphQLSSE(options: { endpoint?: string; limits?: Partial<Str
     const token = streamOf.get(raw);
     const r = token === undefined ? undefined : reservations.get(token);
     if (!r) return;
-    const t = tally(r.caller);
+    const t = tally(r.budget);
     if (t.queued >= limits.maxQueuedEventsPerCaller || total.queued >= limits.maxQueuedEvents) {
       release(token!);
       options.log?.warn('graphql-sse stream ended: too many events queued and not read');
@@ -136,7 +143,7 @@ export function useGraphQLSSE(options: { endpoint?: string; limits?: Partial<Str
     const r = reservations.get(token);
     if (!r || r.queued === 0) return;
     r.queued--;
-    tally(r.caller).queued--;
+    tally(r.budget).queued--;
     total.queued--;
   }
 
@@ -147,7 +154,7 @@ export function useGraphQLSSE(options: { endpoint?: string; limits?: Partial<Str
       if (own) return own;
       const caller = callerOf(raw);
       if (raw.method === 'PUT') {
-        const token = reserve(caller);
+        const token = reserve(caller, callerBudget(raw));
         if (typeof token === 'string') streamOf.set(raw, token);
         return token;
       }
@@ -163,7 +170,7 @@ export function useGraphQLSSE(options: { endpoint?: string; limits?: Partial<Str
       const enveloped = yoga.getEnveloped({ ...(serverContexts.get(raw) as object), request: raw, params });
       let document;
       try {
-        document = enveloped.parse(params.query);
+        document = enveloped.parse(persistedStreamQuery(yoga, raw, params) ?? params.query);
       } catch (error) {
         return { data: null, errors: [clientError(error)] };
       }
@@ -206,7 +213,7 @@ export function useGraphQLSSE(options: { endpoint?: string; limits?: Partial<Str
     const r = reservations.get(token);
     if (!r) return response;
     r.claimed = true;
-    clearTimeout(r.timer);
+    clock.clearTimeout(r.timer);
     const reader = response.body!.getReader();
     const body = new yoga.fetchAPI.ReadableStream<Uint8Array>({
       async pull(controller) {
@@ -266,7 +273,7 @@ export function useGraphQLSSE(options: { endpoint?: string; limits?: Partial<Str
   };
 }
 
-/** The caller a stream belongs to: a hash of its Authorization header (absent: the anonymous caller). */
+/** The caller a stream belongs to: its key (a hash of its token, however `Bearer` is spelled; absent: the anonymous caller). */
 const callerOf = callerHash;
 
 function refusal(status: number, message: string): Refusal {

@@ -1,18 +1,22 @@
 /**
  * Persisted operations (Yoga's plugin) and automatic persisted queries.
  *
- * - `documents`: id → document, as the Relay compiler's `--persist-output` and GraphQL Codegen's
- *   client preset (`persisted-documents.json`) write; a request sends `{"documentId": "<id>"}`
- *   (or the id as `extensions.persistedQuery.sha256Hash`) instead of `query`.
+ * - `documents`: id → document, as the Relay compiler's `persistConfig` (md5/sha ids) and GraphQL
+ *   Codegen's client preset (`persisted-documents.json`, `sha256:<hex>` ids) write, ids taken as
+ *   written; a request sends `{"documentId": "<id>"}` (or `GET /graphql?documentId=…`, or the id as
+ *   `extensions.persistedQuery.sha256Hash`) instead of `query`.
  * - APQ (Apollo's protocol): a request with only `extensions.persistedQuery.sha256Hash` runs the
  *   document registered under that hash, or gets `PersistedQueryNotFound`; the client then sends the
  *   query with its hash, which is checked (SHA-256 of the query) and registered once the document
- *   passes validation and the query limits (when it is about to run). Registered hashes
- *   live in Redis when configured (`dg:apq:<hash>`, so one replica's registration serves all), in a
- *   bounded process map otherwise (and while Redis is down).
+ *   passed parsing, validation and every query limit (depth, aliases, tokens, fields, cost): when
+ *   it is about to be executed, so a refused document takes no room. A document over `apqMaxBytes`,
+ *   or past its caller's `apqQuota` registrations in the hour, still runs but is not registered
+ *   (the client keeps sending it whole: slower, never broken). Registered hashes live in Redis when
+ *   configured (`dg:apq:<hash>`, so one replica's registration serves all; the quota is counted
+ *   there too), in a process map bounded in count and bytes otherwise (and while Redis is down).
  * - `only`: nothing but the documents of the file runs (no raw document, no APQ registration),
- *   refused before parsing, so before any REST call; also over graphql-sse's endpoint, which cannot
- *   carry an id.
+ *   refused before parsing, so before any REST call; over graphql-sse's endpoint, refused at
+ *   execution unless `persistedStreamQuery` resolved the operation's id.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -20,6 +24,7 @@ import { usePersistedOperations as useYogaPersistedOperations } from '@graphql-y
 import type { GraphQLError } from 'graphql';
 import { createGraphQLError, type GraphQLParams, type Plugin } from 'graphql-yoga';
 import type { Logger } from '../../log.js';
+import { callerBudget } from '../lib/callerHash.js';
 import type { RedisHandle } from '../redis.js';
 
 export interface PersistedOperationsOptions {
@@ -32,9 +37,21 @@ export interface PersistedOperationsOptions {
   log: Logger;
   /** Most APQ documents kept in process (default 1000). */
   maxLocalDocuments?: number;
+  /** Most characters of APQ documents kept in process, all together (default 4 M). */
+  maxLocalChars?: number;
   /** How long Redis keeps an APQ document after its registration (default a day). */
   apqTtlMs?: number;
+  /** Largest APQ document registered, in bytes (default 32 KB); a larger one runs unregistered. */
+  apqMaxBytes?: number;
+  /** APQ registrations per caller and hour (default 100; 0: none); past it, documents run unregistered. */
+  apqQuota?: number;
+  /** Clock of the quota's hour (tests). */
+  now?: () => number;
 }
+
+export const DEFAULT_APQ_MAX_BYTES = 32_768;
+export const DEFAULT_APQ_QUOTA = 100;
+const QUOTA_WINDOW_MS = 3_600_000;
 
 /** Reads a persisted operations file (a JSON object of id → document), or throws a message naming it. */
 export function loadPersistedOperations(file: string): Record<string, string> {
@@ -64,6 +81,30 @@ const apqHash = (params: GraphQLParams): string | undefined => {
   return apq?.version === 1 && typeof apq.sha256Hash === 'string' ? apq.sha256Hash : undefined;
 };
 
+/**
+ * Yoga reads only `query`, `operationName`, `variables` and `extensions` from a GET's search
+ * parameters (its `extraParamNames` apply to bodies); the id of `GET /graphql?documentId=…` is read
+ * here. A mutation found under it is still refused over GET (Yoga's 405, once parsed).
+ */
+function documentIdOf(params: GraphQLParams, request: Request): string | undefined {
+  const documentId =
+    (params as { documentId?: unknown }).documentId ?? (request.method === 'GET' ? new URL(request.url).searchParams.get('documentId') : undefined);
+  return typeof documentId === 'string' ? documentId : undefined;
+}
+
+/** Per gateway (its Yoga instance): the document of a graphql-sse operation's persisted id. */
+const streamResolvers = new WeakMap<object, (request: Request, params: GraphQLParams) => string | undefined>();
+
+/**
+ * The persisted document a graphql-sse operation names, for `yoga`'s documents. graphql-sse's
+ * handler skips Yoga's params step and keeps only `query`, `operationName`, `variables` and
+ * `extensions`, so the id comes as `extensions.persistedQuery.sha256Hash` with an empty `query`.
+ * Undefined when the operation names none of the file's documents (its `query` runs as sent, and
+ * is refused under `only`).
+ */
+export const persistedStreamQuery = (yoga: object, request: Request, params: GraphQLParams): string | undefined =>
+  streamResolvers.get(yoga)?.(request, params);
+
 const badRequest = (message: string) =>
   createGraphQLError(message, { extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } } });
 
@@ -71,39 +112,64 @@ export function usePersistedOperations(options: PersistedOperationsOptions): Plu
   const documents = new Map(Object.entries(options.documents ?? {}));
   const only = options.only ?? false;
   const apq = apqStore(options);
+  const quota = apqQuota(options);
+  const maxBytes = options.apqMaxBytes ?? DEFAULT_APQ_MAX_BYTES;
+  const registers = (options.apqQuota ?? DEFAULT_APQ_QUOTA) > 0;
   const onlyError = () =>
     badRequest('Only persisted operations are accepted: send {"documentId": "<id>"} (the gateway runs with --persisted-only)');
   const viaParams = new WeakSet<Request>();
-  // Registrations wait for the document to pass parsing, validation and the query limits: only a
+  // Registrations wait for the document to pass parsing, validation and every query limit: only a
   // document that runs is stored (garbage sent with its hash takes no room in Redis).
   const toRegister = new WeakMap<Request, [hash: string, document: string]>();
-  // Synchronous unless there is something to do (an async hook costs every operation a promise).
-  const atExecution = (context: { request?: Request }, stop: (result: { data: null; errors: GraphQLError[] }) => void) => {
+  // The limits that price an operation (cost) refuse it in their own onExecute/onSubscribe, which
+  // run after this one: the registration goes into the execute (subscribe) function itself, which
+  // runs only once every plugin let the operation through. Synchronous unless there is something to
+  // do (an async hook costs every operation a promise).
+  const atExecution = <F extends (args: never) => unknown>(
+    context: { request?: Request },
+    stop: (result: { data: null; errors: GraphQLError[] }) => void,
+    run: F,
+    setRun: (run: F) => void,
+  ) => {
     const { request } = context;
     if (!request) return;
     if (only && !viaParams.has(request)) return stop({ data: null, errors: [onlyError()] });
-    if (toRegister.has(request)) return register(request);
+    if (toRegister.has(request)) setRun(((args: never) => register(request).then(() => run(args))) as F);
   };
   const register = async (request: Request) => {
     const registration = toRegister.get(request);
     toRegister.delete(request);
-    if (registration) await apq.set(...registration);
+    if (!registration) return;
+    if (await quota.take(callerBudget(request))) await apq.set(...registration);
+    else options.log.debug('persisted queries: caller over its APQ registration quota, not registered');
   };
 
   return [
     {
+      onYogaInit({ yoga }) {
+        streamResolvers.set(yoga, (request, params) => {
+          const hash = params.query ? undefined : apqHash(params);
+          const document = hash === undefined ? undefined : documents.get(hash);
+          if (document !== undefined) viaParams.add(request);
+          return document;
+        });
+      },
       // APQ registration: a query sent with its hash.
       onParams({ params, request }) {
         if (only) viaParams.add(request);
         const hash = apqHash(params);
         if (!params.query || hash === undefined) return;
         if (only) throw onlyError();
+        // Too large to keep (checked before hashing it): it runs as a plain query.
+        if (!registers || params.query.length > maxBytes || Buffer.byteLength(params.query) > maxBytes) return;
         if (createHash('sha256').update(params.query).digest('hex') !== hash.toLowerCase())
           throw badRequest('provided sha does not match query');
         toRegister.set(request, [hash.toLowerCase(), params.query]);
       },
-      onExecute: ({ args, setResultAndStopExecution }) => atExecution(args.contextValue as { request?: Request }, setResultAndStopExecution),
-      onSubscribe: ({ args, setResultAndStopExecution }) => atExecution(args.contextValue as { request?: Request }, setResultAndStopExecution),
+      onExecute: ({ args, setResultAndStopExecution, executeFn, setExecuteFn }) =>
+        atExecution(args.contextValue as { request?: Request }, setResultAndStopExecution, executeFn, setExecuteFn),
+      onSubscribe: ({ args, setResultAndStopExecution, subscribeFn, setSubscribeFn }) =>
+        atExecution(args.contextValue as { request?: Request }, setResultAndStopExecution, subscribeFn, setSubscribeFn),
       // A response-cache hit runs nothing, but its document ran (and validated) before for this caller.
       onExecutionResult: ({ request, result }) => {
         if ((result as Record<symbol, unknown>)[Symbol.for('servedFromResponseCache')] && toRegister.has(request)) return register(request);
@@ -111,15 +177,16 @@ export function usePersistedOperations(options: PersistedOperationsOptions): Plu
     },
     useYogaPersistedOperations({
       allowArbitraryOperations: !only,
-      extractPersistedOperationId: (params) => {
-        const documentId = (params as { documentId?: unknown }).documentId;
-        return typeof documentId === 'string' ? documentId : (apqHash(params) ?? null);
-      },
+      extractPersistedOperationId: (params, request) => documentIdOf(params, request) ?? apqHash(params) ?? null,
       getPersistedOperation: async (id) => documents.get(id) ?? (only ? null : apq.get(id.toLowerCase())),
       customErrors: {
-        // APQ clients (Apollo's link, Apollo Kotlin/iOS, urql) recognize the message and then register the
-        // query; the code stays in the fixed set.
-        notFound: { message: 'PersistedQueryNotFound', extensions: { code: 'BAD_USER_INPUT' } },
+        // An unknown APQ hash: APQ clients (Apollo's link, Apollo Kotlin/iOS, urql) recognize the message
+        // and then register the query. An unknown documentId is the client's mistake (a manifest the
+        // gateway was not given): nothing to retry.
+        notFound: ({ params, request }) =>
+          documentIdOf(params, request) === undefined
+            ? createGraphQLError('PersistedQueryNotFound', { extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' } })
+            : badRequest('Unknown documentId: not one of the persisted documents the gateway was started with'),
         keyNotFound: () => badRequest('Must provide a query, a documentId or extensions.persistedQuery.sha256Hash'),
         persistedQueryOnly: onlyError,
       },
@@ -132,21 +199,30 @@ interface ApqStore {
   set(hash: string, document: string): Promise<void>;
 }
 
-/** Redis when configured and up, else a bounded process map (oldest registration dropped first). */
+const redisFailed = (log: Logger) => (error: Error) => {
+  log.debug('persisted queries: redis failed, using process memory', { error: error.name });
+  return null;
+};
+
+/** Redis when configured and up, else a process map bounded in count and characters (oldest registration dropped first). */
 function apqStore(options: PersistedOperationsOptions): ApqStore {
   const { redis, log } = options;
   const max = options.maxLocalDocuments ?? 1000;
+  const maxChars = options.maxLocalChars ?? 4_000_000;
   const ttl = options.apqTtlMs ?? 86_400_000;
   const local = new Map<string, string>();
+  let chars = 0;
   const remember = (hash: string, document: string) => {
-    local.delete(hash);
+    forget(hash);
     local.set(hash, document);
-    if (local.size > max) local.delete(local.keys().next().value!);
+    chars += document.length;
+    while (local.size > max || chars > maxChars) forget(local.keys().next().value!);
   };
-  const failed = (error: Error) => {
-    log.debug('persisted queries: redis failed, using process memory', { error: error.name });
-    return null;
+  const forget = (hash: string) => {
+    chars -= local.get(hash)?.length ?? 0;
+    local.delete(hash);
   };
+  const failed = redisFailed(log);
   const shared = () => redis && redis.isRedisReady();
   return {
     async get(hash) {
@@ -156,6 +232,46 @@ function apqStore(options: PersistedOperationsOptions): ApqStore {
     async set(hash, document) {
       if (shared()) await redis!.client.set(`dg:apq:${hash}`, document, 'PX', ttl).catch(failed);
       remember(hash, document);
+    },
+  };
+}
+
+interface ApqQuota {
+  /** Counts one registration of `caller` in the current hour; false past the quota. */
+  take(caller: string): Promise<boolean>;
+}
+
+/**
+ * Registrations per caller (its hash, never its token) in fixed hours: counted in Redis when it is
+ * up (`dg:apq:quota:<caller>`, for all replicas), in a bounded process map otherwise.
+ */
+function apqQuota(options: PersistedOperationsOptions): ApqQuota {
+  const { redis, log } = options;
+  const limit = options.apqQuota ?? DEFAULT_APQ_QUOTA;
+  const now = options.now ?? Date.now;
+  const failed = redisFailed(log);
+  const local = new Map<string, { count: number; until: number }>();
+  const countLocally = (caller: string) => {
+    const t = now();
+    let entry = local.get(caller);
+    if (!entry || entry.until <= t) {
+      local.delete(caller);
+      local.set(caller, (entry = { count: 0, until: t + QUOTA_WINDOW_MS }));
+      // One entry per caller seen in the hour, the oldest dropped first past 10 000.
+      if (local.size > 10_000) local.delete(local.keys().next().value!);
+    }
+    return ++entry.count;
+  };
+  const countShared = async (caller: string) => {
+    const key = `dg:apq:quota:${caller}`;
+    const replies = await redis!.client.multi().set(key, '0', 'PX', QUOTA_WINDOW_MS, 'NX').incr(key).exec().catch(failed);
+    const count = replies?.[1]?.[1];
+    return typeof count === 'number' ? count : null;
+  };
+  return {
+    async take(caller) {
+      const count = (redis && redis.isRedisReady() ? await countShared(caller) : null) ?? countLocally(caller);
+      return count <= limit;
     },
   };
 }

@@ -1,6 +1,9 @@
 /**
- * `GET /ready` through Yoga's readiness plugin: 200 while every named check passes, 503 otherwise,
- * with `{"status", "checks": {name: "ok" | "failing"}}` (no error text: it could name internals).
+ * `GET /ready` through Yoga's readiness plugin: 200 while every required check passes, 503
+ * otherwise, with `{"status", "checks": {name: "ok" | "failing"}}` (no error text: it could name
+ * internals). An optional check (Redis, unless the operator says it is required: the gateway works
+ * without it) is reported but does not make the replica unready, so a shared dependency's outage
+ * never drains every replica at once.
  * Each check gets `timeoutMs` (a hanging dependency fails the check, it does not hang the probe);
  * the result is reused for `cacheMs`, and concurrent probes share one run, so load balancers
  * polling often do not multiply the calls to the dependencies. (`GET /health`, liveness, is Yoga's
@@ -17,6 +20,8 @@ export interface ReadyCheck {
   name: string;
   /** Resolves (to anything but `false`) when the dependency is usable; rejecting or `false` fails it. */
   check(signal: AbortSignal): Promise<unknown>;
+  /** Reported but not counted: a failing optional check leaves `/ready` at 200 (default: required). */
+  optional?: boolean;
 }
 
 export interface ReadinessOptions {
@@ -68,7 +73,7 @@ export function useReadiness(checks: ReadyCheck[], options: ReadinessOptions = {
 async function runChecks(checks: ReadyCheck[], timeoutMs: number): Promise<Report> {
   const results = await Promise.all(checks.map((c) => passes(c, timeoutMs)));
   return {
-    ready: results.every(Boolean),
+    ready: results.every((ok, i) => ok || checks[i].optional),
     checks: Object.fromEntries(checks.map((c, i) => [c.name, results[i] ? 'ok' : 'failing'])),
   };
 }

@@ -1,23 +1,27 @@
 /**
- * One debug line per GraphQL operation: its name and type, the time it took and its error codes.
- * Never the variables or the token. The REST calls it made are logged by src/rest at debug too.
+ * One debug line per GraphQL operation: its name (cut to MAX_OPERATION_NAME_LENGTH) and type,
+ * its document's SHA-256, the time it took and its error codes. Never the document's text, the
+ * variables or the token. The REST calls it made are logged by src/rest at debug too.
  */
 import { getOperationAST } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from '../../log.js';
+import { documentHash } from '../lib/maskedErrors.js';
+import { boundedName } from '../lib/operationName.js';
 
 export function useRequestLog(log: Logger): Plugin {
   return {
     onExecute({ args }) {
       const started = performance.now();
       const op = getOperationAST(args.document, args.operationName);
-      const name = op?.name?.value ?? 'anonymous';
+      const name = boundedName(op?.name?.value) ?? 'anonymous';
       const type = op?.operation ?? 'query';
       return {
         onExecuteDone({ result }) {
           const errors = 'errors' in result && result.errors ? result.errors : [];
           const codes = [...new Set(errors.map((e) => String(e.extensions?.code ?? 'UNKNOWN')))];
-          log.debug(`graphql ${type} ${name} ${Math.round(performance.now() - started)}ms`, codes.length ? { errors: codes.join(',') } : undefined);
+          const document = documentHash(args.document);
+          log.debug(`graphql ${type} ${name} ${Math.round(performance.now() - started)}ms`, codes.length ? { document, errors: codes.join(',') } : { document });
         },
       };
     },

@@ -3,49 +3,44 @@
  * choices.
  *
  * - Private per caller: the session is a hash of the caller's Authorization header (callerHash.ts),
- *   so the cache key of a result holds no token; callers without a token share one session.
+ *   so the cache key of a result holds no token; callers without a token share one session. A
+ *   response to a caller with a token says `Cache-Control: private, no-store`, and a cached result
+ *   carries an opaque `ETag` (a hash of its key and data; no `Last-Modified`, and no 304 answered
+ *   from a client's `If-None-Match`: the library's lookup of that header is left out).
  * - Entities are nodes by their global id (`Type:<id>`); the plugin adds `id` to every selection
  *   set of a node type, so a node is recorded even when the client did not select its id.
  * - A mutation invalidates, on every replica sharing the store: the nodes of its payload (the
  *   plugin), the node a `deletedId` names, the nodes its input names by REST keys
  *   (`organizationId`, `spaceId` + `changeRequestId`, …: the parents whose lists a create or delete
- *   changes), every cached result holding a node of the type it creates or deletes (root lists,
- *   empty lists), and, for writes that change who may see what (members, teams, permissions,
- *   transfers, moves), every result holding an object with `permissions`. The mutation's response
- *   is sent only once these invalidations are done, so the caller's next read, on any replica,
- *   sees the write.
+ *   changes) and every cached result holding a node of the type it creates or deletes (root lists,
+ *   empty lists).
+ * - A write that changes who may read what (ACCESS_WRITES: permissions, members, teams, SAML/SSO,
+ *   share links, site audience, transfers and moves, a `defaultLevel`) renews the store's access
+ *   generation, which is part of every result key: every result cached before it, of any type and
+ *   any caller, anonymous share-key reads included, is out of reach on every replica.
+ * - The mutation's response is sent only once these are done, so the caller's next read, on any
+ *   replica, sees the write.
  * - Results with errors, mutations and subscriptions are never cached; a result lives the TTL of
  *   its shortest-lived type (`ttlPerType`).
- * - Store: process memory (LRU), or Redis (@envelop/response-cache-redis) when a Redis handle is
- *   given. Redis keys are `dg:rc:…` and hold hashes only (no token, no raw id). While Redis is down
- *   the cache is bypassed (every request is a miss, nothing is stored).
+ * - Store: process memory (LRU), or Redis (responseCacheStores.ts: lookup sets that shrink as
+ *   their results expire, invalidation in bounded batches) when a Redis handle is given. While
+ *   Redis is down the cache is bypassed (every request is a miss, nothing is stored).
  *
  * `extensions.responseCache.hit` says whether a result came from the cache.
  */
 import { createHash } from 'node:crypto';
-import { createRedisCache } from '@envelop/response-cache-redis';
 import { isAsyncIterable, type Plugin as EnvelopPlugin } from '@envelop/core';
 import type { CacheEntityRecord } from '@envelop/response-cache';
-import {
-  createInMemoryCache,
-  useResponseCache as useYogaResponseCache,
-  type Cache,
-} from '@graphql-yoga/plugin-response-cache';
+import { useResponseCache as useYogaResponseCache } from '@graphql-yoga/plugin-response-cache';
 import { decodeGlobalID, encodeGlobalID } from '@pothos/plugin-relay';
-import {
-  getArgumentValues,
-  getOperationAST,
-  isObjectType,
-  Kind,
-  type ExecutionArgs,
-  type GraphQLSchema,
-  type OperationDefinitionNode,
-} from 'graphql';
+import { getArgumentValues, getOperationAST, Kind, type ExecutionArgs, type OperationDefinitionNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from '../../log.js';
 import { encodeKeys } from '../../schema/lib/node.js';
+import { RESOURCES } from '../../schema/resources.js';
 import type { RedisHandle } from '../redis.js';
 import { callerHash } from '../lib/callerHash.js';
+import { CACHE_PREFIX, memoryCache, redisCache, type GenerationalCache } from '../lib/responseCacheStores.js';
 
 export interface ResponseCacheOptions {
   /** Default time to live of a cached result, in ms (> 0). */
@@ -79,35 +74,62 @@ const NODES_BY_INPUT_KEYS: Array<[typename: string, keys: string[]]> = [
   ['Comment', ['spaceId', 'changeRequestId', 'commentId']],
 ];
 
-/** Writes that change who may see what (and so every `permissions` flag and accessible list). */
-const ACCESS_WRITE = /Permission|Member|Team|^transfer|^move(Space|Collection)$|^joinOrganization$|^inviteToOrganization$/;
+/**
+ * Writes that change who may read what: every write of the resources that grant access (members,
+ * teams, SAML providers, share links; from the resource table), and the hand-written ones. Their
+ * success or failure alike renews the access generation (a failed write may have been made).
+ */
+const ACCESS_RESOURCES = ['Member', 'Team', 'SamlProvider', 'ShareLink'] as const;
+export const ACCESS_WRITES: ReadonlySet<string> = new Set([
+  ...ACCESS_RESOURCES.flatMap((name) => Object.keys(RESOURCES[name].writes)),
+  // Roles on spaces and collections.
+  'grantSpacePermission', 'updateSpaceUserPermission', 'removeSpaceUserPermission',
+  'grantCollectionPermission', 'updateCollectionUserPermission', 'removeCollectionUserPermission',
+  // Membership.
+  'joinOrganization', 'inviteToOrganization',
+  // Inherited roles and owning organization: a space or collection changes parent or organization
+  // (a deleted collection's spaces move to the organization root).
+  'transferSpace', 'transferCollection', 'moveSpace', 'moveCollection', 'deleteCollection',
+  // A site's audience (visibility, publication, visitor authentication).
+  'updateSite', 'publishSite', 'unpublishSite', 'updateSitePublishingAuth',
+]);
+/** Input fields that change access whatever the mutation (a space's or collection's default role). */
+const ACCESS_INPUT_FIELDS = ['defaultLevel'];
+
 /** Writes that add or remove an object of the named type from lists. */
 const LIST_WRITE = /^(create|delete|duplicate|restore|publish|unpublish|remove)([A-Z]\w*)$/;
 
-const PREFIX = 'dg:rc:';
 const sha = (s: string) => createHash('sha256').update(s).digest('base64url');
 
 export function useResponseCache(options: ResponseCacheOptions): Plugin[] {
-  const { log } = options;
+  const { log, redis } = options;
   const types = ttlPerType(options.ttlMs);
-  const maxTtl = Math.max(options.ttlMs, ...Object.values(types));
-  const store = tracked(
-    options.redis ? redisStore(options.redis, maxTtl, log) : createInMemoryCache({ max: options.maxEntries ?? 1000 }),
-  );
+  const store = tracked(redis ? redisCache(redis, { log, now: redis.now }) : memoryCache(options.maxEntries ?? 1000));
   // Requests that came through Yoga's params step (not graphql-sse's own path, which the plugin cannot key).
   const viaParams = new WeakSet<Request>();
+  // The library answers 304 to an `If-None-Match` naming a cache key; its ETag is not that key here.
+  const { onRequest: _notModified, ...responseCache } = useYogaResponseCache({
+    cache: store,
+    ttl: options.ttlMs,
+    ttlPerSchemaCoordinate: types,
+    session: (request) => callerHash(request),
+    enabled: (request) => viaParams.has(request),
+    buildResponseCacheKey: async ({ documentString, operationName, variableValues, sessionId }) => {
+      const generation = await store.generation();
+      return `${CACHE_PREFIX}r:${sha(JSON.stringify([generation ?? '', documentString, operationName ?? '', variableValues ?? {}, sessionId ?? '']))}`;
+    },
+    includeExtensionMetadata: true,
+  });
   return [
-    { onParams: ({ request }) => void viaParams.add(request) },
-    useYogaResponseCache({
-      cache: store,
-      ttl: options.ttlMs,
-      ttlPerSchemaCoordinate: types,
-      session: (request) => callerHash(request),
-      enabled: (request) => viaParams.has(request),
-      buildResponseCacheKey: ({ documentString, operationName, variableValues, sessionId }) =>
-        `${PREFIX}r:${sha(JSON.stringify([documentString, operationName ?? '', variableValues ?? {}, sessionId ?? '']))}`,
-      includeExtensionMetadata: true,
-    }),
+    {
+      onParams: ({ request }) => void viaParams.add(request),
+      onResponse({ request, response }) {
+        if (!viaParams.has(request)) return;
+        if (request.headers.has('authorization')) response.headers.set('cache-control', 'private, no-store');
+        opaqueValidator(response.headers);
+      },
+    },
+    responseCache,
     useMutationInvalidation(store) as Plugin,
     {
       onExecutionResult({ result }) {
@@ -119,14 +141,28 @@ export function useResponseCache(options: ResponseCacheOptions): Plugin[] {
   ];
 }
 
-type TrackedCache = Cache & { settled(): Promise<unknown> };
+/**
+ * The library marks a cached result with `ETag: <its cache key>` and the time it was stored as
+ * `Last-Modified` (a time no client should revalidate against). The ETag becomes a hash of both:
+ * opaque, and new whenever the result is stored again.
+ */
+function opaqueValidator(headers: Headers): void {
+  const key = headers.get('etag');
+  if (!key) return;
+  headers.set('etag', `"${sha(`${key}\n${headers.get('last-modified') ?? ''}`).slice(0, 27)}"`);
+  headers.delete('last-modified');
+}
+
+type TrackedCache = GenerationalCache & { settled(): Promise<unknown> };
 
 /** A store whose invalidations can be awaited (the plugin starts them without waiting). */
-function tracked(cache: Cache): TrackedCache {
+function tracked(cache: GenerationalCache): TrackedCache {
   const pending = new Set<Promise<unknown>>();
   return {
     get: (key) => cache.get(key),
     set: (...args) => cache.set(...args),
+    generation: () => cache.generation(),
+    bump: () => cache.bump(),
     invalidate(entities) {
       const p = Promise.resolve(cache.invalidate(entities)).finally(() => pending.delete(p));
       pending.add(p);
@@ -136,73 +172,18 @@ function tracked(cache: Cache): TrackedCache {
   };
 }
 
-/**
- * @envelop/response-cache-redis with namespaced, hashed keys and bounded memory: the sets that map
- * an entity or type to results expire after the longest TTL (renewed on each write), and a type is
- * invalidated through its own set, without the library's `KEYS` scan. Any Redis failure is a miss.
- */
-function redisStore(redis: RedisHandle, maxTtlMs: number, log: Logger): Cache {
-  const { client } = redis;
-  const typeKey = (typename: string) => `${PREFIX}t:${typename}`;
-  const entitiesKey = (responseId: string) => `${responseId}:entities`;
-  const entityKey = (typeKeyOfEntity: string, id: string | number) => `${PREFIX}e:${sha(`${typeKeyOfEntity}:${id}`)}`;
-  const inner = createRedisCache({
-    redis: client,
-    buildRedisEntityId: entityKey,
-    buildRedisOperationResultCacheKey: entitiesKey,
-  });
-  const namespaced = (entities: Iterable<CacheEntityRecord>) => [...entities].map((e) => ({ ...e, typename: typeKey(e.typename) }));
-  const degrade = <T>(what: string, fallback: T) => (error: Error) => {
-    log.debug(`response cache: redis ${what} failed, bypassed`, { error: error.name });
-    return fallback;
-  };
-  const up = () => redis.isRedisReady();
-  return {
-    async get(key) {
-      if (!up()) return undefined;
-      return Promise.resolve(inner.get(key)).catch(degrade('get', undefined));
-    },
-    async set(responseId, result, entities, ttl) {
-      if (!up()) return;
-      const records = namespaced(entities);
-      try {
-        await inner.set(responseId, result, records, ttl);
-        const sets = records.flatMap((e) => (e.id == null ? [e.typename] : [e.typename, entityKey(e.typename, e.id)]));
-        const pipeline = client.pipeline();
-        for (const key of new Set([...sets, entitiesKey(responseId)])) pipeline.pexpire(key, maxTtlMs);
-        await pipeline.exec();
-      } catch (error) {
-        degrade('set', undefined)(error as Error);
-      }
-    },
-    async invalidate(entities) {
-      if (!up()) return;
-      const records = namespaced(entities);
-      try {
-        const typeKeys = records.filter((e) => e.id == null).map((e) => e.typename);
-        for (const key of typeKeys) {
-          const responseIds = await client.smembers(key);
-          await client.del([key, ...responseIds, ...responseIds.map(entitiesKey)]);
-        }
-        await inner.invalidate(records.filter((e) => e.id != null));
-      } catch (error) {
-        degrade('invalidate', undefined)(error as Error);
-      }
-    },
-  };
-}
-
 /** The invalidations the plugin does not derive from a mutation's payload; the response waits for all. */
 function useMutationInvalidation(store: TrackedCache): EnvelopPlugin {
   return {
     onExecute({ args }) {
       const operation = getOperationAST(args.document, args.operationName);
       if (operation?.operation !== 'mutation') return;
-      const entities = mutationEntities(args, operation);
+      const { entities, changesAccess } = mutationEntities(args, operation);
       return {
         async onExecuteDone({ result }) {
           if (!isAsyncIterable(result)) collectDeletedIds(result.data, entities);
           if (entities.length) store.invalidate(entities);
+          if (changesAccess) await store.bump();
           await store.settled();
         },
       };
@@ -210,8 +191,9 @@ function useMutationInvalidation(store: TrackedCache): EnvelopPlugin {
   };
 }
 
-function mutationEntities(args: ExecutionArgs, operation: OperationDefinitionNode): CacheEntityRecord[] {
+function mutationEntities(args: ExecutionArgs, operation: OperationDefinitionNode): { entities: CacheEntityRecord[]; changesAccess: boolean } {
   const entities: CacheEntityRecord[] = [];
+  let changesAccess = false;
   const mutationType = args.schema.getMutationType();
   for (const selection of operation.selectionSet.selections) {
     if (selection.kind !== Kind.FIELD) continue;
@@ -230,22 +212,9 @@ function mutationEntities(args: ExecutionArgs, operation: OperationDefinitionNod
     }
     const listType = LIST_WRITE.exec(name)?.[2];
     if (listType && args.schema.getType(listType)) entities.push({ typename: listType });
-    if (ACCESS_WRITE.test(name)) for (const typename of typesWithPermissions(args.schema)) entities.push({ typename });
+    if (ACCESS_WRITES.has(name) || ACCESS_INPUT_FIELDS.some((f) => input[f] !== undefined)) changesAccess = true;
   }
-  return entities;
-}
-
-const permissionTypes = new WeakMap<GraphQLSchema, string[]>();
-
-function typesWithPermissions(schema: GraphQLSchema): string[] {
-  let names = permissionTypes.get(schema);
-  if (!names) {
-    names = Object.values(schema.getTypeMap())
-      .filter((t) => isObjectType(t) && !t.name.startsWith('__') && 'permissions' in t.getFields())
-      .map((t) => t.name);
-    permissionTypes.set(schema, names);
-  }
-  return names;
+  return { entities, changesAccess };
 }
 
 function collectDeletedIds(data: unknown, into: CacheEntityRecord[]): void {

@@ -5,7 +5,7 @@
  * - One SERVER span per GraphQL operation (`query OrgSpaces`), continuing the caller's W3C
  *   `traceparent` when it sends one. The operation runs in the span's context, so every REST call
  *   it makes is a child; a streamed result (@defer/@stream, subscription) ends the span when it ends.
- *   Attributes: operation name and type, the error codes of the result; never the document,
+ *   Attributes: operation name (cut to MAX_OPERATION_NAME_LENGTH, as in the span's name) and type, the error codes of the result; never the document,
  *   variables or headers.
  * - One CLIENT span per REST attempt, from undici's instrumentation (which also sends
  *   `traceparent` upstream), named and labelled with the route template: `url.full`/`url.path`
@@ -17,6 +17,7 @@ import { getOperationAST, type DocumentNode, type ExecutionResult } from 'graphq
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { errorCode } from '../../rest/index.js';
 import { routeTemplate } from '../../rest/routes.js';
+import { boundedName } from '../lib/operationName.js';
 import { READY_USER_AGENT } from './useReadiness.js';
 
 const headerGetter: TextMapGetter<Headers> = {
@@ -41,7 +42,7 @@ export function useTracing(tracer: Tracer): Plugin {
     if (!op) return undefined;
     const ast = getOperationAST(args.document, args.operationName);
     const type = ast?.operation ?? 'query';
-    const name = ast?.name?.value;
+    const name = boundedName(ast?.name?.value);
     op.span.updateName(name ? `${type} ${name}` : type);
     op.span.setAttribute('graphql.operation.type', type);
     if (name) op.span.setAttribute('graphql.operation.name', name);

@@ -23,22 +23,33 @@ import { createRequire } from 'node:module';
 import { EntityType, entitiesField, serviceField } from '@apollo/subgraph/dist/types.js';
 import { decodeGlobalID } from '@pothos/plugin-relay';
 import {
+  GraphQLInterfaceType,
   GraphQLList,
   GraphQLNonNull,
   GraphQLObjectType,
   GraphQLSchema,
   GraphQLUnionType,
+  Kind,
+  isInterfaceType,
+  isIntrospectionType,
+  isObjectType,
   lexicographicSortSchema,
   parse,
   printType,
+  type FieldDefinitionNode,
+  type FragmentDefinitionNode,
+  type InterfaceTypeDefinitionNode,
   type ObjectTypeDefinitionNode,
+  type OperationDefinitionNode,
+  type SelectionNode,
   type SchemaExtensionNode,
 } from 'graphql';
 import type { GatewayContext } from '../context.js';
+import { costDirectives, declareCosts } from './cost.js';
 import { notFoundError } from './errors.js';
 import { decodeKeys, nodeEntries, type NodeEntry } from './node.js';
 
-export const FEDERATION_LINK = 'https://specs.apollo.dev/federation/v2.6';
+export const FEDERATION_LINK = 'https://specs.apollo.dev/federation/v2.9';
 
 /** A representation `_entities` receives: `__typename` and one of the entity's keys. */
 interface Representation {
@@ -88,21 +99,40 @@ function withFederationFields(base: GraphQLSchema, entityTypes: GraphQLObjectTyp
   return new GraphQLSchema({ ...config, query: federationQuery, types: config.types.filter((t) => t !== query) });
 }
 
-/** Makes a type an entity: its `@key`s (in an AST node, for printing) and its reference resolver. */
+/** Makes a type an entity: its reference resolver (its `@key`s are printed by `printDirectives`). */
 function makeEntity(type: GraphQLObjectType, entry: NodeEntry): void {
-  const definition = parse(printType(type)).definitions[0] as ObjectTypeDefinitionNode;
-  const keys = keyFields(entry).map((f) => `@key(fields: "${f}")`).join(' ');
-  const { directives } = parse(`extend type ${type.name} ${keys}`).definitions[0] as ObjectTypeDefinitionNode;
   // The schema is this module's own sorted copy: its types are set up here, once, before use.
-  Object.assign(type, {
-    astNode: { ...definition, directives },
-    extensions: { ...type.extensions, apollo: { subgraph: { resolveReference: resolveReference(entry) } } },
-  });
+  type.extensions = { ...type.extensions, apollo: { subgraph: { resolveReference: resolveReference(entry) } } };
+}
+
+/**
+ * The AST node `printSubgraphSchema` prints a type from (it reads applied directives from AST
+ * nodes): its definition with its `@key`s, each field with its `@cost` and `@listSize` (cost.ts).
+ */
+function printedDefinition(type: GraphQLObjectType | GraphQLInterfaceType, entry?: NodeEntry): ObjectTypeDefinitionNode | InterfaceTypeDefinitionNode {
+  const definition = parse(printType(type)).definitions[0] as ObjectTypeDefinitionNode | InterfaceTypeDefinitionNode;
+  const applied = (directives: string[]) =>
+    directives.length ? ((parse(`extend type T ${directives.join(' ')}`).definitions[0] as ObjectTypeDefinitionNode).directives ?? []) : [];
+  const fields = type.getFields();
+  const withCosts = (field: FieldDefinitionNode): FieldDefinitionNode => {
+    const costs = applied(costDirectives(fields[field.name.value]));
+    return costs.length ? { ...field, directives: [...(field.directives ?? []), ...costs] } : field;
+  };
+  const keys = entry ? applied(keyFields(entry).map((f) => `@key(fields: "${f}")`)) : [];
+  return { ...definition, directives: [...(definition.directives ?? []), ...keys], fields: definition.fields?.map(withCosts) };
+}
+
+/** Gives every object and interface type its printed definition (keys and costs): done before the first print only. */
+function printDirectives(schema: GraphQLSchema, entries: NodeEntry[]): void {
+  const entryOf = new Map(entries.map((entry) => [entry.ref.name, entry]));
+  for (const type of Object.values(schema.getTypeMap()))
+    if (!isIntrospectionType(type) && (isObjectType(type) || isInterfaceType(type)) && !type.name.startsWith('_'))
+      type.astNode = printedDefinition(type, entryOf.get(type.name));
 }
 
 /**
  * Builds the subgraph schema from the builder's schema (sorted lexicographically), and `sdl()`, its
- * print, which `_service` serves and schema.graphql holds. The print needs @apollo/subgraph's
+ * print, which `_service` serves and schema.subgraph.graphql holds. The print needs @apollo/subgraph's
  * printer and with it @apollo/federation-internals (several MiB): loaded on the first `sdl()`, not
  * at start, since most gateways are never asked.
  */
@@ -112,12 +142,66 @@ export function toSubgraphSchema(base: GraphQLSchema): { schema: GraphQLSchema; 
   let printed: string | undefined;
   const sdl = () => {
     const { printSubgraphSchema } = createRequire(import.meta.url)('@apollo/subgraph') as typeof import('@apollo/subgraph');
-    printed ??= printSubgraphSchema(schema);
+    if (printed === undefined) {
+      printDirectives(schema, entries);
+      printed = printSubgraphSchema(schema);
+    }
     return printed;
   };
   const schema = lexicographicSortSchema(withFederationFields(base, entityTypes, sdl));
+  declareCosts(schema);
   for (const entry of entries) makeEntity(schema.getType(entry.ref.name) as GraphQLObjectType, entry);
-  const link = parse(`extend schema @link(url: "${FEDERATION_LINK}", import: ["@key"])`).definitions[0] as SchemaExtensionNode;
+  const link = parse(`extend schema @link(url: "${FEDERATION_LINK}", import: ["@key", "@cost", "@listSize"])`).definitions[0] as SchemaExtensionNode;
   Object.assign(schema, { extensionASTNodes: [link] });
   return { schema, sdl };
+}
+
+/** What only a router reads: the root fields and types @apollo/subgraph adds. */
+const FEDERATION_FIELDS = new Set(['_entities', '_service']);
+const FEDERATION_TYPES = new Set(['_Any', '_Entity', '_Service']);
+
+const clientSchemas = new WeakMap<GraphQLSchema, GraphQLSchema>();
+
+/**
+ * The client schema of a subgraph schema: the same types, without `_entities`, `_service` and their
+ * types. Introspection serves it (useClientIntrospection.ts) and schema.graphql is its print, so
+ * Relay, Codegen and Apollo tooling read the graph a frontend queries, not the router's plumbing.
+ */
+export function clientSchemaOf(subgraph: GraphQLSchema): GraphQLSchema {
+  let client = clientSchemas.get(subgraph);
+  if (client) return client;
+  const query = subgraph.getQueryType();
+  if (!query) throw new Error('A subgraph needs a query type');
+  const { fields, ...rest } = query.toConfig();
+  const clientQuery = new GraphQLObjectType({
+    ...rest,
+    fields: Object.fromEntries(Object.entries(fields).filter(([name]) => !FEDERATION_FIELDS.has(name))),
+  });
+  const config = subgraph.toConfig();
+  const types = config.types.filter((t) => t !== query && !FEDERATION_TYPES.has(t.name));
+  client = new GraphQLSchema({ ...config, query: clientQuery, types, extensionASTNodes: [] });
+  client.extensions = subgraph.extensions;
+  clientSchemas.set(subgraph, client);
+  return client;
+}
+
+/**
+ * Whether introspection of this operation is served the client schema: its root selection (through
+ * fragments) names `__schema` or `__type` and neither `_entities` nor `_service`.
+ */
+export function introspectsClientSchema(operation: OperationDefinitionNode, fragments: Record<string, FragmentDefinitionNode>): boolean {
+  const names = new Set<string>();
+  const seen = new Set<string>();
+  const walk = (selections: readonly SelectionNode[]): void => {
+    for (const s of selections) {
+      if (s.kind === Kind.FIELD) names.add(s.name.value);
+      else if (s.kind === Kind.INLINE_FRAGMENT) walk(s.selectionSet.selections);
+      else if (!seen.has(s.name.value) && fragments[s.name.value]) {
+        seen.add(s.name.value);
+        walk(fragments[s.name.value].selectionSet.selections);
+      }
+    }
+  };
+  walk(operation.selectionSet.selections);
+  return (names.has('__schema') || names.has('__type')) && ![...FEDERATION_FIELDS].some((f) => names.has(f));
 }

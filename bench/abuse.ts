@@ -1,0 +1,374 @@
+/**
+ * `npm run bench -- abuse` (issue 18): each attack of the hardening issue runs against one gateway
+ * (started as `npm start` starts it, with Redis and the response cache on) while a well-behaved
+ * caller (its own token) sends a one-resource query and the nested query at a steady pace and
+ * measures its latency against its own baseline, measured in the same run before the attacks. The
+ * gateway must live through every attack (its /health answers after each), the well-behaved
+ * caller's p99 stay ≤ 3 × its baseline and ≤ 1 s, and the gateway's peak RSS ≤ 300 MiB.
+ *
+ * The upstream is reached through the proxy hop (bench/proxy.mjs) answering 500 for any path
+ * holding `boom`, the id the breaker attack asks for; everything else passes through.
+ */
+import { request as httpRequest } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import { Pool } from 'undici';
+import {
+  f1,
+  f2,
+  freePort,
+  machine,
+  mib,
+  percentile,
+  median,
+  setting,
+  sleep,
+  startGateway,
+  startProxy,
+  startRedis,
+  startUpstream,
+  table,
+  writeSection,
+  type Child,
+} from './lib.js';
+import { NESTED, ONE_RESOURCE } from './workloads.js';
+
+const SECONDS = setting('BENCH_ABUSE_SECONDS', 5);
+const BASELINE_SECONDS = setting('BENCH_ABUSE_BASELINE_SECONDS', 6);
+/** The well-behaved caller sends one query every PACE_MS (alternating one-resource and nested). */
+const PACE_MS = 25;
+const KB = 1024;
+
+interface Ctx {
+  origin: string;
+  gateway: Child;
+  redis: Awaited<ReturnType<typeof startRedis>>;
+  attacker: string;
+  admin: string;
+  organizationId: string;
+  spaceIds: string[];
+  comment: { spaceId: string; changeRequestId: string };
+  attackerUserId: string;
+  until: number;
+}
+
+/** What an attack did: requests sent and the answers it got, counted by HTTP status or error code. */
+type Outcome = Map<string, number>;
+
+interface Attack {
+  name: string;
+  run(ctx: Ctx, outcome: Outcome): Promise<void>;
+}
+
+const count = (o: Outcome, key: string) => o.set(key, (o.get(key) ?? 0) + 1);
+
+/** POSTs a GraphQL request; records its status and first error code in `outcome`. */
+async function post(ctx: Ctx, outcome: Outcome, body: unknown, headers: Record<string, string> = {}): Promise<void> {
+  try {
+    const res = await fetch(`${ctx.origin}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    const text = await res.text();
+    let code = '';
+    try {
+      code = JSON.parse(text).errors?.[0]?.extensions?.code ?? '';
+    } catch {
+      code = 'not JSON';
+    }
+    count(outcome, `${res.status}${code ? ` ${code}` : ''}`);
+  } catch (error) {
+    count(outcome, `failed: ${(error as Error).message.slice(0, 40)}`);
+  }
+}
+
+/** Runs `f` in `n` concurrent loops until the attack's time is up, or `total` calls were made (the finding's count). */
+async function loops(ctx: Ctx, n: number, f: (i: number) => Promise<void>, total = Infinity): Promise<void> {
+  let i = 0;
+  await Promise.all(
+    Array.from({ length: n }, async () => {
+      while (Date.now() < ctx.until && i < total) await f(i++);
+    }),
+  );
+}
+
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+const pad = (bytes: number) => ' '.repeat(bytes);
+
+/** Sockets that send `head` and then never read what comes back (or trickle a body). */
+async function rawSockets(ctx: Ctx, n: number, head: string, trickle: boolean, outcome: Outcome): Promise<void> {
+  const { hostname, port } = new URL(ctx.origin);
+  const sockets: Socket[] = [];
+  for (let i = 0; i < n; i++) {
+    const socket = connect(Number(port), hostname);
+    socket.on('error', () => count(outcome, 'socket error'));
+    socket.on('close', () => count(outcome, 'closed by the gateway'));
+    socket.write(head);
+    socket.pause();
+    sockets.push(socket);
+  }
+  while (Date.now() < ctx.until) {
+    if (trickle) for (const s of sockets) if (!s.destroyed) s.write('a');
+    await sleep(1000);
+  }
+  for (const s of sockets) s.destroy();
+}
+
+const ATTACKS: Attack[] = [
+  {
+    name: 'GraphiQL: 5 simultaneous first visits, then 15 clients that ask for it and never read',
+    async run(ctx, outcome) {
+      await Promise.all(
+        Array.from({ length: 5 }, () =>
+          fetch(`${ctx.origin}/graphql`, { headers: { accept: 'text/html' } }).then(
+            async (r) => (await r.arrayBuffer(), count(outcome, `${r.status}`)),
+            () => count(outcome, 'failed'),
+          ),
+        ),
+      );
+      await rawSockets(ctx, 15, `GET /graphql HTTP/1.1\r\nHost: x\r\nAccept: text/html\r\nAccept-Encoding: identity\r\n\r\n`, false, outcome);
+    },
+  },
+  {
+    name: 'padded documents: 2 × 117 distinct `{ __typename }` padded to 900 KB, no token',
+    run: (ctx, outcome) => loops(ctx, 4, (i) => post(ctx, outcome, { query: `{ __typename }${pad(900 * KB)}#${i}` }), 234),
+  },
+  {
+    name: 'long operation names: 2 × 35 operations named with 900 KB, each 10th followed by a read of /metrics',
+    async run(ctx, outcome) {
+      await loops(
+        ctx,
+        4,
+        async (i) => {
+          await post(ctx, outcome, { query: `query Q${i}${'x'.repeat(900 * KB)} { __typename }` });
+          if (i % 10 === 0) await fetch(`${ctx.origin}/metrics`).then((r) => r.text(), () => '');
+        },
+        70,
+      );
+    },
+  },
+  {
+    name: 'APQ: 117 registrations of distinct 900 KB documents, no token',
+    async run(ctx, outcome) {
+      const { createHash } = await import('node:crypto');
+      await loops(ctx, 4, (i) => {
+        const query = `{ __typename }${pad(900 * KB)}#${i}`;
+        const sha256Hash = createHash('sha256').update(query).digest('hex');
+        return post(ctx, outcome, { query, extensions: { persistedQuery: { version: 1, sha256Hash } } });
+      }, 117);
+    },
+  },
+  {
+    name: 'response amplification: 40 of nodes(ids:) of one 900 KB comment × 100, or 30 aliases of it, two at a time',
+    async run(ctx, outcome) {
+      const id = await globalId(ctx);
+      const many = `query { nodes(ids: ${JSON.stringify(Array(100).fill(id))}) { ... on Comment { body { markdown } } } }`;
+      const aliases = `query { ${Array.from({ length: 30 }, (_, i) => `a${i}: node(id: ${JSON.stringify(id)}) { ... on Comment { body { markdown } } }`).join(' ')} }`;
+      await loops(ctx, 2, (i) => post(ctx, outcome, { query: i % 2 ? many : aliases }, bearer(ctx.attacker)), 40);
+    },
+  },
+  {
+    name: 'one token spelled 8 ways: 3 rounds of 8 queries of 30 aliases × nodes(ids:) of 100 ids',
+    async run(ctx, outcome) {
+      const spellings = ['Bearer ', 'bearer ', 'BEARER ', 'Bearer  ', 'Bearer\t', ' Bearer ', 'bEaReR ', 'Bearer   '].map((s) => `${s}${ctx.attacker}`);
+      const ids = await Promise.all(ctx.spaceIds.slice(0, 6).map((spaceId) => spaceGlobalId(ctx, spaceId)));
+      const list = JSON.stringify(Array.from({ length: 100 }, (_, i) => ids[i % ids.length]));
+      const query = `query { ${Array.from({ length: 30 }, (_, i) => `a${i}: nodes(ids: ${list}) { id }`).join(' ')} }`;
+      await loops(ctx, 8, (i) => post(ctx, outcome, { query }, { authorization: spellings[i % spellings.length] }), 24);
+    },
+  },
+  {
+    name: 'response cache: 1,000 distinct cached queries, an admin write (updateMember) every 50',
+    async run(ctx, outcome) {
+      await loops(ctx, 2, async (n) => {
+        if (n % 50 === 49) {
+          const q = `mutation($input: UpdateMemberInput!) { updateMember(input: $input) { member { role } } }`;
+          await post(ctx, outcome, { query: q, variables: { input: { organizationId: ctx.organizationId, userId: ctx.attackerUserId, role: 'ADMIN' } } }, bearer(ctx.admin));
+        } else {
+          await post(ctx, outcome, { query: `query Q${n} { space(spaceId: ${JSON.stringify(ctx.spaceIds[n % ctx.spaceIds.length])}) { title a${n}: title } }` }, bearer(ctx.attacker));
+        }
+      }, 1000);
+    },
+  },
+  {
+    name: 'breaker: ten aliases a second of an id the upstream answers 500 for',
+    async run(ctx, outcome) {
+      const query = `query { ${Array.from({ length: 10 }, (_, i) => `a${i}: space(spaceId: "boom${i}") { title }`).join(' ')} }`;
+      while (Date.now() < ctx.until) {
+        void post(ctx, outcome, { query }, bearer(ctx.attacker));
+        await sleep(100);
+      }
+    },
+  },
+  {
+    name: 'introspection: 10 loops of the full introspection query without a token, one with a token',
+    async run(ctx, outcome) {
+      const { getIntrospectionQuery } = await import('graphql');
+      const query = getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true });
+      await Promise.all([loops(ctx, 10, () => post(ctx, outcome, { query })), loops(ctx, 1, () => post(ctx, outcome, { query }, bearer(ctx.attacker)))]);
+    },
+  },
+  {
+    name: 'bad input: 40 of @stream(initialCount: -1) or 200,000-deep variables',
+    async run(ctx, outcome) {
+      let deep = '1';
+      for (let i = 0; i < 200_000; i++) deep = `[${deep}]`;
+      const stream = `query { organization(organizationId: ${JSON.stringify(ctx.organizationId)}) { spaces(first: 3) { nodes @stream(initialCount: -1) { id } } } }`;
+      await loops(ctx, 2, (i) =>
+        i % 2 ? post(ctx, outcome, { query: stream }, bearer(ctx.attacker)) : post(ctx, outcome, `{"query":"query($v: JSON) { __typename }","variables":{"v":${deep}}}`, bearer(ctx.attacker)),
+      40);
+    },
+  },
+  {
+    name: 'slow bodies: 200 sockets sending a body one byte a second',
+    run: (ctx, outcome) =>
+      rawSockets(ctx, 200, `POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{`, true, outcome),
+  },
+  {
+    name: 'Redis frozen (SIGSTOP) for the whole attack',
+    async run(ctx, outcome) {
+      ctx.redis.signal('SIGSTOP');
+      try {
+        while (Date.now() < ctx.until) {
+          const ready = await fetch(`${ctx.origin}/ready`).then((r) => r.status, () => 0);
+          count(outcome, `/ready ${ready}`);
+          await sleep(500);
+        }
+      } finally {
+        ctx.redis.signal('SIGCONT');
+      }
+    },
+  },
+  {
+    name: 'Redis dead (killed) for the rest of the run',
+    async run(ctx, outcome) {
+      ctx.redis.signal('SIGKILL');
+      while (Date.now() < ctx.until) {
+        const ready = await fetch(`${ctx.origin}/ready`).then((r) => r.status, () => 0);
+        count(outcome, `/ready ${ready}`);
+        await sleep(500);
+      }
+    },
+  },
+];
+
+async function gql(ctx: Ctx, token: string, query: string, variables: Record<string, unknown> = {}): Promise<any> {
+  const res = await fetch(`${ctx.origin}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...bearer(token) },
+    body: JSON.stringify({ query, variables }),
+  });
+  const json = (await res.json()) as { data?: any; errors?: unknown[] };
+  if (json.errors?.length) throw new Error(`bench: ${JSON.stringify(json.errors).slice(0, 300)}`);
+  return json.data;
+}
+
+const globalId = async (ctx: Ctx) =>
+  (
+    await gql(ctx, ctx.attacker, `query($s: String!, $c: String!) { changeRequest(spaceId: $s, changeRequestId: $c) { comments(first: 1) { nodes { id } } } }`, {
+      s: ctx.comment.spaceId,
+      c: ctx.comment.changeRequestId,
+    })
+  ).changeRequest.comments.nodes[0].id as string;
+
+const spaceGlobalId = async (ctx: Ctx, spaceId: string) => (await gql(ctx, ctx.attacker, `query($s: String!) { space(spaceId: $s) { id } }`, { s: spaceId })).space.id as string;
+
+/** The well-behaved caller: one query every PACE_MS until `until`; the latency of each (ms) and its failures. */
+async function victim(origin: string, token: string, spaceIds: string[], organizationId: string, until: number) {
+  const pool = new Pool(origin, { connections: 8 });
+  const times: number[] = [];
+  let failures = 0;
+  const pending: Promise<void>[] = [];
+  for (let i = 0; Date.now() < until; i++) {
+    const [query, variables] = i % 2 ? [NESTED, { org: organizationId }] : [ONE_RESOURCE, { space: spaceIds[i % spaceIds.length] }];
+    const started = performance.now();
+    pending.push(
+      pool
+        .request({ path: '/graphql', method: 'POST', headers: { 'content-type': 'application/json', ...bearer(token) }, body: JSON.stringify({ query, variables }) })
+        .then(async (res) => {
+          const body = (await res.body.json()) as { errors?: unknown[] };
+          if (res.statusCode !== 200 || body.errors?.length) failures++;
+          times.push(performance.now() - started);
+        })
+        .catch(() => void failures++),
+    );
+    await sleep(PACE_MS);
+  }
+  await Promise.all(pending);
+  await pool.close();
+  return { p50: median(times), p99: percentile(times, 0.99), n: times.length, failures };
+}
+
+async function alive(origin: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = httpRequest(`${origin}/health`, (res) => {
+      res.resume();
+      resolve(res.statusCode === 200);
+    });
+    req.on('error', () => resolve(false));
+    req.setTimeout(5000, () => (req.destroy(), resolve(false)));
+    req.end();
+  });
+}
+
+export async function runAbuse(): Promise<void> {
+  const started = performance.now();
+  const host = machine();
+  const upstream = await startUpstream({ spaces: 6, changeRequests: 2, comments: 0, replies: 0, callers: 2, bigComment: 900 * KB }, 0);
+  const redisPort = await freePort();
+  const redis = await startRedis(redisPort);
+  const hop = await startProxy(upstream.url, 'boom');
+  let gateway: Child | undefined;
+  try {
+    gateway = await startGateway(['--upstream-url', `${hop.url}${new URL(upstream.url).pathname}`, '--redis-url', `redis://127.0.0.1:${redisPort}`, '--response-cache-ttl-ms', '30000']);
+    const origin = new URL(gateway.url).origin;
+    const { tokens, organizationId, spaceIds, bigComment, userIds } = upstream.seeded;
+    const [admin, good, attacker] = tokens;
+    const ctx: Ctx = { origin, gateway, redis, attacker, admin, organizationId, spaceIds, comment: bigComment!, until: 0, attackerUserId: userIds[2] };
+    // Warm-up, then the baseline.
+    await victim(origin, good, spaceIds, organizationId, Date.now() + 2000);
+    const baseline = await victim(origin, good, spaceIds, organizationId, Date.now() + BASELINE_SECONDS * 1000);
+    console.log(`bench: abuse baseline ${JSON.stringify(baseline)}`);
+    const rows: Array<Array<string | number>> = [];
+    let allMet = true;
+    for (const attack of ATTACKS) {
+      const outcome: Outcome = new Map();
+      ctx.until = Date.now() + SECONDS * 1000;
+      const [during] = await Promise.all([
+        victim(origin, good, spaceIds, organizationId, ctx.until),
+        attack.run(ctx, outcome).catch((e) => void count(outcome, `attack failed: ${(e as Error).message.slice(0, 60)}`)),
+      ]);
+      const up = await alive(origin);
+      const ok = up && during.failures === 0 && during.p99 <= 3 * baseline.p99 && during.p99 <= 1000;
+      allMet &&= ok;
+      const answers = [...outcome].sort((a, b) => b[1] - a[1]).slice(0, 4).map(([k, v]) => `${v} × ${k}`).join(', ');
+      rows.push([attack.name, answers || '–', `${f1(during.p50)} / ${f1(during.p99)} (${during.failures} failed of ${during.n})`, `${f2(during.p99 / baseline.p99)} ×`, up ? 'yes' : '**no**', ok ? 'met' : '**not met**']);
+      console.log(`bench: ${attack.name}: ${JSON.stringify(during)} alive=${up} ${answers}`);
+      if (!up) {
+        console.log(`bench: the gateway died; its last output:\n${gateway.output().slice(-2000)}`);
+        break;
+      }
+    }
+    // Read before stopping: a dead gateway has no memory to report (NaN, so the goal is not met).
+    const memory = gateway.memory();
+    const memoryOk = mib(memory.hwm) <= 300;
+    const body = [
+      '## Abuse (`npm run bench -- abuse`)',
+      '',
+      `Machine: ${host}. Run of ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, ${f1((performance.now() - started) / 1000)} s. One gateway as \`npm start\` runs it, with Redis and a 30 s response cache, over the embedded upstream (no added latency) behind a hop that answers 500 for ids holding \`boom\`. Each attack runs for ${SECONDS} s while a well-behaved caller (its own token) sends a one-resource query and the nested query in turn, one every ${PACE_MS} ms.`,
+      '',
+      `Well-behaved caller's baseline (${BASELINE_SECONDS} s, no attack): p50 ${f1(baseline.p50)} ms, p99 ${f1(baseline.p99)} ms, ${baseline.failures} failed of ${baseline.n}.`,
+      '',
+      table(['attack', "attacker's answers (most frequent)", 'well-behaved p50 / p99 (ms)', 'p99 / baseline', 'gateway alive', 'p99 ≤ 3 × baseline and ≤ 1 s, no failure'], rows),
+      '',
+      `Gateway peak RSS (VmHWM) over the whole run: ${f1(mib(memory.hwm))} MiB (goal ≤ 300: ${memoryOk ? 'met' : '**not met**'}). Every attack met: ${allMet ? 'yes' : '**no**'}.`,
+    ].join('\n');
+    console.log(body);
+    writeSection('abuse', body);
+  } finally {
+    await gateway?.stop();
+    await hop.stop();
+    redis.stop();
+    await upstream.stop();
+  }
+}

@@ -1,0 +1,20 @@
+// GraphQL Codegen's client preset: typed documents from `graphql(...)` calls, and the persisted
+// documents manifest the gateway runs (`--persisted-operations persisted-documents.json`).
+// Run with `npx graphql-codegen --config codegen.ts` (@graphql-codegen/cli); paths as in this
+// repository (in an app: `documents: ['src/**/*.ts']`, output `src/gql/`).
+import type { Types } from '@graphql-codegen/plugin-helpers';
+
+const config: Types.Config = {
+  schema: 'schema.graphql',
+  documents: ['docs/recipes/codegen/app.ts'],
+  generates: {
+    'docs/recipes/codegen/gql/': {
+      preset: 'client',
+      // Documents as strings (no graphql-tag at run time), each with its id in `__meta__.hash`.
+      config: { documentMode: 'string' },
+      // Ids are `sha256:<hex>`: send them as written.
+      presetConfig: { persistedDocuments: true, fragmentMasking: false },
+    },
+  },
+};
+export default config;

@@ -1,0 +1,74 @@
+/**
+ * Introspection (`__schema`, `__type` at the root of the operation, fragments included) needs a
+ * token: without an `Authorization` credential it is refused with UNAUTHENTICATED unless
+ * `anonymous` (`--anonymous-introspection`) allows it; with one, the token is checked by the
+ * request's `GET /user` (one REST call, shared with the operation's own) before the schema is
+ * served, so a made-up token is refused too. `__typename` is no introspection. GraphiQL sends
+ * the token in its headers. The cost limit prices introspection like any query
+ * (src/gateway/lib/introspectionCost.ts).
+ */
+import { getOperationAST, GraphQLError, Kind, type DocumentNode, type FragmentDefinitionNode, type SelectionSetNode } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { errorCode } from '../../rest/index.js';
+import type { GatewayContext } from '../../schema/context.js';
+
+const INTROSPECTION = new Set(['__schema', '__type']);
+
+/** Whether the header carries a credential after its scheme (`Bearer x`, any case and spacing). */
+export function hasToken(authorization: string | null | undefined): boolean {
+  return /^\s*\S+\s+\S/.test(authorization ?? '');
+}
+
+function introspects(set: SelectionSetNode, fragments: Map<string, FragmentDefinitionNode>, seen = new Set<string>()): boolean {
+  return set.selections.some((s) => {
+    if (s.kind === Kind.FIELD) return INTROSPECTION.has(s.name.value);
+    if (s.kind === Kind.INLINE_FRAGMENT) return introspects(s.selectionSet, fragments, seen);
+    const fragment = fragments.get(s.name.value);
+    if (!fragment || seen.has(s.name.value)) return false;
+    seen.add(s.name.value);
+    return introspects(fragment.selectionSet, fragments, seen);
+  });
+}
+
+/** Verdicts per parsed document (Yoga caches those per text) and operation name. */
+const verdicts = new WeakMap<DocumentNode, Map<string, boolean>>();
+
+function isIntrospection(document: DocumentNode, operationName: string | null | undefined): boolean {
+  let byName = verdicts.get(document);
+  if (!byName) verdicts.set(document, (byName = new Map()));
+  let verdict = byName.get(operationName ?? '');
+  if (verdict === undefined) {
+    const operation = getOperationAST(document, operationName);
+    const fragments = new Map<string, FragmentDefinitionNode>();
+    for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
+    if (byName.size >= 16) byName.clear(); // a client's operationName values are its own: keep few
+    byName.set(operationName ?? '', (verdict = operation ? introspects(operation.selectionSet, fragments) : false));
+  }
+  return verdict;
+}
+
+const unauthenticated = (message: string) => new GraphQLError(message, { extensions: { code: 'UNAUTHENTICATED' } });
+
+export function useIntrospectionAccess({ anonymous }: { anonymous: boolean }): Plugin {
+  return {
+    onExecute({ args, setResultAndStopExecution }) {
+      if (!isIntrospection(args.document, args.operationName)) return;
+      const context = args.contextValue as unknown as GatewayContext & { request: Request };
+      if (!hasToken(context.request.headers.get('authorization'))) {
+        if (!anonymous)
+          setResultAndStopExecution({
+            errors: [unauthenticated('Introspection needs a token (`Authorization: Bearer <token>`); this gateway serves its schema to callers with a token only.')],
+          });
+        return;
+      }
+      return context.rest.load('/user').then(
+        () => undefined,
+        (error: unknown) => {
+          const code = errorCode(error) ?? 'UPSTREAM_ERROR';
+          const message = code === 'UNAUTHENTICATED' ? 'Introspection needs a valid token: the REST API does not know this one.' : (error as Error).message;
+          setResultAndStopExecution({ errors: [new GraphQLError(message, { extensions: { ...(error as { extensions?: object }).extensions, code } })] });
+        },
+      );
+    },
+  };
+}

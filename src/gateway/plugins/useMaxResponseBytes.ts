@@ -1,0 +1,136 @@
+/**
+ * Refuses a result larger than `maxResponseBytes` before it is serialized: the REST loader makes
+ * one call per object, but each occurrence of the object in the result (an id repeated in
+ * `nodes(ids:)` or `_entities`, aliases of one lookup) is written out again, so 100 × one 950 KB
+ * comment at cost 101 would answer 95 MB. The result holds each REST string once, by reference;
+ * its serialized size is counted by one walk over its values (string lengths, no serializing), which
+ * stops as soon as the bound is passed. Over it, the whole result becomes BAD_USER_INPUT
+ * `maxResponseBytes: …` (`data: null`). A streamed result (@defer/@stream) counts all its parts and ends
+ * with the error at the part that passes the bound (later parts are empty); a subscription bounds
+ * each event. Checked where results are made, so every transport (graphql-sse too) is bounded,
+ * and once more before serializing for results that were not executed (response-cache hits).
+ * Results written over HTTP also share a budget of bytes in flight (defaultResponseBytesInFlight):
+ * a result that would pass it while others are being written is refused with
+ * UPSTREAM_UNAVAILABLE ("try again later", `retryAfter: 1`, HTTP 503), never built into text.
+ */
+import type { EventEmitter } from 'node:events';
+import { getHeapStatistics } from 'node:v8';
+import { GraphQLError, type ExecutionResult } from 'graphql';
+import { isAsyncIterable, type Plugin } from 'graphql-yoga';
+import { limitError } from '../lib/limitError.js';
+
+/** JSON length of `value` (strings by their length, before escaping), or a number above `budget` once it is passed. */
+export function jsonSize(value: unknown, budget: number): number {
+  switch (typeof value) {
+    case 'string':
+      return value.length + 2;
+    case 'number':
+    case 'bigint':
+      return String(value).length;
+    case 'boolean':
+      return value ? 4 : 5;
+    case 'object': {
+      if (value === null) return 4;
+      let size = 2;
+      if (Array.isArray(value)) {
+        for (const item of value) if ((size += jsonSize(item, budget - size) + 1) > budget) return size;
+        return size;
+      }
+      for (const key in value) {
+        const item = (value as Record<string, unknown>)[key];
+        if (item !== undefined && (size += key.length + 4 + jsonSize(item, budget - size)) > budget) return size;
+      }
+      return size;
+    }
+    default:
+      return 0;
+  }
+}
+
+/**
+ * Bytes of results being written at once, across requests, by default a quarter of V8's heap
+ * limit: while a result is serialized its JSON text is on the heap, so many results within the
+ * bound, written at the same moment, could still exhaust it (80 of 3.8 MB did under `npm start`).
+ */
+export function defaultResponseBytesInFlight(maxResponseBytes: number): number {
+  return Math.max(maxResponseBytes, Math.floor(getHeapStatistics().heap_size_limit / 4));
+}
+
+export function useMaxResponseBytes(maxResponseBytes: number, inFlightBudget = defaultResponseBytesInFlight(maxResponseBytes)): Plugin {
+  const refusal = () =>
+    limitError(
+      'maxResponseBytes',
+      maxResponseBytes,
+      `Response size limit of ${maxResponseBytes} bytes exceeded (each occurrence of an object counts; select fewer or smaller fields, or page).`,
+    );
+  const busy = () =>
+    new GraphQLError('The gateway is writing too many large results at once; try again shortly.', {
+      extensions: { code: 'UPSTREAM_UNAVAILABLE', retryAfter: 1, http: { status: 503, headers: { 'Retry-After': '1' } } },
+    });
+  /** Each checked result's size (its refusal's for a refused one). */
+  const sizes = new WeakMap<object, number>();
+  const bound = (result: ExecutionResult): ExecutionResult => {
+    if (sizes.has(result)) return result;
+    const size = jsonSize(result, maxResponseBytes);
+    // `data: null`: the operation ran (and graphql-sse takes a result without `data` for arguments).
+    const bounded = size > maxResponseBytes ? { data: null, errors: [refusal()] } : result;
+    sizes.set(bounded, bounded === result ? size : 0);
+    return bounded;
+  };
+  let inFlight = 0;
+  /** Holds `size` bytes of the budget until the response is written (its socket done), or refuses. */
+  const admit = (result: ExecutionResult, res: EventEmitter | undefined): ExecutionResult => {
+    const size = sizes.get(result) ?? 0;
+    if (size === 0) return result;
+    if (inFlight > 0 && inFlight + size > inFlightBudget) return { data: null, errors: [busy()] };
+    inFlight += size;
+    let held = true;
+    const release = () => {
+      if (held) inFlight -= size;
+      held = false;
+    };
+    if (res) {
+      res.once('finish', release);
+      res.once('close', release);
+    } else setImmediate(release);
+    return result;
+  };
+  /** A subscription's events one by one. */
+  const eachEvent = ({ result, setResult }: { result: ExecutionResult; setResult(r: ExecutionResult): void }) => {
+    const bounded = bound(result);
+    if (bounded !== result) setResult(bounded);
+  };
+  /** An incremental result's parts together: the part that passes the bound ends it, later parts are empty. */
+  const allParts = () => {
+    let total = 0;
+    return ({ result, setResult }: { result: ExecutionResult; setResult(r: ExecutionResult): void }) => {
+      if (total > maxResponseBytes) return setResult({ hasNext: false } as ExecutionResult);
+      total += jsonSize(result, maxResponseBytes - total);
+      if (total > maxResponseBytes) setResult({ errors: [refusal()], hasNext: false } as ExecutionResult);
+    };
+  };
+  return {
+    // At the source, for every transport (HTTP, SSE, graphql-sse).
+    onExecute: () => ({
+      onExecuteDone: ({ result, setResult }) => {
+        if (isAsyncIterable(result)) return { onNext: allParts() as never };
+        const bounded = bound(result);
+        if (bounded !== result) setResult(bounded);
+      },
+    }),
+    onSubscribe: () => ({
+      onSubscribeResult: ({ result, setResult }) => {
+        if (isAsyncIterable(result)) return { onNext: eachEvent as never };
+        const bounded = bound(result as ExecutionResult);
+        if (bounded !== result) setResult(bounded);
+      },
+    }),
+    // Before serializing: what did not come from execution here (a response-cache hit) is
+    // measured, and each result holds its bytes of the in-flight budget while it is written.
+    onResultProcess({ result, setResult, serverContext }) {
+      const res = (serverContext as { res?: EventEmitter }).res;
+      if (Array.isArray(result)) setResult(result.map((r) => admit(bound(r), res)));
+      else if (!isAsyncIterable(result)) setResult(admit(bound(result as ExecutionResult), res));
+    },
+  };
+}

@@ -1,0 +1,80 @@
+/**
+ * A REST request as prepared once and sent once per attempt: its path (built with `path`, each
+ * value one percent-encoded segment), its query string, its headers (the caller's normalized
+ * `Authorization`, never the raw header) and its JSON body.
+ */
+import { inputError } from './errors.js';
+
+export type QueryValue = string | number | boolean | null | undefined | readonly (string | number | boolean)[];
+/** Query parameters: null/undefined are left out, arrays repeat the key (`k=a&k=b`). */
+export type Query = Record<string, QueryValue>;
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface Prepared {
+  info: { method: HttpMethod; path: string };
+  url: string;
+  headers: Record<string, string>;
+  body?: string;
+  /** The caller's credential (the token), to scrub from upstream messages. */
+  secret?: string;
+}
+
+export interface Target {
+  /** The base URL's path (`/v1`), prefixed to every request path. */
+  basePath: string;
+  userAgent: string;
+}
+
+/** `credential` is the caller's normalized header and its token (see callerKey.ts). */
+export function prepare(
+  target: Target,
+  credential: { header?: string; token?: string },
+  method: HttpMethod,
+  path: string,
+  query: Query | undefined,
+  body: unknown,
+): Prepared {
+  if (!path.startsWith('/') || path.includes('?') || path.includes('#')) {
+    throw new TypeError('A REST path starts with "/" and has no query string (pass query params separately)');
+  }
+  const headers: Record<string, string> = { accept: 'application/json', 'user-agent': target.userAgent };
+  if (credential.header) headers.authorization = credential.header;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  return {
+    info: { method, path },
+    url: target.basePath + path + encodeQuery(query),
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    secret: credential.token,
+  };
+}
+
+export function encodeQuery(query: Query | undefined): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query ?? {})) {
+    if (value === undefined || value === null) continue;
+    const values: readonly (string | number | boolean)[] = Array.isArray(value) ? value : [value as string | number | boolean];
+    for (const v of values) params.append(key, String(v));
+  }
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}
+
+/**
+ * Builds a REST path, percent-encoding each interpolated value as one segment:
+ * path`/spaces/${spaceId}/change-requests/${changeRequestId}`. Empty, "." and ".." are refused,
+ * since they would name another resource.
+ */
+export function path(strings: TemplateStringsArray, ...values: (string | number)[]): string {
+  let out = strings[0];
+  values.forEach((value, i) => {
+    out += segment(value) + strings[i + 1];
+  });
+  return out;
+}
+
+function segment(value: string | number): string {
+  const text = String(value);
+  if (text === '' || text === '.' || text === '..') throw inputError(`Invalid identifier ${JSON.stringify(text)}`);
+  return encodeURIComponent(text);
+}

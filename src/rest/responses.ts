@@ -1,0 +1,133 @@
+/**
+ * What one attempt came to (`Outcome`): a 2xx body read as JSON (frozen for GETs, whose answers
+ * may be shared), or a failure mapped to a RestError (errors.ts) with whether a GET may retry it
+ * and what kind of failure it was for the circuit breaker. Every body is read or dumped.
+ */
+import type { Dispatcher } from 'undici';
+import type { Deadline } from './deadline.js';
+import { errorCode, errorForStatus, restError, unavailableError, upstreamMessage, type RestError } from './errors.js';
+import type { Prepared } from './request.js';
+import { parseRetryAfter, RETRY_STATUSES, RETRYABLE_ERRORS } from './retry.js';
+
+/**
+ * How an attempt bears on the upstream's health: `healthy` (an answer below 500), `route` (a 5xx
+ * or a timeout: this route failed, maybe for this caller's input only), `origin` (no connection
+ * at all: the upstream is down, whoever asked), `neutral` (nothing learnt: the callers left).
+ */
+export type Health = 'healthy' | 'route' | 'origin' | 'neutral';
+
+export type Outcome =
+  | { ok: true; value: unknown; /** Length of the body as received (characters). */ size: number; health?: Health }
+  | { ok: false; error: RestError; retryable: boolean; retryAfterMs?: number; health?: Health; /** No call: the circuit was open. */ circuitOpen?: true };
+
+export async function readResponse(res: Dispatcher.ResponseData, req: Prepared): Promise<Outcome> {
+  const status = res.statusCode;
+  const health: Health = status >= 500 ? 'route' : 'healthy';
+  if (status >= 200 && status < 300) {
+    if (status === 204) {
+      await res.body.dump();
+      return { ok: true, value: undefined, size: 0, health };
+    }
+    const text = await res.body.text();
+    const value = parseBody(text, res.headers['content-type'], status, req);
+    // A read's answer may be shared (joined calls, kept answers): nobody may change it.
+    return { ok: true, value: req.info.method === 'GET' ? deepFreeze(value) : value, size: text.length, health };
+  }
+  const retryable = req.info.method === 'GET' && RETRY_STATUSES.has(status);
+  // A retried answer's text is of no use; other errors carry the upstream's message.
+  const text = retryable ? (await res.body.dump(), '') : await res.body.text();
+  return { ok: false, error: statusError(res, req, text), retryable, retryAfterMs: retryAfter(res), health };
+}
+
+export function statusError(res: Dispatcher.ResponseData, req: Prepared, text: string): RestError {
+  return errorForStatus(res.statusCode, req.info, upstreamMessage(text), req.secret, retryAfter(res));
+}
+
+function retryAfter(res: Dispatcher.ResponseData): number | undefined {
+  return parseRetryAfter(header(res.headers['retry-after']));
+}
+
+/** A 2xx body: JSON (or nothing); anything else (an HTML page from a proxy, say) is UPSTREAM_ERROR. */
+function parseBody(text: string, contentType: string | string[] | undefined, status: number, req: Prepared): unknown {
+  if (!text) return undefined;
+  if (!/\bjson\b/i.test(header(contentType) ?? '')) {
+    throw restError('UPSTREAM_ERROR', 'Upstream sent an unexpected body (not JSON)', { ...req.info, status });
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw restError('UPSTREAM_ERROR', 'Upstream sent invalid JSON', { ...req.info, status });
+  }
+}
+
+/** `value` and everything in it made read-only (JSON: plain objects and arrays), without recursion. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value !== 'object' || value === null) return value;
+  const stack: object[] = [value];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    Object.freeze(next);
+    for (const child of Object.values(next)) if (typeof child === 'object' && child !== null) stack.push(child);
+  }
+  return value;
+}
+
+// Headers and body timeouts are not retried: the upstream is slow, and retrying would multiply the wait.
+const REASONS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  EPIPE: 'connection reset',
+  UND_ERR_SOCKET: 'connection closed by the upstream',
+  UND_ERR_CONNECT_TIMEOUT: 'connect timeout',
+  ETIMEDOUT: 'connect timeout',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host not found',
+  UND_ERR_HEADERS_TIMEOUT: 'timed out waiting for response headers',
+  UND_ERR_BODY_TIMEOUT: 'timed out reading the response body',
+  UND_ERR_CLOSED: 'client closed',
+  UND_ERR_DESTROYED: 'client closed',
+};
+
+/** No connection could be had at all: says the upstream is down, not that one route failed. */
+const ORIGIN_DOWN = new Set(['ECONNREFUSED', 'UND_ERR_CONNECT_TIMEOUT', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/** An attempt that threw: an error of ours, an abort (deadline or callers gone), or a connection failure. */
+export function failure(err: unknown, req: Prepared, deadline: Deadline): Outcome {
+  // An error of ours (e.g. a body that is not JSON): the upstream answered, wrongly but alive.
+  if (errorCode(err)) return { ok: false, error: err as RestError, retryable: false, health: 'healthy' };
+  if (deadline.signal.aborted) {
+    return { ok: false, error: unavailableError(req.info, deadline.reason()), retryable: false, health: deadline.expired ? 'route' : 'neutral' };
+  }
+  const code = systemCode(err);
+  const error = connectionError(code, req);
+  return {
+    ok: false,
+    error,
+    retryable: req.info.method === 'GET' && RETRYABLE_ERRORS.has(code ?? ''),
+    // A body too large is an answer (UPSTREAM_ERROR), not a sign of ill health.
+    health: errorCode(error) === 'UPSTREAM_UNAVAILABLE' ? connectionHealth(code) : 'healthy',
+  };
+}
+
+export function connectionError(code: string | undefined, req: Prepared): RestError {
+  if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') {
+    return restError('UPSTREAM_ERROR', 'Upstream response too large', { ...req.info, status: null });
+  }
+  return unavailableError(req.info, (code && REASONS[code]) ?? `request failed${code ? ` (${code})` : ''}`);
+}
+
+/** How a connection failure (`systemCode`) bears on the upstream's health. */
+export function connectionHealth(code: string | undefined): Health {
+  return ORIGIN_DOWN.has(code ?? '') ? 'origin' : 'route';
+}
+
+/** The error code of a Node or undici error (also inside an AggregateError or a cause). */
+export function systemCode(err: unknown): string | undefined {
+  const e = err as { code?: unknown; cause?: unknown; errors?: unknown[] } | undefined;
+  if (typeof e?.code === 'string') return e.code;
+  if (Array.isArray(e?.errors) && e.errors.length) return systemCode(e.errors[0]);
+  return e?.cause ? systemCode(e.cause) : undefined;
+}
+
+function header(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}

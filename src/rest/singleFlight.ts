@@ -1,0 +1,232 @@
+/**
+ * Reads shared between the requests of one caller (one credential: callerKey.ts), never across
+ * callers, never for writes:
+ *
+ * - single-flight: identical GETs (same URL: path and query) in flight at the same time share one
+ *   upstream call; when the last request waiting for it goes away, the call is aborted;
+ * - kept answers: a request registered when it arrived (`arrive`) also takes the answer of an
+ *   identical GET that came back after that moment, kept while more than one request of the
+ *   caller is open (at most RECENT_MAX answers of RECENT_MAX_CHARS each, RECENT_MAX_AGE_MS old),
+ *   so requests that overlap share their reads even when one reaches its resolvers only after the
+ *   other's call is back;
+ * - a write of the caller (its start and its end) forgets both: a read after it starts afresh.
+ */
+import type { Clock } from './clock.js';
+import type { Deadline } from './deadline.js';
+import { unavailableError } from './errors.js';
+import type { Prepared } from './request.js';
+
+/** A request of one caller, open from its arrival until `close()`. */
+export interface Arrival {
+  /** The caller's key (callerKey of its Authorization). */
+  readonly key: string;
+  /** When it arrived (the REST client's clock). */
+  readonly since: number;
+  /** The request is over (its response closed); idempotent. */
+  close(): void;
+}
+
+/** Most answers kept per caller, how old they may get, and the largest body kept. */
+const RECENT_MAX = 500;
+const RECENT_MAX_AGE_MS = 2_000;
+const RECENT_MAX_CHARS = 1_000_000;
+
+/** What is kept per caller while it has calls running or requests open. */
+interface CallerReads {
+  key: string;
+  /** GETs in flight by URL: a read of the same URL joins them. */
+  flights: Map<string, Flight>;
+  /** Calls (reads and writes) started and not ended. */
+  running: number;
+  /** Open requests, each with its arrival, in the order they registered. */
+  open: Map<object, number>;
+  /** Answers of GETs that came back while more than one request was open, by URL, oldest first. */
+  recent: Map<string, Answer>;
+  /** Bumped by every write (start and end): an answer of a call started before it is not kept. */
+  generation: number;
+}
+
+/** A GET's answer (frozen, so every taker may share it) and when it came. */
+interface Answer {
+  value: unknown;
+  at: number;
+}
+
+/** One upstream call (all its attempts), shared by the GETs that joined it. */
+interface Flight {
+  promise: Promise<unknown>;
+  /** Joiners still waiting; when the last one leaves (its client went away), the call is aborted. */
+  waiters: number;
+  /** Aborts the call and lets no one join it any more. */
+  abandon(): void;
+}
+
+/** Runs one upstream call under `deadline`. */
+export type Run = (deadline: Deadline) => Promise<{ value: unknown; size: number }>;
+
+export class SharedReads {
+  private readonly callers = new Map<string, CallerReads>();
+
+  constructor(
+    /** Off: every read is its own call (writes still run through here). */
+    readonly enabled: boolean,
+    private readonly clock: Clock,
+    private readonly newDeadline: () => Deadline,
+  ) {}
+
+  /** Registers a request of caller `key` as it arrives; undefined when sharing is off. */
+  arrive(key: string): Arrival | undefined {
+    if (!this.enabled) return undefined;
+    // The caller's state stays while one of its requests is open.
+    const state = this.state(key);
+    const arrival: Arrival = {
+      key,
+      since: this.clock.now(),
+      close: () => {
+        if (!state.open.delete(arrival)) return;
+        this.prune(state, this.clock.now());
+        this.forgetIfIdle(state);
+      },
+    };
+    state.open.set(arrival, arrival.since);
+    return arrival;
+  }
+
+  /** A GET of caller `key`: joins an identical one in flight, takes a kept answer, or runs. */
+  read(key: string, req: Prepared, since: number | undefined, run: Run, caller: Leaving): Promise<unknown> {
+    const state = this.state(key);
+    const shared = this.enabled ? state.flights.get(req.url) : undefined;
+    if (shared) return caller.join(shared, req);
+    const answer = since === undefined ? undefined : state.recent.get(req.url);
+    if (answer && answer.at >= since! && this.clock.now() - answer.at <= RECENT_MAX_AGE_MS) {
+      if (caller.aborted) return Promise.reject(unavailableError(req.info, 'request aborted'));
+      return Promise.resolve(answer.value);
+    }
+    const flight = this.start(state, req, run);
+    if (this.enabled) state.flights.set(req.url, flight);
+    return caller.join(flight, req);
+  }
+
+  /** A write of caller `key`: no read before it is shared with a read after it. */
+  async write(key: string, req: Prepared, run: Run, caller: Leaving): Promise<unknown> {
+    const state = this.state(key);
+    forgetReads(state);
+    try {
+      return await caller.join(this.start(state, req, run), req);
+    } finally {
+      const now = this.callers.get(key);
+      if (now) forgetReads(now);
+    }
+  }
+
+  private state(key: string): CallerReads {
+    let state = this.callers.get(key);
+    if (!state) this.callers.set(key, (state = { key, flights: new Map(), running: 0, open: new Map(), recent: new Map(), generation: 0 }));
+    return state;
+  }
+
+  /** Starts one upstream call for `state`'s caller; it ends (and leaves `state`) on its own. */
+  private start(state: CallerReads, req: Prepared, run: Run): Flight {
+    const deadline = this.newDeadline();
+    const generation = state.generation;
+    const detach = () => {
+      if (state.flights.get(req.url) === flight) state.flights.delete(req.url);
+    };
+    state.running++;
+    const flight: Flight = {
+      waiters: 0,
+      promise: run(deadline)
+        .then(({ value, size }) => {
+          detach();
+          // Kept for the other open requests of this caller (none but this one: nobody else could take it).
+          if (state.open.size > 1 && req.info.method === 'GET' && state.generation === generation && size <= RECENT_MAX_CHARS) {
+            const at = this.clock.now();
+            state.recent.delete(req.url);
+            state.recent.set(req.url, { value, at });
+            this.prune(state, at);
+          }
+          return value;
+        })
+        .finally(() => {
+          deadline.dispose();
+          detach();
+          state.running--;
+          this.forgetIfIdle(state);
+        }),
+      abandon() {
+        detach();
+        deadline.abort();
+      },
+    };
+    return flight;
+  }
+
+  /** Drops the kept answers no open request can take any more (or too old), oldest first. */
+  private prune(state: CallerReads, now: number): void {
+    const oldest = state.open.values().next().value;
+    if (oldest === undefined) return state.recent.clear();
+    const floor = Math.max(oldest, now - RECENT_MAX_AGE_MS);
+    for (const [url, answer] of state.recent) {
+      if (answer.at >= floor && state.recent.size <= RECENT_MAX) break;
+      state.recent.delete(url);
+    }
+  }
+
+  /** Drops a caller's state once nothing of it runs or is open. */
+  private forgetIfIdle(state: CallerReads): void {
+    if (state.running === 0 && state.open.size === 0 && this.callers.get(state.key) === state) this.callers.delete(state.key);
+  }
+}
+
+function forgetReads(state: CallerReads): void {
+  state.flights.clear();
+  state.recent.clear();
+  state.generation++;
+}
+
+/**
+ * The calls one request (one view of the client) waits for, left all at once when its signal
+ * fires: one listener on the signal for all its calls (a request may run hundreds of them).
+ */
+export class Leaving {
+  private readonly leaving = new Set<() => void>();
+
+  constructor(private readonly signal: AbortSignal | undefined) {
+    signal?.addEventListener('abort', () => this.leaving.forEach((leave) => leave()), { once: true });
+  }
+
+  get aborted(): boolean {
+    return this.signal?.aborted ?? false;
+  }
+
+  /** Waits for `flight`; when the signal fires first, rejects and leaves it (the last to leave aborts it). */
+  join(flight: Flight, req: Prepared): Promise<unknown> {
+    flight.waiters++;
+    if (!this.signal) return flight.promise;
+    const leave = () => {
+      if (--flight.waiters === 0) flight.abandon();
+    };
+    if (this.signal.aborted) {
+      leave();
+      return Promise.reject(unavailableError(req.info, 'request aborted'));
+    }
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        this.leaving.delete(onAbort);
+        leave();
+        reject(unavailableError(req.info, 'request aborted'));
+      };
+      this.leaving.add(onAbort);
+      flight.promise.then(
+        (value) => {
+          this.leaving.delete(onAbort);
+          resolve(value);
+        },
+        (error: unknown) => {
+          this.leaving.delete(onAbort);
+          reject(error);
+        },
+      );
+    });
+  }
+}

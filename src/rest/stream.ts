@@ -1,0 +1,64 @@
+/**
+ * Opens a Server-Sent Events stream (a GET answered `text/event-stream`): through the circuits
+ * (it fails fast while they are open), outside the concurrency limits (streams are long), with
+ * no body timeout but an idle timer (sse.ts). A non-2xx answer rejects with its mapped error.
+ */
+import type { Dispatcher } from 'undici';
+import { CircuitOpen } from './circuit.js';
+import { circuitOpenError, errorCode, unavailableError, type ErrorCode } from './errors.js';
+import type { Prepared } from './request.js';
+import { connectionError, connectionHealth, statusError, systemCode } from './responses.js';
+import { routeTemplate } from './routes.js';
+import { eventStream, type SseStream } from './sse.js';
+import type { Transport, Who } from './transport.js';
+
+export async function openStream(transport: Transport, req: Prepared, who: Who, signal: AbortSignal | undefined): Promise<SseStream> {
+  const { pool, clock, circuits, headersTimeout, streamIdleTimeout, report } = transport.parts;
+  const controller = new AbortController();
+  const abort = () => controller.abort();
+  if (signal?.aborted) throw unavailableError(req.info, 'request aborted');
+  signal?.addEventListener('abort', abort, { once: true });
+  const release = () => signal?.removeEventListener('abort', abort);
+  const started = clock.now();
+  const reportAttempt = (status: number | null, code?: ErrorCode) => report?.({ ...req.info, status, ms: clock.now() - started, attempt: 1, code });
+  let admission;
+  try {
+    admission = circuits.admit(routeTemplate(req.info.path), who.budget);
+  } catch (error) {
+    release();
+    if (error instanceof CircuitOpen) throw circuitOpenError(req.info);
+    throw error;
+  }
+  let res: Dispatcher.ResponseData;
+  try {
+    res = await pool.request({
+      path: req.url,
+      method: 'GET',
+      headers: { ...req.headers, accept: 'text/event-stream', 'cache-control': 'no-cache' },
+      signal: controller.signal,
+      headersTimeout,
+      bodyTimeout: 0,
+    });
+  } catch (err) {
+    release();
+    if (controller.signal.aborted) {
+      admission.done('neutral');
+      throw unavailableError(req.info, 'request aborted');
+    }
+    const code = systemCode(err);
+    const error = connectionError(code, req);
+    admission.done(connectionHealth(code));
+    reportAttempt(null, errorCode(error));
+    throw error;
+  }
+  admission.done(res.statusCode >= 500 ? 'route' : 'healthy');
+  transport.parts.onAnswer?.(who, res.statusCode);
+  if (res.statusCode < 200 || res.statusCode >= 300) {
+    release();
+    const error = statusError(res, req, await res.body.text().catch(() => ''));
+    reportAttempt(res.statusCode, errorCode(error));
+    throw error;
+  }
+  reportAttempt(res.statusCode);
+  return eventStream(res.body, { controller, signal, idleTimeoutMs: streamIdleTimeout, upstream: req.info, onClose: release, clock });
+}

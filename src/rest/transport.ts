@@ -1,0 +1,137 @@
+/**
+ * One REST call to the upstream, all its attempts: each attempt goes through the circuit breakers
+ * (circuit.ts: per route template and for the origin) and the concurrency limits (limiter.ts:
+ * per caller budget and in total) over one undici Pool; a GET is tried again on 429/502/503/504
+ * and connection failures (retry.ts) while the retry budget (retryBudget.ts) and the call's
+ * deadline (deadline.ts) allow; a write gets exactly one attempt (GitBook's API has no
+ * idempotency key). Every attempt is reported (`RestCall`) to whoever listens.
+ */
+import { Pool } from 'undici';
+import type { RestCall } from './callLog.js';
+import { CircuitOpen, Circuits } from './circuit.js';
+import type { Clock } from './clock.js';
+import { Deadline } from './deadline.js';
+import { circuitOpenError, errorCode, overloadError, unavailableError, type RestError } from './errors.js';
+import { Limiter, Overloaded, WaitAborted, type CallerSlots } from './limiter.js';
+import type { Prepared, Target } from './request.js';
+import { failure, readResponse, type Outcome } from './responses.js';
+import { backoff, type RetryConfig } from './retry.js';
+import type { RetryBudget } from './retryBudget.js';
+import { routeTemplate } from './routes.js';
+
+/** Whose call it is: `budget` keys the concurrency slots and counts as one caller for the circuits. */
+export interface Who {
+  /** The credential's key (callerKey.ts). */
+  key: string;
+  /** The budget the call is counted against (the key of a known token, else the client address's). */
+  budget: string;
+}
+
+export interface TransportParts {
+  pool: Pool;
+  target: Target;
+  clock: Clock;
+  retry: RetryConfig;
+  budget: RetryBudget;
+  circuits: Circuits;
+  limiter: Limiter;
+  /** Deadline of a whole call, ms. */
+  requestTimeout: number;
+  headersTimeout: number;
+  streamIdleTimeout: number;
+  /** Reports an attempt; undefined when nobody listens (no RestCall is built then). */
+  report?: (call: RestCall) => void;
+  /** An answer (any HTTP status) came for this credential. */
+  onAnswer?: (who: Who, status: number) => void;
+}
+
+export class Transport {
+  /** Concurrency slots per budget key, kept while a call of it runs or waits. */
+  private readonly slots = new Map<string, CallerSlots>();
+
+  constructor(readonly parts: TransportParts) {}
+
+  deadline(): Deadline {
+    return new Deadline(this.parts.requestTimeout, this.parts.clock);
+  }
+
+  /** One REST call: attempts until success, a final failure, or the deadline. */
+  async call(req: Prepared, who: Who, deadline: Deadline): Promise<{ value: unknown; size: number }> {
+    const { retry, budget } = this.parts;
+    const attempts = req.info.method === 'GET' ? Math.max(1, retry.maxAttempts) : 1;
+    budget.deposit();
+    let previous: RestError | undefined;
+    for (let attempt = 1; ; attempt++) {
+      const outcome = await this.guardedAttempt(req, who, attempt, deadline);
+      if (outcome.ok) return outcome;
+      // A retry the open circuit refused: the failure before it says more.
+      if (outcome.circuitOpen && previous) throw previous;
+      previous = outcome.error;
+      if (!outcome.retryable || attempt >= attempts) throw outcome.error;
+      const { retryAfterMs } = outcome;
+      if (retryAfterMs !== undefined && retryAfterMs > retry.maxRetryAfterMs) throw outcome.error;
+      const wait = retryAfterMs ?? backoff(retry, attempt);
+      if (wait >= deadline.remaining() || !budget.tryWithdraw()) throw outcome.error;
+      await deadline.sleep(wait, req.info);
+    }
+  }
+
+  /** One attempt through the circuits and the concurrency limits; never throws. */
+  private async guardedAttempt(req: Prepared, who: Who, attempt: number, deadline: Deadline): Promise<Outcome> {
+    let admission;
+    try {
+      admission = this.parts.circuits.admit(routeTemplate(req.info.path), who.budget);
+    } catch (error) {
+      if (error instanceof CircuitOpen) return { ok: false, error: circuitOpenError(req.info), retryable: false, circuitOpen: true };
+      throw error;
+    }
+    let outcome: Outcome;
+    const slots = this.slotsOf(who.budget);
+    try {
+      const waiting = this.parts.limiter.acquire(slots, deadline.signal);
+      if (waiting) await waiting;
+    } catch (error) {
+      admission.done('neutral');
+      this.forgetIfIdle(who.budget, slots);
+      if (error instanceof Overloaded) return { ok: false, error: overloadError(req.info, error.scope), retryable: false };
+      if (error instanceof WaitAborted) return { ok: false, error: unavailableError(req.info, deadline.reason()), retryable: false };
+      throw error;
+    }
+    try {
+      outcome = await this.attemptOnce(req, who, attempt, deadline);
+    } finally {
+      this.parts.limiter.release(slots);
+      this.forgetIfIdle(who.budget, slots);
+    }
+    // Callers that left tell nothing about the upstream (failure() calls that `neutral`).
+    admission.done(outcome.health ?? 'healthy');
+    return outcome;
+  }
+
+  private async attemptOnce(req: Prepared, who: Who, attempt: number, deadline: Deadline): Promise<Outcome> {
+    const { clock, pool, report } = this.parts;
+    const started = clock.now();
+    let status: number | null = null;
+    let outcome: Outcome;
+    try {
+      const res = await pool.request({ path: req.url, method: req.info.method, headers: req.headers, body: req.body, signal: deadline.signal });
+      status = res.statusCode;
+      this.parts.onAnswer?.(who, status);
+      outcome = await readResponse(res, req);
+    } catch (err) {
+      outcome = failure(err, req, deadline);
+    }
+    report?.({ ...req.info, status, ms: clock.now() - started, attempt, code: outcome.ok ? undefined : errorCode(outcome.error) });
+    return outcome;
+  }
+
+  private slotsOf(budget: string): CallerSlots {
+    let slots = this.slots.get(budget);
+    if (!slots) this.slots.set(budget, (slots = { active: 0, queue: [] }));
+    return slots;
+  }
+
+  private forgetIfIdle(budget: string, slots: CallerSlots): void {
+    if (slots.active === 0 && slots.queue.length === 0 && this.slots.get(budget) === slots) this.slots.delete(budget);
+  }
+}

@@ -1,0 +1,180 @@
+/**
+ * Bounds in bytes on what a caller sends and what the gateway answers (issue 18): document bytes
+ * before parsing, operation names wherever they are kept, response bytes. Each refusal is a
+ * BAD_USER_INPUT naming its limit, checked over real HTTP against the embedded upstream.
+ */
+import { EventEmitter } from 'node:events';
+import { parse } from 'graphql';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { exampleQuery } from '../../src/gateway/example.js';
+import { parseCache, parsedBytes } from '../../src/gateway/lib/parseCache.js';
+import { DEFAULT_LIST_AND_FIELD_LIMITS } from '../../src/gateway/plugins/useQueryLimits.js';
+import { startStack, type GqlResult, type TestStack } from '../helpers/gateway.js';
+import { httpStack } from '../helpers/httpStack.js';
+
+const stack = httpStack();
+let t: TestStack;
+beforeAll(() => void (t = stack.t));
+/** POSTs a GraphQL request over the gateway's port, as the admin unless `token` is null. */
+const post = async (body: unknown, token: string | null = t.world.users.admin.token) => stack.post(body, token ? `Bearer ${token}` : undefined);
+
+/** A refusal by `limit`: BAD_USER_INPUT, no data, no REST call. */
+function expectLimit(result: GqlResult, limit: string, maximum: number) {
+  expect(result.data ?? null).toBeNull();
+  expect(result.errors).toHaveLength(1);
+  expect(result.errors![0].message).toMatch(new RegExp(`^${limit}: .*\\b${maximum}\\b`));
+  expect(result.errors![0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', limit, maximum });
+  return result.errors![0];
+}
+
+describe('document bytes', () => {
+  const max = DEFAULT_LIST_AND_FIELD_LIMITS.maxDocumentBytes;
+
+  it('defaults to 64 KiB, far above real documents', async () => {
+    expect(max).toBe(65_536);
+    const example = exampleQuery(t.world.orgId);
+    expect(Buffer.byteLength(example) * 32).toBeLessThan(max);
+    const { result } = await post({ query: example });
+    expect(result.errors).toBeUndefined();
+  });
+
+  it('a `{ __typename }` padded with whitespace to 900 KB is refused before parsing, with no REST call', async () => {
+    t.resetCalls();
+    const query = `{ __typename ${' '.repeat(900_000)}}`;
+    const { result } = await post({ query });
+    const error = expectLimit(result, 'maxDocumentBytes', max);
+    expect(error.message).toBe(`maxDocumentBytes: Document size limit of ${max} bytes exceeded, found ${query.length}.`);
+    expect(error.extensions!.actual).toBe(query.length);
+    expect(t.calls).toEqual([]);
+  });
+
+  it('counts UTF-8 bytes, not characters', async () => {
+    const query = `{ __typename } # ${'é'.repeat(max / 2)}`;
+    expect(query.length).toBeLessThan(max);
+    expectLimit((await post({ query })).result, 'maxDocumentBytes', max);
+  });
+
+  it('is a setting', async () => {
+    await using s = await startStack({ queryLimits: { maxDocumentBytes: 100 } });
+    expect((await s.gql(`{ __typename ${' '.repeat(80)}}`)).data).toEqual({ __typename: 'Query' });
+    const res = await s.gql(`{ __typename ${' '.repeat(100)}}`);
+    expect(res.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', limit: 'maxDocumentBytes', maximum: 100, actual: 114 });
+  });
+});
+
+describe('the parse cache', () => {
+  /** A distinct document of about 1,900 tokens (within the token limit), 13 KB. */
+  const dense = (i: number) => `query Q${i} { ${Array.from({ length: 315 }, (_, j) => `a${j}: viewer { id }`).join(' ')} }`;
+
+  it('is bounded in bytes: documents within every limit cannot fill the heap through it', () => {
+    const cache = parseCache(4 * 1024 * 1024);
+    for (let i = 0; i < 40; i++) cache.documentCache.set(dense(i), parse(dense(i)));
+    // 1024 of them would hold 1024 × (13 KB + 1,900 tokens × 300 B) ≈ 600 MB; the cache keeps what fits.
+    expect(parsedBytes(dense(0), parse(dense(0)))).toBeGreaterThan(500_000);
+    expect(cache.documentCache.calculatedSize).toBeLessThanOrEqual(4 * 1024 * 1024);
+    expect(cache.documentCache.size).toBeLessThan(10);
+    expect(cache.documentCache.has(dense(39))).toBe(true);
+  });
+});
+
+describe('response bytes', () => {
+  const max = DEFAULT_LIST_AND_FIELD_LIMITS.maxResponseBytes;
+  /** A comment of 200 KB: 100 occurrences of it answer 20 MB, 30 aliases 6 MB. */
+  const BIG = 200_000;
+  let commentId: string;
+
+  beforeAll(async () => {
+    const spaceId = (await t.api.post(`/orgs/${t.world.orgId}/spaces`, { title: 'Big talk' })).body.id;
+    const cr = (await t.api.post(`/spaces/${spaceId}/change-requests`, { subject: 'Long comment' })).body;
+    const comment = (await t.api.post(`/spaces/${spaceId}/change-requests/${cr.id}/comments`, { body: { markdown: 'x'.repeat(BIG) } })).body;
+    const data = await t.data(`{ changeRequest(spaceId: "${spaceId}", changeRequestId: "${cr.id}") { comments(first: 1) { nodes { id } } } }`);
+    commentId = data.changeRequest.comments.nodes[0].id;
+    expect(comment.id).toBeTruthy();
+  });
+
+  const nodesOf = (n: number) =>
+    post({ query: 'query($ids: [ID!]!) { nodes(ids: $ids) { ... on Comment { body { markdown } } } }', variables: { ids: Array(n).fill(commentId) } });
+
+  it('defaults to 4 MiB; a result within it is answered whole', async () => {
+    expect(max).toBe(4 * 1024 * 1024);
+    const { result } = await nodesOf(4);
+    expect(result.errors).toBeUndefined();
+    expect(result.data.nodes.map((n: any) => n.body.markdown.length)).toEqual([BIG, BIG, BIG, BIG]);
+  });
+
+  it('one id repeated in nodes(ids:) is priced per occurrence: 100 × 200 KB is refused, not answered', async () => {
+    const { result } = await nodesOf(100);
+    const error = expectLimit(result, 'maxResponseBytes', max);
+    expect(error.message).toBe(`maxResponseBytes: Response size limit of ${max} bytes exceeded (each occurrence of an object counts; select fewer or smaller fields, or page).`);
+  });
+
+  it('and so is one representation repeated in _entities', async () => {
+    const { result } = await post({
+      query: 'query($r: [_Any!]!) { _entities(representations: $r) { ... on Comment { body { markdown } } } }',
+      variables: { r: Array(100).fill({ __typename: 'Comment', id: commentId }) },
+    });
+    expectLimit(result, 'maxResponseBytes', max);
+  });
+
+  it('over graphql-sse too', async () => {
+    const res = await t.gateway.yoga.fetch('http://gateway.test/graphql/stream', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: `Bearer ${t.world.users.admin.token}` },
+      body: JSON.stringify({ query: 'query Big($ids: [ID!]!) { nodes(ids: $ids) { ... on Comment { body { markdown } } } }', variables: { ids: Array(100).fill(commentId) } }),
+    });
+    const text = await res.text();
+    expect(text).toContain('maxResponseBytes');
+    expect(text.length).toBeLessThan(2000);
+  });
+
+  it('aliases of the same object are priced per occurrence', async () => {
+    const aliases = Array.from({ length: 30 }, (_, i) => `a${i}: node(id: $id) { ... on Comment { body { markdown } } }`).join(' ');
+    const { result } = await post({ query: `query($id: ID!) { ${aliases} }`, variables: { id: commentId } });
+    expectLimit(result, 'maxResponseBytes', max);
+  });
+
+  it('results written at the same moment share a budget of bytes: past it, UPSTREAM_UNAVAILABLE until one is written', async () => {
+    await using s = await startStack({ queryLimits: { responseBytesInFlight: 1_000_000 } });
+    const spaceId = (await s.api.post(`/orgs/${s.world.orgId}/spaces`, { title: 'Big talk' })).body.id;
+    const cr = (await s.api.post(`/spaces/${spaceId}/change-requests`, { subject: 'Long comment' })).body;
+    await s.api.post(`/spaces/${spaceId}/change-requests/${cr.id}/comments`, { body: { markdown: 'x'.repeat(BIG) } });
+    const data = await s.data(`{ changeRequest(spaceId: "${spaceId}", changeRequestId: "${cr.id}") { comments(first: 1) { nodes { id } } } }`);
+    const id = data.changeRequest.comments.nodes[0].id;
+    /** 3 × 200 KB, written to a response that ends when `res` says so (Yoga's Node server context). */
+    const send = async (res: EventEmitter) => {
+      const response = await s.gateway.yoga.fetch(
+        'http://gateway.test/graphql',
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${s.world.users.admin.token}` },
+          body: JSON.stringify({ query: 'query($ids: [ID!]!) { nodes(ids: $ids) { ... on Comment { body { markdown } } } }', variables: { ids: [id, id, id] } }),
+        },
+        { res },
+      );
+      return { status: response.status, retryAfter: response.headers.get('retry-after'), body: (await response.json()) as GqlResult };
+    };
+    const first = new EventEmitter();
+    expect((await send(first)).body.errors).toBeUndefined();
+    const refused = await send(new EventEmitter());
+    expect(refused.body.errors?.[0].extensions).toEqual({ code: 'UPSTREAM_UNAVAILABLE', retryAfter: 1 });
+    expect([refused.status, refused.retryAfter]).toEqual([503, '1']);
+    first.emit('finish');
+    expect((await send(new EventEmitter())).body.errors).toBeUndefined();
+  });
+
+  it('is a setting, and bounds @defer parts too', async () => {
+    await using s = await startStack({ queryLimits: { maxResponseBytes: 1000 } });
+    const small = await s.gql('{ viewer { id } }');
+    expect(small.errors).toBeUndefined();
+    const big = await s.gql(`{ ${Array.from({ length: 20 }, (_, i) => `a${i}: viewer { displayName email photoURL id }`).join(' ')} }`);
+    expect(big.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', limit: 'maxResponseBytes', maximum: 1000 });
+    const res = await s.gateway.yoga.fetch('http://gateway.test/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'multipart/mixed', authorization: `Bearer ${s.world.users.admin.token}` },
+      body: JSON.stringify({ query: `{ viewer { id } ... @defer { ${Array.from({ length: 20 }, (_, i) => `a${i}: viewer { displayName email photoURL id }`).join(' ')} } }` }),
+    });
+    const text = await res.text();
+    expect(text).toContain('maxResponseBytes');
+    expect(text.length).toBeLessThan(3000);
+  });
+});

@@ -1,0 +1,116 @@
+/**
+ * One caller identity, over real HTTP (a gateway on its own port, a recording proxy, the embedded
+ * upstream): however `Bearer` is spelled, one token is one caller, and the upstream gets the
+ * normalized header; work without an accepted token is limited per client address, and junk
+ * tokens get no budget of their own.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildGateway, type Gateway, type GatewayOptions } from '../../src/gateway/app.js';
+import { startChaosProxy, type ChaosProxy } from '../helpers/chaosProxy.js';
+import type { GqlResult } from '../helpers/gateway.js';
+import { fakeClock, until } from '../helpers/clock.js';
+import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
+
+interface Stack {
+  upstream: TestUpstream;
+  proxy: ChaosProxy;
+  gateway: Gateway;
+  post(query: string, headers?: Record<string, string>): Promise<{ status: number; body: GqlResult }>;
+}
+
+const stops: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  while (stops.length) await stops.pop()!();
+});
+
+async function stack(options: Omit<GatewayOptions, 'upstreamUrl'>): Promise<Stack> {
+  const upstream = await startUpstream();
+  const proxy = await startChaosProxy(upstream.url);
+  const gateway = buildGateway({ ...options, upstreamUrl: proxy.url });
+  const url = await gateway.start();
+  stops.push(() => upstream.stop(), () => proxy.stop(), () => gateway.stop());
+  const post = async (query: string, headers: Record<string, string> = {}) => {
+    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query }) });
+    return { status: res.status, body: (await res.json()) as GqlResult };
+  };
+  return { upstream, proxy, gateway, post };
+}
+
+const VIEWER = '{ viewer { displayName } }';
+const codes = (results: { body: GqlResult }[]) => results.map((r) => (r.body.errors ? String(r.body.errors[0].extensions?.code) : 'ok'));
+
+describe('a caller is its token', () => {
+  it('eight spellings of one token share one rate-limit budget, and the upstream gets `Bearer <token>` each time', async () => {
+    const t = await stack({ callerRateLimit: 3 });
+    const token = t.upstream.world.users.admin.token;
+    const spellings = [`Bearer ${token}`, `bearer ${token}`, `BEARER ${token}`, `Bearer  ${token}`, `Bearer\t${token}`, `bEaReR ${token}`, `Bearer \t ${token}`, `BeArEr\t\t${token}`];
+    const results = [];
+    for (const authorization of spellings) results.push(await t.post(VIEWER, { authorization }));
+    expect(codes(results)).toEqual(['ok', 'ok', 'ok', 'RATE_LIMITED', 'RATE_LIMITED', 'RATE_LIMITED', 'RATE_LIMITED', 'RATE_LIMITED']);
+    expect(results[0].body.data).toEqual({ viewer: { displayName: 'Ada admin' } });
+    expect(t.proxy.requests.map((r) => r.authorization)).toEqual([`Bearer ${token}`, `Bearer ${token}`, `Bearer ${token}`]);
+  });
+
+  it('eight spellings of one token share one caller’s REST concurrency slots and queue', async () => {
+    const clock = fakeClock();
+    const t = await stack({ rest: { callerConcurrency: 1, queueLimit: 1 }, clock });
+    const token = t.upstream.world.users.admin.token;
+    const orgId = t.upstream.world.orgId;
+    // The upstream never answers: one call holds the caller's slot, one waits in its queue, until the deadline.
+    t.proxy.configure({ failRate: 1, faults: ['hang'] });
+    const spellings = [`Bearer ${token}`, `bearer ${token}`, `BEARER ${token}`, `Bearer  ${token}`, `Bearer\t${token}`, `bEaReR ${token}`, `Bearer \t ${token}`, `BeArEr\t\t${token}`];
+    let answered = 0;
+    // Distinct reads (no single-flight between them).
+    const results = spellings.map((authorization, i) =>
+      t.post(`{ organization(organizationId: "${orgId}") { members(first: ${i + 1}) { nodes { role } } } }`, { authorization }).finally(() => answered++),
+    );
+    await until(() => answered === 6);
+    clock.advance(30_000);
+    const all = codes(await Promise.all(results));
+    expect(all.filter((c) => c === 'RATE_LIMITED')).toHaveLength(6);
+    expect(all.filter((c) => c === 'UPSTREAM_UNAVAILABLE')).toHaveLength(2);
+    expect(t.proxy.count()).toBe(1);
+  });
+});
+
+describe('work without an accepted token is limited per client address', () => {
+  it('anonymous operations count per address (the trusted proxy’s X-Forwarded-For), not as one budget for everyone', async () => {
+    const t = await stack({ anonymousRateLimit: 2, trustProxyHops: 1 });
+    const from = (address: string) => t.post('{ __typename }', { 'x-forwarded-for': address });
+    expect(codes([await from('10.0.0.1'), await from('10.0.0.1'), await from('10.0.0.1')])).toEqual(['ok', 'ok', 'RATE_LIMITED']);
+    // Another address has its own budget; an address the client wrote left of the trusted hop changes nothing.
+    expect(codes([await from('10.0.0.2'), await from('1.2.3.4, 10.0.0.1')])).toEqual(['ok', 'RATE_LIMITED']);
+  });
+
+  it('without trusted proxies, X-Forwarded-For is ignored: the socket’s address counts', async () => {
+    const t = await stack({ anonymousRateLimit: 2 });
+    const results = [];
+    for (const address of ['10.0.0.1', '10.0.0.2', '10.0.0.3']) results.push(await t.post('{ __typename }', { 'x-forwarded-for': address }));
+    expect(codes(results)).toEqual(['ok', 'ok', 'RATE_LIMITED']);
+  });
+
+  it('junk tokens, one fresh token per request, share their address’s budget; an accepted token keeps its own', async () => {
+    const t = await stack({ anonymousRateLimit: 3, callerRateLimit: 100 });
+    const admin = t.upstream.world.users.admin.token;
+    // The admin's first operation counts against the address too (its token was not accepted yet).
+    expect(codes([await t.post(VIEWER, { authorization: `Bearer ${admin}` })])).toEqual(['ok']);
+    const junk = [];
+    for (let i = 0; i < 5; i++) junk.push(await t.post(VIEWER, { authorization: `Bearer junk-${i}` }));
+    expect(codes(junk)).toEqual(['UNAUTHENTICATED', 'UNAUTHENTICATED', 'RATE_LIMITED', 'RATE_LIMITED', 'RATE_LIMITED']);
+    // The refused ones cost no REST call; the accepted token is not held back by its neighbours.
+    expect(t.proxy.requests.filter((r) => r.authorization?.includes('junk'))).toHaveLength(2);
+    expect(codes([await t.post(VIEWER, { authorization: `Bearer ${admin}` })])).toEqual(['ok']);
+  });
+
+  it('a token the upstream answered 401 for is counted as its address afterwards', async () => {
+    const t = await stack({ anonymousRateLimit: 2, callerRateLimit: 100 });
+    const junk = { authorization: 'Bearer junk' };
+    // First: counted against the token and (not accepted yet) the address; then against the address only.
+    expect(codes([await t.post(VIEWER, junk), await t.post(VIEWER, junk), await t.post('{ __typename }', junk)])).toEqual([
+      'UNAUTHENTICATED',
+      'UNAUTHENTICATED',
+      'RATE_LIMITED',
+    ]);
+    expect(codes([await t.post('{ __typename }')])).toEqual(['RATE_LIMITED']);
+  });
+});

@@ -1,0 +1,184 @@
+/**
+ * Bounds of the gateway's HTTP server, through real sockets on a listening gateway: a request
+ * whose headers or body trickle in is cut at its timeout (408, socket closed) instead of holding
+ * the socket for minutes, the request timeout never cuts a long-lived event stream (it covers
+ * receiving the request, not sending the response), and connections past the cap are refused
+ * while the ones admitted keep working.
+ */
+import { createServer } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config.js';
+import { boundServer } from '../../src/gateway/lib/httpBounds.js';
+import { startStack, type TestStack } from '../helpers/gateway.js';
+
+let t: TestStack;
+let url: URL;
+beforeAll(async () => {
+  t = await startStack({ http: { requestTimeoutMs: 1000, headersTimeoutMs: 1000 } });
+  url = new URL(await t.gateway.start());
+});
+afterAll(() => t.stop());
+
+interface Raw {
+  socket: Socket;
+  /** Everything the server sent so far. */
+  received(): string;
+  /** Resolves with what the server sent once it closed the connection. */
+  closed: Promise<string>;
+}
+
+/** A raw TCP connection to the gateway, connected. */
+async function openTo(to: URL): Promise<Raw> {
+  const socket = connect(Number(to.port), to.hostname);
+  let data = '';
+  socket.on('data', (chunk) => (data += chunk.toString('latin1')));
+  const closed = new Promise<string>((resolve) => socket.once('close', () => resolve(data)));
+  socket.on('error', () => undefined);
+  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  return { socket, received: () => data, closed };
+}
+
+const open = () => openTo(url);
+
+/** Writes `text` one byte per tick of `everyMs` until it is all sent or the server closes the socket; answers how many bytes went out. */
+function trickle(raw: Raw, text: string, everyMs = 20): Promise<number> {
+  let sent = 0;
+  return new Promise((resolve) => {
+    const timer = setInterval(() => {
+      if (raw.socket.destroyed || sent === text.length) {
+        clearInterval(timer);
+        return resolve(sent);
+      }
+      raw.socket.write(text[sent++]);
+    }, everyMs);
+    raw.socket.once('close', () => {
+      clearInterval(timer);
+      resolve(sent);
+    });
+  });
+}
+
+/** Resolves once `received()` satisfies `done` (the server's answer arrived), or rejects if the socket closes first. */
+function answered(raw: Raw, done: (text: string) => boolean): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      if (!done(raw.received())) return;
+      raw.socket.off('data', check);
+      resolve(raw.received());
+    };
+    raw.socket.on('data', check);
+    raw.closed.then(() => (done(raw.received()) ? resolve(raw.received()) : reject(new Error(`closed after ${JSON.stringify(raw.received())}`))));
+    check();
+  });
+}
+
+const BODY = JSON.stringify({ query: '{ __typename }' }).padEnd(2000, ' ');
+const postHead = (length: number) =>
+  `POST /graphql HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
+
+describe('HTTP server timeouts', () => {
+  it('default to seconds (checked every second), not Node\'s minutes; a headers timeout never exceeds the request timeout', () => {
+    const server = createServer();
+    const config = parseConfig('start', [], {});
+    boundServer(server, config);
+    const checked = (server as unknown as { connectionsCheckingInterval: number }).connectionsCheckingInterval;
+    expect([server.requestTimeout, server.headersTimeout, server.keepAliveTimeout, server.maxConnections, checked]).toEqual([20_000, 10_000, 5_000, 1_000, 1_000]);
+    boundServer(server, { requestTimeoutMs: 2000, headersTimeoutMs: 5000 });
+    expect([server.requestTimeout, server.headersTimeout]).toEqual([2000, 2000]);
+  });
+
+  it('a body sent one byte at a time is cut at the request timeout: 408, socket closed, body never finished', async () => {
+    const raw = await open();
+    raw.socket.write(postHead(BODY.length));
+    const [sent, text] = await Promise.all([trickle(raw, BODY), raw.closed]);
+    expect(sent).toBeLessThan(BODY.length);
+    expect(text).toMatch(/^HTTP\/1\.1 408 /);
+  });
+
+  it('headers sent one byte at a time are cut at the headers timeout', async () => {
+    const raw = await open();
+    const head = `GET /health HTTP/1.1\r\nHost: ${url.host}\r\n${'X-Pad: x\r\n'.repeat(200)}\r\n`;
+    const [sent, text] = await Promise.all([trickle(raw, head), raw.closed]);
+    expect(sent).toBeLessThan(head.length);
+    expect(text).toMatch(/^HTTP\/1\.1 408 /);
+  });
+
+  it('a connection that sends nothing is closed at the headers timeout', async () => {
+    const raw = await open();
+    expect(await raw.closed).toMatch(/^HTTP\/1\.1 408 /);
+  });
+
+  it('a whole request in time is answered, and the request timeout never cuts an event stream that outlives it', async () => {
+    const token = t.world.users.admin.token;
+    const auth = { authorization: `Bearer ${token}` };
+    const stream = new URL('/graphql/stream', url).href;
+    // graphql-sse's single-connection mode: reserve, then hold one event stream open.
+    const reservation = await (await fetch(stream, { method: 'PUT', headers: auth })).text();
+    const events = await fetch(stream, { headers: { ...auth, accept: 'text/event-stream', 'x-graphql-event-stream-token': reservation } });
+    expect(events.status).toBe(200);
+    const reader = events.body!.getReader();
+    // A trickled body cut with 408 proves the server checked its connections after the timeout passed.
+    const slow = await open();
+    slow.socket.write(postHead(BODY.length));
+    await Promise.all([trickle(slow, BODY), slow.closed]);
+    expect(slow.received()).toMatch(/^HTTP\/1\.1 408 /);
+    // The stream opened before is still open and delivers a new operation's result.
+    const run = await fetch(stream, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json', 'x-graphql-event-stream-token': reservation },
+      body: JSON.stringify({ query: '{ __typename }', extensions: { operationId: 'op-1' } }),
+    });
+    expect(run.status).toBe(202);
+    let text = '';
+    while (!text.includes('event: complete')) {
+      const { value, done } = await reader.read();
+      expect(done).toBe(false);
+      text += new TextDecoder().decode(value);
+    }
+    expect(text).toContain('"__typename":"Query"');
+    await reader.cancel();
+    // A request sent whole on a fresh socket is answered as usual.
+    const ok = await open();
+    ok.socket.write(`${postHead(BODY.length)}${BODY}`);
+    expect(await answered(ok, (s) => s.includes('"Query"'))).toMatch(/^HTTP\/1\.1 200 /);
+    ok.socket.destroy();
+  });
+});
+
+describe('connection cap', () => {
+  it('refuses connections past --max-connections; the admitted ones keep working, and a freed slot is reused', async () => {
+    // A gateway of its own: no other test's keep-alive connection takes a slot.
+    await using capped = await startStack({ http: { maxConnections: 4 } });
+    const url = new URL(await capped.gateway.start());
+    const open = () => openTo(url);
+    const health = `GET /health HTTP/1.1\r\nHost: ${url.host}\r\n\r\n`;
+    const admitted: Raw[] = [];
+    for (let i = 0; i < 4; i++) {
+      const raw = await open();
+      raw.socket.write(health);
+      await answered(raw, (s) => /\r\n\r\n/.test(s));
+      admitted.push(raw);
+    }
+    const refused = await open();
+    refused.socket.write(health);
+    expect(await refused.closed).toBe('');
+    // The admitted connections still answer (keep-alive).
+    const first = admitted[0];
+    const before = first.received().length;
+    first.socket.write(health);
+    await answered(first, (s) => s.length > before && s.slice(before).includes('\r\n\r\n'));
+    expect(first.received().slice(before)).toMatch(/^HTTP\/1\.1 200 /);
+    // One closes: a new connection gets its slot.
+    admitted.pop()!.socket.destroy();
+    let again: Raw | undefined;
+    for (let attempt = 0; attempt < 50 && !again; attempt++) {
+      const raw = await open();
+      raw.socket.write(health);
+      const text = await answered(raw, (s) => /\r\n\r\n/.test(s)).catch(() => '');
+      if (text) again = raw;
+    }
+    expect(again?.received()).toMatch(/^HTTP\/1\.1 200 /);
+    for (const raw of [...admitted, again!]) raw.socket.destroy();
+  });
+});

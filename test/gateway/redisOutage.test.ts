@@ -1,0 +1,149 @@
+/**
+ * Redis trouble (issue 18): a frozen Redis (SIGSTOP: connections stay open, nothing answers) costs
+ * one command timeout, then the breaker in the Redis handle skips Redis for a cool-down (cache
+ * miss, the rate limit's fail mode, APQ from process memory) and logs one warning; it probes Redis
+ * again only once the cool-down has passed on its (injected) clock. `/ready` stays 200 while Redis
+ * is down unless Redis is required.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Logger } from '../../src/log.js';
+import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
+import { startRedis, startReplica, stopAfterEach, waitFor, type Replica, type TestRedis } from '../helpers/redis.js';
+
+const SPACE = `query Space($spaceId: String!) { space(spaceId: $spaceId) { title } }`;
+const COOL_DOWN_MS = 5000;
+
+/** Calls of the commands a request starts with (the rate limit's script, lookups), not the client's PING. */
+async function requestCommands(redis: TestRedis): Promise<number> {
+  const info = await redis.client.info('commandstats');
+  let n = 0;
+  for (const [, name, calls] of info.matchAll(/^cmdstat_([\w|]+):calls=(\d+)/gm)) if (/^(eval|evalsha|get|mget)$/.test(name)) n += Number(calls);
+  return n;
+}
+
+describe('Redis frozen or gone', () => {
+  let redis: TestRedis;
+  let upstream: TestUpstream;
+  let spaceId: string;
+  let admin: string;
+  let now = 0;
+  const warnings: string[] = [];
+  const log: Logger = { debug() {}, info() {}, warn: (msg) => void warnings.push(msg), error() {} };
+  const track = stopAfterEach();
+  const replica = (options: Parameters<typeof startReplica>[1] = {}) =>
+    track(
+      startReplica(upstream.url, {
+        redisUrl: redis.url,
+        log,
+        redis: { commandTimeoutMs: 300, coolDownMs: COOL_DOWN_MS, now: () => now },
+        ...options,
+      }),
+    );
+  const ready = async (r: Replica) => {
+    const res = await r.gateway.yoga.fetch('http://gateway.test/ready');
+    return { status: res.status, body: (await res.json()) as { checks: Record<string, string> } };
+  };
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    upstream = await startUpstream();
+    admin = upstream.world.users.admin.token;
+    spaceId = (await upstream.api.post(`/orgs/${upstream.world.orgId}/spaces`, { title: 'Outage' })).body.id;
+  });
+  afterAll(async () => {
+    await upstream?.stop();
+    await redis?.stop();
+  });
+  beforeEach(() => {
+    warnings.splice(0);
+    now = 0;
+  });
+
+  it('a frozen Redis costs one timeout, not one per command: later requests skip it until the cool-down has passed', async () => {
+    const r = replica({ callerRateLimit: 1000, responseCacheTtlMs: 60_000 });
+    await waitFor(() => r.gateway.redis!.isRedisReady());
+    expect((await r.post({ query: SPACE, variables: { spaceId } }, admin)).json.data?.space.title).toBe('Outage');
+    // Stored (the store writes after the response): nothing of the warm-up reaches Redis later.
+    await waitFor(async () => (await r.post({ query: SPACE, variables: { spaceId } }, admin)).json.extensions?.responseCache.hit === true);
+    await redis.client.config('RESETSTAT');
+    redis.freeze(true);
+    try {
+      for (let i = 0; i < 8; i++) {
+        const res = await r.post({ query: SPACE, variables: { spaceId } }, admin);
+        expect(res.json.data?.space.title).toBe('Outage');
+        expect(res.json.extensions?.responseCache?.hit).not.toBe(true);
+      }
+      expect(r.gateway.redis!.isRedisReady()).toBe(false);
+    } finally {
+      redis.freeze(false);
+    }
+    // One warning for the outage, not one per request or command.
+    expect(warnings.filter((w) => w.startsWith('redis:'))).toHaveLength(1);
+    // Thawed, but the clock has not moved: the breaker still skips Redis (no probe yet).
+    await redis.client.ping();
+    expect(r.gateway.redis!.isRedisReady()).toBe(false);
+    now += COOL_DOWN_MS;
+    await waitFor(() => r.gateway.redis!.isRedisReady());
+    // The probe answered after every command sent on that connection: only the first request's
+    // first command reached Redis while it was frozen.
+    expect(await requestCommands(redis)).toBe(1);
+    // Back in use: results are cached in Redis again.
+    await r.post({ query: SPACE, variables: { spaceId } }, admin);
+    expect((await r.post({ query: SPACE, variables: { spaceId } }, admin)).json.extensions?.responseCache.hit).toBe(true);
+  });
+
+  it('a probe that times out keeps the breaker open for another cool-down', async () => {
+    const r = replica({ responseCacheTtlMs: 60_000 });
+    await waitFor(() => r.gateway.redis!.isRedisReady());
+    redis.freeze(true);
+    try {
+      await r.post({ query: SPACE, variables: { spaceId } }, admin);
+      expect(r.gateway.redis!.isRedisReady()).toBe(false);
+      now += COOL_DOWN_MS;
+      // The probe goes out and times out (Redis is still frozen).
+      expect(r.gateway.redis!.isRedisReady()).toBe(false);
+      await waitFor(() => r.gateway.redis!.breaker().probing === false);
+      now += COOL_DOWN_MS - 1;
+      expect(r.gateway.redis!.isRedisReady()).toBe(false);
+      expect(r.gateway.redis!.breaker().probing).toBe(false);
+    } finally {
+      redis.freeze(false);
+    }
+    now += 1;
+    await waitFor(() => r.gateway.redis!.isRedisReady());
+    expect(warnings.filter((w) => w.startsWith('redis:'))).toHaveLength(1);
+  });
+
+  it('/ready stays 200 while Redis is down (reported, not counted), unless Redis is required', async () => {
+    const optional = replica();
+    const required = replica({ redisRequired: true });
+    await waitFor(() => optional.gateway.redis!.isRedisReady() && required.gateway.redis!.isRedisReady());
+    expect(await ready(optional)).toEqual({ status: 200, body: expect.objectContaining({ checks: { upstream: 'ok', redis: 'ok' } }) });
+    expect((await ready(required)).status).toBe(200);
+    await redis.kill();
+    try {
+      await waitFor(() => !optional.gateway.redis!.isRedisReady() && !required.gateway.redis!.isRedisReady());
+      await waitFor(async () => (await ready(optional)).body.checks.redis === 'failing');
+      expect((await ready(optional)).status).toBe(200);
+      await waitFor(async () => (await ready(required)).status === 503);
+      expect((await ready(required)).body.checks).toEqual({ upstream: 'ok', redis: 'failing' });
+      // Queries still succeed on both.
+      for (const r of [optional, required]) expect((await r.post({ query: SPACE, variables: { spaceId } }, admin)).json.data?.space.title).toBe('Outage');
+    } finally {
+      await redis.restart();
+    }
+  });
+
+  it('a frozen Redis makes /ready 503 when Redis is required', async () => {
+    const required = replica({ redisRequired: true, responseCacheTtlMs: 60_000 });
+    await waitFor(() => required.gateway.redis!.isRedisReady());
+    redis.freeze(true);
+    try {
+      await required.post({ query: SPACE, variables: { spaceId } }, admin);
+      await waitFor(async () => (await ready(required)).status === 503);
+      expect((await ready(required)).body.checks.redis).toBe('failing');
+    } finally {
+      redis.freeze(false);
+    }
+  });
+});

@@ -1,0 +1,111 @@
+/**
+ * The small ones of issue 18: bad directive arguments and too-deep variables are the caller's
+ * BAD_USER_INPUT (they answered UPSTREAM_ERROR), and the log line of an unexpected error names
+ * the operation and a hash of its document, never the document's text or argument values (the
+ * ERROR line printed a query excerpt with an inline `shareKey`).
+ */
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildGateway, type Gateway } from '../../src/gateway/app.js';
+import type { Logger } from '../../src/log.js';
+import { json, startBadServer, type BadServer } from '../helpers/badServer.js';
+import { startStack, type TestStack } from '../helpers/gateway.js';
+
+const lines: string[] = [];
+const capture: Logger = Object.fromEntries(
+  (['debug', 'info', 'warn', 'error'] as const).map((level) => [level, (msg: string, fields?: Record<string, unknown>) => void lines.push(`${level} ${msg}${fields ? ' ' + JSON.stringify(fields) : ''}`)]),
+) as unknown as Logger;
+
+let t: TestStack;
+beforeAll(async () => {
+  t = await startStack({ log: capture, logLevel: 'info' });
+});
+afterAll(() => t.stop());
+
+/** POSTs a raw JSON body (variables too deep for JSON.stringify). */
+async function raw(body: string) {
+  const res = await t.gateway.yoga.fetch('http://gateway.test/graphql', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${t.world.users.admin.token}` },
+    body,
+  });
+  return (await res.json()) as { data?: unknown; errors?: Array<{ message: string; extensions?: Record<string, unknown> }> };
+}
+
+describe('bad directive arguments', () => {
+  const STREAM = (count: string) => `query S($org: String!${count === '$n' ? ', $n: Int!' : ''}) { organization(organizationId: $org) { spaces(first: 3) { nodes @stream(initialCount: ${count}) { title } } } }`;
+
+  it('@stream(initialCount: -1) is BAD_USER_INPUT, before any REST call', async () => {
+    for (const [count, n] of [['-1', 0], ['$n', -1]] as const) {
+      t.resetCalls();
+      const res = await t.gql(STREAM(count), { org: t.world.orgId, n });
+      expect(res.data ?? null).toBeNull();
+      expect(res.errors).toHaveLength(1);
+      expect(res.errors![0].message).toBe('`@stream(initialCount:)` must be 0 or more, found -1.');
+      expect(res.errors![0].extensions).toEqual({ code: 'BAD_USER_INPUT' });
+      expect(t.calls).toEqual([]);
+    }
+  });
+
+  it('@stream(initialCount: 0) still streams', async () => {
+    const res = await t.gql(STREAM('$n'), { org: t.world.orgId, n: 0 });
+    expect(res.errors).toBeUndefined();
+  });
+});
+
+describe('too-deep variables', () => {
+  const n = 200_000;
+  it('200,000-deep JSON variables are BAD_USER_INPUT, used or not', async () => {
+    const cases = [
+      `{"query": "query D($ids: [ID!]!) { nodes(ids: $ids) { id } }", "variables": {"ids": ${'['.repeat(n)}1${']'.repeat(n)}}}`,
+      `{"query": "query E { __typename }", "variables": {"x": ${'['.repeat(n)}${']'.repeat(n)}}}`,
+    ];
+    for (const body of cases) {
+      const res = await raw(body);
+      expect(res.data ?? null).toBeNull();
+      expect(res.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', limit: 'maxVariablesDepth', maximum: 100 });
+    }
+  });
+
+  it('variables 100 deep pass, 101 do not', async () => {
+    const nested = (depth: number) => `{"query": "query E { __typename }", "variables": {"x": ${'['.repeat(depth)}${']'.repeat(depth)}}}`;
+    expect(await raw(nested(100))).toEqual({ data: { __typename: 'Query' } });
+    expect((await raw(nested(101))).errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', limit: 'maxVariablesDepth' });
+  });
+});
+
+describe('the log of an unexpected error', () => {
+  const SECRET = 'sk_inline_share_key_9f2c';
+  let bad: BadServer;
+  let gateway: Gateway;
+  beforeAll(async () => {
+    bad = await startBadServer();
+    // Every list answers a body of the wrong shape: resolvers throw (an unexpected error, masked).
+    bad.fallback = (req, res) => (req.url?.includes('/spaces') ? json(200, { items: 'not a list', count: 1 }) : json(200, { id: 'org1', title: 'Acme' }))(req, res);
+    gateway = buildGateway({ upstreamUrl: bad.url, log: capture, logLevel: 'info', rest: { retries: 0 } });
+  });
+  afterAll(async () => {
+    await gateway.stop();
+    await bad.stop();
+  });
+
+  it('names the operation and the document hash, never the document or its argument values', async () => {
+    const query = `query SharedSpaces {\n  organization(organizationId: "org1") { title spaces(first: 2) { nodes { title } } }\n  space(spaceId: "s1", shareKey: "${SECRET}") { title }\n}`;
+    lines.splice(0);
+    const res = await gateway.yoga.fetch('http://gateway.test/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer tok' },
+      body: JSON.stringify({ query }),
+    });
+    const body = (await res.json()) as { errors?: Array<{ extensions?: Record<string, unknown> }> };
+    expect(body.errors?.some((e) => e.extensions?.code === 'UPSTREAM_ERROR')).toBe(true);
+    const errors = lines.filter((l) => l.startsWith('error '));
+    expect(errors.length).toBeGreaterThan(0);
+    const hash = createHash('sha256').update(query).digest('hex');
+    expect(errors.some((l) => l.includes('SharedSpaces') && l.includes(hash))).toBe(true);
+    for (const line of lines) {
+      expect(line).not.toContain(SECRET);
+      expect(line).not.toContain('organizationId: "org1"');
+    }
+  });
+});

@@ -1,0 +1,62 @@
+/**
+ * Who a caller is: one key per token whatever the spelling of the header, the header forwarded
+ * normalized, and what the upstream said of a token lately deciding whom its work counts against.
+ */
+import { describe, expect, it } from 'vitest';
+import { KnownCallers } from '../../src/rest/callerKey.js';
+import { ANONYMOUS, addressKey, callerKey, credentialOf } from '../../src/rest/index.js';
+import { fakeClock } from '../helpers/clock.js';
+
+describe('credentialOf', () => {
+  it('one token is one caller however Bearer is spelled and spaced; the header forwarded is `Bearer <token>`', () => {
+    const spellings = ['Bearer tok', 'bearer tok', 'BEARER tok', 'Bearer  tok', 'Bearer\ttok', '  Bearer tok  ', 'bEaReR \t tok'];
+    const credentials = spellings.map(credentialOf);
+    expect(new Set(credentials.map((c) => c.key)).size).toBe(1);
+    expect(credentials.map((c) => c.header)).toEqual(spellings.map(() => 'Bearer tok'));
+    expect(credentials[0]).toMatchObject({ token: 'tok' });
+    expect(credentials[0].key).not.toContain('tok');
+    expect(callerKey('Bearer other')).not.toBe(credentials[0].key);
+  });
+
+  it('no header or a blank one is the anonymous caller; anything else is its own caller, forwarded as sent', () => {
+    for (const blank of [undefined, null, '', '   ']) expect(credentialOf(blank)).toEqual({ key: ANONYMOUS });
+    const basic = credentialOf('Basic dXNlcjpwdw==');
+    expect(basic).toMatchObject({ header: 'Basic dXNlcjpwdw==' });
+    expect(basic.key).not.toBe(ANONYMOUS);
+    expect(basic.key).not.toBe(callerKey('Bearer dXNlcjpwdw=='));
+    expect(callerKey('Bearer a b')).not.toBe(callerKey('Bearer a'));
+  });
+});
+
+describe('KnownCallers', () => {
+  it('counts a rejected token against its address for its TTL, a proven one as itself for its own, anonymous callers per address', () => {
+    const clock = fakeClock();
+    const known = new KnownCallers(10, clock, 60_000, 3_600_000);
+    const here = addressKey('10.0.0.1');
+    expect(known.identify(undefined, '10.0.0.1')).toEqual({ key: ANONYMOUS, budget: here, address: here, proven: false });
+    expect(known.identify(undefined, '10.0.0.2').budget).not.toBe(here);
+
+    const junk = callerKey('Bearer junk');
+    expect(known.identify('Bearer junk', '10.0.0.1')).toEqual({ key: junk, budget: junk, address: here, proven: false });
+    known.answered(junk, 401);
+    expect(known.identify('bearer  junk', '10.0.0.1')).toMatchObject({ budget: here, proven: false });
+    clock.advance(60_000);
+    expect(known.identify('Bearer junk', '10.0.0.1')).toMatchObject({ budget: junk, proven: false });
+
+    const good = callerKey('Bearer good');
+    known.answered(good, 404); // says nothing either way
+    expect(known.identify('Bearer good', '10.0.0.1').proven).toBe(false);
+    known.answered(good, 200);
+    expect(known.identify('Bearer good', '10.0.0.1')).toMatchObject({ budget: good, proven: true });
+    clock.advance(3_599_999);
+    expect(known.identify('Bearer good', '10.0.0.1').proven).toBe(true);
+    known.answered(good, 401); // revoked
+    expect(known.identify('Bearer good', '10.0.0.1')).toMatchObject({ budget: here, proven: false });
+  });
+
+  it('remembers at most `max` tokens of each kind, the least recently seen leaving first', () => {
+    const known = new KnownCallers(3, fakeClock());
+    for (let i = 0; i < 5; i++) known.answered(callerKey(`Bearer t${i}`), 200);
+    expect([0, 1, 2, 3, 4].map((i) => known.identify(`Bearer t${i}`, 'a').proven)).toEqual([false, false, true, true, true]);
+  });
+});
