@@ -68,7 +68,7 @@ function answered(raw: Raw, done: (text: string) => boolean): Promise<string> {
       resolve(raw.received());
     };
     raw.socket.on('data', check);
-    raw.closed.then(() => (done(raw.received()) ? resolve(raw.received()) : reject(new Error(`closed after ${JSON.stringify(raw.received())}`))));
+    void raw.closed.then(() => (done(raw.received()) ? resolve(raw.received()) : reject(new Error(`closed after ${JSON.stringify(raw.received())}`))));
     check();
   });
 }

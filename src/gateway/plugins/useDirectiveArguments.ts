@@ -4,7 +4,7 @@
  * caller's BAD_USER_INPUT, refused before execution (so before any REST call), whether the count
  * is written in the document or passed as a variable.
  */
-import { GraphQLInt, GraphQLError, Kind, valueFromAST, visit, type DocumentNode, type ValueNode } from 'graphql';
+import { GraphQLInt, GraphQLError, valueFromAST, visit, type DocumentNode, type ValueNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 
 /** The `initialCount` values of the document's `@stream`s, found once per parsed document. */

@@ -59,7 +59,7 @@ export function loadPersistedOperations(file: string): Record<string, string> {
   try {
     parsed = JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
-    throw new Error(`Cannot read the persisted operations file ${file}: ${(error as Error).message}`);
+    throw new Error(`Cannot read the persisted operations file ${file}: ${(error as Error).message}`, { cause: error });
   }
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
     throw new Error(`${file}: expected a JSON object of id → GraphQL document`);

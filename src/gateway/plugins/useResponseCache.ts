@@ -182,7 +182,7 @@ function useMutationInvalidation(store: TrackedCache): EnvelopPlugin {
       return {
         async onExecuteDone({ result }) {
           if (!isAsyncIterable(result)) collectDeletedIds(result.data, entities);
-          if (entities.length) store.invalidate(entities);
+          if (entities.length) void store.invalidate(entities); // awaited by settled() below
           if (changesAccess) await store.bump();
           await store.settled();
         },
