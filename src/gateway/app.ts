@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
-import type { LogLevel } from '../config.js';
+import { DEFAULTS, withDefaults, type Config, type GroupConfig, type LogLevel } from '../config.js';
 import { silentLogger, type Logger } from '../log.js';
 import { createRestClient, errorCode, type Arrival, type Clock, type RestCall, type RestClient, type RestClientConfig } from '../rest/index.js';
 import { schema } from '../schema/index.js';
@@ -13,7 +13,7 @@ import { useClientIntrospection } from './plugins/useClientIntrospection.js';
 import { useStreamShutdown } from './plugins/useStreamShutdown.js';
 import { mergeRequestHooks } from './lib/mergeRequestHooks.js';
 import { maskedErrors } from './lib/maskedErrors.js';
-import { DEFAULT_LIST_AND_FIELD_LIMITS, useQueryLimits, type ListAndFieldLimits } from './plugins/useQueryLimits.js';
+import { useQueryLimits } from './plugins/useQueryLimits.js';
 import { useRequestLog } from './plugins/useRequestLog.js';
 import { useRequestErrorCodes } from './plugins/useRequestErrorCodes.js';
 import { useGraphQLSSE, type StreamLimits } from './plugins/useGraphQLSSE.js';
@@ -39,39 +39,25 @@ export interface GatewayOptions {
   upstreamUrl: string;
   port?: number;
   host?: string;
+  /** The operation limits and page sizes (the `limits` settings; absent ones take the table's defaults). */
   limits?: Partial<GatewayLimits>;
-  rest?: {
-    connectTimeoutMs?: number;
-    headersTimeoutMs?: number;
-    bodyTimeoutMs?: number;
-    retries?: number;
+  /** The REST client (the `rest` settings, absent ones take the table's defaults, and the client's own options). */
+  rest?: Partial<GroupConfig<'rest'>> & {
     /** A subscription's REST event stream with no data for this long ends with UPSTREAM_UNAVAILABLE (default 60000; 0 disables). */
     streamIdleTimeoutMs?: number;
     /** Deadline of one REST call, retries and waits included (default 30000). */
     requestTimeoutMs?: number;
-    /** Retries at most this share (%) of recent REST calls, plus 10 per second (default 20). */
-    retryBudgetPercent?: number;
-    /** Failures in a row that open a circuit (per route, from 2 callers or more; or failures to connect) (default 10; 0: no breaker), and its cool-down before a probe (default 5000). */
-    circuitThreshold?: number;
-    circuitCooldownMs?: number;
     /** Called when the worst circuit state changes (metrics). */
     onCircuitChange?: (state: 'closed' | 'open' | 'half-open') => void;
     /** Called for each REST call an open circuit refused, with its route template (metrics). */
     onCircuitRefusal?: (route: string) => void;
-    /** REST calls in flight in total (default 128, also the pool's connections) and per caller (default 64). */
-    concurrency?: number;
-    callerConcurrency?: number;
-    /** Waiting REST calls per caller before RATE_LIMITED (default 1000; 10 × in total before UPSTREAM_UNAVAILABLE). */
-    queueLimit?: number;
     /** Identical GETs of one caller in flight at once share one REST call (default true). */
     singleFlight?: boolean;
     /** One debug line per REST attempt (default true; false skips formatting them, as at `info`). */
     logCalls?: boolean;
   };
-  /** Bounds of an operation besides `limits`: ids per `nodes`/`_entities`, fields per document. */
-  queryLimits?: Partial<ListAndFieldLimits>;
-  /** Largest request body accepted, in bytes (default 1 MB). */
-  maxBodyBytes?: number;
+  /** Largest request body accepted, in bytes. */
+  maxBodyBytes?: Config['maxBodyBytes'];
   /** Origins allowed by CORS (absent or empty: CORS off). */
   corsOrigins?: string[];
   /** Timeouts of receiving a request, keep-alive, and the connection cap of the HTTP server. */
@@ -105,8 +91,8 @@ export interface GatewayOptions {
   responseCacheTtlMs?: number;
   /** Called with each query result's response-cache hit (true) or miss (false), e.g. for metrics. */
   onResponseCache?: (hit: boolean) => void;
-  /** Most REST calls one operation may make (default DEFAULT_MAX_REST_CALLS); past it, BAD_USER_INPUT `maxRestCalls`. */
-  maxRestCalls?: number;
+  /** Most REST calls one operation may make; past it, BAD_USER_INPUT `maxRestCalls`. */
+  maxRestCalls?: Config['maxRestCalls'];
   /** Reverse proxies in front whose `X-Forwarded-For` names the client address (default 0: the socket's address). */
   trustProxyHops?: number;
   /** Operations per minute per client address for callers without an accepted token (0 or absent: no limit). */
@@ -132,17 +118,8 @@ export interface Gateway {
   stop(): Promise<void>;
 }
 
-export const DEFAULT_LIMITS: GatewayLimits = {
-  defaultPageSize: 20,
-  maxPageSize: 100,
-  maxDepth: 16,
-  maxAliases: 30,
-  maxTokens: 2000,
-  maxCost: 50_000,
-};
-
 /** Retry budget, circuit breaker, concurrency bounds and single-flight of the REST client. */
-function restReliability(rest: GatewayOptions['rest'] = {}): Partial<RestClientConfig> {
+function restReliability(rest: NonNullable<GatewayOptions['rest']>): Partial<RestClientConfig> {
   return {
     requestTimeout: rest.requestTimeoutMs,
     retryBudget: rest.retryBudgetPercent === undefined ? undefined : { percent: rest.retryBudgetPercent },
@@ -153,31 +130,30 @@ function restReliability(rest: GatewayOptions['rest'] = {}): Partial<RestClientC
     singleFlight: rest.singleFlight,
   };
 }
-export const DEFAULT_MAX_BODY_BYTES = 1_000_000;
-/** Ten `nodes(ids:)` of the default --max-ids (100) each: a page of 100 objects with a few lists each fits, a 30-alias fan-out of 3,000 does not. */
-export const DEFAULT_MAX_REST_CALLS = 1_000;
 
+/** The gateway; absent options of the settings' table take its defaults (`DEFAULTS`), so callers may pass some only. */
 export function buildGateway(options: GatewayOptions): Gateway {
   const log = options.log ?? silentLogger;
-  const limits: GatewayLimits = { ...DEFAULT_LIMITS, ...options.limits };
+  const limits = withDefaults(DEFAULTS.limits, options.limits);
+  const restOptions = { ...options.rest, ...withDefaults(DEFAULTS.rest, options.rest) };
   const metrics = options.metrics === false ? undefined : createMetrics(options.metrics);
   const debug = (options.logLevel ?? 'debug') === 'debug';
   const rest = createRestClient({
     baseUrl: options.upstreamUrl,
-    connectTimeout: options.rest?.connectTimeoutMs,
-    headersTimeout: options.rest?.headersTimeoutMs,
-    bodyTimeout: options.rest?.bodyTimeoutMs,
-    streamIdleTimeout: options.rest?.streamIdleTimeoutMs,
-    retry: options.rest?.retries === undefined ? undefined : { maxAttempts: options.rest.retries + 1 },
+    connectTimeout: restOptions.connectTimeoutMs,
+    headersTimeout: restOptions.headersTimeoutMs,
+    bodyTimeout: restOptions.bodyTimeoutMs,
+    streamIdleTimeout: restOptions.streamIdleTimeoutMs,
+    retry: { maxAttempts: restOptions.retries + 1 },
     onRequest: fanOut(options.onRestCall, metrics?.onRestCall),
-    log: options.rest?.logCalls === false ? undefined : (line) => log.debug(line),
-    ...restReliability(options.rest),
-    onCircuitChange: fanOut(options.rest?.onCircuitChange, metrics?.onCircuitChange),
-    onCircuitRefusal: fanOut(options.rest?.onCircuitRefusal, metrics?.onCircuitRefusal),
+    log: restOptions.logCalls === false ? undefined : (line) => log.debug(line),
+    ...restReliability(restOptions),
+    onCircuitChange: fanOut(restOptions.onCircuitChange, metrics?.onCircuitChange),
+    onCircuitRefusal: fanOut(restOptions.onCircuitRefusal, metrics?.onCircuitRefusal),
     logger: log,
     clock: options.clock,
   });
-  const maxRestCalls = options.maxRestCalls ?? DEFAULT_MAX_REST_CALLS;
+  const maxRestCalls = options.maxRestCalls ?? DEFAULTS.maxRestCalls;
 
   const redis = options.redisUrl ? connectRedis({ ...options.redis, url: options.redisUrl, log }) : undefined;
   const streams = useStreamShutdown();
@@ -187,7 +163,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
     // The plugins' onRequest hooks run as one, in this order (see mergeRequestHooks.ts).
     plugins: mergeRequestHooks([
       // Before graphql-sse (which answers in onRequest); Yoga's own bound is off (see the plugin).
-      useRequestBodyLimit(options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES),
+      useRequestBodyLimit(options.maxBodyBytes ?? DEFAULTS.maxBodyBytes),
       // Who the caller is (its key, its client address, whom its work counts against), before anyone asks.
       useCallerIdentity({ rest, trustProxyHops: options.trustProxyHops }),
       ...(options.tracing ? [options.tracing.plugin] : []),
@@ -218,7 +194,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
         ? useResponseCache({ ttlMs: options.responseCacheTtlMs, redis, log, onResponseCache: fanOut(options.onResponseCache, metrics?.onResponseCache) })
         : []),
       // Depth, aliases, tokens and cost, rejected with BAD_USER_INPUT before execution (no REST call).
-      ...useQueryLimits({ ...DEFAULT_LIST_AND_FIELD_LIMITS, ...limits, ...options.queryLimits }),
+      ...useQueryLimits(limits),
       // Parse, validation and variable errors carry a code of the fixed set too (BAD_USER_INPUT).
       useRequestErrorCodes(),
       // A request must be JSON or carry a non-simple header (403 FORBIDDEN); no mutation over GET (Yoga: 405).

@@ -12,17 +12,7 @@ import { useMaxDepth } from './useMaxDepth.js';
 import { useMaxFields } from './useMaxFields.js';
 import { useMaxTokens } from './useMaxTokens.js';
 
-/** Limits of the gateway's own besides GatewayLimits (see useMaxFields.ts and useCostLimit.ts). */
-export interface ListAndFieldLimits {
-  /** Ids in one `nodes(ids:)`, representations in one `_entities(representations:)`. */
-  maxIds: number;
-  /** Fields written in one document. */
-  maxFields: number;
-}
-
-export const DEFAULT_LIST_AND_FIELD_LIMITS: ListAndFieldLimits = { maxIds: 100, maxFields: 200 };
-
-export function useQueryLimits(limits: GatewayLimits & ListAndFieldLimits): Plugin[] {
+export function useQueryLimits(limits: GatewayLimits): Plugin[] {
   return [
     useMaxTokens(limits.maxTokens),
     useMaxFields(limits.maxFields),
