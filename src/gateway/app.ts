@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
-import { DEFAULTS, withDefaults, type Config, type GroupConfig, type LogLevel } from '../config.js';
+import { DEFAULTS, withDefaults, type Config, type LogLevel } from '../config.js';
 import { silentLogger, type Logger } from '../log.js';
 import { createRestClient, errorCode, type Arrival, type Clock, type RestCall, type RestClient, type RestClientConfig } from '../rest/index.js';
 import { schema } from '../schema/index.js';
@@ -41,18 +41,12 @@ export interface GatewayOptions {
   host?: string;
   /** The operation limits and page sizes (the `limits` settings; absent ones take the table's defaults). */
   limits?: Partial<GatewayLimits>;
-  /** The REST client (the `rest` settings, absent ones take the table's defaults, and the client's own options). */
-  rest?: Partial<GroupConfig<'rest'>> & {
-    /** A subscription's REST event stream with no data for this long ends with UPSTREAM_UNAVAILABLE (default 60000; 0 disables). */
-    streamIdleTimeoutMs?: number;
-    /** Deadline of one REST call, retries and waits included (default 30000). */
-    requestTimeoutMs?: number;
-    /** Called when the worst circuit state changes (metrics). */
-    onCircuitChange?: (state: 'closed' | 'open' | 'half-open') => void;
-    /** Called for each REST call an open circuit refused, with its route template (metrics). */
-    onCircuitRefusal?: (route: string) => void;
-    /** Identical GETs of one caller in flight at once share one REST call (default true). */
-    singleFlight?: boolean;
+  /**
+   * The options `createRestClient` takes: the `rest` settings (absent ones take the table's
+   * defaults) and the client's own (request deadline, stream idle timeout, single-flight, circuit
+   * callbacks, besides metrics'), as they are named there.
+   */
+  rest?: Omit<RestClientConfig, 'baseUrl' | 'onRequest' | 'log' | 'logger' | 'clock'> & {
     /** One debug line per REST attempt (default true; false skips formatting them, as at `info`). */
     logCalls?: boolean;
   };
@@ -118,38 +112,19 @@ export interface Gateway {
   stop(): Promise<void>;
 }
 
-/** Retry budget, circuit breaker, concurrency bounds and single-flight of the REST client. */
-function restReliability(rest: NonNullable<GatewayOptions['rest']>): Partial<RestClientConfig> {
-  return {
-    requestTimeout: rest.requestTimeoutMs,
-    retryBudget: rest.retryBudgetPercent === undefined ? undefined : { percent: rest.retryBudgetPercent },
-    circuit: { threshold: rest.circuitThreshold, cooldownMs: rest.circuitCooldownMs },
-    onCircuitChange: rest.onCircuitChange,
-    connections: rest.concurrency,
-    concurrency: { total: rest.concurrency, perCaller: rest.callerConcurrency, queuePerCaller: rest.queueLimit },
-    singleFlight: rest.singleFlight,
-  };
-}
-
 /** The gateway; absent options of the settings' table take its defaults (`DEFAULTS`), so callers may pass some only. */
 export function buildGateway(options: GatewayOptions): Gateway {
   const log = options.log ?? silentLogger;
   const limits = withDefaults(DEFAULTS.limits, options.limits);
-  const restOptions = { ...options.rest, ...withDefaults(DEFAULTS.rest, options.rest) };
   const metrics = options.metrics === false ? undefined : createMetrics(options.metrics);
   const debug = (options.logLevel ?? 'debug') === 'debug';
   const rest = createRestClient({
+    ...options.rest,
     baseUrl: options.upstreamUrl,
-    connectTimeout: restOptions.connectTimeoutMs,
-    headersTimeout: restOptions.headersTimeoutMs,
-    bodyTimeout: restOptions.bodyTimeoutMs,
-    streamIdleTimeout: restOptions.streamIdleTimeoutMs,
-    retry: { maxAttempts: restOptions.retries + 1 },
     onRequest: fanOut(options.onRestCall, metrics?.onRestCall),
-    log: restOptions.logCalls === false ? undefined : (line) => log.debug(line),
-    ...restReliability(restOptions),
-    onCircuitChange: fanOut(restOptions.onCircuitChange, metrics?.onCircuitChange),
-    onCircuitRefusal: fanOut(restOptions.onCircuitRefusal, metrics?.onCircuitRefusal),
+    log: options.rest?.logCalls === false ? undefined : (line) => log.debug(line),
+    onCircuitChange: fanOut(options.rest?.onCircuitChange, metrics?.onCircuitChange),
+    onCircuitRefusal: fanOut(options.rest?.onCircuitRefusal, metrics?.onCircuitRefusal),
     logger: log,
     clock: options.clock,
   });
