@@ -99,26 +99,13 @@ async function runGateway(config: Config, log: Logger): Promise<Running> {
   const { buildGateway } = await import('./gateway/app.js');
   const { exampleQuery } = await import('./gateway/example.js');
   const gateway = buildGateway({
+    // The settings as parsed (those buildGateway takes; see GatewaySettings), then what is built from them.
+    ...config,
     upstreamUrl: config.upstreamUrl ?? embedded!.upstream.url,
-    port: config.port,
-    host: config.host,
     log: createLogger(config.logLevel, 'gateway'),
-    logLevel: config.logLevel,
-    limits: config.limits,
-    maxBodyBytes: config.maxBodyBytes,
-    corsOrigins: config.corsOrigins,
-    http: config.http,
     rest: { ...config.rest, logCalls: config.logLevel === 'debug' },
     metrics: config.metricsPath === 'off' ? false : { endpoint: config.metricsPath },
     tracing,
-    redisUrl: config.redisUrl,
-    responseCacheTtlMs: config.responseCacheTtlMs,
-    maxRestCalls: config.maxRestCalls,
-    trustProxyHops: config.trustProxyHops,
-    anonymousRateLimit: config.anonymousRateLimit,
-    callerRateLimit: config.callerRateLimit,
-    callerRateLimitFailMode: config.callerRateLimitFailMode,
-    redisRequired: config.redisRequired,
     persistedOperations: { documents: persisted, only: config.persistedOnly, apqMaxBytes: config.apqMaxBytes, apqQuota: config.apqQuota },
     graphiql: embedded?.demo ? { token: embedded.demo.admin, query: exampleQuery(embedded.demo.organizationId) } : undefined,
   });

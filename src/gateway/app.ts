@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
-import { DEFAULTS, withDefaults, type Config, type LogLevel } from '../config.js';
+import { DEFAULTS, withDefaults, type Config } from '../config.js';
 import { silentLogger, type Logger } from '../log.js';
 import { createRestClient, errorCode, type Arrival, type Clock, type RestCall, type RestClient, type RestClientConfig } from '../rest/index.js';
 import { schema } from '../schema/index.js';
@@ -25,7 +25,7 @@ import { useRequestBodyLimit } from './plugins/useRequestBodyLimit.js';
 import { upstreamCheck, useReadiness, type ReadyCheck } from './plugins/useReadiness.js';
 import { createMetrics, type GatewayMetrics, type MetricsOptions } from './metrics.js';
 import type { Tracing } from './tracing.js';
-import { useCallerRateLimit, type RateLimitFailMode } from './plugins/useCallerRateLimit.js';
+import { useCallerRateLimit } from './plugins/useCallerRateLimit.js';
 import { useCallerIdentity } from './plugins/useCallerIdentity.js';
 import { callerBudget } from './lib/callerHash.js';
 import { usePersistedOperations, type PersistedOperationsOptions } from './plugins/usePersistedOperations.js';
@@ -34,11 +34,33 @@ import { connectRedis, type RedisHandle, type RedisOptions } from './redis.js';
 import { boundServer, type HttpBounds } from './lib/httpBounds.js';
 import { DEFAULT_COMPRESS_MIN_BYTES, useCompression } from './plugins/useCompression.js';
 
-export interface GatewayOptions {
+/**
+ * The settings `buildGateway` takes as the config has them (their meaning and defaults are in
+ * src/config.ts): `index.ts` passes the parsed config through. Absent, a setting takes the table's
+ * default, except: `port` 0 (any free port); `logLevel` `debug` (`log` decides: above `debug` no
+ * per-request logging work is done at all); `anonymousRateLimit`, `callerRateLimit`,
+ * `responseCacheTtlMs` off; `corsOrigins` (or empty): CORS off; `redisUrl`: process memory.
+ */
+export type GatewaySettings = Pick<
+  Config,
+  | 'port'
+  | 'host'
+  | 'logLevel'
+  | 'maxBodyBytes'
+  | 'corsOrigins'
+  | 'redisUrl'
+  | 'redisRequired'
+  | 'responseCacheTtlMs'
+  | 'maxRestCalls'
+  | 'trustProxyHops'
+  | 'anonymousRateLimit'
+  | 'callerRateLimit'
+  | 'callerRateLimitFailMode'
+>;
+
+export interface GatewayOptions extends Partial<GatewaySettings> {
   /** Upstream REST base URL ending in `/v1`. */
   upstreamUrl: string;
-  port?: number;
-  host?: string;
   /** The operation limits and page sizes (the `limits` settings; absent ones take the table's defaults). */
   limits?: Partial<GatewayLimits>;
   /**
@@ -50,10 +72,6 @@ export interface GatewayOptions {
     /** One debug line per REST attempt (default true; false skips formatting them, as at `info`). */
     logCalls?: boolean;
   };
-  /** Largest request body accepted, in bytes. */
-  maxBodyBytes?: Config['maxBodyBytes'];
-  /** Origins allowed by CORS (absent or empty: CORS off). */
-  corsOrigins?: string[];
   /** Timeouts of receiving a request, keep-alive, and the connection cap of the HTTP server. */
   http?: Partial<HttpBounds>;
   /** Responses of at least this many bytes are compressed (br or gzip) for clients that accept it (default 1024). */
@@ -61,8 +79,6 @@ export interface GatewayOptions {
   /** GraphiQL pre-filled with this token (for loopback visits only) and example query (the embedded upstream's demo). */
   graphiql?: { token?: string; query?: string };
   log?: Logger;
-  /** The level `log` writes at: above `debug`, no per-request logging work is done at all (default `debug`: `log` decides). */
-  logLevel?: LogLevel;
   /** Caps of graphql-sse's single-connection mode (reservations, queued events). */
   streams?: Partial<StreamLimits>;
   /** Called for each REST attempt (tests count calls with it). */
@@ -75,26 +91,10 @@ export interface GatewayOptions {
   metrics?: false | MetricsOptions;
   /** OpenTelemetry tracing, from `startTracing()` (process-wide; absent when off). */
   tracing?: Tracing;
-  /** Redis shared by replicas (response cache, caller rate limit, APQ); process memory without it. */
-  redisUrl?: string;
   /** Redis client timeouts and breaker (cool-down, clock). */
   redis?: Omit<RedisOptions, 'url' | 'log'>;
-  /** `/ready` fails while Redis is down or skipped (default false: reported, the replica stays ready). */
-  redisRequired?: boolean;
-  /** Response cache TTL in ms (0 or absent: no response cache). */
-  responseCacheTtlMs?: number;
   /** Called with each query result's response-cache hit (true) or miss (false), e.g. for metrics. */
   onResponseCache?: (hit: boolean) => void;
-  /** Most REST calls one operation may make; past it, BAD_USER_INPUT `maxRestCalls`. */
-  maxRestCalls?: Config['maxRestCalls'];
-  /** Reverse proxies in front whose `X-Forwarded-For` names the client address (default 0: the socket's address). */
-  trustProxyHops?: number;
-  /** Operations per minute per client address for callers without an accepted token (0 or absent: no limit). */
-  anonymousRateLimit?: number;
-  /** Operations per minute per caller token (0 or absent: no limit). */
-  callerRateLimit?: number;
-  /** While Redis is down: `open` lets operations through uncounted, `closed` refuses them (default open). */
-  callerRateLimitFailMode?: RateLimitFailMode;
   /** Persisted operations (id → document), whether only they may run (APQ is accepted otherwise) and APQ's bounds. */
   persistedOperations?: Omit<PersistedOperationsOptions, 'redis' | 'log'>;
 }
@@ -245,7 +245,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
     async start() {
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
-        server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+        server.listen(options.port ?? 0, options.host ?? DEFAULTS.host, () => resolve());
       });
       const { address, port } = server.address() as AddressInfo;
       url = `http://${address.includes(':') ? `[${address}]` : address}:${port}/graphql`;
