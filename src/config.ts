@@ -3,21 +3,32 @@
  * alone). Each setting is a `--flag` and an environment variable; flags win. A bad value stops the
  * start with a message that names the setting.
  */
+import { parseArgs } from 'node:util';
+
 export type Command = 'start' | 'upstream';
 
 type Kind = 'int' | 'string' | 'url' | 'level' | 'origins' | 'redis' | 'choice' | 'bool';
 
-interface Setting {
-  key: keyof Config;
-  flag: string;
+/**
+ * The consumer a setting belongs to: its settings form the object that consumer takes, under the
+ * same names (`rest`: the REST client, `createRestClient`; `limits`: the operation limits of the
+ * schema and its plugins; `http`: the HTTP server's bounds). Ungrouped settings sit at the top.
+ */
+export type Group = 'rest' | 'limits' | 'http';
+
+export interface Setting {
+  /** The name in the config (within its group) and in the consumer's options. */
+  key: string;
+  group?: Group;
+  flag: `--${string}`;
   env: string;
   kind: Kind;
   help: string;
-  /** Default per command (a function of the command). */
+  /** Default per command (a function of the command); undefined: the setting is optional. */
   fallback: (command: Command) => string | number | undefined;
   min?: number;
   max?: number;
-  commands?: Command[];
+  commands?: readonly Command[];
   /** The values a `choice` setting accepts. */
   choices?: readonly string[];
 }
@@ -25,59 +36,8 @@ interface Setting {
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-export interface Config {
-  command: Command;
-  host: string;
-  port: number;
-  upstreamPort: number;
-  db: string;
-  upstreamUrl?: string;
-  latencyMs: number;
-  logLevel: LogLevel;
-  rateLimit: number;
-  upstreamConnectTimeoutMs: number;
-  upstreamHeadersTimeoutMs: number;
-  upstreamBodyTimeoutMs: number;
-  upstreamRetries: number;
-  upstreamRetryBudgetPercent: number;
-  upstreamCircuitThreshold: number;
-  upstreamCircuitCooldownMs: number;
-  upstreamConcurrency: number;
-  upstreamCallerConcurrency: number;
-  upstreamQueueLimit: number;
-  maxRestCalls: number;
-  trustProxyHops: number;
-  anonymousRateLimit: number;
-  maxDepth: number;
-  maxAliases: number;
-  maxTokens: number;
-  maxCost: number;
-  defaultPageSize: number;
-  maxPageSize: number;
-  maxIds: number;
-  maxFields: number;
-  maxBodyBytes: number;
-  maxDocumentBytes: number;
-  maxResponseBytes: number;
-  anonymousIntrospection?: boolean;
-  corsOrigins?: string[];
-  requestTimeoutMs: number;
-  headersTimeoutMs: number;
-  keepAliveTimeoutMs: number;
-  maxConnections: number;
-  metricsPath: string;
-  redisUrl?: string;
-  responseCacheTtlMs: number;
-  callerRateLimit: number;
-  callerRateLimitFailMode: 'open' | 'closed';
-  redisRequired?: boolean;
-  persistedOperations?: string;
-  persistedOnly?: boolean;
-  apqMaxBytes: number;
-  apqQuota: number;
-}
-
-export const SETTINGS: Setting[] = [
+/** Every setting, declared once: a new setting is one entry here (its type in `Config` follows from `kind` and `fallback`). */
+const TABLE = [
   {
     key: 'port',
     flag: '--port',
@@ -153,7 +113,8 @@ export const SETTINGS: Setting[] = [
     help: 'Requests per minute and token the embedded REST API accepts before answering 429 (0: no limit)',
   },
   {
-    key: 'upstreamConnectTimeoutMs',
+    key: 'connectTimeoutMs',
+    group: 'rest',
     flag: '--upstream-connect-timeout-ms',
     env: 'UPSTREAM_CONNECT_TIMEOUT_MS',
     kind: 'int',
@@ -164,7 +125,8 @@ export const SETTINGS: Setting[] = [
     help: 'Gateway: time allowed to connect to the REST API',
   },
   {
-    key: 'upstreamHeadersTimeoutMs',
+    key: 'headersTimeoutMs',
+    group: 'rest',
     flag: '--upstream-headers-timeout-ms',
     env: 'UPSTREAM_HEADERS_TIMEOUT_MS',
     kind: 'int',
@@ -175,7 +137,8 @@ export const SETTINGS: Setting[] = [
     help: 'Gateway: time allowed for the REST API to send response headers',
   },
   {
-    key: 'upstreamBodyTimeoutMs',
+    key: 'bodyTimeoutMs',
+    group: 'rest',
     flag: '--upstream-body-timeout-ms',
     env: 'UPSTREAM_BODY_TIMEOUT_MS',
     kind: 'int',
@@ -186,7 +149,8 @@ export const SETTINGS: Setting[] = [
     help: 'Gateway: time allowed between two chunks of a REST response body',
   },
   {
-    key: 'upstreamRetries',
+    key: 'retries',
+    group: 'rest',
     flag: '--upstream-retries',
     env: 'UPSTREAM_RETRIES',
     kind: 'int',
@@ -197,7 +161,8 @@ export const SETTINGS: Setting[] = [
     help: 'Gateway: retries of an idempotent read on 429/502/503/504 or a connection reset (within the retry budget)',
   },
   {
-    key: 'upstreamRetryBudgetPercent',
+    key: 'retryBudgetPercent',
+    group: 'rest',
     flag: '--upstream-retry-budget-percent',
     env: 'UPSTREAM_RETRY_BUDGET_PERCENT',
     kind: 'int',
@@ -208,7 +173,8 @@ export const SETTINGS: Setting[] = [
     help: 'Gateway: retries allowed, as a share of the REST calls of the last 10 s (plus 10 per second)',
   },
   {
-    key: 'upstreamCircuitThreshold',
+    key: 'circuitThreshold',
+    group: 'rest',
     flag: '--upstream-circuit-threshold',
     env: 'UPSTREAM_CIRCUIT_THRESHOLD',
     kind: 'int',
@@ -219,7 +185,8 @@ export const SETTINGS: Setting[] = [
     help: 'Gateway: REST failures in a row on one route (5xx, timeout; from 2 callers or more), or failures to connect, that open its circuit, failing fast with UPSTREAM_UNAVAILABLE (0: no breaker)',
   },
   {
-    key: 'upstreamCircuitCooldownMs',
+    key: 'circuitCooldownMs',
+    group: 'rest',
     flag: '--upstream-circuit-cooldown-ms',
     env: 'UPSTREAM_CIRCUIT_COOLDOWN_MS',
     kind: 'int',
@@ -230,7 +197,8 @@ export const SETTINGS: Setting[] = [
     help: 'Gateway: time the circuit stays open before one probe call; its success closes it',
   },
   {
-    key: 'upstreamConcurrency',
+    key: 'concurrency',
+    group: 'rest',
     flag: '--upstream-concurrency',
     env: 'UPSTREAM_CONCURRENCY',
     kind: 'int',
@@ -241,7 +209,8 @@ export const SETTINGS: Setting[] = [
     help: 'Gateway: REST calls in flight at once, in total (also the connections to the REST API)',
   },
   {
-    key: 'upstreamCallerConcurrency',
+    key: 'callerConcurrency',
+    group: 'rest',
     flag: '--upstream-caller-concurrency',
     env: 'UPSTREAM_CALLER_CONCURRENCY',
     kind: 'int',
@@ -252,7 +221,8 @@ export const SETTINGS: Setting[] = [
     help: 'Gateway: REST calls in flight at once per caller (token); more wait in the caller\'s queue',
   },
   {
-    key: 'upstreamQueueLimit',
+    key: 'queueLimit',
+    group: 'rest',
     flag: '--upstream-queue-limit',
     env: 'UPSTREAM_QUEUE_LIMIT',
     kind: 'int',
@@ -297,6 +267,7 @@ export const SETTINGS: Setting[] = [
   },
   {
     key: 'maxDepth',
+    group: 'limits',
     flag: '--max-depth',
     env: 'MAX_QUERY_DEPTH',
     kind: 'int',
@@ -308,6 +279,7 @@ export const SETTINGS: Setting[] = [
   },
   {
     key: 'maxAliases',
+    group: 'limits',
     flag: '--max-aliases',
     env: 'MAX_QUERY_ALIASES',
     kind: 'int',
@@ -319,6 +291,7 @@ export const SETTINGS: Setting[] = [
   },
   {
     key: 'maxTokens',
+    group: 'limits',
     flag: '--max-tokens',
     env: 'MAX_QUERY_TOKENS',
     kind: 'int',
@@ -330,6 +303,7 @@ export const SETTINGS: Setting[] = [
   },
   {
     key: 'maxCost',
+    group: 'limits',
     flag: '--max-cost',
     env: 'MAX_QUERY_COST',
     kind: 'int',
@@ -341,6 +315,7 @@ export const SETTINGS: Setting[] = [
   },
   {
     key: 'defaultPageSize',
+    group: 'limits',
     flag: '--default-page-size',
     env: 'DEFAULT_PAGE_SIZE',
     kind: 'int',
@@ -352,6 +327,7 @@ export const SETTINGS: Setting[] = [
   },
   {
     key: 'maxPageSize',
+    group: 'limits',
     flag: '--max-page-size',
     env: 'MAX_PAGE_SIZE',
     kind: 'int',
@@ -363,6 +339,7 @@ export const SETTINGS: Setting[] = [
   },
   {
     key: 'maxIds',
+    group: 'limits',
     flag: '--max-ids',
     env: 'MAX_QUERY_IDS',
     kind: 'int',
@@ -374,6 +351,7 @@ export const SETTINGS: Setting[] = [
   },
   {
     key: 'maxFields',
+    group: 'limits',
     flag: '--max-fields',
     env: 'MAX_QUERY_FIELDS',
     kind: 'int',
@@ -404,6 +382,7 @@ export const SETTINGS: Setting[] = [
     fallback: () => 65_536,
     commands: ['start'],
     help: 'Gateway: largest query document in UTF-8 bytes, checked before parsing (BAD_USER_INPUT past it)',
+    group: 'limits',
   },
   {
     key: 'maxResponseBytes',
@@ -415,6 +394,7 @@ export const SETTINGS: Setting[] = [
     fallback: () => 4 * 1024 * 1024,
     commands: ['start'],
     help: 'Gateway: largest result (all parts of a streamed one), each occurrence of an object counted, refused before it is serialized (BAD_USER_INPUT)',
+    group: 'limits',
   },
   {
     key: 'anonymousIntrospection',
@@ -424,6 +404,7 @@ export const SETTINGS: Setting[] = [
     fallback: () => undefined,
     commands: ['start'],
     help: 'Gateway: serve introspection (__schema, __type) to callers without a token too (a flag without value, or true/false); off: UNAUTHENTICATED',
+    group: 'limits',
   },
   {
     key: 'corsOrigins',
@@ -436,6 +417,7 @@ export const SETTINGS: Setting[] = [
   },
   {
     key: 'requestTimeoutMs',
+    group: 'http',
     flag: '--request-timeout-ms',
     env: 'REQUEST_TIMEOUT_MS',
     kind: 'int',
@@ -447,6 +429,7 @@ export const SETTINGS: Setting[] = [
   },
   {
     key: 'headersTimeoutMs',
+    group: 'http',
     flag: '--headers-timeout-ms',
     env: 'HEADERS_TIMEOUT_MS',
     kind: 'int',
@@ -458,6 +441,7 @@ export const SETTINGS: Setting[] = [
   },
   {
     key: 'keepAliveTimeoutMs',
+    group: 'http',
     flag: '--keep-alive-timeout-ms',
     env: 'KEEP_ALIVE_TIMEOUT_MS',
     kind: 'int',
@@ -469,6 +453,7 @@ export const SETTINGS: Setting[] = [
   },
   {
     key: 'maxConnections',
+    group: 'http',
     flag: '--max-connections',
     env: 'MAX_CONNECTIONS',
     kind: 'int',
@@ -577,7 +562,31 @@ export const SETTINGS: Setting[] = [
     commands: ['start'],
     help: 'Gateway: automatic persisted queries one caller may register per hour (0: none); past it they run but are not kept',
   },
-];
+] as const satisfies readonly Setting[];
+
+type Entry = (typeof TABLE)[number];
+/** The table as its entries' common shape (for walking it). */
+export const SETTINGS: readonly Setting[] = TABLE;
+/** The value type of a setting, from its kind. */
+type ValueOf<E extends Entry> = E extends { kind: 'int' }
+  ? number
+  : E extends { kind: 'level' }
+    ? LogLevel
+    : E extends { kind: 'origins' }
+      ? string[]
+      : E extends { kind: 'bool' }
+        ? boolean
+        : E extends { kind: 'choice'; choices: readonly (infer C)[] }
+          ? C
+          : string;
+/** The settings of a set of entries, optional when their default is undefined. */
+type Fields<E extends Entry> = { [S in E as undefined extends ReturnType<S['fallback']> ? never : S['key']]: ValueOf<S> } & {
+  [S in E as undefined extends ReturnType<S['fallback']> ? S['key'] : never]?: ValueOf<S>;
+};
+export type GroupConfig<G extends Group> = Fields<Extract<Entry, { group: G }>>;
+
+/** The parsed settings: ungrouped ones at the top, each group as the object its consumer takes. */
+export type Config = { command: Command } & Fields<Exclude<Entry, { group: Group }>> & { [G in Group]: GroupConfig<G> };
 
 export class ConfigError extends Error {}
 
@@ -586,33 +595,61 @@ const settingsFor = (command: Command) => SETTINGS.filter((s) => !s.commands || 
 /** Reads flags (`--port 4100` or `--port=4100`) and environment variables into a typed config. */
 export function parseConfig(command: Command, argv: string[], env: NodeJS.ProcessEnv = process.env): Config {
   const settings = settingsFor(command);
-  const fromFlags = new Map<Setting, string>();
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    const [flag, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
-    const setting = settings.find((s) => s.flag === flag);
-    if (!setting) throw new ConfigError(`Unknown option ${flag} (see --help)`);
-    const value = inline ?? (setting.kind === 'bool' ? 'true' : argv[++i]);
-    if (value === undefined) throw new ConfigError(`${flag} needs a value`);
-    fromFlags.set(setting, value);
-  }
-  const config: Record<string, unknown> = { command };
+  const fromFlags = readFlags(settings, argv);
+  const values = new Map<Setting, unknown>();
   for (const s of SETTINGS) {
     const applies = settings.includes(s);
     const raw = applies ? (fromFlags.get(s) ?? nonEmpty(env[s.env])) : undefined;
     const source = fromFlags.has(s) ? s.flag : `${s.env}`;
-    config[s.key] = raw === undefined ? s.fallback(command) : convert(s, raw, source);
+    values.set(s, raw === undefined ? s.fallback(command) : convert(s, raw, source));
   }
-  const c = config as unknown as Config;
+  const c = assemble(command, values);
   if (c.persistedOnly && !c.persistedOperations)
     throw new ConfigError('--persisted-only needs --persisted-operations (the file of the operations it accepts)');
-  if (c.defaultPageSize > c.maxPageSize)
-    throw new ConfigError(`--default-page-size (${c.defaultPageSize}) must not exceed --max-page-size (${c.maxPageSize})`);
-  if (command === 'start' && c.upstreamCallerConcurrency > c.upstreamConcurrency)
-    throw new ConfigError(`--upstream-caller-concurrency (${c.upstreamCallerConcurrency}) must not exceed --upstream-concurrency (${c.upstreamConcurrency})`);
+  if (c.limits.defaultPageSize > c.limits.maxPageSize)
+    throw new ConfigError(`--default-page-size (${c.limits.defaultPageSize}) must not exceed --max-page-size (${c.limits.maxPageSize})`);
+  if (command === 'start' && c.rest.callerConcurrency > c.rest.concurrency)
+    throw new ConfigError(`--upstream-caller-concurrency (${c.rest.callerConcurrency}) must not exceed --upstream-concurrency (${c.rest.concurrency})`);
   if (c.metricsPath !== 'off' && !/^\/[\w./-]*$/.test(c.metricsPath))
     throw new ConfigError(`--metrics-path: "${c.metricsPath}" must be a path starting with / or off`);
   return c;
+}
+
+/**
+ * The raw value of each flag given, tokenized by `node:util` parseArgs (`--flag value`,
+ * `--flag=value`; a bool flag alone means true, `--flag=false` is accepted too). Later flags win.
+ */
+function readFlags(settings: readonly Setting[], argv: string[]): Map<Setting, string> {
+  const byName = new Map(settings.map((s) => [s.flag.slice(2), s]));
+  const options = Object.fromEntries(settings.map((s) => [s.flag.slice(2), { type: s.kind === 'bool' ? ('boolean' as const) : ('string' as const) }]));
+  // Not strict: unknown options, positionals and a bool's inline value come back as tokens, judged below.
+  const { tokens } = parseArgs({ args: argv, options, strict: false, allowPositionals: true, tokens: true });
+  const fromFlags = new Map<Setting, string>();
+  for (const token of tokens) {
+    if (token.kind === 'option-terminator') throw new ConfigError('Unknown option -- (see --help)');
+    const name = token.kind === 'option' ? token.rawName : token.value;
+    const setting = token.kind === 'option' && token.rawName.startsWith('--') ? byName.get(token.name) : undefined;
+    if (!setting) throw new ConfigError(`Unknown option ${name} (see --help)`);
+    const value = token.kind === 'option' ? (token.value ?? (setting.kind === 'bool' ? 'true' : undefined)) : undefined;
+    if (value === undefined) throw new ConfigError(`${setting.flag} needs a value`);
+    fromFlags.set(setting, value);
+  }
+  return fromFlags;
+}
+
+/** The values of the table's settings as a Config: ungrouped at the top, the others under their group. */
+function assemble(command: Command, values: Map<Setting, unknown>): Config {
+  const config: Record<string, unknown> = { command, rest: {}, limits: {}, http: {} };
+  for (const [s, value] of values) (s.group ? (config[s.group] as Record<string, unknown>) : config)[s.key] = value;
+  // The keys and value types are those `Config` derives from the same table (see `convert`).
+  return config as Config;
+}
+
+/** `defaults` overridden by the values of `given` that are not undefined. */
+export function withDefaults<T extends object>(defaults: T, given: Partial<T> | undefined): T {
+  const out = { ...defaults };
+  for (const [key, value] of Object.entries(given ?? {})) if (value !== undefined) (out as Record<string, unknown>)[key] = value;
+  return out;
 }
 
 const nonEmpty = (v: string | undefined) => (v === undefined || v === '' ? undefined : v);
@@ -687,3 +724,6 @@ export function helpText(command: Command): string {
   if (command === 'start') lines.push('', TRACING_HELP);
   return lines.join('\n');
 }
+
+/** The defaults of the gateway's settings (`start` with nothing set): what its consumers fill absent options from. */
+export const DEFAULTS: Config = parseConfig('start', [], {});

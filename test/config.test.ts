@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, helpText, parseConfig, SETTINGS } from '../src/config.js';
+import { ConfigError, DEFAULTS, helpText, parseConfig, SETTINGS } from '../src/config.js';
 
 describe('config', () => {
   it('defaults per command', () => {
@@ -60,5 +60,32 @@ describe('config', () => {
     expect(() => parseConfig('start', [], { CALLER_RATE_LIMIT_FAIL_MODE: 'maybe' })).toThrow(/CALLER_RATE_LIMIT_FAIL_MODE: "maybe" must be one of open, closed/);
     expect(() => parseConfig('start', ['--persisted-only'], {})).toThrow(/--persisted-only needs --persisted-operations/);
     expect(helpText('start')).toMatch(/--persisted-only {2,}PERSISTED_ONLY/);
+  });
+
+  it('gives each consumer its settings as one object, named as it takes them', () => {
+    const c = parseConfig('start', ['--upstream-connect-timeout-ms=700', '--max-depth', '9', '--headers-timeout-ms=3000'], { UPSTREAM_RETRIES: '1' });
+    expect(c.rest).toMatchObject({ connectTimeoutMs: 700, retries: 1, headersTimeoutMs: 15_000, concurrency: 128 });
+    expect(c.limits).toMatchObject({ maxDepth: 9, defaultPageSize: 20, maxIds: 100 });
+    expect(c.http).toEqual({ requestTimeoutMs: 20_000, headersTimeoutMs: 3000, keepAliveTimeoutMs: 5000, maxConnections: 1000 });
+    expect(Object.keys(c.rest).length + Object.keys(c.limits).length + Object.keys(c.http).length).toBe(SETTINGS.filter((s) => s.group).length);
+  });
+
+  it('the defaults consumers fill absent options from are the table\'s (those --help shows)', () => {
+    const help = helpText('start');
+    for (const s of SETTINGS.filter((s) => !s.commands || s.commands.includes('start'))) {
+      const value = s.group ? DEFAULTS[s.group][s.key as keyof (typeof DEFAULTS)[typeof s.group]] : DEFAULTS[s.key as keyof typeof DEFAULTS];
+      expect(value).toEqual(s.fallback('start'));
+      if (value !== undefined) expect(help).toContain(`(default ${value})`);
+    }
+  });
+
+  it('reads flags as before: last one wins, a bool alone is true or takes =true/=false, anything else is refused', () => {
+    expect(parseConfig('start', ['--port', '5', '--port=6'], {}).port).toBe(6);
+    expect(parseConfig('start', ['--redis-required'], {}).redisRequired).toBe(true);
+    expect(parseConfig('start', ['--redis-required=false'], { REDIS_REQUIRED: 'true' }).redisRequired).toBe(false);
+    expect(() => parseConfig('start', ['--redis-required', 'true'], {})).toThrow('Unknown option true (see --help)');
+    expect(() => parseConfig('start', ['--port'], {})).toThrow('--port needs a value');
+    expect(() => parseConfig('start', ['-p', '1'], {})).toThrow('Unknown option -p (see --help)');
+    expect(() => parseConfig('start', ['--', '--port', '1'], {})).toThrow('Unknown option -- (see --help)');
   });
 });

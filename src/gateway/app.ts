@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
-import type { LogLevel } from '../config.js';
+import { DEFAULTS, withDefaults, type Config } from '../config.js';
 import { silentLogger, type Logger } from '../log.js';
 import { createRestClient, type Arrival, type Clock, type RestCall, type RestClient, type RestClientConfig } from '../rest/index.js';
 import { schema } from '../schema/index.js';
@@ -14,7 +14,7 @@ import { useStreamShutdown } from './plugins/useStreamShutdown.js';
 import { mergeRequestHooks } from './lib/mergeRequestHooks.js';
 import { maskedErrors, useUnexpectedErrorLog, yogaLogging } from './lib/maskedErrors.js';
 import { parseCache } from './lib/parseCache.js';
-import { DEFAULT_LIST_AND_FIELD_LIMITS, useQueryLimits, type ListAndFieldLimits } from './plugins/useQueryLimits.js';
+import { useQueryLimits, type InFlightLimit } from './plugins/useQueryLimits.js';
 import { useRequestLog } from './plugins/useRequestLog.js';
 import { useRequestErrorCodes } from './plugins/useRequestErrorCodes.js';
 import { useGraphQLSSE, type StreamLimits } from './plugins/useGraphQLSSE.js';
@@ -26,7 +26,7 @@ import { useRequestBodyLimit } from './plugins/useRequestBodyLimit.js';
 import { upstreamCheck, useReadiness, type ReadyCheck } from './plugins/useReadiness.js';
 import { createMetrics, type GatewayMetrics, type MetricsOptions } from './metrics.js';
 import type { Tracing } from './tracing.js';
-import { useCallerRateLimit, type RateLimitFailMode } from './plugins/useCallerRateLimit.js';
+import { useCallerRateLimit } from './plugins/useCallerRateLimit.js';
 import { useCallerIdentity } from './plugins/useCallerIdentity.js';
 import { callerBudget } from './lib/callerHash.js';
 import { usePersistedOperations, type PersistedOperationsOptions } from './plugins/usePersistedOperations.js';
@@ -35,46 +35,44 @@ import { connectRedis, type RedisHandle, type RedisOptions } from './redis.js';
 import { boundServer, type HttpBounds } from './lib/httpBounds.js';
 import { DEFAULT_COMPRESS_MIN_BYTES, useCompression } from './plugins/useCompression.js';
 
-export interface GatewayOptions {
+/**
+ * The settings `buildGateway` takes as the config has them (their meaning and defaults are in
+ * src/config.ts): `index.ts` passes the parsed config through. Absent, a setting takes the table's
+ * default, except: `port` 0 (any free port); `logLevel` `debug` (`log` decides: above `debug` no
+ * per-request logging work is done at all); `anonymousRateLimit`, `callerRateLimit`,
+ * `responseCacheTtlMs` off; `corsOrigins` (or empty): CORS off; `redisUrl`: process memory.
+ */
+export type GatewaySettings = Pick<
+  Config,
+  | 'port'
+  | 'host'
+  | 'logLevel'
+  | 'maxBodyBytes'
+  | 'corsOrigins'
+  | 'redisUrl'
+  | 'redisRequired'
+  | 'responseCacheTtlMs'
+  | 'maxRestCalls'
+  | 'trustProxyHops'
+  | 'anonymousRateLimit'
+  | 'callerRateLimit'
+  | 'callerRateLimitFailMode'
+>;
+
+export interface GatewayOptions extends Partial<GatewaySettings> {
   /** Upstream REST base URL ending in `/v1`. */
   upstreamUrl: string;
-  port?: number;
-  host?: string;
-  limits?: Partial<GatewayLimits>;
-  rest?: {
-    connectTimeoutMs?: number;
-    headersTimeoutMs?: number;
-    bodyTimeoutMs?: number;
-    retries?: number;
-    /** A subscription's REST event stream with no data for this long ends with UPSTREAM_UNAVAILABLE (default 60000; 0 disables). */
-    streamIdleTimeoutMs?: number;
-    /** Deadline of one REST call, retries and waits included (default 30000). */
-    requestTimeoutMs?: number;
-    /** Retries at most this share (%) of recent REST calls, plus 10 per second (default 20). */
-    retryBudgetPercent?: number;
-    /** Failures in a row that open a circuit (per route, from 2 callers or more; or failures to connect) (default 10; 0: no breaker), and its cool-down before a probe (default 5000). */
-    circuitThreshold?: number;
-    circuitCooldownMs?: number;
-    /** Called when the worst circuit state changes (metrics). */
-    onCircuitChange?: (state: 'closed' | 'open' | 'half-open') => void;
-    /** Called for each REST call an open circuit refused, with its route template (metrics). */
-    onCircuitRefusal?: (route: string) => void;
-    /** REST calls in flight in total (default 128, also the pool's connections) and per caller (default 64). */
-    concurrency?: number;
-    callerConcurrency?: number;
-    /** Waiting REST calls per caller before RATE_LIMITED (default 1000; 10 × in total before UPSTREAM_UNAVAILABLE). */
-    queueLimit?: number;
-    /** Identical GETs of one caller in flight at once share one REST call (default true). */
-    singleFlight?: boolean;
+  /** The operation limits and page sizes (the `limits` settings; absent ones take the table's defaults). */
+  limits?: Partial<GatewayLimits> & InFlightLimit;
+  /**
+   * The options `createRestClient` takes: the `rest` settings (absent ones take the table's
+   * defaults) and the client's own (request deadline, stream idle timeout, single-flight, circuit
+   * callbacks, besides metrics'), as they are named there.
+   */
+  rest?: Omit<RestClientConfig, 'baseUrl' | 'onRequest' | 'log' | 'logger' | 'clock'> & {
     /** One debug line per REST attempt (default true; false skips formatting them, as at `info`). */
     logCalls?: boolean;
   };
-  /** Bounds of an operation besides `limits`: ids per `nodes`/`_entities`, fields per document. */
-  queryLimits?: Partial<ListAndFieldLimits>;
-  /** Largest request body accepted, in bytes (default 1 MB). */
-  maxBodyBytes?: number;
-  /** Origins allowed by CORS (absent or empty: CORS off). */
-  corsOrigins?: string[];
   /** Timeouts of receiving a request, keep-alive, and the connection cap of the HTTP server. */
   http?: Partial<HttpBounds>;
   /** Responses of at least this many bytes are compressed (br or gzip) for clients that accept it (default 1024). */
@@ -82,8 +80,6 @@ export interface GatewayOptions {
   /** GraphiQL pre-filled with this token (for loopback visits only) and example query (the embedded upstream's demo). */
   graphiql?: { token?: string; query?: string };
   log?: Logger;
-  /** The level `log` writes at: above `debug`, no per-request logging work is done at all (default `debug`: `log` decides). */
-  logLevel?: LogLevel;
   /** Caps of graphql-sse's single-connection mode (reservations, queued events). */
   streams?: Partial<StreamLimits>;
   /** Called for each REST attempt (tests count calls with it). */
@@ -96,26 +92,10 @@ export interface GatewayOptions {
   metrics?: false | MetricsOptions;
   /** OpenTelemetry tracing, from `startTracing()` (process-wide; absent when off). */
   tracing?: Tracing;
-  /** Redis shared by replicas (response cache, caller rate limit, APQ); process memory without it. */
-  redisUrl?: string;
   /** Redis client timeouts and breaker (cool-down, clock). */
   redis?: Omit<RedisOptions, 'url' | 'log'>;
-  /** `/ready` fails while Redis is down or skipped (default false: reported, the replica stays ready). */
-  redisRequired?: boolean;
-  /** Response cache TTL in ms (0 or absent: no response cache). */
-  responseCacheTtlMs?: number;
   /** Called with each query result's response-cache hit (true) or miss (false), e.g. for metrics. */
   onResponseCache?: (hit: boolean) => void;
-  /** Most REST calls one operation may make (default DEFAULT_MAX_REST_CALLS); past it, BAD_USER_INPUT `maxRestCalls`. */
-  maxRestCalls?: number;
-  /** Reverse proxies in front whose `X-Forwarded-For` names the client address (default 0: the socket's address). */
-  trustProxyHops?: number;
-  /** Operations per minute per client address for callers without an accepted token (0 or absent: no limit). */
-  anonymousRateLimit?: number;
-  /** Operations per minute per caller token (0 or absent: no limit). */
-  callerRateLimit?: number;
-  /** While Redis is down: `open` lets operations through uncounted, `closed` refuses them (default open). */
-  callerRateLimitFailMode?: RateLimitFailMode;
   /** Persisted operations (id → document), whether only they may run (APQ is accepted otherwise) and APQ's bounds. */
   persistedOperations?: Omit<PersistedOperationsOptions, 'redis' | 'log'>;
 }
@@ -133,52 +113,23 @@ export interface Gateway {
   stop(): Promise<void>;
 }
 
-export const DEFAULT_LIMITS: GatewayLimits = {
-  defaultPageSize: 20,
-  maxPageSize: 100,
-  maxDepth: 16,
-  maxAliases: 30,
-  maxTokens: 2000,
-  maxCost: 50_000,
-};
-
-/** Retry budget, circuit breaker, concurrency bounds and single-flight of the REST client. */
-function restReliability(rest: GatewayOptions['rest'] = {}): Partial<RestClientConfig> {
-  return {
-    requestTimeout: rest.requestTimeoutMs,
-    retryBudget: rest.retryBudgetPercent === undefined ? undefined : { percent: rest.retryBudgetPercent },
-    circuit: { threshold: rest.circuitThreshold, cooldownMs: rest.circuitCooldownMs },
-    onCircuitChange: rest.onCircuitChange,
-    connections: rest.concurrency,
-    concurrency: { total: rest.concurrency, perCaller: rest.callerConcurrency, queuePerCaller: rest.queueLimit },
-    singleFlight: rest.singleFlight,
-  };
-}
-export const DEFAULT_MAX_BODY_BYTES = 1_000_000;
-/** Ten `nodes(ids:)` of the default --max-ids (100) each: a page of 100 objects with a few lists each fits, a 30-alias fan-out of 3,000 does not. */
-export const DEFAULT_MAX_REST_CALLS = 1_000;
-
+/** The gateway; absent options of the settings' table take its defaults (`DEFAULTS`), so callers may pass some only. */
 export function buildGateway(options: GatewayOptions): Gateway {
   const log = options.log ?? silentLogger;
-  const limits: GatewayLimits = { ...DEFAULT_LIMITS, ...options.limits };
+  const limits = { ...withDefaults(DEFAULTS.limits, options.limits), responseBytesInFlight: options.limits?.responseBytesInFlight };
   const metrics = options.metrics === false ? undefined : createMetrics(options.metrics);
   const debug = (options.logLevel ?? 'debug') === 'debug';
   const rest = createRestClient({
+    ...options.rest,
     baseUrl: options.upstreamUrl,
-    connectTimeout: options.rest?.connectTimeoutMs,
-    headersTimeout: options.rest?.headersTimeoutMs,
-    bodyTimeout: options.rest?.bodyTimeoutMs,
-    streamIdleTimeout: options.rest?.streamIdleTimeoutMs,
-    retry: options.rest?.retries === undefined ? undefined : { maxAttempts: options.rest.retries + 1 },
     onRequest: fanOut(options.onRestCall, metrics?.onRestCall),
     log: options.rest?.logCalls === false ? undefined : (line) => log.debug(line),
-    ...restReliability(options.rest),
     onCircuitChange: fanOut(options.rest?.onCircuitChange, metrics?.onCircuitChange),
     onCircuitRefusal: fanOut(options.rest?.onCircuitRefusal, metrics?.onCircuitRefusal),
     logger: log,
     clock: options.clock,
   });
-  const maxRestCalls = options.maxRestCalls ?? DEFAULT_MAX_REST_CALLS;
+  const maxRestCalls = options.maxRestCalls ?? DEFAULTS.maxRestCalls;
 
   const redis = options.redisUrl ? connectRedis({ ...options.redis, url: options.redisUrl, log }) : undefined;
   const streams = useStreamShutdown();
@@ -188,7 +139,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
     // The plugins' onRequest hooks run as one, in this order (see mergeRequestHooks.ts).
     plugins: mergeRequestHooks([
       // Before graphql-sse (which answers in onRequest); Yoga's own bound is off (see the plugin).
-      useRequestBodyLimit(options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES),
+      useRequestBodyLimit(options.maxBodyBytes ?? DEFAULTS.maxBodyBytes),
       // Who the caller is (its key, its client address, whom its work counts against), before anyone asks.
       useCallerIdentity({ rest, trustProxyHops: options.trustProxyHops }),
       ...(options.tracing ? [options.tracing.plugin] : []),
@@ -219,7 +170,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
         ? useResponseCache({ ttlMs: options.responseCacheTtlMs, redis, log, onResponseCache: fanOut(options.onResponseCache, metrics?.onResponseCache) })
         : []),
       // Depth, aliases, tokens and cost, rejected with BAD_USER_INPUT before execution (no REST call).
-      ...useQueryLimits({ ...DEFAULT_LIST_AND_FIELD_LIMITS, ...limits, ...options.queryLimits }),
+      ...useQueryLimits(limits),
       // Parse, validation and variable errors carry a code of the fixed set too (BAD_USER_INPUT).
       useRequestErrorCodes(),
       // Unexpected errors: one ERROR line with the operation's name and document hash, before Yoga masks them.
@@ -289,7 +240,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
     async start() {
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
-        server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+        server.listen(options.port ?? 0, options.host ?? DEFAULTS.host, () => resolve());
       });
       const { address, port } = server.address() as AddressInfo;
       url = `http://${address.includes(':') ? `[${address}]` : address}:${port}/graphql`;

@@ -20,6 +20,7 @@
 import { createCounter, createHistogram, usePrometheus } from '@graphql-yoga/plugin-prometheus';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { DEFAULTS } from '../config.js';
 import { errorCode, type RestCall } from '../rest/index.js';
 import { routeTemplate } from '../rest/routes.js';
 import { boundedName } from './lib/operationName.js';
@@ -70,7 +71,7 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
   });
 
   const subscriptions = new Gauge({ name: 'docs_graph_subscriptions_open', help: 'Subscriptions open now', registers: [registry] });
-  const endpoint = options.endpoint ?? '/metrics';
+  const endpoint = options.endpoint ?? DEFAULTS.metricsPath;
   // The endpoint is served below: the plugin's own reads `url.pathname`, which makes Yoga parse
   // a URL for every request.
   const serve: Plugin = {

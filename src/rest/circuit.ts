@@ -24,15 +24,16 @@ import type { Health } from './responses.js';
 export type CircuitStateName = 'closed' | 'open' | 'half-open';
 
 export interface CircuitConfig {
-  /** Failures in a row that open a circuit (default 10; 0 turns the breakers off). */
+  /** Failures in a row that open a circuit (the `circuitThreshold` setting; 0 turns the breakers off). */
   threshold: number;
-  /** Time open before a probe call, ms (default 5000). */
+  /** Time open before a probe call, ms (the `circuitCooldownMs` setting). */
   cooldownMs: number;
   /** Distinct callers among a route's failures before it opens (default 2; the origin's needs none). */
   minCallers: number;
 }
 
-export const DEFAULT_CIRCUIT: CircuitConfig = { threshold: 10, cooldownMs: 5_000, minCallers: 2 };
+/** What is not a setting; threshold and cool-down come from src/config.ts. */
+export const DEFAULT_CIRCUIT: Pick<CircuitConfig, 'minCallers'> = { minCallers: 2 };
 
 /** The origin's circuit, beside the route templates'. */
 export const ORIGIN = '*';

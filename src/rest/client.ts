@@ -10,48 +10,50 @@
 import { Pool } from 'undici';
 import type { RestCall } from './callLog.js';
 import { credentialOf, KnownCallers, type CallerIdentity } from './callerKey.js';
+import { DEFAULTS, withDefaults, type GroupConfig } from '../config.js';
 import { Circuits, DEFAULT_CIRCUIT, type CircuitConfig, type CircuitStateName } from './circuit.js';
 import { systemClock, type Clock } from './clock.js';
 import { callLimitError } from './errors.js';
-import { DEFAULT_CONCURRENCY, Limiter, type ConcurrencyConfig } from './limiter.js';
+import { Limiter, type ConcurrencyConfig } from './limiter.js';
 import { prepare, type HttpMethod, type Query, type Target } from './request.js';
-import { DEFAULT_RETRY, type RetryConfig } from './retry.js';
+import { DEFAULT_BACKOFF, type RetryConfig } from './retry.js';
 import { DEFAULT_RETRY_BUDGET, RetryBudget, type RetryBudgetConfig } from './retryBudget.js';
 import { Leaving, SharedReads, type Arrival } from './singleFlight.js';
 import type { SseStream } from './sse.js';
 import { openStream } from './stream.js';
 import { Transport, type Who } from './transport.js';
 
-export interface RestClientConfig {
+/**
+ * The REST client's settings (the `rest` group of src/config.ts, where their meaning and defaults
+ * are): connect, headers (undici checks it and the body's on a ~0.5 s tick) and body timeouts;
+ * retries of a GET and the retry budget's share; a route's circuit threshold and cool-down; calls
+ * in flight in total (also the pool's connections) and per caller; calls of a caller waiting.
+ */
+export type RestSettings = GroupConfig<'rest'>;
+
+export interface RestClientConfig extends Partial<RestSettings> {
   /** Upstream base URL ending in `/v1`, e.g. `https://api.gitbook.com/v1`. */
   baseUrl: string;
-  /** TCP/TLS connect timeout, ms (default 5000). */
-  connectTimeout?: number;
-  /** Time to the response headers, ms (default 15000). undici checks it (and bodyTimeout) on a ~0.5 s tick. */
-  headersTimeout?: number;
-  /** Longest gap between body chunks, ms (default 30000). */
-  bodyTimeout?: number;
   /** Deadline for a whole call, retries and waits included, ms (default 30000). */
-  requestTimeout?: number;
+  requestTimeoutMs?: number;
   /** An event stream with no data for this long errors, ms; 0 disables (default 60000). */
-  streamIdleTimeout?: number;
-  /** Most open connections to the upstream (default 128). */
-  connections?: number;
+  streamIdleTimeoutMs?: number;
   /** Idle keep-alive sockets close after this, ms (default 4000; an upstream's own `keep-alive: timeout` hint caps it). */
-  keepAliveTimeout?: number;
+  keepAliveTimeoutMs?: number;
   /** Largest accepted response body, bytes (default 32 MiB). */
   maxResponseBytes?: number;
-  retry?: Partial<RetryConfig>;
-  /** Retries at most `percent` % of recent calls plus `minPerSecond` (defaults 20 %, 10/s, over 10 s). */
-  retryBudget?: Partial<RetryBudgetConfig>;
-  /** Circuit breakers (circuit.ts): `threshold` failures in a row from `minCallers` callers open a route for `cooldownMs` (defaults 10, 2, 5000). */
-  circuit?: Partial<CircuitConfig>;
+  /** The backoff between a GET's attempts (retry.ts). */
+  retry?: Partial<Omit<RetryConfig, 'maxAttempts'>>;
+  /** The retry budget's floor per second and window (defaults 10/s, over 10 s). */
+  retryBudget?: Partial<Omit<RetryBudgetConfig, 'percent'>>;
+  /** Distinct callers among a route's failures before its circuit opens (default 2). */
+  circuit?: Partial<Pick<CircuitConfig, 'minCallers'>>;
+  /** Calls waiting for a slot in total before more are refused (default 10 × `queueLimit`). */
+  queueTotal?: number;
   /** Called when the worst circuit state changes (metrics). */
   onCircuitChange?: (state: CircuitStateName) => void;
   /** Called for each call an open circuit refused, with its route template (`*`: the origin's circuit). */
   onCircuitRefusal?: (route: string) => void;
-  /** Bounds on concurrent upstream attempts, per caller and in total (see ./limiter.ts). */
-  concurrency?: Partial<ConcurrencyConfig>;
   /** Identical GETs of one caller in flight at once share one upstream call (default true). */
   singleFlight?: boolean;
   /** Where circuit state changes are logged (warn when one opens, info when it closes). */
@@ -121,31 +123,34 @@ export function createRestClient(config: RestClientConfig): RestClient {
 }
 
 function transportParts(config: RestClientConfig, base: URL, clock: Clock) {
-  const headersTimeout = config.headersTimeout ?? 15_000;
-  const connections = config.connections ?? 128;
+  const settings: RestSettings = withDefaults(DEFAULTS.rest, config);
   const pool = new Pool(base.origin, {
-    connections,
-    connectTimeout: config.connectTimeout ?? 5_000,
-    headersTimeout,
-    bodyTimeout: config.bodyTimeout ?? 30_000,
-    keepAliveTimeout: config.keepAliveTimeout ?? 4_000,
+    connections: settings.concurrency,
+    connectTimeout: settings.connectTimeoutMs,
+    headersTimeout: settings.headersTimeoutMs,
+    bodyTimeout: settings.bodyTimeoutMs,
+    keepAliveTimeout: config.keepAliveTimeoutMs ?? 4_000,
     maxResponseSize: config.maxResponseBytes ?? 32 * 1024 * 1024,
   });
   const { onRequest, log } = config;
-  const given = withDefaults({ ...DEFAULT_CONCURRENCY, total: connections, queueTotal: 0 }, config.concurrency);
-  const concurrency: ConcurrencyConfig = { ...given, queueTotal: given.queueTotal || 10 * given.queuePerCaller };
+  const concurrency: ConcurrencyConfig = {
+    total: settings.concurrency,
+    perCaller: settings.callerConcurrency,
+    queuePerCaller: settings.queueLimit,
+    queueTotal: config.queueTotal || 10 * settings.queueLimit,
+  };
   const target: Target = { basePath: base.pathname === '/' ? '' : base.pathname, userAgent: config.userAgent ?? 'docs-graph' };
   return {
     pool,
     target,
     clock,
-    headersTimeout,
-    requestTimeout: config.requestTimeout ?? 30_000,
-    streamIdleTimeout: config.streamIdleTimeout ?? 60_000,
-    retry: withDefaults(DEFAULT_RETRY, config.retry),
-    budget: new RetryBudget(withDefaults(DEFAULT_RETRY_BUDGET, config.retryBudget), () => clock.now()),
+    headersTimeout: settings.headersTimeoutMs,
+    requestTimeout: config.requestTimeoutMs ?? 30_000,
+    streamIdleTimeout: config.streamIdleTimeoutMs ?? 60_000,
+    retry: { ...withDefaults(DEFAULT_BACKOFF, config.retry), maxAttempts: settings.retries + 1 },
+    budget: new RetryBudget({ ...withDefaults(DEFAULT_RETRY_BUDGET, config.retryBudget), percent: settings.retryBudgetPercent }, () => clock.now()),
     circuits: new Circuits(
-      withDefaults(DEFAULT_CIRCUIT, config.circuit),
+      { ...withDefaults(DEFAULT_CIRCUIT, config.circuit), threshold: settings.circuitThreshold, cooldownMs: settings.circuitCooldownMs },
       { origin: base.origin, logger: config.logger, onChange: config.onCircuitChange, onRefusal: config.onCircuitRefusal },
       clock,
     ),
@@ -159,12 +164,6 @@ function transportParts(config: RestClientConfig, base: URL, clock: Clock) {
   };
 }
 
-/** `defaults` overridden by the values of `given` that are not undefined. */
-function withDefaults<T extends object>(defaults: T, given: Partial<T> | undefined): T {
-  const out = { ...defaults };
-  for (const [key, value] of Object.entries(given ?? {})) if (value !== undefined) (out as Record<string, unknown>)[key] = value;
-  return out;
-}
 
 function callerView(transport: Transport, reads: SharedReads, authorization: string | undefined, options: CallerOptions): RestCaller {
   const credential = credentialOf(authorization);

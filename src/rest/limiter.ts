@@ -6,17 +6,16 @@
  * `queuePerCaller` waiting calls of one caller, or `queueTotal` in all, a call is refused at once.
  */
 export interface ConcurrencyConfig {
-  /** Upstream attempts in flight in total (default 128, the pool's connections). */
+  /** Upstream attempts in flight in total (the `concurrency` setting, also the pool's connections). */
   total: number;
-  /** Upstream attempts in flight per caller (default 64). */
+  /** Upstream attempts in flight per caller (the `callerConcurrency` setting). */
   perCaller: number;
-  /** Calls of one caller waiting for a slot before more are refused (default 1000). */
+  /** Calls of one caller waiting for a slot before more are refused (the `queueLimit` setting). */
   queuePerCaller: number;
   /** Calls waiting for a slot in total before more are refused (default 10 × queuePerCaller). */
   queueTotal: number;
 }
 
-export const DEFAULT_CONCURRENCY: Omit<ConcurrencyConfig, 'queueTotal'> = { total: 128, perCaller: 64, queuePerCaller: 1000 };
 
 /** A caller's side of the limits (kept with the caller's other per-token state). */
 export interface CallerSlots {

@@ -4,7 +4,7 @@
  * loop itself is in transport.ts; the retry budget (retryBudget.ts) bounds how many retries run.
  */
 export interface RetryConfig {
-  /** Attempts per GET, first included (default 4: the retry budget, not this, bounds the extra load). Writes always get exactly one. */
+  /** Attempts per GET, first included (the `retries` setting + 1: the retry budget, not this, bounds the extra load). Writes always get exactly one. */
   maxAttempts: number;
   /** Backoff before retry n is random in [0, baseDelayMs * 2^(n-1)] ("full jitter"; default 100). */
   baseDelayMs: number;
@@ -14,7 +14,8 @@ export interface RetryConfig {
   maxRetryAfterMs: number;
 }
 
-export const DEFAULT_RETRY: RetryConfig = { maxAttempts: 4, baseDelayMs: 100, maxDelayMs: 2000, maxRetryAfterMs: 5000 };
+/** The backoff; the attempts come from the `retries` setting (src/config.ts). */
+export const DEFAULT_BACKOFF: Omit<RetryConfig, 'maxAttempts'> = { baseDelayMs: 100, maxDelayMs: 2000, maxRetryAfterMs: 5000 };
 
 /** Statuses a GET is retried on. */
 export const RETRY_STATUSES = new Set([429, 502, 503, 504]);

@@ -6,7 +6,7 @@
  * fails everything sees at most that much extra load.
  */
 export interface RetryBudgetConfig {
-  /** Retries allowed per 100 calls (default 20). */
+  /** Retries allowed per 100 calls (the `retryBudgetPercent` setting). */
   percent: number;
   /** Retries always allowed per second, whatever the traffic (default 10, as Finagle). */
   minPerSecond: number;
@@ -14,7 +14,8 @@ export interface RetryBudgetConfig {
   ttlMs: number;
 }
 
-export const DEFAULT_RETRY_BUDGET: RetryBudgetConfig = { percent: 20, minPerSecond: 10, ttlMs: 10_000 };
+/** The floor and window; the share comes from the `retryBudgetPercent` setting (src/config.ts). */
+export const DEFAULT_RETRY_BUDGET: Omit<RetryBudgetConfig, 'percent'> = { minPerSecond: 10, ttlMs: 10_000 };
 
 const SLOTS = 10;
 

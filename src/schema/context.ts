@@ -1,18 +1,14 @@
 /** What every resolver gets: the caller's REST access (loader + writes) and the gateway's limits. */
+import type { GroupConfig } from '../config.js';
 import type { Logger } from '../log.js';
 import type { RestCaller } from '../rest/index.js';
 import { RestLoader } from './restLoader.js';
 
-export interface GatewayLimits {
-  /** `first` of a connection when absent, and its largest accepted value. */
-  defaultPageSize: number;
-  maxPageSize: number;
-  /** Bounds of one operation: depth, aliases, tokens, and cost (connection `first` multiplies). */
-  maxDepth: number;
-  maxAliases: number;
-  maxTokens: number;
-  maxCost: number;
-}
+/**
+ * Bounds of one operation (depth, aliases, tokens, fields, ids, cost) and the page sizes of a
+ * connection: the `limits` settings of src/config.ts, with their meaning and defaults.
+ */
+export type GatewayLimits = GroupConfig<'limits'>;
 
 export interface GatewayContext {
   /** Per-request loader over the caller-bound REST client: never shared between requests. */

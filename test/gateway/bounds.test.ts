@@ -8,7 +8,7 @@ import { parse } from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { exampleQuery } from '../../src/gateway/example.js';
 import { parseCache, parsedBytes } from '../../src/gateway/lib/parseCache.js';
-import { DEFAULT_LIST_AND_FIELD_LIMITS } from '../../src/gateway/plugins/useQueryLimits.js';
+import { DEFAULTS } from '../../src/config.js';
 import { startStack, type GqlResult, type TestStack } from '../helpers/gateway.js';
 import { httpStack } from '../helpers/httpStack.js';
 
@@ -28,7 +28,7 @@ function expectLimit(result: GqlResult, limit: string, maximum: number) {
 }
 
 describe('document bytes', () => {
-  const max = DEFAULT_LIST_AND_FIELD_LIMITS.maxDocumentBytes;
+  const max = DEFAULTS.limits.maxDocumentBytes;
 
   it('defaults to 64 KiB, far above real documents', async () => {
     expect(max).toBe(65_536);
@@ -55,7 +55,7 @@ describe('document bytes', () => {
   });
 
   it('is a setting', async () => {
-    await using s = await startStack({ queryLimits: { maxDocumentBytes: 100 } });
+    await using s = await startStack({ limits: { maxDocumentBytes: 100 } });
     expect((await s.gql(`{ __typename ${' '.repeat(80)}}`)).data).toEqual({ __typename: 'Query' });
     const res = await s.gql(`{ __typename ${' '.repeat(100)}}`);
     expect(res.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', limit: 'maxDocumentBytes', maximum: 100, actual: 114 });
@@ -78,7 +78,7 @@ describe('the parse cache', () => {
 });
 
 describe('response bytes', () => {
-  const max = DEFAULT_LIST_AND_FIELD_LIMITS.maxResponseBytes;
+  const max = DEFAULTS.limits.maxResponseBytes;
   /** A comment of 200 KB: 100 occurrences of it answer 20 MB, 30 aliases 6 MB. */
   const BIG = 200_000;
   let commentId: string;
@@ -134,7 +134,7 @@ describe('response bytes', () => {
   });
 
   it('results written at the same moment share a budget of bytes: past it, UPSTREAM_UNAVAILABLE until one is written', async () => {
-    await using s = await startStack({ queryLimits: { responseBytesInFlight: 1_000_000 } });
+    await using s = await startStack({ limits: { responseBytesInFlight: 1_000_000 } });
     const spaceId = (await s.api.post(`/orgs/${s.world.orgId}/spaces`, { title: 'Big talk' })).body.id;
     const cr = (await s.api.post(`/spaces/${spaceId}/change-requests`, { subject: 'Long comment' })).body;
     await s.api.post(`/spaces/${spaceId}/change-requests/${cr.id}/comments`, { body: { markdown: 'x'.repeat(BIG) } });
@@ -163,7 +163,7 @@ describe('response bytes', () => {
   });
 
   it('is a setting, and bounds @defer parts too', async () => {
-    await using s = await startStack({ queryLimits: { maxResponseBytes: 1000 } });
+    await using s = await startStack({ limits: { maxResponseBytes: 1000 } });
     const small = await s.gql('{ viewer { id } }');
     expect(small.errors).toBeUndefined();
     const big = await s.gql(`{ ${Array.from({ length: 20 }, (_, i) => `a${i}: viewer { displayName email photoURL id }`).join(' ')} }`);

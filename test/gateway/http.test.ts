@@ -81,7 +81,7 @@ describe('HTTP server timeouts', () => {
   it('default to seconds (checked every second), not Node\'s minutes; a headers timeout never exceeds the request timeout', () => {
     const server = createServer();
     const config = parseConfig('start', [], {});
-    boundServer(server, config);
+    boundServer(server, config.http);
     const checked = (server as unknown as { connectionsCheckingInterval: number }).connectionsCheckingInterval;
     expect([server.requestTimeout, server.headersTimeout, server.keepAliveTimeout, server.maxConnections, checked]).toEqual([20_000, 10_000, 5_000, 1_000, 1_000]);
     boundServer(server, { requestTimeoutMs: 2000, headersTimeoutMs: 5000 });

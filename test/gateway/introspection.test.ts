@@ -35,7 +35,7 @@ describe('introspection without a token', () => {
   });
 
   it('is allowed with --anonymous-introspection', async () => {
-    await using s = await startStack({ queryLimits: { anonymousIntrospection: true } });
+    await using s = await startStack({ limits: { anonymousIntrospection: true } });
     const res = await s.gql('{ __schema { queryType { name } } }', undefined, null);
     expect(res).toEqual({ data: { __schema: { queryType: { name: 'Query' } } } });
   });

@@ -1,11 +1,10 @@
 import { buildSchema, getIntrospectionQuery, parse, type GraphQLObjectType } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_LIMITS } from '../../src/gateway/app.js';
+import { DEFAULTS } from '../../src/config.js';
 import { exampleQuery } from '../../src/gateway/example.js';
 import { operationCost } from '../../src/gateway/plugins/useCostLimit.js';
 import { costDirectives, declareCosts } from '../../src/schema/lib/cost.js';
 import { countFields } from '../../src/gateway/plugins/useMaxFields.js';
-import { DEFAULT_LIST_AND_FIELD_LIMITS } from '../../src/gateway/plugins/useQueryLimits.js';
 import { schema } from '../../src/schema/index.js';
 import { insertSpace } from '../../src/upstream/domain/spaces.js';
 import { startStack, type GqlResult, type TestStack } from '../helpers/gateway.js';
@@ -42,8 +41,8 @@ async function expectRefused(res: Promise<GqlResult>, limit: string, maximum: nu
 }
 
 describe('depth', () => {
-  it(`a query ${DEFAULT_LIMITS.maxDepth} fields deep passes`, async () => {
-    const data = await t.data(deepQuery(DEFAULT_LIMITS.maxDepth), { org: t.world.orgId });
+  it(`a query ${DEFAULTS.limits.maxDepth} fields deep passes`, async () => {
+    const data = await t.data(deepQuery(DEFAULTS.limits.maxDepth), { org: t.world.orgId });
     // Walk down to the innermost field: it resolved (t.data throws on any error).
     let level: any = data.organization;
     let depth = 1;
@@ -52,17 +51,17 @@ describe('depth', () => {
       depth++;
     }
     expect(level?.__typename).toEqual(expect.any(String));
-    expect(depth).toBeGreaterThanOrEqual(DEFAULT_LIMITS.maxDepth - 2);
+    expect(depth).toBeGreaterThanOrEqual(DEFAULTS.limits.maxDepth - 2);
   });
 
   it('one level more is refused before any REST call', async () => {
     t.resetCalls();
-    const error = await expectRefused(t.gql(deepQuery(DEFAULT_LIMITS.maxDepth + 1), { org: t.world.orgId }), 'maxDepth', DEFAULT_LIMITS.maxDepth, DEFAULT_LIMITS.maxDepth + 1);
-    expect(error.message).toBe(`maxDepth: Query depth limit of ${DEFAULT_LIMITS.maxDepth} exceeded, found ${DEFAULT_LIMITS.maxDepth + 1}.`);
+    const error = await expectRefused(t.gql(deepQuery(DEFAULTS.limits.maxDepth + 1), { org: t.world.orgId }), 'maxDepth', DEFAULTS.limits.maxDepth, DEFAULTS.limits.maxDepth + 1);
+    expect(error.message).toBe(`maxDepth: Query depth limit of ${DEFAULTS.limits.maxDepth} exceeded, found ${DEFAULTS.limits.maxDepth + 1}.`);
   });
 
   it('fragments count by the fields they hold, not as a level of their own', async () => {
-    const [root, ...rest] = deepFields(DEFAULT_LIMITS.maxDepth);
+    const [root, ...rest] = deepFields(DEFAULTS.limits.maxDepth);
     const query = `query($org: String!) { ${root} { ...F } } fragment F on Organization { ${nest(rest)} }`;
     const data = await t.data(query, { org: t.world.orgId });
     expect(data.organization.spaces.nodes).toHaveLength(1);
@@ -72,16 +71,16 @@ describe('depth', () => {
 describe('aliases', () => {
   const aliased = (n: number) => `{ ${Array.from({ length: n }, (_, i) => `v${i}: viewer { restId }`).join(' ')} }`;
 
-  it(`${DEFAULT_LIMITS.maxAliases} aliases pass, with one REST call for all of them`, async () => {
+  it(`${DEFAULTS.limits.maxAliases} aliases pass, with one REST call for all of them`, async () => {
     t.resetCalls();
-    const data = await t.data(aliased(DEFAULT_LIMITS.maxAliases));
+    const data = await t.data(aliased(DEFAULTS.limits.maxAliases));
     expect(Object.keys(data)).toHaveLength(30);
     expect(t.calls.map((c) => c.path)).toEqual(['/user']);
   });
 
   it('one more is refused before any REST call', async () => {
     t.resetCalls();
-    await expectRefused(t.gql(aliased(DEFAULT_LIMITS.maxAliases + 1)), 'maxAliases', 30, 31);
+    await expectRefused(t.gql(aliased(DEFAULTS.limits.maxAliases + 1)), 'maxAliases', 30, 31);
   });
 });
 
@@ -92,14 +91,14 @@ describe('tokens', () => {
   const sized = (tokens: number) =>
     `{ viewer { ${(tokens - 12) % 2 ? 'id ' : ''}${'...F '.repeat(Math.floor((tokens - 12) / 2))}} } fragment F on User { restId }`;
 
-  it(`a document of ${DEFAULT_LIMITS.maxTokens} tokens passes`, async () => {
-    const data = await t.data(sized(DEFAULT_LIMITS.maxTokens));
+  it(`a document of ${DEFAULTS.limits.maxTokens} tokens passes`, async () => {
+    const data = await t.data(sized(DEFAULTS.limits.maxTokens));
     expect(data.viewer.restId).toBe(t.world.users.admin.id);
   });
 
   it('one token more is refused while parsing, before any REST call', async () => {
     t.resetCalls();
-    const error = await expectRefused(t.gql(sized(DEFAULT_LIMITS.maxTokens + 1)), 'maxTokens', 2000);
+    const error = await expectRefused(t.gql(sized(DEFAULTS.limits.maxTokens + 1)), 'maxTokens', 2000);
     expect(error.message).toBe('maxTokens: Token limit of 2000 exceeded.');
   });
 });
@@ -107,13 +106,13 @@ describe('tokens', () => {
 describe('fields', () => {
   const repeated = (n: number) => `{ ${'viewer { id } '.repeat(n)}}`;
 
-  it(`${DEFAULT_LIST_AND_FIELD_LIMITS.maxFields} fields pass (one REST call); one more is refused before validation and any REST call`, async () => {
+  it(`${DEFAULTS.limits.maxFields} fields pass (one REST call); one more is refused before validation and any REST call`, async () => {
     t.resetCalls();
-    const data = await t.data(repeated(DEFAULT_LIST_AND_FIELD_LIMITS.maxFields / 2));
+    const data = await t.data(repeated(DEFAULTS.limits.maxFields / 2));
     expect(data.viewer.id).toEqual(expect.any(String));
     expect(t.calls).toHaveLength(1);
     t.resetCalls();
-    const error = await expectRefused(t.gql(`{ __typename ${repeated(DEFAULT_LIST_AND_FIELD_LIMITS.maxFields / 2).slice(1)}`), 'maxFields', 200, 201);
+    const error = await expectRefused(t.gql(`{ __typename ${repeated(DEFAULTS.limits.maxFields / 2).slice(1)}`), 'maxFields', 200, 201);
     expect(error.message).toBe('maxFields: Query field limit of 200 exceeded, found 201 (fragments count once).');
   });
 
@@ -190,7 +189,7 @@ describe('cost', () => {
     expect(cost('query($r: [_Any!]!) { _entities(representations: $r) { __typename } }', { r: [{ __typename: 'Space', id: 'x' }, { __typename: 'Space', id: 'y' }] })).toBe(1 + 2);
     // Introspection is priced like any query (src/gateway/lib/introspectionCost.ts), well within the default.
     expect(cost(getIntrospectionQuery())).toBeGreaterThan(1000);
-    expect(cost(getIntrospectionQuery())).toBeLessThan(DEFAULT_LIMITS.maxCost / 10);
+    expect(cost(getIntrospectionQuery())).toBeLessThan(DEFAULTS.limits.maxCost / 10);
   });
 
   it("prices from the fields' declared @cost/@listSize: a field's own declaration changes the SDL and the price alike", () => {

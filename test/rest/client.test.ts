@@ -29,10 +29,10 @@ import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
 
 /** Small timeouts so every fault shows in well under a second. */
 const FAST: Omit<RestClientConfig, 'baseUrl'> = {
-  connectTimeout: 500,
-  headersTimeout: 300,
-  bodyTimeout: 300,
-  requestTimeout: 4_000,
+  connectTimeoutMs: 500,
+  headersTimeoutMs: 300,
+  bodyTimeoutMs: 300,
+  requestTimeoutMs: 4_000,
   retry: { baseDelayMs: 10, maxDelayMs: 40, maxRetryAfterMs: 2_000 },
 };
 
@@ -138,10 +138,10 @@ describe('REST client retries', () => {
     ]);
   });
 
-  it('retries 502 and 504 too, and gives up after maxAttempts with UPSTREAM_UNAVAILABLE ("try again later")', async () => {
+  it('retries 502 and 504 too, and gives up after its retries with UPSTREAM_UNAVAILABLE ("try again later")', async () => {
     const server = await badServer();
     server.script(error(502, 'bad gateway'), error(504, 'timeout'), error(503, 'busy'), json(200, {}));
-    const { rest } = client(server.url, { retry: { maxAttempts: 3 } });
+    const { rest } = client(server.url, { retries: 2 });
     const err = await failure(rest.forCaller('Bearer t').get('/spaces/x'), 'UPSTREAM_UNAVAILABLE');
     expect(err.message).toBe('Upstream unavailable (HTTP 503)');
     expect(err.extensions.upstream).toEqual({ status: 503, method: 'GET', path: '/spaces/x' });
@@ -175,7 +175,7 @@ describe('REST client retries', () => {
     const server = await badServer();
     server.script(error(503, 'busy', { 'retry-after': '2' }));
     const clock = fakeClock();
-    const { rest } = client(server.url, { requestTimeout: 1_000, retry: { maxRetryAfterMs: 5_000 }, clock });
+    const { rest } = client(server.url, { requestTimeoutMs: 1_000, retry: { maxRetryAfterMs: 5_000 }, clock });
     await failure(rest.forCaller('Bearer t').get('/orgs'), 'UPSTREAM_UNAVAILABLE');
     expect(clock.delays).toEqual([1_000]); // the deadline: no wait
     expect(server.requests).toHaveLength(1);
@@ -184,7 +184,7 @@ describe('REST client retries', () => {
   it('answers RATE_LIMITED once 429s outlast the attempts', async () => {
     const server = await badServer();
     server.fallback = error(429, 'slow down');
-    const { rest, calls } = client(server.url, { retry: { maxAttempts: 4 } });
+    const { rest, calls } = client(server.url, { retries: 3 });
     await failure(rest.forCaller('Bearer t').get('/orgs'), 'RATE_LIMITED');
     expect(calls.count('GET', '/orgs')).toBe(4);
   });
@@ -224,7 +224,7 @@ describe('REST client faults', () => {
     const server = await badServer();
     server.fallback = hang;
     // undici's own timer (on a ~0.5 s tick): the deadline is far away, so the headers timeout is what ends it.
-    const { rest } = client(server.url, { headersTimeout: 1_000, clock: fakeClock() });
+    const { rest } = client(server.url, { headersTimeoutMs: 1_000, clock: fakeClock() });
     const err = await failure(rest.forCaller('Bearer t').get('/user'), 'UPSTREAM_UNAVAILABLE');
     expect(err.message).toMatch(/headers/);
     expect(err.extensions.upstream).toEqual({ status: null, method: 'GET', path: '/user' });
@@ -244,7 +244,7 @@ describe('REST client faults', () => {
     const server = await badServer();
     server.fallback = hang;
     const clock = fakeClock();
-    const { rest } = client(server.url, { headersTimeout: 10_000, requestTimeout: 300, clock });
+    const { rest } = client(server.url, { headersTimeoutMs: 10_000, requestTimeoutMs: 300, clock });
     let settled = false;
     const pending = rest.forCaller('Bearer t').get('/user').finally(() => (settled = true));
     await until(() => server.requests.length === 1);
@@ -266,7 +266,7 @@ describe('REST client faults', () => {
   it('aborts calls when the caller signal fires', async () => {
     const server = await badServer();
     server.fallback = hang;
-    const { rest } = client(server.url, { headersTimeout: 10_000, requestTimeout: 10_000 });
+    const { rest } = client(server.url, { headersTimeoutMs: 10_000, requestTimeoutMs: 10_000 });
     const controller = new AbortController();
     const pending = rest.forCaller('Bearer t', { signal: controller.signal }).get('/user');
     await until(() => server.requests.length === 1);

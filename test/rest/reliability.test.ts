@@ -5,7 +5,6 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { backoff, createRestClient, RestCallLog, type RestClient, type RestClientConfig, RestError } from '../../src/rest/index.js';
-import type { CircuitConfig } from '../../src/rest/circuit.js';
 import { RetryBudget } from '../../src/rest/retryBudget.js';
 import { fakeClock, until } from '../helpers/clock.js';
 import { echoAuthorization, error, json, startBadServer, type BadServer, type Step } from '../helpers/badServer.js';
@@ -19,8 +18,8 @@ function client(baseUrl: string, config: Partial<RestClientConfig> = {}): { rest
   const calls = new RestCallLog();
   const rest = createRestClient({
     baseUrl,
-    headersTimeout: 2_000,
-    requestTimeout: 5_000,
+    headersTimeoutMs: 2_000,
+    requestTimeoutMs: 5_000,
     onRequest: calls.record,
     ...config,
     retry: { baseDelayMs: 5, maxDelayMs: 20, ...config.retry },
@@ -80,9 +79,10 @@ describe('retry budget', () => {
     const server = await badServer();
     server.fallback = error(503, 'down');
     const { rest, calls } = client(server.url, {
-      retry: { maxAttempts: 5 },
-      retryBudget: { percent: 20, minPerSecond: 1 },
-      circuit: { threshold: 0 },
+      retries: 4,
+      retryBudgetPercent: 20,
+      retryBudget: { minPerSecond: 1 },
+      circuitThreshold: 0,
     });
     const caller = rest.forCaller('Bearer t');
     const results = await Promise.allSettled(Array.from({ length: 100 }, (_, i) => caller.get(`/spaces/s${i}`)));
@@ -96,15 +96,17 @@ describe('retry budget', () => {
 });
 
 describe('circuit breaker', () => {
-  function breakerClient(server: BadServer | string, circuit: Partial<CircuitConfig> = {}) {
+  function breakerClient(server: BadServer | string, circuit: { circuitThreshold?: number } = {}) {
     const states: string[] = [];
     const refused: string[] = [];
     const lines: string[] = [];
     const clock = fakeClock();
     const logger = { info: (m: string, f?: object) => lines.push(`info ${m} ${JSON.stringify(f)}`), warn: (m: string, f?: object) => lines.push(`warn ${m} ${JSON.stringify(f)}`) };
     const { rest, calls } = client(typeof server === 'string' ? server : server.url, {
-      retry: { maxAttempts: 1 },
-      circuit: { threshold: 3, cooldownMs: 300, ...circuit },
+      retries: 0,
+      circuitThreshold: 3,
+      circuitCooldownMs: 300,
+      ...circuit,
       onCircuitChange: (s) => states.push(s),
       onCircuitRefusal: (route) => refused.push(route),
       logger,
@@ -173,7 +175,7 @@ describe('circuit breaker', () => {
   it('lets one probe through after the cool-down; calls during the probe still fail fast', async () => {
     const server = await badServer();
     server.fallback = error(503, 'down');
-    const { caller, states, clock } = breakerClient(server, { threshold: 2 });
+    const { caller, states, clock } = breakerClient(server, { circuitThreshold: 2 });
     for (const who of ['a', 'b']) await caller(who).get('/a').catch(() => undefined);
     clock.advance(300);
     let answer!: () => void;
@@ -190,7 +192,7 @@ describe('circuit breaker', () => {
   it('reopens when the probe fails', async () => {
     const server = await badServer();
     server.fallback = error(503, 'down');
-    const { caller, states, clock } = breakerClient(server, { threshold: 2 });
+    const { caller, states, clock } = breakerClient(server, { circuitThreshold: 2 });
     for (const who of ['a', 'b']) await caller(who).get('/a').catch(() => undefined);
     clock.advance(300);
     await expect(caller('a').get('/a')).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_UNAVAILABLE', upstream: { status: 503 } } });
@@ -203,7 +205,7 @@ describe('circuit breaker', () => {
     const server = await badServer();
     server.fallback = (req) => req.socket.resetAndDestroy();
     const clock = fakeClock();
-    const { rest } = client(server.url, { retry: { maxAttempts: 4 }, circuit: { threshold: 2, cooldownMs: 10_000, minCallers: 1 }, clock });
+    const { rest } = client(server.url, { retries: 3, circuitThreshold: 2, circuitCooldownMs: 10_000, circuit: { minCallers: 1 }, clock });
     const caller = rest.forCaller('Bearer t');
     await expect(clock.settle(caller.get('/a'), 1_000)).rejects.toThrow(/connection reset/);
     expect(server.requests).toHaveLength(2);
@@ -214,7 +216,7 @@ describe('circuit breaker', () => {
     const closed = await badServer();
     const url = closed.url;
     await closed.stop();
-    const { caller, states, refused } = breakerClient(url, { threshold: 2 });
+    const { caller, states, refused } = breakerClient(url, { circuitThreshold: 2 });
     for (let i = 0; i < 2; i++) await expect(caller('only').get('/a')).rejects.toThrow(/connection refused/);
     expect(states).toEqual(['open']);
     await expect(caller('only').get('/spaces/s')).rejects.toThrow(/circuit open/);
@@ -224,7 +226,7 @@ describe('circuit breaker', () => {
   it('never counts 4xx answers', async () => {
     const server = await badServer();
     server.fallback = error(404, 'no such thing');
-    const { caller, states } = breakerClient(server, { threshold: 2 });
+    const { caller, states } = breakerClient(server, { circuitThreshold: 2 });
     for (let i = 0; i < 5; i++) await expect(caller(`c${i}`).get('/a')).rejects.toMatchObject({ extensions: { code: 'NOT_FOUND' } });
     expect(states).toEqual([]);
   });
@@ -250,7 +252,7 @@ describe('concurrency bounds', () => {
 
   it('one caller cannot hold more than its share: another caller is served while the first one queues', async () => {
     const { server, peak } = await slowServer();
-    const { rest } = client(server.url, { concurrency: { total: 4, perCaller: 2 } });
+    const { rest } = client(server.url, { concurrency: 4, callerConcurrency: 2 });
     const greedy = rest.forCaller('Bearer greedy');
     const finished: string[] = [];
     const many = Array.from({ length: 12 }, (_, i) => greedy.get(`/x/${i}`).then(() => finished.push('greedy')));
@@ -265,7 +267,7 @@ describe('concurrency bounds', () => {
 
   it('past the caller queue, calls get RATE_LIMITED at once; past the total queue, UPSTREAM_UNAVAILABLE', async () => {
     const { server } = await slowServer();
-    const { rest } = client(server.url, { concurrency: { total: 2, perCaller: 1, queuePerCaller: 2, queueTotal: 3 } });
+    const { rest } = client(server.url, { concurrency: 2, callerConcurrency: 1, queueLimit: 2, queueTotal: 3 });
     const a = rest.forCaller('Bearer a');
     const first = await Promise.allSettled(Array.from({ length: 5 }, (_, i) => a.get(`/a/${i}`)));
     expect(tally(first)).toEqual({ ok: 3, RATE_LIMITED: 2 });
@@ -283,7 +285,7 @@ describe('concurrency bounds', () => {
     const server = await badServer();
     server.fallback = () => undefined; // never answers
     const clock = fakeClock();
-    const { rest } = client(server.url, { requestTimeout: 300, concurrency: { total: 1, perCaller: 1 }, clock });
+    const { rest } = client(server.url, { requestTimeoutMs: 300, concurrency: 1, callerConcurrency: 1, clock });
     const caller = rest.forCaller('Bearer t');
     const calls = Promise.allSettled([caller.get('/a'), caller.get('/b')]);
     await until(() => server.requests.length === 1);

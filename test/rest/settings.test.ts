@@ -5,27 +5,27 @@ import { ConfigError, helpText, parseConfig } from '../../src/config.js';
 describe('reliability settings', () => {
   it('have defaults, flags and environment variables', () => {
     const defaults = parseConfig('start', [], {});
-    expect(defaults).toMatchObject({
-      upstreamRetries: 3,
-      upstreamRetryBudgetPercent: 20,
-      upstreamCircuitThreshold: 10,
-      upstreamCircuitCooldownMs: 5_000,
-      upstreamConcurrency: 128,
-      upstreamCallerConcurrency: 64,
-      upstreamQueueLimit: 1_000,
+    expect(defaults.rest).toMatchObject({
+      retries: 3,
+      retryBudgetPercent: 20,
+      circuitThreshold: 10,
+      circuitCooldownMs: 5_000,
+      concurrency: 128,
+      callerConcurrency: 64,
+      queueLimit: 1_000,
     });
     const set = parseConfig('start', ['--upstream-circuit-threshold', '0', '--upstream-circuit-cooldown-ms=250', '--upstream-concurrency', '16'], {
       UPSTREAM_CALLER_CONCURRENCY: '4',
       UPSTREAM_QUEUE_LIMIT: '10',
       UPSTREAM_RETRY_BUDGET_PERCENT: '5',
     });
-    expect(set).toMatchObject({
-      upstreamCircuitThreshold: 0,
-      upstreamCircuitCooldownMs: 250,
-      upstreamConcurrency: 16,
-      upstreamCallerConcurrency: 4,
-      upstreamQueueLimit: 10,
-      upstreamRetryBudgetPercent: 5,
+    expect(set.rest).toMatchObject({
+      circuitThreshold: 0,
+      circuitCooldownMs: 250,
+      concurrency: 16,
+      callerConcurrency: 4,
+      queueLimit: 10,
+      retryBudgetPercent: 5,
     });
   });
 

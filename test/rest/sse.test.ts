@@ -17,7 +17,7 @@ async function badServer(): Promise<BadServer> {
 
 function client(baseUrl: string, config: Partial<RestClientConfig> = {}) {
   const calls = new RestCallLog();
-  const rest = createRestClient({ baseUrl, headersTimeout: 1_000, streamIdleTimeout: 2_000, onRequest: calls.record, ...config });
+  const rest = createRestClient({ baseUrl, headersTimeoutMs: 1_000, streamIdleTimeoutMs: 2_000, onRequest: calls.record, ...config });
   cleanup.push(() => rest.close());
   return { caller: rest.forCaller('Bearer t'), calls };
 }
@@ -148,7 +148,7 @@ describe('RestCaller.stream', () => {
     const server = await badServer();
     server.script(sse(['data: 1\n\n']));
     const clock = fakeClock();
-    const { caller } = client(server.url, { streamIdleTimeout: 200, clock });
+    const { caller } = client(server.url, { streamIdleTimeoutMs: 200, clock });
     const stream = await caller.stream('/s');
     expect(await stream.next()).toEqual({ done: false, value: { event: 'message', data: '1' } });
     const silent = stream.next();
@@ -167,7 +167,7 @@ describe('RestCaller.stream', () => {
     const server = await badServer();
     server.script(sse([':hb\n\n', ':hb\n\n', ':hb\n\n', ':hb\n\n', 'data: late\n\n'], { gapMs: 20, end: true }));
     const clock = fakeClock();
-    const { caller } = client(server.url, { streamIdleTimeout: 250, clock });
+    const { caller } = client(server.url, { streamIdleTimeoutMs: 250, clock });
     let done = false;
     const all = collect(await caller.stream('/s')).finally(() => (done = true));
     // 150 ms of silence after each chunk: each heartbeat restarts the 250 ms idle timer, though 4 × 150 ms pass in all.

@@ -7,26 +7,14 @@
  */
 import type { Server } from 'node:http';
 
-export interface HttpBounds {
-  /** Whole request (headers and body) received within this (default 20000; 408 past it). */
-  requestTimeoutMs: number;
-  /** Headers received within this (default 10000; at most `requestTimeoutMs`). */
-  headersTimeoutMs: number;
-  /** Idle keep-alive connections close after this (default 5000, Node's). */
-  keepAliveTimeoutMs: number;
-  /** Connections held at once (default 1000). */
-  maxConnections: number;
-}
+import { DEFAULTS, withDefaults, type GroupConfig } from '../../config.js';
 
-export const DEFAULT_HTTP_BOUNDS: HttpBounds = {
-  requestTimeoutMs: 20_000,
-  headersTimeoutMs: 10_000,
-  keepAliveTimeoutMs: 5_000,
-  maxConnections: 1_000,
-};
+/** The `http` settings of src/config.ts (their meaning and defaults are there); headers are due at most at `requestTimeoutMs`. */
+export type HttpBounds = GroupConfig<'http'>;
 
-export function boundServer(server: Server, bounds: Partial<HttpBounds> = {}): void {
-  const b = { ...DEFAULT_HTTP_BOUNDS, ...bounds };
+/** Bounds the server; absent bounds take their defaults. */
+export function boundServer(server: Server, bounds?: Partial<HttpBounds>): void {
+  const b = withDefaults(DEFAULTS.http, bounds);
   server.requestTimeout = b.requestTimeoutMs;
   server.headersTimeout = Math.min(b.headersTimeoutMs, b.requestTimeoutMs);
   server.keepAliveTimeout = b.keepAliveTimeoutMs;

@@ -6,12 +6,13 @@
  * which tokens the upstream accepted).
  */
 import type { Plugin } from 'graphql-yoga';
+import { DEFAULTS } from '../../config.js';
 import type { RestClient } from '../../rest/index.js';
 import { setCallerIdentity } from '../lib/callerHash.js';
 import { clientAddress, socketAddress } from '../lib/clientAddress.js';
 
 export function useCallerIdentity(options: { rest: Pick<RestClient, 'identify'>; trustProxyHops?: number }): Plugin {
-  const hops = options.trustProxyHops ?? 0;
+  const hops = options.trustProxyHops ?? DEFAULTS.trustProxyHops;
   return {
     onRequest({ request, serverContext }) {
       const address = clientAddress(socketAddress(serverContext), request.headers.get('x-forwarded-for'), hops);

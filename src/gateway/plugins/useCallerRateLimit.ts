@@ -15,11 +15,12 @@
  */
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
 import type { GraphQLError } from 'graphql';
+import { DEFAULTS, type Config } from '../../config.js';
 import type { Logger } from '../../log.js';
 import type { RedisHandle } from '../redis.js';
 import { callerIdentity } from '../lib/callerHash.js';
 
-export type RateLimitFailMode = 'open' | 'closed';
+export type RateLimitFailMode = Config['callerRateLimitFailMode'];
 
 export interface CallerRateLimitOptions {
   /** Operations per window and token (0: no limit). */
@@ -56,7 +57,7 @@ return {n, ttl}`;
 
 export function useCallerRateLimit(options: CallerRateLimitOptions): Plugin {
   const windowMs = options.windowMs ?? 60_000;
-  const failMode = options.failMode ?? 'open';
+  const failMode = options.failMode ?? DEFAULTS.callerRateLimitFailMode;
   const { redis, log } = options;
   const local = new Map<string, { count: number; endsAt: number }>();
 

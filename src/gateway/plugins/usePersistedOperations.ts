@@ -23,6 +23,7 @@ import { readFileSync } from 'node:fs';
 import { usePersistedOperations as useYogaPersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
 import type { GraphQLError } from 'graphql';
 import { createGraphQLError, type GraphQLParams, type Plugin } from 'graphql-yoga';
+import { DEFAULTS } from '../../config.js';
 import type { Logger } from '../../log.js';
 import { callerBudget } from '../lib/callerHash.js';
 import type { RedisHandle } from '../redis.js';
@@ -41,16 +42,14 @@ export interface PersistedOperationsOptions {
   maxLocalChars?: number;
   /** How long Redis keeps an APQ document after its registration (default a day). */
   apqTtlMs?: number;
-  /** Largest APQ document registered, in bytes (default 32 KB); a larger one runs unregistered. */
+  /** Largest APQ document registered, in bytes (default: the table's, src/config.ts); a larger one runs unregistered. */
   apqMaxBytes?: number;
-  /** APQ registrations per caller and hour (default 100; 0: none); past it, documents run unregistered. */
+  /** APQ registrations per caller and hour (default: the table's; 0: none); past it, documents run unregistered. */
   apqQuota?: number;
   /** Clock of the quota's hour (tests). */
   now?: () => number;
 }
 
-export const DEFAULT_APQ_MAX_BYTES = 32_768;
-export const DEFAULT_APQ_QUOTA = 100;
 const QUOTA_WINDOW_MS = 3_600_000;
 
 /** Reads a persisted operations file (a JSON object of id → document), or throws a message naming it. */
@@ -113,8 +112,8 @@ export function usePersistedOperations(options: PersistedOperationsOptions): Plu
   const only = options.only ?? false;
   const apq = apqStore(options);
   const quota = apqQuota(options);
-  const maxBytes = options.apqMaxBytes ?? DEFAULT_APQ_MAX_BYTES;
-  const registers = (options.apqQuota ?? DEFAULT_APQ_QUOTA) > 0;
+  const maxBytes = options.apqMaxBytes ?? DEFAULTS.apqMaxBytes;
+  const registers = (options.apqQuota ?? DEFAULTS.apqQuota) > 0;
   const onlyError = () =>
     badRequest('Only persisted operations are accepted: send {"documentId": "<id>"} (the gateway runs with --persisted-only)');
   const viaParams = new WeakSet<Request>();
@@ -247,7 +246,7 @@ interface ApqQuota {
  */
 function apqQuota(options: PersistedOperationsOptions): ApqQuota {
   const { redis, log } = options;
-  const limit = options.apqQuota ?? DEFAULT_APQ_QUOTA;
+  const limit = options.apqQuota ?? DEFAULTS.apqQuota;
   const now = options.now ?? Date.now;
   const failed = redisFailed(log);
   const local = new Map<string, { count: number; until: number }>();

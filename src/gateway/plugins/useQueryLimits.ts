@@ -19,25 +19,12 @@ import { useMaxResponseBytes } from './useMaxResponseBytes.js';
 import { useMaxTokens } from './useMaxTokens.js';
 import { useMaxVariablesDepth } from './useMaxVariablesDepth.js';
 
-/** Limits of the gateway's own besides GatewayLimits (see useMaxFields.ts and useCostLimit.ts). */
-export interface ListAndFieldLimits {
-  /** Ids in one `nodes(ids:)`, representations in one `_entities(representations:)`. */
-  maxIds: number;
-  /** Fields written in one document. */
-  maxFields: number;
-  /** UTF-8 bytes of one document, checked before parsing. */
-  maxDocumentBytes: number;
-  /** Bytes of one result (of all parts of a streamed one), checked before it is serialized. */
-  maxResponseBytes: number;
-  /** Bytes of results written at once across requests (default: a quarter of V8's heap limit). */
+/** Bytes of results written at once across requests (default: a quarter of V8's heap limit); not a setting. */
+export interface InFlightLimit {
   responseBytesInFlight?: number;
-  /** Introspection without a token (else it needs one; see useIntrospectionAccess.ts). */
-  anonymousIntrospection: boolean;
 }
 
-export const DEFAULT_LIST_AND_FIELD_LIMITS: ListAndFieldLimits = { maxIds: 100, maxFields: 200, maxDocumentBytes: 65_536, maxResponseBytes: 4 * 1024 * 1024, anonymousIntrospection: false };
-
-export function useQueryLimits(limits: GatewayLimits & ListAndFieldLimits): Plugin[] {
+export function useQueryLimits(limits: GatewayLimits & InFlightLimit): Plugin[] {
   return [
     useMaxVariablesDepth(),
     useMaxDocumentBytes(limits.maxDocumentBytes),
@@ -47,7 +34,7 @@ export function useQueryLimits(limits: GatewayLimits & ListAndFieldLimits): Plug
     useMaxDepth(limits.maxDepth),
     useMaxAliases(limits.maxAliases),
     useDirectiveArguments(),
-    useIntrospectionAccess({ anonymous: limits.anonymousIntrospection }),
+    useIntrospectionAccess({ anonymous: limits.anonymousIntrospection ?? false }),
     useCostLimit(limits),
     useMaxResponseBytes(limits.maxResponseBytes, limits.responseBytesInFlight),
   ];
