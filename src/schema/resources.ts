@@ -109,6 +109,12 @@ export interface Resource {
   stale?: string[];
 }
 
+/** The REST list path of a resource: `list.path`, else its path without the last segment. */
+export const listPath = (r: Resource): string => r.list?.path ?? r.path.slice(0, r.path.lastIndexOf('/'));
+
+/** The REST path of a write: its own, else the list path for a create and the resource's path otherwise. */
+export const writePath = (r: Resource, w: Write): string => w.path ?? (w.kind === 'create' ? listPath(r) : r.path);
+
 const string = (description: string): Filter => ({ kind: 'string', description });
 
 const boolean = (description: string): Filter => ({ kind: 'boolean', description });

@@ -9,7 +9,7 @@ import { encodeGlobalID } from '@pothos/plugin-relay';
 import type { Field, Fields, Rule } from '../../api/validate.js';
 import type { GatewayContext } from '../context.js';
 import { builder } from '../builder.js';
-import { RESOURCES, type InputObjectSpec, type Resource, type ResourceName, type Write } from '../resources.js';
+import { listPath, RESOURCES, writePath, type InputObjectSpec, type Resource, type ResourceName, type Write } from '../resources.js';
 import { forwardArgs, resolveList, type ListEnvelope } from './connection.js';
 import { describeRule } from './descriptions.js';
 import { ContentFormat, enumOfValues } from './enums.js';
@@ -58,8 +58,6 @@ function templateParts(template: string): Array<{ text: string; name?: string }>
   return parts;
 }
 
-/** The REST list path of a resource. */
-const listTemplate = (r: Resource) => r.list?.path ?? r.path.slice(0, r.path.lastIndexOf('/'));
 
 /** The shape of a node: its REST JSON plus every path parameter (attached wherever it is built). */
 export interface ResourceInfo {
@@ -145,7 +143,7 @@ export function resourceNode<Shape extends object>(name: ResourceName) {
     },
     keys: (obj) => params.map((p, i) => obj[p] ?? (i === params.length - 1 ? obj[idField] : obj[spec.jsonKeys?.[p] ?? p])),
     path: (keys) => fillPath(spec.path, Object.fromEntries(params.map((p, i) => [p, keys[i]])))!,
-    listPath: (values) => fillPath(listTemplate(spec), values)!,
+    listPath: (values) => fillPath(listPath(spec), values)!,
     find: async (ctx, keys, known) => {
       if (spec.within) return findWithin(ctx, info, keys);
       if (spec.listedOnly) return walkList(ctx, info, keys, known);
@@ -260,7 +258,7 @@ const lowerFirst = (s: string) => s[0].toLowerCase() + s.slice(1);
 /** What a write of `info` makes stale: its list, itself, and the table's `stale` paths, filled
  * from the input and then from the written JSON (its id, its `jsonKeys`). */
 export function staleAfter(info: ResourceInfo, values: Values, json?: Json, write?: Write): string[] {
-  const templates = [listTemplate(info.spec), info.spec.path, ...(info.spec.stale ?? []), ...(write?.stale ?? [])];
+  const templates = [listPath(info.spec), info.spec.path, ...(info.spec.stale ?? []), ...(write?.stale ?? [])];
   const known = { ...(json ? info.attach(json, {}) : {}), ...values };
   return templates.map((t) => fillPath(t, known, true)!);
 }
@@ -324,7 +322,7 @@ export function payloadFields(mutation: string, fields: (t: any) => Record<strin
 }
 
 function deriveWrite(info: ResourceInfo, name: string, write: Write): void {
-  const template = write.path ?? (write.kind === 'create' ? listTemplate(info.spec) : info.spec.path);
+  const template = writePath(info.spec, write);
   const keyNames = pathParams(template);
   const parentName = info.spec.list?.on;
   const parentField = parentName && resources.has(parentName) ? lowerFirst(parentName) : undefined;
@@ -410,7 +408,7 @@ function deriveList(info: ResourceInfo): void {
     t.field({
       type: info.connection,
       nullable: true,
-      description: `${list.description} (\`GET ${listTemplate(info.spec)}\`).`,
+      description: `${list.description} (\`GET ${listPath(info.spec)}\`).`,
       args: {
         ...forwardArgs,
         ...(list.bodies ? { format: t.arg({ type: ContentFormat, description: 'Format of the listed bodies.' }) } : {}),
