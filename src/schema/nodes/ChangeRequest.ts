@@ -9,7 +9,13 @@ import { User } from './User.js';
 
 type ChangeRequestShape = RestChangeRequest & { spaceId: string };
 
-export const ChangeRequest = resourceNode<ChangeRequestShape>('ChangeRequest');
+declare module '../lib/resource.js' {
+  interface ResourceShapes {
+    ChangeRequest: ChangeRequestShape;
+  }
+}
+
+export const ChangeRequest = resourceNode('ChangeRequest');
 inputObject('ChangeRequestStatus', ChangeRequestStatus);
 
 const ChangeRequestUrls = urlsType('ChangeRequestUrls', 'a change request', ['location', 'app']);

@@ -5,7 +5,13 @@ import { orNull, permissionsType, urlsType } from '../lib/fields.js';
 import { connectionOf, edge, resourceInfo, resourceNode } from '../lib/resource.js';
 
 /** A collection (`/collections/{collectionId}`); its list, lookup and writes are in src/schema/resources.ts. */
-export const Collection = resourceNode<RestCollection>('Collection');
+declare module '../lib/resource.js' {
+  interface ResourceShapes {
+    Collection: RestCollection;
+  }
+}
+
+export const Collection = resourceNode('Collection');
 
 const CollectionPermissions = permissionsType('CollectionPermissions', 'with the collection', ['admin', 'create']);
 

@@ -65,7 +65,13 @@ export interface RestComment extends RestPost {
 
 export type CommentShape = RestComment & { spaceId: string; changeRequestId: string };
 
-export const Comment = resourceNode<CommentShape>('Comment');
+declare module '../lib/resource.js' {
+  interface ResourceShapes {
+    Comment: CommentShape;
+  }
+}
+
+export const Comment = resourceNode('Comment');
 
 inputObject('ContentBodyInput', builder.inputType('ContentBodyInput', {
   description: 'A content body, in markdown.',

@@ -4,7 +4,13 @@ import { postFields, type RestPost } from './Comment.js';
 
 export type CommentReplyShape = RestPost & { spaceId: string; changeRequestId: string; commentId: string };
 
-export const CommentReply = resourceNode<CommentReplyShape>('CommentReply');
+declare module '../lib/resource.js' {
+  interface ResourceShapes {
+    CommentReply: CommentReplyShape;
+  }
+}
+
+export const CommentReply = resourceNode('CommentReply');
 
 CommentReply.implement({
   description: 'A reply to a comment.',

@@ -11,7 +11,13 @@ import { Organization } from './Organization.js';
 export type RestIntegration = RestIntegrationOfficial & { permissions: { install?: boolean } };
 
 /** Integrations, keyed by name (`/integrations/{integrationName}`). */
-export const Integration = resourceNode<RestIntegration>('Integration');
+declare module '../lib/resource.js' {
+  interface ResourceShapes {
+    Integration: RestIntegration;
+  }
+}
+
+export const Integration = resourceNode('Integration');
 
 const IntegrationPermissions = builder.objectRef<RestIntegration['permissions']>('IntegrationPermissions').implement({
   description: 'What the caller may do with the integration (REST `permissions`).',

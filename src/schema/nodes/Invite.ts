@@ -6,7 +6,13 @@ import { edge, resourceNode } from '../lib/resource.js';
 type RestInvite = RestInviteLink & { urls?: { location: string; app: string }; organizationId: string };
 
 /** Link invites of an organization (`/orgs/{organizationId}/link-invites/{inviteId}`). */
-export const Invite = resourceNode<RestInvite>('Invite');
+declare module '../lib/resource.js' {
+  interface ResourceShapes {
+    Invite: RestInvite;
+  }
+}
+
+export const Invite = resourceNode('Invite');
 
 const InviteUrls = urlsType('InviteUrls', 'a link invite (`app`: the page that joins)', ['location'], ['app']);
 

@@ -10,7 +10,13 @@ import { User } from './User.js';
 type RestMemberOf = RestMember & { organizationId: string };
 
 /** Members of an organization, keyed by user id (`/orgs/{organizationId}/members/{userId}`). */
-export const Member = resourceNode<RestMemberOf>('Member');
+declare module '../lib/resource.js' {
+  interface ResourceShapes {
+    Member: RestMemberOf;
+  }
+}
+
+export const Member = resourceNode('Member');
 
 type SpaceItem = { permission: RestMember['role']; space: RestSpace };
 type TeamItem = { team: RestTeam; member: { role: string } };

@@ -7,7 +7,13 @@ import { edge, resourceNode } from '../lib/resource.js';
 type RestSpec = RestOpenApiSpec & { organizationId: string };
 
 /** OpenAPI specs of an organization, keyed by slug (`/orgs/{organizationId}/openapi/{specSlug}`). */
-export const OpenApiSpec = resourceNode<RestSpec>('OpenApiSpec');
+declare module '../lib/resource.js' {
+  interface ResourceShapes {
+    OpenApiSpec: RestSpec;
+  }
+}
+
+export const OpenApiSpec = resourceNode('OpenApiSpec');
 
 const OpenApiSpecPermissions = permissionsType('OpenApiSpecPermissions', 'with the spec', ['view', 'edit']);
 

@@ -10,7 +10,13 @@ import { Team } from './Team.js';
 type OfOrganization<T> = T & { organizationId: string };
 
 /** SAML providers of an organization (`/orgs/{organizationId}/saml/{samlProviderId}`). */
-export const SamlProvider = resourceNode<OfOrganization<RestSamlProvider>>('SamlProvider');
+declare module '../lib/resource.js' {
+  interface ResourceShapes {
+    SamlProvider: OfOrganization<RestSamlProvider>;
+  }
+}
+
+export const SamlProvider = resourceNode('SamlProvider');
 
 const SamlProviderService = builder.objectRef<RestSamlProvider['service']>('SamlProviderService').implement({
   description: 'Where the identity provider talks to this service.',

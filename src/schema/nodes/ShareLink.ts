@@ -3,7 +3,13 @@ import { orNull, urlsType } from '../lib/fields.js';
 import { edge, resourceNode } from '../lib/resource.js';
 import type { SiteKeys } from './Site.js';
 
-export const ShareLink = resourceNode<RestShareLink & SiteKeys>('ShareLink');
+declare module '../lib/resource.js' {
+  interface ResourceShapes {
+    ShareLink: RestShareLink & SiteKeys;
+  }
+}
+
+export const ShareLink = resourceNode('ShareLink');
 
 const ShareLinkUrls = urlsType('ShareLinkUrls', 'a share link (`published` holds its secret key)', [], ['published']);
 

@@ -19,7 +19,13 @@ export interface SiteKeys {
  */
 type SiteShape = RestSite & SiteKeys;
 
-export const Site = resourceNode<SiteShape>('Site');
+declare module '../lib/resource.js' {
+  interface ResourceShapes {
+    Site: SiteShape;
+  }
+}
+
+export const Site = resourceNode('Site');
 markOnRef('Site', ['sections', 'redirectLookup']);
 
 const SITE_FLAGS = ['view', 'access', 'edit', 'create', 'admin', 'installIntegration', 'viewAdaptiveSchema', 'editAdaptiveSchema'];

@@ -8,7 +8,13 @@ import { SiteSection, type SiteSectionShape } from './SiteSection.js';
 
 type RedirectShape = RestSiteRedirect & SiteKeys;
 
-export const SiteRedirect = resourceNode<RedirectShape>('SiteRedirect');
+declare module '../lib/resource.js' {
+  interface ResourceShapes {
+    SiteRedirect: RedirectShape;
+  }
+}
+
+export const SiteRedirect = resourceNode('SiteRedirect');
 
 /** A destination with the keys of its site, so its section edge can load. */
 type Destination = RestSiteRedirect['destination'] & SiteKeys;

@@ -7,7 +7,13 @@ import { SiteSpace, type SiteSpaceShape } from './SiteSpace.js';
 
 export type SiteSectionShape = RestSiteSection & SiteKeys & { siteSectionId: string };
 
-export const SiteSection = resourceNode<SiteSectionShape>('SiteSection');
+declare module '../lib/resource.js' {
+  interface ResourceShapes {
+    SiteSection: SiteSectionShape;
+  }
+}
+
+export const SiteSection = resourceNode('SiteSection');
 
 const SiteSectionUrls = urlsType('SiteSectionUrls', 'a site section', [], ['published']);
 

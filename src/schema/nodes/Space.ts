@@ -7,7 +7,13 @@ import { restPath } from '../lib/node.js';
 import { edge, resourceNode } from '../lib/resource.js';
 
 /** A space (`/spaces/{spaceId}`); its list, writes and staleness are in src/schema/resources.ts. */
-export const Space = resourceNode<RestSpace>('Space');
+declare module '../lib/resource.js' {
+  interface ResourceShapes {
+    Space: RestSpace;
+  }
+}
+
+export const Space = resourceNode('Space');
 
 const SpacePermissions = permissionsType('SpacePermissions', 'with the space', ['access', 'admin', 'edit', 'comment', 'merge', 'review']);
 

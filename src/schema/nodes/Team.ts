@@ -3,7 +3,13 @@ import { permissionsType } from '../lib/fields.js';
 import { edge, resourceNode } from '../lib/resource.js';
 
 /** Teams of an organization (`/orgs/{organizationId}/teams/{teamId}`). */
-export const Team = resourceNode<RestTeam>('Team');
+declare module '../lib/resource.js' {
+  interface ResourceShapes {
+    Team: RestTeam & { organizationId: string };
+  }
+}
+
+export const Team = resourceNode('Team');
 
 const TeamPermissions = permissionsType('TeamPermissions', 'with the team', {
   admin: 'Whether the caller may manage the team.',

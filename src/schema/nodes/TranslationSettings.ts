@@ -15,7 +15,13 @@ export interface RestTranslationSettings {
 }
 
 /** Translation settings of an organization (`/orgs/{organizationId}/translations/{translationSettingsId}`). */
-export const TranslationSettings = resourceNode<RestTranslationSettings & { organizationId: string }>('TranslationSettings');
+declare module '../lib/resource.js' {
+  interface ResourceShapes {
+    TranslationSettings: RestTranslationSettings & { organizationId: string };
+  }
+}
+
+export const TranslationSettings = resourceNode('TranslationSettings');
 
 const TranslationSettingsPermissions = permissionsType('TranslationSettingsPermissions', 'with the translation settings', ['edit']);
 
