@@ -15,7 +15,10 @@ type Shape =
 
 /** A shape plus `refine`, for what a shape cannot say (e.g. "exactly one of url, text"): it gets
  * the non-null value once the shape is valid and returns the broken rule, or undefined. */
-export type Rule = Shape & { refine?: (value: any) => string | undefined };
+export type Rule = Shape & {
+  // A method, so a refinement may declare the shape its rule guarantees (`(p: {type: …}) => …`).
+  refine?(value: unknown): string | undefined;
+};
 
 export type Field = Rule & { required?: boolean };
 export type Fields = Record<string, Field>;
