@@ -31,8 +31,8 @@ Collection.implement({
     }),
     urls: t.field({ type: CollectionUrls, resolve: (c) => c.urls }),
     permissions: t.field({ type: CollectionPermissions, resolve: (c) => c.permissions }),
-    organization: edge(t, 'Organization', (c: RestCollection) => [c.organization]),
-    parent: edge(t, 'Collection', (c: RestCollection) => [c.parent]),
+    organization: edge(t, 'Organization', (c) => [c.organization]),
+    parent: edge(t, 'Collection', (c) => [c.parent]),
     spaces: t.field({
       type: connectionOf('Space'),
       nullable: true,

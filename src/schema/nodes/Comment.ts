@@ -178,8 +178,8 @@ const CommentTargetPage = builder.objectRef<RestTargetPage>('CommentTargetPage')
 const CommentTarget = builder.objectRef<RestCommentTarget>('CommentTarget').implement({
   description: 'What a comment is about: a space, a change request, a revision, a page and a node in it.',
   fields: (t) => ({
-    space: edge(t, 'Space', (x: RestCommentTarget) => [x.space]),
-    changeRequest: edge(t, 'ChangeRequest', (x: RestCommentTarget) => [x.space, x.changeRequest]),
+    space: edge(t, 'Space', (x) => [x.space]),
+    changeRequest: edge(t, 'ChangeRequest', (x) => [x.space, x.changeRequest]),
     revision: t.exposeString('revision'),
     review: t.string({ nullable: true, resolve: (x) => orNull(x.review) }),
     page: t.field({ type: CommentTargetPage, nullable: true, resolve: (x) => orNull(x.page) }),
@@ -195,7 +195,7 @@ Comment.implement({
     resolvedAt: t.field({ type: 'DateTime', nullable: true, resolve: (c) => orNull(c.resolvedAt) }),
     resolvedBy: t.field({ type: User, nullable: true, resolve: (c, _args, ctx) => orNull(embedded(ctx, 'User', c.resolvedBy)) }),
     target: t.field({ type: CommentTarget, resolve: (c) => c.target }),
-    changeRequest: edge(t, 'ChangeRequest', (c: CommentShape) => [c.spaceId, c.changeRequestId], { description: 'The change request the comment is in.' }),
+    changeRequest: edge(t, 'ChangeRequest', (c) => [c.spaceId, c.changeRequestId], { description: 'The change request the comment is in.' }),
   }),
 });
 postFields(Comment, 'Comment');

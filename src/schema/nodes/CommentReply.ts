@@ -15,7 +15,7 @@ export const CommentReply = resourceNode('CommentReply');
 CommentReply.implement({
   description: 'A reply to a comment.',
   fields: (t) => ({
-    comment: edge(t, 'Comment', (r: CommentReplyShape) => [r.spaceId, r.changeRequestId, r.commentId], { description: 'The comment it replies to.' }),
+    comment: edge(t, 'Comment', (r) => [r.spaceId, r.changeRequestId, r.commentId], { description: 'The comment it replies to.' }),
   }),
 });
 postFields(CommentReply, 'CommentReply');

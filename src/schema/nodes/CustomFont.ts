@@ -36,6 +36,6 @@ CustomFont.implement({
     fontFamily: t.exposeString('fontFamily'),
     fontFaces: t.field({ type: [FontFace], resolve: (f) => f.fontFaces }),
     permissions: t.field({ type: CustomFontPermissions, resolve: (f) => f.permissions }),
-    organization: edge(t, 'Organization', (f: { organizationId: string }) => [f.organizationId]),
+    organization: edge(t, 'Organization', (f) => [f.organizationId]),
   }),
 });

@@ -89,7 +89,7 @@ const IntegrationInstallation = builder.objectRef<RestInstallation>('Integration
     updatedAt: t.field({ type: 'DateTime', resolve: (i) => i.updatedAt }),
     urls: t.field({ type: IntegrationInstallationUrls, resolve: (i) => i.urls }),
     target: t.field({ type: 'JSON', resolve: (i) => i.target }),
-    organization: edge(t, 'Organization', (i: RestInstallation) => [i.target.organization], {
+    organization: edge(t, 'Organization', (i) => [i.target.organization], {
       description: 'The organization the integration is installed in.',
     }),
   }),

@@ -23,6 +23,6 @@ Invite.implement({
     role: t.field({ type: Role, nullable: true, description: 'Role given to who joins; null for guests.', resolve: (i) => i.role as never }),
     redundant: t.exposeBoolean('redundant', { description: 'True when the caller already has what the invite gives.' }),
     urls: t.field({ type: InviteUrls, nullable: true, resolve: (i) => orNull(i.urls) }),
-    organization: edge(t, 'Organization', (i: RestInvite) => [i.organizationId]),
+    organization: edge(t, 'Organization', (i) => [i.organizationId]),
   }),
 });

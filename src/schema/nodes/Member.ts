@@ -39,7 +39,7 @@ Member.implement({
     sso: t.exposeBoolean('sso', { description: 'Whether the member signs in with SSO.' }),
     spacesCount: t.int({ description: 'Count of spaces the member has a role on (REST `spaces`).', resolve: (m) => m.spaces }),
     teamsCount: t.int({ description: 'Count of teams of the member (REST `teams`).', resolve: (m) => m.teams }),
-    organization: edge(t, 'Organization', (m: RestMemberOf) => [m.organizationId]),
+    organization: edge(t, 'Organization', (m) => [m.organizationId]),
     spaces: t.field({
       type: MemberSpaceConnection,
       nullable: true,

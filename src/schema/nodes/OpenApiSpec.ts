@@ -48,6 +48,6 @@ OpenApiSpec.implement({
     lastProcessedErrorCount: t.int({ nullable: true, resolve: (s) => orNull(s.lastProcessedErrorCount) }),
     permissions: t.field({ type: OpenApiSpecPermissions, resolve: (s) => s.permissions }),
     urls: t.field({ type: OpenApiSpecUrls, resolve: (s) => s.urls as never }),
-    organization: edge(t, 'Organization', (s: RestSpec) => [s.organizationId]),
+    organization: edge(t, 'Organization', (s) => [s.organizationId]),
   }),
 });

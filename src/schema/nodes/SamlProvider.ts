@@ -48,7 +48,7 @@ SamlProvider.implement({
     status: t.field({ type: SamlProviderStatus, resolve: (p) => p.status as never }),
     service: t.field({ type: SamlProviderService, resolve: (p) => p.service }),
     urls: t.field({ type: SamlProviderUrls, resolve: (p) => p.urls }),
-    organization: edge(t, 'Organization', (p: OfOrganization<RestSamlProvider>) => [p.organizationId]),
+    organization: edge(t, 'Organization', (p) => [p.organizationId]),
   }),
 });
 
@@ -59,7 +59,7 @@ const SsoLogin = builder.objectRef<OfOrganization<RestSsoLogin>>('SsoLogin').imp
     restId: t.exposeString('id', { description: 'The REST id of the SAML provider.' }),
     label: t.exposeString('label'),
     startURL: t.exposeString('startURL', { description: 'Where the identity provider login starts.' }),
-    samlProvider: edge(t, 'SamlProvider', (l: OfOrganization<RestSsoLogin>) => [l.organizationId, l.id], {
+    samlProvider: edge(t, 'SamlProvider', (l) => [l.organizationId, l.id], {
       description: 'The SAML provider (readable by organization admins).',
     }),
   }),

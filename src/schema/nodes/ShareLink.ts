@@ -21,6 +21,6 @@ ShareLink.implement({
     active: t.boolean({ nullable: true, resolve: (l) => orNull(l.active) }),
     createdAt: t.field({ type: 'DateTime', resolve: (l) => l.createdAt }),
     urls: t.field({ type: ShareLinkUrls, resolve: (l) => l.urls }),
-    site: edge(t, 'Site', (l: SiteKeys) => [l.organizationId, l.siteId]),
+    site: edge(t, 'Site', (l) => [l.organizationId, l.siteId]),
   }),
 });

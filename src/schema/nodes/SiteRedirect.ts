@@ -45,7 +45,7 @@ SiteRedirect.implement({
     }),
     createdAt: t.field({ type: 'DateTime', resolve: (r) => r.createdAt }),
     updatedAt: t.field({ type: 'DateTime', nullable: true, resolve: (r) => orNull(r.updatedAt) }),
-    site: edge(t, 'Site', (r: SiteKeys) => [r.organizationId, r.siteId]),
+    site: edge(t, 'Site', (r) => [r.organizationId, r.siteId]),
   }),
 });
 

@@ -33,8 +33,8 @@ SiteSection.implement({
       description: 'The site spaces of the section, embedded by REST (no call); each embeds its space.',
       resolve: (s) => within('SiteSpace', s) as SiteSpaceShape[],
     }),
-    site: edge(t, 'Site', (s: SiteKeys) => [s.organizationId, s.siteId]),
-    sectionGroup: edge(t, 'SiteSectionGroup', (s: SiteSectionShape) => [s.organizationId, s.siteId, s.sectionGroup], {
+    site: edge(t, 'Site', (s) => [s.organizationId, s.siteId]),
+    sectionGroup: edge(t, 'SiteSectionGroup', (s) => [s.organizationId, s.siteId, s.sectionGroup], {
       description: 'The group holding the section (REST `sectionGroup`), if any.',
     }),
   }),

@@ -25,7 +25,7 @@ SiteSectionGroup.implement({
       description: 'The sections of the group, in site order (embedded by REST: no call).',
       resolve: (g) => g.sections.map((s) => resourceInfo('SiteSection').attach(s, g) as SiteSectionShape),
     }),
-    site: edge(t, 'Site', (g: SiteKeys) => [g.organizationId, g.siteId]),
+    site: edge(t, 'Site', (g) => [g.organizationId, g.siteId]),
   }),
 });
 

@@ -45,8 +45,8 @@ Space.implement({
     changeRequestsOpenCount: t.int({ resolve: (s) => s.changeRequestsOpen }),
     changeRequestsDraftCount: t.int({ resolve: (s) => s.changeRequestsDraft }),
     permissions: t.field({ type: SpacePermissions, resolve: (s) => s.permissions }),
-    organization: edge(t, 'Organization', (s: RestSpace) => [s.organization]),
-    parent: edge(t, 'Collection', (s: RestSpace) => [s.parent], { description: 'The collection holding the space.' }),
+    organization: edge(t, 'Organization', (s) => [s.organization]),
+    parent: edge(t, 'Collection', (s) => [s.parent], { description: 'The collection holding the space.' }),
   }),
 });
 

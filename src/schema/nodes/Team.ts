@@ -25,6 +25,6 @@ Team.implement({
     spacesCount: t.int({ description: 'Count of spaces the team can access (REST `spaces`).', resolve: (team) => team.spaces }),
     createdAt: t.field({ type: 'DateTime', resolve: (team) => team.createdAt }),
     permissions: t.field({ type: TeamPermissions, resolve: (team) => team.permissions }),
-    organization: edge(t, 'Organization', (team: RestTeam & { organizationId: string }) => [team.organizationId]),
+    organization: edge(t, 'Organization', (team) => [team.organizationId]),
   }),
 });

@@ -37,6 +37,6 @@ TranslationSettings.implement({
     updatedAt: t.field({ type: 'DateTime', resolve: (s) => s.updatedAt }),
     permissions: t.field({ type: TranslationSettingsPermissions, resolve: (s) => s.permissions }),
     urls: t.field({ type: TranslationSettingsUrls, resolve: (s) => s.urls }),
-    organization: edge(t, 'Organization', (s: { organizationId: string }) => [s.organizationId]),
+    organization: edge(t, 'Organization', (s) => [s.organizationId]),
   }),
 });
