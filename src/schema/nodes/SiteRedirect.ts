@@ -4,7 +4,7 @@ import { SiteRedirectDestinationKind } from '../lib/enums.js';
 import { orNull } from '../lib/fields.js';
 import { fillPath, resourceInfo, resourceNode, shareQuery, edge } from '../lib/resource.js';
 import { Site, type SiteKeys } from './Site.js';
-import { SiteSection, type SiteSectionShape } from './SiteSection.js';
+import { SiteSection } from './SiteSection.js';
 
 type RedirectShape = RestSiteRedirect & SiteKeys;
 
@@ -29,7 +29,7 @@ const SiteRedirectDestination = builder.objectRef<Destination>('SiteRedirectDest
       nullable: true,
       // Walked with the share key the redirect was read with.
       resolve: (d, _args, ctx) =>
-        d.kind === 'site-section' ? (resourceInfo('SiteSection').find(ctx, [d.organizationId, d.siteId, d.siteSectionId], d) as Promise<SiteSectionShape>) : null,
+        d.kind === 'site-section' ? resourceInfo('SiteSection').find(ctx, [d.organizationId, d.siteId, d.siteSectionId], d) : null,
     }),
   }),
 });
@@ -75,7 +75,7 @@ builder.objectFields(Site, (t) => ({
         source,
         ...shareQuery(k),
       });
-      return { redirect: resourceInfo('SiteRedirect').attach(res.redirect, k) as RedirectShape, target: res.target };
+      return { redirect: resourceInfo('SiteRedirect').attach(res.redirect, k), target: res.target };
     },
   }),
 }));

@@ -3,7 +3,7 @@ import { builder } from '../builder.js';
 import { orNull, urlsType } from '../lib/fields.js';
 import { edge, resourceNode, within } from '../lib/resource.js';
 import type { SiteKeys } from './Site.js';
-import { SiteSpace, type SiteSpaceShape } from './SiteSpace.js';
+import { SiteSpace } from './SiteSpace.js';
 
 export type SiteSectionShape = RestSiteSection & SiteKeys & { siteSectionId: string };
 
@@ -31,7 +31,7 @@ SiteSection.implement({
     siteSpaces: t.field({
       type: [SiteSpace],
       description: 'The site spaces of the section, embedded by REST (no call); each embeds its space.',
-      resolve: (s) => within('SiteSpace', s) as SiteSpaceShape[],
+      resolve: (s) => within('SiteSpace', s),
     }),
     site: edge(t, 'Site', (s) => [s.organizationId, s.siteId]),
     sectionGroup: edge(t, 'SiteSectionGroup', (s) => [s.organizationId, s.siteId, s.sectionGroup], {

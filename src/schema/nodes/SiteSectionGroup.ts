@@ -2,7 +2,7 @@ import type { SiteSectionGroup as RestSiteSectionGroup } from '@gitbook/api';
 import { orNull } from '../lib/fields.js';
 import { edge, payloadFields, resourceInfo, resourceNode } from '../lib/resource.js';
 import type { SiteKeys } from './Site.js';
-import { SiteSection, type SiteSectionShape } from './SiteSection.js';
+import { SiteSection } from './SiteSection.js';
 
 type GroupShape = RestSiteSectionGroup & SiteKeys;
 
@@ -23,7 +23,7 @@ SiteSectionGroup.implement({
     sections: t.field({
       type: [SiteSection],
       description: 'The sections of the group, in site order (embedded by REST: no call).',
-      resolve: (g) => g.sections.map((s) => resourceInfo('SiteSection').attach(s, g) as SiteSectionShape),
+      resolve: (g) => g.sections.map((s) => resourceInfo('SiteSection').attach(s, g)),
     }),
     site: edge(t, 'Site', (g) => [g.organizationId, g.siteId]),
   }),
