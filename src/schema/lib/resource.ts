@@ -3,9 +3,9 @@
  * its path parameters, refetch by GET or by a walk of its list), its connection type, the parent's
  * connection field, the root lookup, the create/update/delete mutations, and what a write makes
  * stale. The registry of resources is built from the table when this module loads (every node ref
- * and connection at once, so no file depends on another being imported first). A node file takes
- * its ref with `resourceNode<Shape>(name)` and implements the node's own fields; the schema index
- * calls `deriveResources()` once every node file is loaded.
+ * and connection at once, so no file depends on another being imported first). A node file
+ * declares its shape in `ResourceShapes`, takes its ref with `resourceNode(name)` and implements
+ * the node's own fields; the schema index calls `deriveResources()` once every node file is loaded.
  *
  * The helpers node files call are typed like Pothos's own (`edge(t, …)` takes the field builder of
  * the parent, so `keys` gets the parent's shape); casts stay inside this file.
@@ -49,7 +49,7 @@ export type ResourceRef<Shape extends object> = ImplementableLoadableNodeRef<Typ
  *       interface ResourceShapes { Team: RestTeam & { organizationId: string } }
  *     }
  */
-// eslint-disable-next-line @typescript-eslint/no-empty-interface -- filled by declaration merging
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by declaration merging
 export interface ResourceShapes {}
 
 /** The declared shape of a resource (its JSON, until its node file declares it). */
