@@ -1,9 +1,11 @@
 /**
  * The endpoint list of the REST API: every endpoint table of the seed (section "## Endpoints",
  * including the changelog's site operations) plus the official extras the embedded upstream serves
- * (API.md, "The embedded upstream"). Used by the endpoint tests and by `npm run endpoints`, which
- * writes docs/ENDPOINTS.md: each endpoint with the upstream test files that call it and the
- * GraphQL field or mutations that serve it.
+ * (API.md, "The embedded upstream"). The seed's part is committed (scripts/seedEndpoints.json), so
+ * the tests and `npm run routes` need no seed beside the checkout. `npm run endpoints` refreshes
+ * that list when the seed is at hand (`../shared/seed/`, or `SEED_DIR`) and writes
+ * docs/ENDPOINTS.md: each endpoint with the upstream test files that call it and the GraphQL field
+ * or mutations that serve it.
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -20,13 +22,22 @@ export interface Endpoint {
   section: string;
 }
 
-/** Where CI and the workplace keep the seed: `../shared/seed/` beside the repository. */
-export const SEED_DIR = fileURLToPath(new URL('../../shared/seed/', import.meta.url));
+/** Where CI and the workplace keep the seed: `../shared/seed/` beside the repository (`SEED_DIR` elsewhere). */
+export const SEED_DIR = process.env.SEED_DIR
+  ? `${process.env.SEED_DIR.replace(/\/$/, '')}/`
+  : fileURLToPath(new URL('../../shared/seed/', import.meta.url));
+
+/** The seed's endpoints as `npm run endpoints` last parsed them: committed, so nothing else needs the seed. */
+export const SEED_ENDPOINTS_FILE = fileURLToPath(new URL('./seedEndpoints.json', import.meta.url));
 
 export const EXTRAS_SECTION = 'Official extras';
 
-/** Official endpoints that make the graph navigable (API.md, "The embedded upstream"). */
-const OFFICIAL_EXTRAS: Array<[Method, string]> = [
+/**
+ * Official endpoints outside the seed that make the graph navigable (API.md, "The embedded
+ * upstream"). A REST path the gateway or the table calls that the seed does not name goes here;
+ * then `npm run routes` (metric labels) and `npm run endpoints` (docs/ENDPOINTS.md).
+ */
+export const OFFICIAL_EXTRAS: Array<[Method, string]> = [
   ['GET', '/user'],
   ['GET', '/users/{userId}'],
   ['GET', '/orgs'],
@@ -44,15 +55,27 @@ export function seedFile(dir = SEED_DIR): string {
   const files = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.txt')) : [];
   if (files.length !== 1) {
     throw new Error(
-      `Expected exactly one seed .txt file in ${dir} (the repository's ../shared/seed/), found ${files.length ? files.join(', ') : 'none'}`,
+      `Expected exactly one seed .txt file in ${dir} (the repository's ../shared/seed/, or SEED_DIR), found ${files.length ? files.join(', ') : 'none'}`,
     );
   }
   return dir + files[0];
 }
 
-/** Every endpoint of the seed and the official extras, without duplicates, in seed order. */
-export function loadEndpoints(dir = SEED_DIR): Endpoint[] {
-  const seed = parseSeed(readFileSync(seedFile(dir), 'utf8'));
+/** Whether the seed is at hand (it is only needed to refresh the committed list). */
+export const seedPresent = (dir = SEED_DIR): boolean => existsSync(dir) && readdirSync(dir).some((f) => f.endsWith('.txt'));
+
+/** The seed's endpoints read from the seed itself. */
+export const seedEndpoints = (dir = SEED_DIR): Endpoint[] => parseSeed(readFileSync(seedFile(dir), 'utf8'));
+
+/** The committed list of the seed's endpoints (scripts/seedEndpoints.json). */
+export const committedSeedEndpoints = (): Endpoint[] => JSON.parse(readFileSync(SEED_ENDPOINTS_FILE, 'utf8')) as Endpoint[];
+
+/** The text of scripts/seedEndpoints.json: one endpoint a line, in seed order. */
+export const seedEndpointsSource = (endpoints: Endpoint[]): string => `[\n${endpoints.map((e) => `  ${JSON.stringify(e)}`).join(',\n')}\n]\n`;
+
+/** Every endpoint of the seed (the committed list, or the seed in `dir`) and the official extras, without duplicates, in seed order. */
+export function loadEndpoints(dir?: string): Endpoint[] {
+  const seed = dir === undefined ? committedSeedEndpoints() : seedEndpoints(dir);
   const extras = OFFICIAL_EXTRAS.map(([method, path]) => ({ method, path, section: EXTRAS_SECTION }));
   return unique([...seed, ...extras]);
 }
@@ -177,9 +200,10 @@ export function renderDoc(rows = coverage()): string {
     '# REST endpoints',
     '',
     'Every endpoint the embedded upstream serves: each endpoint table of the seed (the API description,',
-    "`../shared/seed/*.txt`, including its changelog's site operations) plus the official extras named",
-    'in API.md. For each: the tests under `test/upstream/` that call it, and the GraphQL field or',
-    'mutations that serve it (`scripts/graphMap.ts`).',
+    "`../shared/seed/*.txt`, including its changelog's site operations; parsed into",
+    '`scripts/seedEndpoints.json`) plus the official extras named in API.md (`OFFICIAL_EXTRAS` in',
+    '`scripts/endpoints.ts`). For each: the tests under `test/upstream/` that call it, and the GraphQL',
+    'field or mutations that serve it (derived from the resource table by `scripts/graphMap.ts`).',
     '',
     'Generated by `npm run endpoints`; do not edit by hand (`test/endpoints/docs.test.ts` fails when',
     'this file is stale or when an endpoint has no test).',
@@ -200,6 +224,11 @@ function docRow(r: CoveredEndpoint): string {
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  // The seed, when at hand, refreshes the committed list; everything else reads that list.
+  if (seedPresent()) {
+    writeFileSync(SEED_ENDPOINTS_FILE, seedEndpointsSource(seedEndpoints()));
+    console.log(`wrote ${SEED_ENDPOINTS_FILE}`);
+  } else console.log(`no seed in ${SEED_DIR}: kept ${SEED_ENDPOINTS_FILE}`);
   writeFileSync(DOC_FILE, renderDoc());
   console.log(`wrote ${DOC_FILE}`);
 }

@@ -3,7 +3,7 @@
  * requests with them; the gateway validates mutation inputs with them before any REST call.
  */
 import { ROLES } from './roles.js';
-import { acrossFields, type Field, type Fields, type Rule } from './validate.js';
+import { acrossFields, required as req, rule, type Fields, type Rule } from './validate.js';
 
 export const LIST_LIMIT_MAX = 1000;
 export const DEFAULT_PAGE_SIZE = 50;
@@ -37,16 +37,17 @@ export const REDIRECT_SOURCE_PATTERN = /^\/[a-zA-Z0-9-_./]+[a-zA-Z0-9-_.]$/;
 export const INTEGRATION_NAME_PATTERN = /^[a-zA-Z0-9-_.]+$/;
 export const SUBDOMAIN_PATTERN = /^[a-z0-9][a-z0-9-]{1,30}[a-z0-9]$/;
 
-const str = (max?: number, min?: number, extra: Partial<Extract<Rule, { kind: 'string' }>> = {}): Rule => ({
+type StringRule = Extract<Rule, { kind: 'string' }>;
+const str = (max?: number, min?: number, extra: Partial<StringRule> = {}): StringRule => ({
   kind: 'string',
   ...(min !== undefined ? { min } : {}),
   ...(max !== undefined ? { max } : {}),
   ...extra,
 });
-const req = (rule: Rule): Field => ({ ...rule, required: true });
-const enumOf = (values: readonly string[], nullable = false): Rule => ({ kind: 'enum', values, nullable });
-const bool: Rule = { kind: 'boolean' };
-const strings = (max?: number): Rule => ({ kind: 'array', of: { kind: 'string' }, ...(max !== undefined ? { max } : {}) });
+const enumOf = <const V extends readonly string[], N extends boolean = false>(values: V, nullable?: N) =>
+  rule({ kind: 'enum', values, nullable: (nullable ?? false) as N });
+const bool = rule({ kind: 'boolean' });
+const strings = (max?: number) => rule({ kind: 'array', of: { kind: 'string' }, ...(max !== undefined ? { max } : {}) });
 
 export const role = enumOf(ROLES);
 export const roleOrNull = enumOf(ROLES, true);
@@ -85,9 +86,9 @@ export const limits = {
   previousQueries: strings(10),
 } satisfies Record<string, Rule>;
 
-const contentBody: Rule = { kind: 'object', fields: { markdown: req({ kind: 'string' }) }, open: true };
+const contentBody = rule({ kind: 'object', fields: { markdown: req({ kind: 'string' }) }, open: true });
 /** A sibling in the content tree: `{type: space, space}` or `{type: collection, collection}` (ContentPosition). */
-const contentPointer: Rule = {
+const contentPointer = rule({
   kind: 'object',
   fields: { type: req(enumOf(['space', 'collection'])), space: str(), collection: str() },
   refine: (p: { type: 'space' | 'collection'; space?: string; collection?: string }) => {
@@ -95,16 +96,16 @@ const contentPointer: Rule = {
     const other = p.type === 'space' ? 'collection' : 'space';
     return p[other] === undefined ? undefined : `must not give \`${other}\` for type ${p.type}`;
   },
-};
+});
 /** Where a moved space or collection goes: before or after a sibling (not both); default the end. */
-const contentPosition: Rule = {
+const contentPosition = rule({
   kind: 'object',
   fields: { before: contentPointer, after: contentPointer },
   refine: (p: { before?: unknown; after?: unknown }) =>
     p.before !== undefined && p.after !== undefined ? 'must give before or after, not both' : undefined,
-};
+});
 /** Ids of users or teams to grant a role to: at least one when given. */
-const principalIds: Rule = { kind: 'array', of: { kind: 'string', min: 1 }, min: 1 };
+const principalIds = rule({ kind: 'array', of: { kind: 'string', min: 1 }, min: 1 });
 
 /** Most reactions one PUT may add or remove, and most different emoji one comment or reply holds. */
 export const REACTIONS_PER_REQUEST_MAX = 20;
@@ -114,7 +115,7 @@ export const REACTION_EMOJI_PER_POST_MAX = 20;
 const EMOJI = new RegExp('^(?:\\p{RGI_Emoji}|\\p{Extended_Pictographic}\\uFE0F?)$', 'v');
 const emoji = str(50, 1, { refine: (value: string) => (EMOJI.test(value) ? undefined : 'must be a single emoji') });
 /** Emoji reactions added to / removed from a comment or a reply (each one emoji of 1 to 50 characters). */
-const reactions: Rule = { kind: 'array', of: emoji, max: REACTIONS_PER_REQUEST_MAX };
+const reactions = rule({ kind: 'array', of: emoji, max: REACTIONS_PER_REQUEST_MAX });
 /** What PUT changes on a comment and on a reply. */
 const commentEdit = { body: contentBody, addedReactions: reactions, removedReactions: reactions } satisfies Fields;
 

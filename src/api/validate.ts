@@ -15,10 +15,50 @@ type Shape =
 
 /** A shape plus `refine`, for what a shape cannot say (e.g. "exactly one of url, text"): it gets
  * the non-null value once the shape is valid and returns the broken rule, or undefined. */
-export type Rule = Shape & { refine?: (value: any) => string | undefined };
+export type Rule = Shape & {
+  // A method, so a refinement may declare the shape its rule guarantees (`(p: {type: …}) => …`).
+  refine?(value: unknown): string | undefined;
+};
 
 export type Field = Rule & { required?: boolean };
 export type Fields = Record<string, Field>;
+
+/** A rule as declared (its kind, values and nullability kept, so `ValueOf` can read them). */
+export const rule = <const R extends Rule>(r: R): R => r;
+/** A field map as declared (see `rule`). */
+export const fields = <const F extends Fields>(f: F): F => f;
+/** The field must be present. */
+export const required = <R extends Rule>(r: R): R & { required: true } => ({ ...r, required: true });
+/** The value may be null. */
+export const nullable = <R extends Rule>(r: R): R & { nullable: true } => ({ ...r, nullable: true });
+
+/**
+ * The value a rule accepts, as a type (what fastify's `Static<typeof Schema>` is to a schema): a
+ * string, one of an enum's values, a list, an object of its fields; `null` too when nullable. A
+ * rule whose kind is not known where it is declared (a plain `Rule`) accepts `unknown`.
+ */
+export type ValueOf<R> =
+  | (R extends { nullable: true } ? null : never)
+  | (R extends { kind: 'string' }
+      ? string
+      : R extends { kind: 'enum'; values: readonly (infer V)[] }
+        ? V
+        : R extends { kind: 'boolean' }
+          ? boolean
+          : R extends { kind: 'number' }
+            ? number
+            : R extends { kind: 'array'; of: infer O }
+              ? Array<ValueOf<O>>
+              : R extends { kind: 'object'; fields: infer F }
+                ? BodyOf<F>
+                : R extends { kind: 'map'; of: infer O }
+                  ? Record<string, ValueOf<O>>
+                  : unknown);
+
+type RequiredKeys<F> = { [K in keyof F]: F[K] extends { required: true } ? K : never }[keyof F];
+
+/** The object a field map accepts: its required fields, and the others optional (`BodyOf<typeof bodies['team.create']>`). */
+export type BodyOf<F> = { [K in RequiredKeys<F>]: ValueOf<F[K]> } & { [K in Exclude<keyof F, RequiredKeys<F>>]?: ValueOf<F[K]> };
 
 /** Where a field map keeps its rule across fields (a symbol: not a field, not listed by `Object.keys`). */
 const ACROSS = Symbol('rule across fields');

@@ -109,6 +109,12 @@ export interface Resource {
   stale?: string[];
 }
 
+/** The REST list path of a resource: `list.path`, else its path without the last segment. */
+export const listPath = (r: Resource): string => r.list?.path ?? r.path.slice(0, r.path.lastIndexOf('/'));
+
+/** The REST path of a write: its own, else the list path for a create and the resource's path otherwise. */
+export const writePath = (r: Resource, w: Write): string => w.path ?? (w.kind === 'create' ? listPath(r) : r.path);
+
 const string = (description: string): Filter => ({ kind: 'string', description });
 
 const boolean = (description: string): Filter => ({ kind: 'boolean', description });
@@ -160,8 +166,8 @@ const samlNotes = {
  * move takes a position, a transfer forgets every organization read (the source one is not
  * known), a delete reads the object first to name its organization in the payload.
  */
-function treeWrites(kind: 'space' | 'collection', deleted: string, stale: string[] = []): Record<string, Write> {
-  const Kind = kind === 'space' ? 'Space' : 'Collection';
+function treeWrites<K extends 'space' | 'collection'>(kind: K, deleted: string, stale: string[] = []): Record<`${'move' | 'transfer' | 'delete'}${Capitalize<K>}`, Write> {
+  const Kind = (kind === 'space' ? 'Space' : 'Collection') as Capitalize<K>;
   const path = `/${kind}s/{${kind}Id}`;
   return {
     [`move${Kind}`]: update('POST', `Moves a ${kind} in the content tree of its organization`, bodies[`${kind}.move`], {
@@ -175,7 +181,7 @@ function treeWrites(kind: 'space' | 'collection', deleted: string, stale: string
       stale: ['/orgs', ...stale],
     }),
     [`delete${Kind}`]: { ...remove(`Deletes a ${kind}${deleted}`), readFirst: true, stale },
-  };
+  } as Record<`${'move' | 'transfer' | 'delete'}${Capitalize<K>}`, Write>;
 }
 
 export const RESOURCES = {

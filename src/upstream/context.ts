@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { bodies, type BodyName } from '../api/rules.js';
-import { checkFields, checkValue, ValidationError, type Fields, type Rule } from '../api/validate.js';
+import { checkFields, checkValue, ValidationError, type BodyOf, type Fields, type Rule } from '../api/validate.js';
 import type { Clock } from './clock.js';
 import type { Db } from './db/index.js';
 import { badRequest, unauthorized } from './errors.js';
@@ -42,7 +42,8 @@ export interface AskStreamEnd {
   events: number;
 }
 
-export type BodyOf<F> = { [K in keyof F]?: any };
+/** A request body as its rules type it (src/api/validate.ts). */
+export type { BodyOf };
 
 /** One REST request: its parameters, its validated inputs and the caller. */
 export class RequestContext {
@@ -99,7 +100,7 @@ export class RequestContext {
   /** The JSON body, checked against rules of src/api (a key of `bodies`, or a Fields object). */
   body<K extends BodyName>(name: K, options?: { optional?: boolean }): BodyOf<(typeof bodies)[K]>;
   body<F extends Fields>(fields: F, options?: { optional?: boolean }): BodyOf<F>;
-  body(rules: BodyName | Fields, options: { optional?: boolean } = {}): Record<string, any> {
+  body(rules: BodyName | Fields, options: { optional?: boolean } = {}): Record<string, unknown> {
     const fields = typeof rules === 'string' ? bodies[rules] : rules;
     const value = this.rawBody;
     if (value === undefined) {
@@ -114,7 +115,7 @@ export class RequestContext {
       if (e instanceof ValidationError) throw badRequest(e.message);
       throw e;
     }
-    return value as Record<string, any>;
+    return value as Record<string, unknown>;
   }
 
   /** The JSON body without rules (for bodies whose checks are written by hand). */

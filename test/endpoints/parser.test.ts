@@ -2,47 +2,75 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { endpointKey, EXTRAS_SECTION, loadEndpoints, normalizePath, parseSeed, seedFile, templateShape } from '../../scripts/endpoints.js';
+import {
+  committedSeedEndpoints,
+  endpointKey,
+  EXTRAS_SECTION,
+  loadEndpoints,
+  normalizePath,
+  OFFICIAL_EXTRAS,
+  parseSeed,
+  seedFile,
+  seedPresent,
+  templateShape,
+  type Endpoint,
+} from '../../scripts/endpoints.js';
 
-/** Rows per section, counted by hand in the seed (a `base` row of a two-base section counts twice). */
-const SECTION_COUNTS: Record<string, number> = {
-  'Change request comments': 10,
-  'Site section groups': 7,
-  'Site sections': 5,
-  Spaces: 10,
-  Collections: 8,
-  'Organization invites': 7,
-  'Organization members': 8,
-  Teams: 5,
-  'Change requests': 7,
-  'Space and collection user permissions': 10,
-  Integrations: 5,
-  'SAML and SSO': 6,
-  'OpenAPI specs': 5,
-  'Site redirects': 5,
-  'Site share links': 4,
-  'Translation settings': 5,
-  'Custom fonts': 5,
-  'Organization AI ask': 4,
-  'Site operations named only in the changelog': 5,
-  [EXTRAS_SECTION]: 6,
+const METHOD_ROW = /^\|\s*(GET|POST|PUT|PATCH|DELETE|any)\s*\|\s*([^|]*?)\s*\|/;
+
+/**
+ * How many endpoints each `###` section of a seed text should give, counted from its rows without
+ * the parser: a row gives one endpoint per method (`any`: GET and PATCH) and, when its path starts
+ * with `base`, one per path of the section's Base line.
+ */
+function expectedCounts(text: string): Record<string, number> {
+  const chapter = text.slice(text.indexOf('\n## Endpoints')).split(/^## (?!Endpoints)/m)[0];
+  const counts: Record<string, number> = {};
+  for (const block of chapter.split(/^### /m).slice(1)) {
+    const [title, ...lines] = block.split('\n');
+    const bases = (lines.find((l) => /^Bases?\b/.test(l.trim()))?.match(/`\/[^`]*`/g) ?? []).length;
+    for (const line of lines) {
+      const row = METHOD_ROW.exec(line.trim());
+      if (row) counts[title.trim()] = (counts[title.trim()] ?? 0) + (row[1] === 'any' ? 2 : 1) * (row[2].startsWith('base') ? bases : 1);
+    }
+  }
+  return counts;
+}
+
+const countBySection = (endpoints: Endpoint[]) => {
+  const counts: Record<string, number> = {};
+  for (const e of endpoints) counts[e.section] = (counts[e.section] ?? 0) + 1;
+  return counts;
 };
 
-describe('the seed endpoint list', () => {
+describe.skipIf(!seedPresent())('the seed, when at hand (../shared/seed, or SEED_DIR)', () => {
+  const text = seedPresent() ? readFileSync(seedFile(), 'utf8') : '';
+
+  it('parses to the committed list (`npm run endpoints` refreshes it)', () => {
+    expect(committedSeedEndpoints()).toEqual(parseSeed(text));
+  });
+
+  it('gives each section one endpoint per method row and base, and no endpoint twice', () => {
+    const parsed = parseSeed(text);
+    expect(countBySection(parsed)).toEqual(expectedCounts(text));
+    expect(new Set(parsed.map(endpointKey)).size).toBe(parsed.length);
+  });
+});
+
+describe('the endpoint list', () => {
   const endpoints = loadEndpoints();
   const keys = endpoints.map(endpointKey);
 
-  it('has the hand-counted number of endpoints in each section', () => {
-    const counts: Record<string, number> = {};
-    for (const e of endpoints) counts[e.section] = (counts[e.section] ?? 0) + 1;
-    expect(counts).toEqual(SECTION_COUNTS);
-    expect(endpoints).toHaveLength(127);
+  it('holds each endpoint once, as a full path with {name} parameters', () => {
+    expect(new Set(keys).size).toBe(keys.length);
+    for (const e of endpoints) expect(e.path).toMatch(/^(\/([a-z-]+|\{[a-zA-Z]+\}))+$/);
   });
 
-  it('parses each endpoint once, as a full path with {name} parameters', () => {
-    const seedKeys = parseSeed(readFileSync(seedFile(), 'utf8')).map(endpointKey);
-    expect(new Set(seedKeys).size).toBe(seedKeys.length);
-    for (const e of endpoints) expect(e.path).toMatch(/^(\/([a-z-]+|\{[a-zA-Z]+\}))+$/);
+  it('keeps each section together, in seed order, with the official extras last', () => {
+    const runs = endpoints.map((e) => e.section).filter((section, i, all) => section !== all[i - 1]);
+    expect(new Set(runs).size).toBe(runs.length);
+    expect(runs.at(-1)).toBe(EXTRAS_SECTION);
+    expect(runs.length).toBeGreaterThan(1);
   });
 
   it('expands base rows with the section base, drops parentheticals, reads both bases', () => {
@@ -55,17 +83,13 @@ describe('the seed endpoint list', () => {
     expect(keys).toContain('GET /collections/{collectionId}/permissions/aggregate');
   });
 
-  it("reads the changelog's `any` row as GET and PATCH of publishing/auth, and adds the official extras", () => {
+  it("reads the changelog's `any` row as GET and PATCH of publishing/auth, and adds each official extra once", () => {
     const auth = endpoints.filter((e) => e.path.endsWith('/publishing/auth')).map((e) => e.method);
     expect(auth).toEqual(['GET', 'PATCH']);
-    expect(endpoints.filter((e) => e.section === EXTRAS_SECTION).map(endpointKey)).toEqual([
-      'GET /user',
-      'GET /users/{userId}',
-      'GET /orgs',
-      'GET /orgs/{organizationId}',
-      'GET /orgs/{organizationId}/sites',
-      'GET /orgs/{organizationId}/sites/{siteId}',
-    ]);
+    const seedKeys = new Set(committedSeedEndpoints().map(endpointKey));
+    const extras = OFFICIAL_EXTRAS.map(([method, path]) => endpointKey({ method, path }));
+    expect(extras.filter((k) => seedKeys.has(k)), 'extras the seed already names').toEqual([]);
+    expect(endpoints.filter((e) => e.section === EXTRAS_SECTION).map(endpointKey)).toEqual(extras);
   });
 });
 
@@ -89,6 +113,7 @@ describe('parseSeed', () => {
   ].join('\n');
 
   it('reads only the Endpoints chapter, with every base wording, parenthetical and `any`', () => {
+    expect(countBySection(parseSeed(seed))).toEqual(expectedCounts(seed));
     expect(parseSeed(seed).map((e) => `${e.section}: ${endpointKey(e)}`)).toEqual([
       'One: GET /orgs/{organizationId}',
       'One: PUT /orgs/{organizationId}/things',
@@ -116,6 +141,7 @@ describe('seedFile', () => {
     try {
       expect(() => seedFile(`${dir}/`)).toThrow(/Expected exactly one seed \.txt file in .* found none/);
       expect(() => loadEndpoints(`${dir}/`)).toThrow(/Expected exactly one seed/);
+      expect(seedPresent(`${dir}/`)).toBe(false);
       writeFileSync(join(dir, 'a.txt'), '');
       writeFileSync(join(dir, 'b.txt'), '');
       expect(() => seedFile(`${dir}/`)).toThrow(/found a\.txt, b\.txt/);

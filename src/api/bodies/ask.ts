@@ -3,10 +3,10 @@
  * and the stream's `query` parameter with them, the gateway checks its inputs with them.
  */
 import { limits } from '../rules.js';
-import type { Fields, Rule } from '../validate.js';
+import { rule, type Fields } from '../validate.js';
 
 /** The question: a non-empty string (POST body field and `query` parameter of the stream). */
-export const askQuery: Rule = { kind: 'string', min: 1 };
+export const askQuery = rule({ kind: 'string', min: 1 });
 
 export const askBodies = {
   'ask.create': { query: { ...askQuery, required: true }, previousQueries: limits.previousQueries },

@@ -3,7 +3,7 @@
  * upstream checks requests with them, the gateway checks mutation inputs with them.
  */
 import { INTEGRATION_CATEGORIES, INTEGRATION_TARGETS, INTEGRATION_VISIBILITIES, limits } from '../rules.js';
-import type { Field, Fields, Rule } from '../validate.js';
+import { fields, required, rule, type Fields, type Rule } from '../validate.js';
 
 /** Scopes an integration may ask for (official `IntegrationScope`; the seed shows only a sample). */
 export const INTEGRATION_SCOPES = [
@@ -33,39 +33,38 @@ export const SECRETS_MAX = 20;
 
 const BASE64_PATTERN = /^[A-Za-z0-9+/]*={0,2}$/;
 
-const required = (rule: Rule): Field => ({ ...rule, required: true });
-const str = (max?: number, min?: number): Rule => ({ kind: 'string', ...(min !== undefined ? { min } : {}), ...(max !== undefined ? { max } : {}) });
-const strings: Rule = { kind: 'array', of: { kind: 'string' } };
-const base64: Rule = { kind: 'string', pattern: BASE64_PATTERN };
-const url: Rule = { kind: 'string', format: 'uri', max: 2048 };
-const enumArray = (values: readonly string[]): Rule => ({ kind: 'array', of: { kind: 'enum', values } });
+const str = (max?: number, min?: number): Extract<Rule, { kind: 'string' }> => ({ kind: 'string', ...(min !== undefined ? { min } : {}), ...(max !== undefined ? { max } : {}) });
+const strings = rule({ kind: 'array', of: { kind: 'string' } });
+const base64 = rule({ kind: 'string', pattern: BASE64_PATTERN });
+const url = rule({ kind: 'string', format: 'uri', max: 2048 });
+const enumArray = <const V extends readonly string[]>(values: V) => rule({ kind: 'array', of: { kind: 'enum', values } });
 
 /** The fields a block and a content source share: an id, a title, a description and an icon. */
-const componentFields: Fields = {
+const componentFields = fields({
   id: required(str()),
   title: required(str(40, 2)),
   description: str(150),
   icon: str(),
-};
+});
 
-const block: Rule = {
+const block = rule({
   kind: 'object',
   fields: {
     ...componentFields,
     urlUnfurl: strings,
     markdown: { kind: 'object', fields: { codeblock: required(str()), body: required(str()) } },
   },
-};
+});
 
-const contentSource: Rule = {
+const contentSource = rule({
   kind: 'object',
   fields: {
     ...componentFields,
     configuration: required({ kind: 'object', fields: { componentId: required(str()) } }),
   },
-};
+});
 
-const configurationProperty: Rule = {
+const configurationProperty = rule({
   kind: 'object',
   fields: {
     title: str(50, 2),
@@ -77,10 +76,10 @@ const configurationProperty: Rule = {
     callback_url: str(),
     button_text: str(),
   },
-};
+});
 
 /** One configuration: a schema `{properties, required}` or a ContentKit component `{componentId}`. */
-const configuration: Rule = {
+const configuration = rule({
   kind: 'object',
   fields: { properties: { kind: 'map', of: configurationProperty }, required: strings, componentId: str() },
   refine: (c: { properties?: object; required?: string[]; componentId?: string }) => {
@@ -88,17 +87,17 @@ const configuration: Rule = {
     const unknown = (c.required ?? []).find((name) => !Object.hasOwn(c.properties ?? {}, name));
     return unknown === undefined ? undefined : `required names ${unknown}, which is not among properties`;
   },
-};
+});
 
 /** A policy string, or an object of directive strings (official `IntegrationContentSecurityPolicy`). */
-const contentSecurityPolicy: Rule = {
+const contentSecurityPolicy = rule({
   kind: 'any',
   refine: (v: unknown) =>
     typeof v === 'string' ||
     (typeof v === 'object' && !Array.isArray(v) && Object.values(v as object).every((d) => typeof d === 'string'))
       ? undefined
       : 'must be a string or an object of directive strings',
-};
+});
 
 export const integrationBodies = {
   'integration.publish': {

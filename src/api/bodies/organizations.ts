@@ -5,7 +5,7 @@
  */
 import { ROLES } from '../roles.js';
 import { limits, roleOrNull } from '../rules.js';
-import type { Field, Fields, Rule } from '../validate.js';
+import { required, rule, type Fields } from '../validate.js';
 
 /** `role` query filter of the member list: a Role, or `guest` for members without one. */
 export const MEMBER_ROLE_FILTERS = [...ROLES, 'guest'] as const;
@@ -19,9 +19,8 @@ export const SAML_PROVIDER_STATUSES = ['active', 'pending'] as const;
 /** A plain address check (one `@`, a dot in the domain, no spaces); the seed gives no stricter rule. */
 export const EMAIL_PATTERN = /^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/;
 
-const required = (rule: Rule): Field => ({ ...rule, required: true });
-const email: Rule = { kind: 'string', pattern: EMAIL_PATTERN };
-const ids: Rule = { kind: 'array', of: { kind: 'string' } };
+const email = rule({ kind: 'string', pattern: EMAIL_PATTERN });
+const ids = rule({ kind: 'array', of: { kind: 'string' } });
 
 const samlProviderFields = {
   label: limits.samlLabel,

@@ -4,7 +4,7 @@
  * with them, the gateway checks mutation inputs with them before any REST call.
  */
 import { limits, REDIRECT_SOURCE_PATTERN } from '../rules.js';
-import { acrossFields, type Field, type Fields, type Rule } from '../validate.js';
+import { acrossFields, nullable, required, rule, type Fields, type Rule } from '../validate.js';
 
 /** Official SiteVisibility enum. */
 export const SITE_VISIBILITIES = ['public', 'unlisted', 'share-link', 'visitor-auth'] as const;
@@ -14,12 +14,10 @@ export const REDIRECT_DESTINATION_KINDS = ['site-section'] as const;
 export const SITE_SECTION_POINTER_TYPES = ['site-section'] as const;
 
 /** Official SiteTitle: 2 to 128 characters. */
-export const siteTitle: Rule = { kind: 'string', min: 2, max: 128 };
+export const siteTitle = rule({ kind: 'string', min: 2, max: 128 });
 
-const required = (rule: Rule): Field => ({ ...rule, required: true });
-const nullable = (rule: Rule): Rule => ({ ...rule, nullable: true });
-const id: Rule = { kind: 'string' };
-const uri: Rule = { kind: 'string', format: 'uri' };
+const id = rule({ kind: 'string' });
+const uri = rule({ kind: 'string', format: 'uri' });
 
 type StringRule = Extract<Rule, { kind: 'string' }>;
 
@@ -27,33 +25,33 @@ type StringRule = Extract<Rule, { kind: 'string' }>;
 export const SITE_SECTION_TITLE_MIN = (limits.siteSectionTitle as StringRule).min!;
 
 /** A created section's title: at most 64 characters, and a section title's minimum. */
-const siteSectionCreateTitle: Rule = { ...(limits.siteSectionCreateTitle as StringRule), min: SITE_SECTION_TITLE_MIN };
+const siteSectionCreateTitle = rule({ ...(limits.siteSectionCreateTitle as StringRule), min: SITE_SECTION_TITLE_MIN });
 
 /**
  * A redirect source: the seed's pattern and length, without empty segments (`//`), which the
  * seed's pattern lets through but the official SiteRedirectSourcePath (the response field) rejects.
  */
-export const redirectSource: Rule = {
+export const redirectSource = rule({
   ...(limits.redirectSource as StringRule),
   pattern: new RegExp(`^(?!.*//)${REDIRECT_SOURCE_PATTERN.source.slice(1)}`),
-};
+});
 
 /** `{type: 'site-section', <idField>: string}`: sections point with `siteSection`, groups with `id`. */
-const pointer = (idField: 'siteSection' | 'id'): Rule => ({
+const pointer = <I extends 'siteSection' | 'id'>(idField: I) => rule({
   kind: 'object',
   fields: { type: required({ kind: 'enum', values: SITE_SECTION_POINTER_TYPES }), [idField]: required(id) },
 });
-const position = (idField: 'siteSection' | 'id'): Rule => ({
+const position = <I extends 'siteSection' | 'id'>(idField: I) => rule({
   kind: 'object',
   fields: { before: pointer(idField), after: pointer(idField) },
   refine: (p: { before?: unknown; after?: unknown }) =>
     p.before && p.after ? 'give either before or after, not both' : undefined,
 });
 
-const redirectDestination: Rule = {
+const redirectDestination = rule({
   kind: 'object',
   fields: { kind: required({ kind: 'enum', values: REDIRECT_DESTINATION_KINDS }), siteSectionId: required(id) },
-};
+});
 
 /** Keys: `<resource>.<operation>`, as in `bodies` of src/api/rules.ts. */
 export const siteBodies = {

@@ -21,11 +21,11 @@ export const screamingSnake = (v: string) =>
     .toUpperCase();
 
 /** Every REST enum by its set of values, so a rule's enum finds its GraphQL type (src/schema/lib/resource.ts). */
-const byValues = new Map<string, unknown>();
+const byValues = new Map<string, ReturnType<typeof restEnum>>();
 const valuesKey = (values: readonly string[]) => [...values].sort().join('|');
 
 /** The GraphQL enum of a rule's values (declared below with `restEnum`). */
-export function enumOfValues(values: readonly string[]): any {
+export function enumOfValues(values: readonly string[]): ReturnType<typeof restEnum> {
   const type = byValues.get(valuesKey(values));
   if (!type) throw new Error(`no GraphQL enum declared for the REST values ${values.join(', ')}`);
   return type;

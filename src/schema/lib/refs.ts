@@ -15,9 +15,9 @@ const KEYS = Symbol('restRefKeys');
 
 interface RefType {
   /** The fields a reference of this type carries (what `id`, `restId` and the connections read). */
-  stub: (keys: string[]) => object;
+  stub: (keys: readonly string[]) => object;
   /** The node's JSON (its REST GET through the request's loader). */
-  load: (ctx: GatewayContext, keys: string[]) => Promise<unknown>;
+  load: (ctx: GatewayContext, keys: readonly string[]) => Promise<unknown>;
   /** Fields that run on a reference, filled as the schema is built. */
   onRef: Set<string>;
 }
@@ -38,11 +38,11 @@ export function markOnRef(typename: string, fields: string[]): void {
 }
 
 /** A reference to the node of `typename` with these keys, carrying `extra` (e.g. a share key). */
-export function refOf<Shape>(typename: string, keys: string[], extra: object = {}): Shape {
+export function refOf<Shape>(typename: string, keys: readonly string[], extra: object = {}): Shape {
   return { ...refTypes.get(typename)!.stub(keys), ...extra, [KEYS]: keys } as Shape;
 }
 
-const isRef = (value: unknown): value is { [KEYS]: string[] } => typeof value === 'object' && value !== null && KEYS in value;
+const isRef = (value: unknown): value is { [KEYS]: readonly string[] } => typeof value === 'object' && value !== null && KEYS in value;
 
 /**
  * The node of `typename` with these keys, as the field at `info` needs it: a reference when a
@@ -50,7 +50,7 @@ const isRef = (value: unknown): value is { [KEYS]: string[] } => typeof value ==
  * unknown id is NOT_FOUND at those fields or lists); else the JSON, so an unknown id is NOT_FOUND
  * at this field's path.
  */
-export function restRef<Shape>(typename: string, keys: string[], ctx: GatewayContext, info: GraphQLResolveInfo): Shape | Promise<Shape> {
+export function restRef<Shape>(typename: string, keys: readonly string[], ctx: GatewayContext, info: GraphQLResolveInfo): Shape | Promise<Shape> {
   const type = refTypes.get(typename)!;
   const lists = selectedFields(info).some((n) => type.onRef.has(n) && !KEY_FIELDS.has(n));
   if (!lists) return type.load(ctx, keys) as Promise<Shape>;

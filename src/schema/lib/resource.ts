@@ -2,15 +2,23 @@
  * What the resource table (src/schema/resources.ts) derives: a resource's node ref (global id over
  * its path parameters, refetch by GET or by a walk of its list), its connection type, the parent's
  * connection field, the root lookup, the create/update/delete mutations, and what a write makes
- * stale. A node file calls `resourceNode(name)`, implements the node's own fields, and the schema
- * index calls `deriveResources()` once every node file is loaded.
+ * stale. The registry of resources is built from the table when this module loads (every node ref
+ * and connection at once, so no file depends on another being imported first). A node file
+ * declares its shape in `ResourceShapes`, takes its ref with `resourceNode(name)` and implements
+ * the node's own fields; the schema index calls `deriveResources()` once every node file is loaded.
+ *
+ * The helpers node files call are typed like Pothos's own (`edge(t, …)` takes the field builder of
+ * the parent, so `keys` gets the parent's shape); casts stay inside this file.
  */
+import type { FieldKind, FieldRef, InputFieldRef, InputTypeParam, ObjectRef } from '@pothos/core';
+import type { ImplementableLoadableNodeRef } from '@pothos/plugin-dataloader';
 import { encodeGlobalID } from '@pothos/plugin-relay';
+import type { GraphQLResolveInfo } from 'graphql';
 import type { Field, Fields, Rule } from '../../api/validate.js';
 import type { GatewayContext } from '../context.js';
 import { builder } from '../builder.js';
-import { RESOURCES, type InputObjectSpec, type Resource, type ResourceName, type Write } from '../resources.js';
-import { forwardArgs, resolveList, type ListEnvelope } from './connection.js';
+import { listPath, RESOURCES, writePath, type InputObjectSpec, type Resource, type ResourceName, type Write } from '../resources.js';
+import { forwardArgs, resolveList, type ConnectionArgs, type ListEnvelope } from './connection.js';
 import { describeRule } from './descriptions.js';
 import { ContentFormat, enumOfValues } from './enums.js';
 import { bodyFormat } from './fields.js';
@@ -21,8 +29,31 @@ import { decodeKeys, encodeKeys, registerNode, restPath } from './node.js';
 import { refOf, registerRefType, restRef } from './refs.js';
 import { ANY_SEGMENT, type QueryParams } from '../restLoader.js';
 
-type Json = Record<string, any>;
-type Values = Record<string, any>;
+/** The builder's schema types (its Context, scalars, defaults), for the typed helpers below. */
+export type BuilderTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+type Types = BuilderTypes;
+
+/** A node's JSON: the REST object plus its path parameters. */
+type Json = Record<string, unknown>;
+/** Values a path template is filled from: input fields, path parameters, JSON fields. */
+type Values = Record<string, unknown>;
+
+/** The node ref of a resource whose objects have `Shape` (a loadable node keyed by its local id). */
+export type ResourceRef<Shape extends object> = ImplementableLoadableNodeRef<Types, string | Shape, Shape, string, string, string>;
+
+/**
+ * The node shape of each resource of the table (its REST JSON plus its path parameters), declared
+ * by the resource's node file as Pothos declares its global types:
+ *
+ *     declare module '../lib/resource.js' {
+ *       interface ResourceShapes { Team: RestTeam & { organizationId: string } }
+ *     }
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by declaration merging
+export interface ResourceShapes {}
+
+/** The declared shape of a resource (its JSON, until its node file declares it). */
+export type ShapeOf<N extends ResourceName> = N extends keyof ResourceShapes ? ResourceShapes[N] & object : Json;
 
 /** Parameter names of a path template, in order: `/orgs/{organizationId}/teams/{teamId}` → both ids. */
 export const pathParams = (template: string): string[] => [...template.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
@@ -32,12 +63,13 @@ export const pathParams = (template: string): string[] => [...template.matchAll(
  * refused); with `pattern`, a missing value becomes ANY_SEGMENT (a pattern of every path it could
  * be, for `RestLoader.forget`), else the path is undefined.
  */
-export function fillPath(template: string, values: Values, pattern = false): string | undefined {
+export function fillPath(template: string, values: object, pattern = false): string | undefined {
   let out = '';
   for (const part of templateParts(template)) {
+    const value = part.name ? (values as Values)[part.name] : undefined;
     if (!part.name) out += part.text;
     // An empty key is refused by `restPath` (BAD_USER_INPUT), unless only a pattern is asked for.
-    else if (typeof values[part.name] === 'string' && (values[part.name] || !pattern)) out += restPath`/${values[part.name] as string}`.slice(1);
+    else if (typeof value === 'string' && (value || !pattern)) out += restPath`/${value}`.slice(1);
     else if (pattern) out += ANY_SEGMENT;
     else return undefined;
   }
@@ -58,33 +90,31 @@ function templateParts(template: string): Array<{ text: string; name?: string }>
   return parts;
 }
 
-/** The REST list path of a resource. */
-const listTemplate = (r: Resource) => r.list?.path ?? r.path.slice(0, r.path.lastIndexOf('/'));
 
 /** The shape of a node: its REST JSON plus every path parameter (attached wherever it is built). */
-export interface ResourceInfo {
-  name: string;
+export interface ResourceInfo<Shape extends object = Json> {
+  name: ResourceName;
   spec: Resource;
   params: string[];
   idField: string;
   /** The REST JSON plus the path parameters `known` (the last one read from the JSON's id field). */
-  attach: (json: Json, known: Values) => Json;
-  keys: (obj: Json) => string[];
-  path: (keys: string[]) => string;
-  listPath: (values: Values) => string;
+  attach: (json: object, known: object) => Shape;
+  /** The path parameters of a node, outermost first. */
+  keys: (obj: object) => string[];
+  path: (keys: readonly string[]) => string;
+  listPath: (values: object) => string;
   /** The current object (a GET, or a walk of its list for resources REST has no GET of; a
    * shareable list is walked with `known.shareKey`). */
-  find: (ctx: GatewayContext, keys: string[], known?: Values) => Promise<Json>;
-  ref: any;
-  connection?: any;
+  find: (ctx: GatewayContext, keys: readonly string[], known?: object) => Promise<Shape>;
+  ref: ResourceRef<Shape>;
+  connection?: ObjectRef<Types, unknown>;
 }
 
-export const resources = new Map<string, ResourceInfo>();
-
 /** Input types that writes name in `inputs` (input objects, or an enum wider than the rule), with how a value becomes its REST shape. */
-const inputObjects = new Map<string, { ref: any; toRest?: (value: any) => unknown }>();
+const inputObjects = new Map<string, { ref: InputTypeParam<Types>; toRest?: (value: never) => unknown }>();
 
-export function inputObject<T>(name: string, ref: T, toRest?: (value: any) => unknown): T {
+/** Registers an input type a write of the table names in `inputs` (checked by `deriveResources`). */
+export function inputObject<T extends InputTypeParam<Types>, V = never>(name: string, ref: T, toRest?: (value: V) => unknown): T {
   inputObjects.set(name, { ref, toRest });
   return ref;
 }
@@ -95,8 +125,9 @@ const WALK_LIMIT = 1000;
 /** The REST read query of a site's content: its share key, when opened by one. */
 export const shareQuery = (o: { shareKey?: string }) => (o.shareKey ? { shareKey: o.shareKey } : undefined);
 
-async function walkList(ctx: GatewayContext, info: ResourceInfo, keys: string[], known: Values = {}): Promise<Json> {
-  const values = { ...Object.fromEntries(info.params.map((p, i) => [p, keys[i]])), shareKey: known.shareKey };
+async function walkList(ctx: GatewayContext, info: ResourceInfo, keys: readonly string[], known: Values = {}): Promise<Json> {
+  const values: { shareKey?: string } & Values = { ...Object.fromEntries(info.params.map((p, i) => [p, keys[i]])) };
+  if (typeof known.shareKey === 'string') values.shareKey = known.shareKey;
   const id = keys[keys.length - 1];
   const query = info.spec.list?.shareable ? shareQuery(values) : undefined;
   let page: string | undefined;
@@ -111,31 +142,37 @@ async function walkList(ctx: GatewayContext, info: ResourceInfo, keys: string[],
 
 /** The objects of `name` embedded in `parent` (a node of the resource it lives `within`), each
  * carrying that parent under its type name in lowerFirst (`siteSection`). */
-export function within(name: ResourceName, parent: Json): Json[] {
+export const within = <N extends ResourceName>(name: N, parent: object): Array<ShapeOf<N>> => withinJson(name, parent) as Array<ShapeOf<N>>;
+
+function withinJson(name: ResourceName, parent: object): Json[] {
   const info = resources.get(name)!;
   const { resource, field } = info.spec.within!;
-  return (parent[field] as Json[]).map((item) => ({ ...info.attach(item, parent), [lowerFirst(resource)]: parent }));
+  const json = parent as Json;
+  return (json[field] as Json[]).map((item) => ({ ...info.attach(item, json), [lowerFirst(resource)]: parent }));
 }
 
-async function findWithin(ctx: GatewayContext, info: ResourceInfo, keys: string[]): Promise<Json> {
-  const parent = await resources.get(info.spec.within!.resource)!.find(ctx, keys.slice(0, -1));
-  const hit = within(info.name as ResourceName, parent).find((item) => item[info.idField] === keys[keys.length - 1]);
+async function findWithin(ctx: GatewayContext, info: ResourceInfo, keys: readonly string[]): Promise<Json> {
+  const parent = await resources.get(info.spec.within!.resource as ResourceName)!.find(ctx, keys.slice(0, -1));
+  const hit = withinJson(info.name, parent).find((item) => item[info.idField] === keys[keys.length - 1]);
   if (!hit) throw notFoundError(`${info.name} not found`);
   return hit;
 }
 
-/** The node ref of a resource of the table; implement its own fields with `.implement`. */
-export function resourceNode<Shape extends object>(name: ResourceName) {
+/** The derived parts of one entry of the table: its keys, paths, refetch, node ref and connection. */
+function buildResource(name: ResourceName): ResourceInfo {
   const spec: Resource = RESOURCES[name];
   const params = pathParams(spec.path);
   const idField = spec.idField ?? 'id';
   const last = params[params.length - 1];
+  const byKeys = (keys: readonly string[]) => Object.fromEntries(params.map((p, i) => [p, keys[i]]));
   const info: ResourceInfo = {
     name,
     spec,
     params,
     idField,
-    attach: (json, known) => {
+    attach: (object, knownValues) => {
+      const json = object as Json;
+      const known = knownValues as Values;
       const out: Json = { ...json };
       for (const p of params.slice(0, -1)) if (typeof known[p] === 'string') out[p] = known[p];
       for (const [p, field] of Object.entries(spec.jsonKeys ?? {})) out[p] ??= json[field];
@@ -143,63 +180,73 @@ export function resourceNode<Shape extends object>(name: ResourceName) {
       if (typeof known.shareKey === 'string') out.shareKey = known.shareKey;
       return out;
     },
-    keys: (obj) => params.map((p, i) => obj[p] ?? (i === params.length - 1 ? obj[idField] : obj[spec.jsonKeys?.[p] ?? p])),
-    path: (keys) => fillPath(spec.path, Object.fromEntries(params.map((p, i) => [p, keys[i]])))!,
-    listPath: (values) => fillPath(listTemplate(spec), values)!,
+    keys: (object) => {
+      const obj = object as Json;
+      return params.map((p, i) => obj[p] ?? (i === params.length - 1 ? obj[idField] : obj[spec.jsonKeys?.[p] ?? p])) as string[];
+    },
+    path: (keys) => fillPath(spec.path, byKeys(keys))!,
+    listPath: (values) => fillPath(listPath(spec), values as Values)!,
     find: async (ctx, keys, known) => {
       if (spec.within) return findWithin(ctx, info, keys);
-      if (spec.listedOnly) return walkList(ctx, info, keys, known);
-      const values = Object.fromEntries(params.map((p, i) => [p, keys[i]]));
-      return info.attach(await ctx.rest.load<Json>(info.path(keys)), values);
+      if (spec.listedOnly) return walkList(ctx, info, keys, known as Values);
+      return info.attach(await ctx.rest.load<Json>(info.path(keys)), byKeys(keys));
     },
-    ref: undefined,
+    ref: builder.loadableNodeRef(name, {
+      id: { resolve: (obj: Json) => encodeKeys(info.keys(obj)) },
+      // No second cache over ctx.rest (which writes invalidate): a read after a write in the same
+      // operation must see the write.
+      loaderOptions: { cache: false },
+      load: (ids: string[], ctx: GatewayContext) =>
+        Promise.all(
+          ids.map(async (id): Promise<Json | Error> => {
+            const keys = decodeKeys(id, params.length);
+            if (!keys) return badNodeIdError(encodeGlobalID(name, id), name);
+            return info.find(ctx, keys).catch((error: Error) => error);
+          }),
+        ),
+    }),
   };
-  const ref = builder.loadableNodeRef(name, {
-    id: { resolve: (obj: Shape) => encodeKeys(info.keys(obj as Json)) },
-    // No second cache over ctx.rest (which writes invalidate): a read after a write in the same
-    // operation must see the write.
-    loaderOptions: { cache: false },
-    load: (ids: string[], ctx: GatewayContext) =>
-      Promise.all(
-        ids.map(async (id): Promise<Shape | Error> => {
-          const keys = decodeKeys(id, params.length);
-          if (!keys) return badNodeIdError(encodeGlobalID(name, id), name);
-          return (info.find(ctx, keys) as Promise<Shape>).catch((error: Error) => error);
-        }),
-      ),
-  });
-  info.ref = ref;
-  if (!spec.listedOnly)
-    registerRefType(
-      name,
-      (keys) => ({ ...info.attach({}, Object.fromEntries(params.map((p, i) => [p, keys[i]]))), [idField]: keys[keys.length - 1] }),
-      info.find,
-    );
-  resources.set(name, info);
-  if (spec.list) info.connection = builder.connectionObject({ type: ref, name: `${name}Connection` }, { name: `${name}Edge` });
-  return registerNode(ref, params.length, spec.restIdKey);
+  if (!spec.listedOnly) registerRefType(name, (keys) => ({ ...info.attach({}, byKeys(keys)), [idField]: keys[keys.length - 1] }), info.find);
+  if (spec.list) info.connection = builder.connectionObject({ type: info.ref, name: `${name}Connection` }, { name: `${name}Edge` }) as ObjectRef<Types, unknown>;
+  registerNode(info.ref, params.length, spec.restIdKey);
+  return info;
 }
 
+/** Every resource of the table, by name, in table order: built here, before any node file runs. */
+const resources: ReadonlyMap<ResourceName, ResourceInfo> = new Map(
+  (Object.keys(RESOURCES) as ResourceName[]).map((name) => [name, buildResource(name)]),
+);
+
+/** The node ref of a resource of the table, for objects of its declared shape; implement its own fields with `.implement`. */
+export const resourceNode = <N extends ResourceName & keyof ResourceShapes>(name: N): ResourceRef<ShapeOf<N>> =>
+  resources.get(name)!.ref as unknown as ResourceRef<ShapeOf<N>>;
+
 /** The table's derived parts of a resource (path, attach, find), for what is written by hand. */
-export const resourceInfo = (name: ResourceName): ResourceInfo => resources.get(name)!;
+export const resourceInfo = <N extends ResourceName>(name: N): ResourceInfo<ShapeOf<N>> => resources.get(name) as unknown as ResourceInfo<ShapeOf<N>>;
 
 /**
  * An object of `name` embedded in another answer (a member's teams, a change request's author):
  * its node shape, primed in the request's loader (under `query`) so reading it again costs no call.
  */
-export function embedded<T extends object | undefined>(ctx: GatewayContext, name: ResourceName, json: T, known: Values = {}, query?: QueryParams): T {
-  if (!json) return json;
+export function embedded<N extends ResourceName, T extends object | null | undefined>(
+  ctx: GatewayContext,
+  name: N,
+  json: T,
+  known: object = {},
+  query?: QueryParams,
+): ShapeOf<N> | Exclude<T, object> {
+  if (!json) return json as Exclude<T, object>;
   const info = resources.get(name)!;
-  const node = info.attach(json as Json, known);
+  const node = info.attach(json, known);
   if (!info.spec.listedOnly) ctx.rest.prime(info.path(info.keys(node)), json, query);
-  return node as T;
+  return node as ShapeOf<N>;
 }
 
 /** The connection type of a resource (for other lists of it, e.g. a collection's spaces). */
-export const connectionOf = (name: ResourceName) => resources.get(name)!.connection;
+export const connectionOf = (name: ResourceName): ObjectRef<Types, unknown> => resources.get(name)!.connection!;
 
 /** The GraphQL type of a rule: String, Boolean, Int, a REST enum, a list of those; JSON else. */
-function ruleType(rule: Rule): any {
+function ruleType(rule: Rule): InputTypeParam<Types> {
   switch (rule.kind) {
     case 'string':
       return 'String';
@@ -208,10 +255,10 @@ function ruleType(rule: Rule): any {
     case 'number':
       return rule.int ? 'Int' : 'Float';
     case 'enum':
-      return enumOfValues(rule.values);
+      return enumOfValues(rule.values) as InputTypeParam<Types>;
     case 'array': {
       const of = ruleType(rule.of);
-      return of === 'JSON' ? 'JSON' : [of];
+      return of === 'JSON' ? 'JSON' : ([of] as unknown as InputTypeParam<Types>);
     }
     default:
       return 'JSON';
@@ -219,28 +266,28 @@ function ruleType(rule: Rule): any {
 }
 
 /** An input field of a body rule, described by the rule and the note. */
-function ruleField(t: any, type: any, rule: Field, note?: string): any {
+function ruleField(t: PothosSchemaTypes.InputFieldBuilder<Types, 'InputObject'>, type: InputTypeParam<Types>, rule: Field, note?: string): InputFieldRef<Types, unknown> {
   const description = [note, describeRule(rule)].filter(Boolean).join(' ');
   // A required field that may be null (a role: null for guests) is nullable in GraphQL; the rule asks for it.
-  return t.field({ type, required: Boolean(rule.required) && !rule.nullable, description: description || undefined });
+  return t.field({ type: type as 'JSON', required: Boolean(rule.required) && !rule.nullable, description: description || undefined });
 }
 
-const derivedInputs = new Map<string, unknown>();
+const derivedInputs = new Map<string, InputTypeParam<Types>>();
 const inputName = (spec: string | InputObjectSpec) => (typeof spec === 'string' ? spec : spec.name);
 
 /** The type a write's `inputs` names: a registered or derived input object, or a scalar; a list of it for an array rule. */
-function namedInput(spec: string | InputObjectSpec, rule: Rule): any {
+function namedInput(spec: string | InputObjectSpec, rule: Rule): InputTypeParam<Types> {
   const name = inputName(spec);
   const item = rule.kind === 'array' ? rule.of : rule;
   const type =
     inputObjects.get(name)?.ref ??
     derivedInputs.get(name) ??
-    (item.kind === 'object' && typeof spec !== 'string' ? deriveInput(spec, item.fields) : name);
-  return rule.kind === 'array' ? [type] : type;
+    (item.kind === 'object' && typeof spec !== 'string' ? deriveInput(spec, item.fields) : (name as 'String'));
+  return rule.kind === 'array' ? ([type] as unknown as InputTypeParam<Types>) : type;
 }
 
 /** The input object of an object rule's fields (see `InputObjectSpec`). */
-function deriveInput({ name, description, notes = {} }: InputObjectSpec, fields: Fields): unknown {
+function deriveInput({ name, description, notes = {} }: InputObjectSpec, fields: Fields): InputTypeParam<Types> {
   const types = Object.fromEntries(
     Object.entries(fields).map(([f, rule]) => {
       const nested = { name: `${name.replace(/Input$/, '')}${f[0].toUpperCase()}${f.slice(1)}Input`, description: notes[f] ?? '' };
@@ -260,7 +307,7 @@ const lowerFirst = (s: string) => s[0].toLowerCase() + s.slice(1);
 /** What a write of `info` makes stale: its list, itself, and the table's `stale` paths, filled
  * from the input and then from the written JSON (its id, its `jsonKeys`). */
 export function staleAfter(info: ResourceInfo, values: Values, json?: Json, write?: Write): string[] {
-  const templates = [listTemplate(info.spec), info.spec.path, ...(info.spec.stale ?? []), ...(write?.stale ?? [])];
+  const templates = [listPath(info.spec), info.spec.path, ...(info.spec.stale ?? []), ...(write?.stale ?? [])];
   const known = { ...(json ? info.attach(json, {}) : {}), ...values };
   return templates.map((t) => fillPath(t, known, true)!);
 }
@@ -269,17 +316,18 @@ export function staleAfter(info: ResourceInfo, values: Values, json?: Json, writ
  * `values` with the number of a `numbered` resource (a change request's) replaced by its REST id:
  * one GET, which primes the object's path by id too. `own` is left as given.
  */
-let numbered: ResourceInfo[] | undefined;
-export async function canonicalKeys(ctx: GatewayContext, values: Values, own?: string): Promise<Values> {
-  const out = { ...values };
-  for (const info of (numbered ??= [...resources.values()].filter((i) => i.spec.numbered))) {
+const numbered = [...resources.values()].filter((i) => i.spec.numbered);
+export async function canonicalKeys<V extends Values>(ctx: GatewayContext, values: V, own?: string): Promise<V> {
+  const out: Values = { ...values };
+  for (const info of numbered) {
     const p = info.params[info.params.length - 1];
-    if (p === own || typeof out[p] !== 'string' || !info.spec.numbered!.test(out[p])) continue;
+    const key = out[p];
+    if (p === own || typeof key !== 'string' || !info.spec.numbered!.test(key)) continue;
     const json = await ctx.rest.load<Json>(fillPath(info.spec.path, out)!);
     out[p] = json[info.idField];
     ctx.rest.prime(fillPath(info.spec.path, out)!, json);
   }
-  return out;
+  return out as V;
 }
 
 /**
@@ -307,27 +355,46 @@ export async function writeResource<T = Json>(
 }
 
 /** The parent's keys in `values`, as the parent's field resolves them (a reference). */
-function parentOf(info: ResourceInfo, values: Values, ctx: GatewayContext, gql: any): unknown {
-  const parent = resources.get(info.spec.list!.on);
+function parentOf(info: ResourceInfo, values: Values, ctx: GatewayContext, gql: GraphQLResolveInfo): unknown {
+  const parent = resources.get(info.spec.list!.on as ResourceName);
   if (!parent) return null;
   const keys = parent.params.map((p, i) => (i === parent.params.length - 1 ? (values[p] ?? values[parent.idField]) : values[p]));
   if (keys.some((k) => typeof k !== 'string')) return null;
   return parent.spec.listedOnly ? parent.find(ctx, keys as string[]) : restRef(parent.name, keys as string[], ctx, gql);
 }
 
+/** What the payload of a derived write holds: the input's values (with the written node's), and
+ * the written node, the REST answer, or the deleted node's global id. */
+export interface WritePayload<Shape extends object = Json> {
+  values: Values;
+  node?: Shape;
+  json?: unknown;
+  deletedId?: string;
+}
+
+type WritesOf<N extends ResourceName> = (typeof RESOURCES)[N] extends { writes: infer W } ? keyof W & string : never;
+/** The name of a mutation the table derives (`createTeam`, `moveSpace`, …). */
+export type WriteName = { [N in ResourceName]: WritesOf<N> }[ResourceName];
+type ResourceOfWrite<M extends string> = { [N in ResourceName]: M extends WritesOf<N> ? N : never }[ResourceName];
+
+/** The field builder of the payload of the table's write `M`: its node has the resource's shape. */
+export type PayloadFieldBuilder<M extends WriteName> = PothosSchemaTypes.ObjectFieldBuilder<Types, WritePayload<ShapeOf<ResourceOfWrite<M>>>>;
+type PayloadFields<M extends WriteName> = (t: PayloadFieldBuilder<M>) => Record<string, FieldRef<Types, unknown, 'Object'>>;
+type JsonPayloadBuilder = PothosSchemaTypes.ObjectFieldBuilder<Types, WritePayload>;
+
 /** Payload fields of a derived write beyond the table's (written in the node's file), by mutation name. */
-const extraPayloadFields = new Map<string, (t: any) => Record<string, unknown>>();
+const extraPayloadFields = new Map<string, (t: JsonPayloadBuilder) => Record<string, FieldRef<Types, unknown, 'Object'>>>();
 
 /** Adds fields to the payload of the table's write `mutation`; they read `{values, node}` (input and written JSON). */
-export function payloadFields(mutation: string, fields: (t: any) => Record<string, unknown>): void {
-  extraPayloadFields.set(mutation, fields);
+export function payloadFields<M extends WriteName>(mutation: M, fields: PayloadFields<M>): void {
+  extraPayloadFields.set(mutation, fields as unknown as (t: JsonPayloadBuilder) => Record<string, FieldRef<Types, unknown, 'Object'>>);
 }
 
 function deriveWrite(info: ResourceInfo, name: string, write: Write): void {
-  const template = write.path ?? (write.kind === 'create' ? listTemplate(info.spec) : info.spec.path);
+  const template = writePath(info.spec, write);
   const keyNames = pathParams(template);
-  const parentName = info.spec.list?.on;
-  const parentField = parentName && resources.has(parentName) ? lowerFirst(parentName) : undefined;
+  const parent = resources.get(info.spec.list?.on as ResourceName);
+  const parentField = parent ? lowerFirst(parent.name) : undefined;
   const rules = write.body ? {} : (write.rules ?? {});
   const types = Object.fromEntries(
     Object.entries(rules).map(([field, rule]) => [field, write.inputs?.[field] ? namedInput(write.inputs[field], rule) : ruleType(rule)]),
@@ -343,15 +410,15 @@ function deriveWrite(info: ResourceInfo, name: string, write: Write): void {
     },
     {
       description: `${write.description} (\`${write.method} ${template}\`).`,
-      resolve: async (_root, { input }, ctx) => {
+      resolve: async (_root, { input }, ctx): Promise<WritePayload> => {
         if (keyRules.length) checkInput(Object.fromEntries(keyRules), input as Values);
         const body = write.body ?? restBody(input as Values, keyNames);
         for (const [field, spec] of Object.entries(write.inputs ?? {}))
-          if (body[field] !== undefined && body[field] !== null) body[field] = inputObjects.get(inputName(spec))?.toRest?.(body[field]) ?? body[field];
+          if (body[field] !== undefined && body[field] !== null) body[field] = inputObjects.get(inputName(spec))?.toRest?.(body[field] as never) ?? body[field];
         if (write.rules) checkInput(write.rules, body);
         let values = await canonicalKeys(ctx, input as Values, info.params[info.params.length - 1]);
         if (write.readFirst) values = { ...info.attach(await info.find(ctx, info.keys(values)), values), ...values };
-        const json = await writeResource(ctx, info.name as ResourceName, write.method, fillPath(template, values)!, values, write.method === 'DELETE' ? undefined : body, write);
+        const json = await writeResource<Json>(ctx, info.name, write.method, fillPath(template, values)!, values, write.method === 'DELETE' ? undefined : body, write);
         if (write.kind === 'delete') return { values, deletedId: encodeGlobalID(info.name, encodeKeys(info.keys(values))) };
         if (write.returns || write.empty) return { values, json };
         const node = info.attach(json, values);
@@ -360,25 +427,25 @@ function deriveWrite(info: ResourceInfo, name: string, write: Write): void {
       },
     },
     {
-      outputFields: (t: any) => ({
+      outputFields: (t: JsonPayloadBuilder) => ({
         ...(write.kind === 'delete'
-          ? { deletedId: t.id({ description: 'The global id of the deleted object.', resolve: (p: any) => p.deletedId }) }
+          ? { deletedId: t.id({ description: 'The global id of the deleted object.', resolve: (p) => p.deletedId! }) }
           : write.returns || write.empty
             ? {
-                ...(write.returns && { [write.returns.field]: t.field({ type: write.returns.type, nullable: true, resolve: (p: any) => p.json }) }),
-                [lowerFirst(info.name)]: edge(t, info.name as ResourceName, (p: any) => info.keys(p.values), {
+                ...(write.returns && { [write.returns.field]: t.field({ type: write.returns.type as 'JSON', nullable: true, resolve: (p) => p.json }) }),
+                [lowerFirst(info.name)]: edge(t, info.name, (p) => info.keys(p.values), {
                   description: 'The object written, read again after the write.',
                 }),
               }
-            : { [lowerFirst(info.name)]: t.field({ type: info.ref, nullable: true, resolve: (p: any) => p.node }) }),
+            : { [lowerFirst(info.name)]: t.field({ type: info.ref, nullable: true, resolve: (p) => p.node }) }),
         ...extraPayloadFields.get(name)?.(t),
-        ...(parentField
+        ...(parent && parentField
           ? {
               [parentField]: t.field({
-                type: resources.get(parentName!)!.ref,
+                type: parent.ref as ObjectRef<Types, unknown>,
                 nullable: true,
                 description: `The ${parentField} it belongs to, as it is after the write.`,
-                resolve: (p: any, _args: unknown, ctx: GatewayContext, gql: any) => parentOf(info, p.values, ctx, gql),
+                resolve: (p, _args, ctx, gql) => parentOf(info, p.values, ctx, gql),
               }),
             }
           : {}),
@@ -400,17 +467,21 @@ const LISTED_BODIES = [
 /** The root's "keys": none. */
 const ROOT = { params: [] as string[], keys: () => [] as string[] };
 
+/** A field on the root or on a node: the field builder either gives. */
+type AnyFieldBuilder = PothosSchemaTypes.FieldBuilder<Types, unknown, FieldKind>;
+
 function deriveList(info: ResourceInfo): void {
   const list = info.spec.list!;
-  const parent = list.on === 'Query' ? ROOT : resources.get(list.on);
+  const parent = list.on === 'Query' ? ROOT : resources.get(list.on as ResourceName);
   if (!parent) throw new Error(`${info.name}: list on ${list.on}, which is not a resource of the table`);
   const filters = list.filters ?? {};
-  const onParent = list.on === 'Query' ? (f: any) => builder.queryField(list.field, f) : (f: any) => builder.objectField(resources.get(list.on)!.ref, list.field, f);
-  onParent((t: any) =>
+  const onParent = (f: (t: AnyFieldBuilder) => FieldRef<Types, unknown>) =>
+    list.on === 'Query' ? builder.queryField(list.field, f as never) : builder.objectField(resources.get(list.on as ResourceName)!.ref, list.field, f as never);
+  onParent((t) =>
     t.field({
-      type: info.connection,
+      type: info.connection!,
       nullable: true,
-      description: `${list.description} (\`GET ${listTemplate(info.spec)}\`).`,
+      description: `${list.description} (\`GET ${listPath(info.spec)}\`).`,
       args: {
         ...forwardArgs,
         ...(list.bodies ? { format: t.arg({ type: ContentFormat, description: 'Format of the listed bodies.' }) } : {}),
@@ -419,7 +490,9 @@ function deriveList(info: ResourceInfo): void {
         ),
         ...(list.shareable ? { shareKey: t.arg.string({ description: `A share key (default: the one the ${lowerFirst(list.on)} was opened with).` }) } : {}),
       },
-      resolve: (p: Json, args: Values, ctx: GatewayContext, gql: any) => {
+      resolve: (parentObject: unknown, fieldArgs: Values, ctx: GatewayContext, gql: GraphQLResolveInfo) => {
+        const p = parentObject as Json;
+        const args = fieldArgs as Values & { format?: 'markdown' | 'document' | null };
         const parentKeys = parent.keys(p);
         const known: Values = { ...(parent.params.length ? p : {}), ...Object.fromEntries(parent.params.map((k, i) => [k, parentKeys[i]])) };
         if (list.shareable) known.shareKey = args.shareKey ?? p.shareKey;
@@ -427,7 +500,7 @@ function deriveList(info: ResourceInfo): void {
         // Listed bodies: REST is asked for the format the selection needs; items prime their path under it.
         const format = list.bodies ? bodyFormat(gql, LISTED_BODIES, args.format) : undefined;
         const formatQuery = format ? { format } : undefined;
-        return resolveList(ctx, args, {
+        return resolveList(ctx, args as ConnectionArgs, {
           path: info.listPath(known),
           query: { ...query, ...formatQuery, ...(list.shareable ? shareQuery(known) : undefined) } as never,
           node: (item: Json) => info.attach(item, known),
@@ -441,9 +514,9 @@ function deriveList(info: ResourceInfo): void {
 
 function deriveLookup(info: ResourceInfo): void {
   const lookup = info.spec.lookup!;
-  builder.queryField(lookup.field, (t: any) =>
+  builder.queryField(lookup.field, (t) =>
     t.field({
-      type: info.ref,
+      type: info.ref as ObjectRef<Types, unknown>,
       nullable: true,
       description: `${lookup.description} (\`GET ${info.spec.path}\`).`,
       args: {
@@ -453,14 +526,15 @@ function deriveLookup(info: ResourceInfo): void {
           ? { shareKey: t.arg.string({ description: lookup.shareable === 'lists' ? 'Opens what REST serves by share key (nothing is read up front).' : 'Opens share-link content: the object is read with it.' }) }
           : {}),
       },
-      resolve: async (_root: unknown, args: Values, ctx: GatewayContext, gql: any) => {
+      resolve: async (_root, fieldArgs, ctx, gql) => {
+        const args = fieldArgs as Values & { shareKey?: string | null; format?: 'markdown' | 'document' | null };
         const values = await canonicalKeys(ctx, args);
         const keys = info.params.map((p) => values[p] as string);
-        if (lookup.shareable === 'lists' && args.shareKey) return refOf(info.name, keys, { shareKey: args.shareKey });
+        if (lookup.shareable === 'lists' && args.shareKey) return refOf<Json>(info.name, keys, { shareKey: args.shareKey });
         const format = lookup.bodies ? bodyFormat(gql, [['body']], args.format) : undefined;
-        const query = { ...(format ? { format } : {}), ...(lookup.shareable ? shareQuery(args) : {}) };
+        const query = { ...(format ? { format } : {}), ...(lookup.shareable ? shareQuery({ shareKey: args.shareKey ?? undefined }) : {}) };
         if (Object.keys(query).length) return info.attach(await ctx.rest.load<Json>(info.path(keys), query), values);
-        return info.spec.listedOnly ? info.find(ctx, keys) : restRef(info.name, keys, ctx, gql);
+        return info.spec.listedOnly ? info.find(ctx, keys) : restRef<Json>(info.name, keys, ctx, gql);
       },
     }),
   );
@@ -468,24 +542,36 @@ function deriveLookup(info: ResourceInfo): void {
 
 /**
  * An edge to a resource whose REST keys the object carries (`Space.organization`, `Team.organization`):
- * a reference, so the lists below it start at once (src/schema/lib/refs.ts); null when a key is absent.
+ * a reference, so the lists below it start at once (src/schema/lib/refs.ts); null when a key is
+ * absent or empty. `t` is the parent's field builder, so `keys` reads the parent's shape.
  */
-export function edge<P>(t: any, name: ResourceName, keys: (p: P) => Array<string | null | undefined> | undefined, options: { description?: string } = {}) {
+export function edge<Parent, Kind extends FieldKind>(
+  t: PothosSchemaTypes.FieldBuilder<Types, Parent, Kind>,
+  name: ResourceName,
+  keys: (parent: Parent) => readonly unknown[] | undefined,
+  options: { description?: string } = {},
+): FieldRef<Types, unknown, Kind> {
+  const info = resources.get(name)!;
   return t.field({
-    type: resources.get(name)?.ref ?? name,
+    type: info.ref as ObjectRef<Types, unknown>,
     nullable: true,
     ...options,
-    resolve: (p: P, _args: unknown, ctx: GatewayContext, gql: any) => {
-      const info = resources.get(name)!;
+    resolve: (p: Parent, _args: unknown, ctx: GatewayContext, gql: GraphQLResolveInfo) => {
       const k = keys(p);
       if (!k || !k.every((key): key is string => typeof key === 'string' && key !== '')) return null;
       return info.spec.listedOnly ? info.find(ctx, k) : restRef(name, k, ctx, gql);
     },
-  });
+  } as never);
 }
 
 /** Derives lists, lookups and writes of every resource in the table (once every node file is loaded). */
 export function deriveResources(): void {
+  const named = [...resources.values()].flatMap((info) => Object.values(info.spec.writes ?? {}).flatMap((w) => Object.values(w.inputs ?? {})));
+  const missing = named.filter((spec) => typeof spec === 'string' && !inputObjects.has(spec) && !['String', 'Int', 'Boolean', 'Float', 'JSON'].includes(spec));
+  if (missing.length) throw new Error(`inputs named by the resource table but never registered with inputObject(): ${missing.join(', ')}`);
+  const writes = new Set([...resources.values()].flatMap((info) => Object.keys(info.spec.writes ?? {})));
+  const stray = [...extraPayloadFields.keys()].filter((m) => !writes.has(m));
+  if (stray.length) throw new Error(`payloadFields() for mutations the resource table does not declare: ${stray.join(', ')}`);
   for (const info of resources.values()) {
     if (info.spec.list) deriveList(info);
     if (info.spec.lookup) deriveLookup(info);

@@ -23,7 +23,7 @@ inputObject(
   }),
 );
 
-for (const mutation of ['moveSpace', 'moveCollection'])
+for (const mutation of ['moveSpace', 'moveCollection'] as const)
   payloadFields(mutation, (t) => ({
-    parent: edge(t, 'Collection', (p: { node: { parent?: string } }) => [p.node.parent], { description: 'The collection holding it (null at the organization root).' }),
+    parent: edge(t, 'Collection', (p) => [p.node?.parent], { description: 'The collection holding it (null at the organization root).' }),
   }));

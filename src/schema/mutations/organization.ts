@@ -7,14 +7,16 @@ import { builder } from '../builder.js';
 import { Role } from '../lib/enums.js';
 import { checkInput, restBody } from '../lib/mutation.js';
 import { restPath } from '../lib/node.js';
-import { edge, writeResource } from '../lib/resource.js';
+import type { GatewayContext } from '../context.js';
+import { edge, writeResource, type BuilderTypes } from '../lib/resource.js';
 import { User } from '../nodes/User.js';
 
 /** The payload's organization, as it is after the write. */
-const organization = (t: any) => edge(t, 'Organization', (p: { organizationId: string }) => [p.organizationId]);
+const organization = <P extends { organizationId: string }>(t: PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, P>) =>
+  edge(t, 'Organization', (p) => [p.organizationId]);
 
 /** A write under the organization: what the table says an organization write makes stale is forgotten. */
-const orgWrite = <T>(ctx: any, organizationId: string, path: string, body?: unknown) => writeResource<T>(ctx, 'Organization', 'POST', path, { organizationId }, body);
+const orgWrite = <T>(ctx: GatewayContext, organizationId: string, path: string, body?: unknown) => writeResource<T>(ctx, 'Organization', 'POST', path, { organizationId }, body);
 
 type Invited = { users: string[]; invited: number; failedSSOEmails: string[] };
 

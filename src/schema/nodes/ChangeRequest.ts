@@ -9,7 +9,13 @@ import { User } from './User.js';
 
 type ChangeRequestShape = RestChangeRequest & { spaceId: string };
 
-export const ChangeRequest = resourceNode<ChangeRequestShape>('ChangeRequest');
+declare module '../lib/resource.js' {
+  interface ResourceShapes {
+    ChangeRequest: ChangeRequestShape;
+  }
+}
+
+export const ChangeRequest = resourceNode('ChangeRequest');
 inputObject('ChangeRequestStatus', ChangeRequestStatus);
 
 const ChangeRequestUrls = urlsType('ChangeRequestUrls', 'a change request', ['location', 'app']);
@@ -31,7 +37,7 @@ ChangeRequest.implement({
     commentsCount: t.int({ description: 'Count of open comments (REST `comments`).', resolve: (cr) => cr.comments }),
     outdated: t.exposeBoolean('outdated', { description: 'True while it is behind the main content of the space.' }),
     urls: t.field({ type: ChangeRequestUrls, resolve: (cr) => cr.urls }),
-    space: edge(t, 'Space', (cr: RestChangeRequest) => [cr.space], { description: 'The space it belongs to.' }),
+    space: edge(t, 'Space', (cr) => [cr.space], { description: 'The space it belongs to.' }),
     pdfUrl: t.string({
       nullable: true,
       description: 'A URL of a PDF of its content (`GET .../pdf`): all pages, `page` and its subpages, or `page` only.',
@@ -73,7 +79,7 @@ function revisionMutation(name: string, action: 'merge' | 'update', description:
           description: 'The change request after the write.',
           resolve: (p, _args, ctx, info) => restRef<ChangeRequestShape>('ChangeRequest', [p.spaceId, p.changeRequestId], ctx, info),
         }),
-        space: edge(t, 'Space', (p: { spaceId: string }) => [p.spaceId], { description: 'Its space after the write (counts, revision).' }),
+        space: edge(t, 'Space', (p) => [p.spaceId], { description: 'Its space after the write (counts, revision).' }),
         revision: t.string({ description: 'The revision the operation produced.', resolve: (p) => p.revision }),
       }),
     },

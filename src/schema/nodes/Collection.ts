@@ -5,7 +5,13 @@ import { orNull, permissionsType, urlsType } from '../lib/fields.js';
 import { connectionOf, edge, resourceInfo, resourceNode } from '../lib/resource.js';
 
 /** A collection (`/collections/{collectionId}`); its list, lookup and writes are in src/schema/resources.ts. */
-export const Collection = resourceNode<RestCollection>('Collection');
+declare module '../lib/resource.js' {
+  interface ResourceShapes {
+    Collection: RestCollection;
+  }
+}
+
+export const Collection = resourceNode('Collection');
 
 const CollectionPermissions = permissionsType('CollectionPermissions', 'with the collection', ['admin', 'create']);
 
@@ -25,15 +31,15 @@ Collection.implement({
     }),
     urls: t.field({ type: CollectionUrls, resolve: (c) => c.urls }),
     permissions: t.field({ type: CollectionPermissions, resolve: (c) => c.permissions }),
-    organization: edge(t, 'Organization', (c: RestCollection) => [c.organization]),
-    parent: edge(t, 'Collection', (c: RestCollection) => [c.parent]),
+    organization: edge(t, 'Organization', (c) => [c.organization]),
+    parent: edge(t, 'Collection', (c) => [c.parent]),
     spaces: t.field({
       type: connectionOf('Space'),
       nullable: true,
       description: 'Spaces of the collection (`GET /collections/{collectionId}/spaces`).',
       args: forwardArgs,
       resolve: (c, args, ctx) =>
-        resolveList(ctx, args, { path: `${resourceInfo('Collection').path([c.id])}/spaces`, itemPath: (s: { id: string }) => resourceInfo('Space').path([s.id]) }) as never,
+        resolveList(ctx, args, { path: `${resourceInfo('Collection').path([c.id])}/spaces`, itemPath: (s: { id: string }) => resourceInfo('Space').path([s.id]) }),
     }),
   }),
 });

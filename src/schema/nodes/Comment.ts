@@ -12,7 +12,7 @@ import { builder } from '../builder.js';
 import { CommentStatus, ContentFormat } from '../lib/enums.js';
 import { ContentBody, orNull, selectedFormats, urlsType } from '../lib/fields.js';
 import { checkInput } from '../lib/mutation.js';
-import { canonicalKeys, edge, embedded, inputObject, resourceInfo, resourceNode, writeResource } from '../lib/resource.js';
+import { canonicalKeys, edge, embedded, inputObject, resourceInfo, resourceNode, writeResource, type BuilderTypes } from '../lib/resource.js';
 import { User } from './User.js';
 
 export interface RestReaction {
@@ -65,7 +65,13 @@ export interface RestComment extends RestPost {
 
 export type CommentShape = RestComment & { spaceId: string; changeRequestId: string };
 
-export const Comment = resourceNode<CommentShape>('Comment');
+declare module '../lib/resource.js' {
+  interface ResourceShapes {
+    Comment: CommentShape;
+  }
+}
+
+export const Comment = resourceNode('Comment');
 
 inputObject('ContentBodyInput', builder.inputType('ContentBodyInput', {
   description: 'A content body, in markdown.',
@@ -103,12 +109,10 @@ const CommentPermissions = builder.objectRef<RestPost['permissions']>('CommentPe
 const reactionsRule: Rule = bodies['comment.update'].addedReactions;
 const emojiRule = { emoji: { ...(reactionsRule.kind === 'array' ? reactionsRule.of : reactionsRule), required: true } };
 
-type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
-
 /** The fields of a comment or a reply (`name`), and its reaction writes. */
-export function postFields<P extends RestPost>(ref: ObjectRef<Types, unknown, P>, name: 'Comment' | 'CommentReply') {
+export function postFields<P extends RestPost>(ref: ObjectRef<BuilderTypes, unknown, P>, name: 'Comment' | 'CommentReply') {
   const info = resourceInfo(name);
-  const path = (p: P) => info.path(info.keys(p as never));
+  const path = (p: P) => info.path(info.keys(p));
   builder.objectFields(ref, (t) => ({
     restId: t.string({ description: 'The REST id.', resolve: (p) => p.id }),
     postedBy: t.field({ type: User, resolve: (p, _args, ctx) => embedded(ctx, 'User', p.postedBy) }),
@@ -135,17 +139,23 @@ export function postFields<P extends RestPost>(ref: ObjectRef<Types, unknown, P>
       { inputFields: (t) => ({ ...Object.fromEntries(info.params.map((k) => [k, t.string({ required: true })])), emoji: t.string({ required: true }) }) as never },
       {
         description: `${what} the caller's emoji reaction ${verb === 'add' ? 'to' : 'from'} a ${name === 'Comment' ? 'comment' : 'reply'}${verb === 'add' ? ', idempotent' : ''} (\`PUT ${info.spec.path}\` with \`${field}\`).`,
-        resolve: async (_root, { input }: { input: any }, ctx) => {
-          checkInput(emojiRule, { emoji: input.emoji });
-          const body = { [field]: [input.emoji] };
-          const keys = await canonicalKeys(ctx, input);
+        resolve: async (_root, { input }, ctx) => {
+          // The input's fields are the post's keys and `emoji`, all strings.
+          const values = input as Record<string, string>;
+          checkInput(emojiRule, { emoji: values.emoji });
+          const body = { [field]: [values.emoji] };
+          const keys = await canonicalKeys(ctx, values);
           const json = await writeResource<P>(ctx, name, 'PUT', info.path(info.params.map((k) => keys[k])), keys, body);
-          const node = info.attach(json as never, keys);
+          const node = info.attach(json, keys);
           ctx.rest.prime(info.path(info.keys(node)), json);
           return { node };
         },
       },
-      { outputFields: (t: any) => ({ [name[0].toLowerCase() + name.slice(1)]: t.field({ type: ref, nullable: true, resolve: (p: any) => p.node }) }) } as never,
+      {
+        outputFields: (t: PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, { node: object }>) => ({
+          [name[0].toLowerCase() + name.slice(1)]: t.field({ type: ref, nullable: true, resolve: (p) => p.node as P }),
+        }),
+      } as never,
     );
   }
 }
@@ -168,8 +178,8 @@ const CommentTargetPage = builder.objectRef<RestTargetPage>('CommentTargetPage')
 const CommentTarget = builder.objectRef<RestCommentTarget>('CommentTarget').implement({
   description: 'What a comment is about: a space, a change request, a revision, a page and a node in it.',
   fields: (t) => ({
-    space: edge(t, 'Space', (x: RestCommentTarget) => [x.space]),
-    changeRequest: edge(t, 'ChangeRequest', (x: RestCommentTarget) => [x.space, x.changeRequest]),
+    space: edge(t, 'Space', (x) => [x.space]),
+    changeRequest: edge(t, 'ChangeRequest', (x) => [x.space, x.changeRequest]),
     revision: t.exposeString('revision'),
     review: t.string({ nullable: true, resolve: (x) => orNull(x.review) }),
     page: t.field({ type: CommentTargetPage, nullable: true, resolve: (x) => orNull(x.page) }),
@@ -185,7 +195,7 @@ Comment.implement({
     resolvedAt: t.field({ type: 'DateTime', nullable: true, resolve: (c) => orNull(c.resolvedAt) }),
     resolvedBy: t.field({ type: User, nullable: true, resolve: (c, _args, ctx) => orNull(embedded(ctx, 'User', c.resolvedBy)) }),
     target: t.field({ type: CommentTarget, resolve: (c) => c.target }),
-    changeRequest: edge(t, 'ChangeRequest', (c: CommentShape) => [c.spaceId, c.changeRequestId], { description: 'The change request the comment is in.' }),
+    changeRequest: edge(t, 'ChangeRequest', (c) => [c.spaceId, c.changeRequestId], { description: 'The change request the comment is in.' }),
   }),
 });
 postFields(Comment, 'Comment');

@@ -4,12 +4,18 @@ import { postFields, type RestPost } from './Comment.js';
 
 export type CommentReplyShape = RestPost & { spaceId: string; changeRequestId: string; commentId: string };
 
-export const CommentReply = resourceNode<CommentReplyShape>('CommentReply');
+declare module '../lib/resource.js' {
+  interface ResourceShapes {
+    CommentReply: CommentReplyShape;
+  }
+}
+
+export const CommentReply = resourceNode('CommentReply');
 
 CommentReply.implement({
   description: 'A reply to a comment.',
   fields: (t) => ({
-    comment: edge(t, 'Comment', (r: CommentReplyShape) => [r.spaceId, r.changeRequestId, r.commentId], { description: 'The comment it replies to.' }),
+    comment: edge(t, 'Comment', (r) => [r.spaceId, r.changeRequestId, r.commentId], { description: 'The comment it replies to.' }),
   }),
 });
 postFields(CommentReply, 'CommentReply');

@@ -5,7 +5,13 @@ import { orNull, permissionsType } from '../lib/fields.js';
 import { edge, resourceNode } from '../lib/resource.js';
 
 /** Custom fonts of an organization (`/orgs/{organizationId}/fonts/{fontId}`). */
-export const CustomFont = resourceNode<RestCustomFont & { organizationId: string }>('CustomFont');
+declare module '../lib/resource.js' {
+  interface ResourceShapes {
+    CustomFont: RestCustomFont & { organizationId: string };
+  }
+}
+
+export const CustomFont = resourceNode('CustomFont');
 
 const FontSource = builder.objectRef<RestFontSource>('FontSource').implement({
   description: 'A font file of a font face.',
@@ -30,6 +36,6 @@ CustomFont.implement({
     fontFamily: t.exposeString('fontFamily'),
     fontFaces: t.field({ type: [FontFace], resolve: (f) => f.fontFaces }),
     permissions: t.field({ type: CustomFontPermissions, resolve: (f) => f.permissions }),
-    organization: edge(t, 'Organization', (f: { organizationId: string }) => [f.organizationId]),
+    organization: edge(t, 'Organization', (f) => [f.organizationId]),
   }),
 });

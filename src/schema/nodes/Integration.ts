@@ -4,14 +4,20 @@ import { forwardArgs, resolveList } from '../lib/connection.js';
 import { IntegrationCategory, IntegrationInstallationSelection, IntegrationInstallationStatus, IntegrationTarget, IntegrationVisibility } from '../lib/enums.js';
 import { orNull, urlsType } from '../lib/fields.js';
 import { restPath } from '../lib/node.js';
-import { edge, resourceNode } from '../lib/resource.js';
+import { edge, resourceNode, type BuilderTypes } from '../lib/resource.js';
 import { Organization } from './Organization.js';
 
 /** The seed's integration (its permissions also carry `install`); secrets are never part of it. */
 export type RestIntegration = RestIntegrationOfficial & { permissions: { install?: boolean } };
 
 /** Integrations, keyed by name (`/integrations/{integrationName}`). */
-export const Integration = resourceNode<RestIntegration>('Integration');
+declare module '../lib/resource.js' {
+  interface ResourceShapes {
+    Integration: RestIntegration;
+  }
+}
+
+export const Integration = resourceNode('Integration');
 
 const IntegrationPermissions = builder.objectRef<RestIntegration['permissions']>('IntegrationPermissions').implement({
   description: 'What the caller may do with the integration (REST `permissions`).',
@@ -28,11 +34,14 @@ const IntegrationBlockMarkdown = builder.objectRef<NonNullable<RestBlock['markdo
 
 /** The fields a block and a content source share. `id` is a global id everywhere in the graph
  * (clients cache objects by it): REST `id` is `restId`. */
-const componentFields = (t: any, what: string) => ({
-  restId: t.exposeString('id', { description: `The REST id of the ${what} within its integration.` }),
-  title: t.exposeString('title'),
-  description: t.string({ nullable: true, resolve: (c: RestBlock) => orNull(c.description) }),
-  icon: t.string({ nullable: true, resolve: (c: RestBlock) => orNull(c.icon) }),
+const componentFields = <C extends { id: string; title: string; description?: string; icon?: string }>(
+  t: PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, C>,
+  what: string,
+) => ({
+  restId: t.string({ description: `The REST id of the ${what} within its integration.`, resolve: (c) => c.id }),
+  title: t.string({ resolve: (c) => c.title }),
+  description: t.string({ nullable: true, resolve: (c) => orNull(c.description) }),
+  icon: t.string({ nullable: true, resolve: (c) => orNull(c.icon) }),
 });
 
 const IntegrationBlock = builder.objectRef<RestBlock>('IntegrationBlock').implement({
@@ -80,7 +89,7 @@ const IntegrationInstallation = builder.objectRef<RestInstallation>('Integration
     updatedAt: t.field({ type: 'DateTime', resolve: (i) => i.updatedAt }),
     urls: t.field({ type: IntegrationInstallationUrls, resolve: (i) => i.urls }),
     target: t.field({ type: 'JSON', resolve: (i) => i.target }),
-    organization: edge(t, 'Organization', (i: RestInstallation) => [i.target.organization], {
+    organization: edge(t, 'Organization', (i) => [i.target.organization], {
       description: 'The organization the integration is installed in.',
     }),
   }),
@@ -89,8 +98,8 @@ const IntegrationInstallation = builder.objectRef<RestInstallation>('Integration
 const IntegrationInstallationConnection = builder.connectionObject({ type: IntegrationInstallation, name: 'IntegrationInstallationConnection' }, { name: 'IntegrationInstallationEdge' });
 
 /** An open-ended part of the integration (JSON), null when absent. */
-const json = (t: any, description: string, read: (i: RestIntegration) => unknown) =>
-  t.field({ type: 'JSON', nullable: true, description, resolve: (i: RestIntegration) => orNull(read(i)) });
+const json = <P extends RestIntegration>(t: PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, P>, description: string, read: (i: P) => unknown) =>
+  t.field({ type: 'JSON', nullable: true, description, resolve: (i) => orNull(read(i)) });
 
 Integration.implement({
   description: 'An integration published on the platform, owned by an organization.',

@@ -6,7 +6,13 @@ import { edge, resourceNode } from '../lib/resource.js';
 type RestInvite = RestInviteLink & { urls?: { location: string; app: string }; organizationId: string };
 
 /** Link invites of an organization (`/orgs/{organizationId}/link-invites/{inviteId}`). */
-export const Invite = resourceNode<RestInvite>('Invite');
+declare module '../lib/resource.js' {
+  interface ResourceShapes {
+    Invite: RestInvite;
+  }
+}
+
+export const Invite = resourceNode('Invite');
 
 const InviteUrls = urlsType('InviteUrls', 'a link invite (`app`: the page that joins)', ['location'], ['app']);
 
@@ -17,6 +23,6 @@ Invite.implement({
     role: t.field({ type: Role, nullable: true, description: 'Role given to who joins; null for guests.', resolve: (i) => i.role as never }),
     redundant: t.exposeBoolean('redundant', { description: 'True when the caller already has what the invite gives.' }),
     urls: t.field({ type: InviteUrls, nullable: true, resolve: (i) => orNull(i.urls) }),
-    organization: edge(t, 'Organization', (i: RestInvite) => [i.organizationId]),
+    organization: edge(t, 'Organization', (i) => [i.organizationId]),
   }),
 });

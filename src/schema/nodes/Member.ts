@@ -10,7 +10,13 @@ import { User } from './User.js';
 type RestMemberOf = RestMember & { organizationId: string };
 
 /** Members of an organization, keyed by user id (`/orgs/{organizationId}/members/{userId}`). */
-export const Member = resourceNode<RestMemberOf>('Member');
+declare module '../lib/resource.js' {
+  interface ResourceShapes {
+    Member: RestMemberOf;
+  }
+}
+
+export const Member = resourceNode('Member');
 
 type SpaceItem = { permission: RestMember['role']; space: RestSpace };
 type TeamItem = { team: RestTeam; member: { role: string } };
@@ -33,7 +39,7 @@ Member.implement({
     sso: t.exposeBoolean('sso', { description: 'Whether the member signs in with SSO.' }),
     spacesCount: t.int({ description: 'Count of spaces the member has a role on (REST `spaces`).', resolve: (m) => m.spaces }),
     teamsCount: t.int({ description: 'Count of teams of the member (REST `teams`).', resolve: (m) => m.teams }),
-    organization: edge(t, 'Organization', (m: RestMemberOf) => [m.organizationId]),
+    organization: edge(t, 'Organization', (m) => [m.organizationId]),
     spaces: t.field({
       type: MemberSpaceConnection,
       nullable: true,

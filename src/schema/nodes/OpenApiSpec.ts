@@ -7,7 +7,13 @@ import { edge, resourceNode } from '../lib/resource.js';
 type RestSpec = RestOpenApiSpec & { organizationId: string };
 
 /** OpenAPI specs of an organization, keyed by slug (`/orgs/{organizationId}/openapi/{specSlug}`). */
-export const OpenApiSpec = resourceNode<RestSpec>('OpenApiSpec');
+declare module '../lib/resource.js' {
+  interface ResourceShapes {
+    OpenApiSpec: RestSpec;
+  }
+}
+
+export const OpenApiSpec = resourceNode('OpenApiSpec');
 
 const OpenApiSpecPermissions = permissionsType('OpenApiSpecPermissions', 'with the spec', ['view', 'edit']);
 
@@ -42,6 +48,6 @@ OpenApiSpec.implement({
     lastProcessedErrorCount: t.int({ nullable: true, resolve: (s) => orNull(s.lastProcessedErrorCount) }),
     permissions: t.field({ type: OpenApiSpecPermissions, resolve: (s) => s.permissions }),
     urls: t.field({ type: OpenApiSpecUrls, resolve: (s) => s.urls as never }),
-    organization: edge(t, 'Organization', (s: RestSpec) => [s.organizationId]),
+    organization: edge(t, 'Organization', (s) => [s.organizationId]),
   }),
 });

@@ -3,7 +3,13 @@ import { Role } from '../lib/enums.js';
 import { permissionsType, urlsType } from '../lib/fields.js';
 import { resourceNode } from '../lib/resource.js';
 
-export const Organization = resourceNode<RestOrganization>('Organization');
+declare module '../lib/resource.js' {
+  interface ResourceShapes {
+    Organization: RestOrganization;
+  }
+}
+
+export const Organization = resourceNode('Organization');
 
 export const OrganizationPermissions = permissionsType('OrganizationPermissions', 'in the organization', ['admin', 'createContent']);
 

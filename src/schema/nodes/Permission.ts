@@ -11,7 +11,8 @@ import { forwardArgs, itemEdgeConnection, resolveList } from '../lib/connection.
 import { Role } from '../lib/enums.js';
 import { checkInput, restBody } from '../lib/mutation.js';
 import { restPath } from '../lib/node.js';
-import { resourceInfo, writeResource } from '../lib/resource.js';
+import type { Fields } from '../../api/validate.js';
+import { resourceInfo, writeResource, type BuilderTypes } from '../lib/resource.js';
 import { User } from './User.js';
 
 type UserPermissionItem = { permission: string; user: RestUser };
@@ -28,6 +29,12 @@ const userPermissionList = (path: string, query?: { role?: string }) => ({
   node: (item: UserPermissionItem) => item.user,
 });
 
+/** What a permission write's payload reads: the target's REST id, and the user's for user writes. */
+interface PermissionPayload {
+  target: string;
+  userId?: string;
+}
+
 for (const name of ['Space', 'Collection'] as const) {
   const info = resourceInfo(name);
   const [param] = info.params;
@@ -35,13 +42,13 @@ for (const name of ['Space', 'Collection'] as const) {
   const template = `${info.spec.path}/permissions`;
   const permissions = (id: string) => `${info.path([id])}/permissions`;
 
-  builder.objectFields(info.ref, (t: any) => ({
+  builder.objectFields(info.ref, (t) => ({
     userPermissions: t.field({
       type: UserPermissionConnection,
       nullable: true,
       description: `Users with an explicit role on the ${field} (\`GET ${template}/users\`).`,
       args: forwardArgs,
-      resolve: (target: { id: string }, args: any, ctx: any) => resolveList(ctx, args, userPermissionList(`${permissions(target.id)}/users`)),
+      resolve: (target, args, ctx) => resolveList(ctx, args, userPermissionList(`${permissions(target.id)}/users`)),
     }),
     aggregatePermissions: t.field({
       type: UserPermissionConnection,
@@ -50,30 +57,40 @@ for (const name of ['Space', 'Collection'] as const) {
         `Every member with access to the ${field} (explicit, team, inherited or organization role), ` +
         `with their strongest role (\`GET ${template}/aggregate\`).`,
       args: { ...forwardArgs, role: t.arg({ type: Role, description: 'Only users with this role.' }) },
-      resolve: (target: { id: string }, { role, ...args }: any, ctx: any) =>
+      resolve: (target, { role, ...args }, ctx) =>
         resolveList(ctx, args, userPermissionList(`${permissions(target.id)}/aggregate`, { role: role ?? undefined })),
     }),
   }));
 
   /** A permission write: everything cached under the target (its flags and lists) is forgotten. */
-  const mutation = (mutationName: string, description: string, userKey: boolean, inputFields: (t: any) => object, method: 'POST' | 'PATCH' | 'DELETE', rules?: any) =>
+  const mutation = (
+    mutationName: string,
+    description: string,
+    userKey: boolean,
+    inputFields: (t: PothosSchemaTypes.InputFieldBuilder<BuilderTypes, 'InputObject'>) => object,
+    method: 'POST' | 'PATCH' | 'DELETE',
+    rules?: Fields,
+  ) =>
     builder.relayMutationField(
       mutationName,
       { inputFields: (t) => ({ [param]: t.string({ required: true }), ...(userKey ? { userId: t.string({ required: true }) } : {}), ...inputFields(t) }) as never },
       {
         description,
-        resolve: async (_root, { input }: { input: any }, ctx) => {
-          const body = restBody(input, [param, 'userId']);
+        resolve: async (_root, { input }, ctx): Promise<PermissionPayload> => {
+          // The input's fields are the target's key, `userId` (user writes) and the REST body.
+          const values = input as Record<string, unknown> & { userId?: string };
+          const target = values[param] as string;
+          const body = restBody(values, [param, 'userId']);
           if (rules) checkInput(rules, body);
-          const suffix = userKey ? restPath`/users/${input.userId}` : '';
-          await writeResource(ctx, name, method, permissions(input[param]) + suffix, input, method === 'DELETE' ? undefined : body);
-          return { target: input[param], userId: input.userId };
+          const suffix = userKey ? restPath`/users/${values.userId!}` : '';
+          await writeResource(ctx, name, method, permissions(target) + suffix, values, method === 'DELETE' ? undefined : body);
+          return { target, userId: values.userId };
         },
       },
       {
-        outputFields: (t: any) => ({
-          [field]: t.field({ type: info.ref, nullable: true, resolve: (p: any) => p.target }),
-          ...(userKey ? { user: t.field({ type: User, nullable: true, resolve: (p: any) => p.userId }) } : {}),
+        outputFields: (t: PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, PermissionPayload>) => ({
+          [field]: t.field({ type: info.ref, nullable: true, resolve: (p) => p.target }),
+          ...(userKey ? { user: t.field({ type: User, nullable: true, resolve: (p) => p.userId }) } : {}),
         }),
       } as never,
     );

@@ -10,7 +10,13 @@ import { Team } from './Team.js';
 type OfOrganization<T> = T & { organizationId: string };
 
 /** SAML providers of an organization (`/orgs/{organizationId}/saml/{samlProviderId}`). */
-export const SamlProvider = resourceNode<OfOrganization<RestSamlProvider>>('SamlProvider');
+declare module '../lib/resource.js' {
+  interface ResourceShapes {
+    SamlProvider: OfOrganization<RestSamlProvider>;
+  }
+}
+
+export const SamlProvider = resourceNode('SamlProvider');
 
 const SamlProviderService = builder.objectRef<RestSamlProvider['service']>('SamlProviderService').implement({
   description: 'Where the identity provider talks to this service.',
@@ -42,7 +48,7 @@ SamlProvider.implement({
     status: t.field({ type: SamlProviderStatus, resolve: (p) => p.status as never }),
     service: t.field({ type: SamlProviderService, resolve: (p) => p.service }),
     urls: t.field({ type: SamlProviderUrls, resolve: (p) => p.urls }),
-    organization: edge(t, 'Organization', (p: OfOrganization<RestSamlProvider>) => [p.organizationId]),
+    organization: edge(t, 'Organization', (p) => [p.organizationId]),
   }),
 });
 
@@ -53,7 +59,7 @@ const SsoLogin = builder.objectRef<OfOrganization<RestSsoLogin>>('SsoLogin').imp
     restId: t.exposeString('id', { description: 'The REST id of the SAML provider.' }),
     label: t.exposeString('label'),
     startURL: t.exposeString('startURL', { description: 'Where the identity provider login starts.' }),
-    samlProvider: edge(t, 'SamlProvider', (l: OfOrganization<RestSsoLogin>) => [l.organizationId, l.id], {
+    samlProvider: edge(t, 'SamlProvider', (l) => [l.organizationId, l.id], {
       description: 'The SAML provider (readable by organization admins).',
     }),
   }),

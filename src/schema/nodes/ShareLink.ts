@@ -3,7 +3,13 @@ import { orNull, urlsType } from '../lib/fields.js';
 import { edge, resourceNode } from '../lib/resource.js';
 import type { SiteKeys } from './Site.js';
 
-export const ShareLink = resourceNode<RestShareLink & SiteKeys>('ShareLink');
+declare module '../lib/resource.js' {
+  interface ResourceShapes {
+    ShareLink: RestShareLink & SiteKeys;
+  }
+}
+
+export const ShareLink = resourceNode('ShareLink');
 
 const ShareLinkUrls = urlsType('ShareLinkUrls', 'a share link (`published` holds its secret key)', [], ['published']);
 
@@ -15,6 +21,6 @@ ShareLink.implement({
     active: t.boolean({ nullable: true, resolve: (l) => orNull(l.active) }),
     createdAt: t.field({ type: 'DateTime', resolve: (l) => l.createdAt }),
     urls: t.field({ type: ShareLinkUrls, resolve: (l) => l.urls }),
-    site: edge(t, 'Site', (l: SiteKeys) => [l.organizationId, l.siteId]),
+    site: edge(t, 'Site', (l) => [l.organizationId, l.siteId]),
   }),
 });

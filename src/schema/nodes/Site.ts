@@ -19,7 +19,13 @@ export interface SiteKeys {
  */
 type SiteShape = RestSite & SiteKeys;
 
-export const Site = resourceNode<SiteShape>('Site');
+declare module '../lib/resource.js' {
+  interface ResourceShapes {
+    Site: SiteShape;
+  }
+}
+
+export const Site = resourceNode('Site');
 markOnRef('Site', ['sections', 'redirectLookup']);
 
 const SITE_FLAGS = ['view', 'access', 'edit', 'create', 'admin', 'installIntegration', 'viewAdaptiveSchema', 'editAdaptiveSchema'];
@@ -64,7 +70,7 @@ Site.implement({
     features: t.field({ type: 'JSON', nullable: true, resolve: (j) => j.features ?? [] }),
     permissions: t.field({ type: SitePermissions, nullable: true, resolve: (j) => j.permissions }),
     urls: t.field({ type: SiteUrls, nullable: true, resolve: (j) => j.urls as never }),
-    organization: edge(t, 'Organization', (s: SiteShape) => [s.organizationId]),
+    organization: edge(t, 'Organization', (s) => [s.organizationId]),
     publishingAuth: t.field({
       type: SitePublishingAuth,
       nullable: true,

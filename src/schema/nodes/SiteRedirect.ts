@@ -4,11 +4,17 @@ import { SiteRedirectDestinationKind } from '../lib/enums.js';
 import { orNull } from '../lib/fields.js';
 import { fillPath, resourceInfo, resourceNode, shareQuery, edge } from '../lib/resource.js';
 import { Site, type SiteKeys } from './Site.js';
-import { SiteSection, type SiteSectionShape } from './SiteSection.js';
+import { SiteSection } from './SiteSection.js';
 
 type RedirectShape = RestSiteRedirect & SiteKeys;
 
-export const SiteRedirect = resourceNode<RedirectShape>('SiteRedirect');
+declare module '../lib/resource.js' {
+  interface ResourceShapes {
+    SiteRedirect: RedirectShape;
+  }
+}
+
+export const SiteRedirect = resourceNode('SiteRedirect');
 
 /** A destination with the keys of its site, so its section edge can load. */
 type Destination = RestSiteRedirect['destination'] & SiteKeys;
@@ -23,7 +29,7 @@ const SiteRedirectDestination = builder.objectRef<Destination>('SiteRedirectDest
       nullable: true,
       // Walked with the share key the redirect was read with.
       resolve: (d, _args, ctx) =>
-        d.kind === 'site-section' ? (resourceInfo('SiteSection').find(ctx, [d.organizationId, d.siteId, d.siteSectionId], d) as Promise<SiteSectionShape>) : null,
+        d.kind === 'site-section' ? resourceInfo('SiteSection').find(ctx, [d.organizationId, d.siteId, d.siteSectionId], d) : null,
     }),
   }),
 });
@@ -39,7 +45,7 @@ SiteRedirect.implement({
     }),
     createdAt: t.field({ type: 'DateTime', resolve: (r) => r.createdAt }),
     updatedAt: t.field({ type: 'DateTime', nullable: true, resolve: (r) => orNull(r.updatedAt) }),
-    site: edge(t, 'Site', (r: SiteKeys) => [r.organizationId, r.siteId]),
+    site: edge(t, 'Site', (r) => [r.organizationId, r.siteId]),
   }),
 });
 
@@ -69,7 +75,7 @@ builder.objectFields(Site, (t) => ({
         source,
         ...shareQuery(k),
       });
-      return { redirect: resourceInfo('SiteRedirect').attach(res.redirect, k) as RedirectShape, target: res.target };
+      return { redirect: resourceInfo('SiteRedirect').attach(res.redirect, k), target: res.target };
     },
   }),
 }));

@@ -3,11 +3,17 @@ import { builder } from '../builder.js';
 import { orNull, urlsType } from '../lib/fields.js';
 import { edge, resourceNode, within } from '../lib/resource.js';
 import type { SiteKeys } from './Site.js';
-import { SiteSpace, type SiteSpaceShape } from './SiteSpace.js';
+import { SiteSpace } from './SiteSpace.js';
 
 export type SiteSectionShape = RestSiteSection & SiteKeys & { siteSectionId: string };
 
-export const SiteSection = resourceNode<SiteSectionShape>('SiteSection');
+declare module '../lib/resource.js' {
+  interface ResourceShapes {
+    SiteSection: SiteSectionShape;
+  }
+}
+
+export const SiteSection = resourceNode('SiteSection');
 
 const SiteSectionUrls = urlsType('SiteSectionUrls', 'a site section', [], ['published']);
 
@@ -25,10 +31,10 @@ SiteSection.implement({
     siteSpaces: t.field({
       type: [SiteSpace],
       description: 'The site spaces of the section, embedded by REST (no call); each embeds its space.',
-      resolve: (s) => within('SiteSpace', s) as SiteSpaceShape[],
+      resolve: (s) => within('SiteSpace', s),
     }),
-    site: edge(t, 'Site', (s: SiteKeys) => [s.organizationId, s.siteId]),
-    sectionGroup: edge(t, 'SiteSectionGroup', (s: SiteSectionShape) => [s.organizationId, s.siteId, s.sectionGroup], {
+    site: edge(t, 'Site', (s) => [s.organizationId, s.siteId]),
+    sectionGroup: edge(t, 'SiteSectionGroup', (s) => [s.organizationId, s.siteId, s.sectionGroup], {
       description: 'The group holding the section (REST `sectionGroup`), if any.',
     }),
   }),

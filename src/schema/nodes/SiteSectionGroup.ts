@@ -2,11 +2,17 @@ import type { SiteSectionGroup as RestSiteSectionGroup } from '@gitbook/api';
 import { orNull } from '../lib/fields.js';
 import { edge, payloadFields, resourceInfo, resourceNode } from '../lib/resource.js';
 import type { SiteKeys } from './Site.js';
-import { SiteSection, type SiteSectionShape } from './SiteSection.js';
+import { SiteSection } from './SiteSection.js';
 
 type GroupShape = RestSiteSectionGroup & SiteKeys;
 
-export const SiteSectionGroup = resourceNode<GroupShape>('SiteSectionGroup');
+declare module '../lib/resource.js' {
+  interface ResourceShapes {
+    SiteSectionGroup: GroupShape;
+  }
+}
+
+export const SiteSectionGroup = resourceNode('SiteSectionGroup');
 
 SiteSectionGroup.implement({
   description: 'A named group of sections of a site; a section is in at most one group.',
@@ -17,16 +23,14 @@ SiteSectionGroup.implement({
     sections: t.field({
       type: [SiteSection],
       description: 'The sections of the group, in site order (embedded by REST: no call).',
-      resolve: (g) => g.sections.map((s) => resourceInfo('SiteSection').attach(s, g) as SiteSectionShape),
+      resolve: (g) => g.sections.map((s) => resourceInfo('SiteSection').attach(s, g)),
     }),
-    site: edge(t, 'Site', (g: SiteKeys) => [g.organizationId, g.siteId]),
+    site: edge(t, 'Site', (g) => [g.organizationId, g.siteId]),
   }),
 });
 
-type Keys = SiteKeys & { siteSectionId: string };
-
 payloadFields('removeSiteSectionFromGroup', (t) => ({
-  siteSection: edge(t, 'SiteSection', ({ values: k }: { values: Keys }) => [k.organizationId, k.siteId, k.siteSectionId], {
+  siteSection: edge(t, 'SiteSection', ({ values: k }) => [k.organizationId, k.siteId, k.siteSectionId], {
     description: 'The section after the change (read through the site’s section list).',
   }),
 }));
@@ -36,9 +40,9 @@ payloadFields('addSiteSectionToGroup', (t) => ({
     type: SiteSection,
     nullable: true,
     description: 'The section, as the group now embeds it.',
-    resolve: (p: { values: { sectionId: string }; node: GroupShape }) => {
-      const section = p.node.sections.find((s) => s.id === p.values.sectionId);
-      return section && resourceInfo('SiteSection').attach(section, p.node);
+    resolve: (p) => {
+      const section = p.node?.sections.find((s) => s.id === p.values.sectionId);
+      return section && p.node && resourceInfo('SiteSection').attach(section, p.node);
     },
   }),
 }));

@@ -9,7 +9,13 @@ import { Space } from './Space.js';
  * `section` is added in SiteSection.ts). */
 export type SiteSpaceShape = RestSiteSpace & SiteKeys & { siteSectionId: string; siteSection: SiteSectionShape };
 
-export const SiteSpace = resourceNode<SiteSpaceShape>('SiteSpace');
+declare module '../lib/resource.js' {
+  interface ResourceShapes {
+    SiteSpace: SiteSpaceShape;
+  }
+}
+
+export const SiteSpace = resourceNode('SiteSpace');
 
 const SiteSpaceUrls = urlsType('SiteSpaceUrls', 'a site space', [], ['published']);
 

@@ -7,7 +7,13 @@ import { restPath } from '../lib/node.js';
 import { edge, resourceNode } from '../lib/resource.js';
 
 /** A space (`/spaces/{spaceId}`); its list, writes and staleness are in src/schema/resources.ts. */
-export const Space = resourceNode<RestSpace>('Space');
+declare module '../lib/resource.js' {
+  interface ResourceShapes {
+    Space: RestSpace;
+  }
+}
+
+export const Space = resourceNode('Space');
 
 const SpacePermissions = permissionsType('SpacePermissions', 'with the space', ['access', 'admin', 'edit', 'comment', 'merge', 'review']);
 
@@ -39,8 +45,8 @@ Space.implement({
     changeRequestsOpenCount: t.int({ resolve: (s) => s.changeRequestsOpen }),
     changeRequestsDraftCount: t.int({ resolve: (s) => s.changeRequestsDraft }),
     permissions: t.field({ type: SpacePermissions, resolve: (s) => s.permissions }),
-    organization: edge(t, 'Organization', (s: RestSpace) => [s.organization]),
-    parent: edge(t, 'Collection', (s: RestSpace) => [s.parent], { description: 'The collection holding the space.' }),
+    organization: edge(t, 'Organization', (s) => [s.organization]),
+    parent: edge(t, 'Collection', (s) => [s.parent], { description: 'The collection holding the space.' }),
   }),
 });
 

@@ -3,7 +3,13 @@ import { permissionsType } from '../lib/fields.js';
 import { edge, resourceNode } from '../lib/resource.js';
 
 /** Teams of an organization (`/orgs/{organizationId}/teams/{teamId}`). */
-export const Team = resourceNode<RestTeam>('Team');
+declare module '../lib/resource.js' {
+  interface ResourceShapes {
+    Team: RestTeam & { organizationId: string };
+  }
+}
+
+export const Team = resourceNode('Team');
 
 const TeamPermissions = permissionsType('TeamPermissions', 'with the team', {
   admin: 'Whether the caller may manage the team.',
@@ -19,6 +25,6 @@ Team.implement({
     spacesCount: t.int({ description: 'Count of spaces the team can access (REST `spaces`).', resolve: (team) => team.spaces }),
     createdAt: t.field({ type: 'DateTime', resolve: (team) => team.createdAt }),
     permissions: t.field({ type: TeamPermissions, resolve: (team) => team.permissions }),
-    organization: edge(t, 'Organization', (team: RestTeam & { organizationId: string }) => [team.organizationId]),
+    organization: edge(t, 'Organization', (team) => [team.organizationId]),
   }),
 });

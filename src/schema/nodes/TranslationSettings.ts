@@ -15,7 +15,13 @@ export interface RestTranslationSettings {
 }
 
 /** Translation settings of an organization (`/orgs/{organizationId}/translations/{translationSettingsId}`). */
-export const TranslationSettings = resourceNode<RestTranslationSettings & { organizationId: string }>('TranslationSettings');
+declare module '../lib/resource.js' {
+  interface ResourceShapes {
+    TranslationSettings: RestTranslationSettings & { organizationId: string };
+  }
+}
+
+export const TranslationSettings = resourceNode('TranslationSettings');
 
 const TranslationSettingsPermissions = permissionsType('TranslationSettingsPermissions', 'with the translation settings', ['edit']);
 
@@ -31,6 +37,6 @@ TranslationSettings.implement({
     updatedAt: t.field({ type: 'DateTime', resolve: (s) => s.updatedAt }),
     permissions: t.field({ type: TranslationSettingsPermissions, resolve: (s) => s.permissions }),
     urls: t.field({ type: TranslationSettingsUrls, resolve: (s) => s.urls }),
-    organization: edge(t, 'Organization', (s: { organizationId: string }) => [s.organizationId]),
+    organization: edge(t, 'Organization', (s) => [s.organizationId]),
   }),
 });

@@ -4,7 +4,13 @@ import { urlsType } from '../lib/fields.js';
 import { resourceNode } from '../lib/resource.js';
 
 /** Users of the platform (`/users/{userId}`). */
-export const User = resourceNode<RestUser>('User');
+declare module '../lib/resource.js' {
+  interface ResourceShapes {
+    User: RestUser;
+  }
+}
+
+export const User = resourceNode('User');
 
 const UserUrls = urlsType('UserUrls', 'a user', ['location']);
 

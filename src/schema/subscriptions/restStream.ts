@@ -12,7 +12,8 @@ import { Repeater } from 'graphql-yoga';
 import type { GatewayContext } from '../context.js';
 import { errorCode, restError, RestError, type Query } from '../../rest/index.js';
 
-/** Maps an event's parsed JSON to a payload; undefined skips the event. */
+/** Maps an event's parsed JSON to a payload; undefined skips the event. `any`: each reader names
+ * the event shape it expects (`{type, answer}`), unchecked, as a JSON.parse result is. */
 export type EventReader<T> = (json: any) => T | undefined;
 
 /** The REST stream to open; it may throw (BAD_USER_INPUT) after checking the arguments. */

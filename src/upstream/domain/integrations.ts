@@ -8,7 +8,8 @@ import { newId } from '../ids.js';
 import type { ListSpec } from '../pagination.js';
 import { findOrg, orgMembership } from '../access.js';
 import type { INTEGRATION_CATEGORIES, INTEGRATION_TARGETS } from '../../api/rules.js';
-import type { INTEGRATION_SCOPES } from '../../api/bodies/integrations.js';
+import type { INTEGRATION_SCOPES, integrationBodies } from '../../api/bodies/integrations.js';
+import type { BodyOf } from '../../api/validate.js';
 import { toOrganization } from './orgs.js';
 
 export interface IntegrationRow {
@@ -219,7 +220,7 @@ export function blockDomains(blocks: Array<{ urlUnfurl?: string[] }>): string[] 
 }
 
 /** A validated publish body (src/api/bodies/integrations.ts). */
-export type PublishBody = Record<string, any>;
+export type PublishBody = BodyOf<(typeof integrationBodies)['integration.publish']>;
 
 export function publish(db: Db, clock: Clock, name: string, organizationId: string, body: PublishBody, existing?: IntegrationRow) {
   const now = clock.now().toISOString();

@@ -45,7 +45,7 @@ export function addToGroup(db: Db, group: GroupRow, sectionIds: string[], field:
 }
 
 /** A group at the end of the site's order, with `sections` of the site (400 naming `sections[i]` for others). */
-export function insertGroup(db: Db, siteId: string, input: { title: string; icon?: string; sections?: string[] }, now: string): GroupRow {
+export function insertGroup(db: Db, siteId: string, input: { title: string; icon?: string | null; sections?: string[] }, now: string): GroupRow {
   const id = newId();
   return db.transaction(() => {
     db.prepare('INSERT INTO site_section_groups (id, site_id, title, icon, position, created_at) VALUES (?, ?, ?, ?, ?, ?)').run(

@@ -37,5 +37,5 @@ function versionOf(doc: Record<string, unknown>): string | undefined {
   return undefined;
 }
 
-const isObject = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const firstLine = (s: string) => s.split('\n')[0];
