@@ -178,11 +178,13 @@ function callerView(transport: Transport, reads: SharedReads, authorization: str
     if (++calls > maxCalls) throw callLimitError(maxCalls);
   };
 
+  // `any`: the caller names the answer's type (`get<T>`), which JSON from the wire cannot check.
   const read = async (path: string, query?: Query): Promise<any> => {
     const req = prepare(target, credential, 'GET', path, query, undefined);
     count();
     return reads.read(who.key, req, since, (deadline) => transport.call(req, who, deadline), leaving);
   };
+  // `any`: as for `read`, the caller names the answer's type.
   const write = (method: HttpMethod) => async (path: string, body?: unknown, query?: Query): Promise<any> => {
     const req = prepare(target, credential, method, path, query, body);
     count();
