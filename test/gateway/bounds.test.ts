@@ -162,6 +162,18 @@ describe('response bytes', () => {
     expect((await send(new EventEmitter())).body.errors).toBeUndefined();
   });
 
+  it('is checked before the response cache keeps a result: an oversized one is never stored (with Redis, stringified)', async () => {
+    await using s = await startStack({ limits: { maxResponseBytes: 1000 }, responseCacheTtlMs: 60_000 });
+    const big = `{ ${Array.from({ length: 20 }, (_, i) => `a${i}: viewer { displayName email photoURL id }`).join(' ')} }`;
+    expect((await s.gql(big)).errors?.[0].extensions).toMatchObject({ limit: 'maxResponseBytes' });
+    s.resetCalls();
+    const again = await s.gql(big);
+    expect(again.errors?.[0].extensions).toMatchObject({ limit: 'maxResponseBytes' });
+    // Not a cache hit: the refused result was not kept (a 95 MB one would have been serialized for Redis).
+    expect(again.extensions?.responseCache?.hit).not.toBe(true);
+    expect(s.calls.length).toBeGreaterThan(0);
+  });
+
   it('is a setting, and bounds @defer parts too', async () => {
     await using s = await startStack({ limits: { maxResponseBytes: 1000 } });
     const small = await s.gql('{ viewer { id } }');

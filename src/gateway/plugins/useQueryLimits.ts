@@ -36,6 +36,13 @@ export function useQueryLimits(limits: GatewayLimits & InFlightLimit): Plugin[] 
     useDirectiveArguments(),
     useIntrospectionAccess({ anonymous: limits.anonymousIntrospection ?? false }),
     useCostLimit(limits),
-    useMaxResponseBytes(limits.maxResponseBytes, limits.responseBytesInFlight),
   ];
 }
+
+/**
+ * The bound on response bytes (useMaxResponseBytes.ts), apart from the others: it must come before
+ * the response cache in the plugin list, so an oversized result is replaced by its refusal before
+ * the cache sees it (the cache would keep it, and serialize it for Redis: 95 MB on the heap).
+ */
+export const useResponseBytesLimit = (limits: GatewayLimits & InFlightLimit): Plugin =>
+  useMaxResponseBytes(limits.maxResponseBytes, limits.responseBytesInFlight);
