@@ -20,6 +20,7 @@ const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const latencyMs = Number(process.env.BENCH_LATENCY_MS ?? 20);
 const upstream = await startUpstream({ spaces: 6, changeRequests: 4, comments: 0, replies: 0, callers: 1, plainSpaces: 200 }, latencyMs);
 const gateway = await startGateway(['--upstream-url', what === 'timeline' || what === 'burst' ? upstream.slowUrl : upstream.url, ...(process.env.GATEWAY_ARGS ?? '').split(' ').filter(Boolean)]);
+const afterStart = gateway.memory().rss;
 const { token, spaceIds, allSpaceIds, organizationId } = upstream.seeded;
 if (process.env.RENICE) (await import('node:child_process')).execSync(`renice -n ${process.env.RENICE} -p ${gateway.pid}`);
 try {
@@ -107,7 +108,7 @@ try {
     const run = await load(origin, connections, seconds, once);
     const after = await upstreamCalls(origin);
     const perRequest = (after - calls) / run.done;
-    console.log(`${what}: ${run.rate.toFixed(1)} req/s, ${run.errors} errors, ${perRequest.toFixed(3)} REST calls/request, gateway CPU ${((gateway.cpuMs() - cpu) / run.done).toFixed(3)} ms/request, RSS ${(gateway.memory().rss / 1024).toFixed(1)} MiB, peak ${(gateway.memory().hwm / 1024).toFixed(1)} MiB`);
+    console.log(`${what}: ${run.rate.toFixed(1)} req/s, ${run.errors} errors, ${perRequest.toFixed(3)} REST calls/request, gateway CPU ${((gateway.cpuMs() - cpu) / run.done).toFixed(3)} ms/request, RSS ${(afterStart / 1024).toFixed(1)} MiB after start, ${(gateway.memory().rss / 1024).toFixed(1)} MiB now, peak ${(gateway.memory().hwm / 1024).toFixed(1)} MiB`);
   }
 } finally {
   await gateway.stop();
