@@ -19,7 +19,7 @@ const seconds = Number(process.argv[3] ?? 8);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const latencyMs = Number(process.env.BENCH_LATENCY_MS ?? 20);
 const upstream = await startUpstream({ spaces: 6, changeRequests: 4, comments: 0, replies: 0, callers: 1, plainSpaces: 200 }, latencyMs);
-const gateway = await startGateway(['--upstream-url', what === 'timeline' || what === 'burst' ? upstream.slowUrl : upstream.url, ...(process.env.GATEWAY_ARGS ?? '').split(' ').filter(Boolean)]);
+const gateway = await startGateway(['--upstream-url', what === 'timeline' || what === 'burst' || what === 'cold' ? upstream.slowUrl : upstream.url, ...(process.env.GATEWAY_ARGS ?? '').split(' ').filter(Boolean)]);
 const afterStart = gateway.memory().rss;
 const { token, spaceIds, allSpaceIds, organizationId } = upstream.seeded;
 if (process.env.RENICE) (await import('node:child_process')).execSync(`renice -n ${process.env.RENICE} -p ${gateway.pid}`);
@@ -38,6 +38,23 @@ try {
     console.log(`floors: p50 in the bench's process ${median(own).toFixed(1)} ms, in a process of its own ${median(separate).toFixed(1)} ms`);
     await rest.close();
     await child.stop();
+  } else if (what === 'cold') {
+    // As the bench's cold cell: 1 s of the varied one-resource load, then COLD nested queries one at a
+    // time, each beside the REST floor; each query's gap to the floor, in order.
+    const origin = new URL(gateway.url).origin;
+    await load(origin, 10, 1, graphqlRequest('/graphql', token, ONE_RESOURCE, () => ({ space: allSpaceIds[Math.floor(Math.random() * allSpaceIds.length)] })));
+    const gql = gqlClient(gateway.url);
+    const rest = restClient(upstream.slowUrl);
+    await restFloor(rest, token, organizationId);
+    const gaps: number[] = [];
+    for (let i = 0; i < Number(process.env.RUNS ?? 20); i++) {
+      const [ms] = await timed(() => gql.send(token, NESTED, { org: organizationId }));
+      const [floor] = await timed(() => restFloor(rest, token, organizationId));
+      gaps.push(ms - floor);
+    }
+    console.log(`cold: p50 +${median(gaps).toFixed(1)} ms over the floor; in order: ${gaps.map((g) => g.toFixed(1)).join(' ')}`);
+    await gql.close();
+    await rest.close();
   } else if (what === 'burst') {
     // 20 identical nested queries at once from one token, several times: the REST calls each
     // burst makes, with their start times (ms after the burst began) as the upstream saw them.
