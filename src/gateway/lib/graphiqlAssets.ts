@@ -13,7 +13,6 @@ import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import type { Plugin } from 'graphql-yoga';
 import { negotiateEncoding } from './contentEncoding.js';
-import { requestPath } from './requestPath.js';
 
 export const GRAPHIQL_ASSETS_PATH = '/graphql/graphiql/';
 
@@ -105,16 +104,14 @@ async function asset(name: string, ext: string, type: string, identity: Buffer):
 /** Serves the assets (GET and HEAD), compressed as the client accepts, 304 when its copy is current. */
 export function useGraphiQLAssets(): Plugin {
   return {
-    // The path from the URL string: reading `url.pathname` would make Yoga parse a URL for every request.
-    onRequest({ request, endResponse, fetchAPI }) {
-      const pathname = requestPath(request.url);
-      if (!pathname.startsWith(GRAPHIQL_ASSETS_PATH)) return;
+    onRequest({ request, url, endResponse, fetchAPI }) {
+      if (!url.pathname.startsWith(GRAPHIQL_ASSETS_PATH)) return;
       if (request.method !== 'GET' && request.method !== 'HEAD') {
         endResponse(new fetchAPI.Response(null, { status: 405, headers: { allow: 'GET, HEAD' } }));
         return;
       }
       return graphiqlAssets().then((assets) => {
-        const found = [assets.script, assets.style, assets.icon].find((a) => a.path === pathname);
+        const found = [assets.script, assets.style, assets.icon].find((a) => a.path === url.pathname);
         if (!found) return endResponse(new fetchAPI.Response(null, { status: 404 }));
         const encoding = negotiateEncoding(request.headers.get('accept-encoding'));
         const headers: Record<string, string> = {
