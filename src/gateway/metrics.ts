@@ -153,9 +153,6 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     labelNames: ['result'],
     registers: [registry],
   });
-  // Label sets bound once (prom-client hashes a label object on every observe): method, route
-  // template and status are few, so this stays small (retries are rare: unbound).
-  const attempts = new Map<string, Histogram.Internal<'method' | 'route' | 'status'>>();
   const setCircuit = (state: CircuitState) => CIRCUIT_STATES.forEach((s) => circuit.set({ state: s }, s === state ? 1 : 0));
   setCircuit('closed');
   cache.inc({ result: 'hit' }, 0);
@@ -166,11 +163,7 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     plugins: [serve, useOutcome(failed, subscriptions), prometheus],
     onRestCall(call) {
       const route = routeTemplate(call.path);
-      const status = call.status === null ? 'none' : String(call.status);
-      const key = `${call.method} ${route} ${status}`;
-      let attempt = attempts.get(key);
-      if (attempt === undefined) attempts.set(key, (attempt = upstream.labels({ method: call.method, route, status })));
-      attempt.observe(call.ms / 1000);
+      upstream.observe({ method: call.method, route, status: call.status === null ? 'none' : String(call.status) }, call.ms / 1000);
       if (call.attempt > 1) retries.inc({ method: call.method, route });
     },
     onCircuitChange: setCircuit,
