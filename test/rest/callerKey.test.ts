@@ -7,6 +7,20 @@ import { KnownCallers } from '../../src/rest/callerKey.js';
 import { ANONYMOUS, addressKey, callerKey, credentialOf } from '../../src/rest/index.js';
 import { fakeClock } from '../helpers/clock.js';
 
+describe('addressKey', () => {
+  it('gives an address the same key every time, before and after many other addresses, never the address itself', () => {
+    const first = addressKey('203.0.113.7');
+    expect(first).toMatch(/^addr:/);
+    expect(first).not.toContain('203.0.113.7');
+    // More distinct addresses than the keys kept in memory: the evicted address's key is worked out again, the same.
+    const others = Array.from({ length: 3000 }, (_, i) => addressKey(`10.${i >> 16}.${(i >> 8) & 255}.${i & 255}`));
+    expect(new Set(others).size).toBe(3000);
+    expect(addressKey('203.0.113.7')).toBe(first);
+    expect(addressKey(undefined)).toBe(addressKey(undefined));
+    expect(addressKey(undefined)).not.toBe(first);
+  });
+});
+
 describe('credentialOf', () => {
   it('one token is one caller however Bearer is spelled and spaced; the header forwarded is `Bearer <token>`', () => {
     const spellings = ['Bearer tok', 'bearer tok', 'BEARER tok', 'Bearer  tok', 'Bearer\ttok', '  Bearer tok  ', 'bEaReR \t tok'];
