@@ -14,7 +14,7 @@ import { useStreamShutdown } from './plugins/useStreamShutdown.js';
 import { mergeRequestHooks } from './lib/mergeRequestHooks.js';
 import { maskedErrors, useUnexpectedErrorLog, yogaLogging } from './lib/maskedErrors.js';
 import { parseCache } from './lib/parseCache.js';
-import { useQueryLimits, useResponseBytesLimit, type InFlightLimit } from './plugins/useQueryLimits.js';
+import { useQueryLimits, useRequestBounds, type InFlightLimit } from './plugins/useQueryLimits.js';
 import { useRequestLog } from './plugins/useRequestLog.js';
 import { useRequestErrorCodes } from './plugins/useRequestErrorCodes.js';
 import { useGraphQLSSE, type StreamLimits } from './plugins/useGraphQLSSE.js';
@@ -165,9 +165,9 @@ export function buildGateway(options: GatewayOptions): Gateway {
             }),
           ]
         : []),
+      // Variables depth, document and response bytes, before persisted operations and the cache (see useRequestBounds).
+      ...useRequestBounds(limits),
       ...usePersistedOperations({ ...options.persistedOperations, redis, log }),
-      // Response bytes, before the cache: its result hooks run first, so the cache never keeps an oversized result.
-      useResponseBytesLimit(limits),
       ...(options.responseCacheTtlMs
         ? useResponseCache({ ttlMs: options.responseCacheTtlMs, redis, log, onResponseCache: fanOut(options.onResponseCache, metrics?.onResponseCache) })
         : []),

@@ -67,6 +67,17 @@ describe('too-deep variables', () => {
     }
   });
 
+  it('are refused before the response cache keys them (its key would walk them: a stack overflow, UPSTREAM_ERROR)', async () => {
+    await using s = await startStack({ responseCacheTtlMs: 60_000 });
+    const res = await s.gateway.yoga.fetch('http://gateway.test/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${s.world.users.admin.token}` },
+      body: `{"query": "query E($x: JSON) { __typename }", "variables": {"x": ${'['.repeat(n)}1${']'.repeat(n)}}}`,
+    });
+    const body = (await res.json()) as { errors?: Array<{ extensions?: Record<string, unknown> }> };
+    expect(body.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', limit: 'maxVariablesDepth' });
+  });
+
   it('variables 100 deep pass, 101 do not', async () => {
     const nested = (depth: number) => `{"query": "query E { __typename }", "variables": {"x": ${'['.repeat(depth)}${']'.repeat(depth)}}}`;
     expect(await raw(nested(100))).toEqual({ data: { __typename: 'Query' } });

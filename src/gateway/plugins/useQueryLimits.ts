@@ -26,8 +26,6 @@ export interface InFlightLimit {
 
 export function useQueryLimits(limits: GatewayLimits & InFlightLimit): Plugin[] {
   return [
-    useMaxVariablesDepth(),
-    useMaxDocumentBytes(limits.maxDocumentBytes),
     useMaxTokens(limits.maxTokens),
     useMaxFields(limits.maxFields),
     useMaxOperationName(),
@@ -40,9 +38,14 @@ export function useQueryLimits(limits: GatewayLimits & InFlightLimit): Plugin[] 
 }
 
 /**
- * The bound on response bytes (useMaxResponseBytes.ts), apart from the others: it must come before
- * the response cache in the plugin list, so an oversized result is replaced by its refusal before
- * the cache sees it (the cache would keep it, and serialize it for Redis: 95 MB on the heap).
+ * The bounds that must come before the persisted operations and the response cache in the plugin
+ * list: the request's variables depth and document bytes (the cache's key walks the variables, a
+ * stack overflow on 200,000-deep ones), and response bytes (result hooks run in plugin order, so an
+ * oversized result is replaced by its refusal before the cache would keep it and serialize it for
+ * Redis: 95 MB on the heap).
  */
-export const useResponseBytesLimit = (limits: GatewayLimits & InFlightLimit): Plugin =>
-  useMaxResponseBytes(limits.maxResponseBytes, limits.responseBytesInFlight);
+export const useRequestBounds = (limits: GatewayLimits & InFlightLimit): Plugin[] => [
+  useMaxVariablesDepth(),
+  useMaxDocumentBytes(limits.maxDocumentBytes),
+  useMaxResponseBytes(limits.maxResponseBytes, limits.responseBytesInFlight),
+];
