@@ -126,7 +126,13 @@ const ATTACKS: Attack[] = [
           ),
         ),
       );
-      await rawSockets(ctx, 15, `GET /graphql HTTP/1.1\r\nHost: x\r\nAccept: text/html\r\nAccept-Encoding: identity\r\n\r\n`, false, outcome);
+      await rawSockets(
+        ctx,
+        15,
+        `GET /graphql HTTP/1.1\r\nHost: x\r\nAccept: text/html\r\nAccept-Encoding: identity\r\n\r\n`,
+        false,
+        outcome,
+      );
     },
   },
   {
@@ -141,7 +147,11 @@ const ATTACKS: Attack[] = [
         4,
         async (i) => {
           await post(ctx, outcome, { query: `query Q${i}${'x'.repeat(900 * KB)} { __typename }` });
-          if (i % 10 === 0) await fetch(`${ctx.origin}/metrics`).then((r) => r.text(), () => '');
+          if (i % 10 === 0)
+            await fetch(`${ctx.origin}/metrics`).then(
+              (r) => r.text(),
+              () => '',
+            );
         },
         70,
       );
@@ -151,11 +161,16 @@ const ATTACKS: Attack[] = [
     name: 'APQ: 117 registrations of distinct 900 KB documents, no token',
     async run(ctx, outcome) {
       const { createHash } = await import('node:crypto');
-      await loops(ctx, 4, (i) => {
-        const query = `{ __typename }${pad(900 * KB)}#${i}`;
-        const sha256Hash = createHash('sha256').update(query).digest('hex');
-        return post(ctx, outcome, { query, extensions: { persistedQuery: { version: 1, sha256Hash } } });
-      }, 117);
+      await loops(
+        ctx,
+        4,
+        (i) => {
+          const query = `{ __typename }${pad(900 * KB)}#${i}`;
+          const sha256Hash = createHash('sha256').update(query).digest('hex');
+          return post(ctx, outcome, { query, extensions: { persistedQuery: { version: 1, sha256Hash } } });
+        },
+        117,
+      );
     },
   },
   {
@@ -170,7 +185,9 @@ const ATTACKS: Attack[] = [
   {
     name: 'one token spelled 8 ways: 3 rounds of 8 queries of 30 aliases × nodes(ids:) of 100 ids',
     async run(ctx, outcome) {
-      const spellings = ['Bearer ', 'bearer ', 'BEARER ', 'Bearer  ', 'Bearer\t', ' Bearer ', 'bEaReR ', 'Bearer   '].map((s) => `${s}${ctx.attacker}`);
+      const spellings = ['Bearer ', 'bearer ', 'BEARER ', 'Bearer  ', 'Bearer\t', ' Bearer ', 'bEaReR ', 'Bearer   '].map(
+        (s) => `${s}${ctx.attacker}`,
+      );
       const ids = await Promise.all(ctx.spaceIds.slice(0, 6).map((spaceId) => spaceGlobalId(ctx, spaceId)));
       const list = JSON.stringify(Array.from({ length: 100 }, (_, i) => ids[i % ids.length]));
       const query = `query { ${Array.from({ length: 30 }, (_, i) => `a${i}: nodes(ids: ${list}) { id }`).join(' ')} }`;
@@ -180,14 +197,29 @@ const ATTACKS: Attack[] = [
   {
     name: 'response cache: 1,000 distinct cached queries, an admin write (updateMember) every 50',
     async run(ctx, outcome) {
-      await loops(ctx, 2, async (n) => {
-        if (n % 50 === 49) {
-          const q = `mutation($input: UpdateMemberInput!) { updateMember(input: $input) { member { role } } }`;
-          await post(ctx, outcome, { query: q, variables: { input: { organizationId: ctx.organizationId, userId: ctx.attackerUserId, role: 'ADMIN' } } }, bearer(ctx.admin));
-        } else {
-          await post(ctx, outcome, { query: `query Q${n} { space(spaceId: ${JSON.stringify(ctx.spaceIds[n % ctx.spaceIds.length])}) { title a${n}: title } }` }, bearer(ctx.attacker));
-        }
-      }, 1000);
+      await loops(
+        ctx,
+        2,
+        async (n) => {
+          if (n % 50 === 49) {
+            const q = `mutation($input: UpdateMemberInput!) { updateMember(input: $input) { member { role } } }`;
+            await post(
+              ctx,
+              outcome,
+              { query: q, variables: { input: { organizationId: ctx.organizationId, userId: ctx.attackerUserId, role: 'ADMIN' } } },
+              bearer(ctx.admin),
+            );
+          } else {
+            await post(
+              ctx,
+              outcome,
+              { query: `query Q${n} { space(spaceId: ${JSON.stringify(ctx.spaceIds[n % ctx.spaceIds.length])}) { title a${n}: title } }` },
+              bearer(ctx.attacker),
+            );
+          }
+        },
+        1000,
+      );
     },
   },
   {
@@ -205,7 +237,10 @@ const ATTACKS: Attack[] = [
     async run(ctx, outcome) {
       const { getIntrospectionQuery } = await import('graphql');
       const query = getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true });
-      await Promise.all([loops(ctx, 10, () => post(ctx, outcome, { query })), loops(ctx, 1, () => post(ctx, outcome, { query }, bearer(ctx.attacker)))]);
+      await Promise.all([
+        loops(ctx, 10, () => post(ctx, outcome, { query })),
+        loops(ctx, 1, () => post(ctx, outcome, { query }, bearer(ctx.attacker))),
+      ]);
     },
   },
   {
@@ -214,15 +249,27 @@ const ATTACKS: Attack[] = [
       let deep = '1';
       for (let i = 0; i < 200_000; i++) deep = `[${deep}]`;
       const stream = `query { organization(organizationId: ${JSON.stringify(ctx.organizationId)}) { spaces(first: 3) { nodes @stream(initialCount: -1) { id } } } }`;
-      await loops(ctx, 2, (i) =>
-        i % 2 ? post(ctx, outcome, { query: stream }, bearer(ctx.attacker)) : post(ctx, outcome, `{"query":"query($v: JSON) { __typename }","variables":{"v":${deep}}}`, bearer(ctx.attacker)),
-      40);
+      await loops(
+        ctx,
+        2,
+        (i) =>
+          i % 2
+            ? post(ctx, outcome, { query: stream }, bearer(ctx.attacker))
+            : post(ctx, outcome, `{"query":"query($v: JSON) { __typename }","variables":{"v":${deep}}}`, bearer(ctx.attacker)),
+        40,
+      );
     },
   },
   {
     name: 'slow bodies: 200 sockets sending a body one byte a second',
     run: (ctx, outcome) =>
-      rawSockets(ctx, 200, `POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{`, true, outcome),
+      rawSockets(
+        ctx,
+        200,
+        `POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{`,
+        true,
+        outcome,
+      ),
   },
   {
     name: 'Redis frozen (SIGSTOP) for the whole attack',
@@ -230,7 +277,10 @@ const ATTACKS: Attack[] = [
       ctx.redis.signal('SIGSTOP');
       try {
         while (Date.now() < ctx.until) {
-          const ready = await fetch(`${ctx.origin}/ready`).then((r) => r.status, () => 0);
+          const ready = await fetch(`${ctx.origin}/ready`).then(
+            (r) => r.status,
+            () => 0,
+          );
           count(outcome, `/ready ${ready}`);
           await sleep(500);
         }
@@ -244,7 +294,10 @@ const ATTACKS: Attack[] = [
     async run(ctx, outcome) {
       ctx.redis.signal('SIGKILL');
       while (Date.now() < ctx.until) {
-        const ready = await fetch(`${ctx.origin}/ready`).then((r) => r.status, () => 0);
+        const ready = await fetch(`${ctx.origin}/ready`).then(
+          (r) => r.status,
+          () => 0,
+        );
         count(outcome, `/ready ${ready}`);
         await sleep(500);
       }
@@ -265,13 +318,19 @@ async function gql(ctx: Ctx, token: string, query: string, variables: Record<str
 
 const globalId = async (ctx: Ctx) =>
   (
-    await gql(ctx, ctx.attacker, `query($s: String!, $c: String!) { changeRequest(spaceId: $s, changeRequestId: $c) { comments(first: 1) { nodes { id } } } }`, {
-      s: ctx.comment.spaceId,
-      c: ctx.comment.changeRequestId,
-    })
+    await gql(
+      ctx,
+      ctx.attacker,
+      `query($s: String!, $c: String!) { changeRequest(spaceId: $s, changeRequestId: $c) { comments(first: 1) { nodes { id } } } }`,
+      {
+        s: ctx.comment.spaceId,
+        c: ctx.comment.changeRequestId,
+      },
+    )
   ).changeRequest.comments.nodes[0].id as string;
 
-const spaceGlobalId = async (ctx: Ctx, spaceId: string) => (await gql(ctx, ctx.attacker, `query($s: String!) { space(spaceId: $s) { id } }`, { s: spaceId })).space.id as string;
+const spaceGlobalId = async (ctx: Ctx, spaceId: string) =>
+  (await gql(ctx, ctx.attacker, `query($s: String!) { space(spaceId: $s) { id } }`, { s: spaceId })).space.id as string;
 
 /** The well-behaved caller: one query every PACE_MS until `until`; the latency of each (ms) and its failures. */
 async function victim(origin: string, token: string, spaceIds: string[], organizationId: string, until: number) {
@@ -284,7 +343,12 @@ async function victim(origin: string, token: string, spaceIds: string[], organiz
     const started = performance.now();
     pending.push(
       pool
-        .request({ path: '/graphql', method: 'POST', headers: { 'content-type': 'application/json', ...bearer(token) }, body: JSON.stringify({ query, variables }) })
+        .request({
+          path: '/graphql',
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...bearer(token) },
+          body: JSON.stringify({ query, variables }),
+        })
         .then(async (res) => {
           const body = (await res.body.json()) as { errors?: unknown[] };
           if (res.statusCode !== 200 || body.errors?.length) failures++;
@@ -320,11 +384,29 @@ export async function runAbuse(): Promise<void> {
   const hop = await startProxy(upstream.url, 'boom');
   let gateway: Child | undefined;
   try {
-    gateway = await startGateway(['--upstream-url', `${hop.url}${new URL(upstream.url).pathname}`, '--redis-url', `redis://127.0.0.1:${redisPort}`, '--response-cache-ttl-ms', '30000']);
+    gateway = await startGateway([
+      '--upstream-url',
+      `${hop.url}${new URL(upstream.url).pathname}`,
+      '--redis-url',
+      `redis://127.0.0.1:${redisPort}`,
+      '--response-cache-ttl-ms',
+      '30000',
+    ]);
     const origin = new URL(gateway.url).origin;
     const { tokens, organizationId, spaceIds, bigComment, userIds } = upstream.seeded;
     const [admin, good, attacker] = tokens;
-    const ctx: Ctx = { origin, gateway, redis, attacker, admin, organizationId, spaceIds, comment: bigComment!, until: 0, attackerUserId: userIds[2] };
+    const ctx: Ctx = {
+      origin,
+      gateway,
+      redis,
+      attacker,
+      admin,
+      organizationId,
+      spaceIds,
+      comment: bigComment!,
+      until: 0,
+      attackerUserId: userIds[2],
+    };
     // Warm-up, then the baseline.
     await victim(origin, good, spaceIds, organizationId, Date.now() + 2000);
     const baseline = await victim(origin, good, spaceIds, organizationId, Date.now() + BASELINE_SECONDS * 1000);
@@ -341,8 +423,19 @@ export async function runAbuse(): Promise<void> {
       const up = await alive(origin);
       const ok = up && during.failures === 0 && during.p99 <= 3 * baseline.p99 && during.p99 <= 1000;
       allMet &&= ok;
-      const answers = [...outcome].sort((a, b) => b[1] - a[1]).slice(0, 4).map(([k, v]) => `${v} × ${k}`).join(', ');
-      rows.push([attack.name, answers || '–', `${f1(during.p50)} / ${f1(during.p99)} (${during.failures} failed of ${during.n})`, `${f2(during.p99 / baseline.p99)} ×`, up ? 'yes' : '**no**', ok ? 'met' : '**not met**']);
+      const answers = [...outcome]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 4)
+        .map(([k, v]) => `${v} × ${k}`)
+        .join(', ');
+      rows.push([
+        attack.name,
+        answers || '–',
+        `${f1(during.p50)} / ${f1(during.p99)} (${during.failures} failed of ${during.n})`,
+        `${f2(during.p99 / baseline.p99)} ×`,
+        up ? 'yes' : '**no**',
+        ok ? 'met' : '**not met**',
+      ]);
       console.log(`bench: ${attack.name}: ${JSON.stringify(during)} alive=${up} ${answers}`);
       if (!up) {
         console.log(`bench: the gateway died; its last output:\n${gateway.output().slice(-2000)}`);
@@ -359,7 +452,17 @@ export async function runAbuse(): Promise<void> {
       '',
       `Well-behaved caller's baseline (${BASELINE_SECONDS} s, no attack): p50 ${f1(baseline.p50)} ms, p99 ${f1(baseline.p99)} ms, ${baseline.failures} failed of ${baseline.n}.`,
       '',
-      table(['attack', "attacker's answers (most frequent)", 'well-behaved p50 / p99 (ms)', 'p99 / baseline', 'gateway alive', 'p99 ≤ 3 × baseline and ≤ 1 s, no failure'], rows),
+      table(
+        [
+          'attack',
+          "attacker's answers (most frequent)",
+          'well-behaved p50 / p99 (ms)',
+          'p99 / baseline',
+          'gateway alive',
+          'p99 ≤ 3 × baseline and ≤ 1 s, no failure',
+        ],
+        rows,
+      ),
       '',
       `Gateway peak RSS (VmHWM) over the whole run: ${f1(mib(memory.hwm))} MiB (goal ≤ 300: ${memoryOk ? 'met' : '**not met**'}). Every attack met: ${allMet ? 'yes' : '**no**'}.`,
     ].join('\n');

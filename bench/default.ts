@@ -56,7 +56,10 @@ type Workload = (typeof WORKLOADS)[number];
 export async function runDefault(): Promise<void> {
   const started = performance.now();
   const host = machine();
-  const upstream = await startUpstream({ spaces: 6, changeRequests: 4, comments: 0, replies: 0, callers: 1, plainSpaces: PLAIN_SPACES }, LATENCY_MS);
+  const upstream = await startUpstream(
+    { spaces: 6, changeRequests: 4, comments: 0, replies: 0, callers: 1, plainSpaces: PLAIN_SPACES },
+    LATENCY_MS,
+  );
   const children: Child[] = [];
   try {
     // The gateway under throughput load talks to the upstream with no added latency; a second one
@@ -76,7 +79,18 @@ export async function runDefault(): Promise<void> {
     const latency = await nestedLatency(upstream, slowGateway);
     const bursts = await burst(upstream, slowGateway);
     const peak = gateway.memory();
-    const body = report({ host, rates, cold, calls, latency, bursts, afterStart, peak, slowPeak: slowGateway.memory().hwm, seconds: (performance.now() - started) / 1000 });
+    const body = report({
+      host,
+      rates,
+      cold,
+      calls,
+      latency,
+      bursts,
+      afterStart,
+      peak,
+      slowPeak: slowGateway.memory().hwm,
+      seconds: (performance.now() - started) / 1000,
+    });
     console.log(body);
     writeSection('default', body);
   } finally {
@@ -85,7 +99,12 @@ export async function runDefault(): Promise<void> {
   }
 }
 
-type Sample = { rate: number; errors: number; cpuMs: number; /** REST calls per request (the gateway's, from its /metrics). */ restCalls: number };
+type Sample = {
+  rate: number;
+  errors: number;
+  cpuMs: number;
+  /** REST calls per request (the gateway's, from its /metrics). */ restCalls: number;
+};
 type Target = 'direct' | 'proxy' | 'gateway';
 type Rates = Record<Workload, Record<number, Record<Target, Sample>>>;
 
@@ -150,7 +169,12 @@ async function throughputs(upstream: UpstreamThread, gateway: Child, proxy: Chil
  */
 async function nestedCold(upstream: UpstreamThread, gateway: Child) {
   const space = spacePicker(upstream, 'varied');
-  await load(new URL(gateway.url).origin, 10, 1, graphqlRequest('/graphql', upstream.seeded.token, ONE_RESOURCE, () => ({ space: space() })));
+  await load(
+    new URL(gateway.url).origin,
+    10,
+    1,
+    graphqlRequest('/graphql', upstream.seeded.token, ONE_RESOURCE, () => ({ space: space() })),
+  );
   const gql = gqlClient(gateway.url);
   const rest = restClient(upstream.slowUrl);
   const { token, organizationId } = upstream.seeded;
@@ -194,7 +218,8 @@ async function nestedCalls(upstream: UpstreamThread, gateway: Child) {
   try {
     const answer = await gql.send(token, NESTED, { org: organizationId });
     const spaces = answer.data.organization.spaces.nodes;
-    if (spaces.length !== 5 || spaces.some((s: any) => s.changeRequests.nodes.length !== 3)) throw new Error('bench: the nested query does not see the seeded data');
+    if (spaces.length !== 5 || spaces.some((s: any) => s.changeRequests.nodes.length !== 3))
+      throw new Error('bench: the nested query does not see the seeded data');
     const calls = await recorded(upstream, () => gql.send(token, NESTED, { org: organizationId }));
     return { calls: calls.length, distinct: distinct(calls), depth: depth(calls) };
   } finally {
@@ -218,7 +243,11 @@ async function nestedLatency(upstream: UpstreamThread, gateway: Child) {
   try {
     for (let i = 0; i < LATENCY_WARMUP; i += WARMUP_AT_ONCE) {
       const n = Math.min(WARMUP_AT_ONCE, LATENCY_WARMUP - i);
-      await Promise.all(Array.from({ length: n }, () => Promise.all([gql.send(token, NESTED, { org: organizationId }), restFloor(rest, token, organizationId)])));
+      await Promise.all(
+        Array.from({ length: n }, () =>
+          Promise.all([gql.send(token, NESTED, { org: organizationId }), restFloor(rest, token, organizationId)]),
+        ),
+      );
     }
     for (let i = 0; i < LATENCY_RUNS; i++) {
       viaGateway.push((await timed(() => gql.send(token, NESTED, { org: organizationId })))[0]);

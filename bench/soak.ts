@@ -77,7 +77,9 @@ export async function runSoak(): Promise<void> {
       subscription: async () => {
         const r = await post(ASK, { org: organizationId, query: 'How do I get started?' }, 'text/event-stream');
         const events = r.text.split('\n\n').filter((e) => e.startsWith('event: next'));
-        return (r.status === 200 && events.length > 0 && /event: complete/.test(r.text) && !events.some((e) => /"errors"/.test(e))) || fail(r);
+        return (
+          (r.status === 200 && events.length > 0 && /event: complete/.test(r.text) && !events.some((e) => /"errors"/.test(e))) || fail(r)
+        );
       },
     };
     const counts = Object.fromEntries(MIX.map(([k]) => [k, { done: 0, errors: 0 }])) as Record<Kind, { done: number; errors: number }>;
@@ -85,7 +87,10 @@ export async function runSoak(): Promise<void> {
     const samples: Array<[number, number]> = [];
     const started = performance.now();
     const end = started + SECONDS * 1000;
-    const sampler = setInterval(() => samples.push([(performance.now() - started) / 1000, gateway!.memory().rss]), Math.max(1000, (SECONDS * 1000) / 60));
+    const sampler = setInterval(
+      () => samples.push([(performance.now() - started) / 1000, gateway!.memory().rss]),
+      Math.max(1000, (SECONDS * 1000) / 60),
+    );
     await Promise.all(
       Array.from({ length: CLIENTS }, async (_, client) => {
         const draw = random(client + 1);
@@ -122,10 +127,21 @@ export async function runSoak(): Promise<void> {
         ['measure', 'value', 'goal (issue 9)'],
         [
           ['errors', errors, `0: ${goal(errors === 0)}`],
-          ['gateway RSS right after start / after the warm-up (first tenth) / at the end (MiB)', `${f1(mib(afterStart))} / ${f1(mib(warm))} / ${f1(mib(endRss))}`, ''],
+          [
+            'gateway RSS right after start / after the warm-up (first tenth) / at the end (MiB)',
+            `${f1(mib(afterStart))} / ${f1(mib(warm))} / ${f1(mib(endRss))}`,
+            '',
+          ],
           ['RSS growth from the warm-up to the end', `${f1(growth * 100)} %`, `< 10 %: ${goal(growth < 0.1)}`],
           ['peak RSS (VmHWM, MiB)', f1(mib(gateway.memory().hwm)), ''],
-          ['RSS samples (s: MiB)', samples.filter((_, i) => i % 10 === 0).map(([t, kb]) => `${Math.round(t)}: ${Math.round(mib(kb))}`).join(', '), ''],
+          [
+            'RSS samples (s: MiB)',
+            samples
+              .filter((_, i) => i % 10 === 0)
+              .map(([t, kb]) => `${Math.round(t)}: ${Math.round(mib(kb))}`)
+              .join(', '),
+            '',
+          ],
         ],
       ),
       ...(firstErrors.length ? ['', `First errors: ${firstErrors.map((e) => `\`${e.slice(0, 200)}\``).join('; ')}`] : []),

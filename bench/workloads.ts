@@ -33,7 +33,8 @@ export function gqlClient(url: string, connections = 64) {
         body: JSON.stringify({ query, variables }),
       });
       const body = (await res.body.json()) as { data?: unknown; errors?: unknown[]; extensions?: unknown };
-      if (body.errors?.length || res.statusCode !== 200) throw new Error(`GraphQL errors (HTTP ${res.statusCode}): ${JSON.stringify(body.errors)}`);
+      if (body.errors?.length || res.statusCode !== 200)
+        throw new Error(`GraphQL errors (HTTP ${res.statusCode}): ${JSON.stringify(body.errors)}`);
       return body as { data: any; extensions?: any };
     },
     close: () => pool.close(),

@@ -59,7 +59,8 @@ function options() {
   }
   for (const flag of ['port', 'gateway-port', 'upstream-port']) {
     const port = Number(parsed[flag]);
-    if (!/^\d+$/.test(parsed[flag]) || port > 65535) stop(2, `Configuration error: --${flag} must be a port number (0-65535), got "${parsed[flag]}"`);
+    if (!/^\d+$/.test(parsed[flag]) || port > 65535)
+      stop(2, `Configuration error: --${flag} must be a port number (0-65535), got "${parsed[flag]}"`);
   }
   return parsed;
 }
@@ -86,7 +87,9 @@ function newest(paths) {
 
 /** npm in examples/web, without the root's npm run variables (so it works on the app's own package). */
 function npm(args) {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_(package_|lifecycle_|config_local_prefix)/i.test(key)));
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([key]) => !/^npm_(package_|lifecycle_|config_local_prefix)/i.test(key)),
+  );
   const run = spawnSync('npm', args, { cwd: web, env, stdio: ['ignore', 'inherit', 'inherit'], shell: process.platform === 'win32' });
   if (run.status !== 0) stop(1, `\`npm ${args.join(' ')}\` in examples/web failed: see the output above`);
 }
@@ -97,7 +100,9 @@ function installAndBuild() {
     console.error('Installing the app (npm ci in examples/web)…');
     npm(['ci', '--no-audit', '--no-fund']);
   }
-  const inputs = ['src', 'index.html', 'package.json', 'package-lock.json', 'relay.config.json', 'vite.config.ts', 'tsconfig.json'].map((f) => join(web, f));
+  const inputs = ['src', 'index.html', 'package.json', 'package-lock.json', 'relay.config.json', 'vite.config.ts', 'tsconfig.json'].map(
+    (f) => join(web, f),
+  );
   if (!existsSync(stamp) || !existsSync(manifest) || newest([...inputs, join(root, 'schema.graphql')]) > statSync(stamp).mtimeMs) {
     console.error('Building the app (npm run build in examples/web)…');
     npm(['run', 'build', '--silent']);
@@ -125,7 +130,15 @@ function openedHere(req) {
   return !req.headers.origin || req.headers.origin === url.origin;
 }
 
-const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8', '.svg': 'image/svg+xml', '.png': 'image/png', '.ico': 'image/x-icon', '.json': 'application/json' };
+const TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.json': 'application/json',
+};
 
 function serveFile(res, path) {
   let file;
@@ -189,12 +202,26 @@ async function main() {
   const server = appServer(state);
   await new Promise((resolve) => {
     server.once('error', (error) =>
-      stop(1, error.code === 'EADDRINUSE' ? `Cannot start the app on port ${flags.port}: the port is already in use (choose another with --port)` : `Cannot start the app: ${error.message}`),
+      stop(
+        1,
+        error.code === 'EADDRINUSE'
+          ? `Cannot start the app on port ${flags.port}: the port is already in use (choose another with --port)`
+          : `Cannot start the app: ${error.message}`,
+      ),
     );
     server.listen(Number(flags.port), '127.0.0.1', resolve);
   });
 
-  const args = ['start', '--port', flags['gateway-port'], '--upstream-port', flags['upstream-port'], '--persisted-operations', manifest, '--persisted-only'];
+  const args = [
+    'start',
+    '--port',
+    flags['gateway-port'],
+    '--upstream-port',
+    flags['upstream-port'],
+    '--persisted-operations',
+    manifest,
+    '--persisted-only',
+  ];
   if (flags.db !== undefined) args.push('--db', flags.db);
   if (flags['upstream-url'] !== undefined) args.push('--upstream-url', flags['upstream-url']);
   const child = spawn(process.execPath, [join(root, 'scripts', 'start.mjs'), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });

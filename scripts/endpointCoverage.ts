@@ -84,9 +84,7 @@ class FileScan {
     const methods = kind.method ? [kind.method] : this.methodsOf(call, kind);
     const urls = this.values(call.arguments[kind.pathArg], new Set());
     const paths = urls.map((url) => (kind.isUrl ? url.replace(new RegExp(`^${WILDCARD}+(?=/)`), '') : url));
-    return paths
-      .filter((p) => p.startsWith('/'))
-      .flatMap((p) => methods.map((method) => ({ method, path: p.split('?')[0] })));
+    return paths.filter((p) => p.startsWith('/')).flatMap((p) => methods.map((method) => ({ method, path: p.split('?')[0] })));
   }
 
   /** `request('PATCH', path)` or `fetch(url, {method: 'PATCH'})` (GET when absent). */

@@ -71,7 +71,8 @@ export const seedEndpoints = (dir = SEED_DIR): Endpoint[] => parseSeed(readFileS
 export const committedSeedEndpoints = (): Endpoint[] => JSON.parse(readFileSync(SEED_ENDPOINTS_FILE, 'utf8')) as Endpoint[];
 
 /** The text of scripts/seedEndpoints.json: one endpoint a line, in seed order. */
-export const seedEndpointsSource = (endpoints: Endpoint[]): string => `[\n${endpoints.map((e) => `  ${JSON.stringify(e)}`).join(',\n')}\n]\n`;
+export const seedEndpointsSource = (endpoints: Endpoint[]): string =>
+  `[\n${endpoints.map((e) => `  ${JSON.stringify(e)}`).join(',\n')}\n]\n`;
 
 /** Every endpoint of the seed (the committed list, or the seed in `dir`) and the official extras, without duplicates, in seed order. */
 export function loadEndpoints(dir?: string): Endpoint[] {
@@ -181,7 +182,9 @@ export interface CoveredEndpoint extends Endpoint {
 
 /** Every endpoint with its covering upstream test files and its GraphQL coordinates. */
 export function coverage(endpoints = loadEndpoints()): CoveredEndpoint[] {
-  const files = readdirSync(TEST_DIR).filter((f) => f.endsWith('.test.ts')).sort();
+  const files = readdirSync(TEST_DIR)
+    .filter((f) => f.endsWith('.test.ts'))
+    .sort();
   const scans = scanFiles(files.map((f) => TEST_DIR + f));
   return endpoints.map((e) => {
     const key = endpointKey(e);

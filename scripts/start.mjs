@@ -28,7 +28,10 @@ function newest(dir) {
 function stale() {
   if (!existsSync(entry) || !existsSync(stamp)) return true;
   if (!existsSync(join(root, 'src'))) return false; // a deployment with dist/ only
-  const sources = Math.max(newest(join(root, 'src')), ...['tsconfig.json', 'tsconfig.build.json'].map((f) => statSync(join(root, f)).mtimeMs));
+  const sources = Math.max(
+    newest(join(root, 'src')),
+    ...['tsconfig.json', 'tsconfig.build.json'].map((f) => statSync(join(root, f)).mtimeMs),
+  );
   return sources > statSync(stamp).mtimeMs;
 }
 

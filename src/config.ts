@@ -218,7 +218,7 @@ const TABLE = [
     max: 10_000,
     fallback: () => 64,
     commands: ['start'],
-    help: 'Gateway: REST calls in flight at once per caller (token); more wait in the caller\'s queue',
+    help: "Gateway: REST calls in flight at once per caller (token); more wait in the caller's queue",
   },
   {
     key: 'queueLimit',
@@ -437,7 +437,7 @@ const TABLE = [
     max: 600_000,
     fallback: () => 10_000,
     commands: ['start'],
-    help: 'Gateway: time a client has to send a request\'s headers (408 past it; at most --request-timeout-ms)',
+    help: "Gateway: time a client has to send a request's headers (408 past it; at most --request-timeout-ms)",
   },
   {
     key: 'keepAliveTimeoutMs',
@@ -609,7 +609,9 @@ export function parseConfig(command: Command, argv: string[], env: NodeJS.Proces
   if (c.limits.defaultPageSize > c.limits.maxPageSize)
     throw new ConfigError(`--default-page-size (${c.limits.defaultPageSize}) must not exceed --max-page-size (${c.limits.maxPageSize})`);
   if (command === 'start' && c.rest.callerConcurrency > c.rest.concurrency)
-    throw new ConfigError(`--upstream-caller-concurrency (${c.rest.callerConcurrency}) must not exceed --upstream-concurrency (${c.rest.concurrency})`);
+    throw new ConfigError(
+      `--upstream-caller-concurrency (${c.rest.callerConcurrency}) must not exceed --upstream-concurrency (${c.rest.concurrency})`,
+    );
   if (c.metricsPath !== 'off' && !/^\/[\w./-]*$/.test(c.metricsPath))
     throw new ConfigError(`--metrics-path: "${c.metricsPath}" must be a path starting with / or off`);
   return c;
@@ -621,7 +623,9 @@ export function parseConfig(command: Command, argv: string[], env: NodeJS.Proces
  */
 function readFlags(settings: readonly Setting[], argv: string[]): Map<Setting, string> {
   const byName = new Map(settings.map((s) => [s.flag.slice(2), s]));
-  const options = Object.fromEntries(settings.map((s) => [s.flag.slice(2), { type: s.kind === 'bool' ? ('boolean' as const) : ('string' as const) }]));
+  const options = Object.fromEntries(
+    settings.map((s) => [s.flag.slice(2), { type: s.kind === 'bool' ? ('boolean' as const) : ('string' as const) }]),
+  );
   // Not strict: unknown options, positionals and a bool's inline value come back as tokens, judged below.
   const { tokens } = parseArgs({ args: argv, options, strict: false, allowPositionals: true, tokens: true });
   const fromFlags = new Map<Setting, string>();
@@ -681,7 +685,10 @@ function convert(s: Setting, raw: string, source: string): unknown {
     case 'string':
       return raw;
     case 'origins': {
-      const origins = raw.split(',').map((o) => o.trim()).filter(Boolean);
+      const origins = raw
+        .split(',')
+        .map((o) => o.trim())
+        .filter(Boolean);
       for (const origin of origins) {
         let parsed: URL | undefined;
         try {
@@ -695,7 +702,8 @@ function convert(s: Setting, raw: string, source: string): unknown {
       return origins;
     }
     case 'redis':
-      if (!/^rediss?:\/\/[^/]/.test(raw)) throw new ConfigError(`${source}: must be a redis:// or rediss:// URL (e.g. redis://127.0.0.1:6379)`);
+      if (!/^rediss?:\/\/[^/]/.test(raw))
+        throw new ConfigError(`${source}: must be a redis:// or rediss:// URL (e.g. redis://127.0.0.1:6379)`);
       return raw;
     case 'choice':
       if (!s.choices!.includes(raw)) throw new ConfigError(`${source}: "${raw}" must be one of ${s.choices!.join(', ')}`);
@@ -720,7 +728,13 @@ export function helpText(command: Command): string {
     const def = s.fallback(command);
     return `  ${`${s.flag}${s.kind === 'bool' ? '' : ' <value>'}`.padEnd(36)} ${s.env.padEnd(28)} ${s.help}${def === undefined ? '' : ` (default ${def})`}`;
   });
-  const lines = [title, '', `  ${'Option'.padEnd(36)} ${'Environment'.padEnd(28)} Meaning`, ...rows, `  ${'--help'.padEnd(36)} ${''.padEnd(28)} This text`];
+  const lines = [
+    title,
+    '',
+    `  ${'Option'.padEnd(36)} ${'Environment'.padEnd(28)} Meaning`,
+    ...rows,
+    `  ${'--help'.padEnd(36)} ${''.padEnd(28)} This text`,
+  ];
   if (command === 'start') lines.push('', TRACING_HELP);
   return lines.join('\n');
 }

@@ -62,7 +62,7 @@ class Cli {
       };
       const test = () => {
         const value = check();
-        if (value) return done(), resolve(value);
+        if (value) return (done(), resolve(value));
         if (this.child.exitCode !== null || this.child.signalCode !== null) {
           done();
           reject(new Error(`no ${what} (exit ${this.child.exitCode}):\n${this.output}`));
@@ -76,7 +76,14 @@ class Cli {
 
   /** The first stdout line matching `re` (waits for it). */
   line(re: RegExp): Promise<RegExpMatchArray> {
-    return this.until(() => this.stdout.split('\n').map((l) => l.match(re)).find(Boolean), `line ${re}`);
+    return this.until(
+      () =>
+        this.stdout
+          .split('\n')
+          .map((l) => l.match(re))
+          .find(Boolean),
+      `line ${re}`,
+    );
   }
 
   /** Exit code after `signal`. */
@@ -193,7 +200,9 @@ describe('npm run upstream', { timeout: 4 * HANG_MS }, () => {
     db.close();
     const failed = cli(['upstream', '--port', '0', '--db', file]);
     expect(await failed.exit()).toBe(1);
-    expect(failed.stderr).toMatch(/demo content could not be created \(nothing was kept\): demo: POST \/orgs\/\w+\/translations answered 500/);
+    expect(failed.stderr).toMatch(
+      /demo content could not be created \(nothing was kept\): demo: POST \/orgs\/\w+\/translations answered 500/,
+    );
     expect(failed.stdout).not.toMatch(/^(REST|Demo token)/m);
     const after = openDatabase(file);
     const count = (table: string) => (after.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
@@ -451,8 +460,12 @@ describe('options', { timeout: 2 * HANG_MS }, () => {
         cli(['start', '--port', '0', '--upstream-port', port, '--db', ':memory:']),
       ];
       expect(await Promise.all(runs.map((r) => r.exit()))).toEqual([1, 1, 1]);
-      expect(runs[0].stderr).toMatch(new RegExp(`REST API on 127.0.0.1:${port}: the port is already in use \\(choose another with --port\\)`));
-      expect(runs[1].stderr).toMatch(new RegExp(`gateway on 127.0.0.1:${port}: the port is already in use \\(choose another with --port\\)`));
+      expect(runs[0].stderr).toMatch(
+        new RegExp(`REST API on 127.0.0.1:${port}: the port is already in use \\(choose another with --port\\)`),
+      );
+      expect(runs[1].stderr).toMatch(
+        new RegExp(`gateway on 127.0.0.1:${port}: the port is already in use \\(choose another with --port\\)`),
+      );
       expect(runs[2].stderr).toMatch(/the port is already in use \(choose another with --upstream-port\)/);
     } finally {
       busy.close();

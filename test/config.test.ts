@@ -40,10 +40,14 @@ describe('config', () => {
   });
 
   it('scale-out settings: Redis URL, cache TTL, caller rate limit and its fail mode, persisted operations', () => {
-    const c = parseConfig('start', ['--redis-url', 'redis://127.0.0.1:6380', '--response-cache-ttl-ms=5000', '--persisted-operations', 'ops.json', '--persisted-only'], {
-      CALLER_RATE_LIMIT: '600',
-      CALLER_RATE_LIMIT_FAIL_MODE: 'closed',
-    });
+    const c = parseConfig(
+      'start',
+      ['--redis-url', 'redis://127.0.0.1:6380', '--response-cache-ttl-ms=5000', '--persisted-operations', 'ops.json', '--persisted-only'],
+      {
+        CALLER_RATE_LIMIT: '600',
+        CALLER_RATE_LIMIT_FAIL_MODE: 'closed',
+      },
+    );
     expect(c).toMatchObject({
       redisUrl: 'redis://127.0.0.1:6380',
       responseCacheTtlMs: 5000,
@@ -57,23 +61,31 @@ describe('config', () => {
     expect(parseConfig('start', [], {})).toMatchObject({ apqMaxBytes: 32_768, apqQuota: 100 });
     expect(parseConfig('start', ['--apq-max-bytes=4096'], { APQ_QUOTA: '0' })).toMatchObject({ apqMaxBytes: 4096, apqQuota: 0 });
     expect(() => parseConfig('start', ['--redis-url', 'http://cache:6379'], {})).toThrow(/--redis-url: must be a redis:\/\//);
-    expect(() => parseConfig('start', [], { CALLER_RATE_LIMIT_FAIL_MODE: 'maybe' })).toThrow(/CALLER_RATE_LIMIT_FAIL_MODE: "maybe" must be one of open, closed/);
+    expect(() => parseConfig('start', [], { CALLER_RATE_LIMIT_FAIL_MODE: 'maybe' })).toThrow(
+      /CALLER_RATE_LIMIT_FAIL_MODE: "maybe" must be one of open, closed/,
+    );
     expect(() => parseConfig('start', ['--persisted-only'], {})).toThrow(/--persisted-only needs --persisted-operations/);
     expect(helpText('start')).toMatch(/--persisted-only {2,}PERSISTED_ONLY/);
   });
 
   it('gives each consumer its settings as one object, named as it takes them', () => {
-    const c = parseConfig('start', ['--upstream-connect-timeout-ms=700', '--max-depth', '9', '--headers-timeout-ms=3000'], { UPSTREAM_RETRIES: '1' });
+    const c = parseConfig('start', ['--upstream-connect-timeout-ms=700', '--max-depth', '9', '--headers-timeout-ms=3000'], {
+      UPSTREAM_RETRIES: '1',
+    });
     expect(c.rest).toMatchObject({ connectTimeoutMs: 700, retries: 1, headersTimeoutMs: 15_000, concurrency: 128 });
     expect(c.limits).toMatchObject({ maxDepth: 9, defaultPageSize: 20, maxIds: 100 });
     expect(c.http).toEqual({ requestTimeoutMs: 20_000, headersTimeoutMs: 3000, keepAliveTimeoutMs: 5000, maxConnections: 1000 });
-    expect(Object.keys(c.rest).length + Object.keys(c.limits).length + Object.keys(c.http).length).toBe(SETTINGS.filter((s) => s.group).length);
+    expect(Object.keys(c.rest).length + Object.keys(c.limits).length + Object.keys(c.http).length).toBe(
+      SETTINGS.filter((s) => s.group).length,
+    );
   });
 
-  it('the defaults consumers fill absent options from are the table\'s (those --help shows)', () => {
+  it("the defaults consumers fill absent options from are the table's (those --help shows)", () => {
     const help = helpText('start');
     for (const s of SETTINGS.filter((s) => !s.commands || s.commands.includes('start'))) {
-      const value = s.group ? DEFAULTS[s.group][s.key as keyof (typeof DEFAULTS)[typeof s.group]] : DEFAULTS[s.key as keyof typeof DEFAULTS];
+      const value = s.group
+        ? DEFAULTS[s.group][s.key as keyof (typeof DEFAULTS)[typeof s.group]]
+        : DEFAULTS[s.key as keyof typeof DEFAULTS];
       expect(value).toEqual(s.fallback('start'));
       if (value !== undefined) expect(help).toContain(`(default ${value})`);
     }

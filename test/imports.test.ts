@@ -158,7 +158,9 @@ describe('the import graph of src', () => {
   it('routes are imported only by routes: shared logic lives in the domain layer below them', () => {
     const isRoute = (f: string) => f.startsWith('src/upstream/routes/');
     const offending = [...everything].flatMap(([file, targets]) =>
-      targets.filter((t) => isRoute(t) && !isRoute(file) && !(file === 'src/upstream/server.ts' && t === 'src/upstream/routes/index.ts')).map((t) => `${file} → ${t}`),
+      targets
+        .filter((t) => isRoute(t) && !isRoute(file) && !(file === 'src/upstream/server.ts' && t === 'src/upstream/routes/index.ts'))
+        .map((t) => `${file} → ${t}`),
     );
     expect(offending).toEqual([]);
     const routeToRoute = [...everything].flatMap(([file, targets]) =>

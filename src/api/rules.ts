@@ -22,15 +22,7 @@ export const OPENAPI_PROCESSING_STATES = ['pending', 'progress', 'complete'] as 
 export const OPENAPI_ERROR_CODES = ['FETCH_TIMEOUT', 'FETCH_ERROR', 'PARSE_ERROR'] as const;
 export const INTEGRATION_TARGETS = ['all', 'site', 'space', 'organization'] as const;
 export const INTEGRATION_VISIBILITIES = ['public', 'private', 'unlisted'] as const;
-export const INTEGRATION_CATEGORIES = [
-  'analytics',
-  'collaboration',
-  'content',
-  'gitsync',
-  'marketing',
-  'visitor-auth',
-  'other',
-] as const;
+export const INTEGRATION_CATEGORIES = ['analytics', 'collaboration', 'content', 'gitsync', 'marketing', 'visitor-auth', 'other'] as const;
 
 export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 export const REDIRECT_SOURCE_PATTERN = /^\/[a-zA-Z0-9-_./]+[a-zA-Z0-9-_.]$/;

@@ -80,8 +80,7 @@ export class ValidationError extends Error {
   }
 }
 
-const join = (path: string, key: string | number) =>
-  typeof key === 'number' ? `${path}[${key}]` : path ? `${path}.${key}` : key;
+const join = (path: string, key: string | number) => (typeof key === 'number' ? `${path}[${key}]` : path ? `${path}.${key}` : key);
 
 function describe(value: unknown): string {
   if (value === null) return 'null';
@@ -107,12 +106,9 @@ function checkShape(rule: Rule, value: unknown, path: string): void {
     case 'string': {
       if (typeof value !== 'string') throw new ValidationError(path, `must be a string, got ${describe(value)}`);
       const len = [...value].length;
-      if (rule.min !== undefined && len < rule.min)
-        throw new ValidationError(path, `must be at least ${rule.min} characters long`);
-      if (rule.max !== undefined && len > rule.max)
-        throw new ValidationError(path, `must be at most ${rule.max} characters long`);
-      if (rule.pattern && !rule.pattern.test(value))
-        throw new ValidationError(path, `must match the pattern ${rule.pattern.source}`);
+      if (rule.min !== undefined && len < rule.min) throw new ValidationError(path, `must be at least ${rule.min} characters long`);
+      if (rule.max !== undefined && len > rule.max) throw new ValidationError(path, `must be at most ${rule.max} characters long`);
+      if (rule.pattern && !rule.pattern.test(value)) throw new ValidationError(path, `must match the pattern ${rule.pattern.source}`);
       if (rule.format === 'uri' && !isUri(value)) throw new ValidationError(path, 'must be an absolute URI');
       return;
     }
@@ -124,8 +120,7 @@ function checkShape(rule: Rule, value: unknown, path: string): void {
       if (typeof value !== 'boolean') throw new ValidationError(path, `must be a boolean, got ${describe(value)}`);
       return;
     case 'number':
-      if (typeof value !== 'number' || !Number.isFinite(value))
-        throw new ValidationError(path, `must be a number, got ${describe(value)}`);
+      if (typeof value !== 'number' || !Number.isFinite(value)) throw new ValidationError(path, `must be a number, got ${describe(value)}`);
       if (rule.int && !Number.isInteger(value)) throw new ValidationError(path, 'must be an integer');
       if (rule.min !== undefined && value < rule.min) throw new ValidationError(path, `must be at least ${rule.min}`);
       if (rule.max !== undefined && value > rule.max) throw new ValidationError(path, `must be at most ${rule.max}`);
@@ -134,18 +129,15 @@ function checkShape(rule: Rule, value: unknown, path: string): void {
       if (!Array.isArray(value)) throw new ValidationError(path, `must be an array, got ${describe(value)}`);
       if (rule.min !== undefined && value.length < rule.min)
         throw new ValidationError(path, `must have at least ${rule.min} item${rule.min === 1 ? '' : 's'}`);
-      if (rule.max !== undefined && value.length > rule.max)
-        throw new ValidationError(path, `must have at most ${rule.max} items`);
+      if (rule.max !== undefined && value.length > rule.max) throw new ValidationError(path, `must have at most ${rule.max} items`);
       value.forEach((item, i) => checkValue(rule.of, item, join(path, i)));
       return;
     case 'object':
-      if (typeof value !== 'object' || Array.isArray(value))
-        throw new ValidationError(path, `must be an object, got ${describe(value)}`);
+      if (typeof value !== 'object' || Array.isArray(value)) throw new ValidationError(path, `must be an object, got ${describe(value)}`);
       checkFields(rule.fields, value as Record<string, unknown>, path, rule.open);
       return;
     case 'map':
-      if (typeof value !== 'object' || Array.isArray(value))
-        throw new ValidationError(path, `must be an object, got ${describe(value)}`);
+      if (typeof value !== 'object' || Array.isArray(value)) throw new ValidationError(path, `must be an object, got ${describe(value)}`);
       for (const [k, v] of Object.entries(value as object)) checkValue(rule.of, v, join(path, k));
       return;
   }

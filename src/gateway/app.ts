@@ -144,7 +144,11 @@ export function buildGateway(options: GatewayOptions): Gateway {
       useCallerIdentity({ rest, trustProxyHops: options.trustProxyHops }),
       ...(options.tracing ? [options.tracing.plugin] : []),
       // GET /ready (GET /health is Yoga's built-in liveness check).
-      useReadiness([upstreamCheck(options.upstreamUrl), ...(redis ? [redisCheck(redis, options.redisRequired)] : []), ...(options.readyChecks ?? [])]),
+      useReadiness([
+        upstreamCheck(options.upstreamUrl),
+        ...(redis ? [redisCheck(redis, options.redisRequired)] : []),
+        ...(options.readyChecks ?? []),
+      ]),
       useGraphQLSSE({ endpoint: '/graphql/stream', limits: options.streams, log, clock: options.clock }),
       // GraphiQL's scripts, styles and icon: built once on the first visit, served precompressed.
       useGraphiQLAssets(),
@@ -169,7 +173,12 @@ export function buildGateway(options: GatewayOptions): Gateway {
       ...useRequestBounds(limits),
       ...usePersistedOperations({ ...options.persistedOperations, redis, log }),
       ...(options.responseCacheTtlMs
-        ? useResponseCache({ ttlMs: options.responseCacheTtlMs, redis, log, onResponseCache: fanOut(options.onResponseCache, metrics?.onResponseCache) })
+        ? useResponseCache({
+            ttlMs: options.responseCacheTtlMs,
+            redis,
+            log,
+            onResponseCache: fanOut(options.onResponseCache, metrics?.onResponseCache),
+          })
         : []),
       // Depth, aliases, tokens and cost, rejected with BAD_USER_INPUT before execution (no REST call).
       ...useQueryLimits(limits),
@@ -272,4 +281,8 @@ function fanOut<T>(...callbacks: Array<((value: T) => void) | undefined>): ((val
 }
 
 /** Redis unreachable or skipped: reported by `/ready`, which fails only if Redis is required (the gateway answers without it). */
-const redisCheck = (redis: RedisHandle, required = false): ReadyCheck => ({ name: 'redis', optional: !required, check: async () => redis.isRedisReady() });
+const redisCheck = (redis: RedisHandle, required = false): ReadyCheck => ({
+  name: 'redis',
+  optional: !required,
+  check: async () => redis.isRedisReady(),
+});

@@ -77,7 +77,9 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
   const serve: Plugin = {
     onRequest({ request, fetchAPI, endResponse }) {
       if (requestPath(request.url) !== endpoint) return;
-      return registry.metrics().then((text) => endResponse(new fetchAPI.Response(text, { headers: { 'Content-Type': registry.contentType } })));
+      return registry
+        .metrics()
+        .then((text) => endResponse(new fetchAPI.Response(text, { headers: { 'Content-Type': registry.contentType } })));
     },
   };
   const prometheus = usePrometheus({
@@ -86,7 +88,11 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     metrics: {
       graphql_envelop_request: createCounter({
         registry,
-        counter: { name: 'graphql_envelop_request', help: 'GraphQL operations run, by name, type and outcome', labelNames: OPERATION_LABELS },
+        counter: {
+          name: 'graphql_envelop_request',
+          help: 'GraphQL operations run, by name, type and outcome',
+          labelNames: OPERATION_LABELS,
+        },
         fillLabelsFn: operationLabels,
       }),
       graphql_envelop_request_duration: createHistogram({
@@ -110,7 +116,9 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
           operationName: names(params.operationName),
           operationType: params.operationType ?? 'unknown',
           phase: params.errorPhase ?? 'execute',
-          code: errorCode(params.error) ?? (params.errorPhase === 'parse' || params.errorPhase === 'validate' ? 'BAD_USER_INPUT' : 'UPSTREAM_ERROR'),
+          code:
+            errorCode(params.error) ??
+            (params.errorPhase === 'parse' || params.errorPhase === 'validate' ? 'BAD_USER_INPUT' : 'UPSTREAM_ERROR'),
         }),
       }),
       graphql_envelop_request_time_summary: false,
@@ -184,7 +192,10 @@ function useOutcome(failed: WeakSet<object>, open: Gauge): Plugin {
   const mark = (context: object, result: unknown) => {
     if ((result as { errors?: unknown[] } | undefined)?.errors?.length) failed.add(context);
   };
-  const onNext = (context: object) => ({ result }: { result: unknown }) => mark(context, result);
+  const onNext =
+    (context: object) =>
+    ({ result }: { result: unknown }) =>
+      mark(context, result);
   return {
     onExecute: ({ args }) => ({
       onExecuteDone: ({ result }) => (isAsyncIterable(result) ? { onNext: onNext(args.contextValue) } : mark(args.contextValue, result)),

@@ -150,7 +150,12 @@ export class Circuits {
     circuit.failures = 0;
     circuit.callers.clear();
     const { threshold, cooldownMs } = this.config;
-    this.events.logger?.warn('upstream circuit open: failing fast until a probe succeeds', { upstream: this.events.origin, route, threshold, cooldownMs });
+    this.events.logger?.warn('upstream circuit open: failing fast until a probe succeeds', {
+      upstream: this.events.origin,
+      route,
+      threshold,
+      cooldownMs,
+    });
     this.changed();
   }
 

@@ -148,7 +148,9 @@ function transportParts(config: RestClientConfig, base: URL, clock: Clock) {
     requestTimeout: config.requestTimeoutMs ?? 30_000,
     streamIdleTimeout: config.streamIdleTimeoutMs ?? 60_000,
     retry: { ...withDefaults(DEFAULT_BACKOFF, config.retry), maxAttempts: settings.retries + 1 },
-    budget: new RetryBudget({ ...withDefaults(DEFAULT_RETRY_BUDGET, config.retryBudget), percent: settings.retryBudgetPercent }, () => clock.now()),
+    budget: new RetryBudget({ ...withDefaults(DEFAULT_RETRY_BUDGET, config.retryBudget), percent: settings.retryBudgetPercent }, () =>
+      clock.now(),
+    ),
     circuits: new Circuits(
       { ...withDefaults(DEFAULT_CIRCUIT, config.circuit), threshold: settings.circuitThreshold, cooldownMs: settings.circuitCooldownMs },
       { origin: base.origin, logger: config.logger, onChange: config.onCircuitChange, onRefusal: config.onCircuitRefusal },
@@ -163,7 +165,6 @@ function transportParts(config: RestClientConfig, base: URL, clock: Clock) {
       : onRequest,
   };
 }
-
 
 function callerView(transport: Transport, reads: SharedReads, authorization: string | undefined, options: CallerOptions): RestCaller {
   const credential = credentialOf(authorization);
@@ -185,11 +186,13 @@ function callerView(transport: Transport, reads: SharedReads, authorization: str
     return reads.read(who.key, req, since, (deadline) => transport.call(req, who, deadline), leaving);
   };
   // `any`: as for `read`, the caller names the answer's type.
-  const write = (method: HttpMethod) => async (path: string, body?: unknown, query?: Query): Promise<any> => {
-    const req = prepare(target, credential, method, path, query, body);
-    count();
-    return reads.write(who.key, req, (deadline) => transport.call(req, who, deadline), leaving);
-  };
+  const write =
+    (method: HttpMethod) =>
+    async (path: string, body?: unknown, query?: Query): Promise<any> => {
+      const req = prepare(target, credential, method, path, query, body);
+      count();
+      return reads.write(who.key, req, (deadline) => transport.call(req, who, deadline), leaving);
+    };
 
   return {
     get: read,

@@ -12,7 +12,14 @@
  *
  * The read caches, from the closest to the resolver outwards, are described in ./README.md.
  */
-export { createRestClient, type RestClient, type RestClientConfig, type RestSettings, type RestCaller, type CallerOptions } from './client.js';
+export {
+  createRestClient,
+  type RestClient,
+  type RestClientConfig,
+  type RestSettings,
+  type RestCaller,
+  type CallerOptions,
+} from './client.js';
 export { RestCallLog, type RestCall } from './callLog.js';
 export { path, encodeQuery, type Query, type QueryValue, type HttpMethod } from './request.js';
 export { parseRetryAfter, backoff, type RetryConfig } from './retry.js';

@@ -16,7 +16,6 @@ export interface ConcurrencyConfig {
   queueTotal: number;
 }
 
-
 /** A caller's side of the limits (kept with the caller's other per-token state). */
 export interface CallerSlots {
   active: number;

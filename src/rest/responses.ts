@@ -18,7 +18,14 @@ export type Health = 'healthy' | 'route' | 'origin' | 'neutral';
 
 export type Outcome =
   | { ok: true; value: unknown; /** Length of the body as received (characters). */ size: number; health?: Health }
-  | { ok: false; error: RestError; retryable: boolean; retryAfterMs?: number; health?: Health; /** No call: the circuit was open. */ circuitOpen?: true };
+  | {
+      ok: false;
+      error: RestError;
+      retryable: boolean;
+      retryAfterMs?: number;
+      health?: Health;
+      /** No call: the circuit was open. */ circuitOpen?: true;
+    };
 
 export async function readResponse(res: Dispatcher.ResponseData, req: Prepared): Promise<Outcome> {
   const status = res.statusCode;
@@ -95,7 +102,12 @@ export function failure(err: unknown, req: Prepared, deadline: Deadline): Outcom
   // An error of ours (e.g. a body that is not JSON): the upstream answered, wrongly but alive.
   if (errorCode(err)) return { ok: false, error: err as RestError, retryable: false, health: 'healthy' };
   if (deadline.signal.aborted) {
-    return { ok: false, error: unavailableError(req.info, deadline.reason()), retryable: false, health: deadline.expired ? 'route' : 'neutral' };
+    return {
+      ok: false,
+      error: unavailableError(req.info, deadline.reason()),
+      retryable: false,
+      health: deadline.expired ? 'route' : 'neutral',
+    };
   }
   const code = systemCode(err);
   const error = connectionError(code, req);

@@ -21,7 +21,15 @@ export const DEFAULT_BACKOFF: Omit<RetryConfig, 'maxAttempts'> = { baseDelayMs: 
 export const RETRY_STATUSES = new Set([429, 502, 503, 504]);
 
 /** Connection-level failures GETs may retry: the request never reached a handler, or the socket broke. */
-export const RETRYABLE_ERRORS = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT']);
+export const RETRYABLE_ERRORS = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EAI_AGAIN',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 
 /** Capped exponential backoff with "full jitter" (AWS architecture blog): random in [0, cap). */
 export function backoff(retry: RetryConfig, attempt: number, random: () => number = Math.random): number {

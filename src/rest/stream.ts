@@ -20,7 +20,8 @@ export async function openStream(transport: Transport, req: Prepared, who: Who, 
   signal?.addEventListener('abort', abort, { once: true });
   const release = () => signal?.removeEventListener('abort', abort);
   const started = clock.now();
-  const reportAttempt = (status: number | null, code?: ErrorCode) => report?.({ ...req.info, status, ms: clock.now() - started, attempt: 1, code });
+  const reportAttempt = (status: number | null, code?: ErrorCode) =>
+    report?.({ ...req.info, status, ms: clock.now() - started, attempt: 1, code });
   let admission;
   try {
     admission = circuits.admit(routeTemplate(req.info.path), who.budget);

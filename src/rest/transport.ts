@@ -114,7 +114,13 @@ export class Transport {
     let status: number | null = null;
     let outcome: Outcome;
     try {
-      const res = await pool.request({ path: req.url, method: req.info.method, headers: req.headers, body: req.body, signal: deadline.signal });
+      const res = await pool.request({
+        path: req.url,
+        method: req.info.method,
+        headers: req.headers,
+        body: req.body,
+        signal: deadline.signal,
+      });
       status = res.statusCode;
       this.parts.onAnswer?.(who, status);
       outcome = await readResponse(res, req);

@@ -14,7 +14,16 @@ import { integrationBodies } from '../api/bodies/integrations.js';
 import { MEMBER_ROLE_FILTERS, organizationBodies } from '../api/bodies/organizations.js';
 import { orgSettingsBodies, REQUIRED_FONT_WEIGHT } from '../api/bodies/orgSettings.js';
 import { siteBodies } from '../api/bodies/sites.js';
-import { bodies, CHANGE_REQUEST_STATUSES, COMMENT_STATUSES, INTEGRATION_CATEGORIES, INTEGRATION_TARGETS, limits, MEMBER_SORTS, ORDERS } from '../api/rules.js';
+import {
+  bodies,
+  CHANGE_REQUEST_STATUSES,
+  COMMENT_STATUSES,
+  INTEGRATION_CATEGORIES,
+  INTEGRATION_TARGETS,
+  limits,
+  MEMBER_SORTS,
+  ORDERS,
+} from '../api/rules.js';
 import type { Fields, Rule } from '../api/validate.js';
 import type { WriteMethod } from './restLoader.js';
 
@@ -133,8 +142,19 @@ const UPDATE_NOTES = {
 const oneOf = (values: readonly string[], description?: string): Filter => ({ kind: 'enum', values, description });
 
 /** A create (a write to the list), an update or other write that returns the object, a delete. */
-const create = (method: WriteMethod, description: string, rules: Fields, more: Partial<Write> = {}): Write => ({ kind: 'create', method, description, rules, ...more });
-const update = (method: WriteMethod, description: string, rules?: Fields, more: Partial<Write> = {}): Write => ({ method, description, rules, ...more });
+const create = (method: WriteMethod, description: string, rules: Fields, more: Partial<Write> = {}): Write => ({
+  kind: 'create',
+  method,
+  description,
+  rules,
+  ...more,
+});
+const update = (method: WriteMethod, description: string, rules?: Fields, more: Partial<Write> = {}): Write => ({
+  method,
+  description,
+  rules,
+  ...more,
+});
 const remove = (description: string): Write => ({ kind: 'delete', method: 'DELETE', description });
 
 /** The source of an OpenAPI spec (create and replace). */
@@ -144,7 +164,11 @@ const specSource: InputObjectSpec = {
   notes: { url: 'An absolute URL the spec is fetched from.', text: 'The spec itself, JSON or YAML.' },
 };
 
-const fontFaces = (name: string, description: string): InputObjectSpec => ({ name, description, notes: { storageKey: 'Path of the uploaded file in storage.' } });
+const fontFaces = (name: string, description: string): InputObjectSpec => ({
+  name,
+  description,
+  notes: { storageKey: 'Path of the uploaded file in storage.' },
+});
 
 /** Nested input objects of an integration's blocks and content sources (their type descriptions). */
 const integrationComponentNotes = {
@@ -166,14 +190,21 @@ const samlNotes = {
  * move takes a position, a transfer forgets every organization read (the source one is not
  * known), a delete reads the object first to name its organization in the payload.
  */
-function treeWrites<K extends 'space' | 'collection'>(kind: K, deleted: string, stale: string[] = []): Record<`${'move' | 'transfer' | 'delete'}${Capitalize<K>}`, Write> {
+function treeWrites<K extends 'space' | 'collection'>(
+  kind: K,
+  deleted: string,
+  stale: string[] = [],
+): Record<`${'move' | 'transfer' | 'delete'}${Capitalize<K>}`, Write> {
   const Kind = (kind === 'space' ? 'Space' : 'Collection') as Capitalize<K>;
   const path = `/${kind}s/{${kind}Id}`;
   return {
     [`move${Kind}`]: update('POST', `Moves a ${kind} in the content tree of its organization`, bodies[`${kind}.move`], {
       path: `${path}/move`,
       inputs: { position: 'ContentPositionInput' },
-      notes: { parent: 'The collection to move into; null: the organization root; absent: stays in its parent.', position: 'Before or after a sibling; default the end.' },
+      notes: {
+        parent: 'The collection to move into; null: the organization root; absent: stays in its parent.',
+        position: 'Before or after a sibling; default the end.',
+      },
     }),
     [`transfer${Kind}`]: update('POST', `Transfers a ${kind} to the root of another organization`, bodies[`${kind}.transfer`], {
       path: `${path}/transfer`,
@@ -206,7 +237,9 @@ export const RESOURCES = {
     },
     lookup: { field: 'team', description: 'A team by REST id' },
     writes: {
-      createTeam: create('PUT', 'Creates a team', organizationBodies['team.create'], { notes: { members: 'User ids of members to add; the caller joins as owner.' } }),
+      createTeam: create('PUT', 'Creates a team', organizationBodies['team.create'], {
+        notes: { members: 'User ids of members to add; the caller joins as owner.' },
+      }),
       updateTeam: update('PATCH', 'Renames a team', organizationBodies['team.update']),
       deleteTeam: remove('Deletes a team and its permissions'),
     },
@@ -221,7 +254,9 @@ export const RESOURCES = {
       createLinkInvite: create('POST', 'Creates a link invite', organizationBodies['linkInvite.create'], {
         notes: { role: "Role given to who joins (default: the organization's); null for guests." },
       }),
-      updateLinkInvite: update('PATCH', 'Changes the role of a link invite', organizationBodies['linkInvite.update'], { notes: { role: 'Null for guests.' } }),
+      updateLinkInvite: update('PATCH', 'Changes the role of a link invite', organizationBodies['linkInvite.update'], {
+        notes: { role: 'Null for guests.' },
+      }),
       deleteLinkInvite: remove('Deletes a link invite'),
     },
     stale: ['/orgs/{organizationId}'],
@@ -305,7 +340,9 @@ export const RESOURCES = {
       }),
       updateCustomFont: update('POST', 'Updates a custom font', orgSettingsBodies['font.update'], {
         notes: { fontFaces: `Changes by weight; weight ${REQUIRED_FONT_WEIGHT} must stay.` },
-        inputs: { fontFaces: fontFaces('CustomFontFaceChangeInput', 'Sets the file of a weight, or removes the weight with `storageKey: null`.') },
+        inputs: {
+          fontFaces: fontFaces('CustomFontFaceChangeInput', 'Sets the file of a weight, or removes the weight with `storageKey: null`.'),
+        },
       }),
       deleteCustomFont: remove('Deletes a custom font'),
     },
@@ -348,7 +385,11 @@ export const RESOURCES = {
         },
         inputs: {
           scopes: 'String',
-          blocks: { name: 'IntegrationBlockInput', description: 'A custom block the integration defines (REST `blocks` item).', notes: integrationComponentNotes },
+          blocks: {
+            name: 'IntegrationBlockInput',
+            description: 'A custom block the integration defines (REST `blocks` item).',
+            notes: integrationComponentNotes,
+          },
           contentSources: {
             name: 'IntegrationContentSourceInput',
             description: 'A content source the integration defines (REST `contentSources` item).',
@@ -381,13 +422,20 @@ export const RESOURCES = {
     },
     writes: {
       updateSite: update('PATCH', 'Changes the title or visibility of a site', siteBodies['site.update']),
-      publishSite: update('POST', 'Publishes a site to the audience of its visibility', undefined, { path: '/orgs/{organizationId}/sites/{siteId}/publish' }),
-      unpublishSite: update('POST', 'Takes a site offline', undefined, { path: '/orgs/{organizationId}/sites/{siteId}/unpublish' }),
-      updateSitePublishingAuth: update('PATCH', 'Changes the visitor-authentication settings of a site', siteBodies['sitePublishingAuth.update'], {
-        path: '/orgs/{organizationId}/sites/{siteId}/publishing/auth',
-        notes: { fallbackURL: 'Null removes it.', logoutURL: 'Null removes it.' },
-        returns: { field: 'publishingAuth', type: 'SitePublishingAuth' },
+      publishSite: update('POST', 'Publishes a site to the audience of its visibility', undefined, {
+        path: '/orgs/{organizationId}/sites/{siteId}/publish',
       }),
+      unpublishSite: update('POST', 'Takes a site offline', undefined, { path: '/orgs/{organizationId}/sites/{siteId}/unpublish' }),
+      updateSitePublishingAuth: update(
+        'PATCH',
+        'Changes the visitor-authentication settings of a site',
+        siteBodies['sitePublishingAuth.update'],
+        {
+          path: '/orgs/{organizationId}/sites/{siteId}/publishing/auth',
+          notes: { fallbackURL: 'Null removes it.', logoutURL: 'Null removes it.' },
+          returns: { field: 'publishingAuth', type: 'SitePublishingAuth' },
+        },
+      ),
     },
     stale: SITES,
   },
@@ -400,10 +448,15 @@ export const RESOURCES = {
         notes: { spaceId: 'The space the section publishes (its first site space).', title: 'Default: the title of the space.' },
       }),
       updateSiteSection: update('PATCH', 'Changes a section', siteBodies['siteSection.update'], { notes: UPDATE_NOTES }),
-      moveSiteSection: update('POST', 'Moves a section before or after another, or to the end of the site', siteBodies['siteSection.move'], {
-        path: '/orgs/{organizationId}/sites/{siteId}/sections/{siteSectionId}/move',
-        inputs: { position: 'SiteSectionPositionInput' },
-      }),
+      moveSiteSection: update(
+        'POST',
+        'Moves a section before or after another, or to the end of the site',
+        siteBodies['siteSection.move'],
+        {
+          path: '/orgs/{organizationId}/sites/{siteId}/sections/{siteSectionId}/move',
+          inputs: { position: 'SiteSectionPositionInput' },
+        },
+      ),
       deleteSiteSection: remove('Deletes a section and its site spaces'),
     },
     stale: SITES,
@@ -423,10 +476,15 @@ export const RESOURCES = {
         notes: { sections: 'REST ids of sections to put in the group (they leave any other group).' },
       }),
       updateSiteSectionGroup: update('PATCH', 'Changes a section group', siteBodies['siteSectionGroup.update'], { notes: UPDATE_NOTES }),
-      moveSiteSectionGroup: update('POST', 'Moves a section group before or after a section, or to the end of the site', siteBodies['siteSectionGroup.move'], {
-        path: '/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}/move',
-        inputs: { position: 'SiteSectionGroupPositionInput' },
-      }),
+      moveSiteSectionGroup: update(
+        'POST',
+        'Moves a section group before or after a section, or to the end of the site',
+        siteBodies['siteSectionGroup.move'],
+        {
+          path: '/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}/move',
+          inputs: { position: 'SiteSectionGroupPositionInput' },
+        },
+      ),
       addSiteSectionToGroup: update('POST', 'Puts a section into a group, out of any other', siteBodies['siteSectionGroup.addSection'], {
         path: '/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}/sections',
       }),
@@ -443,10 +501,15 @@ export const RESOURCES = {
     listedOnly: true,
     list: { on: 'Site', field: 'redirects', description: 'Redirects of the site, oldest first' },
     writes: {
-      createSiteRedirect: create('POST', 'Creates a redirect on a site; a source already redirected: CONFLICT', siteBodies['siteRedirect.create'], {
-        notes: { source: 'The path to redirect from, e.g. `/old/page`.' },
-        inputs: { destination: 'SiteRedirectDestinationInput' },
-      }),
+      createSiteRedirect: create(
+        'POST',
+        'Creates a redirect on a site; a source already redirected: CONFLICT',
+        siteBodies['siteRedirect.create'],
+        {
+          notes: { source: 'The path to redirect from, e.g. `/old/page`.' },
+          inputs: { destination: 'SiteRedirectDestinationInput' },
+        },
+      ),
       updateSiteRedirect: update('PATCH', 'Changes the source or destination of a redirect', siteBodies['siteRedirect.update'], {
         inputs: { destination: 'SiteRedirectDestinationInput' },
       }),
@@ -457,10 +520,18 @@ export const RESOURCES = {
   ShareLink: {
     path: '/orgs/{organizationId}/sites/{siteId}/share-links/{shareLinkId}',
     listedOnly: true,
-    list: { on: 'Site', field: 'shareLinks', description: 'Share links of the site, oldest first, for organization admins only: they reveal keys' },
+    list: {
+      on: 'Site',
+      field: 'shareLinks',
+      description: 'Share links of the site, oldest first, for organization admins only: they reveal keys',
+    },
     writes: {
       createShareLink: create('POST', 'Creates an active share link with a new secret key', siteBodies['shareLink.create']),
-      updateShareLink: update('PATCH', 'Renames, activates or deactivates a share link; give `name`, `active` or both', siteBodies['shareLink.update']),
+      updateShareLink: update(
+        'PATCH',
+        'Renames, activates or deactivates a share link; give `name`, `active` or both',
+        siteBodies['shareLink.update'],
+      ),
       activateShareLink: update('PATCH', 'Activates a share link: its key opens the site again', undefined, { body: { active: true } }),
       deactivateShareLink: update('PATCH', 'Deactivates a share link: its key opens nothing', undefined, { body: { active: false } }),
       deleteShareLink: remove('Deletes a share link; its key opens nothing'),
@@ -473,7 +544,12 @@ export const RESOURCES = {
     path: '/spaces/{spaceId}',
     restIdKey: true,
     jsonKeys: { organizationId: 'organization' },
-    list: { on: 'Organization', field: 'spaces', path: '/orgs/{organizationId}/spaces', description: 'Spaces of the organization the caller can read' },
+    list: {
+      on: 'Organization',
+      field: 'spaces',
+      path: '/orgs/{organizationId}/spaces',
+      description: 'Spaces of the organization the caller can read',
+    },
     lookup: { field: 'space', description: 'A space by REST id', shareable: true },
     writes: {
       createSpace: create('POST', 'Creates a space', bodies['space.create'], {
@@ -483,9 +559,15 @@ export const RESOURCES = {
         notes: { title: 'Needs edit.', emoji: 'Needs edit.', editMode: 'Needs admin.', defaultLevel: 'Needs admin.' },
       }),
       restoreSpace: update('POST', 'Restores a space deleted in the last 7 days', undefined, { path: '/spaces/{spaceId}/restore' }),
-      duplicateSpace: update('POST', 'Duplicates a space beside the original; the payload holds the copy', undefined, { path: '/spaces/{spaceId}/duplicate' }),
-      lockSpace: update('PATCH', 'Locks a space: all edits are locked (`editMode: locked`); needs admin', undefined, { body: { editMode: 'locked' } }),
-      unlockSpace: update('PATCH', 'Unlocks a locked space: users edit it directly (`editMode: live`); needs admin', undefined, { body: { editMode: 'live' } }),
+      duplicateSpace: update('POST', 'Duplicates a space beside the original; the payload holds the copy', undefined, {
+        path: '/spaces/{spaceId}/duplicate',
+      }),
+      lockSpace: update('PATCH', 'Locks a space: all edits are locked (`editMode: locked`); needs admin', undefined, {
+        body: { editMode: 'locked' },
+      }),
+      unlockSpace: update('PATCH', 'Unlocks a locked space: users edit it directly (`editMode: live`); needs admin', undefined, {
+        body: { editMode: 'live' },
+      }),
       ...treeWrites('space', '; it can be restored for 7 days'),
     },
     // Collections embed what they hold, and a moved space's old parent is not known.
@@ -534,8 +616,12 @@ export const RESOURCES = {
         inputs: { status: 'ChangeRequestStatus' },
       }),
       archiveChangeRequest: update('PATCH', 'Archives a change request (`status: archived`)', undefined, { body: { status: 'archived' } }),
-      reopenChangeRequest: update('PATCH', 'Opens a draft or archived change request (`status: open`)', undefined, { body: { status: 'open' } }),
-      markChangeRequestDraft: update('PATCH', 'Turns a change request back into a draft (`status: draft`)', undefined, { body: { status: 'draft' } }),
+      reopenChangeRequest: update('PATCH', 'Opens a draft or archived change request (`status: open`)', undefined, {
+        body: { status: 'open' },
+      }),
+      markChangeRequestDraft: update('PATCH', 'Turns a change request back into a draft (`status: draft`)', undefined, {
+        body: { status: 'draft' },
+      }),
     },
     // The space's counts and revision change.
     stale: ['/spaces/{spaceId}'],
@@ -560,7 +646,9 @@ export const RESOURCES = {
         inputs: { body: 'ContentBodyInput' },
       }),
       updateComment: update('PUT', 'Edits the body of a comment; its author only', postBody, { inputs: { body: 'ContentBodyInput' } }),
-      resolveComment: update('PUT', 'Resolves a comment (`resolved: true`): sets `resolvedAt` and `resolvedBy`', undefined, { body: { resolved: true } }),
+      resolveComment: update('PUT', 'Resolves a comment (`resolved: true`): sets `resolvedAt` and `resolvedBy`', undefined, {
+        body: { resolved: true },
+      }),
       reopenComment: update('PUT', 'Reopens a resolved comment (`resolved: false`)', undefined, { body: { resolved: false } }),
       deleteComment: remove('Deletes a comment and its replies; its author or a space admin'),
     },

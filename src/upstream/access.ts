@@ -15,9 +15,8 @@ export interface OrgMembership {
 
 export function orgMembership(db: Db, organizationId: string, userId: string | undefined): OrgMembership | null {
   if (!userId) return null;
-  const row = db
-    .prepare('SELECT role, disabled FROM members WHERE organization_id = ? AND user_id = ?')
-    .get(organizationId, userId) as { role: Role | null; disabled: number } | undefined;
+  const row = db.prepare('SELECT role, disabled FROM members WHERE organization_id = ? AND user_id = ?').get(organizationId, userId) as
+    { role: Role | null; disabled: number } | undefined;
   if (!row || row.disabled) return null;
   return { role: row.role, disabled: Boolean(row.disabled) };
 }
@@ -38,9 +37,7 @@ function ancestry(db: Db, target: ContentTarget): Array<{ type: string; id: stri
   while (parent && !seen.has(parent)) {
     seen.add(parent);
     chain.push({ type: 'collection', id: parent });
-    const row = db.prepare('SELECT parent_id FROM collections WHERE id = ?').get(parent) as
-      | { parent_id: string | null }
-      | undefined;
+    const row = db.prepare('SELECT parent_id FROM collections WHERE id = ?').get(parent) as { parent_id: string | null } | undefined;
     parent = row?.parent_id ?? null;
   }
   return chain;

@@ -9,12 +9,7 @@ export const hashToken = (token: string) => createHash('sha256').update(token).d
 /** Issues a token bound to a user; only its hash is stored. */
 export function issueToken(db: Db, userId: string, now: string, label = 'api'): string {
   const token = newToken();
-  db.prepare('INSERT INTO tokens (token_hash, user_id, label, created_at) VALUES (?, ?, ?, ?)').run(
-    hashToken(token),
-    userId,
-    label,
-    now,
-  );
+  db.prepare('INSERT INTO tokens (token_hash, user_id, label, created_at) VALUES (?, ?, ?, ?)').run(hashToken(token), userId, label, now);
   return token;
 }
 
@@ -23,9 +18,8 @@ export function authenticate(db: Db, header: string | undefined): UserRow | null
   if (!header) return null;
   const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!m) throw unauthorized('The Authorization header must be "Bearer <token>"');
-  const user = db
-    .prepare('SELECT u.* FROM tokens t JOIN users u ON u.id = t.user_id WHERE t.token_hash = ?')
-    .get(hashToken(m[1])) as UserRow | undefined;
+  const user = db.prepare('SELECT u.* FROM tokens t JOIN users u ON u.id = t.user_id WHERE t.token_hash = ?').get(hashToken(m[1])) as
+    UserRow | undefined;
   if (!user) throw unauthorized('The access token is invalid');
   return user;
 }

@@ -34,10 +34,20 @@ export function createOrganization(
   input: { title: string; hostname?: string; defaultRole?: Role | null; emailDomains?: string[] },
 ): string {
   const id = newId();
-  const hostname = input.hostname ?? `${input.title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '')}-${id.slice(0, 6).toLowerCase()}`;
-  db.prepare(
-    'INSERT INTO organizations (id, title, hostname, default_role, email_domains, created_at) VALUES (?, ?, ?, ?, ?, ?)',
-  ).run(id, input.title, hostname, input.defaultRole ?? 'read', JSON.stringify(input.emailDomains ?? []), clock.now().toISOString());
+  const hostname =
+    input.hostname ??
+    `${input.title
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '')}-${id.slice(0, 6).toLowerCase()}`;
+  db.prepare('INSERT INTO organizations (id, title, hostname, default_role, email_domains, created_at) VALUES (?, ?, ?, ?, ?, ?)').run(
+    id,
+    input.title,
+    hostname,
+    input.defaultRole ?? 'read',
+    JSON.stringify(input.emailDomains ?? []),
+    clock.now().toISOString(),
+  );
   return id;
 }
 

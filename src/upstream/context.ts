@@ -107,8 +107,7 @@ export class RequestContext {
       if (options.optional) return {};
       throw badRequest('body: a JSON object is required');
     }
-    if (typeof value !== 'object' || value === null || Array.isArray(value))
-      throw badRequest('body: must be a JSON object');
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw badRequest('body: must be a JSON object');
     try {
       checkFields(fields, value as Record<string, unknown>);
     } catch (e) {

@@ -62,7 +62,10 @@ export function registerOwnedRoutes<Access, Row extends { id: string }, Item>(ro
 }
 
 /** The hand-written parts of an owned resource's routes: where it is, and its writes. */
-type Declared<Access, Row extends { id: string }, Item, Show> = Pick<OwnedRoutes<Access, Row, Item>, 'param' | 'table' | 'create' | 'update' | 'upsert'> & {
+type Declared<Access, Row extends { id: string }, Item, Show> = Pick<
+  OwnedRoutes<Access, Row, Item>,
+  'param' | 'table' | 'create' | 'update' | 'upsert'
+> & {
   /** The path below the parent's, e.g. `fonts`. */
   path: string;
   show: Show;
@@ -84,7 +87,10 @@ export function registerOrgSetting<Row extends { id: string }, Item>(
     base: `/orgs/{organizationId}/${r.path}`,
     access: orgSettingsAccess,
     ownerId: (access) => access.org.id,
-    show: (ctx, { canEdit }) => (row) => r.show(ctx, row, canEdit),
+    show:
+      (ctx, { canEdit }) =>
+      (row) =>
+        r.show(ctx, row, canEdit),
     read: true,
   });
 }

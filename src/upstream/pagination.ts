@@ -26,10 +26,7 @@ export interface ListSpec<Row, Item> {
  * Keyset pagination: a page token is the sort key of the last item served, so pages stay stable
  * when rows are inserted. `limit` is 1..1000 (default 50).
  */
-export function paginate<Row extends object, Item>(
-  ctx: RequestContext,
-  spec: ListSpec<Row, Item>,
-): ListEnvelope<Item> {
+export function paginate<Row extends object, Item>(ctx: RequestContext, spec: ListSpec<Row, Item>): ListEnvelope<Item> {
   const limit = ctx.query.int('limit', 1, LIST_LIMIT_MAX) ?? DEFAULT_PAGE_SIZE;
   const page = ctx.query.string('page');
   const after = page === undefined ? undefined : decodePage(page, spec.orderBy.length);

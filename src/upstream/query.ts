@@ -45,8 +45,7 @@ export class Query {
     const v = this.params.get(name);
     if (v === null) return undefined;
     const n = Number(v);
-    if (!/^-?\d+$/.test(v) || n < min || n > max)
-      throw badRequest(`${name}: must be an integer from ${min} to ${max}`);
+    if (!/^-?\d+$/.test(v) || n < min || n > max) throw badRequest(`${name}: must be an integer from ${min} to ${max}`);
     return n;
   }
 }

@@ -16,8 +16,6 @@ export function shareKeyOpensSite(db: Db, shareKey: string, siteId: string): boo
 /** True when the key opens a site that publishes the space (as one of its site spaces). */
 export function shareKeyOpensSpace(db: Db, shareKey: string, spaceId: string): boolean {
   return Boolean(
-    db
-      .prepare(`SELECT 1 FROM ${OPEN_SITE} AND s.id IN (SELECT site_id FROM site_spaces WHERE space_id = ?)`)
-      .get(shareKey, spaceId),
+    db.prepare(`SELECT 1 FROM ${OPEN_SITE} AND s.id IN (SELECT site_id FROM site_spaces WHERE space_id = ?)`).get(shareKey, spaceId),
   );
 }

@@ -52,7 +52,11 @@ function startApp(): Promise<Stack> {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const line = (re: RegExp) => output.split('\n').map((l) => l.match(re)?.[1]).find(Boolean);
+  const line = (re: RegExp) =>
+    output
+      .split('\n')
+      .map((l) => l.match(re)?.[1])
+      .find(Boolean);
   return new Promise((resolve, reject) => {
     const read = (chunk: Buffer) => {
       output += chunk;
@@ -66,7 +70,10 @@ function startApp(): Promise<Stack> {
 }
 
 async function rest<T = any>(path: string, init: RequestInit = {}): Promise<T> {
-  const res = await fetch(`${stack.rest}${path}`, { ...init, headers: { authorization: `Bearer ${stack.token}`, 'content-type': 'application/json' } });
+  const res = await fetch(`${stack.rest}${path}`, {
+    ...init,
+    headers: { authorization: `Bearer ${stack.token}`, 'content-type': 'application/json' },
+  });
   expect(res.status, path).toBeLessThan(300);
   return (await res.json()) as T;
 }
@@ -76,7 +83,9 @@ async function restList<T = any>(path: string): Promise<T[]> {
   const items: T[] = [];
   let page: string | undefined;
   do {
-    const list = await rest<{ items: T[]; next?: { page: string } }>(`${path}${path.includes('?') ? '&' : '?'}limit=2${page ? `&page=${page}` : ''}`);
+    const list = await rest<{ items: T[]; next?: { page: string } }>(
+      `${path}${path.includes('?') ? '&' : '?'}limit=2${page ? `&page=${page}` : ''}`,
+    );
     items.push(...list.items);
     page = list.next?.page;
   } while (page);
@@ -94,7 +103,8 @@ function raw(path: string, headers: Record<string, string> = {}): Promise<{ stat
   );
 }
 
-const texts = async (testId: string, selector: string) => (await page.getByTestId(testId).locator(selector).allTextContents()).map((t) => t.trim());
+const texts = async (testId: string, selector: string) =>
+  (await page.getByTestId(testId).locator(selector).allTextContents()).map((t) => t.trim());
 const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
 const graphqlRequests = () => seen.filter((r) => new URL(r.url).pathname.startsWith('/graphql'));
 
@@ -103,7 +113,15 @@ beforeAll(async () => {
   stack = await startApp();
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
   page.setDefaultTimeout(STEP_MS);

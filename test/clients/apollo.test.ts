@@ -15,8 +15,16 @@ const SPACES: TypedDocumentNode<any> = gql`
     organization(organizationId: $org) {
       id
       spaces(first: 2, after: $after) {
-        edges { node { id title } }
-        pageInfo { hasNextPage endCursor }
+        edges {
+          node {
+            id
+            title
+          }
+        }
+        pageInfo {
+          hasNextPage
+          endCursor
+        }
       }
     }
   }
@@ -34,7 +42,8 @@ beforeAll(async () => {
   const fetch = globalThis.fetch;
   vi.spyOn(globalThis, 'fetch').mockImplementation(async (input, init) => {
     const target = String(input instanceof Request ? input.url : input);
-    if (target.startsWith(url)) sent.push({ method: init?.method ?? 'GET', withQuery: /[?&]query=|"query":/.test(`${target}${init?.body ?? ''}`) });
+    if (target.startsWith(url))
+      sent.push({ method: init?.method ?? 'GET', withQuery: /[?&]query=|"query":/.test(`${target}${init?.body ?? ''}`) });
     return fetch(input, init);
   });
 });
@@ -54,7 +63,10 @@ describe('Apollo Client recipe', () => {
     const first = await createApolloClient(url, t.world.users.admin.token).query({ query: SPACES, variables: { org } });
     expect(first.data?.organization.spaces.edges).toHaveLength(2);
     // GET with the hash (PersistedQueryNotFound), then POST with the query and its hash.
-    expect(sent).toEqual([{ method: 'GET', withQuery: false }, { method: 'POST', withQuery: true }]);
+    expect(sent).toEqual([
+      { method: 'GET', withQuery: false },
+      { method: 'POST', withQuery: true },
+    ]);
 
     sent.splice(0);
     const again = await createApolloClient(url, t.world.users.read.token).query({ query: SPACES, variables: { org } });
@@ -78,7 +90,16 @@ describe('Apollo Client recipe', () => {
     const space = merged!.organization.spaces.edges[0].node;
     sent.splice(0);
     const cached = await client.query<any>({
-      query: gql`query Node($id: ID!) { node(id: $id) { id ... on Space { title } } }`,
+      query: gql`
+        query Node($id: ID!) {
+          node(id: $id) {
+            id
+            ... on Space {
+              title
+            }
+          }
+        }
+      `,
       variables: { id: space.id },
       fetchPolicy: 'cache-only',
     });
@@ -94,7 +115,16 @@ describe('Apollo Client recipe', () => {
           organization(organizationId: $org) {
             id
             title
-            ... @defer { spaces(first: 2) { edges { node { id title } } } }
+            ... @defer {
+              spaces(first: 2) {
+                edges {
+                  node {
+                    id
+                    title
+                  }
+                }
+              }
+            }
           }
         }
       `,

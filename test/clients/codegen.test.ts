@@ -28,7 +28,11 @@ async function generate(): Promise<Map<string, string>> {
   // The subgraph SDL (`extend schema @link`) builds too until schema.graphql is the client schema.
   const schemaAst = buildASTSchema(schema, { assumeValidSDL: true });
   const documents = (config.documents as string[]).flatMap((file) =>
-    [...readFileSync(join(root, file), 'utf8').matchAll(/graphql\(`([\s\S]*?)`\)/g)].map((m) => ({ location: file, document: parse(m[1]), rawSDL: m[1] })),
+    [...readFileSync(join(root, file), 'utf8').matchAll(/graphql\(`([\s\S]*?)`\)/g)].map((m) => ({
+      location: file,
+      document: parse(m[1]),
+      rawSDL: m[1],
+    })),
   );
   const [baseOutputDir, output] = Object.entries(config.generates)[0] as [string, { config: object; presetConfig: object }];
   const sections = await preset.buildGeneratesSection({
@@ -64,10 +68,17 @@ describe('GraphQL Codegen client preset recipe', () => {
 
   it('the committed gql/ is what the client preset writes from codegen.ts', async () => {
     const files = await generate();
-    expect([...files.keys()].map((f) => f.split('/').pop()).toSorted()).toEqual(['gql.ts', 'graphql.ts', 'index.ts', 'persisted-documents.json']);
+    expect([...files.keys()].map((f) => f.split('/').pop()).toSorted()).toEqual([
+      'gql.ts',
+      'graphql.ts',
+      'index.ts',
+      'persisted-documents.json',
+    ]);
     for (const [file, content] of files) {
       if (process.env.UPDATE_RECIPES) writeFileSync(join(root, file), content);
-      expect(readFileSync(join(root, file), 'utf8'), `${file} is stale: UPDATE_RECIPES=1 npx vitest run ${import.meta.filename}`).toBe(content);
+      expect(readFileSync(join(root, file), 'utf8'), `${file} is stale: UPDATE_RECIPES=1 npx vitest run ${import.meta.filename}`).toBe(
+        content,
+      );
     }
     // Ids as the manifest writes them: `sha256:<hex>`.
     expect(Object.keys(JSON.parse(files.get('docs/recipes/codegen/gql/persisted-documents.json')!))).toEqual([

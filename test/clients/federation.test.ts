@@ -42,7 +42,11 @@ async function listen(server: Server): Promise<string> {
 beforeAll(async () => {
   t = await startStack();
   // A public space (REST offers no visibility write: made in the embedded upstream's database).
-  publicSpaceId = insertSpace(t.upstream.db, t.clock.now().toISOString(), { organizationId: t.world.orgId, title: 'Handbook', visibility: 'public' }).id;
+  publicSpaceId = insertSpace(t.upstream.db, t.clock.now().toISOString(), {
+    organizationId: t.world.orgId,
+    title: 'Handbook',
+    visibility: 'public',
+  }).id;
   docs = buildGateway({ upstreamUrl: t.url });
   const docsUrl = await docs.start();
   const reviewsSchema = buildSubgraphSchema({
@@ -142,7 +146,9 @@ describe('Hive Gateway recipe', () => {
     await using gateway = companyGateway(supergraph);
     const query = 'query($org: String!) { organization(organizationId: $org) { spaces { nodes { organization { title } } } } }';
     const res = await run(gateway, query, { org: t.world.orgId }, t.world.users.admin.token);
-    expect(operationCost(schema, parse(query), { org: t.world.orgId }, undefined, { defaultPageSize: 20, maxPageSize: 100, maxIds: 100 })).toBe(1 + 1 + 20);
+    expect(
+      operationCost(schema, parse(query), { org: t.world.orgId }, undefined, { defaultPageSize: 20, maxPageSize: 100, maxIds: 100 }),
+    ).toBe(1 + 1 + 20);
     expect(res.extensions?.cost.estimated).toBe(1 + 1 + 1);
   });
 });
@@ -157,7 +163,9 @@ describe("Apollo's composition (what rover uses for Apollo Router)", () => {
     ]);
     expect(result.errors?.map((e) => e.message)).toBeUndefined();
     expect(result.supergraphSdl).toContain('https://specs.apollo.dev/cost/v0.1');
-    expect(result.supergraphSdl).toMatch(/\): SpaceConnection @cost\(weight: 1\) @listSize\(slicingArguments: \["first"\], sizedFields: \["edges", "nodes"\], assumedSize: 20, requireOneSlicingArgument: false\)/);
+    expect(result.supergraphSdl).toMatch(
+      /\): SpaceConnection @cost\(weight: 1\) @listSize\(slicingArguments: \["first"\], sizedFields: \["edges", "nodes"\], assumedSize: 20, requireOneSlicingArgument: false\)/,
+    );
   });
 });
 

@@ -13,7 +13,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createRelayEnvironment } from '../../docs/recipes/relay/environment.js';
 import SpaceListCreateMutation from '../../docs/recipes/relay/__generated__/SpaceListCreateMutation.graphql.js';
 import SpaceListPaginationQuery from '../../docs/recipes/relay/__generated__/SpaceListPaginationQuery.graphql.js';
-import SpaceListQuery, { type SpaceListQuery as SpaceListQueryType } from '../../docs/recipes/relay/__generated__/SpaceListQuery.graphql.js';
+import SpaceListQuery, {
+  type SpaceListQuery as SpaceListQueryType,
+} from '../../docs/recipes/relay/__generated__/SpaceListQuery.graphql.js';
 import { loadPersistedOperations } from '../../src/gateway/plugins/usePersistedOperations.js';
 import { startStack, type TestStack } from '../helpers/gateway.js';
 import { shownInDocs } from './shownInDocs.js';
@@ -54,7 +56,9 @@ function listedTitles(env: Environment, orgId: string): string[] {
 
 describe('Relay recipe', () => {
   it('docs/CLIENTS.md shows the recipe as it is', () => {
-    expect(shownInDocs('docs/recipes/relay/relay.config.json'), 'docs/recipes/relay/relay.config.json as docs/CLIENTS.md shows it').toBe(true);
+    expect(shownInDocs('docs/recipes/relay/relay.config.json'), 'docs/recipes/relay/relay.config.json as docs/CLIENTS.md shows it').toBe(
+      true,
+    );
     expect(shownInDocs('docs/recipes/relay/environment.ts'), 'docs/recipes/relay/environment.ts as docs/CLIENTS.md shows it').toBe(true);
     expect(shownInDocs('docs/recipes/relay/SpaceList.ts'), 'docs/recipes/relay/SpaceList.ts as docs/CLIENTS.md shows it').toBe(true);
   });
@@ -79,7 +83,9 @@ describe('Relay recipe', () => {
     // What loadNext(2) runs: the refetchable fragment's query, from the connection's end cursor.
     let endCursor: string | undefined;
     commitLocalUpdate(env, (store) => {
-      endCursor = ConnectionHandler.getConnection(store.get(orgId)!, 'SpaceList_spaces')!.getLinkedRecord('pageInfo')!.getValue('endCursor') as string;
+      endCursor = ConnectionHandler.getConnection(store.get(orgId)!, 'SpaceList_spaces')!
+        .getLinkedRecord('pageInfo')!
+        .getValue('endCursor') as string;
     });
     await fetchQuery(env, SpaceListPaginationQuery, { id: orgId, first: 2, after: endCursor }).toPromise();
     expect(listedTitles(env, orgId).toSorted()).toEqual(['One', 'Three', 'Two']);

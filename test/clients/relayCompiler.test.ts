@@ -48,7 +48,9 @@ describe('relay-compiler with schema.graphql', () => {
 
   it('writes the persisted-query manifest, and the gateway runs its documents by documentId', async () => {
     const manifest: Record<string, string> = JSON.parse(readFileSync(join(app, 'persisted-queries.json'), 'utf8'));
-    const ids: Record<string, string> = Object.fromEntries(Object.entries(manifest).map(([id, text]) => [/^query (\w+)/.exec(text)?.[1], id]));
+    const ids: Record<string, string> = Object.fromEntries(
+      Object.entries(manifest).map(([id, text]) => [/^query (\w+)/.exec(text)?.[1], id]),
+    );
     expect(Object.keys(ids).sort()).toEqual(['SpacesPagePaginationQuery', 'SpacesPageQuery']);
     expect(Object.values(ids).every((id) => /^[0-9a-f]{64}$/.test(id))).toBe(true);
 

@@ -20,7 +20,11 @@ beforeAll(async () => {
   vi.spyOn(globalThis, 'fetch').mockImplementation(async (input, init) => {
     const target = String(input instanceof Request ? input.url : input);
     if (target.startsWith(url))
-      sent.push({ method: init?.method ?? 'GET', path: new URL(target).pathname, withQuery: /[?&]query=|"query":/.test(`${target}${init?.body ?? ''}`) });
+      sent.push({
+        method: init?.method ?? 'GET',
+        path: new URL(target).pathname,
+        withQuery: /[?&]query=|"query":/.test(`${target}${init?.body ?? ''}`),
+      });
     return fetch(input, init);
   });
 });
@@ -35,7 +39,14 @@ describe('urql recipe', () => {
   });
 
   it('persisted exchange: registers a query once (its text and hash), then sends only its hash, over GET', async () => {
-    const query = gql`query Viewer { viewer { id displayName } }`;
+    const query = gql`
+      query Viewer {
+        viewer {
+          id
+          displayName
+        }
+      }
+    `;
     sent.splice(0);
     const first = await createUrqlClient(url, t.world.users.admin.token).query(query, {}).toPromise();
     expect(first.data).toMatchObject({ viewer: { displayName: 'Ada admin' } });
@@ -56,7 +67,14 @@ describe('urql recipe', () => {
     sent.splice(0);
     await new Promise<void>((resolve, reject) => {
       pipe(
-        client.subscription(gql`subscription Questions($org: String!) { suggestedQuestionsStream(organizationId: $org) }`, { org: t.world.orgId }),
+        client.subscription(
+          gql`
+            subscription Questions($org: String!) {
+              suggestedQuestionsStream(organizationId: $org)
+            }
+          `,
+          { org: t.world.orgId },
+        ),
         onEnd(resolve),
         subscribe((result) => (result.error ? reject(result.error) : questions.push(result.data.suggestedQuestionsStream))),
       );

@@ -11,7 +11,9 @@ afterAll(() => rmSync(dir, { recursive: true }));
 function scan(source: string): string[] {
   const file = join(dir, `case${Math.random().toString(36).slice(2)}.test.ts`);
   writeFileSync(file, source);
-  return scanFiles([file]).get(file)!.map((c) => `${c.method} ${c.path.replaceAll(WILDCARD, '*')}`);
+  return scanFiles([file])
+    .get(file)!
+    .map((c) => `${c.method} ${c.path.replaceAll(WILDCARD, '*')}`);
 }
 
 describe('scanFiles', () => {

@@ -88,7 +88,10 @@ describe('the endpoint list', () => {
     expect(auth).toEqual(['GET', 'PATCH']);
     const seedKeys = new Set(committedSeedEndpoints().map(endpointKey));
     const extras = OFFICIAL_EXTRAS.map(([method, path]) => endpointKey({ method, path }));
-    expect(extras.filter((k) => seedKeys.has(k)), 'extras the seed already names').toEqual([]);
+    expect(
+      extras.filter((k) => seedKeys.has(k)),
+      'extras the seed already names',
+    ).toEqual([]);
     expect(endpoints.filter((e) => e.section === EXTRAS_SECTION).map(endpointKey)).toEqual(extras);
   });
 });

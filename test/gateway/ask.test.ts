@@ -152,9 +152,7 @@ describe('Organization.ask', () => {
   it('an empty query is rejected with BAD_USER_INPUT before the ask call', async () => {
     t.resetCalls();
     const res = await t.gql(ASK, { organizationId: t.world.orgId, query: '' });
-    expect(res.errors?.map((e) => [e.path, e.extensions])).toEqual([
-      [['organization', 'ask'], { code: 'BAD_USER_INPUT', field: 'query' }],
-    ]);
+    expect(res.errors?.map((e) => [e.path, e.extensions])).toEqual([[['organization', 'ask'], { code: 'BAD_USER_INPUT', field: 'query' }]]);
     expect(askCalls()).toEqual([]);
   });
 
@@ -191,7 +189,11 @@ describe('Organization.suggestedQuestions', () => {
   it("with the caller's token: a guest gets what REST gives the guest", async () => {
     const token = t.world.users.guest.token;
     const rest = await t.api.as(token).get(`${askPath()}/questions`);
-    const data = await t.data('query($id: String!) { organization(organizationId: $id) { suggestedQuestions } }', { id: t.world.orgId }, token);
+    const data = await t.data(
+      'query($id: String!) { organization(organizationId: $id) { suggestedQuestions } }',
+      { id: t.world.orgId },
+      token,
+    );
     expect(data.organization.suggestedQuestions).toEqual(rest.body.questions);
   });
 });

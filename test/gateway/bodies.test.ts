@@ -55,7 +55,11 @@ describe('body { markdown } without a format argument', () => {
   it('in a mutation payload: the body in markdown (one read of the written comment in that format)', async () => {
     t.resetCalls();
     urls.splice(0);
-    const payload = await t.payload('createComment', { spaceId, changeRequestId: crId, body: { markdown: 'New *one*' } }, 'comment { body { markdown } }');
+    const payload = await t.payload(
+      'createComment',
+      { spaceId, changeRequestId: crId, body: { markdown: 'New *one*' } },
+      'comment { body { markdown } }',
+    );
     expect(payload.comment.body).toEqual({ markdown: 'New *one*' });
     await new Promise((r) => setImmediate(r));
     const comments = urls.filter((u) => u.includes('/comments'));

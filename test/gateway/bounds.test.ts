@@ -16,7 +16,8 @@ const stack = httpStack();
 let t: TestStack;
 beforeAll(() => void (t = stack.t));
 /** POSTs a GraphQL request over the gateway's port, as the admin unless `token` is null. */
-const post = async (body: unknown, token: string | null = t.world.users.admin.token) => stack.post(body, token ? `Bearer ${token}` : undefined);
+const post = async (body: unknown, token: string | null = t.world.users.admin.token) =>
+  stack.post(body, token ? `Bearer ${token}` : undefined);
 
 /** A refusal by `limit`: BAD_USER_INPUT, no data, no REST call. */
 function expectLimit(result: GqlResult, limit: string, maximum: number) {
@@ -86,14 +87,20 @@ describe('response bytes', () => {
   beforeAll(async () => {
     const spaceId = (await t.api.post(`/orgs/${t.world.orgId}/spaces`, { title: 'Big talk' })).body.id;
     const cr = (await t.api.post(`/spaces/${spaceId}/change-requests`, { subject: 'Long comment' })).body;
-    const comment = (await t.api.post(`/spaces/${spaceId}/change-requests/${cr.id}/comments`, { body: { markdown: 'x'.repeat(BIG) } })).body;
-    const data = await t.data(`{ changeRequest(spaceId: "${spaceId}", changeRequestId: "${cr.id}") { comments(first: 1) { nodes { id } } } }`);
+    const comment = (await t.api.post(`/spaces/${spaceId}/change-requests/${cr.id}/comments`, { body: { markdown: 'x'.repeat(BIG) } }))
+      .body;
+    const data = await t.data(
+      `{ changeRequest(spaceId: "${spaceId}", changeRequestId: "${cr.id}") { comments(first: 1) { nodes { id } } } }`,
+    );
     commentId = data.changeRequest.comments.nodes[0].id;
     expect(comment.id).toBeTruthy();
   });
 
   const nodesOf = (n: number) =>
-    post({ query: 'query($ids: [ID!]!) { nodes(ids: $ids) { ... on Comment { body { markdown } } } }', variables: { ids: Array(n).fill(commentId) } });
+    post({
+      query: 'query($ids: [ID!]!) { nodes(ids: $ids) { ... on Comment { body { markdown } } } }',
+      variables: { ids: Array(n).fill(commentId) },
+    });
 
   it('defaults to 4 MiB; a result within it is answered whole', async () => {
     expect(max).toBe(4 * 1024 * 1024);
@@ -105,7 +112,9 @@ describe('response bytes', () => {
   it('one id repeated in nodes(ids:) is priced per occurrence: 100 × 200 KB is refused, not answered', async () => {
     const { result } = await nodesOf(100);
     const error = expectLimit(result, 'maxResponseBytes', max);
-    expect(error.message).toBe(`maxResponseBytes: Response size limit of ${max} bytes exceeded (each occurrence of an object counts; select fewer or smaller fields, or page).`);
+    expect(error.message).toBe(
+      `maxResponseBytes: Response size limit of ${max} bytes exceeded (each occurrence of an object counts; select fewer or smaller fields, or page).`,
+    );
   });
 
   it('and so is one representation repeated in _entities', async () => {
@@ -120,7 +129,10 @@ describe('response bytes', () => {
     const res = await t.gateway.yoga.fetch('http://gateway.test/graphql/stream', {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: `Bearer ${t.world.users.admin.token}` },
-      body: JSON.stringify({ query: 'query Big($ids: [ID!]!) { nodes(ids: $ids) { ... on Comment { body { markdown } } } }', variables: { ids: Array(100).fill(commentId) } }),
+      body: JSON.stringify({
+        query: 'query Big($ids: [ID!]!) { nodes(ids: $ids) { ... on Comment { body { markdown } } } }',
+        variables: { ids: Array(100).fill(commentId) },
+      }),
     });
     const text = await res.text();
     expect(text).toContain('maxResponseBytes');
@@ -138,7 +150,9 @@ describe('response bytes', () => {
     const spaceId = (await s.api.post(`/orgs/${s.world.orgId}/spaces`, { title: 'Big talk' })).body.id;
     const cr = (await s.api.post(`/spaces/${spaceId}/change-requests`, { subject: 'Long comment' })).body;
     await s.api.post(`/spaces/${spaceId}/change-requests/${cr.id}/comments`, { body: { markdown: 'x'.repeat(BIG) } });
-    const data = await s.data(`{ changeRequest(spaceId: "${spaceId}", changeRequestId: "${cr.id}") { comments(first: 1) { nodes { id } } } }`);
+    const data = await s.data(
+      `{ changeRequest(spaceId: "${spaceId}", changeRequestId: "${cr.id}") { comments(first: 1) { nodes { id } } } }`,
+    );
     const id = data.changeRequest.comments.nodes[0].id;
     /** 3 × 200 KB, written to a response that ends when `res` says so (Yoga's Node server context). */
     const send = async (res: EventEmitter) => {
@@ -147,7 +161,10 @@ describe('response bytes', () => {
         {
           method: 'POST',
           headers: { 'content-type': 'application/json', authorization: `Bearer ${s.world.users.admin.token}` },
-          body: JSON.stringify({ query: 'query($ids: [ID!]!) { nodes(ids: $ids) { ... on Comment { body { markdown } } } }', variables: { ids: [id, id, id] } }),
+          body: JSON.stringify({
+            query: 'query($ids: [ID!]!) { nodes(ids: $ids) { ... on Comment { body { markdown } } } }',
+            variables: { ids: [id, id, id] },
+          }),
         },
         { res },
       );
@@ -183,7 +200,9 @@ describe('response bytes', () => {
     const res = await s.gateway.yoga.fetch('http://gateway.test/graphql', {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'multipart/mixed', authorization: `Bearer ${s.world.users.admin.token}` },
-      body: JSON.stringify({ query: `{ viewer { id } ... @defer { ${Array.from({ length: 20 }, (_, i) => `a${i}: viewer { displayName email photoURL id }`).join(' ')} } }` }),
+      body: JSON.stringify({
+        query: `{ viewer { id } ... @defer { ${Array.from({ length: 20 }, (_, i) => `a${i}: viewer { displayName email photoURL id }`).join(' ')} } }`,
+      }),
     });
     const text = await res.text();
     expect(text).toContain('maxResponseBytes');

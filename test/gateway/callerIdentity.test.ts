@@ -28,9 +28,17 @@ async function stack(options: Omit<GatewayOptions, 'upstreamUrl'>): Promise<Stac
   const proxy = await startChaosProxy(upstream.url);
   const gateway = buildGateway({ ...options, upstreamUrl: proxy.url });
   const url = await gateway.start();
-  stops.push(() => upstream.stop(), () => proxy.stop(), () => gateway.stop());
+  stops.push(
+    () => upstream.stop(),
+    () => proxy.stop(),
+    () => gateway.stop(),
+  );
   const post = async (query: string, headers: Record<string, string> = {}) => {
-    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query }) });
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ query }),
+    });
     return { status: res.status, body: (await res.json()) as GqlResult };
   };
   return { upstream, proxy, gateway, post };
@@ -43,7 +51,16 @@ describe('a caller is its token', () => {
   it('eight spellings of one token share one rate-limit budget, and the upstream gets `Bearer <token>` each time', async () => {
     const t = await stack({ callerRateLimit: 3 });
     const token = t.upstream.world.users.admin.token;
-    const spellings = [`Bearer ${token}`, `bearer ${token}`, `BEARER ${token}`, `Bearer  ${token}`, `Bearer\t${token}`, `bEaReR ${token}`, `Bearer \t ${token}`, `BeArEr\t\t${token}`];
+    const spellings = [
+      `Bearer ${token}`,
+      `bearer ${token}`,
+      `BEARER ${token}`,
+      `Bearer  ${token}`,
+      `Bearer\t${token}`,
+      `bEaReR ${token}`,
+      `Bearer \t ${token}`,
+      `BeArEr\t\t${token}`,
+    ];
     const results = [];
     for (const authorization of spellings) results.push(await t.post(VIEWER, { authorization }));
     expect(codes(results)).toEqual(['ok', 'ok', 'ok', 'RATE_LIMITED', 'RATE_LIMITED', 'RATE_LIMITED', 'RATE_LIMITED', 'RATE_LIMITED']);
@@ -58,11 +75,22 @@ describe('a caller is its token', () => {
     const orgId = t.upstream.world.orgId;
     // The upstream never answers: one call holds the caller's slot, one waits in its queue, until the deadline.
     t.proxy.configure({ failRate: 1, faults: ['hang'] });
-    const spellings = [`Bearer ${token}`, `bearer ${token}`, `BEARER ${token}`, `Bearer  ${token}`, `Bearer\t${token}`, `bEaReR ${token}`, `Bearer \t ${token}`, `BeArEr\t\t${token}`];
+    const spellings = [
+      `Bearer ${token}`,
+      `bearer ${token}`,
+      `BEARER ${token}`,
+      `Bearer  ${token}`,
+      `Bearer\t${token}`,
+      `bEaReR ${token}`,
+      `Bearer \t ${token}`,
+      `BeArEr\t\t${token}`,
+    ];
     let answered = 0;
     // Distinct reads (no single-flight between them).
     const results = spellings.map((authorization, i) =>
-      t.post(`{ organization(organizationId: "${orgId}") { members(first: ${i + 1}) { nodes { role } } } }`, { authorization }).finally(() => answered++),
+      t
+        .post(`{ organization(organizationId: "${orgId}") { members(first: ${i + 1}) { nodes { role } } } }`, { authorization })
+        .finally(() => answered++),
     );
     await until(() => answered === 6);
     clock.advance(30_000);
@@ -85,7 +113,8 @@ describe('work without an accepted token is limited per client address', () => {
   it('without trusted proxies, X-Forwarded-For is ignored: the socket’s address counts', async () => {
     const t = await stack({ anonymousRateLimit: 2 });
     const results = [];
-    for (const address of ['10.0.0.1', '10.0.0.2', '10.0.0.3']) results.push(await t.post('{ __typename }', { 'x-forwarded-for': address }));
+    for (const address of ['10.0.0.1', '10.0.0.2', '10.0.0.3'])
+      results.push(await t.post('{ __typename }', { 'x-forwarded-for': address }));
     expect(codes(results)).toEqual(['ok', 'ok', 'RATE_LIMITED']);
   });
 

@@ -74,7 +74,9 @@ describe('ChangeRequest reads', () => {
     const byId = await t.data(q, { s: spaceId, c: cr.id });
     expect(byNumber.changeRequest).toEqual(byId.changeRequest);
     t.resetCalls();
-    const node = await t.data('query($id: ID!) { node(id: $id) { id ... on ChangeRequest { restId subject } } }', { id: byId.changeRequest.id });
+    const node = await t.data('query($id: ID!) { node(id: $id) { id ... on ChangeRequest { restId subject } } }', {
+      id: byId.changeRequest.id,
+    });
     expect(node.node).toEqual({ id: byId.changeRequest.id, restId: cr.id, subject: 'Read me' });
     expect(calls()).toEqual([`GET /spaces/${spaceId}/change-requests/${cr.id}`]);
   });
@@ -92,19 +94,25 @@ describe('ChangeRequest reads', () => {
       expect(pdf.status).toBe(200);
       expect(pdf.headers.get('content-type')).toBe('application/pdf');
     }
-    const res = await t.gql(`query($s: String!, $c: String!) { changeRequest(spaceId: $s, changeRequestId: $c) { subject pdfUrl(only: true) } }`, {
-      s: spaceId,
-      c: cr.id,
-    });
+    const res = await t.gql(
+      `query($s: String!, $c: String!) { changeRequest(spaceId: $s, changeRequestId: $c) { subject pdfUrl(only: true) } }`,
+      {
+        s: spaceId,
+        c: cr.id,
+      },
+    );
     expect(res.data?.changeRequest).toEqual({ subject: 'Read me', pdfUrl: null });
     expect(res.errors).toHaveLength(1);
     expect(res.errors?.[0]).toMatchObject({ path: ['changeRequest', 'pdfUrl'], extensions: { code: 'BAD_USER_INPUT' } });
   });
 
   it('an unknown change request is NOT_FOUND; an outsider gets NOT_FOUND; the rest of the query resolves', async () => {
-    const res = await t.gql(`query($s: String!) { space(spaceId: $s) { title } changeRequest(spaceId: $s, changeRequestId: "99") { subject } }`, {
-      s: spaceId,
-    });
+    const res = await t.gql(
+      `query($s: String!) { space(spaceId: $s) { title } changeRequest(spaceId: $s, changeRequestId: "99") { subject } }`,
+      {
+        s: spaceId,
+      },
+    );
     expect(res.data).toEqual({ space: { title: 'Reads' }, changeRequest: null });
     expect(res.errors?.[0]).toMatchObject({ path: ['changeRequest'], extensions: { code: 'NOT_FOUND' } });
     const outsider = await t.gql(
@@ -167,12 +175,13 @@ describe('Space.changeRequests', () => {
 
   it('a listed change request costs no further call: its space, author and fields come from the list', async () => {
     t.resetCalls();
-    const data = await t.data(
-      `query($s: String!) { space(spaceId: $s) { changeRequests(first: 2) { nodes { ${CR_FIELDS} } } } }`,
-      { s: spaceId },
-    );
+    const data = await t.data(`query($s: String!) { space(spaceId: $s) { changeRequests(first: 2) { nodes { ${CR_FIELDS} } } } }`, {
+      s: spaceId,
+    });
     const rest = (await t.api.get(`/spaces/${spaceId}/change-requests`, { limit: 2 })).body.items;
-    expect(data.space.changeRequests.nodes).toEqual(rest.map((cr: any) => ({ id: expect.any(String), ...expected(cr), space: { restId: spaceId, title: 'Lists' } })));
+    expect(data.space.changeRequests.nodes).toEqual(
+      rest.map((cr: any) => ({ id: expect.any(String), ...expected(cr), space: { restId: spaceId, title: 'Lists' } })),
+    );
     expect(calls().sort()).toEqual([`GET /spaces/${spaceId}`, `GET /spaces/${spaceId}/change-requests`]);
   });
 });
@@ -238,7 +247,13 @@ describe('change request life cycle through mutations', () => {
 
   it('updateChangeRequestFromMain pulls a merged sibling in: outdated flips back to false', async () => {
     const sibling = await newChangeRequest(spaceId, 'Sibling');
-    editChangeRequestPages(t.upstream.db, sibling.id, t.world.users.edit.id, [{ title: 'FAQ', markdown: 'Questions.' }], t.clock.now().toISOString());
+    editChangeRequestPages(
+      t.upstream.db,
+      sibling.id,
+      t.world.users.edit.id,
+      [{ title: 'FAQ', markdown: 'Questions.' }],
+      t.clock.now().toISOString(),
+    );
     const merged = (await t.api.post(`/spaces/${spaceId}/change-requests/${sibling.id}/merge`)).body;
     const before = await state();
     expect(before.changeRequest.outdated).toBe(true);
@@ -250,17 +265,23 @@ describe('change request life cycle through mutations', () => {
         { input: keys() },
       )
     ).updateChangeRequestFromMain;
-    expect(res).toEqual({ revision: expect.any(String), changeRequest: { outdated: false, revision: res.revision, revisionMergedAncestor: merged.revision } });
-    expect((await state()).changeRequest).toMatchObject({ outdated: false, revision: res.revision, revisionMergedAncestor: merged.revision });
+    expect(res).toEqual({
+      revision: expect.any(String),
+      changeRequest: { outdated: false, revision: res.revision, revisionMergedAncestor: merged.revision },
+    });
+    expect((await state()).changeRequest).toMatchObject({
+      outdated: false,
+      revision: res.revision,
+      revisionMergedAncestor: merged.revision,
+    });
     expect(pagesOf(t.upstream.db, res.revision).map((p) => p.title)).toContain('FAQ');
   });
 
   it('mergeChangeRequest gives the space a new revision; merging twice is CONFLICT', async () => {
     const res = (
-      await t.data(
-        `mutation($input: MergeChangeRequestInput!) { mergeChangeRequest(input: $input) { revision ${CR_PAYLOAD} } }`,
-        { input: keys() },
-      )
+      await t.data(`mutation($input: MergeChangeRequestInput!) { mergeChangeRequest(input: $input) { revision ${CR_PAYLOAD} } }`, {
+        input: keys(),
+      })
     ).mergeChangeRequest;
     expect(res.changeRequest).toMatchObject({ id: gid, status: 'MERGED', revisionMerged: res.revision, outdated: false });
     expect(res.space.revision).toBe(res.revision);
@@ -269,7 +290,9 @@ describe('change request life cycle through mutations', () => {
     expect(now.space.revision).toBe(res.revision);
 
     t.resetCalls();
-    const again = await t.gql(`mutation($input: MergeChangeRequestInput!) { mergeChangeRequest(input: $input) { revision } }`, { input: keys() });
+    const again = await t.gql(`mutation($input: MergeChangeRequestInput!) { mergeChangeRequest(input: $input) { revision } }`, {
+      input: keys(),
+    });
     expect(again.data).toEqual({ mergeChangeRequest: null });
     expect(again.errors?.[0]).toMatchObject({
       path: ['mergeChangeRequest'],
@@ -282,12 +305,18 @@ describe('change request life cycle through mutations', () => {
     const other = await newChangeRequest(spaceId, 'Update by number');
     t.resetCalls();
     const res = (
-      await t.data(`mutation($input: UpdateChangeRequestFromMainInput!) { updateChangeRequestFromMain(input: $input) { revision changeRequest { restId number } } }`, {
-        input: { spaceId, changeRequestId: String(other.number) },
-      })
+      await t.data(
+        `mutation($input: UpdateChangeRequestFromMainInput!) { updateChangeRequestFromMain(input: $input) { revision changeRequest { restId number } } }`,
+        {
+          input: { spaceId, changeRequestId: String(other.number) },
+        },
+      )
     ).updateChangeRequestFromMain;
     expect(res.changeRequest).toEqual({ restId: other.id, number: other.number });
-    expect(calls().slice(0, 2)).toEqual([`GET /spaces/${spaceId}/change-requests/${other.number}`, `POST /spaces/${spaceId}/change-requests/${other.id}/update`]);
+    expect(calls().slice(0, 2)).toEqual([
+      `GET /spaces/${spaceId}/change-requests/${other.number}`,
+      `POST /spaces/${spaceId}/change-requests/${other.id}/update`,
+    ]);
   });
 
   it('the change request is addressable by number in mutations', async () => {
@@ -317,9 +346,12 @@ describe('change request mutation rules', () => {
     });
     const long = await t.gql(UPDATE, { input: { spaceId, changeRequestId: crId, subject: 's'.repeat(101) } });
     expect(long.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'input.subject' });
-    const create = await t.gql(`mutation($input: CreateChangeRequestInput!) { createChangeRequest(input: $input) { changeRequest { id } } }`, {
-      input: { spaceId, subject: 's'.repeat(101) },
-    });
+    const create = await t.gql(
+      `mutation($input: CreateChangeRequestInput!) { createChangeRequest(input: $input) { changeRequest { id } } }`,
+      {
+        input: { spaceId, subject: 's'.repeat(101) },
+      },
+    );
     expect(create.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'input.subject' });
     const nullSubject = await t.gql(UPDATE, { input: { spaceId, changeRequestId: crId, subject: null } });
     expect(nullSubject.errors?.[0]).toMatchObject({ message: 'input.subject: must not be null' });
@@ -344,9 +376,13 @@ describe('change request mutation rules', () => {
       createChangeRequest: null,
       createComment: { comment: { postedBy: { restId: t.world.users.comment.id } }, changeRequest: { commentsCount: 1 } },
     });
-    const read = await t.gql(`mutation($input: CreateChangeRequestInput!) { createChangeRequest(input: $input) { changeRequest { id } } }`, {
-      input: { spaceId },
-    }, t.world.users.read.token);
+    const read = await t.gql(
+      `mutation($input: CreateChangeRequestInput!) { createChangeRequest(input: $input) { changeRequest { id } } }`,
+      {
+        input: { spaceId },
+      },
+      t.world.users.read.token,
+    );
     expect(read.errors?.[0]).toMatchObject({ path: ['createChangeRequest'], extensions: { code: 'FORBIDDEN' } });
   });
 

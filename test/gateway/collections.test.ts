@@ -26,8 +26,8 @@ const readCollection = async (collectionId: string, token?: string | null) =>
   (await t.data(`query($id: String!) { collection(collectionId: $id) { ${COLLECTION} } }`, { id: collectionId }, token)).collection;
 
 const create = async (title: string, parent?: string) =>
-  (await t.payload('createCollection', { organizationId: t.world.orgId, title, ...(parent ? { parent } : {}) }, 'collection { restId }')).collection
-    .restId as string;
+  (await t.payload('createCollection', { organizationId: t.world.orgId, title, ...(parent ? { parent } : {}) }, 'collection { restId }'))
+    .collection.restId as string;
 
 /** The REST ids of a connection walked to its end, `first` at a time, with the list calls made per page. */
 async function walk(query: string, variables: Record<string, unknown>, pick: (data: any) => any, first: number) {
@@ -91,7 +91,11 @@ describe('Collection', () => {
 
   it('is NOT_FOUND for an outsider while the rest of the query resolves', async () => {
     const id = await create('Private');
-    const res = await t.gql('query($id: String!) { viewer { restId } collection(collectionId: $id) { title } }', { id }, t.world.users.outsider.token);
+    const res = await t.gql(
+      'query($id: String!) { viewer { restId } collection(collectionId: $id) { title } }',
+      { id },
+      t.world.users.outsider.token,
+    );
     expect(res.data).toEqual({ viewer: { restId: t.world.users.outsider.id }, collection: null });
     expect(res.errors?.[0]).toMatchObject({ path: ['collection'], extensions: { code: 'NOT_FOUND' } });
   });
@@ -106,7 +110,10 @@ describe('createCollection, updateCollection', () => {
     );
     expect(res.clientMutationId).toBe('k');
     expect(res.organization).toEqual({ restId: t.world.orgId });
-    expect(res.collection).toEqual({ id: expect.any(String), ...graphCollection((await t.api.get(`/collections/${res.collection.restId}`)).body) });
+    expect(res.collection).toEqual({
+      id: expect.any(String),
+      ...graphCollection((await t.api.get(`/collections/${res.collection.restId}`)).body),
+    });
     const child = await t.payload(
       'createCollection',
       { organizationId: t.world.orgId, title: 'Child', parent: res.collection.restId },
@@ -131,7 +138,11 @@ describe('createCollection, updateCollection', () => {
     const desc = await t.mutate('updateCollection', { collectionId: id, description: 'x'.repeat(101) }, 'collection { id }');
     expect(desc.errors?.[0]).toMatchObject({ extensions: { code: 'BAD_USER_INPUT', field: 'input.description' } });
     expect(t.calls).toHaveLength(0);
-    const ok = await t.payload('updateCollection', { collectionId: id, title: 'x'.repeat(50), description: 'y'.repeat(100) }, 'collection { title }');
+    const ok = await t.payload(
+      'updateCollection',
+      { collectionId: id, title: 'x'.repeat(50), description: 'y'.repeat(100) },
+      'collection { title }',
+    );
     expect(ok.collection.title).toBe('x'.repeat(50));
   });
 
@@ -139,9 +150,19 @@ describe('createCollection, updateCollection', () => {
     const id = await create('Guarded');
     const read = await t.mutate('updateCollection', { collectionId: id, title: 'No' }, 'collection { id }', t.world.users.read.token);
     expect(read.errors?.[0]).toMatchObject({ path: ['updateCollection'], extensions: { code: 'FORBIDDEN' } });
-    const outsider = await t.mutate('updateCollection', { collectionId: id, title: 'No' }, 'collection { id }', t.world.users.outsider.token);
+    const outsider = await t.mutate(
+      'updateCollection',
+      { collectionId: id, title: 'No' },
+      'collection { id }',
+      t.world.users.outsider.token,
+    );
     expect(outsider.errors?.[0]).toMatchObject({ path: ['updateCollection'], extensions: { code: 'NOT_FOUND' } });
-    const createRead = await t.mutate('createCollection', { organizationId: t.world.orgId, title: 'No' }, 'collection { id }', t.world.users.read.token);
+    const createRead = await t.mutate(
+      'createCollection',
+      { organizationId: t.world.orgId, title: 'No' },
+      'collection { id }',
+      t.world.users.read.token,
+    );
     expect(createRead.errors?.[0]).toMatchObject({ path: ['createCollection'], extensions: { code: 'FORBIDDEN' } });
     expect((await readCollection(id)).title).toBe('Guarded');
   });

@@ -55,14 +55,25 @@ const expected = (c: any) => ({
   postedBy: { restId: c.postedBy.id, displayName: c.postedBy.displayName },
   resolvedBy: c.resolvedBy ? { restId: c.resolvedBy.id } : null,
   body: { markdown: c.body.markdown },
-  reactions: c.reactions.map((r: any) => ({ emoji: r.emoji, count: r.count, users: r.users.map((u: any) => ({ reactedAt: u.reactedAt, user: { restId: u.user.id } })) })),
+  reactions: c.reactions.map((r: any) => ({
+    emoji: r.emoji,
+    count: r.count,
+    users: r.users.map((u: any) => ({ reactedAt: u.reactedAt, user: { restId: u.user.id } })),
+  })),
   permissions: { ...c.permissions, reply: c.permissions.reply ?? null },
   target: {
     revision: c.target.revision,
     review: c.target.review ?? null,
     node: c.target.node ?? null,
     page: c.target.page
-      ? { restId: c.target.page.id, title: c.target.page.title, path: c.target.page.path, outdated: c.target.page.outdated, createdAt: c.target.page.createdAt, updatedAt: c.target.page.updatedAt }
+      ? {
+          restId: c.target.page.id,
+          title: c.target.page.title,
+          path: c.target.page.path,
+          outdated: c.target.page.outdated,
+          createdAt: c.target.page.createdAt,
+          updatedAt: c.target.page.updatedAt,
+        }
       : null,
     space: { restId: spaceId },
     changeRequest: { restId: cr.id, number: cr.number },
@@ -73,7 +84,8 @@ const expected = (c: any) => ({
 describe('ChangeRequest.comments', () => {
   const ids: string[] = [];
   beforeAll(async () => {
-    for (let i = 0; i < 5; i++) ids.push((await post(`Comment ${i}`, i % 2 ? 'review' : 'comment', i === 0 ? { page: pageId, node: 'block-1' } : {})).id);
+    for (let i = 0; i < 5; i++)
+      ids.push((await post(`Comment ${i}`, i % 2 ? 'review' : 'comment', i === 0 ? { page: pageId, node: 'block-1' } : {})).id);
     await t.api.put(`${base}/${ids[1]}`, { resolved: true, addedReactions: ['👍', '🎉'] });
     await t.api.as(tokenOf('comment')).put(`${base}/${ids[1]}`, { addedReactions: ['👍'] });
     await reply(ids[0], 'A reply');
@@ -101,8 +113,18 @@ describe('ChangeRequest.comments', () => {
     }
     expect(seen.map((c) => c.restId)).toEqual(ids);
     expect(seen).toEqual(rest.items.map((c: any) => ({ id: expect.any(String), ...expected(c) })));
-    expect(seen[1]).toMatchObject({ status: 'RESOLVED', resolvedBy: { restId: t.world.users.admin.id }, reactions: [{ emoji: '👍', count: 2 }, { emoji: '🎉', count: 1 }] });
-    expect(seen[0]).toMatchObject({ repliesCount: 1, target: { node: { id: 'block-1' }, page: { restId: pageId, title: 'Introduction' } } });
+    expect(seen[1]).toMatchObject({
+      status: 'RESOLVED',
+      resolvedBy: { restId: t.world.users.admin.id },
+      reactions: [
+        { emoji: '👍', count: 2 },
+        { emoji: '🎉', count: 1 },
+      ],
+    });
+    expect(seen[0]).toMatchObject({
+      repliesCount: 1,
+      target: { node: { id: 'block-1' }, page: { restId: pageId, title: 'Introduction' } },
+    });
   });
 
   it('defaults as REST: newest first, every status; `body { document }` gets the document', async () => {
@@ -142,7 +164,12 @@ describe('ChangeRequest.comments', () => {
     // The comment (node(id) reads the REST default, the document, so `body { markdown }` reads it
     // once more in markdown), then its space and its change request once each (both edges share the call).
     expect(calls().sort()).toEqual(
-      [`GET ${base}/${ids[0]}`, `GET ${base}/${ids[0]}`, `GET /spaces/${spaceId}`, `GET /spaces/${spaceId}/change-requests/${cr.id}`].sort(),
+      [
+        `GET ${base}/${ids[0]}`,
+        `GET ${base}/${ids[0]}`,
+        `GET /spaces/${spaceId}`,
+        `GET /spaces/${spaceId}/change-requests/${cr.id}`,
+      ].sort(),
     );
   });
 });
@@ -152,12 +179,13 @@ describe('comment mutations', () => {
   let gid: string;
   const keys = () => ({ spaceId, changeRequestId: cr.id, commentId });
   const read = async () =>
-    (
-      await t.data(`query($id: ID!, $s: String!, $c: String!) {
+    (await t.data(
+      `query($id: ID!, $s: String!, $c: String!) {
         node(id: $id) { ... on Comment { status resolvedAt resolvedBy { restId } editedAt body(format: MARKDOWN) { markdown }
           reactions { emoji count users { user { restId } } } } }
-        changeRequest(spaceId: $s, changeRequestId: $c) { commentsCount } }`, { id: gid, s: spaceId, c: cr.id })
-    ) as any;
+        changeRequest(spaceId: $s, changeRequestId: $c) { commentsCount } }`,
+      { id: gid, s: spaceId, c: cr.id },
+    )) as any;
 
   it('createComment posts on a page; the payload change request counts it', async () => {
     const before = (await t.api.get(`/spaces/${spaceId}/change-requests/${cr.id}`)).body.comments;
@@ -169,7 +197,12 @@ describe('comment mutations', () => {
     commentId = res.comment.restId;
     gid = res.comment.id;
     expect(res).toMatchObject({
-      comment: { status: 'OPEN', postedBy: { restId: t.world.users.comment.id }, body: { markdown: 'Is this right?' }, target: { page: { restId: pageId }, node: { id: 'n-1' } } },
+      comment: {
+        status: 'OPEN',
+        postedBy: { restId: t.world.users.comment.id },
+        body: { markdown: 'Is this right?' },
+        target: { page: { restId: pageId }, node: { id: 'n-1' } },
+      },
       changeRequest: { commentsCount: before + 1 },
     });
     const rest = (await t.api.get(`${base}/${commentId}`, { format: 'markdown' })).body;
@@ -185,16 +218,23 @@ describe('comment mutations', () => {
     );
     const node = await t.data(`query($id: ID!) { node(id: $id) { id } }`, { id: res.comment.id });
     expect(node.node.id).toBe(res.comment.id);
-    const listed = await t.data(`query($s: String!, $c: String!) { changeRequest(spaceId: $s, changeRequestId: $c) { comments(first: 100) { nodes { id } } } }`, {
-      s: spaceId,
-      c: cr.id,
-    });
+    const listed = await t.data(
+      `query($s: String!, $c: String!) { changeRequest(spaceId: $s, changeRequestId: $c) { comments(first: 100) { nodes { id } } } }`,
+      {
+        s: spaceId,
+        c: cr.id,
+      },
+    );
     expect(listed.changeRequest.comments.nodes.map((n: any) => n.id)).toContain(res.comment.id);
     expect(res.comment.changeRequest.restId).toBe(cr.id);
   });
 
   it('updateComment edits the body (the author only): editedAt is set', async () => {
-    const res = await mutate('updateComment', { ...keys(), body: { markdown: 'Is this right, really?' } }, 'comment { id editedAt body(format: MARKDOWN) { markdown } }');
+    const res = await mutate(
+      'updateComment',
+      { ...keys(), body: { markdown: 'Is this right, really?' } },
+      'comment { id editedAt body(format: MARKDOWN) { markdown } }',
+    );
     expect(res.comment).toMatchObject({ id: gid, editedAt: expect.any(String), body: { markdown: 'Is this right, really?' } });
     expect((await read()).node).toMatchObject({ editedAt: res.comment.editedAt, body: { markdown: 'Is this right, really?' } });
     const denied = await mutateRaw('updateComment', { ...keys(), body: { markdown: 'hijacked' } }, 'comment { id }', 'review');
@@ -204,17 +244,37 @@ describe('comment mutations', () => {
 
   it('resolveComment sets resolvedAt and resolvedBy; reopenComment clears them; the open count follows', async () => {
     const open = (await read()).changeRequest.commentsCount;
-    const res = await mutate('resolveComment', keys(), 'comment { status resolvedAt resolvedBy { restId displayName } } changeRequest { commentsCount }', 'review');
+    const res = await mutate(
+      'resolveComment',
+      keys(),
+      'comment { status resolvedAt resolvedBy { restId displayName } } changeRequest { commentsCount }',
+      'review',
+    );
     expect(res).toEqual({
-      comment: { status: 'RESOLVED', resolvedAt: expect.any(String), resolvedBy: { restId: t.world.users.review.id, displayName: 'Ada review' } },
+      comment: {
+        status: 'RESOLVED',
+        resolvedAt: expect.any(String),
+        resolvedBy: { restId: t.world.users.review.id, displayName: 'Ada review' },
+      },
       changeRequest: { commentsCount: open - 1 },
     });
     const resolved = await read();
-    expect(resolved.node).toMatchObject({ status: 'RESOLVED', resolvedAt: res.comment.resolvedAt, resolvedBy: { restId: t.world.users.review.id } });
+    expect(resolved.node).toMatchObject({
+      status: 'RESOLVED',
+      resolvedAt: res.comment.resolvedAt,
+      resolvedBy: { restId: t.world.users.review.id },
+    });
     expect(resolved.changeRequest.commentsCount).toBe(open - 1);
-    expect((await t.api.get(`${base}/${commentId}`)).body).toMatchObject({ status: 'resolved', resolvedBy: { id: t.world.users.review.id } });
+    expect((await t.api.get(`${base}/${commentId}`)).body).toMatchObject({
+      status: 'resolved',
+      resolvedBy: { id: t.world.users.review.id },
+    });
 
-    const reopened = await mutate('reopenComment', keys(), 'comment { status resolvedAt resolvedBy { restId } } changeRequest { commentsCount }');
+    const reopened = await mutate(
+      'reopenComment',
+      keys(),
+      'comment { status resolvedAt resolvedBy { restId } } changeRequest { commentsCount }',
+    );
     expect(reopened).toEqual({ comment: { status: 'OPEN', resolvedAt: null, resolvedBy: null }, changeRequest: { commentsCount: open } });
     expect((await read()).node).toMatchObject({ status: 'OPEN', resolvedAt: null, resolvedBy: null });
     const readOnly = await mutateRaw('resolveComment', keys(), 'comment { id }', 'read');
@@ -242,19 +302,26 @@ describe('comment mutations', () => {
       const res = await mutateRaw('addCommentReaction', { ...keys(), emoji }, 'comment { id }');
       expect(res.errors?.[0]).toMatchObject({ path: ['addCommentReaction'], extensions: { code: 'BAD_USER_INPUT', field: 'input.emoji' } });
     }
-    const nullPage = await mutateRaw('createComment', { spaceId, changeRequestId: cr.id, body: { markdown: 'x' }, page: null }, 'comment { id }');
-    expect(nullPage.errors?.[0]).toMatchObject({ message: 'input.page: must not be null', extensions: { code: 'BAD_USER_INPUT', field: 'input.page' } });
-    const replyEmoji = await mutateRaw(
-      'addCommentReplyReaction',
-      { ...keys(), commentReplyId: 'any', emoji: '' },
-      'commentReply { id }',
+    const nullPage = await mutateRaw(
+      'createComment',
+      { spaceId, changeRequestId: cr.id, body: { markdown: 'x' }, page: null },
+      'comment { id }',
     );
+    expect(nullPage.errors?.[0]).toMatchObject({
+      message: 'input.page: must not be null',
+      extensions: { code: 'BAD_USER_INPUT', field: 'input.page' },
+    });
+    const replyEmoji = await mutateRaw('addCommentReplyReaction', { ...keys(), commentReplyId: 'any', emoji: '' }, 'commentReply { id }');
     expect(replyEmoji.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'input.emoji' });
     expect(t.calls).toHaveLength(0);
   });
 
   it('a page outside the change request is BAD_USER_INPUT from REST; an unknown comment is NOT_FOUND', async () => {
-    const res = await mutateRaw('createComment', { spaceId, changeRequestId: cr.id, body: { markdown: 'x' }, page: 'nope' }, 'comment { id }');
+    const res = await mutateRaw(
+      'createComment',
+      { spaceId, changeRequestId: cr.id, body: { markdown: 'x' }, page: 'nope' },
+      'comment { id }',
+    );
     expect(res.errors?.[0]).toMatchObject({ path: ['createComment'], extensions: { code: 'BAD_USER_INPUT', upstream: { status: 400 } } });
     const missing = await mutateRaw('resolveComment', { ...keys(), commentId: 'nope' }, 'comment { id }');
     expect(missing.errors?.[0]).toMatchObject({ path: ['resolveComment'], extensions: { code: 'NOT_FOUND' } });
@@ -327,7 +394,13 @@ describe('replies', () => {
     );
     expect(node.node).toEqual(listed);
     // The reply (in the REST default, then in markdown for `body { markdown }`), then its comment (for the `comment` edge).
-    expect(calls().sort()).toEqual([`GET ${base}/${commentId}/replies/${replyIds[0]}`, `GET ${base}/${commentId}/replies/${replyIds[0]}`, `GET ${base}/${commentId}`].sort());
+    expect(calls().sort()).toEqual(
+      [
+        `GET ${base}/${commentId}/replies/${replyIds[0]}`,
+        `GET ${base}/${commentId}/replies/${replyIds[0]}`,
+        `GET ${base}/${commentId}`,
+      ].sort(),
+    );
   });
 
   it('createCommentReply: the payload comment counts it; updateCommentReply edits it; reactions; deleteCommentReply', async () => {
@@ -336,14 +409,25 @@ describe('replies', () => {
       { ...keys(), body: { markdown: 'Agreed' } },
       'commentReply { id restId body(format: MARKDOWN) { markdown } postedBy { restId } } comment { repliesCount }',
     );
-    expect(created).toMatchObject({ commentReply: { body: { markdown: 'Agreed' }, postedBy: { restId: t.world.users.comment.id } }, comment: { repliesCount: 4 } });
+    expect(created).toMatchObject({
+      commentReply: { body: { markdown: 'Agreed' }, postedBy: { restId: t.world.users.comment.id } },
+      comment: { repliesCount: 4 },
+    });
     const replyKeys = { ...keys(), commentReplyId: created.commentReply.restId };
     const gid = created.commentReply.id;
     const readReply = async () =>
-      (await t.data(`query($id: ID!) { node(id: $id) { ... on CommentReply { editedAt body(format: MARKDOWN) { markdown } reactions { emoji count } } } }`, { id: gid }))
-        .node;
+      (
+        await t.data(
+          `query($id: ID!) { node(id: $id) { ... on CommentReply { editedAt body(format: MARKDOWN) { markdown } reactions { emoji count } } } }`,
+          { id: gid },
+        )
+      ).node;
 
-    const edited = await mutate('updateCommentReply', { ...replyKeys, body: { markdown: 'Agreed, mostly' } }, 'commentReply { id editedAt }');
+    const edited = await mutate(
+      'updateCommentReply',
+      { ...replyKeys, body: { markdown: 'Agreed, mostly' } },
+      'commentReply { id editedAt }',
+    );
     expect(edited.commentReply).toEqual({ id: gid, editedAt: expect.any(String) });
     expect(await readReply()).toMatchObject({ editedAt: edited.commentReply.editedAt, body: { markdown: 'Agreed, mostly' } });
     const denied = await mutateRaw('updateCommentReply', { ...replyKeys, body: { markdown: 'no' } }, 'commentReply { id }', 'admin');

@@ -50,7 +50,12 @@ describe('JSON results', () => {
       ['*', 'br'],
     ] as const) {
       const res = await post(LARGE, { 'accept-encoding': accept });
-      expect([accept, res.status, res.headers['content-encoding'], res.headers.vary]).toEqual([accept, 200, encoding, expect.stringMatching(/accept-encoding/i)]);
+      expect([accept, res.status, res.headers['content-encoding'], res.headers.vary]).toEqual([
+        accept,
+        200,
+        encoding,
+        expect.stringMatching(/accept-encoding/i),
+      ]);
       expect(res.body.length).toBeLessThan(plain.body.length / 3);
       expect(decode[encoding](res.body).equals(plain.body)).toBe(true);
     }

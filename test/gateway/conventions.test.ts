@@ -62,9 +62,27 @@ describe('nodes', () => {
   it('are the addressable resources of API.md and the issue', () => {
     const names = nodes.map((t) => t.name);
     for (const name of [
-      'Space', 'Collection', 'ChangeRequest', 'Comment', 'CommentReply', 'SiteSection', 'SiteSpace', 'SiteSectionGroup',
-      'SiteRedirect', 'ShareLink', 'Site', 'Invite', 'Member', 'Team', 'SamlProvider', 'OpenApiSpec',
-      'TranslationSettings', 'CustomFont', 'Integration', 'Organization', 'User',
+      'Space',
+      'Collection',
+      'ChangeRequest',
+      'Comment',
+      'CommentReply',
+      'SiteSection',
+      'SiteSpace',
+      'SiteSectionGroup',
+      'SiteRedirect',
+      'ShareLink',
+      'Site',
+      'Invite',
+      'Member',
+      'Team',
+      'SamlProvider',
+      'OpenApiSpec',
+      'TranslationSettings',
+      'CustomFont',
+      'Integration',
+      'Organization',
+      'User',
     ])
       expect(names, name).toContain(name);
   });
@@ -248,37 +266,111 @@ describe('mutations', () => {
   it('include every mutation that API.md and the issue name', () => {
     const names = new Set(fields.map((f) => f.name));
     const required = [
-      'createSpace', 'updateSpace', 'deleteSpace', 'restoreSpace', 'duplicateSpace', 'moveSpace', 'transferSpace',
+      'createSpace',
+      'updateSpace',
+      'deleteSpace',
+      'restoreSpace',
+      'duplicateSpace',
+      'moveSpace',
+      'transferSpace',
       // Collections: the subset REST supports (no restore, no duplicate).
-      'createCollection', 'updateCollection', 'deleteCollection', 'moveCollection', 'transferCollection',
-      'createChangeRequest', 'updateChangeRequest', 'mergeChangeRequest', 'updateChangeRequestFromMain',
-      'archiveChangeRequest', 'reopenChangeRequest', 'markChangeRequestDraft',
-      'createComment', 'updateComment', 'deleteComment', 'resolveComment', 'reopenComment', 'addCommentReaction', 'removeCommentReaction',
-      'createCommentReply', 'updateCommentReply', 'deleteCommentReply', 'addCommentReplyReaction', 'removeCommentReplyReaction',
-      'createSiteSection', 'updateSiteSection', 'deleteSiteSection', 'moveSiteSection',
-      'createSiteSectionGroup', 'updateSiteSectionGroup', 'deleteSiteSectionGroup', 'moveSiteSectionGroup',
-      'addSiteSectionToGroup', 'removeSiteSectionFromGroup',
-      'createSiteRedirect', 'updateSiteRedirect', 'deleteSiteRedirect',
-      'createShareLink', 'updateShareLink', 'deleteShareLink', 'activateShareLink', 'deactivateShareLink',
-      'updateSite', 'publishSite', 'unpublishSite', 'updateSitePublishingAuth',
-      'inviteToOrganization', 'joinOrganization', 'createLinkInvite', 'updateLinkInvite', 'deleteLinkInvite',
-      'updateMember', 'removeMember', 'setMemberSso', 'pingOrganization',
-      'createTeam', 'updateTeam', 'deleteTeam',
-      'grantSpacePermission', 'updateSpaceUserPermission', 'removeSpaceUserPermission',
-      'grantCollectionPermission', 'updateCollectionUserPermission', 'removeCollectionUserPermission',
-      'createSamlProvider', 'updateSamlProvider', 'deleteSamlProvider',
-      'createOpenApiSpec', 'updateOpenApiSpec', 'deleteOpenApiSpec',
-      'createTranslationSettings', 'updateTranslationSettings', 'deleteTranslationSettings',
-      'createCustomFont', 'updateCustomFont', 'deleteCustomFont',
-      'publishIntegration', 'unpublishIntegration',
+      'createCollection',
+      'updateCollection',
+      'deleteCollection',
+      'moveCollection',
+      'transferCollection',
+      'createChangeRequest',
+      'updateChangeRequest',
+      'mergeChangeRequest',
+      'updateChangeRequestFromMain',
+      'archiveChangeRequest',
+      'reopenChangeRequest',
+      'markChangeRequestDraft',
+      'createComment',
+      'updateComment',
+      'deleteComment',
+      'resolveComment',
+      'reopenComment',
+      'addCommentReaction',
+      'removeCommentReaction',
+      'createCommentReply',
+      'updateCommentReply',
+      'deleteCommentReply',
+      'addCommentReplyReaction',
+      'removeCommentReplyReaction',
+      'createSiteSection',
+      'updateSiteSection',
+      'deleteSiteSection',
+      'moveSiteSection',
+      'createSiteSectionGroup',
+      'updateSiteSectionGroup',
+      'deleteSiteSectionGroup',
+      'moveSiteSectionGroup',
+      'addSiteSectionToGroup',
+      'removeSiteSectionFromGroup',
+      'createSiteRedirect',
+      'updateSiteRedirect',
+      'deleteSiteRedirect',
+      'createShareLink',
+      'updateShareLink',
+      'deleteShareLink',
+      'activateShareLink',
+      'deactivateShareLink',
+      'updateSite',
+      'publishSite',
+      'unpublishSite',
+      'updateSitePublishingAuth',
+      'inviteToOrganization',
+      'joinOrganization',
+      'createLinkInvite',
+      'updateLinkInvite',
+      'deleteLinkInvite',
+      'updateMember',
+      'removeMember',
+      'setMemberSso',
+      'pingOrganization',
+      'createTeam',
+      'updateTeam',
+      'deleteTeam',
+      'grantSpacePermission',
+      'updateSpaceUserPermission',
+      'removeSpaceUserPermission',
+      'grantCollectionPermission',
+      'updateCollectionUserPermission',
+      'removeCollectionUserPermission',
+      'createSamlProvider',
+      'updateSamlProvider',
+      'deleteSamlProvider',
+      'createOpenApiSpec',
+      'updateOpenApiSpec',
+      'deleteOpenApiSpec',
+      'createTranslationSettings',
+      'updateTranslationSettings',
+      'deleteTranslationSettings',
+      'createCustomFont',
+      'updateCustomFont',
+      'deleteCustomFont',
+      'publishIntegration',
+      'unpublishIntegration',
       // The space lifecycle's edit-mode transition (`live` ↔ `locked`).
-      'lockSpace', 'unlockSpace',
+      'lockSpace',
+      'unlockSpace',
     ];
     expect(required.filter((n) => !names.has(n))).toEqual([]);
   });
 
   it('take REST path parameters as `String!` input fields named as the seed', () => {
-    const params = ['spaceId', 'collectionId', 'organizationId', 'changeRequestId', 'commentId', 'commentReplyId', 'siteId', 'userId', 'teamId'];
+    const params = [
+      'spaceId',
+      'collectionId',
+      'organizationId',
+      'changeRequestId',
+      'commentId',
+      'commentReplyId',
+      'siteId',
+      'userId',
+      'teamId',
+    ];
     const bad = fields.flatMap((f) => {
       const input = getNamedType(f.args[0].type);
       if (!isInputObjectType(input)) return [];
@@ -295,7 +387,9 @@ describe('fields', () => {
     const camel = /^[a-z][A-Za-z0-9]*$/;
     const badFields = ownTypes.flatMap((t) =>
       isObjectType(t) || isInputObjectType(t) || isInterfaceType(t)
-        ? Object.keys(t.getFields()).filter((f) => !f.startsWith('_') && !camel.test(f)).map((f) => `${t.name}.${f}`)
+        ? Object.keys(t.getFields())
+            .filter((f) => !f.startsWith('_') && !camel.test(f))
+            .map((f) => `${t.name}.${f}`)
         : [],
     );
     expect(badFields).toEqual([]);
@@ -304,7 +398,10 @@ describe('fields', () => {
         const problems: string[] = [];
         if (!/^[A-Z][A-Z0-9_]*$/.test(v.name)) problems.push(`${e.name}.${v.name}: not SCREAMING_SNAKE_CASE`);
         const rest = String(v.value);
-        const expected = rest.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/[^a-zA-Z0-9]+/g, '_').toUpperCase();
+        const expected = rest
+          .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+          .replace(/[^a-zA-Z0-9]+/g, '_')
+          .toUpperCase();
         if (expected !== v.name) problems.push(`${e.name}.${v.name} ↔ ${rest}`);
         return problems;
       }),
@@ -354,22 +451,33 @@ describe('fields', () => {
 
   it('name a REST count `xCount` exactly where the graph has `x` as objects, as API.md lists', () => {
     for (const coord of [
-      'Space.changeRequestsCount', 'Space.changeRequestsOpenCount', 'Space.changeRequestsDraftCount', 'Space.commentsCount',
-      'ChangeRequest.commentsCount', 'Comment.repliesCount', 'Member.spacesCount', 'Member.teamsCount',
-      'Team.membersCount', 'Team.spacesCount',
+      'Space.changeRequestsCount',
+      'Space.changeRequestsOpenCount',
+      'Space.changeRequestsDraftCount',
+      'Space.commentsCount',
+      'ChangeRequest.commentsCount',
+      'Comment.repliesCount',
+      'Member.spacesCount',
+      'Member.teamsCount',
+      'Team.membersCount',
+      'Team.spacesCount',
     ]) {
       const [type, field] = coord.split('.');
       expect(show(fieldOf(type, field)?.type as GraphQLType), coord).toBe('Int!');
     }
     // Names that are objects (connections or lists of objects) somewhere in the graph.
     const objectNames = new Set(
-      allFields.filter(({ field }) => isObjectType(getNamedType(field.type)) && !isScalarType(getNamedType(field.type))).map(({ field }) => field.name),
+      allFields
+        .filter(({ field }) => isObjectType(getNamedType(field.type)) && !isScalarType(getNamedType(field.type)))
+        .map(({ field }) => field.name),
     );
     objectNames.add('members'); // Team.membersCount: API.md names it so (teams list members elsewhere in REST)
     // REST names kept as they are: a count of broken links (not of change requests), a REST `…Count`.
     const restNames = new Set(['SpaceLinkBrokenStats.changeRequest', 'OpenApiSpec.lastProcessedErrorCount']);
     const ints = allFields.filter(({ field, coord }) => getNamedType(field.type).name === 'Int' && !restNames.has(coord));
-    const countsOfObjects = ints.filter(({ field }) => objectNames.has(field.name)).map(({ coord }) => `${coord}: a count named like objects`);
+    const countsOfObjects = ints
+      .filter(({ field }) => objectNames.has(field.name))
+      .map(({ coord }) => `${coord}: a count named like objects`);
     const strayCounts = ints
       .filter(({ field }) => /.Count$/.test(field.name))
       .filter(({ field }) => !objectNames.has(field.name.replace(/(Open|Draft)?Count$/, '')))
@@ -378,9 +486,7 @@ describe('fields', () => {
   });
 
   it('turn REST id references into edges to objects', () => {
-    const nodeFields = new Set(
-      objectTypes.filter(implementsNode).map((t) => t.name[0].toLowerCase() + t.name.slice(1)),
-    );
+    const nodeFields = new Set(objectTypes.filter(implementsNode).map((t) => t.name[0].toLowerCase() + t.name.slice(1)));
     ['parent', 'owner', 'createdBy', 'postedBy', 'resolvedBy', 'defaultTeam', 'section', 'sectionGroup'].forEach((n) => nodeFields.add(n));
     // A String field named like a node, or `<node>Id`, must have an object edge beside it.
     const bad = allFields
@@ -394,17 +500,38 @@ describe('fields', () => {
       .map(({ coord }) => coord);
     expect(bad).toEqual([]);
     for (const coord of [
-      'Space.organization:Organization', 'Space.parent:Collection', 'Collection.organization:Organization',
-      'Collection.parent:Collection', 'Collection.spaces:SpaceConnection', 'ChangeRequest.space:Space',
-      'ChangeRequest.createdBy:User', 'Comment.replies:CommentReplyConnection', 'Comment.changeRequest:ChangeRequest',
-      'CommentReply.comment:Comment', 'SiteSection.siteSpaces:SiteSpace', 'SiteSection.site:Site',
-      'SiteSection.sectionGroup:SiteSectionGroup', 'SiteSpace.space:Space', 'SiteSpace.section:SiteSection',
-      'SiteRedirect.site:Site', 'ShareLink.site:Site', 'Site.organization:Organization', 'Member.user:User',
-      'Member.organization:Organization', 'Team.organization:Organization', 'Invite.organization:Organization',
-      'SamlProvider.defaultTeam:Team', 'Integration.owner:Organization', 'OpenApiSpec.organization:Organization',
-      'TranslationSettings.organization:Organization', 'CustomFont.organization:Organization',
-      'CommentTarget.space:Space', 'CommentTarget.changeRequest:ChangeRequest', 'AskSource.space:Space',
-      'SsoLogin.samlProvider:SamlProvider', 'IntegrationInstallation.organization:Organization',
+      'Space.organization:Organization',
+      'Space.parent:Collection',
+      'Collection.organization:Organization',
+      'Collection.parent:Collection',
+      'Collection.spaces:SpaceConnection',
+      'ChangeRequest.space:Space',
+      'ChangeRequest.createdBy:User',
+      'Comment.replies:CommentReplyConnection',
+      'Comment.changeRequest:ChangeRequest',
+      'CommentReply.comment:Comment',
+      'SiteSection.siteSpaces:SiteSpace',
+      'SiteSection.site:Site',
+      'SiteSection.sectionGroup:SiteSectionGroup',
+      'SiteSpace.space:Space',
+      'SiteSpace.section:SiteSection',
+      'SiteRedirect.site:Site',
+      'ShareLink.site:Site',
+      'Site.organization:Organization',
+      'Member.user:User',
+      'Member.organization:Organization',
+      'Team.organization:Organization',
+      'Invite.organization:Organization',
+      'SamlProvider.defaultTeam:Team',
+      'Integration.owner:Organization',
+      'OpenApiSpec.organization:Organization',
+      'TranslationSettings.organization:Organization',
+      'CustomFont.organization:Organization',
+      'CommentTarget.space:Space',
+      'CommentTarget.changeRequest:ChangeRequest',
+      'AskSource.space:Space',
+      'SsoLogin.samlProvider:SamlProvider',
+      'IntegrationInstallation.organization:Organization',
     ]) {
       const [path, type] = coord.split(':');
       const [owner, field] = path.split('.');
@@ -472,10 +599,12 @@ describe('descriptions', () => {
 describe('error codes', () => {
   it('the source gives no `extensions.code` outside the fixed set', () => {
     const files = (dir: string): string[] =>
-      readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? files(join(dir, f)) : f.endsWith('.ts') ? [join(dir, f)] : []));
-    const codes = ['src/schema', 'src/gateway', 'src/rest'].flatMap(files).flatMap((file) =>
-      [...readFileSync(file, 'utf8').matchAll(/\bcode: '([A-Z_]+)'/g)].map((m) => `${file}: ${m[1]}`),
-    );
+      readdirSync(dir).flatMap((f) =>
+        statSync(join(dir, f)).isDirectory() ? files(join(dir, f)) : f.endsWith('.ts') ? [join(dir, f)] : [],
+      );
+    const codes = ['src/schema', 'src/gateway', 'src/rest']
+      .flatMap(files)
+      .flatMap((file) => [...readFileSync(file, 'utf8').matchAll(/\bcode: '([A-Z_]+)'/g)].map((m) => `${file}: ${m[1]}`));
     expect(codes.length).toBeGreaterThan(0);
     expect(codes.filter((c) => !(ERROR_CODES as readonly string[]).includes(c.split(': ')[1]))).toEqual([]);
   });
@@ -495,9 +624,22 @@ describe('error codes', () => {
            c: node(id: "${b64('Comment:abc')}") { id } nodes(ids: $ids) { id } }`,
         { ids: [b64(`User:${t.world.users.admin.id}`), 'garbage', b64('Foo:bar'), b64('Comment:abc')] },
       );
-      expect(res.data).toEqual({ viewer: { restId: t.world.users.admin.id }, a: null, b: null, c: null, nodes: [{ id: b64(`User:${t.world.users.admin.id}`) }, null, null, null] });
+      expect(res.data).toEqual({
+        viewer: { restId: t.world.users.admin.id },
+        a: null,
+        b: null,
+        c: null,
+        nodes: [{ id: b64(`User:${t.world.users.admin.id}`) }, null, null, null],
+      });
       const byPath = Object.fromEntries(res.errors!.map((e) => [e.path!.join('.'), e.extensions?.code]));
-      expect(byPath).toEqual({ a: 'BAD_USER_INPUT', b: 'BAD_USER_INPUT', c: 'BAD_USER_INPUT', 'nodes.1': 'BAD_USER_INPUT', 'nodes.2': 'BAD_USER_INPUT', 'nodes.3': 'BAD_USER_INPUT' });
+      expect(byPath).toEqual({
+        a: 'BAD_USER_INPUT',
+        b: 'BAD_USER_INPUT',
+        c: 'BAD_USER_INPUT',
+        'nodes.1': 'BAD_USER_INPUT',
+        'nodes.2': 'BAD_USER_INPUT',
+        'nodes.3': 'BAD_USER_INPUT',
+      });
       expect(t.calls.filter((c) => c.path.includes('abc') || c.path.includes('bar'))).toEqual([]);
     });
 
@@ -505,13 +647,19 @@ describe('error codes', () => {
       const res = await t.gql('{ viewer { restId } space(spaceId: "nope") { id } }');
       expect(res.data).toEqual({ viewer: { restId: t.world.users.admin.id }, space: null });
       expect(res.errors![0].path).toEqual(['space']);
-      expect(res.errors![0].extensions).toMatchObject({ code: 'NOT_FOUND', upstream: { status: 404, method: 'GET', path: '/spaces/nope' } });
+      expect(res.errors![0].extensions).toMatchObject({
+        code: 'NOT_FOUND',
+        upstream: { status: 404, method: 'GET', path: '/spaces/nope' },
+      });
     });
 
     it('parse and validation errors use BAD_USER_INPUT too', async () => {
       for (const q of ['{ viewer { id ', '{ nope }', '{ organization(organizationId: "x") { members(role: BOGUS) { nodes { id } } } }']) {
         const res = await t.gql(q);
-        expect(res.errors?.map((e) => e.extensions?.code), q).toEqual(['BAD_USER_INPUT']);
+        expect(
+          res.errors?.map((e) => e.extensions?.code),
+          q,
+        ).toEqual(['BAD_USER_INPUT']);
       }
     });
   });

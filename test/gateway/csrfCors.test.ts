@@ -20,7 +20,9 @@ afterAll(() => Promise.all([t.stop(), open.stop()]));
 
 const createSpace = (org: string) => `mutation { createSpace(input: { organizationId: "${org}", title: "csrf" }) { space { restId } } }`;
 const writes = (s: TestStack) => s.calls.filter((c) => c.method !== 'GET');
-const spaceCount = async (s: TestStack) => (await s.data(`{ organization(organizationId: "${s.world.orgId}") { spacesCount: spaces(first: 100) { nodes { restId } } } }`)).organization.spacesCount.nodes.length;
+const spaceCount = async (s: TestStack) =>
+  (await s.data(`{ organization(organizationId: "${s.world.orgId}") { spacesCount: spaces(first: 100) { nodes { restId } } } }`))
+    .organization.spacesCount.nodes.length;
 
 describe('CSRF prevention', () => {
   it('a mutation over GET is refused (405) with no REST write, even with a token', async () => {
@@ -39,7 +41,11 @@ describe('CSRF prevention', () => {
   it('a text/plain POST (a cross-site form) is refused with 403 FORBIDDEN and no REST call', async () => {
     t.resetCalls();
     for (const contentType of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x']) {
-      const res = await fetch(url, { method: 'POST', headers: { 'content-type': contentType }, body: JSON.stringify({ query: createSpace(t.world.orgId) }) });
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': contentType },
+        body: JSON.stringify({ query: createSpace(t.world.orgId) }),
+      });
       expect(res.status).toBe(403);
       const body = (await res.json()) as { errors: Array<{ message: string; extensions: { code: string } }> };
       expect(body.errors[0].extensions.code).toBe('FORBIDDEN');
@@ -52,9 +58,15 @@ describe('CSRF prevention', () => {
     const query = `${url}?query=${encodeURIComponent('{ __typename }')}`;
     expect((await fetch(query)).status).toBe(403);
     expect(await (await fetch(query, { headers: { 'x-graphql-yoga-csrf': '1' } })).json()).toEqual({ data: { __typename: 'Query' } });
-    const viewer = await fetch(`${url}?query=${encodeURIComponent('{ viewer { restId } }')}`, { headers: { authorization: `Bearer ${t.world.users.read.token}` } });
+    const viewer = await fetch(`${url}?query=${encodeURIComponent('{ viewer { restId } }')}`, {
+      headers: { authorization: `Bearer ${t.world.users.read.token}` },
+    });
     expect(await viewer.json()).toEqual({ data: { viewer: { restId: t.world.users.read.id } } });
-    const post = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ __typename }' }) });
+    const post = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ __typename }' }),
+    });
     expect(await post.json()).toEqual({ data: { __typename: 'Query' } });
   });
 });
@@ -66,7 +78,11 @@ describe('CORS', () => {
       headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' },
     });
   const post = (target: string, origin: string) =>
-    fetch(target, { method: 'POST', headers: { origin, 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ __typename }' }) });
+    fetch(target, {
+      method: 'POST',
+      headers: { origin, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ __typename }' }),
+    });
 
   it('is off by default: no origin is reflected, and nothing allows credentials', async () => {
     for (const res of [await preflight(url, EVIL), await post(url, EVIL), await post(url, APP)]) {

@@ -90,7 +90,15 @@ function ssePayloads(buffer: string): { payloads: any[]; rest: string } {
   const rest = events.pop() ?? '';
   const payloads = events
     .filter((e) => /^event: next$/m.test(e))
-    .map((e) => JSON.parse(e.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).join('\n')));
+    .map((e) =>
+      JSON.parse(
+        e
+          .split('\n')
+          .filter((l) => l.startsWith('data:'))
+          .map((l) => l.slice(5).trim())
+          .join('\n'),
+      ),
+    );
   return { payloads, rest };
 }
 
@@ -99,7 +107,11 @@ const DEFERRED = /* GraphQL */ `
     organization(organizationId: $org) {
       title
       ... @defer(label: "spaces") {
-        spaces(first: 10) { nodes { title } }
+        spaces(first: 10) {
+          nodes {
+            title
+          }
+        }
       }
     }
   }
@@ -112,9 +124,7 @@ describe.each(['multipart', 'sse'] as const)('@defer over %s', (transport) => {
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     proxy.delay = (path) => (path.endsWith('/spaces') ? held : 0);
-    const parts = await incremental(transport, DEFERRED, { org: upstream.world.orgId }, release).finally(
-      () => (proxy.delay = SLOW_SPACES),
-    );
+    const parts = await incremental(transport, DEFERRED, { org: upstream.world.orgId }, release).finally(() => (proxy.delay = SLOW_SPACES));
     expect(parts.length).toBeGreaterThanOrEqual(2);
     const [first, ...later] = parts;
     expect(first.payload).toEqual({ data: { organization: { title: 'Acme' } }, hasNext: true });

@@ -53,9 +53,17 @@ describe('one caller’s failing id', () => {
     const log: Logger = { debug: () => undefined, info: line('info'), warn: line('warn'), error: line('error') };
     const gateway = buildGateway({ ...options, upstreamUrl: proxy.url, log, logLevel: 'info' });
     const url = await gateway.start();
-    stops.push(() => upstream.stop(), () => proxy.stop(), () => gateway.stop());
+    stops.push(
+      () => upstream.stop(),
+      () => proxy.stop(),
+      () => gateway.stop(),
+    );
     const post = async (query: string, token: string) => {
-      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ query }) });
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ query }),
+      });
       return (await res.json()) as GqlResult;
     };
     return { upstream, proxy, lines, post };
@@ -67,9 +75,15 @@ describe('one caller’s failing id', () => {
     const space = (await t.upstream.api.post(`/orgs/${t.upstream.world.orgId}/spaces`, { title: 'Good' })).body.id as string;
     t.proxy.configure({ failRate: 1, faults: [500], paths: /^\/spaces\/bad/ });
     for (let round = 0; round < 10; round++) {
-      const attack = await t.post(`{ ${Array.from({ length: 10 }, (_, i) => `b${i}: space(spaceId: "bad-${round}-${i}") { title }`).join(' ')} }`, admin.token);
+      const attack = await t.post(
+        `{ ${Array.from({ length: 10 }, (_, i) => `b${i}: space(spaceId: "bad-${round}-${i}") { title }`).join(' ')} }`,
+        admin.token,
+      );
       expect(attack.errors!.map((e) => e.extensions?.code)).toEqual(Array(10).fill('UPSTREAM_ERROR'));
-      const other = await t.post(`{ viewer { displayName } space(spaceId: "${space}") { title } organization(organizationId: "${t.upstream.world.orgId}") { title } }`, read.token);
+      const other = await t.post(
+        `{ viewer { displayName } space(spaceId: "${space}") { title } organization(organizationId: "${t.upstream.world.orgId}") { title } }`,
+        read.token,
+      );
       expect(other).toEqual({ data: { viewer: { displayName: 'Ada read' }, space: { title: 'Good' }, organization: { title: 'Acme' } } });
     }
     // Every bad read reached the upstream (no circuit refused it), and none was logged as an ERROR.

@@ -27,7 +27,13 @@ beforeAll(async () => {
   const cr = (await t.api.post(`/spaces/${spaceId}/change-requests`, { subject: 'Entities' })).body;
   const posted = await t.api.post(`/spaces/${spaceId}/change-requests/${cr.id}/comments`, { body: { markdown: 'Keyed' } });
   comment = { spaceId, changeRequestId: cr.id, id: posted.body.id };
-  const manifest = { title: 'Fed', description: 'Federation test', scopes: ['space:content:read'], script: 'export default {}', organization: t.world.orgId };
+  const manifest = {
+    title: 'Fed',
+    description: 'Federation test',
+    scopes: ['space:content:read'],
+    script: 'export default {}',
+    organization: t.world.orgId,
+  };
   expect((await t.api.post(`/integrations/${integrationName}`, manifest)).status).toBe(200);
 });
 afterAll(() => t.stop());
@@ -66,7 +72,9 @@ describe('_service', () => {
   it('serves the subgraph SDL, which is schema.subgraph.graphql, with @link to federation v2', async () => {
     const { _service } = await t.data('{ _service { sdl } }');
     expect(_service.sdl + '\n').toBe(printedSubgraphSchema());
-    expect(_service.sdl).toMatch(/^extend schema\s+@link\(url: "https:\/\/specs\.apollo\.dev\/federation\/v2\.9", import: \["@key", "@cost", "@listSize"\]\)/);
+    expect(_service.sdl).toMatch(
+      /^extend schema\s+@link\(url: "https:\/\/specs\.apollo\.dev\/federation\/v2\.9", import: \["@key", "@cost", "@listSize"\]\)/,
+    );
   });
 
   it('keys every Node type by id, and Space, Collection, Organization, User, Integration also by restId', async () => {
@@ -95,7 +103,8 @@ describe('demand control directives', () => {
     );
   const directive = (f: { directives?: readonly { name: { value: string } }[] }, name: string) =>
     f.directives?.find((d) => d.name.value === name) as { arguments?: readonly { name: { value: string }; value: unknown }[] } | undefined;
-  const args = (d: ReturnType<typeof directive>) => Object.fromEntries((d?.arguments ?? []).map((a) => [a.name.value, valueFromASTUntyped(a.value as never)]));
+  const args = (d: ReturnType<typeof directive>) =>
+    Object.fromEntries((d?.arguments ?? []).map((a) => [a.name.value, valueFromASTUntyped(a.value as never)]));
 
   it('every connection has @listSize(slicingArguments: ["first"], sizedFields: ["edges", "nodes"]) with the default page size and @cost(weight: 1)', async () => {
     const { _service } = await t.data('{ _service { sdl } }');
@@ -148,7 +157,13 @@ describe('_entities', () => {
     const space = (await t.api.get(`/spaces/${spaceId}`)).body;
     const org = (await t.api.get(`/orgs/${t.world.orgId}`)).body;
     const restComment = (await t.api.get(`/spaces/${spaceId}/change-requests/${comment.changeRequestId}/comments/${comment.id}`)).body;
-    const spaceEntity = { __typename: 'Space', id: globalId('Space', spaceId), restId: spaceId, title: space.title, organization: { restId: org.id } };
+    const spaceEntity = {
+      __typename: 'Space',
+      id: globalId('Space', spaceId),
+      restId: spaceId,
+      title: space.title,
+      organization: { restId: org.id },
+    };
     expect(_entities).toEqual([
       spaceEntity,
       spaceEntity,
@@ -239,9 +254,13 @@ describe('_entities', () => {
 
 describe('the subgraph still serves the graph', () => {
   it('queries, node(id) and mutations work as before', async () => {
-    const data = await t.data('query($id: ID!) { viewer { restId } node(id: $id) { ... on Space { restId } } }', { id: globalId('Space', spaceId) });
+    const data = await t.data('query($id: ID!) { viewer { restId } node(id: $id) { ... on Space { restId } } }', {
+      id: globalId('Space', spaceId),
+    });
     expect(data).toEqual({ viewer: { restId: t.world.users.admin.id }, node: { restId: spaceId } });
-    const m = await t.data('mutation($input: UpdateSpaceInput!) { updateSpace(input: $input) { space { title } } }', { input: { spaceId, title: 'Renamed' } });
+    const m = await t.data('mutation($input: UpdateSpaceInput!) { updateSpace(input: $input) { space { title } } }', {
+      input: { spaceId, title: 'Renamed' },
+    });
     expect(m.updateSpace.space.title).toBe('Renamed');
     expect((await t.api.get(`/spaces/${spaceId}`)).body.title).toBe('Renamed');
   });

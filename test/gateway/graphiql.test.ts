@@ -34,7 +34,12 @@ describe('GraphiQL', () => {
     expect(html.includes(`Bearer ${TOKEN}`)).toBe(true);
     expect(html.includes(JSON.stringify(exampleQuery('org-1')).slice(1, 60))).toBe(true);
     const port = new URL(url).port;
-    for (const headers of <Record<string, string>[]>[{ host: `localhost:${port}` }, { host: `[::1]:${port}` }, { 'sec-fetch-site': 'same-origin' }, { origin: new URL(url).origin }])
+    for (const headers of <Record<string, string>[]>[
+      { host: `localhost:${port}` },
+      { host: `[::1]:${port}` },
+      { 'sec-fetch-site': 'same-origin' },
+      { origin: new URL(url).origin },
+    ])
       expect([headers, (await page(headers)).includes(`Bearer ${TOKEN}`)]).toEqual([headers, true]);
   });
 
@@ -48,7 +53,11 @@ describe('GraphiQL', () => {
       { origin: 'https://evil.example' },
     ]) {
       const html = await page(headers);
-      expect([headers, html.includes(TOKEN), html.includes(JSON.stringify(exampleQuery('org-1')).slice(1, 60))]).toEqual([headers, false, true]);
+      expect([headers, html.includes(TOKEN), html.includes(JSON.stringify(exampleQuery('org-1')).slice(1, 60))]).toEqual([
+        headers,
+        false,
+        true,
+      ]);
     }
   });
 
@@ -63,7 +72,11 @@ describe('GraphiQL', () => {
       { host: `localhost:${port}`, 'x-forwarded-host': `localhost:${port}` },
     ]) {
       const html = await page(headers);
-      expect([headers, html.includes(TOKEN), html.includes(JSON.stringify(exampleQuery('org-1')).slice(1, 60))]).toEqual([headers, false, true]);
+      expect([headers, html.includes(TOKEN), html.includes(JSON.stringify(exampleQuery('org-1')).slice(1, 60))]).toEqual([
+        headers,
+        false,
+        true,
+      ]);
     }
   });
 
@@ -106,13 +119,20 @@ describe('GraphiQL assets', () => {
       '/graphql/graphiql/graphiql.<hash>.css',
       '/graphql/graphiql/graphiql.<hash>.js',
     ]);
-    for (const [encoding, decode] of [['br', brotliDecompressSync], ['gzip', gunzipSync]] as const) {
+    for (const [encoding, decode] of [
+      ['br', brotliDecompressSync],
+      ['gzip', gunzipSync],
+    ] as const) {
       let wire = (await raw('/graphql', { accept: 'text/html', 'accept-encoding': encoding })).body.length;
       for (const path of paths) {
         const plain = await raw(path);
         const got = await raw(path, { 'accept-encoding': `${encoding}, deflate` });
         expect([path, got.status, got.headers['content-encoding'], got.headers['cache-control'], got.headers.vary]).toEqual([
-          path, 200, encoding, 'public, max-age=31536000, immutable', 'Accept-Encoding',
+          path,
+          200,
+          encoding,
+          'public, max-age=31536000, immutable',
+          'Accept-Encoding',
         ]);
         expect(Number(got.headers['content-length'])).toBe(got.body.length);
         expect(decode(got.body).equals(plain.body)).toBe(true);

@@ -12,7 +12,14 @@ import { exampleQuery } from '../../src/gateway/example.js';
 import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 
 describe.skipIf(!existsSync(CHROMIUM))('GraphiQL in Chromium', () => {
   let upstream: TestUpstream;

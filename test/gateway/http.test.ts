@@ -68,7 +68,9 @@ function answered(raw: Raw, done: (text: string) => boolean): Promise<string> {
       resolve(raw.received());
     };
     raw.socket.on('data', check);
-    void raw.closed.then(() => (done(raw.received()) ? resolve(raw.received()) : reject(new Error(`closed after ${JSON.stringify(raw.received())}`))));
+    void raw.closed.then(() =>
+      done(raw.received()) ? resolve(raw.received()) : reject(new Error(`closed after ${JSON.stringify(raw.received())}`)),
+    );
     check();
   });
 }
@@ -78,12 +80,14 @@ const postHead = (length: number) =>
   `POST /graphql HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
 
 describe('HTTP server timeouts', () => {
-  it('default to seconds (checked every second), not Node\'s minutes; a headers timeout never exceeds the request timeout', () => {
+  it("default to seconds (checked every second), not Node's minutes; a headers timeout never exceeds the request timeout", () => {
     const server = createServer();
     const config = parseConfig('start', [], {});
     boundServer(server, config.http);
     const checked = (server as unknown as { connectionsCheckingInterval: number }).connectionsCheckingInterval;
-    expect([server.requestTimeout, server.headersTimeout, server.keepAliveTimeout, server.maxConnections, checked]).toEqual([20_000, 10_000, 5_000, 1_000, 1_000]);
+    expect([server.requestTimeout, server.headersTimeout, server.keepAliveTimeout, server.maxConnections, checked]).toEqual([
+      20_000, 10_000, 5_000, 1_000, 1_000,
+    ]);
     boundServer(server, { requestTimeoutMs: 2000, headersTimeoutMs: 5000 });
     expect([server.requestTimeout, server.headersTimeout]).toEqual([2000, 2000]);
   });

@@ -25,7 +25,14 @@ const configurations = {
 };
 
 function manifest(organization: string, overrides: Record<string, unknown> = {}) {
-  return { title: 'An integration', description: 'Does things', scopes: ['space:content:read'], script: 'export default {}', organization, ...overrides };
+  return {
+    title: 'An integration',
+    description: 'Does things',
+    scopes: ['space:content:read'],
+    script: 'export default {}',
+    organization,
+    ...overrides,
+  };
 }
 
 beforeAll(async () => {
@@ -55,7 +62,12 @@ beforeAll(async () => {
   await publish('globex-tool', globex, { visibility: 'public', categories: ['analytics'] }, 'outsider');
   await publish('globex-private', globex, {}, 'outsider');
   const install = (organizationId: string, externalIds: string[]) =>
-    installIntegration(t.upstream.db, t.clock, { integrationName: 'beta-content', organizationId, externalIds, configuration: { token: 'x' } });
+    installIntegration(t.upstream.db, t.clock, {
+      integrationName: 'beta-content',
+      organizationId,
+      externalIds,
+      configuration: { token: 'x' },
+    });
   install(acme, ['ext-acme', 'shared']);
   install(globex, ['ext-globex', 'shared']);
 });
@@ -88,7 +100,12 @@ const fromRest = (i: any) => ({
     urlUnfurl: b.urlUnfurl ?? [],
     markdown: or(b.markdown),
   })),
-  contentSources: (i.contentSources ?? []).map(({ id, ...s }: any) => ({ restId: id, ...s, description: or(s.description), icon: or(s.icon) })),
+  contentSources: (i.contentSources ?? []).map(({ id, ...s }: any) => ({
+    restId: id,
+    ...s,
+    description: or(s.description),
+    icon: or(s.icon),
+  })),
   configurations: or(i.configurations),
   externalLinks: i.externalLinks,
   contentSecurityPolicy: or(i.contentSecurityPolicy),
@@ -173,10 +190,18 @@ describe('integrations connection', () => {
       [{ blockDomain: 'www.youtube.com' }, { blockDomain: 'www.youtube.com' }, ['alpha-analytics']],
       [{ blocks: true }, { blocks: true }, ['alpha-analytics']],
       [{ contentSources: true }, { contentSources: true }, ['beta-content']],
-      [{ contentSources: false, owner: t.world.orgId }, { contentSources: false, owner: t.world.orgId }, ['alpha-analytics', 'delta', 'epsilon', 'gamma-private']],
+      [
+        { contentSources: false, owner: t.world.orgId },
+        { contentSources: false, owner: t.world.orgId },
+        ['alpha-analytics', 'delta', 'epsilon', 'gamma-private'],
+      ],
       [{ owner: t.world.otherOrgId }, { owner: t.world.otherOrgId }, ['globex-private', 'globex-tool']],
       [{ scope: 'openapi:read' }, { scope: 'openapi:read' }, ['beta-content', 'delta']],
-      [{ target: 'SPACE' }, { target: 'space' }, ['alpha-analytics', 'beta-content', 'delta', 'gamma-private', 'globex-private', 'globex-tool']],
+      [
+        { target: 'SPACE' },
+        { target: 'space' },
+        ['alpha-analytics', 'beta-content', 'delta', 'gamma-private', 'globex-private', 'globex-tool'],
+      ],
     ];
     for (const [vars, query, names] of cases) {
       const rest = (await t.api.all('/integrations', query)).items.map((i: any) => i.name);
@@ -292,7 +317,9 @@ describe('publishIntegration and unpublishIntegration', () => {
     });
     expect(integrationSecrets(t.upstream.db, 'published')).toEqual({ API_KEY: SECRET });
 
-    const back = await t.gql(`{ integration(integrationName: "published") { ${FIELDS} } integrations(search: "published") { nodes { name version } } }`);
+    const back = await t.gql(
+      `{ integration(integrationName: "published") { ${FIELDS} } integrations(search: "published") { nodes { name version } } }`,
+    );
     expect(JSON.stringify(back)).not.toContain(SECRET);
     expect(back.data.integration).toEqual(published.integration);
     expect(withoutId(back.data.integration)).toEqual(fromRest((await t.api.get('/integrations/published')).body));
@@ -318,7 +345,9 @@ describe('publishIntegration and unpublishIntegration', () => {
     await expectRejected(t, 'publishIntegration', input({ blocks: [{ ...block, title: 'E' }] }), 'input.blocks[0].title');
     await expectRejected(t, 'publishIntegration', input({ configurations: { site: {} } }), 'input.configurations.site');
     await expectRejected(t, 'publishIntegration', input({ configurations: { organization: {} } }), 'input.configurations.organization');
-    expect(await expectRejected(t, 'publishIntegration', input({ secrets: { KEY: 1 } }), 'input.secrets.KEY')).toBe('input.secrets.KEY: must be a string, got number');
+    expect(await expectRejected(t, 'publishIntegration', input({ secrets: { KEY: 1 } }), 'input.secrets.KEY')).toBe(
+      'input.secrets.KEY: must be a string, got number',
+    );
     await expectRejected(t, 'publishIntegration', input({ contentSecurityPolicy: 42 }), 'input.contentSecurityPolicy');
     await expectRejected(t, 'unpublishIntegration', { integrationName: 'bad name' }, 'input.integrationName');
   });
@@ -342,7 +371,11 @@ describe('publishIntegration and unpublishIntegration', () => {
     const byEditor = await t.gql(PUBLISH, { input: input({ integrationName: 'by-editor' }) }, token('edit'));
     expect(byEditor.errors?.[0]).toMatchObject({ path: ['publishIntegration'], extensions: { code: 'FORBIDDEN' } });
     expect(byEditor.data).toEqual({ publishIntegration: null });
-    const byOutsider = await t.gql(PUBLISH, { input: input({ integrationName: 'alpha-analytics', organization: t.world.otherOrgId }) }, token('outsider'));
+    const byOutsider = await t.gql(
+      PUBLISH,
+      { input: input({ integrationName: 'alpha-analytics', organization: t.world.otherOrgId }) },
+      token('outsider'),
+    );
     expect(byOutsider.errors?.[0]).toMatchObject({ path: ['publishIntegration'], extensions: { code: 'FORBIDDEN' } });
     const unchanged = await t.data('{ integration(integrationName: "alpha-analytics") { version } }');
     expect(unchanged.integration.version).toBe(1);
@@ -357,9 +390,13 @@ describe('publishIntegration and unpublishIntegration', () => {
       token('outsider'),
     );
     expect(forbidden.errors?.[0]).toMatchObject({ path: ['unpublishIntegration'], extensions: { code: 'FORBIDDEN' } });
-    const res = await t.data('mutation { unpublishIntegration(input: { integrationName: "to-remove", clientMutationId: "u" }) { clientMutationId deletedId } }');
+    const res = await t.data(
+      'mutation { unpublishIntegration(input: { integrationName: "to-remove", clientMutationId: "u" }) { clientMutationId deletedId } }',
+    );
     expect(res.unpublishIntegration).toEqual({ clientMutationId: 'u', deletedId: integration.id });
-    const gone = await t.gql('query($id: ID!) { node(id: $id) { id } integrations(search: "to-remove") { nodes { name } } }', { id: integration.id });
+    const gone = await t.gql('query($id: ID!) { node(id: $id) { id } integrations(search: "to-remove") { nodes { name } } }', {
+      id: integration.id,
+    });
     expect(gone.errors?.[0]).toMatchObject({ path: ['node'], extensions: { code: 'NOT_FOUND' } });
     expect(gone.data.integrations.nodes).toEqual([]);
   });

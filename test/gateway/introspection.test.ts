@@ -8,7 +8,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type GqlResult, type TestStack } from '../helpers/gateway.js';
 import { httpStack } from '../helpers/httpStack.js';
 
-const FULL = getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true, schemaDescription: true, inputValueDeprecation: true });
+const FULL = getIntrospectionQuery({
+  descriptions: true,
+  specifiedByUrl: true,
+  directiveIsRepeatable: true,
+  schemaDescription: true,
+  inputValueDeprecation: true,
+});
 
 const stack = httpStack();
 let t: TestStack;
@@ -17,7 +23,12 @@ const post = async (query: string, authorization?: string): Promise<GqlResult> =
 
 describe('introspection without a token', () => {
   it('is refused with UNAUTHENTICATED, before it runs', async () => {
-    for (const query of [FULL, '{ __schema { queryType { name } } }', '{ __type(name: "Space") { name } }', 'query { ...F } fragment F on Query { __schema { types { name } } }']) {
+    for (const query of [
+      FULL,
+      '{ __schema { queryType { name } } }',
+      '{ __type(name: "Space") { name } }',
+      'query { ...F } fragment F on Query { __schema { types { name } } }',
+    ]) {
       const res = await post(query);
       expect(res.data ?? null).toBeNull();
       expect(res.errors).toHaveLength(1);

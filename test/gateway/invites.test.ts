@@ -133,7 +133,9 @@ describe('link invites', () => {
   it('node(id) round-trips an invite with one REST call', async () => {
     const data = await t.data(READ_LINK, { org, invite: created[1] });
     t.resetCalls();
-    const again = await t.data(`query($id: ID!) { node(id: $id) { id ... on Invite { restId role redundant } } }`, { id: data.linkInvite.id });
+    const again = await t.data(`query($id: ID!) { node(id: $id) { id ... on Invite { restId role redundant } } }`, {
+      id: data.linkInvite.id,
+    });
     expect(again.node).toEqual(data.linkInvite);
     expect(callList(t)).toEqual([`GET /orgs/${org}/link-invites/${created[1]}`]);
   });

@@ -12,7 +12,8 @@ import { startStack, type GqlResult, type TestStack } from '../helpers/gateway.j
 let t: TestStack;
 beforeAll(async () => {
   t = await startStack();
-  for (let i = 1; i <= 3; i++) insertSpace(t.upstream.db, t.clock.now().toISOString(), { organizationId: t.world.orgId, title: `Space ${i}` });
+  for (let i = 1; i <= 3; i++)
+    insertSpace(t.upstream.db, t.clock.now().toISOString(), { organizationId: t.world.orgId, title: `Space ${i}` });
 });
 afterAll(() => t.stop());
 /** The shared stack's gateway over real HTTP (started on first use). */
@@ -56,8 +57,15 @@ describe('depth', () => {
 
   it('one level more is refused before any REST call', async () => {
     t.resetCalls();
-    const error = await expectRefused(t.gql(deepQuery(DEFAULTS.limits.maxDepth + 1), { org: t.world.orgId }), 'maxDepth', DEFAULTS.limits.maxDepth, DEFAULTS.limits.maxDepth + 1);
-    expect(error.message).toBe(`maxDepth: Query depth limit of ${DEFAULTS.limits.maxDepth} exceeded, found ${DEFAULTS.limits.maxDepth + 1}.`);
+    const error = await expectRefused(
+      t.gql(deepQuery(DEFAULTS.limits.maxDepth + 1), { org: t.world.orgId }),
+      'maxDepth',
+      DEFAULTS.limits.maxDepth,
+      DEFAULTS.limits.maxDepth + 1,
+    );
+    expect(error.message).toBe(
+      `maxDepth: Query depth limit of ${DEFAULTS.limits.maxDepth} exceeded, found ${DEFAULTS.limits.maxDepth + 1}.`,
+    );
   });
 
   it('fragments count by the fields they hold, not as a level of their own', async () => {
@@ -120,7 +128,9 @@ describe('fields', () => {
     const url = await httpUrl();
     t.resetCalls();
     const post = (query: string) =>
-      fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) }).then((r) => r.json() as Promise<GqlResult>);
+      fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) }).then(
+        (r) => r.json() as Promise<GqlResult>,
+      );
     await expectRefused(post(repeated(440)), 'maxFields', 200, 880);
     const fragments = `{ viewer { ...A } } fragment A on User { ${'id '.repeat(150)} ...B } fragment B on User { ${'restId '.repeat(60)} }`;
     await expectRefused(post(fragments), 'maxFields', 200, 211);
@@ -128,7 +138,9 @@ describe('fields', () => {
 
   it('GraphiQL-sized documents are far below it', () => {
     expect(countFields(parse(exampleQuery('o')))).toBeLessThan(50);
-    expect(countFields(parse(getIntrospectionQuery({ descriptions: true, inputValueDeprecation: true, schemaDescription: true })))).toBeLessThan(100);
+    expect(
+      countFields(parse(getIntrospectionQuery({ descriptions: true, inputValueDeprecation: true, schemaDescription: true }))),
+    ).toBeLessThan(100);
   });
 });
 
@@ -161,8 +173,11 @@ describe('cost', () => {
   it('the verdict is kept per document and variables: the same document is priced again for other variables', async () => {
     await using s = await startStack({ limits: { maxCost: 10_202 } });
     const org = s.world.orgId;
-    const query = twoLevels.replace('{ restId }', '{ restId @include(if: $deep) members(first: 0) @include(if: $deep) { __typename } }').replace('$first: Int)', '$first: Int, $deep: Boolean!)');
-    const limitOf = async (variables: Record<string, unknown>) => (await s.gql(query, { org, ...variables })).errors?.[0]?.extensions?.limit;
+    const query = twoLevels
+      .replace('{ restId }', '{ restId @include(if: $deep) members(first: 0) @include(if: $deep) { __typename } }')
+      .replace('$first: Int)', '$first: Int, $deep: Boolean!)');
+    const limitOf = async (variables: Record<string, unknown>) =>
+      (await s.gql(query, { org, ...variables })).errors?.[0]?.extensions?.limit;
     for (let round = 0; round < 2; round++) {
       expect(await limitOf({ first: 100, deep: true })).toBe('maxCost');
       expect(await limitOf({ first: 100, deep: false })).toBeUndefined();
@@ -181,12 +196,25 @@ describe('cost', () => {
     expect(cost('{ viewer { restId displayName } }')).toBe(1);
     expect(cost('{ organization(organizationId: "o") { title spaces { nodes { title } } } }')).toBe(2);
     expect(cost('{ organization(organizationId: "o") { spaces { nodes { organization { title } } } } }')).toBe(1 + 1 + 20);
-    expect(cost('{ organization(organizationId: "o") { spaces(first: 5) { edges { cursor node { organization { title } } } pageInfo { hasNextPage } } } }')).toBe(1 + 1 + 5);
-    expect(cost('query($n: Int) { organization(organizationId: "o") { spaces(first: $n) { nodes { organization { title } } } } }', { n: 7 })).toBe(1 + 1 + 7);
+    expect(
+      cost(
+        '{ organization(organizationId: "o") { spaces(first: 5) { edges { cursor node { organization { title } } } pageInfo { hasNextPage } } } }',
+      ),
+    ).toBe(1 + 1 + 5);
+    expect(
+      cost('query($n: Int) { organization(organizationId: "o") { spaces(first: $n) { nodes { organization { title } } } } }', { n: 7 }),
+    ).toBe(1 + 1 + 7);
     expect(cost('{ organization(organizationId: "o") { spaces(first: 5000) { nodes { organization { title } } } } }')).toBe(1 + 1 + 100);
     expect(cost('{ nodes(ids: ["a", "b", "c"]) { id ... on Space { organization { title } } } }')).toBe(1 + 3 * (1 + 1));
     expect(cost('{ nodes(ids: ["a", "b", "c"]) { id } }')).toBe(1 + 3);
-    expect(cost('query($r: [_Any!]!) { _entities(representations: $r) { __typename } }', { r: [{ __typename: 'Space', id: 'x' }, { __typename: 'Space', id: 'y' }] })).toBe(1 + 2);
+    expect(
+      cost('query($r: [_Any!]!) { _entities(representations: $r) { __typename } }', {
+        r: [
+          { __typename: 'Space', id: 'x' },
+          { __typename: 'Space', id: 'y' },
+        ],
+      }),
+    ).toBe(1 + 2);
     // Introspection is priced like any query (src/gateway/lib/introspectionCost.ts), well within the default.
     expect(cost(getIntrospectionQuery())).toBeGreaterThan(1000);
     expect(cost(getIntrospectionQuery())).toBeLessThan(DEFAULTS.limits.maxCost / 10);
@@ -208,7 +236,8 @@ describe('cost', () => {
       '@listSize(slicingArguments: ["first"], sizedFields: ["edges","nodes"], assumedSize: 20, requireOneSlicingArgument: false)',
     ]);
     expect(costDirectives((built.getType('BookConnection') as GraphQLObjectType).getFields().pageInfo)).toEqual(['@cost(weight: 0)']);
-    const cost = (query: string) => operationCost(built, parse(query), {}, undefined, { defaultPageSize: 20, maxPageSize: 100, maxIds: 100 });
+    const cost = (query: string) =>
+      operationCost(built, parse(query), {}, undefined, { defaultPageSize: 20, maxPageSize: 100, maxIds: 100 });
     expect(cost('{ heavy shelf(first: 3) { nodes { title } } }')).toBe(7 + 1);
     expect(cost('{ book { title } }')).toBe(1);
   });
@@ -217,7 +246,13 @@ describe('cost', () => {
 describe('introspection', () => {
   it("GraphiQL's introspection query passes every default limit; its only REST call checks the token", async () => {
     t.resetCalls();
-    const query = getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true, schemaDescription: true, inputValueDeprecation: true });
+    const query = getIntrospectionQuery({
+      descriptions: true,
+      specifiedByUrl: true,
+      directiveIsRepeatable: true,
+      schemaDescription: true,
+      inputValueDeprecation: true,
+    });
     const data = await t.data(query);
     expect(data.__schema.queryType.name).toBe('Query');
     expect(data.__schema.types.length).toBeGreaterThan(50);
@@ -318,7 +353,9 @@ describe('request body (over real HTTP)', () => {
     expect(await ok.json()).toEqual({ data: { viewer: { restId: t.world.users.admin.id } } });
     t.resetCalls();
     await expectTooLarge(await fetch(url, { method: 'POST', headers, body: padded(MAX + 10) }));
-    await expectTooLarge(await fetch(`${url}/stream`, { method: 'POST', headers: { ...headers, accept: 'text/event-stream' }, body: padded(MAX + 10) }));
+    await expectTooLarge(
+      await fetch(`${url}/stream`, { method: 'POST', headers: { ...headers, accept: 'text/event-stream' }, body: padded(MAX + 10) }),
+    );
     expect(t.calls).toEqual([]);
   });
 
@@ -335,7 +372,9 @@ describe('request body (over real HTTP)', () => {
     const ok = await fetch(url, { method: 'POST', headers, body: chunked(padded(200_000)), duplex: 'half' } as RequestInit);
     expect(await ok.json()).toEqual({ data: { viewer: { restId: t.world.users.admin.id } } });
     t.resetCalls();
-    await expectTooLarge(await fetch(url, { method: 'POST', headers, body: chunked(padded(MAX + 100_000)), duplex: 'half' } as RequestInit));
+    await expectTooLarge(
+      await fetch(url, { method: 'POST', headers, body: chunked(padded(MAX + 100_000)), duplex: 'half' } as RequestInit),
+    );
     expect(t.calls).toEqual([]);
   });
 });

@@ -73,7 +73,8 @@ describe('an unknown id', () => {
 describe('edges to objects whose ids are known', () => {
   it('Space.organization lists its spaces without its GET, and fetches it once when its fields are asked', async () => {
     const spaceId = (await t.api.get(`/orgs/${t.world.orgId}/spaces`)).body.items[0].id;
-    const q = (own: string) => `query($id: String!) { space(spaceId: $id) { organization { ${own} spaces(first: 1) { nodes { restId } } } } }`;
+    const q = (own: string) =>
+      `query($id: String!) { space(spaceId: $id) { organization { ${own} spaces(first: 1) { nodes { restId } } } } }`;
     const lists = await timed(q('restId'), { id: spaceId });
     expect(lists.res.data.space.organization.restId).toBe(t.world.orgId);
     // The space's GET (to read its organization id) and the list: no GET of the organization.

@@ -61,7 +61,10 @@ describe('Organization.members', () => {
     [{ role: 'EDIT' }, { role: 'edit' }],
     [{ search: 'ADA' }, { search: 'ADA' }],
     [{ search: 'otto' }, { search: 'otto' }],
-    [{ sort: 'LAST_SEEN_AT', order: 'ASC' }, { sort: 'lastSeenAt', order: 'asc' }],
+    [
+      { sort: 'LAST_SEEN_AT', order: 'ASC' },
+      { sort: 'lastSeenAt', order: 'asc' },
+    ],
   ])('filters %j like REST %j', async (filters, query) => {
     const rest = await t.api.all(`/orgs/${org}/members`, query);
     const walk = await walkMembers(filters, 2);
@@ -84,7 +87,10 @@ describe('Organization.members', () => {
   });
 
   it('node(id) round-trips a member with one REST call', async () => {
-    const data = await t.data(`query($org: String!) { member(organizationId: $org, userId: "${t.world.users.edit.id}") { id ${MEMBER_FIELDS} } }`, { org });
+    const data = await t.data(
+      `query($org: String!) { member(organizationId: $org, userId: "${t.world.users.edit.id}") { id ${MEMBER_FIELDS} } }`,
+      { org },
+    );
     const rest = await t.api.get(`/orgs/${org}/members/${t.world.users.edit.id}`);
     expect(data.member).toEqual({ id: data.member.id, ...fromRest(rest.body) });
     t.resetCalls();
@@ -156,7 +162,9 @@ describe('Member.spaces and Member.teams', () => {
       rest.items.map((i: any) => ({ id: undefined, restId: i.team.id, title: i.team.title, membersCount: i.team.members, role: 'MEMBER' })),
     );
     const admin = await t.data(TEAMS, { org, user: t.world.users.admin.id, title: 'WRIT' });
-    expect(admin.member.teams.edges).toEqual([expect.objectContaining({ role: 'OWNER', node: expect.objectContaining({ title: 'Writers' }) })]);
+    expect(admin.member.teams.edges).toEqual([
+      expect.objectContaining({ role: 'OWNER', node: expect.objectContaining({ title: 'Writers' }) }),
+    ]);
   });
 
   it('a team listed under a member is not fetched again by node(id) in a later field', async () => {
@@ -264,7 +272,10 @@ describe('member mutations', () => {
 
   it('removeMember returns the member global id and the organization without it', async () => {
     const user = t.world.users.disabled.id;
-    const before = await t.data(`query($org: String!, $user: String!) { member(organizationId: $org, userId: $user) { id } }`, { org, user });
+    const before = await t.data(`query($org: String!, $user: String!) { member(organizationId: $org, userId: $user) { id } }`, {
+      org,
+      user,
+    });
     const res = await t.data(
       `mutation($org: String!, $user: String!) { removeMember(input: { organizationId: $org, userId: $user }) {
         deletedId organization { members(first: 50) { nodes { restId } } } } }`,
@@ -278,10 +289,13 @@ describe('member mutations', () => {
   });
 
   it('removing the last admin is CONFLICT', async () => {
-    const res = await t.gql(`mutation($org: String!, $user: String!) { removeMember(input: { organizationId: $org, userId: $user }) { deletedId } }`, {
-      org,
-      user: t.world.users.admin.id,
-    });
+    const res = await t.gql(
+      `mutation($org: String!, $user: String!) { removeMember(input: { organizationId: $org, userId: $user }) { deletedId } }`,
+      {
+        org,
+        user: t.world.users.admin.id,
+      },
+    );
     expect(res.errors?.[0]).toMatchObject({ path: ['removeMember'], extensions: { code: 'CONFLICT' } });
   });
 });

@@ -56,10 +56,9 @@ describe('GET /metrics', () => {
   let families: Map<string, Family>;
 
   beforeAll(async () => {
-    await t.data(
-      `query OrgSpaces($org: String!) { organization(organizationId: $org) { title spaces(first: 5) { nodes { title } } } }`,
-      { org: t.world.orgId },
-    );
+    await t.data(`query OrgSpaces($org: String!) { organization(organizationId: $org) { title spaces(first: 5) { nodes { title } } } }`, {
+      org: t.world.orgId,
+    });
     await t.data(`query SpaceTitle($id: String!) { space(spaceId: $id) { title } }`, { id: spaceId });
     const failing = await t.gql(`query Missing($id: String!) { space(spaceId: $id) { title } }`, { id: MISSING_ID });
     expect(failing.errors?.[0].extensions?.code).toBe('NOT_FOUND');
@@ -107,7 +106,12 @@ describe('GET /metrics', () => {
     expect(value(families, 'docs_graph_response_cache_total', { result: 'miss' })).toBe(0);
     expect(families.get('docs_graph_upstream_retries_total')?.type).toBe('COUNTER');
     expect(value(families, 'docs_graph_subscriptions_open')).toBe(0);
-    for (const name of ['process_cpu_user_seconds_total', 'process_resident_memory_bytes', 'nodejs_eventloop_lag_seconds', 'nodejs_heap_size_used_bytes']) {
+    for (const name of [
+      'process_cpu_user_seconds_total',
+      'process_resident_memory_bytes',
+      'nodejs_eventloop_lag_seconds',
+      'nodejs_heap_size_used_bytes',
+    ]) {
       expect(families.has(name), name).toBe(true);
     }
   });

@@ -33,7 +33,11 @@ async function seed(t: TestStack) {
     )
   ).flat();
   const comments = (
-    await Promise.all(crs.map((base) => times(COMMENTS, async (i) => `${base}/${(await review.post(base, { body: { markdown: `Comment ${i}` } })).body.id}`)))
+    await Promise.all(
+      crs.map((base) =>
+        times(COMMENTS, async (i) => `${base}/${(await review.post(base, { body: { markdown: `Comment ${i}` } })).body.id}`),
+      ),
+    )
   ).flat();
   await Promise.all(comments.map((c) => times(REPLIES, (i) => edit.post(`${c}/replies`, { body: { markdown: `Reply ${i}` } }))));
 }

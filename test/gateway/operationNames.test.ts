@@ -50,8 +50,15 @@ describe('operation names', () => {
     const res = await t.gql(named(name));
     expect(res.data ?? null).toBeNull();
     expect(res.errors).toHaveLength(1);
-    expect(res.errors![0].message).toBe(`maxOperationName: Operation names are limited to ${MAX_OPERATION_NAME_LENGTH} characters, found ${name.length}.`);
-    expect(res.errors![0].extensions).toEqual({ code: 'BAD_USER_INPUT', limit: 'maxOperationName', maximum: MAX_OPERATION_NAME_LENGTH, actual: name.length });
+    expect(res.errors![0].message).toBe(
+      `maxOperationName: Operation names are limited to ${MAX_OPERATION_NAME_LENGTH} characters, found ${name.length}.`,
+    );
+    expect(res.errors![0].extensions).toEqual({
+      code: 'BAD_USER_INPUT',
+      limit: 'maxOperationName',
+      maximum: MAX_OPERATION_NAME_LENGTH,
+      actual: name.length,
+    });
     expect(t.calls).toEqual([]);
     const text = await metricsText();
     expect(text).not.toContain('b'.repeat(MAX_OPERATION_NAME_LENGTH + 1));

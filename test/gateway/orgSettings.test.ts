@@ -107,7 +107,10 @@ describe.each(resources)('Organization.$field', ({ field, rest, type, fields, fr
     t.resetCalls();
     const res = await t.data(`query($id: ID!) { node(id: $id) { __typename ... on ${type} { ${fields} } } }`, { id: listed.id });
     expect(res.node).toEqual({ __typename: type, ...listed });
-    expect(t.calls.map((c) => c.path).sort()).toEqual([`/orgs/${org}`, `/orgs/${org}/${rest}/${encodeURIComponent(listed.slug ?? listed.restId)}`]);
+    expect(t.calls.map((c) => c.path).sort()).toEqual([
+      `/orgs/${org}`,
+      `/orgs/${org}/${rest}/${encodeURIComponent(listed.slug ?? listed.restId)}`,
+    ]);
     t.resetCalls();
     const both = await t.data(
       `query($org: String!) { organization(organizationId: $org) { ${field}(first: 3) { nodes { restId organization { restId } } } } }`,
@@ -138,10 +141,13 @@ describe('root lookups', () => {
   });
 
   it('an unknown key is NOT_FOUND at its path, the rest of the query resolves', async () => {
-    const res = await t.gql(`query($org: String!) {
+    const res = await t.gql(
+      `query($org: String!) {
       openApiSpec(organizationId: $org, specSlug: "nope") { restId }
       organization(organizationId: $org) { restId }
-    }`, { org });
+    }`,
+      { org },
+    );
     expect(res.errors).toHaveLength(1);
     expect(res.errors?.[0]).toMatchObject({ path: ['openApiSpec'], extensions: { code: 'NOT_FOUND' } });
     expect(res.data).toEqual({ openApiSpec: null, organization: { restId: org } });
@@ -174,7 +180,10 @@ describe('OpenAPI spec mutations', () => {
       { input: { organizationId: org, slug: 'created', source: { text: VALID_OPENAPI_YAML }, clientMutationId: 'c1' } },
     );
     const payload = res.createOpenApiSpec;
-    expect(payload).toMatchObject({ clientMutationId: 'c1', openApiSpec: { slug: 'created', processingState: 'PENDING', lastVersion: null } });
+    expect(payload).toMatchObject({
+      clientMutationId: 'c1',
+      openApiSpec: { slug: 'created', processingState: 'PENDING', lastVersion: null },
+    });
     expect(payload.organization.restId).toBe(org);
     expect(payload.organization.openApiSpecs.nodes.map((n: any) => n.slug)).toContain('created');
     await t.upstream.idle();
@@ -186,16 +195,31 @@ describe('OpenAPI spec mutations', () => {
 
   it('source must hold exactly one of url and text; slug and url are checked; all before any REST call', async () => {
     const input = { organizationId: org, slug: 'one-of' };
-    expect(await expectRejected(t, 'createOpenApiSpec', { ...input, source: { url: 'https://example.com/a.yaml', text: VALID_OPENAPI_YAML } }, 'input.source')).toBe(
-      'input.source: must have exactly one of url, text',
-    );
+    expect(
+      await expectRejected(
+        t,
+        'createOpenApiSpec',
+        { ...input, source: { url: 'https://example.com/a.yaml', text: VALID_OPENAPI_YAML } },
+        'input.source',
+      ),
+    ).toBe('input.source: must have exactly one of url, text');
     await expectRejected(t, 'createOpenApiSpec', { ...input, source: {} }, 'input.source');
     await expectRejected(t, 'createOpenApiSpec', { ...input, slug: 'Not A Slug', source: { text: VALID_OPENAPI_YAML } }, 'input.slug');
     await expectRejected(t, 'createOpenApiSpec', { ...input, slug: 'a'.repeat(101), source: { text: VALID_OPENAPI_YAML } }, 'input.slug');
     await expectRejected(t, 'createOpenApiSpec', { ...input, source: { url: 'not a url' } }, 'input.source.url');
     await expectRejected(t, 'createOpenApiSpec', { ...input, source: { text: '' } }, 'input.source.text');
-    await expectRejected(t, 'updateOpenApiSpec', { organizationId: org, specSlug: 'spec-1', source: { url: 'https://x.test/a', text: 'x' } }, 'input.source');
-    await expectRejected(t, 'updateOpenApiSpec', { organizationId: org, specSlug: 'Bad_Slug', source: { text: VALID_OPENAPI_YAML } }, 'input.specSlug');
+    await expectRejected(
+      t,
+      'updateOpenApiSpec',
+      { organizationId: org, specSlug: 'spec-1', source: { url: 'https://x.test/a', text: 'x' } },
+      'input.source',
+    );
+    await expectRejected(
+      t,
+      'updateOpenApiSpec',
+      { organizationId: org, specSlug: 'Bad_Slug', source: { text: VALID_OPENAPI_YAML } },
+      'input.specSlug',
+    );
     await expectRejected(t, 'deleteOpenApiSpec', { organizationId: org, specSlug: 'Bad_Slug' }, 'input.specSlug');
   });
 
@@ -289,9 +313,9 @@ describe('translation settings mutations', () => {
     await expectRejected(t, 'createTranslationSettings', { organizationId: org, title: '' }, 'input.title');
     await expectRejected(t, 'createTranslationSettings', { organizationId: org, title: 't'.repeat(101) }, 'input.title');
     await expectRejected(t, 'createTranslationSettings', { organizationId: org, title: 'x', languages: [] }, 'input.languages');
-    expect(await expectRejected(t, 'createTranslationSettings', { organizationId: org, title: 'x', languages: ['EN', 'EN'] }, 'input.languages')).toBe(
-      'input.languages: must not repeat a language',
-    );
+    expect(
+      await expectRejected(t, 'createTranslationSettings', { organizationId: org, title: 'x', languages: ['EN', 'EN'] }, 'input.languages'),
+    ).toBe('input.languages: must not repeat a language');
     await expectRejected(t, 'updateTranslationSettings', { organizationId: org, translationSettingsId: 'x', title: '' }, 'input.title');
     const max = await t.data(
       'mutation($input: CreateTranslationSettingsInput!) { createTranslationSettings(input: $input) { translationSettings { title } } }',
@@ -307,7 +331,11 @@ describe('translation settings mutations', () => {
       token('read'),
     );
     expect(res.errors?.[0]).toMatchObject({ path: ['createTranslationSettings'], extensions: { code: 'FORBIDDEN' } });
-    const read = await t.data(`query($org: String!) { organization(organizationId: $org) { translations(first: 1) { nodes { title permissions { edit } } } } }`, { org }, token('read'));
+    const read = await t.data(
+      `query($org: String!) { organization(organizationId: $org) { translations(first: 1) { nodes { title permissions { edit } } } } }`,
+      { org },
+      token('read'),
+    );
     expect(read.organization.translations.nodes[0].permissions.edit).toBe(false);
   });
 });
@@ -360,7 +388,10 @@ describe('custom font mutations', () => {
     const keep400 = await t.gql(`mutation($input: UpdateCustomFontInput!) { updateCustomFont(input: $input) { customFont { id } } }`, {
       input: { organizationId: org, fontId: font.restId, fontFaces: [{ weight: 400, storageKey: null }] },
     });
-    expect(keep400.errors?.[0]).toMatchObject({ path: ['updateCustomFont'], extensions: { code: 'BAD_USER_INPUT', upstream: { status: 400 } } });
+    expect(keep400.errors?.[0]).toMatchObject({
+      path: ['updateCustomFont'],
+      extensions: { code: 'BAD_USER_INPUT', upstream: { status: 400 } },
+    });
 
     const deleted = await t.data(`mutation($input: DeleteCustomFontInput!) { deleteCustomFont(input: $input) { deletedId } }`, {
       input: { organizationId: org, fontId: font.restId },
@@ -381,7 +412,12 @@ describe('custom font mutations', () => {
     );
     await expectRejected(t, 'createCustomFont', { ...input, fontFaces: [face, face] }, 'input.fontFaces');
     await expectRejected(t, 'createCustomFont', { ...input, fontFaces: [{ ...face, weight: 1001 }] }, 'input.fontFaces[0].weight');
-    await expectRejected(t, 'updateCustomFont', { organizationId: org, fontId: 'x', fontFaces: [{ weight: 700 }] }, 'input.fontFaces[0].storageKey');
+    await expectRejected(
+      t,
+      'updateCustomFont',
+      { organizationId: org, fontId: 'x', fontFaces: [{ weight: 700 }] },
+      'input.fontFaces[0].storageKey',
+    );
     await expectRejected(t, 'updateCustomFont', { organizationId: org, fontId: 'x', fontFamily: 'f'.repeat(51) }, 'input.fontFamily');
     const max = await t.data('mutation($input: CreateCustomFontInput!) { createCustomFont(input: $input) { customFont { fontFamily } } }', {
       input: { ...input, fontFamily: 'f'.repeat(50) },

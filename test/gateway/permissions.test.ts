@@ -74,7 +74,13 @@ for (const base of bases) {
 
     it('userPermissions and aggregatePermissions(role) walk to the end, equal to REST, with no user fetched', async () => {
       const targetId = await base.create();
-      const grants: Array<[WorldUser, string]> = [['guest', 'READ'], ['comment', 'EDIT'], ['review', 'ADMIN'], ['read', 'COMMENT'], ['edit', 'READ']];
+      const grants: Array<[WorldUser, string]> = [
+        ['guest', 'READ'],
+        ['comment', 'EDIT'],
+        ['review', 'ADMIN'],
+        ['read', 'COMMENT'],
+        ['edit', 'READ'],
+      ];
       for (const [user, role] of grants) await t.payload(grant, { [param]: targetId, role, users: [id(user)] }, `${field} { id }`);
 
       const users = await walk(targetId, 'userPermissions(ARGS)', 2);
@@ -99,11 +105,15 @@ for (const base of bases) {
     it(`${update} changes a role, null removes it; ${remove} removes it; each read back`, async () => {
       const targetId = await base.create();
       // Granted one by one: users granted together share a timestamp, so their order is by id.
-      for (const user of ['guest', 'comment'] as const) await t.payload(grant, { [param]: targetId, role: 'READ', users: [id(user)] }, `${field} { id }`);
+      for (const user of ['guest', 'comment'] as const)
+        await t.payload(grant, { [param]: targetId, role: 'READ', users: [id(user)] }, `${field} { id }`);
       const sel = `${field} { restId } user { restId displayName }`;
       const changed = await t.payload(update, { [param]: targetId, userId: id('guest'), role: 'EDIT' }, sel);
       expect(changed).toEqual({ [field]: { restId: targetId }, user: { restId: id('guest'), displayName: 'Gus Guest' } });
-      expect(await walk(targetId, 'userPermissions(ARGS)', 10)).toEqual([[id('guest'), 'EDIT'], [id('comment'), 'READ']]);
+      expect(await walk(targetId, 'userPermissions(ARGS)', 10)).toEqual([
+        [id('guest'), 'EDIT'],
+        [id('comment'), 'READ'],
+      ]);
 
       await t.payload(update, { [param]: targetId, userId: id('comment'), role: null }, sel);
       expect(await walk(targetId, 'userPermissions(ARGS)', 10)).toEqual([[id('guest'), 'EDIT']]);
@@ -124,7 +134,10 @@ for (const base of bases) {
       const res = await t.gql(`mutation { ${change('a', 'guest')} ${change('b', 'comment')} }`);
       expect(res.errors).toBeUndefined();
       const org = { restId: t.world.orgId, title: expect.any(String) };
-      expect(res.data).toEqual({ a: { [field]: { restId: targetId, organization: org } }, b: { [field]: { restId: targetId, organization: org } } });
+      expect(res.data).toEqual({
+        a: { [field]: { restId: targetId, organization: org } },
+        b: { [field]: { restId: targetId, organization: org } },
+      });
       const paths = t.calls.filter((c) => c.method === 'GET').map((c) => c.path);
       // The target is read again after the second write (it made it stale); its organization is not.
       expect(paths.filter((p) => p === `/${rest}/${targetId}`)).toHaveLength(2);
@@ -154,7 +167,10 @@ for (const base of bases) {
       const targetId = await base.create();
       const input = { [param]: targetId, role: 'ADMIN', users: [id('read')] };
       const read = await t.mutate(grant, input, `${field} { id }`, token('read'));
-      expect(read.errors?.[0]).toMatchObject({ path: [grant], extensions: { code: 'FORBIDDEN', upstream: { status: 403, method: 'POST' } } });
+      expect(read.errors?.[0]).toMatchObject({
+        path: [grant],
+        extensions: { code: 'FORBIDDEN', upstream: { status: 403, method: 'POST' } },
+      });
       expect(read.data).toEqual({ [grant]: null });
       const outsider = await t.mutate(grant, input, `${field} { id }`, token('outsider'));
       expect(outsider.errors?.[0]).toMatchObject({ path: [grant], extensions: { code: 'NOT_FOUND' } });
@@ -168,7 +184,11 @@ for (const base of bases) {
 
     it('an outsider reading the lists gets NOT_FOUND at the target while the rest resolves', async () => {
       const targetId = await base.create();
-      const res = await t.gql(`{ viewer { restId } ${base.lookup(targetId)} { userPermissions { nodes { restId } } } }`, {}, token('outsider'));
+      const res = await t.gql(
+        `{ viewer { restId } ${base.lookup(targetId)} { userPermissions { nodes { restId } } } }`,
+        {},
+        token('outsider'),
+      );
       // The lookup makes no GET of its own (only a list is selected): NOT_FOUND comes at the list.
       expect(res.data).toEqual({ viewer: { restId: id('outsider') }, [field]: { userPermissions: null } });
       expect(res.errors?.[0]).toMatchObject({ path: [field, 'userPermissions'], extensions: { code: 'NOT_FOUND' } });

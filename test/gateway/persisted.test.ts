@@ -26,7 +26,10 @@ const apq = (query: string) => ({ persistedQuery: { version: 1, sha256Hash: sha2
 function persistedFile(): string {
   const file = join(mkdtempSync(join(tmpdir(), 'persisted-')), 'persisted-queries.json');
   // Relay's persistConfig manifest (md5 ids), Codegen's client preset manifest (`sha256:<hex>` ids) and a plain id.
-  writeFileSync(file, JSON.stringify({ viewer1: VIEWER, [sha256(ORG)]: ORG, [md5(ORG)]: ORG, [`sha256:${sha256(VIEWER)}`]: VIEWER, [md5(RENAME)]: RENAME }));
+  writeFileSync(
+    file,
+    JSON.stringify({ viewer1: VIEWER, [sha256(ORG)]: ORG, [md5(ORG)]: ORG, [`sha256:${sha256(VIEWER)}`]: VIEWER, [md5(RENAME)]: RENAME }),
+  );
   return file;
 }
 
@@ -46,7 +49,10 @@ describe('persisted operations', () => {
     expect((await r.post({ variables: { org }, extensions: apq(ORG) }, token)).json.data).toEqual({ organization: { title: 'Acme' } });
     const unknown = await r.post({ documentId: 'nope' }, token);
     expect(unknown.status).toBe(400);
-    expect(unknown.json.errors?.[0]).toMatchObject({ message: expect.stringMatching(/^Unknown documentId/), extensions: { code: 'BAD_USER_INPUT' } });
+    expect(unknown.json.errors?.[0]).toMatchObject({
+      message: expect.stringMatching(/^Unknown documentId/),
+      extensions: { code: 'BAD_USER_INPUT' },
+    });
   });
 
   it('runs a documentId over GET (Relay and Codegen ids as written, variables); never a mutation', async () => {
@@ -81,12 +87,18 @@ describe('persisted operations', () => {
     const query = '{ viewer { restId } }';
     const missing = await r.post({ extensions: apq(query) }, token);
     // The message APQ clients recognize, and the contract's code for it.
-    expect(missing.json.errors?.[0]).toMatchObject({ message: 'PersistedQueryNotFound', extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' } });
+    expect(missing.json.errors?.[0]).toMatchObject({
+      message: 'PersistedQueryNotFound',
+      extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' },
+    });
     expect(r.calls).toEqual([]);
 
     const mismatch = await r.post({ query: '{ viewer { displayName } }', extensions: apq(query) }, token);
     expect(mismatch.status).toBe(400);
-    expect(mismatch.json.errors?.[0]).toMatchObject({ message: 'provided sha does not match query', extensions: { code: 'BAD_USER_INPUT' } });
+    expect(mismatch.json.errors?.[0]).toMatchObject({
+      message: 'provided sha does not match query',
+      extensions: { code: 'BAD_USER_INPUT' },
+    });
 
     // A document that does not validate is not registered.
     const invalid = '{ viewer { noSuchField } }';
@@ -124,7 +136,8 @@ describe('persisted operations', () => {
       const { r, world } = await startApq({ apqQuota: 2 });
       const [admin, other] = [world.users.admin.token, world.users.outsider.token];
       const docs = [1, 2, 3].map((n) => `{ __typename${' '.repeat(n)}}`);
-      for (const doc of docs) expect((await r.post({ query: doc, extensions: apq(doc) }, admin)).json.data).toEqual({ __typename: 'Query' });
+      for (const doc of docs)
+        expect((await r.post({ query: doc, extensions: apq(doc) }, admin)).json.data).toEqual({ __typename: 'Query' });
       expect(await Promise.all(docs.map((doc) => registered(r, doc, admin)))).toEqual([true, true, false]);
       // Another caller has its own quota.
       expect((await r.post({ query: docs[2], extensions: apq(docs[2]) }, other)).json.data).toEqual({ __typename: 'Query' });

@@ -11,7 +11,8 @@ import { addAskContent, DOCKER_QUESTION } from '../helpers/askContent.js';
 import { startReplica, stopAfterEach } from '../helpers/redis.js';
 import { startUpstream } from '../helpers/upstream.js';
 
-const ASK = 'subscription Ask($organizationId: String!, $query: String!) { askStream(organizationId: $organizationId, query: $query) { answer { markdown } sources { space { title } } } }';
+const ASK =
+  'subscription Ask($organizationId: String!, $query: String!) { askStream(organizationId: $organizationId, query: $query) { answer { markdown } sources { space { title } } } }';
 const ID = createHash('md5').update(ASK).digest('hex'); // as Relay's persistConfig names it
 
 type Answer = { askStream: { answer: { markdown: string } | null; sources: Array<{ space: { title: string } }> } };
@@ -26,7 +27,11 @@ describe('persisted subscriptions over graphql-sse', () => {
     return { r, token: upstream.world.users.admin.token, organizationId: upstream.world.orgId };
   };
 
-  const run = (s: Awaited<ReturnType<typeof start>>, singleConnection: boolean, request: { query: string; extensions?: Record<string, unknown> }) => {
+  const run = (
+    s: Awaited<ReturnType<typeof start>>,
+    singleConnection: boolean,
+    request: { query: string; extensions?: Record<string, unknown> },
+  ) => {
     const client = createClient({
       url: 'http://gateway.test/graphql/stream',
       singleConnection,

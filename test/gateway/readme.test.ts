@@ -9,7 +9,9 @@ const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
 /** The GraphQL documents of the README: ```graphql blocks and the query strings of the JS example. */
 function documents(): string[] {
   const blocks = [...readme.matchAll(/```graphql\n([\s\S]*?)```/g)].map((m) => m[1]);
-  const js = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].flatMap((m) => [...m[1].matchAll(/`((?:query|mutation|subscription)[\s\S]*?)`/g)].map((q) => q[1]));
+  const js = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].flatMap((m) =>
+    [...m[1].matchAll(/`((?:query|mutation|subscription)[\s\S]*?)`/g)].map((q) => q[1]),
+  );
   return [...blocks, ...js];
 }
 

@@ -17,7 +17,8 @@ const COOL_DOWN_MS = 5000;
 async function requestCommands(redis: TestRedis): Promise<number> {
   const info = await redis.client.info('commandstats');
   let n = 0;
-  for (const [, name, calls] of info.matchAll(/^cmdstat_([\w|]+):calls=(\d+)/gm)) if (/^(eval|evalsha|get|mget)$/.test(name)) n += Number(calls);
+  for (const [, name, calls] of info.matchAll(/^cmdstat_([\w|]+):calls=(\d+)/gm))
+    if (/^(eval|evalsha|get|mget)$/.test(name)) n += Number(calls);
   return n;
 }
 
@@ -128,7 +129,8 @@ describe('Redis frozen or gone', () => {
       await waitFor(async () => (await ready(required)).status === 503);
       expect((await ready(required)).body.checks).toEqual({ upstream: 'ok', redis: 'failing' });
       // Queries still succeed on both.
-      for (const r of [optional, required]) expect((await r.post({ query: SPACE, variables: { spaceId } }, admin)).json.data?.space.title).toBe('Outage');
+      for (const r of [optional, required])
+        expect((await r.post({ query: SPACE, variables: { spaceId } }, admin)).json.data?.space.title).toBe('Outage');
     } finally {
       await redis.restart();
     }

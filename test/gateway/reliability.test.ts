@@ -16,7 +16,12 @@ afterEach(async () => {
 });
 
 /** A chaos stack with `spaces` spaces (made through REST) and no faults yet. */
-async function chaosStack(rest: GatewayOptions['rest'] = {}, spaces = 1, seed = 9, clock?: Clock): Promise<ChaosStack & { spaceIds: string[] }> {
+async function chaosStack(
+  rest: GatewayOptions['rest'] = {},
+  spaces = 1,
+  seed = 9,
+  clock?: Clock,
+): Promise<ChaosStack & { spaceIds: string[] }> {
   const stack = await startChaosStack(rest, undefined, seed, clock);
   stacks.push(stack);
   const spaceIds: string[] = [];
@@ -43,7 +48,11 @@ describe('a flickering upstream: 20 % of reads fail with 503s and resets', () =>
         while (next < 400) {
           const id = t.spaceIds[next++ % t.spaceIds.length];
           const { body } = await t.gql(SPACE, { id });
-          results.push({ complete: !body.errors && body.data?.space?.organization?.title === 'Acme', code: body.errors?.[0]?.extensions?.code, message: body.errors?.[0]?.message });
+          results.push({
+            complete: !body.errors && body.data?.space?.organization?.title === 'Acme',
+            code: body.errors?.[0]?.extensions?.code,
+            message: body.errors?.[0]?.message,
+          });
         }
       }),
     );
@@ -55,7 +64,9 @@ describe('a flickering upstream: 20 % of reads fail with 503s and resets', () =>
     const attempts = Math.max(...t.calls.map((c) => c.attempt));
     const lastAttemptFailures = t.calls.filter((c) => c.attempt === attempts && c.status !== 200).length;
     expect(lastAttemptFailures).toBeLessThanOrEqual(0.01 * t.calls.filter((c) => c.attempt === 1).length);
-    expect(results.filter((r) => !r.complete).map((r) => r.code)).toEqual(results.filter((r) => !r.complete).map(() => 'UPSTREAM_UNAVAILABLE'));
+    expect(results.filter((r) => !r.complete).map((r) => r.code)).toEqual(
+      results.filter((r) => !r.complete).map(() => 'UPSTREAM_UNAVAILABLE'),
+    );
     expect(results.filter((r) => r.complete).length).toBeGreaterThanOrEqual(380);
     // Failures are the upstream's (503s, resets), never a call that ran out its deadline.
     expect(results.filter((r) => /deadline/.test(r.message ?? ''))).toEqual([]);
@@ -87,7 +98,9 @@ describe('an upstream that fails every call', () => {
     }
     for (const { body } of answers) {
       expect(body.data).toEqual({ space: null });
-      expect(body.errors).toEqual([expect.objectContaining({ path: ['space'], extensions: expect.objectContaining({ code: 'UPSTREAM_UNAVAILABLE' }) })]);
+      expect(body.errors).toEqual([
+        expect.objectContaining({ path: ['space'], extensions: expect.objectContaining({ code: 'UPSTREAM_UNAVAILABLE' }) }),
+      ]);
     }
     // Ten failures in a row open it (the default threshold): every later query is answered without the upstream.
     expect(t.proxy.count()).toBe(10);
@@ -141,7 +154,9 @@ describe('error codes', () => {
     const { body } = await t.gql(`mutation($input: UpdateSpaceInput!) { updateSpace(input: $input) { space { title } } }`, {
       input: { spaceId: id, title: 'Renamed' },
     });
-    expect(body.errors![0]).toMatchObject({ extensions: { code: 'UPSTREAM_UNAVAILABLE', upstream: { status: 503, method: 'PATCH', path: `/spaces/${id}` } } });
+    expect(body.errors![0]).toMatchObject({
+      extensions: { code: 'UPSTREAM_UNAVAILABLE', upstream: { status: 503, method: 'PATCH', path: `/spaces/${id}` } },
+    });
     expect(t.proxy.count('PATCH')).toBe(1);
     expect((await t.upstream.api.get(`/spaces/${id}`)).body.title).toBe('Space 0');
   });
@@ -156,6 +171,9 @@ describe('error codes', () => {
     expect(t.proxy.count()).toBe(1);
     clock.advance(1);
     const { body } = await answer;
-    expect(body.errors![0]).toMatchObject({ message: 'Upstream unavailable: no answer within the 1000 ms deadline', extensions: { code: 'UPSTREAM_UNAVAILABLE' } });
+    expect(body.errors![0]).toMatchObject({
+      message: 'Upstream unavailable: no answer within the 1000 ms deadline',
+      extensions: { code: 'UPSTREAM_UNAVAILABLE' },
+    });
   });
 });

@@ -13,7 +13,10 @@ import { startStack, type TestStack } from '../helpers/gateway.js';
 
 const lines: string[] = [];
 const capture: Logger = Object.fromEntries(
-  (['debug', 'info', 'warn', 'error'] as const).map((level) => [level, (msg: string, fields?: Record<string, unknown>) => void lines.push(`${level} ${msg}${fields ? ' ' + JSON.stringify(fields) : ''}`)]),
+  (['debug', 'info', 'warn', 'error'] as const).map((level) => [
+    level,
+    (msg: string, fields?: Record<string, unknown>) => void lines.push(`${level} ${msg}${fields ? ' ' + JSON.stringify(fields) : ''}`),
+  ]),
 ) as unknown as Logger;
 
 let t: TestStack;
@@ -33,10 +36,14 @@ async function raw(body: string) {
 }
 
 describe('bad directive arguments', () => {
-  const STREAM = (count: string) => `query S($org: String!${count === '$n' ? ', $n: Int!' : ''}) { organization(organizationId: $org) { spaces(first: 3) { nodes @stream(initialCount: ${count}) { title } } } }`;
+  const STREAM = (count: string) =>
+    `query S($org: String!${count === '$n' ? ', $n: Int!' : ''}) { organization(organizationId: $org) { spaces(first: 3) { nodes @stream(initialCount: ${count}) { title } } } }`;
 
   it('@stream(initialCount: -1) is BAD_USER_INPUT, before any REST call', async () => {
-    for (const [count, n] of [['-1', 0], ['$n', -1]] as const) {
+    for (const [count, n] of [
+      ['-1', 0],
+      ['$n', -1],
+    ] as const) {
       t.resetCalls();
       const res = await t.gql(STREAM(count), { org: t.world.orgId, n });
       expect(res.data ?? null).toBeNull();
@@ -92,7 +99,8 @@ describe('the log of an unexpected error', () => {
   beforeAll(async () => {
     bad = await startBadServer();
     // Every list answers a body of the wrong shape: resolvers throw (an unexpected error, masked).
-    bad.fallback = (req, res) => (req.url?.includes('/spaces') ? json(200, { items: 'not a list', count: 1 }) : json(200, { id: 'org1', title: 'Acme' }))(req, res);
+    bad.fallback = (req, res) =>
+      (req.url?.includes('/spaces') ? json(200, { items: 'not a list', count: 1 }) : json(200, { id: 'org1', title: 'Acme' }))(req, res);
     gateway = buildGateway({ upstreamUrl: bad.url, log: capture, logLevel: 'info', rest: { retries: 0 } });
   });
   afterAll(async () => {

@@ -50,7 +50,10 @@ describe('the resource table, against the schema', () => {
       expect(field, mutation).toBeDefined();
       const input = getNamedType(field.args[0].type);
       expect(isInputObjectType(input) && Object.keys(input.getFields())).toEqual(
-        expect.arrayContaining([...pathParams(write.path ?? (write.kind === 'create' ? listPath(r) : r.path)), ...Object.keys(write.body ? {} : (write.rules ?? {}))]),
+        expect.arrayContaining([
+          ...pathParams(write.path ?? (write.kind === 'create' ? listPath(r) : r.path)),
+          ...Object.keys(write.body ? {} : (write.rules ?? {})),
+        ]),
       );
       const payload = getNamedType(field.type);
       expect(isObjectType(payload) && Object.keys(payload.getFields())).toContain(write.kind === 'delete' ? 'deletedId' : lowerFirst(name));
@@ -90,10 +93,24 @@ describe('the resource table, over real HTTP', () => {
     await t.api.patch(`/spaces/${space.id}/change-requests/${cr.id}`, { status: 'open' });
     const crKeys = { spaceId: space.id, changeRequestId: cr.id };
     const comment = (await t.api.post(`/spaces/${space.id}/change-requests/${cr.id}/comments`, { body: { markdown: 'Hi' } })).body;
-    const integration = { title: 'An integration', description: 'Does things', scopes: ['space:content:read'], script: 'export default {}', organization: org };
+    const integration = {
+      title: 'An integration',
+      description: 'Does things',
+      scopes: ['space:content:read'],
+      script: 'export default {}',
+      organization: org,
+    };
     Object.assign(samples, {
-      Member: { update: 'updateMember', field: 'role', input: (i: number) => ({ organizationId: org, userId: t.world.users.read.id, role: i === 1 ? 'COMMENT' : 'REVIEW' }) },
-      SamlProvider: { create: 'createSamlProvider', delete: 'deleteSamlProvider', input: (i: number) => ({ organizationId: org, label: `SAML ${i}` }) },
+      Member: {
+        update: 'updateMember',
+        field: 'role',
+        input: (i: number) => ({ organizationId: org, userId: t.world.users.read.id, role: i === 1 ? 'COMMENT' : 'REVIEW' }),
+      },
+      SamlProvider: {
+        create: 'createSamlProvider',
+        delete: 'deleteSamlProvider',
+        input: (i: number) => ({ organizationId: org, label: `SAML ${i}` }),
+      },
       OpenApiSpec: {
         create: 'createOpenApiSpec',
         delete: 'deleteOpenApiSpec',
@@ -107,14 +124,26 @@ describe('the resource table, over real HTTP', () => {
       CustomFont: {
         create: 'createCustomFont',
         delete: 'deleteCustomFont',
-        input: (i: number) => ({ organizationId: org, fontFamily: `Font ${i}`, fontFaces: [{ weight: 400, storageKey: `fonts/${i}.woff2` }] }),
+        input: (i: number) => ({
+          organizationId: org,
+          fontFamily: `Font ${i}`,
+          fontFaces: [{ weight: 400, storageKey: `fonts/${i}.woff2` }],
+        }),
       },
       User: { lookup: { userId: t.world.users.read.id } },
-      Integration: { update: 'publishIntegration', field: 'title', input: (i: number) => ({ integrationName: 'table', ...integration, title: `Table ${i}` }) },
+      Integration: {
+        update: 'publishIntegration',
+        field: 'title',
+        input: (i: number) => ({ integrationName: 'table', ...integration, title: `Table ${i}` }),
+      },
       Space: { create: 'createSpace', input: (i: number) => ({ organizationId: org, title: `Space ${i}` }) },
       Collection: { create: 'createCollection', input: (i: number) => ({ organizationId: org, title: `Collection ${i}` }) },
       ChangeRequest: { update: 'updateChangeRequest', field: 'subject', input: (i: number) => ({ ...crKeys, subject: `Subject ${i}` }) },
-      Comment: { create: 'createComment', delete: 'deleteComment', input: (i: number) => ({ ...crKeys, body: { markdown: `Comment ${i}` } }) },
+      Comment: {
+        create: 'createComment',
+        delete: 'deleteComment',
+        input: (i: number) => ({ ...crKeys, body: { markdown: `Comment ${i}` } }),
+      },
       CommentReply: {
         create: 'createCommentReply',
         delete: 'deleteCommentReply',
@@ -128,7 +157,11 @@ describe('the resource table, over real HTTP', () => {
         delete: 'deleteSiteSection',
         input: (i: number) => ({ ...keys, spaceId: site.spaceIds[i], title: `Section ${i}` }),
       },
-      SiteSectionGroup: { create: 'createSiteSectionGroup', delete: 'deleteSiteSectionGroup', input: (i: number) => ({ ...keys, title: `Group ${i}` }) },
+      SiteSectionGroup: {
+        create: 'createSiteSectionGroup',
+        delete: 'deleteSiteSectionGroup',
+        input: (i: number) => ({ ...keys, title: `Group ${i}` }),
+      },
       ShareLink: { create: 'createShareLink', delete: 'deleteShareLink', input: (i: number) => ({ ...keys, name: `Link ${i}` }) },
       SiteRedirect: {
         create: 'createSiteRedirect',
@@ -164,7 +197,9 @@ describe('the resource table, over real HTTP', () => {
       if (!sample.delete) return;
       // The REST keys are those the global id holds (a spec's slug, not its `restId`).
       const keysOf = (id: string) => {
-        const local = Buffer.from(id, 'base64').toString('utf8').slice(name.length + 1);
+        const local = Buffer.from(id, 'base64')
+          .toString('utf8')
+          .slice(name.length + 1);
         const keys: string[] = local.startsWith('[') ? JSON.parse(local) : [local];
         return Object.fromEntries(pathParams(r.path).map((p, i) => [p, keys[i]]));
       };
@@ -214,7 +249,9 @@ describe('the resource table, over real HTTP', () => {
     } else if (!id && r.within) {
       // Or inside its parent's JSON.
       const { resource, field } = r.within;
-      const data = await t.data(`query($id: ID!) { node(id: $id) { ... on ${resource} { ${field} { id } } } }`, { id: found.get(resource) });
+      const data = await t.data(`query($id: ID!) { node(id: $id) { ... on ${resource} { ${field} { id } } } }`, {
+        id: found.get(resource),
+      });
       id = data.node[field][0]?.id;
     }
     expect(id, `no ${name} to refetch: give it a sample or a parent that lists one`).toBeTruthy();

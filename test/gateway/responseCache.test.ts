@@ -75,7 +75,7 @@ describe('response cache (in process)', () => {
     expect(t.calls.length).toBeGreaterThan(0);
   });
 
-  it('a write that changes who may see what invalidates other callers\' results too', async () => {
+  it("a write that changes who may see what invalidates other callers' results too", async () => {
     const reader = t.world.users.read;
     const before = await t.gql(SPACE, { spaceId }, reader.token);
     expect(before.data.space.permissions).toEqual({ admin: false, edit: false });
@@ -89,7 +89,8 @@ describe('response cache (in process)', () => {
   });
 
   it('a create and a delete change the cached lists that hold (or would hold) the object', async () => {
-    const titles = async () => ((await t.data(SPACES, { org: t.world.orgId })).organization.spaces.nodes as Array<{ title: string }>).map((s) => s.title);
+    const titles = async () =>
+      ((await t.data(SPACES, { org: t.world.orgId })).organization.spaces.nodes as Array<{ title: string }>).map((s) => s.title);
     const before = await titles();
     expect((await t.gql(SPACES, { org: t.world.orgId })).extensions?.responseCache.hit).toBe(true);
 
@@ -189,9 +190,12 @@ describe('response cache: writes that change access (in process)', () => {
   it('a cached result for a token is private and unstorable, with an opaque validator', async () => {
     const { user, spaceId, cr } = await reader('read');
     const get = () =>
-      t.gateway.yoga.fetch(`http://gateway.test/graphql?query=${encodeURIComponent(CR)}&variables=${encodeURIComponent(JSON.stringify({ spaceId, cr }))}`, {
-        headers: { authorization: `Bearer ${user.token}`, accept: 'application/json' },
-      });
+      t.gateway.yoga.fetch(
+        `http://gateway.test/graphql?query=${encodeURIComponent(CR)}&variables=${encodeURIComponent(JSON.stringify({ spaceId, cr }))}`,
+        {
+          headers: { authorization: `Bearer ${user.token}`, accept: 'application/json' },
+        },
+      );
     for (const res of [await get(), await get()]) {
       expect(res.headers.get('cache-control')).toBe('private, no-store');
       expect(res.headers.get('last-modified')).toBeNull();
@@ -207,7 +211,9 @@ describe('the writes that change access', () => {
   it('are named once, all exist, and cover every permission, member, team, share-link, SAML and transfer write', () => {
     const mutations = Object.keys(schema.getMutationType()!.getFields());
     for (const name of ACCESS_WRITES) expect(mutations, name).toContain(name);
-    const looksLikeAccess = mutations.filter((m) => /Permission|Member|Team|ShareLink|Saml|Sso|^transfer|^join|^invite|^move(Space|Collection)$/.test(m));
+    const looksLikeAccess = mutations.filter((m) =>
+      /Permission|Member|Team|ShareLink|Saml|Sso|^transfer|^join|^invite|^move(Space|Collection)$/.test(m),
+    );
     expect(looksLikeAccess.length).toBeGreaterThan(20);
     for (const name of looksLikeAccess) expect(ACCESS_WRITES, name).toContain(name);
   });

@@ -34,7 +34,8 @@ describe('error masking in front of a misbehaving upstream', () => {
     await using upstream = await startUpstream();
     orgJson = (await upstream.api.get(`/orgs/${upstream.world.orgId}`)).body;
     bad = await startBadServer();
-    bad.fallback = (req, res) => (req.url?.startsWith(`/v1/orgs/${ORG}/spaces`) ? spaces : json(200, { ...(orgJson as object), id: ORG }))(req, res);
+    bad.fallback = (req, res) =>
+      (req.url?.startsWith(`/v1/orgs/${ORG}/spaces`) ? spaces : json(200, { ...(orgJson as object), id: ORG }))(req, res);
     gateway = buildGateway({ upstreamUrl: bad.url, log: captureLog(lines), rest: { retries: 0 } });
   });
   afterAll(async () => {
@@ -63,7 +64,12 @@ describe('error masking in front of a misbehaving upstream', () => {
     const { body, text } = await run();
     expect(body.data).toEqual({ organization: { title: 'Acme', spaces: null } });
     expect(body.errors).toEqual([
-      { message: 'Unexpected error.', path: ['organization', 'spaces'], locations: [{ line: 1, column: QUERY.indexOf('spaces') + 1 }], extensions: { code: 'UPSTREAM_ERROR' } },
+      {
+        message: 'Unexpected error.',
+        path: ['organization', 'spaces'],
+        locations: [{ line: 1, column: QUERY.indexOf('spaces') + 1 }],
+        extensions: { code: 'UPSTREAM_ERROR' },
+      },
     ]);
     expectNothingInternal(text, TOKEN);
     // The operator still learns what happened.
@@ -131,7 +137,8 @@ describe('per-request isolation', () => {
   beforeAll(async () => {
     // Some upstream latency, so that concurrent requests really overlap.
     t = await startStack({ log: captureLog(lines) }, { latencyMs: 5 });
-    for (let i = 1; i <= 3; i++) insertSpace(t.upstream.db, t.clock.now().toISOString(), { organizationId: t.world.orgId, title: `Space ${i}` });
+    for (let i = 1; i <= 3; i++)
+      insertSpace(t.upstream.db, t.clock.now().toISOString(), { organizationId: t.world.orgId, title: `Space ${i}` });
   });
   afterAll(() => t.stop());
 
@@ -189,9 +196,10 @@ describe('malformed requests are the client’s BAD_USER_INPUT, masked, and log 
   afterAll(() => t.stop());
 
   const token = () => t.world.users.admin.token;
-  const get = (params: string) => fetch(`${url}?query=${encodeURIComponent('query($a: Int) { viewer { restId } a: __typename @include(if: true) } ')}&${params}`, {
-    headers: { authorization: `Bearer ${token()}` },
-  });
+  const get = (params: string) =>
+    fetch(`${url}?query=${encodeURIComponent('query($a: Int) { viewer { restId } a: __typename @include(if: true) } ')}&${params}`, {
+      headers: { authorization: `Bearer ${token()}` },
+    });
 
   it('GET with variables or extensions that are not JSON: 400 BAD_USER_INPUT, no ERROR line, no REST call', async () => {
     t.resetCalls();
@@ -210,7 +218,11 @@ describe('malformed requests are the client’s BAD_USER_INPUT, masked, and log 
   });
 
   it('a POST body that is not JSON: 400 BAD_USER_INPUT without the parser’s internal error', async () => {
-    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token()}` }, body: 'notjson' });
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token()}` },
+      body: 'notjson',
+    });
     expect(res.status).toBe(400);
     const text = await res.text();
     expect(JSON.parse(text).errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT' });
@@ -227,7 +239,11 @@ describe('log level', () => {
     await using s = await startStack({ log: { debug: record, info: record, warn: record, error: record }, logLevel: 'info' });
     const url = await s.gateway.start();
     for (let i = 0; i < 3; i++) {
-      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${s.world.users.read.token}` }, body: JSON.stringify({ query: '{ viewer { restId } }' }) });
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${s.world.users.read.token}` },
+        body: JSON.stringify({ query: '{ viewer { restId } }' }),
+      });
       expect(res.status).toBe(200);
     }
     // What is left is the REST client's own line per call (src/rest).

@@ -47,7 +47,13 @@ describe('SAML providers', () => {
   it('createSamlProvider with a default team; the team needs no extra call; reads back like REST', async () => {
     t.resetCalls();
     const res = await t.data(CREATE, {
-      input: { organizationId: org, label: 'x'.repeat(30), ssoURL: 'https://idp.example.com/sso', defaultTeam: teamId, defaultRole: 'EDIT' },
+      input: {
+        organizationId: org,
+        label: 'x'.repeat(30),
+        ssoURL: 'https://idp.example.com/sso',
+        defaultTeam: teamId,
+        defaultRole: 'EDIT',
+      },
     });
     const { samlProvider, organization } = res.createSamlProvider;
     expect(callList(t).sort()).toEqual([`GET /orgs/${org}`, `GET /orgs/${org}/sso`, `POST /orgs/${org}/saml`]);
@@ -109,11 +115,19 @@ describe('SAML providers', () => {
       defaultRole: null,
     };
     const res = await t.data(UPDATE, { input });
-    expect(res.updateSamlProvider.samlProvider).toMatchObject({ status: 'ACTIVE', defaultTeam: null, defaultRole: null, entityID: 'urn:idp' });
+    expect(res.updateSamlProvider.samlProvider).toMatchObject({
+      status: 'ACTIVE',
+      defaultTeam: null,
+      defaultRole: null,
+      entityID: 'urn:idp',
+    });
     const read = await t.data(READ_PROVIDER, { org, id: providerIds[3] });
     expect(read.samlProvider).toMatchObject({ status: 'ACTIVE', defaultTeam: null, defaultRole: null, certificate: 'MIIC...' });
     const unknownTeam = await t.gql(UPDATE, { input: { organizationId: org, samlProviderId: providerIds[3], defaultTeam: 'nope' } });
-    expect(unknownTeam.errors?.[0]).toMatchObject({ path: ['updateSamlProvider'], extensions: { code: 'BAD_USER_INPUT', upstream: { status: 400 } } });
+    expect(unknownTeam.errors?.[0]).toMatchObject({
+      path: ['updateSamlProvider'],
+      extensions: { code: 'BAD_USER_INPUT', upstream: { status: 400 } },
+    });
   });
 
   it('a non-admin is FORBIDDEN at samlProviders while ssoLogins and the rest resolve', async () => {
@@ -133,9 +147,12 @@ describe('SAML providers', () => {
   });
 
   it('SsoLogin.samlProvider leads to the provider for an admin', async () => {
-    const data = await t.data(`query($org: String!) { organization(organizationId: $org) { ssoLogins { restId samlProvider { restId label } } } }`, {
-      org,
-    });
+    const data = await t.data(
+      `query($org: String!) { organization(organizationId: $org) { ssoLogins { restId samlProvider { restId label } } } }`,
+      {
+        org,
+      },
+    );
     for (const login of data.organization.ssoLogins) expect(login.samlProvider.restId).toBe(login.restId);
   });
 

@@ -78,7 +78,10 @@ describe('two replicas sharing Redis', () => {
     await space(a, admin);
     expect((await space(a, admin)).json.extensions?.responseCache.hit).toBe(true);
     const renamed = await b.post(
-      { query: 'mutation($input: UpdateSpaceInput!) { updateSpace(input: $input) { clientMutationId } }', variables: { input: { spaceId, title: 'Renamed on B' } } },
+      {
+        query: 'mutation($input: UpdateSpaceInput!) { updateSpace(input: $input) { clientMutationId } }',
+        variables: { input: { spaceId, title: 'Renamed on B' } },
+      },
       admin,
     );
     expect(renamed.json.errors).toBeUndefined();
@@ -92,7 +95,10 @@ describe('two replicas sharing Redis', () => {
   it('no token appears in any Redis key or value, and every key expires', async () => {
     await space(a, admin);
     await space(b, reader);
-    await a.post({ query: '{ viewer { restId } }', extensions: { persistedQuery: { version: 1, sha256Hash: sha256('{ viewer { restId } }') } } }, admin);
+    await a.post(
+      { query: '{ viewer { restId } }', extensions: { persistedQuery: { version: 1, sha256Hash: sha256('{ viewer { restId } }') } } },
+      admin,
+    );
     const [limited] = await replicas({ callerRateLimit: 100 });
     await limited.post({ query: VIEWER }, admin);
     const all = await dumpRedis(redis.client);
@@ -119,12 +125,16 @@ describe('two replicas sharing Redis', () => {
   });
 
   it('a persisted id works on both replicas; an APQ hash registered on A works on B', async () => {
-    for (const r of [a, b]) expect((await r.post({ documentId: 'viewer1' }, admin)).json.data).toEqual({ viewer: { displayName: 'Ada admin' } });
+    for (const r of [a, b])
+      expect((await r.post({ documentId: 'viewer1' }, admin)).json.data).toEqual({ viewer: { displayName: 'Ada admin' } });
     const query = '{ viewer { restId displayName } }';
     const extensions = { persistedQuery: { version: 1, sha256Hash: sha256(query) } };
     expect((await b.post({ extensions }, admin)).json.errors?.[0].message).toBe('PersistedQueryNotFound');
     expect((await a.post({ query, extensions }, admin)).json.data?.viewer.displayName).toBe('Ada admin');
-    expect((await b.post({ extensions }, admin)).json.data?.viewer).toEqual({ restId: upstream.world.users.admin.id, displayName: 'Ada admin' });
+    expect((await b.post({ extensions }, admin)).json.data?.viewer).toEqual({
+      restId: upstream.world.users.admin.id,
+      displayName: 'Ada admin',
+    });
 
     // A registration answered from the response cache registers too.
     const cached = '{ viewer { displayName restId } }';
@@ -149,11 +159,17 @@ describe('two replicas sharing Redis', () => {
     const user = createUser(upstream.upstream.db, upstream.clock, { displayName: 'Leaving', email: 'leaving@acme.test' });
     addMember(upstream.upstream.db, upstream.clock, upstream.world.orgId, user.id, 'read');
     const cr = (await upstream.api.post(`/spaces/${spaceId}/change-requests`, { subject: 'Internal' })).body.id;
-    const CR = { query: 'query($s: String!, $c: String!) { changeRequest(spaceId: $s, changeRequestId: $c) { subject } }', variables: { s: spaceId, c: cr } };
+    const CR = {
+      query: 'query($s: String!, $c: String!) { changeRequest(spaceId: $s, changeRequestId: $c) { subject } }',
+      variables: { s: spaceId, c: cr },
+    };
     expect((await a.post(CR, user.token)).json.data?.changeRequest.subject).toBe('Internal');
     expect((await a.post(CR, user.token)).json.extensions?.responseCache.hit).toBe(true);
     const removed = await b.post(
-      { query: 'mutation($input: RemoveMemberInput!) { removeMember(input: $input) { deletedId } }', variables: { input: { organizationId: upstream.world.orgId, userId: user.id } } },
+      {
+        query: 'mutation($input: RemoveMemberInput!) { removeMember(input: $input) { deletedId } }',
+        variables: { input: { organizationId: upstream.world.orgId, userId: user.id } },
+      },
       admin,
     );
     expect(removed.json.errors).toBeUndefined();
@@ -162,11 +178,12 @@ describe('two replicas sharing Redis', () => {
     expect(after.json.data?.changeRequest ?? null).toBeNull();
   });
 
-  it('the lookup sets shrink as their results expire (on the handle\'s clock)', async () => {
+  it("the lookup sets shrink as their results expire (on the handle's clock)", async () => {
     let now = 1_000_000;
     const r = track(startReplica(upstream.url, { redisUrl: redis.url, responseCacheTtlMs: 60_000, redis: { now: () => now } }));
     await redisReady(r);
-    const distinct = (i: number) => r.post({ query: `query Q${i}($spaceId: String!) { space(spaceId: $spaceId) { title } }`, variables: { spaceId } }, admin);
+    const distinct = (i: number) =>
+      r.post({ query: `query Q${i}($spaceId: String!) { space(spaceId: $spaceId) { title } }`, variables: { spaceId } }, admin);
     for (let i = 0; i < 30; i++) await distinct(i);
     const largest = async () => {
       let most = 0;
@@ -186,8 +203,13 @@ describe('two replicas sharing Redis', () => {
   it('invalidating a type held by many cached results runs in bounded batches', async () => {
     const r = track(startReplica(upstream.url, { redisUrl: redis.url, responseCacheTtlMs: 60_000 }));
     await redisReady(r);
-    for (let i = 0; i < 300; i++) await r.post({ query: `query Q${i}($spaceId: String!) { space(spaceId: $spaceId) { title } }`, variables: { spaceId } }, admin);
-    await waitFor(async () => (await r.post({ query: `query Q299($spaceId: String!) { space(spaceId: $spaceId) { title } }`, variables: { spaceId } }, admin)).json.extensions?.responseCache.hit === true);
+    for (let i = 0; i < 300; i++)
+      await r.post({ query: `query Q${i}($spaceId: String!) { space(spaceId: $spaceId) { title } }`, variables: { spaceId } }, admin);
+    await waitFor(
+      async () =>
+        (await r.post({ query: `query Q299($spaceId: String!) { space(spaceId: $spaceId) { title } }`, variables: { spaceId } }, admin))
+          .json.extensions?.responseCache.hit === true,
+    );
     // Every command the replica sends from now on, by size.
     const client = r.gateway.redis!.client;
     const send = client.sendCommand.bind(client);
@@ -197,11 +219,20 @@ describe('two replicas sharing Redis', () => {
       return send(command as never, stream as never);
     }) as typeof client.sendCommand;
     // A space created: every cached result holding a space is forgotten (lists it would join).
-    const created = await r.post({ query: 'mutation($input: CreateSpaceInput!) { createSpace(input: $input) { space { title } } }', variables: { input: { organizationId: upstream.world.orgId, title: 'Many' } } }, admin);
+    const created = await r.post(
+      {
+        query: 'mutation($input: CreateSpaceInput!) { createSpace(input: $input) { space { title } } }',
+        variables: { input: { organizationId: upstream.world.orgId, title: 'Many' } },
+      },
+      admin,
+    );
     expect(created.json.errors).toBeUndefined();
     expect(Math.max(...sizes.map(([, n]) => n))).toBeLessThanOrEqual(150);
     expect(sizes.some(([name]) => name === 'smembers' || name === 'keys')).toBe(false);
-    const again = await r.post({ query: `query Q1($spaceId: String!) { space(spaceId: $spaceId) { title } }`, variables: { spaceId } }, admin);
+    const again = await r.post(
+      { query: `query Q1($spaceId: String!) { space(spaceId: $spaceId) { title } }`, variables: { spaceId } },
+      admin,
+    );
     expect(again.json.extensions?.responseCache.hit).toBe(false);
   });
 
@@ -216,7 +247,10 @@ describe('two replicas sharing Redis', () => {
       expect(res.json.extensions?.responseCache?.hit).not.toBe(true);
     }
     const mutated = await b.post(
-      { query: 'mutation($input: UpdateSpaceInput!) { updateSpace(input: $input) { space { title } } }', variables: { input: { spaceId, title: 'While Redis is down' } } },
+      {
+        query: 'mutation($input: UpdateSpaceInput!) { updateSpace(input: $input) { space { title } } }',
+        variables: { input: { spaceId, title: 'While Redis is down' } },
+      },
       admin,
     );
     expect(mutated.json.data?.updateSpace.space.title).toBe('While Redis is down');
@@ -226,7 +260,10 @@ describe('two replicas sharing Redis', () => {
     await redisReady(a, b);
     await space(a, admin);
     b.calls.splice(0);
-    expect((await space(b, admin)).json).toMatchObject({ data: { space: { title: 'While Redis is down' } }, extensions: { responseCache: { hit: true } } });
+    expect((await space(b, admin)).json).toMatchObject({
+      data: { space: { title: 'While Redis is down' } },
+      extensions: { responseCache: { hit: true } },
+    });
     expect(b.calls).toEqual([]);
   });
 });

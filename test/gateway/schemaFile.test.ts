@@ -10,7 +10,12 @@ beforeAll(async () => {
 });
 afterAll(() => t.stop());
 
-const INTROSPECTION = getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true, inputValueDeprecation: true });
+const INTROSPECTION = getIntrospectionQuery({
+  descriptions: true,
+  specifiedByUrl: true,
+  directiveIsRepeatable: true,
+  inputValueDeprecation: true,
+});
 
 describe('the schema files (run `npm run schema` after changing src/schema)', () => {
   it('schema.graphql is the printed client schema', () => {
@@ -25,7 +30,8 @@ describe('the schema files (run `npm run schema` after changing src/schema)', ()
     const introspected = await t.data<IntrospectionQuery>(INTROSPECTION);
     expect(printSchema(lexicographicSortSchema(buildClientSchema(introspected))) + '\n').toBe(readFileSync(SCHEMA_FILE, 'utf8'));
     const text = readFileSync(SCHEMA_FILE, 'utf8');
-    for (const plumbing of ['@link', '@key', '_service', '_entities', '_Any', '_Entity', '_Service', 'extend schema']) expect(text).not.toContain(plumbing);
+    for (const plumbing of ['@link', '@key', '_service', '_entities', '_Any', '_Entity', '_Service', 'extend schema'])
+      expect(text).not.toContain(plumbing);
     expect(await t.data('{ __type(name: "_Any") { name } }')).toEqual({ __type: null });
   });
 

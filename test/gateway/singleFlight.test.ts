@@ -131,7 +131,11 @@ describe('single-flight across concurrent requests', () => {
     let beforeDone = false;
     const before = t.gql(TITLE, { id: space.body.id }, admin.token).finally(() => (beforeDone = true));
     await until(() => t.proxy.count('GET') === 1);
-    const write = await t.gql(`mutation($input: UpdateSpaceInput!) { updateSpace(input: $input) { space { title } } }`, { input: { spaceId: space.body.id, title: 'After' } }, admin.token);
+    const write = await t.gql(
+      `mutation($input: UpdateSpaceInput!) { updateSpace(input: $input) { space { title } } }`,
+      { input: { spaceId: space.body.id, title: 'After' } },
+      admin.token,
+    );
     expect(write.errors).toBeUndefined();
     expect(beforeDone).toBe(false); // the read started before the write is still in flight
     const after = await t.gql(TITLE, { id: space.body.id }, admin.token);

@@ -14,16 +14,24 @@ const keys = (s: TestSite) => ({ organizationId: s.organizationId, siteId: s.sit
 
 /** Reads the site back through a query. */
 async function readSite(s: TestSite, selection: string) {
-  const data = await t.data(`query($org: String!, $site: String!) { site(organizationId: $org, siteId: $site) { ${selection} } }`, siteVars(s));
+  const data = await t.data(
+    `query($org: String!, $site: String!) { site(organizationId: $org, siteId: $site) { ${selection} } }`,
+    siteVars(s),
+  );
   return data.site;
 }
 
-const SECTIONS = 'sections(first: 100) { nodes { restId title path condition icon description sectionGroup { restId } siteSpaces { restId default } } }';
+const SECTIONS =
+  'sections(first: 100) { nodes { restId title path condition icon description sectionGroup { restId } siteSpaces { restId default } } }';
 
 describe('site settings', () => {
   it('updateSite changes title and visibility; the site reads back changed', async () => {
     const s = newSite(t);
-    const p = await t.payload('updateSite', { ...keys(s), title: 'Renamed', visibility: 'UNLISTED', clientMutationId: 'u1' }, 'clientMutationId site { title visibility }');
+    const p = await t.payload(
+      'updateSite',
+      { ...keys(s), title: 'Renamed', visibility: 'UNLISTED', clientMutationId: 'u1' },
+      'clientMutationId site { title visibility }',
+    );
     expect(p).toEqual({ clientMutationId: 'u1', site: { title: 'Renamed', visibility: 'UNLISTED' } });
     expect(await readSite(s, 'title visibility')).toEqual({ title: 'Renamed', visibility: 'UNLISTED' });
   });
@@ -40,9 +48,15 @@ describe('site settings', () => {
     const s = newSite(t);
     const listed = async () =>
       (
-        await t.data('query($org: String!) { organization(organizationId: $org) { sites(first: 100, published: true) { nodes { restId } } } }', { org: s.organizationId })
+        await t.data(
+          'query($org: String!) { organization(organizationId: $org) { sites(first: 100, published: true) { nodes { restId } } } }',
+          { org: s.organizationId },
+        )
       ).organization.sites.nodes.map((n: any) => n.restId);
-    expect((await t.payload('publishSite', keys(s), 'site { published urls { published } }')).site).toMatchObject({ published: true, urls: { published: expect.any(String) } });
+    expect((await t.payload('publishSite', keys(s), 'site { published urls { published } }')).site).toMatchObject({
+      published: true,
+      urls: { published: expect.any(String) },
+    });
     expect(await readSite(s, 'published')).toEqual({ published: true });
     expect(await listed()).toContain(s.siteId);
     expect((await t.payload('unpublishSite', keys(s), 'site { published }')).site).toEqual({ published: false });
@@ -103,19 +117,35 @@ describe('site sections', () => {
     const spaceId = newSpace('Gamma');
     await expectRejected(t, 'createSiteSection', { ...keys(s), spaceId, title: 'x' }, 'input.title');
     await expectRejected(t, 'createSiteSection', { ...keys(s), spaceId, title: 'x'.repeat(65) }, 'input.title');
-    expect((await t.payload('createSiteSection', { ...keys(s), spaceId, title: 'x'.repeat(64) }, 'siteSection { title }')).siteSection.title).toHaveLength(64);
+    expect(
+      (await t.payload('createSiteSection', { ...keys(s), spaceId, title: 'x'.repeat(64) }, 'siteSection { title }')).siteSection.title,
+    ).toHaveLength(64);
   });
 
   it('updateSiteSection: condition absent keeps it, null removes it', async () => {
     const s = newSite(t);
     const [section] = await restAll(t, `${s.base}/sections`);
     const input = { ...keys(s), siteSectionId: section.id };
-    const set = await t.payload('updateSiteSection', { ...input, condition: 'visitor.claims.beta', icon: 'book', description: 'About' }, 'siteSection { condition icon description }');
+    const set = await t.payload(
+      'updateSiteSection',
+      { ...input, condition: 'visitor.claims.beta', icon: 'book', description: 'About' },
+      'siteSection { condition icon description }',
+    );
     expect(set.siteSection).toEqual({ condition: 'visitor.claims.beta', icon: 'book', description: 'About' });
     await t.payload('updateSiteSection', { ...input, title: 'Retitled', path: 'retitled' }, 'clientMutationId');
-    expect((await readSite(s, SECTIONS)).sections.nodes[0]).toMatchObject({ title: 'Retitled', path: 'retitled', condition: 'visitor.claims.beta', icon: 'book' });
+    expect((await readSite(s, SECTIONS)).sections.nodes[0]).toMatchObject({
+      title: 'Retitled',
+      path: 'retitled',
+      condition: 'visitor.claims.beta',
+      icon: 'book',
+    });
     await t.payload('updateSiteSection', { ...input, condition: null, icon: null }, 'clientMutationId');
-    expect((await readSite(s, SECTIONS)).sections.nodes[0]).toMatchObject({ title: 'Retitled', condition: null, icon: null, description: 'About' });
+    expect((await readSite(s, SECTIONS)).sections.nodes[0]).toMatchObject({
+      title: 'Retitled',
+      condition: null,
+      icon: null,
+      description: 'About',
+    });
   });
 
   it('updateSiteSection validates before any REST call', async () => {
@@ -146,11 +176,16 @@ describe('site sections', () => {
     );
     expect(p.site.sections.nodes.map((n: any) => n.restId)).toEqual([ids[2], ids[0], ids[1]]);
     expect(await order()).toEqual([ids[2], ids[0], ids[1]]);
-    await t.payload('moveSiteSection', { ...keys(s), siteSectionId: ids[2], position: { after: { type: 'SITE_SECTION', siteSection: ids[1] } } }, 'clientMutationId');
+    await t.payload(
+      'moveSiteSection',
+      { ...keys(s), siteSectionId: ids[2], position: { after: { type: 'SITE_SECTION', siteSection: ids[1] } } },
+      'clientMutationId',
+    );
     expect(await order()).toEqual([ids[0], ids[1], ids[2]]);
     await t.payload('moveSiteSection', { ...keys(s), siteSectionId: ids[0] }, 'clientMutationId');
     expect(await order()).toEqual([ids[1], ids[2], ids[0]]);
-    await expectRejected(t, 
+    await expectRejected(
+      t,
       'moveSiteSection',
       { ...keys(s), siteSectionId: ids[0], position: { before: { siteSection: ids[1] }, after: { siteSection: ids[2] } } },
       'input.position',
@@ -190,11 +225,22 @@ describe('site section groups', () => {
     await t.payload('updateSiteSectionGroup', { ...g, title: 'Start here', icon: null }, 'clientMutationId');
     expect(await groupsNow()).toEqual([{ restId: groupId, title: 'Start here', icon: null, sections: [{ restId: ids[0] }] }]);
 
-    const added = await t.payload('addSiteSectionToGroup', { ...g, sectionId: ids[2] }, 'siteSectionGroup { sections { restId } } siteSection { restId sectionGroup { restId } }');
-    expect(added).toEqual({ siteSectionGroup: { sections: [{ restId: ids[0] }, { restId: ids[2] }] }, siteSection: { restId: ids[2], sectionGroup: { restId: groupId } } });
+    const added = await t.payload(
+      'addSiteSectionToGroup',
+      { ...g, sectionId: ids[2] },
+      'siteSectionGroup { sections { restId } } siteSection { restId sectionGroup { restId } }',
+    );
+    expect(added).toEqual({
+      siteSectionGroup: { sections: [{ restId: ids[0] }, { restId: ids[2] }] },
+      siteSection: { restId: ids[2], sectionGroup: { restId: groupId } },
+    });
     expect((await groupsNow())[0].sections).toEqual([{ restId: ids[0] }, { restId: ids[2] }]);
 
-    const removed = await t.payload('removeSiteSectionFromGroup', { ...g, siteSectionId: ids[0] }, 'siteSectionGroup { sections { restId } } siteSection { restId sectionGroup { restId } }');
+    const removed = await t.payload(
+      'removeSiteSectionFromGroup',
+      { ...g, siteSectionId: ids[0] },
+      'siteSectionGroup { sections { restId } } siteSection { restId sectionGroup { restId } }',
+    );
     expect(removed).toEqual({ siteSectionGroup: { sections: [{ restId: ids[2] }] }, siteSection: { restId: ids[0], sectionGroup: null } });
     expect((await readSite(s, SECTIONS)).sections.nodes.map((n: any) => n.sectionGroup?.restId ?? null)).toEqual([null, null, groupId]);
 
@@ -276,9 +322,16 @@ describe('share links', () => {
 
   it('create, rename, deactivate, activate and delete; the key opens the site only while the link is active', async () => {
     const s = newSite(t, { visibility: 'share-link', published: true });
-    const created = await t.payload('createShareLink', { ...keys(s), name: 'Partners' }, 'shareLink { restId name active urls { published } } site { shareLinks { nodes { name } } }');
+    const created = await t.payload(
+      'createShareLink',
+      { ...keys(s), name: 'Partners' },
+      'shareLink { restId name active urls { published } } site { shareLinks { nodes { name } } }',
+    );
     const { restId: id, urls } = created.shareLink;
-    expect(created).toMatchObject({ shareLink: { name: 'Partners', active: true }, site: { shareLinks: { nodes: [{ name: 'Partners' }] } } });
+    expect(created).toMatchObject({
+      shareLink: { name: 'Partners', active: true },
+      site: { shareLinks: { nodes: [{ name: 'Partners' }] } },
+    });
     const key = keyOf({ urls });
     const link = { ...keys(s), shareLinkId: id };
     const opens = async () => !(await t.gql(OPEN, { ...siteVars(s), key }, null)).errors;
@@ -295,7 +348,10 @@ describe('share links', () => {
     expect((await readSite(s, 'shareLinks { nodes { name active } }')).shareLinks.nodes).toEqual([{ name: 'Press', active: false }]);
 
     const deleted = await t.payload('deleteShareLink', link, 'deletedId site { shareLinks { nodes { restId } } }');
-    expect(deleted).toEqual({ deletedId: encodeGlobalID('ShareLink', JSON.stringify([s.organizationId, s.siteId, id])), site: { shareLinks: { nodes: [] } } });
+    expect(deleted).toEqual({
+      deletedId: encodeGlobalID('ShareLink', JSON.stringify([s.organizationId, s.siteId, id])),
+      site: { shareLinks: { nodes: [] } },
+    });
   });
 
   it('share link inputs are validated before any REST call', async () => {
@@ -304,7 +360,9 @@ describe('share links', () => {
     await expectRejected(t, 'createShareLink', { ...keys(s), name: 'n'.repeat(51) }, 'input.name');
     await expectRejected(t, 'updateShareLink', link, 'input.active');
     await expectRejected(t, 'updateShareLink', { ...link, active: null }, 'input.active');
-    expect((await t.payload('createShareLink', { ...keys(s), name: 'n'.repeat(50) }, 'shareLink { name }')).shareLink.name).toHaveLength(50);
+    expect((await t.payload('createShareLink', { ...keys(s), name: 'n'.repeat(50) }, 'shareLink { name }')).shareLink.name).toHaveLength(
+      50,
+    );
   });
 
   it('share links are admin only: an editor is FORBIDDEN, with the site unchanged', async () => {

@@ -20,7 +20,8 @@ beforeAll(async () => {
   await t.api.post(`${main.base}/section-groups`, { title: 'Basics', sections: [s1.id, s2.id] });
   await t.api.post(`${main.base}/section-groups`, { title: 'Empty', icon: 'star' });
   groups = await restAll(t, `${main.base}/section-groups`);
-  for (const [i, s] of [s1, s2, s3].entries()) await t.api.post(`${main.base}/redirects`, { source: `/old/${i}`, destination: { kind: 'site-section', siteSectionId: s.id } });
+  for (const [i, s] of [s1, s2, s3].entries())
+    await t.api.post(`${main.base}/redirects`, { source: `/old/${i}`, destination: { kind: 'site-section', siteSectionId: s.id } });
   redirects = await restAll(t, `${main.base}/redirects`);
   await t.api.post(`${main.base}/share-links`, { name: 'Partners' });
   await t.api.post(`${main.base}/share-links`, { name: 'Press' });
@@ -210,7 +211,11 @@ describe('Site.sections and site spaces', () => {
       siteVars(main),
     );
     const [section] = data.site.sections.nodes;
-    expect(section).toEqual({ restId: sections[0].id, site: { restId: main.siteId }, siteSpaces: [{ section: { restId: sections[0].id } }] });
+    expect(section).toEqual({
+      restId: sections[0].id,
+      site: { restId: main.siteId },
+      siteSpaces: [{ section: { restId: sections[0].id } }],
+    });
     // GET site once, shared by the root and the section's site edge.
     expect(callPaths(t).sort()).toEqual([`GET ${main.base}`, `GET ${main.base}/sections`]);
   });
@@ -232,7 +237,11 @@ describe('Site.sectionGroups', () => {
       `query($org: String!, $site: String!) { site(${SITE_ARGS}) { sections(first: 3) { nodes { sectionGroup { title } } } } }`,
       siteVars(main),
     );
-    expect(data.site.sections.nodes).toEqual([{ sectionGroup: { title: 'Basics' } }, { sectionGroup: { title: 'Basics' } }, { sectionGroup: null }]);
+    expect(data.site.sections.nodes).toEqual([
+      { sectionGroup: { title: 'Basics' } },
+      { sectionGroup: { title: 'Basics' } },
+      { sectionGroup: null },
+    ]);
   });
 });
 
@@ -279,7 +288,14 @@ describe('Site.shareLinks', () => {
   it('walks the share links to the end, equal to REST', async () => {
     const { nodes } = await walk('shareLinks', `restId name active createdAt ${urls('ShareLink')} site { restId }`, 1);
     expect(nodes).toEqual(
-      links.map((l) => ({ restId: l.id, name: l.name, active: l.active, createdAt: l.createdAt, urls: restUrls('ShareLink', l.urls), site: { restId: main.siteId } })),
+      links.map((l) => ({
+        restId: l.id,
+        name: l.name,
+        active: l.active,
+        createdAt: l.createdAt,
+        urls: restUrls('ShareLink', l.urls),
+        site: { restId: main.siteId },
+      })),
     );
   });
 });

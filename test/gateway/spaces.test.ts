@@ -295,7 +295,9 @@ describe('createSpace, duplicateSpace', () => {
     expect(copy).toMatchObject({ title: 'Space 3 (copy)', organization: { restId: t.world.orgId } });
     const original = (await t.api.get(`/spaces/${source}`)).body;
     const rest = (await t.api.get(`/spaces/${dup.space.restId}`)).body;
-    expect(pagesOf(t.upstream.db, rest.revision).map((p) => p.title)).toEqual(pagesOf(t.upstream.db, original.revision).map((p) => p.title));
+    expect(pagesOf(t.upstream.db, rest.revision).map((p) => p.title)).toEqual(
+      pagesOf(t.upstream.db, original.revision).map((p) => p.title),
+    );
   });
 });
 
@@ -336,11 +338,12 @@ describe('deleteSpace, restoreSpace', () => {
 
 describe('moveSpace', () => {
   const collectionSpaces = async (collectionId: string) =>
-    (await t.data('query($id: String!) { collection(collectionId: $id) { spaces { nodes { restId } } } }', { id: collectionId })).collection.spaces.nodes.map(
-      (n: any) => n.restId,
-    );
+    (
+      await t.data('query($id: String!) { collection(collectionId: $id) { spaces { nodes { restId } } } }', { id: collectionId })
+    ).collection.spaces.nodes.map((n: any) => n.restId);
   const inCollection = async (collectionId: string, title: string) =>
-    (await t.payload('createSpace', { organizationId: t.world.orgId, title, parent: collectionId }, 'space { restId parent { restId } }')).space;
+    (await t.payload('createSpace', { organizationId: t.world.orgId, title, parent: collectionId }, 'space { restId parent { restId } }'))
+      .space;
 
   it('orders spaces before and after siblings, into and out of a collection', async () => {
     const c = (await t.api.post(`/orgs/${t.world.orgId}/collections`, { title: 'Shelf' })).body;
@@ -363,7 +366,11 @@ describe('moveSpace', () => {
     expect(await collectionSpaces(c.id)).toEqual([a.restId, d.restId]);
     expect((await readSpace(b.restId)).parent).toBeNull();
 
-    const back = await t.payload('moveSpace', { spaceId: b.restId, parent: c.id, position: { after: { type: 'SPACE', space: a.restId } } }, sel);
+    const back = await t.payload(
+      'moveSpace',
+      { spaceId: b.restId, parent: c.id, position: { after: { type: 'SPACE', space: a.restId } } },
+      sel,
+    );
     expect(back.parent).toEqual({ restId: c.id, title: 'Shelf' });
     expect(await collectionSpaces(c.id)).toEqual([a.restId, b.restId, d.restId]);
   });
@@ -390,7 +397,11 @@ describe('moveSpace', () => {
       'space { id }',
     );
     expect(both.errors?.[0]).toMatchObject({ path: ['moveSpace'], extensions: { code: 'BAD_USER_INPUT', field: 'input.position' } });
-    const noId = await t.mutate('moveSpace', { spaceId: spaceIds[0], position: { before: { type: 'COLLECTION', space: spaceIds[1] } } }, 'space { id }');
+    const noId = await t.mutate(
+      'moveSpace',
+      { spaceId: spaceIds[0], position: { before: { type: 'COLLECTION', space: spaceIds[1] } } },
+      'space { id }',
+    );
     expect(noId.errors?.[0]).toMatchObject({ extensions: { code: 'BAD_USER_INPUT', field: 'input.position.before' } });
     expect(t.calls).toHaveLength(0);
   });
@@ -434,7 +445,12 @@ describe('transferSpace', () => {
   });
 
   it('an outsider is NOT_FOUND', async () => {
-    const res = await t.mutate('transferSpace', { spaceId: spaceIds[0], organization: t.world.otherOrgId }, 'space { id }', t.world.users.outsider.token);
+    const res = await t.mutate(
+      'transferSpace',
+      { spaceId: spaceIds[0], organization: t.world.otherOrgId },
+      'space { id }',
+      t.world.users.outsider.token,
+    );
     expect(res.errors?.[0]).toMatchObject({ path: ['transferSpace'], extensions: { code: 'NOT_FOUND' } });
   });
 });
@@ -443,8 +459,16 @@ describe('updateSpace roles', () => {
   it('a read-only member is FORBIDDEN, an outsider NOT_FOUND; the title is unchanged', async () => {
     const before = await readSpace(spaceIds[6]);
     const read = await t.mutate('updateSpace', { spaceId: spaceIds[6], title: 'Hijack' }, 'space { title }', t.world.users.read.token);
-    expect(read.errors?.[0]).toMatchObject({ path: ['updateSpace'], extensions: { code: 'FORBIDDEN', upstream: { status: 403, method: 'PATCH' } } });
-    const outsider = await t.mutate('updateSpace', { spaceId: spaceIds[6], title: 'Hijack' }, 'space { title }', t.world.users.outsider.token);
+    expect(read.errors?.[0]).toMatchObject({
+      path: ['updateSpace'],
+      extensions: { code: 'FORBIDDEN', upstream: { status: 403, method: 'PATCH' } },
+    });
+    const outsider = await t.mutate(
+      'updateSpace',
+      { spaceId: spaceIds[6], title: 'Hijack' },
+      'space { title }',
+      t.world.users.outsider.token,
+    );
     expect(outsider.errors?.[0]).toMatchObject({ path: ['updateSpace'], extensions: { code: 'NOT_FOUND' } });
     expect((await readSpace(spaceIds[6])).title).toBe(before.title);
   });
@@ -481,7 +505,10 @@ describe('lockSpace, unlockSpace (the edit-mode transition)', () => {
   it('needs admin: an editor is FORBIDDEN and the mode stays; an outsider is NOT_FOUND', async () => {
     const spaceId = spaceIds[5];
     const editor = await t.mutate('lockSpace', { spaceId }, 'space { editMode }', t.world.users.edit.token);
-    expect(editor.errors?.[0]).toMatchObject({ path: ['lockSpace'], extensions: { code: 'FORBIDDEN', upstream: { status: 403, method: 'PATCH' } } });
+    expect(editor.errors?.[0]).toMatchObject({
+      path: ['lockSpace'],
+      extensions: { code: 'FORBIDDEN', upstream: { status: 403, method: 'PATCH' } },
+    });
     const outsider = await t.mutate('unlockSpace', { spaceId }, 'space { editMode }', t.world.users.outsider.token);
     expect(outsider.errors?.[0]).toMatchObject({ path: ['unlockSpace'], extensions: { code: 'NOT_FOUND' } });
     expect((await readSpace(spaceId)).editMode).toBe('LIVE');

@@ -75,7 +75,11 @@ describe('a single-connection reservation belongs to its caller', () => {
       const byQuery = await fetch(`${stream}?token=${streamToken}`, { headers: { ...bearer(thief), accept: 'text/event-stream' } });
       await expectRefused(byQuery, 403, 'FORBIDDEN');
       await expectRefused(await post(streamToken, thief, '{ viewer { email } }', `theirs-${thief}`), 403, 'FORBIDDEN');
-      await expectRefused(await fetch(`${stream}?operationId=mine`, { method: 'DELETE', headers: { ...bearer(thief), [TOKEN_HEADER_KEY]: streamToken } }), 403, 'FORBIDDEN');
+      await expectRefused(
+        await fetch(`${stream}?operationId=mine`, { method: 'DELETE', headers: { ...bearer(thief), [TOKEN_HEADER_KEY]: streamToken } }),
+        403,
+        'FORBIDDEN',
+      );
     }
 
     const own = await fetch(stream, { headers: { ...bearer(admin.token), accept: 'text/event-stream', [TOKEN_HEADER_KEY]: streamToken } });
@@ -153,7 +157,9 @@ describe('errors on /graphql/stream are GraphQL errors with codes', () => {
   });
 
   it('a malformed GET (variables=notjson) is a 400 with BAD_USER_INPUT', async () => {
-    const res = await fetch(`${stream}?query=${encodeURIComponent('{ viewer { restId } }')}&variables=notjson`, { headers: { accept: 'text/event-stream' } });
+    const res = await fetch(`${stream}?query=${encodeURIComponent('{ viewer { restId } }')}&variables=notjson`, {
+      headers: { accept: 'text/event-stream' },
+    });
     await expectRefused(res, 400, 'BAD_USER_INPUT');
   });
 });

@@ -320,7 +320,10 @@ describe('timing and cancellation (upstream pauses 150 ms between events)', () =
 describe('an upstream that stalls mid-stream', () => {
   it.each(TRANSPORTS)('%s: ends the subscription with UPSTREAM_UNAVAILABLE after the idle timeout', async (transport) => {
     const sEnds: AskStreamEnd[] = [];
-    await using s = await startStack({ rest: { streamIdleTimeoutMs: 200 } }, { askStreamDelayMs: 60_000, onAskStreamEnd: (e) => sEnds.push(e) });
+    await using s = await startStack(
+      { rest: { streamIdleTimeoutMs: 200 } },
+      { askStreamDelayMs: 60_000, onAskStreamEnd: (e) => sEnds.push(e) },
+    );
     addAskContent(s);
     const sUrl = await s.gateway.start();
     const before = upstreamWrites.length;

@@ -165,7 +165,11 @@ describe('team mutations', () => {
   });
 
   it('the owner of a team may rename it', async () => {
-    const res = await t.data(UPDATE, { input: { organizationId: org, teamId: teamIds[5], title: 'Edit crew 2' } }, t.world.users.edit.token);
+    const res = await t.data(
+      UPDATE,
+      { input: { organizationId: org, teamId: teamIds[5], title: 'Edit crew 2' } },
+      t.world.users.edit.token,
+    );
     expect(res.updateTeam.team.title).toBe('Edit crew 2');
   });
 

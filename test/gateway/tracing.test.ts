@@ -134,7 +134,10 @@ describe('OpenTelemetry tracing', () => {
     const traceId = hex(16);
     const callerSpanId = hex(8);
     proxy.requests.length = 0;
-    const res = await query({ query: ORG_SPACES, variables: { org: upstream.world.orgId } }, { traceparent: `00-${traceId}-${callerSpanId}-01` });
+    const res = await query(
+      { query: ORG_SPACES, variables: { org: upstream.world.orgId } },
+      { traceparent: `00-${traceId}-${callerSpanId}-01` },
+    );
     expect(res.errors).toBeUndefined();
 
     // The upstream saw a valid traceparent on each REST call, continuing the caller's trace.

@@ -63,7 +63,9 @@ describe('organizations', () => {
     t.resetCalls();
     const nested = await t.data('{ organizations { nodes { spaces(first: 1) { nodes { organization { title } } } } } }');
     expect(nested.organizations.nodes[0].spaces.nodes).toEqual([{ organization: { title: 'Acme' } }]);
-    expect(t.calls.map((c) => c.path).sort()).toEqual(['/orgs', `/orgs/${t.world.orgId}/spaces`, `/orgs/${t.world.otherOrgId}/spaces`].sort());
+    expect(t.calls.map((c) => c.path).sort()).toEqual(
+      ['/orgs', `/orgs/${t.world.orgId}/spaces`, `/orgs/${t.world.otherOrgId}/spaces`].sort(),
+    );
   });
 });
 
@@ -71,7 +73,8 @@ describe('cursors', () => {
   it('a cursor of another connection, or a forged one, is BAD_USER_INPUT on `after` with no REST list call', async () => {
     const orgs = await t.data('{ organizations(first: 1) { pageInfo { endCursor } } }');
     const cursor = orgs.organizations.pageInfo.endCursor;
-    const q = 'query($id: String!, $after: String) { organization(organizationId: $id) { title spaces(first: 1, after: $after) { nodes { title } } } }';
+    const q =
+      'query($id: String!, $after: String) { organization(organizationId: $id) { title spaces(first: 1, after: $after) { nodes { title } } } }';
     for (const after of [cursor, 'forged', Buffer.from('{"s":0,"l":5,"k":"x"}').toString('base64url')]) {
       t.resetCalls();
       const res = await t.gql(q, { id: t.world.orgId, after });

@@ -60,7 +60,11 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
-export async function startChaosProxy(upstreamUrl: string, config: ChaosConfig = { failRate: 0, faults: [] }, seed = 1): Promise<ChaosProxy> {
+export async function startChaosProxy(
+  upstreamUrl: string,
+  config: ChaosConfig = { failRate: 0, faults: [] },
+  seed = 1,
+): Promise<ChaosProxy> {
   const target = new URL(upstreamUrl);
   const random = seededRandom(seed);
   const agent = new Agent({ keepAlive: true, maxSockets: 256 });
@@ -89,7 +93,14 @@ export async function startChaosProxy(upstreamUrl: string, config: ChaosConfig =
 
   const forward = (req: IncomingMessage, res: ServerResponse, delayMs: number) => {
     const upstream = request(
-      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, host: target.host }, agent },
+      {
+        host: target.hostname,
+        port: target.port,
+        method: req.method,
+        path: req.url,
+        headers: { ...req.headers, host: target.host },
+        agent,
+      },
       (answer) => {
         const relay = () => {
           res.writeHead(answer.statusCode ?? 502, answer.headers);
@@ -144,7 +155,12 @@ export interface ChaosStack {
   stop(): Promise<void>;
 }
 
-export async function startChaosStack(rest: GatewayOptions['rest'] = {}, config?: ChaosConfig, seed?: number, clock?: GatewayOptions['clock']): Promise<ChaosStack> {
+export async function startChaosStack(
+  rest: GatewayOptions['rest'] = {},
+  config?: ChaosConfig,
+  seed?: number,
+  clock?: GatewayOptions['clock'],
+): Promise<ChaosStack> {
   const upstream = await startUpstream();
   const proxy = await startChaosProxy(upstream.url, config, seed);
   const calls: RestCall[] = [];

@@ -35,7 +35,11 @@ const TRANSLATIONS = 'seed: object translation-settings with title and languages
  */
 export const KNOWN_DIFFERENCES: ReadonlyArray<{ method: string; template: string; reason: string }> = [
   ...(['get', 'post'] as const).map((method) => ({ method, template: '/orgs/{organizationId}/translations', reason: TRANSLATIONS })),
-  ...(['get', 'put'] as const).map((method) => ({ method, template: '/orgs/{organizationId}/translations/{translationId}', reason: TRANSLATIONS })),
+  ...(['get', 'put'] as const).map((method) => ({
+    method,
+    template: '/orgs/{organizationId}/translations/{translationId}',
+    reason: TRANSLATIONS,
+  })),
 ];
 
 interface Operation {
@@ -230,7 +234,9 @@ function responseValidator(op: Operation, status: number): ValidateFunction | un
   if (cached) return cached;
   const response = responseFor(op, status);
   if (!response) {
-    throw new Error(`OpenAPI conformance: ${op.method.toUpperCase()} ${op.template} (operation ${op.id}) does not document status ${status}`);
+    throw new Error(
+      `OpenAPI conformance: ${op.method.toUpperCase()} ${op.template} (operation ${op.id}) does not document status ${status}`,
+    );
   }
   const schema = response.content?.['application/json']?.schema;
   if (!schema) return undefined;

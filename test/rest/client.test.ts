@@ -13,17 +13,7 @@ import {
 } from '../../src/rest/index.js';
 import { GraphQLError } from 'graphql';
 import { fromRestError } from '../../src/schema/lib/errors.js';
-import {
-  deadUrl,
-  echoAuthorization,
-  error,
-  hang,
-  json,
-  reset,
-  stallBody,
-  startBadServer,
-  type BadServer,
-} from '../helpers/badServer.js';
+import { deadUrl, echoAuthorization, error, hang, json, reset, stallBody, startBadServer, type BadServer } from '../helpers/badServer.js';
 import { fakeClock, until } from '../helpers/clock.js';
 import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
 
@@ -72,7 +62,6 @@ async function failure(promise: Promise<unknown>, code: ErrorCode): Promise<Rest
   expect(ERROR_CODES).toContain(gqlError.extensions.code);
   return gqlError;
 }
-
 
 describe('REST client against the embedded upstream', () => {
   it('reads the caller with its token', async () => {
@@ -246,7 +235,10 @@ describe('REST client faults', () => {
     const clock = fakeClock();
     const { rest } = client(server.url, { headersTimeoutMs: 10_000, requestTimeoutMs: 300, clock });
     let settled = false;
-    const pending = rest.forCaller('Bearer t').get('/user').finally(() => (settled = true));
+    const pending = rest
+      .forCaller('Bearer t')
+      .get('/user')
+      .finally(() => (settled = true));
     await until(() => server.requests.length === 1);
     clock.advance(299);
     await new Promise((resolve) => setImmediate(resolve));

@@ -101,7 +101,10 @@ describe('circuit breaker', () => {
     const refused: string[] = [];
     const lines: string[] = [];
     const clock = fakeClock();
-    const logger = { info: (m: string, f?: object) => lines.push(`info ${m} ${JSON.stringify(f)}`), warn: (m: string, f?: object) => lines.push(`warn ${m} ${JSON.stringify(f)}`) };
+    const logger = {
+      info: (m: string, f?: object) => lines.push(`info ${m} ${JSON.stringify(f)}`),
+      warn: (m: string, f?: object) => lines.push(`warn ${m} ${JSON.stringify(f)}`),
+    };
     const { rest, calls } = client(typeof server === 'string' ? server : server.url, {
       retries: 0,
       circuitThreshold: 3,
@@ -138,10 +141,16 @@ describe('circuit breaker', () => {
     const server = await badServer();
     server.fallback = (req, res) => (/^\/v1\/spaces\/[^/]+$/.test(req.url!) ? error(500, 'broken') : json(200, { ok: true }))(req, res);
     const { caller, states, refused, calls } = breakerClient(server);
-    for (const who of ['a', 'b', 'a']) await expect(caller(who).get(`/spaces/${who}`)).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_ERROR' } });
+    for (const who of ['a', 'b', 'a'])
+      await expect(caller(who).get(`/spaces/${who}`)).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_ERROR' } });
     expect(states).toEqual(['open']);
-    const fast = await caller('c').get('/spaces/c').catch((e: RestError) => e);
-    expect(fast).toMatchObject({ message: expect.stringMatching(/circuit open/), extensions: { code: 'UPSTREAM_UNAVAILABLE', upstream: { status: null, method: 'GET', path: '/spaces/c' } } });
+    const fast = await caller('c')
+      .get('/spaces/c')
+      .catch((e: RestError) => e);
+    expect(fast).toMatchObject({
+      message: expect.stringMatching(/circuit open/),
+      extensions: { code: 'UPSTREAM_UNAVAILABLE', upstream: { status: null, method: 'GET', path: '/spaces/c' } },
+    });
     expect(refused).toEqual(['/spaces/{spaceId}']);
     // Other routes are served.
     await expect(caller('c').get('/orgs/o')).resolves.toEqual({ ok: true });
@@ -168,7 +177,10 @@ describe('circuit breaker', () => {
     expect(states).toEqual(['open', 'half-open', 'closed']);
     await expect(caller('x').get('/b')).resolves.toEqual({ ok: true });
     expect(server.requests).toHaveLength(5);
-    expect(lines).toEqual([expect.stringMatching(/^warn upstream circuit open.*"route":"other".*"threshold":3/), expect.stringMatching(/^info upstream circuit closed/)]);
+    expect(lines).toEqual([
+      expect.stringMatching(/^warn upstream circuit open.*"route":"other".*"threshold":3/),
+      expect.stringMatching(/^info upstream circuit closed/),
+    ]);
     expect(lines.join('\n')).not.toContain('secret-token');
   });
 
@@ -176,7 +188,10 @@ describe('circuit breaker', () => {
     const server = await badServer();
     server.fallback = error(503, 'down');
     const { caller, states, clock } = breakerClient(server, { circuitThreshold: 2 });
-    for (const who of ['a', 'b']) await caller(who).get('/a').catch(() => undefined);
+    for (const who of ['a', 'b'])
+      await caller(who)
+        .get('/a')
+        .catch(() => undefined);
     clock.advance(300);
     let answer!: () => void;
     server.fallback = (req, res) => (answer = () => json(200, { ok: true })(req, res));
@@ -193,7 +208,10 @@ describe('circuit breaker', () => {
     const server = await badServer();
     server.fallback = error(503, 'down');
     const { caller, states, clock } = breakerClient(server, { circuitThreshold: 2 });
-    for (const who of ['a', 'b']) await caller(who).get('/a').catch(() => undefined);
+    for (const who of ['a', 'b'])
+      await caller(who)
+        .get('/a')
+        .catch(() => undefined);
     clock.advance(300);
     await expect(caller('a').get('/a')).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_UNAVAILABLE', upstream: { status: 503 } } });
     await expect(caller('a').get('/a')).rejects.toThrow(/circuit open/);
@@ -257,7 +275,10 @@ describe('concurrency bounds', () => {
     const finished: string[] = [];
     const many = Array.from({ length: 12 }, (_, i) => greedy.get(`/x/${i}`).then(() => finished.push('greedy')));
     await until(() => server.requests.length === 2);
-    const other = rest.forCaller('Bearer other').get('/y').then(() => finished.push('other'));
+    const other = rest
+      .forCaller('Bearer other')
+      .get('/y')
+      .then(() => finished.push('other'));
     await Promise.all([...many, other]);
     expect(peak.get('Bearer greedy')).toBe(2);
     // 12 calls, 2 at a time, take six rounds; the other caller's call is done in the first.

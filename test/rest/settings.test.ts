@@ -14,11 +14,15 @@ describe('reliability settings', () => {
       callerConcurrency: 64,
       queueLimit: 1_000,
     });
-    const set = parseConfig('start', ['--upstream-circuit-threshold', '0', '--upstream-circuit-cooldown-ms=250', '--upstream-concurrency', '16'], {
-      UPSTREAM_CALLER_CONCURRENCY: '4',
-      UPSTREAM_QUEUE_LIMIT: '10',
-      UPSTREAM_RETRY_BUDGET_PERCENT: '5',
-    });
+    const set = parseConfig(
+      'start',
+      ['--upstream-circuit-threshold', '0', '--upstream-circuit-cooldown-ms=250', '--upstream-concurrency', '16'],
+      {
+        UPSTREAM_CALLER_CONCURRENCY: '4',
+        UPSTREAM_QUEUE_LIMIT: '10',
+        UPSTREAM_RETRY_BUDGET_PERCENT: '5',
+      },
+    );
     expect(set.rest).toMatchObject({
       circuitThreshold: 0,
       circuitCooldownMs: 250,
@@ -31,7 +35,14 @@ describe('reliability settings', () => {
 
   it('are listed by --help', () => {
     const help = helpText('start');
-    for (const flag of ['--upstream-circuit-threshold', '--upstream-circuit-cooldown-ms', '--upstream-retry-budget-percent', '--upstream-concurrency', '--upstream-caller-concurrency', '--upstream-queue-limit']) {
+    for (const flag of [
+      '--upstream-circuit-threshold',
+      '--upstream-circuit-cooldown-ms',
+      '--upstream-retry-budget-percent',
+      '--upstream-concurrency',
+      '--upstream-caller-concurrency',
+      '--upstream-queue-limit',
+    ]) {
       expect(help).toContain(flag);
     }
   });

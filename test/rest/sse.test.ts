@@ -1,5 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createRestClient, parseSse, RestCallLog, SseParser, type RestClientConfig, type SseEvent, RestError } from '../../src/rest/index.js';
+import {
+  createRestClient,
+  parseSse,
+  RestCallLog,
+  SseParser,
+  type RestClientConfig,
+  type SseEvent,
+  RestError,
+} from '../../src/rest/index.js';
 import { error, hang, sse, startBadServer, type BadServer } from '../helpers/badServer.js';
 import { fakeClock, until } from '../helpers/clock.js';
 import { startUpstream } from '../helpers/upstream.js';

@@ -33,9 +33,11 @@ let t: TestUpstream;
 const ends: AskStreamEnd[] = [];
 const spaces: Record<string, SpaceRow> = {};
 const pageId = (space: SpaceRow, title: string) =>
-  (t.upstream.db.prepare('SELECT page_id FROM pages WHERE revision_id = ? AND title = ?').get(space.revision_id, title) as {
-    page_id: string;
-  }).page_id;
+  (
+    t.upstream.db.prepare('SELECT page_id FROM pages WHERE revision_id = ? AND title = ?').get(space.revision_id, title) as {
+      page_id: string;
+    }
+  ).page_id;
 
 function addSpace(name: string, organizationId: string, pages: Array<{ title: string; markdown: string }>, visibility = 'private') {
   spaces[name] = insertSpace(t.upstream.db, t.clock.now().toISOString(), { organizationId, title: name, pages, visibility });
@@ -56,7 +58,9 @@ beforeAll(async () => {
   const guestSpace = addSpace('Guest corner', orgId, [
     { title: 'Welcome guests', markdown: '# Welcome guests\n\nGuests may read about the kraken here.\n' },
   ]);
-  addSpace('Secret plans', orgId, [{ title: 'Kraken', markdown: '# Kraken\n\nThe kraken project ships in spring. Docker images are private.\n' }]);
+  addSpace('Secret plans', orgId, [
+    { title: 'Kraken', markdown: '# Kraken\n\nThe kraken project ships in spring. Docker images are private.\n' },
+  ]);
   const deleted = addSpace('Old stuff', orgId, [{ title: 'Zeppelin', markdown: 'The zeppelin docker guide.\n' }]);
   t.upstream.db.prepare('UPDATE spaces SET deleted_at = ? WHERE id = ?').run(t.clock.now().toISOString(), deleted.id);
   addSpace('Globex docs', otherOrgId, [{ title: 'Globex zeppelin', markdown: 'Globex runs a zeppelin on docker.\n' }]);
@@ -146,9 +150,7 @@ describe('POST /orgs/{organizationId}/ask', () => {
 
   it('previousQueries alone find nothing: the question decides what matches', async () => {
     const res = await ask(t.api, { query: 'kraken', previousQueries: ['docker'] });
-    expect(res.body.answer.sources.map((s: any) => s.space).sort()).toEqual(
-      [spaces['Guest corner'].id, spaces['Secret plans'].id].sort(),
-    );
+    expect(res.body.answer.sources.map((s: any) => s.space).sort()).toEqual([spaces['Guest corner'].id, spaces['Secret plans'].id].sort());
     expect((await ask(t.api, { query: 'quantum', previousQueries: ['docker'] })).body).toEqual({});
   });
 
@@ -175,9 +177,13 @@ describe('POST /orgs/{organizationId}/ask', () => {
   it('only the current revision of each space counts', async () => {
     const space = addSpace('Changelog', t.world.orgId, [{ title: 'Release notes', markdown: 'Version one adds the walrus mode.\n' }]);
     const now = t.clock.now().toISOString();
-    const next = createRevision(t.upstream.db, space.id, space.revision_id, [
-      { page_id: pageId(space, 'Release notes'), title: 'Release notes', markdown: 'Version two adds the narwhal mode.\n' },
-    ], now);
+    const next = createRevision(
+      t.upstream.db,
+      space.id,
+      space.revision_id,
+      [{ page_id: pageId(space, 'Release notes'), title: 'Release notes', markdown: 'Version two adds the narwhal mode.\n' }],
+      now,
+    );
     t.upstream.db.prepare('UPDATE spaces SET revision_id = ? WHERE id = ?').run(next, space.id);
     expect((await ask(t.api, { query: 'walrus' })).body).toEqual({});
     const res = await ask(t.api, { query: 'narwhal' });
@@ -271,7 +277,9 @@ describe('GET /orgs/{organizationId}/ask/questions', () => {
   it('second-level headings become questions; at most 10, no duplicates', async () => {
     const res = await t.api.get(`/orgs/${t.world.otherOrgId}/ask/questions`);
     expect(res.body.questions).toEqual(['What is Globex zeppelin?']);
-    addSpace('Globex ops', t.world.otherOrgId, [{ title: 'Ops', markdown: '# Ops\n\n## Installing with Docker\n\nx\n\n## Retry policy\n\ny\n' }]);
+    addSpace('Globex ops', t.world.otherOrgId, [
+      { title: 'Ops', markdown: '# Ops\n\n## Installing with Docker\n\nx\n\n## Retry policy\n\ny\n' },
+    ]);
     const more = await t.api.get(`/orgs/${t.world.otherOrgId}/ask/questions`);
     expect(more.body.questions).toEqual([
       'What is Globex zeppelin?',

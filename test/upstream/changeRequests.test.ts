@@ -82,7 +82,10 @@ describe('change request life cycle', () => {
 
   it('update pulls a merged sibling into the change request: outdated flips true, then false', async () => {
     const [intro] = pagesOf(t.upstream.db, space.revision);
-    edit(cr.id, [{ page_id: intro.page_id, markdown: 'Welcome, rewritten.' }, { title: 'Guide', markdown: 'How to.' }]);
+    edit(cr.id, [
+      { page_id: intro.page_id, markdown: 'Welcome, rewritten.' },
+      { title: 'Guide', markdown: 'How to.' },
+    ]);
     const other = await newChangeRequest(space.id, 'Add a FAQ');
     edit(other.id, [{ title: 'FAQ', markdown: 'Questions.' }]);
     const merged = await as.edit.post(`/spaces/${space.id}/change-requests/${other.id}/merge`);
@@ -159,7 +162,10 @@ describe('three-way merge', () => {
 
     const mine = await newChangeRequest(space.id);
     const theirs = await newChangeRequest(space.id);
-    edit(theirs.id, [{ page_id: ids.Y, markdown: 'y-main' }, { page_id: ids.X, markdown: 'x-main' }]);
+    edit(theirs.id, [
+      { page_id: ids.Y, markdown: 'y-main' },
+      { page_id: ids.X, markdown: 'x-main' },
+    ]);
     await as.edit.post(`/spaces/${space.id}/change-requests/${theirs.id}/merge`);
     edit(mine.id, [
       { page_id: ids.X, markdown: 'x-mine' },
@@ -167,7 +173,12 @@ describe('three-way merge', () => {
       { title: 'W', markdown: 'w-new' },
     ]);
     const res = await as.edit.post(`/spaces/${space.id}/change-requests/${mine.id}/merge`);
-    expect(contentOf(res.body.revision)).toEqual(['Introduction: # Introduction\n\nWelcome to this space.\n', 'X: x-mine', 'Y: y-main', 'W: w-new']);
+    expect(contentOf(res.body.revision)).toEqual([
+      'Introduction: # Introduction\n\nWelcome to this space.\n',
+      'X: x-mine',
+      'Y: y-main',
+      'W: w-new',
+    ]);
   });
 });
 
@@ -301,7 +312,12 @@ describe('PDF', () => {
       { title: 'Guide', markdown: '# Setup\n\nInstall the tool.\n\n- one\n- two' },
       { title: 'Reference', markdown: 'Every option, explained. '.repeat(200) },
     ]);
-    pageIds = Object.fromEntries(pagesOf(t.upstream.db, (await t.api.get(`/spaces/${space.id}/change-requests/${cr.id}`)).body.revision).map((p) => [p.title, p.page_id]));
+    pageIds = Object.fromEntries(
+      pagesOf(t.upstream.db, (await t.api.get(`/spaces/${space.id}/change-requests/${cr.id}`)).body.revision).map((p) => [
+        p.title,
+        p.page_id,
+      ]),
+    );
     base = `/spaces/${space.id}/change-requests/${cr.id}/pdf`;
   });
 
@@ -322,7 +338,8 @@ describe('PDF', () => {
     expect(pages.length).toBeGreaterThan(4); // title page, Introduction, Guide, Reference over 2+ pages
     expect(pages[0]).toContain('Printable');
     const all = pages.join('\n');
-    for (const text of ['Introduction', 'Guide', 'Setup', 'Install the tool.', '- two', 'Reference', 'Every option, explained.']) expect(all).toContain(text);
+    for (const text of ['Introduction', 'Guide', 'Setup', 'Install the tool.', '- two', 'Reference', 'Every option, explained.'])
+      expect(all).toContain(text);
   });
 
   it('only + page prints that page alone; page alone prints it and what lies under it', async () => {

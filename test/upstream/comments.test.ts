@@ -113,7 +113,11 @@ describe('comments', () => {
           { user: expect.objectContaining({ id: t.world.users.review.id }), reactedAt: expect.any(String) },
         ],
       },
-      { emoji: '🎉', count: 1, users: [{ user: expect.objectContaining({ id: t.world.users.comment.id }), reactedAt: expect.any(String) }] },
+      {
+        emoji: '🎉',
+        count: 1,
+        users: [{ user: expect.objectContaining({ id: t.world.users.comment.id }), reactedAt: expect.any(String) }],
+      },
     ]);
     const removed = await as.comment.put(`${base}/${comment.id}`, { removedReactions: ['👍', '🎉', '🚀'] });
     expect(removed.body.reactions).toEqual([
@@ -153,7 +157,13 @@ describe('comments', () => {
   });
 
   it('the target page turns outdated once the change request edits it', async () => {
-    editChangeRequestPages(t.upstream.db, cr.id, t.world.users.edit.id, [{ page_id: pageId, markdown: 'Changed.' }], t.clock.now().toISOString());
+    editChangeRequestPages(
+      t.upstream.db,
+      cr.id,
+      t.world.users.edit.id,
+      [{ page_id: pageId, markdown: 'Changed.' }],
+      t.clock.now().toISOString(),
+    );
     const res = await t.api.get(`${base}/${comment.id}`);
     expect(res.body.target.page.outdated).toBe(true);
     expect(res.body.target.revision).toBe((await crOf()).revision);
@@ -195,7 +205,12 @@ describe('comment errors and lists', () => {
     expect((await t.api.get(list, { status: 'open' })).body.count).toBe(4);
     expect((await t.api.get(list, { status: 'all' })).body.count).toBe(5);
     expect((await t.api.get(list, { targetPage: pageId, order: 'asc' })).body.items.map((c: any) => c.id)).toEqual(posted.slice(0, 2));
-    for (const [name, value] of [['order', 'up'], ['status', 'closed'], ['format', 'html'], ['limit', 0]] as const) {
+    for (const [name, value] of [
+      ['order', 'up'],
+      ['status', 'closed'],
+      ['format', 'html'],
+      ['limit', 0],
+    ] as const) {
       const res = await t.api.get(list, { [name]: value });
       expect(res.status).toBe(400);
       expect(res.body.error.message).toMatch(new RegExp(`^${name}:`));
@@ -257,7 +272,11 @@ describe('replies', () => {
     expect(edited.body.editedAt).toEqual(expect.any(String));
     const reacted = await as.comment.put(path, { addedReactions: ['❤️'] });
     expect(reacted.body.reactions).toEqual([
-      { emoji: '❤️', count: 1, users: [{ user: expect.objectContaining({ id: t.world.users.comment.id }), reactedAt: expect.any(String) }] },
+      {
+        emoji: '❤️',
+        count: 1,
+        users: [{ user: expect.objectContaining({ id: t.world.users.comment.id }), reactedAt: expect.any(String) }],
+      },
     ]);
     // The seed's "same as PUT comment" (and the official UpdateCommentSchema): a reply's thread is its comment.
     const thread = path.slice(0, path.indexOf('/replies/'));
@@ -280,7 +299,9 @@ describe('replies', () => {
     expect((await t.api.delete(`${replies}/${other.id}`)).status).toBe(204);
     expect((await as.comment.delete(`${base}/${comment.id}`)).status).toBe(204);
     expect((await t.api.get(replies)).status).toBe(404);
-    const leftovers = t.upstream.db.prepare('SELECT COUNT(*) AS n FROM comment_replies WHERE comment_id = ?').get(comment.id) as { n: number };
+    const leftovers = t.upstream.db.prepare('SELECT COUNT(*) AS n FROM comment_replies WHERE comment_id = ?').get(comment.id) as {
+      n: number;
+    };
     expect(leftovers.n).toBe(0);
   });
 });

@@ -21,7 +21,10 @@ const organization = () => ({
   permissions: { admin: true, createContent: true },
 });
 
-const getOrg = (body: unknown, status = 200) => () => checkResponse('GET', '/orgs/org1', status, body);
+const getOrg =
+  (body: unknown, status = 200) =>
+  () =>
+    checkResponse('GET', '/orgs/org1', status, body);
 
 describe('checkResponse on hand-made bodies', () => {
   it('accepts a valid organization', () => {
@@ -29,7 +32,9 @@ describe('checkResponse on hand-made bodies', () => {
   });
 
   it('rejects a wrong type, naming the operation and the field', () => {
-    expect(getOrg({ ...organization(), createdAt: 5 })).toThrow(/GET \/orgs\/org1 -> 200 \(operation getOrganizationById\)[\s\S]*\/createdAt/);
+    expect(getOrg({ ...organization(), createdAt: 5 })).toThrow(
+      /GET \/orgs\/org1 -> 200 \(operation getOrganizationById\)[\s\S]*\/createdAt/,
+    );
     expect(getOrg({ ...organization(), sso: 'yes' })).toThrow(/\/sso must be boolean/);
   });
 

@@ -43,7 +43,9 @@ describe('custom fonts: create', () => {
     const over = await create({ fontFamily: 'a'.repeat(51), fontFaces: [regular] });
     expect(over.status).toBe(400);
     expect(over.body.error.message).toBe('fontFamily: must be at most 50 characters long');
-    expect((await create({ fontFamily: '', fontFaces: [regular] })).body.error.message).toBe('fontFamily: must be at least 1 characters long');
+    expect((await create({ fontFamily: '', fontFaces: [regular] })).body.error.message).toBe(
+      'fontFamily: must be at least 1 characters long',
+    );
     expect((await create({ fontFaces: [regular] })).body.error.message).toBe('fontFamily: is required');
   });
 
@@ -113,7 +115,9 @@ describe('custom fonts: read, update, delete', () => {
     expect((await post({ fontFamily: 'a'.repeat(51) })).body.error.message).toBe('fontFamily: must be at most 50 characters long');
     expect((await post({ fontFamily: '' })).status).toBe(400);
     expect((await post({ fontFaces: [{ weight: 500 }] })).body.error.message).toBe('fontFaces[0].storageKey: is required');
-    expect((await post({ fontFaces: [bold, { ...bold, storageKey: null }] })).body.error.message).toBe('fontFaces: must not repeat a weight');
+    expect((await post({ fontFaces: [bold, { ...bold, storageKey: null }] })).body.error.message).toBe(
+      'fontFaces: must not repeat a weight',
+    );
     expect((await t.api.post(`${base}/unknown`, { fontFamily: 'x' })).status).toBe(404);
   });
 

@@ -175,7 +175,9 @@ describe('publish body limits', () => {
     expect(await message({ secrets: { KEY: 1 } })).toBe('400 secrets.KEY: must be a string, got number');
     expect(await message({ contentSecurityPolicy: "script-src 'self'" })).toBe('ok');
     expect(await message({ contentSecurityPolicy: { 'script-src': "'self'" } })).toBe('ok');
-    expect(await message({ contentSecurityPolicy: 42 })).toBe('400 contentSecurityPolicy: must be a string or an object of directive strings');
+    expect(await message({ contentSecurityPolicy: 42 })).toBe(
+      '400 contentSecurityPolicy: must be a string or an object of directive strings',
+    );
     expect(await message({ runtime: 'v2' })).toBe('400 runtime: is not a known field');
   });
 });
@@ -230,8 +232,20 @@ describe('list filters', () => {
     const block = (urlUnfurl: string[]) => [{ id: 'b', title: 'Block', urlUnfurl }];
     const source = [{ id: 's', title: 'Source', configuration: { componentId: 'c' } }];
     const pub = { visibility: 'public' };
-    await publish('f-youtube', { ...pub, title: 'YouTube Embeds', categories: ['content'], blocks: block(['https://*.youtube.com/watch*']), target: 'space' });
-    await publish('f-figma', { ...pub, title: 'Figma', categories: ['content', 'collaboration'], blocks: block(['https://figma.com/file/*']), target: 'site' });
+    await publish('f-youtube', {
+      ...pub,
+      title: 'YouTube Embeds',
+      categories: ['content'],
+      blocks: block(['https://*.youtube.com/watch*']),
+      target: 'space',
+    });
+    await publish('f-figma', {
+      ...pub,
+      title: 'Figma',
+      categories: ['content', 'collaboration'],
+      blocks: block(['https://figma.com/file/*']),
+      target: 'site',
+    });
     await publish('f-import', { ...pub, title: 'Importer', categories: ['other'], contentSources: source, scopes: ['openapi:write'] });
     await publish('f-globex', { ...pub, organization: t.world.otherOrgId, title: 'Globex Tool', categories: ['analytics'] }, 'outsider');
   });
@@ -291,8 +305,16 @@ describe('installations', () => {
   const path = '/integrations/installed/installations';
   beforeAll(async () => {
     await publish('installed', { visibility: 'public' });
-    installIntegration(t.upstream.db, t.clock, { integrationName: 'installed', organizationId: t.world.orgId, externalIds: ['acme-1', 'shared'] });
-    installIntegration(t.upstream.db, t.clock, { integrationName: 'installed', organizationId: t.world.otherOrgId, externalIds: ['globex-1', 'shared'] });
+    installIntegration(t.upstream.db, t.clock, {
+      integrationName: 'installed',
+      organizationId: t.world.orgId,
+      externalIds: ['acme-1', 'shared'],
+    });
+    installIntegration(t.upstream.db, t.clock, {
+      integrationName: 'installed',
+      organizationId: t.world.otherOrgId,
+      externalIds: ['globex-1', 'shared'],
+    });
     for (let i = 0; i < 4; i++) {
       const org = createOrganization(t.upstream.db, t.clock, { title: `Client ${i}` });
       installIntegration(t.upstream.db, t.clock, { integrationName: 'installed', organizationId: org, configuration: { n: i } });
@@ -320,8 +342,7 @@ describe('installations', () => {
   });
 
   it('filters by externalId', async () => {
-    const targets = async (externalId: string) =>
-      (await t.api.get(path, { externalId })).body.items.map((i: any) => i.target.organization);
+    const targets = async (externalId: string) => (await t.api.get(path, { externalId })).body.items.map((i: any) => i.target.organization);
     expect(await targets('shared')).toEqual([t.world.orgId, t.world.otherOrgId]);
     expect(await targets('globex-1')).toEqual([t.world.otherOrgId]);
     expect(await targets('none')).toEqual([]);

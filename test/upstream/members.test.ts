@@ -173,8 +173,7 @@ describe('GET /orgs/{organizationId}/members/{userId}/teams', () => {
   it('lists the member’s teams with their team role, filtered by title', async () => {
     const { users } = t.world;
     const teams = `/orgs/${t.world.orgId}/teams`;
-    for (const title of ['Alpha', 'Beta', 'alphabet', 'Gamma', 'Delta'])
-      await t.api.put(teams, { title, members: [users.create.id] });
+    for (const title of ['Alpha', 'Beta', 'alphabet', 'Gamma', 'Delta']) await t.api.put(teams, { title, members: [users.create.id] });
     await as('create').put(teams, { title: 'Own Alpha' });
     await t.api.put(teams, { title: 'Alpha without create' });
     const path = `${members}/${users.create.id}/teams`;

@@ -66,7 +66,10 @@ async function fixture(): Promise<Record<string, string>> {
   const specSlug = `spec-${n}`;
   ok(await api.post(`${org}/openapi`, { slug: specSlug, source: { text: 'openapi: 3.0.0\ninfo: {title: t}\npaths: {}\n' } }), 'spec');
   const translationSettingsId = ok(await api.post(`${org}/translations`, { title: 'Translate' }), 'translations').id;
-  const fontId = ok(await api.put(`${org}/fonts`, { fontFamily: 'Robust', fontFaces: [{ weight: 400, storageKey: 'r.woff2' }] }), 'font').id;
+  const fontId = ok(
+    await api.put(`${org}/fonts`, { fontFamily: 'Robust', fontFaces: [{ weight: 400, storageKey: 'r.woff2' }] }),
+    'font',
+  ).id;
   const integrationName = `robust-${n}`;
   ok(
     await api.post(`/integrations/${integrationName}`, {
@@ -368,7 +371,9 @@ describe('the body validator', () => {
         script: 'export default {}',
         organization: t.world.orgId,
         // body → configurations → account → properties → a → default: 5 levels, then the arrays
-        configurations: { account: { properties: { a: { type: 'string', default: JSON.parse('['.repeat(levels - 5) + ']'.repeat(levels - 5)) } } } },
+        configurations: {
+          account: { properties: { a: { type: 'string', default: JSON.parse('['.repeat(levels - 5) + ']'.repeat(levels - 5)) } } },
+        },
       });
     expect((await publish('deep-64', 64)).status).toBe(200);
     expect((await publish('deep-65', 65)).body.error).toEqual({ code: 400, message: 'body: must not nest more than 64 levels' });
@@ -376,7 +381,14 @@ describe('the body validator', () => {
 
   it('takes only absolute URIs the responses can echo as such (no spaces, non-ASCII or bad escapes)', async () => {
     const saml = `/orgs/${t.world.orgId}/saml`;
-    const bad = ['https://idp.example/a b', 'https://idp.example/ä', 'https://idp.example/a|b', 'https://idp.example/%zz', 'idp.example/sso', 'https://idp.example/?a=[1]'];
+    const bad = [
+      'https://idp.example/a b',
+      'https://idp.example/ä',
+      'https://idp.example/a|b',
+      'https://idp.example/%zz',
+      'idp.example/sso',
+      'https://idp.example/?a=[1]',
+    ];
     for (const ssoURL of bad) {
       expect((await t.api.post(saml, { label: 'IdP', ssoURL })).body.error, ssoURL).toEqual({
         code: 400,

@@ -167,7 +167,13 @@ describe('share keys', () => {
 
     const collection = (await t.api.post(`/orgs/${orgId}/collections`, { title: 'Moving' })).body.id;
     const inside = insertSpace(t.upstream.db, now(), { organizationId: orgId, parentId: collection, title: 'Inside' }).id;
-    const site = createSite(t.upstream.db, now(), { organizationId: orgId, title: 'Site', spaceIds: [inside], visibility: 'share-link', published: true });
+    const site = createSite(t.upstream.db, now(), {
+      organizationId: orgId,
+      title: 'Site',
+      spaceIds: [inside],
+      visibility: 'share-link',
+      published: true,
+    });
     const key = keyOf((await t.api.post(`/orgs/${orgId}/sites/${site.id}/share-links`, { name: 'Partners' })).body);
     expect((await anonymous.get(`/spaces/${inside}`, { shareKey: key })).status).toBe(200);
     expect((await t.api.post(`/collections/${collection}/transfer`, { organization: t.world.otherOrgId })).status).toBe(200);

@@ -35,9 +35,7 @@ describe('POST section-groups', () => {
     expect((await t.api.post(groups, { title: 'G' })).status).toBe(201);
     expect((await t.api.post(groups, { title: 'g'.repeat(100), icon: 'i'.repeat(50) })).status).toBe(201);
     expect((await t.api.post(groups, { title: '' })).body.error.message).toBe('title: must be at least 1 characters long');
-    expect((await t.api.post(groups, { title: 'g'.repeat(101) })).body.error.message).toBe(
-      'title: must be at most 100 characters long',
-    );
+    expect((await t.api.post(groups, { title: 'g'.repeat(101) })).body.error.message).toBe('title: must be at most 100 characters long');
     expect((await t.api.post(groups, {})).body.error.message).toBe('title: is required');
     expect((await t.api.post(groups, { title: 'G', icon: 'i'.repeat(51) })).body.error.message).toBe(
       'icon: must be at most 50 characters long',

@@ -139,9 +139,7 @@ describe('PATCH sections/{siteSectionId}', () => {
     expect((await patch({ condition: 'visitor.claims.beta' })).body.condition).toBe('visitor.claims.beta');
     expect((await patch({ title: 'Main' })).body.condition).toBe('visitor.claims.beta');
     expect((await patch({ condition: 'x'.repeat(1024) })).body.condition).toHaveLength(1024);
-    expect((await patch({ condition: 'x'.repeat(1025) })).body.error.message).toBe(
-      'condition: must be at most 1024 characters long',
-    );
+    expect((await patch({ condition: 'x'.repeat(1025) })).body.error.message).toBe('condition: must be at most 1024 characters long');
     expect((await patch({ condition: '' })).body.error.message).toBe('condition: must be at least 1 characters long');
     const removed = await patch({ condition: null });
     expect(removed.status).toBe(200);
@@ -155,9 +153,7 @@ describe('PATCH sections/{siteSectionId}', () => {
       description: 'd'.repeat(256),
     });
     expect((await patch({ icon: 'i'.repeat(51) })).body.error.message).toBe('icon: must be at most 50 characters long');
-    expect((await patch({ description: 'd'.repeat(257) })).body.error.message).toBe(
-      'description: must be at most 256 characters long',
-    );
+    expect((await patch({ description: 'd'.repeat(257) })).body.error.message).toBe('description: must be at most 256 characters long');
     const cleared = await patch({ icon: null, description: null });
     expect(cleared.body.icon).toBeUndefined();
     expect(cleared.body.description).toBeUndefined();
@@ -172,9 +168,7 @@ describe('PATCH sections/{siteSectionId}', () => {
       [before.siteSpaces[0].id, false],
       [variant, true],
     ]);
-    expect((await patch({ defaultSiteSpace: 'nope' })).body.error.message).toBe(
-      'defaultSiteSpace: is not a site space of this section',
-    );
+    expect((await patch({ defaultSiteSpace: 'nope' })).body.error.message).toBe('defaultSiteSpace: is not a site space of this section');
     const other = (await t.api.get(path)).body.items[1].siteSpaces[0].id;
     expect((await patch({ defaultSiteSpace: other })).status).toBe(400);
   });

@@ -248,7 +248,13 @@ describe('POST /spaces/{spaceId}/duplicate', () => {
     expect(res.status).toBe(201);
     expect(res.headers.get('location')).toBe(res.body.urls.location);
     const copy = res.body;
-    expect(copy).toMatchObject({ title: 'Original (copy)', emoji: '🧬', editMode: 'locked', defaultLevel: 'comment', visibility: 'private' });
+    expect(copy).toMatchObject({
+      title: 'Original (copy)',
+      emoji: '🧬',
+      editMode: 'locked',
+      defaultLevel: 'comment',
+      visibility: 'private',
+    });
     expect(copy.id).not.toBe(original.id);
     expect(copy.revision).not.toBe(original.revision);
     const strip = (rev: string) => pagesOf(t.upstream.db, rev).map((p) => ({ title: p.title, path: p.path, markdown: p.markdown }));
@@ -278,8 +284,7 @@ describe('POST /spaces/{spaceId}/move', () => {
     const made = [];
     for (const title of ['A', 'B', 'C']) made.push(await newSpace({ title, parent: folder.id }));
     const ids = Object.fromEntries(made.map((s) => [s.title, s.id]));
-    const order = async () =>
-      (await t.api.all(`/collections/${folder.id}/spaces`)).items.map((s: any) => s.title).join('');
+    const order = async () => (await t.api.all(`/collections/${folder.id}/spaces`)).items.map((s: any) => s.title).join('');
     expect(await order()).toBe('ABC');
     const moved = await t.api.post(`/spaces/${ids.C}/move`, { position: { before: { type: 'space', space: ids.A } } });
     expect(moved.status).toBe(200);
@@ -326,7 +331,10 @@ describe('POST /spaces/{spaceId}/move', () => {
     const other = await newSpace({ title: 'Other' });
     const foreign = await newSpace({ title: 'Foreign' }, t.api, t.world.otherOrgId);
     const cases: Array<[unknown, RegExp]> = [
-      [{ position: { before: { type: 'space', space: other.id }, after: { type: 'space', space: other.id } } }, /^position: must give before or after, not both/],
+      [
+        { position: { before: { type: 'space', space: other.id }, after: { type: 'space', space: other.id } } },
+        /^position: must give before or after, not both/,
+      ],
       [{ position: { before: { type: 'space', space: 'nope' } } }, /^position\.before: no space nope/],
       [{ position: { after: { type: 'space', space: foreign.id } } }, /^position\.after: no space/],
       [{ position: { after: { type: 'space', space: space.id } } }, /^position\.after: cannot place an item next to itself/],
@@ -340,7 +348,10 @@ describe('POST /spaces/{spaceId}/move', () => {
       expect(res.body.error.message).toMatch(message);
     }
     const folder = await newCollection({ title: 'Mismatch' });
-    const res = await t.api.post(`/spaces/${space.id}/move`, { parent: folder.id, position: { before: { type: 'space', space: other.id } } });
+    const res = await t.api.post(`/spaces/${space.id}/move`, {
+      parent: folder.id,
+      position: { before: { type: 'space', space: other.id } },
+    });
     expect(res.status).toBe(400);
     expect(res.body.error.message).toMatch(/^position\.before: is not in the destination/);
   });
@@ -455,7 +466,7 @@ describe('GET /spaces/{spaceId}/links', () => {
     editChangeRequestPages(t.upstream.db, cr.id, t.world.users.admin.id, edits, new Date().toISOString());
     expect((await t.api.post(`/spaces/${row.id}/change-requests/${cr.id}/merge`)).status).toBe(200);
     const urls = first.body.items.map((l: any) => l.url);
-    for (let page = first.body.next?.page; page; ) {
+    for (let page = first.body.next?.page; page;) {
       const res = await t.api.get(path, { limit: 3, page });
       urls.push(...res.body.items.map((l: any) => l.url));
       page = res.body.next?.page;

@@ -29,8 +29,12 @@ describe('translation settings', () => {
   it('accepts languages from the official list, without repeats', async () => {
     const res = await t.api.post(base, { title: 'Many', languages: ['fr', 'pt-br', 'zh-tw'] });
     expect(res.body.languages).toEqual(['fr', 'pt-br', 'zh-tw']);
-    expect((await t.api.post(base, { title: 'x', languages: ['xx'] })).body.error.message).toMatch(/^languages\[0\]: must be one of en, fr/);
-    expect((await t.api.post(base, { title: 'x', languages: ['fr', 'fr'] })).body.error.message).toBe('languages: must not repeat a language');
+    expect((await t.api.post(base, { title: 'x', languages: ['xx'] })).body.error.message).toMatch(
+      /^languages\[0\]: must be one of en, fr/,
+    );
+    expect((await t.api.post(base, { title: 'x', languages: ['fr', 'fr'] })).body.error.message).toBe(
+      'languages: must not repeat a language',
+    );
     expect((await t.api.post(base, { title: 'x', languages: [] })).body.error.message).toBe('languages: must have at least 1 item');
   });
 

@@ -10,7 +10,8 @@ export type Route =
 export function parseRoute(hash: string): Route {
   const [kind, id, sub, subId] = hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
   if (kind === 'orgs' && id) return { screen: 'organization', organizationId: id };
-  if (kind === 'spaces' && id && sub === 'change-requests' && subId) return { screen: 'changeRequest', spaceId: id, changeRequestId: subId };
+  if (kind === 'spaces' && id && sub === 'change-requests' && subId)
+    return { screen: 'changeRequest', spaceId: id, changeRequestId: subId };
   if (kind === 'spaces' && id) return { screen: 'space', spaceId: id };
   return { screen: 'organizations' };
 }

@@ -33,7 +33,11 @@ export const SECRETS_MAX = 20;
 
 const BASE64_PATTERN = /^[A-Za-z0-9+/]*={0,2}$/;
 
-const str = (max?: number, min?: number): Extract<Rule, { kind: 'string' }> => ({ kind: 'string', ...(min !== undefined ? { min } : {}), ...(max !== undefined ? { max } : {}) });
+const str = (max?: number, min?: number): Extract<Rule, { kind: 'string' }> => ({
+  kind: 'string',
+  ...(min !== undefined ? { min } : {}),
+  ...(max !== undefined ? { max } : {}),
+});
 const strings = rule({ kind: 'array', of: { kind: 'string' } });
 const base64 = rule({ kind: 'string', pattern: BASE64_PATTERN });
 const url = rule({ kind: 'string', format: 'uri', max: 2048 });
@@ -93,8 +97,7 @@ const configuration = rule({
 const contentSecurityPolicy = rule({
   kind: 'any',
   refine: (v: unknown) =>
-    typeof v === 'string' ||
-    (typeof v === 'object' && !Array.isArray(v) && Object.values(v as object).every((d) => typeof d === 'string'))
+    typeof v === 'string' || (typeof v === 'object' && !Array.isArray(v) && Object.values(v as object).every((d) => typeof d === 'string'))
       ? undefined
       : 'must be a string or an object of directive strings',
 });

@@ -8,16 +8,51 @@ import { required, rule, type Fields } from '../validate.js';
 
 /** Language codes of translation settings (official `TranslationLanguage`; the seed shows `en`). */
 export const TRANSLATION_LANGUAGES = [
-  'en', 'fr', 'de', 'es', 'it', 'pt', 'pt-br', 'ru', 'ja', 'zh', 'zh-tw', 'yue', 'ko', 'ar', 'hi', 'nl', 'pl',
-  'tr', 'sv', 'no', 'da', 'fi', 'el', 'cs', 'hu', 'ro', 'th', 'vi', 'id', 'ms', 'he', 'uk', 'sk', 'bg', 'hr',
-  'lt', 'lv', 'et', 'sl',
+  'en',
+  'fr',
+  'de',
+  'es',
+  'it',
+  'pt',
+  'pt-br',
+  'ru',
+  'ja',
+  'zh',
+  'zh-tw',
+  'yue',
+  'ko',
+  'ar',
+  'hi',
+  'nl',
+  'pl',
+  'tr',
+  'sv',
+  'no',
+  'da',
+  'fi',
+  'el',
+  'cs',
+  'hu',
+  'ro',
+  'th',
+  'vi',
+  'id',
+  'ms',
+  'he',
+  'uk',
+  'sk',
+  'bg',
+  'hr',
+  'lt',
+  'lv',
+  'et',
+  'sl',
 ] as const;
 export type TranslationLanguage = (typeof TRANSLATION_LANGUAGES)[number];
 export const DEFAULT_TRANSLATION_LANGUAGES: TranslationLanguage[] = ['en'];
 
 /** The weight every custom font must keep (regular). */
 export const REQUIRED_FONT_WEIGHT = 400;
-
 
 /** `source` of an OpenAPI spec: exactly one of `{url}` and `{text}` (official field names). */
 const openApiSource = rule({

@@ -37,16 +37,17 @@ export const redirectSource = rule({
 });
 
 /** `{type: 'site-section', <idField>: string}`: sections point with `siteSection`, groups with `id`. */
-const pointer = <I extends 'siteSection' | 'id'>(idField: I) => rule({
-  kind: 'object',
-  fields: { type: required({ kind: 'enum', values: SITE_SECTION_POINTER_TYPES }), [idField]: required(id) },
-});
-const position = <I extends 'siteSection' | 'id'>(idField: I) => rule({
-  kind: 'object',
-  fields: { before: pointer(idField), after: pointer(idField) },
-  refine: (p: { before?: unknown; after?: unknown }) =>
-    p.before && p.after ? 'give either before or after, not both' : undefined,
-});
+const pointer = <I extends 'siteSection' | 'id'>(idField: I) =>
+  rule({
+    kind: 'object',
+    fields: { type: required({ kind: 'enum', values: SITE_SECTION_POINTER_TYPES }), [idField]: required(id) },
+  });
+const position = <I extends 'siteSection' | 'id'>(idField: I) =>
+  rule({
+    kind: 'object',
+    fields: { before: pointer(idField), after: pointer(idField) },
+    refine: (p: { before?: unknown; after?: unknown }) => (p.before && p.after ? 'give either before or after, not both' : undefined),
+  });
 
 const redirectDestination = rule({
   kind: 'object',

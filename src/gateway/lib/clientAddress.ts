@@ -6,7 +6,11 @@
  * the client sent), as Express's `trust proxy` hop count reads it. Undefined when there is none (a
  * request made in process, as tests do with `yoga.fetch`).
  */
-export function clientAddress(socketAddress: string | undefined, forwardedFor: string | null | undefined, trustProxyHops: number): string | undefined {
+export function clientAddress(
+  socketAddress: string | undefined,
+  forwardedFor: string | null | undefined,
+  trustProxyHops: number,
+): string | undefined {
   if (trustProxyHops <= 0 || !forwardedFor) return socketAddress;
   const chain = forwardedFor
     .split(',')

@@ -120,7 +120,8 @@ export function useGraphiQLAssets(): Plugin {
           etag: `"${found.hash}${encoding ? `-${encoding}` : ''}"`,
           vary: 'Accept-Encoding',
         };
-        if (request.headers.get('if-none-match')?.includes(`"${found.hash}`)) return endResponse(new fetchAPI.Response(null, { status: 304, headers }));
+        if (request.headers.get('if-none-match')?.includes(`"${found.hash}`))
+          return endResponse(new fetchAPI.Response(null, { status: 304, headers }));
         const body = encoding ? found[encoding] : found.identity;
         if (encoding) headers['content-encoding'] = encoding;
         headers['content-type'] = found.type;

@@ -21,5 +21,8 @@ export function boundServer(server: Server, bounds?: Partial<HttpBounds>): void 
   server.maxConnections = b.maxConnections;
   // Node checks both timeouts every `connectionsCheckingInterval` (default 30 s, read when the
   // server starts listening): a timeout of seconds needs a check at least every second.
-  (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = Math.min(1000, Math.ceil(server.headersTimeout / 4));
+  (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = Math.min(
+    1000,
+    Math.ceil(server.headersTimeout / 4),
+  );
 }

@@ -6,7 +6,15 @@
 import { GraphQLError, type ValidationContext } from 'graphql';
 import type { GatewayLimits } from '../context.js';
 
-export type LimitName = keyof Pick<GatewayLimits, 'maxDepth' | 'maxAliases' | 'maxTokens' | 'maxCost'> | 'maxIds' | 'maxFields' | 'maxBodyBytes' | 'maxDocumentBytes' | 'maxOperationName' | 'maxResponseBytes' | 'maxVariablesDepth';
+export type LimitName =
+  | keyof Pick<GatewayLimits, 'maxDepth' | 'maxAliases' | 'maxTokens' | 'maxCost'>
+  | 'maxIds'
+  | 'maxFields'
+  | 'maxBodyBytes'
+  | 'maxDocumentBytes'
+  | 'maxOperationName'
+  | 'maxResponseBytes'
+  | 'maxVariablesDepth';
 
 export function limitError(limit: LimitName, maximum: number, message: string, actual?: number): GraphQLError {
   return new GraphQLError(`${limit}: ${message}`, {

@@ -70,7 +70,13 @@ const hashes = new WeakMap<DocumentNode, string>();
 /** SHA-256 (hex) of the document's text, as APQ and persisted documents name it. */
 export function documentHash(document: DocumentNode): string {
   let hash = hashes.get(document);
-  if (hash === undefined) hashes.set(document, (hash = createHash('sha256').update(document.loc?.source.body ?? print(document)).digest('hex')));
+  if (hash === undefined)
+    hashes.set(
+      document,
+      (hash = createHash('sha256')
+        .update(document.loc?.source.body ?? print(document))
+        .digest('hex')),
+    );
   return hash;
 }
 

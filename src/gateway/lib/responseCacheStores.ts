@@ -130,7 +130,9 @@ export function redisCache(redis: RedisHandle, options: RedisCacheOptions): Gene
       } catch (error) {
         // This replica reads no result from Redis before the bump is made.
         bumpPending = true;
-        log.warn('response cache: access generation not renewed while Redis is unavailable; renewed once it is back', { error: (error as Error).name });
+        log.warn('response cache: access generation not renewed while Redis is unavailable; renewed once it is back', {
+          error: (error as Error).name,
+        });
       }
     },
     async get(key) {
@@ -145,9 +147,13 @@ export function redisCache(redis: RedisHandle, options: RedisCacheOptions): Gene
     },
     async set(key, result, entities, ttl) {
       if (!up() || !(ttl > 0) || !Number.isFinite(ttl)) return;
-      const lookups = [...new Set([...entities].flatMap((e) => (e.id == null ? [lookupKey(e)] : [lookupKey(e), lookupKey({ typename: e.typename })])))];
+      const lookups = [
+        ...new Set([...entities].flatMap((e) => (e.id == null ? [lookupKey(e)] : [lookupKey(e), lookupKey({ typename: e.typename })]))),
+      ];
       const at = now();
-      await client.eval(SET_SCRIPT, 1 + lookups.length, key, ...lookups, JSON.stringify(result), ttl, at + ttl, at - CLOCK_SKEW_MS).catch(failed('set'));
+      await client
+        .eval(SET_SCRIPT, 1 + lookups.length, key, ...lookups, JSON.stringify(result), ttl, at + ttl, at - CLOCK_SKEW_MS)
+        .catch(failed('set'));
     },
     async invalidate(entities) {
       if (!up()) return;

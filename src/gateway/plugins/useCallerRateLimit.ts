@@ -86,7 +86,10 @@ export function useCallerRateLimit(options: CallerRateLimitOptions): Plugin {
     const counted = redis ? await countInRedis(key) : countLocally(key);
     if (!counted) return failMode === 'closed' ? rateLimited('Rate limit unavailable, retry later', 1) : undefined;
     if (counted.count <= limit) return undefined;
-    return rateLimited(`Rate limit exceeded: at most ${limit} operations per minute ${what}`, Math.max(1, Math.ceil(counted.resetMs / 1000)));
+    return rateLimited(
+      `Rate limit exceeded: at most ${limit} operations per minute ${what}`,
+      Math.max(1, Math.ceil(counted.resetMs / 1000)),
+    );
   };
 
   /**

@@ -27,14 +27,7 @@
  * { nodes { changeRequests(first: 100) { nodes { comments(first: 100) { nodes { id } } } } } } }`
  * costs 1 + (1 + 100 × (1 + 100 × (1 + 100 × 0))) = 10 102.
  */
-import {
-  getOperationAST,
-  getVariableValues,
-  type DocumentNode,
-  type GraphQLError,
-  type GraphQLField,
-  type GraphQLSchema,
-} from 'graphql';
+import { getOperationAST, getVariableValues, type DocumentNode, type GraphQLError, type GraphQLField, type GraphQLSchema } from 'graphql';
 import type { ComplexityEstimator } from 'graphql-query-complexity';
 import type { Plugin } from 'graphql-yoga';
 import { createRequire } from 'node:module';
@@ -133,8 +126,17 @@ export function costError(args: CheckPayload['args'], limits: CostLimits) {
     cost = operationCost(args.schema, args.document, variables, operation.name?.value, limits);
   } catch (error) {
     if (error instanceof TooManyIds)
-      return limitError('maxIds', limits.maxIds, `\`${error.field}\` takes at most ${limits.maxIds} items, found ${error.count}.`, error.count);
-    return limitError('maxCost', limits.maxCost, `Query too large to price (more than ${MAX_EVALUATED_FIELDS} fields with fragments expanded).`);
+      return limitError(
+        'maxIds',
+        limits.maxIds,
+        `\`${error.field}\` takes at most ${limits.maxIds} items, found ${error.count}.`,
+        error.count,
+      );
+    return limitError(
+      'maxCost',
+      limits.maxCost,
+      `Query too large to price (more than ${MAX_EVALUATED_FIELDS} fields with fragments expanded).`,
+    );
   }
   if (cost <= limits.maxCost) return undefined;
   return limitError(

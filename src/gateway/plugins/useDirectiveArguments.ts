@@ -32,7 +32,9 @@ export function useDirectiveArguments(): Plugin {
         const count = valueFromAST(node, GraphQLInt, args.variableValues as Record<string, unknown> | undefined);
         if (typeof count === 'number' && count < 0)
           return setResultAndStopExecution({
-            errors: [new GraphQLError(`\`@stream(initialCount:)\` must be 0 or more, found ${count}.`, { extensions: { code: 'BAD_USER_INPUT' } })],
+            errors: [
+              new GraphQLError(`\`@stream(initialCount:)\` must be 0 or more, found ${count}.`, { extensions: { code: 'BAD_USER_INPUT' } }),
+            ],
           });
       }
     },

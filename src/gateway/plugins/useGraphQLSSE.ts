@@ -117,7 +117,9 @@ export function useGraphQLSSE(options: { endpoint?: string; limits?: Partial<Str
   async function expire(token: string): Promise<void> {
     if (reservations.get(token)?.claimed !== false) return;
     release(token);
-    const request = new yoga.fetchAPI.Request(`http://localhost${endpoint}`, { headers: { accept: 'text/event-stream', [TOKEN_HEADER_KEY]: token } });
+    const request = new yoga.fetchAPI.Request(`http://localhost${endpoint}`, {
+      headers: { accept: 'text/event-stream', [TOKEN_HEADER_KEY]: token },
+    });
     internal.set(request, token);
     const response = await handler(request);
     await response.body?.cancel();

@@ -57,7 +57,11 @@ export function useIntrospectionAccess({ anonymous }: { anonymous: boolean }): P
       if (!hasToken(context.request.headers.get('authorization'))) {
         if (!anonymous)
           setResultAndStopExecution({
-            errors: [unauthenticated('Introspection needs a token (`Authorization: Bearer <token>`); this gateway serves its schema to callers with a token only.')],
+            errors: [
+              unauthenticated(
+                'Introspection needs a token (`Authorization: Bearer <token>`); this gateway serves its schema to callers with a token only.',
+              ),
+            ],
           });
         return;
       }
@@ -65,8 +69,13 @@ export function useIntrospectionAccess({ anonymous }: { anonymous: boolean }): P
         () => undefined,
         (error: unknown) => {
           const code = errorCode(error) ?? 'UPSTREAM_ERROR';
-          const message = code === 'UNAUTHENTICATED' ? 'Introspection needs a valid token: the REST API does not know this one.' : (error as Error).message;
-          setResultAndStopExecution({ errors: [new GraphQLError(message, { extensions: { ...(error as { extensions?: object }).extensions, code } })] });
+          const message =
+            code === 'UNAUTHENTICATED'
+              ? 'Introspection needs a valid token: the REST API does not know this one.'
+              : (error as Error).message;
+          setResultAndStopExecution({
+            errors: [new GraphQLError(message, { extensions: { ...(error as { extensions?: object }).extensions, code } })],
+          });
         },
       );
     },

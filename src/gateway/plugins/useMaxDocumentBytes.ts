@@ -17,7 +17,12 @@ export function useMaxDocumentBytes(maxDocumentBytes: number): Plugin {
       const text = typeof params.source === 'string' ? params.source : params.source.body;
       const bytes = documentBytes(text, maxDocumentBytes);
       if (bytes > maxDocumentBytes)
-        throw limitError('maxDocumentBytes', maxDocumentBytes, `Document size limit of ${maxDocumentBytes} bytes exceeded, found ${bytes}.`, bytes);
+        throw limitError(
+          'maxDocumentBytes',
+          maxDocumentBytes,
+          `Document size limit of ${maxDocumentBytes} bytes exceeded, found ${bytes}.`,
+          bytes,
+        );
     },
   };
 }

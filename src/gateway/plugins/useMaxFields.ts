@@ -17,7 +17,9 @@ export function useMaxFields(maxFields: number): Plugin {
       let fields = counted.get(document);
       if (fields === undefined) counted.set(document, (fields = countFields(document)));
       if (fields > maxFields)
-        setResult([limitError('maxFields', maxFields, `Query field limit of ${maxFields} exceeded, found ${fields} (fragments count once).`, fields)]);
+        setResult([
+          limitError('maxFields', maxFields, `Query field limit of ${maxFields} exceeded, found ${fields} (fragments count once).`, fields),
+        ]);
     },
   };
 }

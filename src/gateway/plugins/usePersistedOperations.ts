@@ -87,7 +87,8 @@ const apqHash = (params: GraphQLParams): string | undefined => {
  */
 function documentIdOf(params: GraphQLParams, request: Request): string | undefined {
   const documentId =
-    (params as { documentId?: unknown }).documentId ?? (request.method === 'GET' ? new URL(request.url).searchParams.get('documentId') : undefined);
+    (params as { documentId?: unknown }).documentId ??
+    (request.method === 'GET' ? new URL(request.url).searchParams.get('documentId') : undefined);
   return typeof documentId === 'string' ? documentId : undefined;
 }
 
@@ -104,8 +105,7 @@ const streamResolvers = new WeakMap<object, (request: Request, params: GraphQLPa
 export const persistedStreamQuery = (yoga: object, request: Request, params: GraphQLParams): string | undefined =>
   streamResolvers.get(yoga)?.(request, params);
 
-const badRequest = (message: string) =>
-  createGraphQLError(message, { extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } } });
+const badRequest = (message: string) => createGraphQLError(message, { extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } } });
 
 export function usePersistedOperations(options: PersistedOperationsOptions): Plugin[] {
   const documents = new Map(Object.entries(options.documents ?? {}));

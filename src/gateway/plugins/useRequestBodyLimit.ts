@@ -22,7 +22,8 @@ export function useRequestBodyLimit(maxBytes: number): Plugin {
     onRequest({ request, setRequest, endResponse, fetchAPI }) {
       const length = request.headers.get('content-length');
       if (length !== null) {
-        if (!CONTENT_LENGTH.test(length)) endResponse(respond(fetchAPI.Response, 400, limitError('maxBodyBytes', maxBytes, 'Content-Length is not a number.')));
+        if (!CONTENT_LENGTH.test(length))
+          endResponse(respond(fetchAPI.Response, 400, limitError('maxBodyBytes', maxBytes, 'Content-Length is not a number.')));
         else if (Number(length) > maxBytes) endResponse(respond(fetchAPI.Response, 413, tooLarge(Number(length))));
         return;
       }
@@ -41,7 +42,15 @@ export function useRequestBodyLimit(maxBytes: number): Plugin {
           },
         }),
       );
-      setRequest(new fetchAPI.Request(request.url, { method: request.method, headers: request.headers, signal: request.signal, body, duplex: 'half' } as RequestInit));
+      setRequest(
+        new fetchAPI.Request(request.url, {
+          method: request.method,
+          headers: request.headers,
+          signal: request.signal,
+          body,
+          duplex: 'half',
+        } as RequestInit),
+      );
     },
   };
 }

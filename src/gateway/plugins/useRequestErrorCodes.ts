@@ -57,10 +57,15 @@ export function useRequestErrorCodes(): Plugin {
       setRequestParser((req) => parseGETOrRefuse(() => requestParser(req)));
     },
     // At the source, for every transport (HTTP, SSE, graphql-sse).
-    onParse: () => ({ result }) => {
-      if (result instanceof Error) recode(result as GraphQLError);
-    },
-    onValidate: () => ({ result }) => recodeAll(result as readonly GraphQLError[]),
+    onParse:
+      () =>
+      ({ result }) => {
+        if (result instanceof Error) recode(result as GraphQLError);
+      },
+    onValidate:
+      () =>
+      ({ result }) =>
+        recodeAll(result as readonly GraphQLError[]),
     // What is left (variables, operation choice) on single and batched HTTP results.
     onResultProcess: ({ result }) => {
       if (Symbol.asyncIterator in Object(result)) return;

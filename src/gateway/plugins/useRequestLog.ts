@@ -21,7 +21,10 @@ export function useRequestLog(log: Logger): Plugin {
           const errors = 'errors' in result && result.errors ? result.errors : [];
           const codes = [...new Set(errors.map((e) => String(e.extensions?.code ?? 'UNKNOWN')))];
           const document = documentHash(args.document);
-          log.debug(`graphql ${type} ${name} ${Math.round(performance.now() - started)}ms`, codes.length ? { document, errors: codes.join(',') } : { document });
+          log.debug(
+            `graphql ${type} ${name} ${Math.round(performance.now() - started)}ms`,
+            codes.length ? { document, errors: codes.join(',') } : { document },
+          );
         },
       };
     },

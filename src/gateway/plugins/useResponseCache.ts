@@ -83,15 +83,27 @@ const ACCESS_RESOURCES = ['Member', 'Team', 'SamlProvider', 'ShareLink'] as cons
 export const ACCESS_WRITES: ReadonlySet<string> = new Set([
   ...ACCESS_RESOURCES.flatMap((name) => Object.keys(RESOURCES[name].writes)),
   // Roles on spaces and collections.
-  'grantSpacePermission', 'updateSpaceUserPermission', 'removeSpaceUserPermission',
-  'grantCollectionPermission', 'updateCollectionUserPermission', 'removeCollectionUserPermission',
+  'grantSpacePermission',
+  'updateSpaceUserPermission',
+  'removeSpaceUserPermission',
+  'grantCollectionPermission',
+  'updateCollectionUserPermission',
+  'removeCollectionUserPermission',
   // Membership.
-  'joinOrganization', 'inviteToOrganization',
+  'joinOrganization',
+  'inviteToOrganization',
   // Inherited roles and owning organization: a space or collection changes parent or organization
   // (a deleted collection's spaces move to the organization root).
-  'transferSpace', 'transferCollection', 'moveSpace', 'moveCollection', 'deleteCollection',
+  'transferSpace',
+  'transferCollection',
+  'moveSpace',
+  'moveCollection',
+  'deleteCollection',
   // A site's audience (visibility, publication, visitor authentication).
-  'updateSite', 'publishSite', 'unpublishSite', 'updateSitePublishingAuth',
+  'updateSite',
+  'publishSite',
+  'unpublishSite',
+  'updateSitePublishingAuth',
 ]);
 /** Input fields that change access whatever the mutation (a space's or collection's default role). */
 const ACCESS_INPUT_FIELDS = ['defaultLevel'];
@@ -191,7 +203,10 @@ function useMutationInvalidation(store: TrackedCache): EnvelopPlugin {
   };
 }
 
-function mutationEntities(args: ExecutionArgs, operation: OperationDefinitionNode): { entities: CacheEntityRecord[]; changesAccess: boolean } {
+function mutationEntities(
+  args: ExecutionArgs,
+  operation: OperationDefinitionNode,
+): { entities: CacheEntityRecord[]; changesAccess: boolean } {
   const entities: CacheEntityRecord[] = [];
   let changesAccess = false;
   const mutationType = args.schema.getMutationType();
@@ -208,7 +223,8 @@ function mutationEntities(args: ExecutionArgs, operation: OperationDefinitionNod
     }
     for (const [typename, keys] of NODES_BY_INPUT_KEYS) {
       const values = keys.map((k) => input[k]);
-      if (values.every((v) => typeof v === 'string' && v)) entities.push({ typename, id: encodeGlobalID(typename, encodeKeys(values as string[])) });
+      if (values.every((v) => typeof v === 'string' && v))
+        entities.push({ typename, id: encodeGlobalID(typename, encodeKeys(values as string[])) });
     }
     const listType = LIST_WRITE.exec(name)?.[2];
     if (listType && args.schema.getType(listType)) entities.push({ typename: listType });

@@ -11,7 +11,17 @@
  *   `traceparent` upstream), named and labelled with the route template: `url.full`/`url.path`
  *   carry the template, not the ids; `url.query` is dropped; no header is recorded.
  */
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span, type TextMapGetter, type Tracer } from '@opentelemetry/api';
+import {
+  context,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Span,
+  type TextMapGetter,
+  type Tracer,
+} from '@opentelemetry/api';
 import type { UndiciInstrumentationConfig, UndiciRequest } from '@opentelemetry/instrumentation-undici';
 import { getOperationAST, type DocumentNode, type ExecutionResult } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
@@ -51,7 +61,10 @@ export function useTracing(tracer: Tracer): Plugin {
   const done = (op: OperationSpan, result: unknown) => {
     if (!isAsyncIterable(result)) return recordErrors(op.span, result as ExecutionResult);
     op.streaming = true;
-    return { onNext: ({ result: part }: { result: unknown }) => recordErrors(op.span, part as ExecutionResult), onEnd: () => op.span.end() };
+    return {
+      onNext: ({ result: part }: { result: unknown }) => recordErrors(op.span, part as ExecutionResult),
+      onEnd: () => op.span.end(),
+    };
   };
   return {
     instrumentation: {

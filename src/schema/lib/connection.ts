@@ -179,11 +179,20 @@ export const forwardArgs = builder.args((t) => ({
 /** A connection over a REST list whose edges carry a field of the list item beside the node
  * (`{permission, user}`: the user, with `permission`; `{team, member}`: the team, with `role`). */
 // `any`: `type` and `fieldType` are any node and enum refs of the builder; Pothos's connection generics do not narrow through a helper.
-export const itemEdgeConnection = <Item>(name: string, type: any, field: string, fieldType: any, description: string, read: (item: Item) => unknown) =>
+export const itemEdgeConnection = <Item>(
+  name: string,
+  type: any,
+  field: string,
+  fieldType: any,
+  description: string,
+  read: (item: Item) => unknown,
+) =>
   builder.connectionObject(
     { type, name: `${name}Connection` },
     {
       name: `${name}Edge`,
-      fields: (t) => ({ [field]: t.field({ type: fieldType, description, resolve: (e) => read((e as unknown as Edge<Item, unknown>).item) as never }) }),
+      fields: (t) => ({
+        [field]: t.field({ type: fieldType, description, resolve: (e) => read((e as unknown as Edge<Item, unknown>).item) as never }),
+      }),
     },
   );

@@ -83,7 +83,12 @@ function ruleFor(field: AnyField, parentName: string, root: boolean): CostExtens
   if (isConnection(field)) {
     const connection = getNamedType(field.type) as GraphQLCompositeType & { getFields(): Record<string, AnyField> };
     const sizedFields = SIZED_FIELDS.filter((f) => connection.getFields()[f]);
-    const listSize = { slicingArguments: ['first'], sizedFields, assumedSize: DECLARED_SIZES.defaultPageSize, requireOneSlicingArgument: false };
+    const listSize = {
+      slicingArguments: ['first'],
+      sizedFields,
+      assumedSize: DECLARED_SIZES.defaultPageSize,
+      requireOneSlicingArgument: false,
+    };
     return { cost: { weight: 1 }, listSize };
   }
   return { cost: { weight: root || returnsNode(field) || field.args.length > 0 ? 1 : 0 } };
@@ -107,7 +112,8 @@ export function declareCosts(schema: GraphQLSchema): void {
   for (const type of Object.values(schema.getTypeMap())) {
     if (!isObjectType(type) || !type.name.endsWith('Connection')) continue;
     for (const field of Object.values(type.getFields()))
-      if (!SIZED_FIELDS.includes(field.name) && hasCost(field)) throw new Error(`${type.name}.${field.name}: a connection's unsized fields must cost nothing`);
+      if (!SIZED_FIELDS.includes(field.name) && hasCost(field))
+        throw new Error(`${type.name}.${field.name}: a connection's unsized fields must cost nothing`);
   }
 }
 

@@ -109,7 +109,10 @@ function makeEntity(type: GraphQLObjectType, entry: NodeEntry): void {
  * The AST node `printSubgraphSchema` prints a type from (it reads applied directives from AST
  * nodes): its definition with its `@key`s, each field with its `@cost` and `@listSize` (cost.ts).
  */
-function printedDefinition(type: GraphQLObjectType | GraphQLInterfaceType, entry?: NodeEntry): ObjectTypeDefinitionNode | InterfaceTypeDefinitionNode {
+function printedDefinition(
+  type: GraphQLObjectType | GraphQLInterfaceType,
+  entry?: NodeEntry,
+): ObjectTypeDefinitionNode | InterfaceTypeDefinitionNode {
   const definition = parse(printType(type)).definitions[0] as ObjectTypeDefinitionNode | InterfaceTypeDefinitionNode;
   const applied = (directives: string[]) =>
     directives.length ? ((parse(`extend type T ${directives.join(' ')}`).definitions[0] as ObjectTypeDefinitionNode).directives ?? []) : [];
@@ -151,7 +154,8 @@ export function toSubgraphSchema(base: GraphQLSchema): { schema: GraphQLSchema; 
   const schema = lexicographicSortSchema(withFederationFields(base, entityTypes, sdl));
   declareCosts(schema);
   for (const entry of entries) makeEntity(schema.getType(entry.ref.name) as GraphQLObjectType, entry);
-  const link = parse(`extend schema @link(url: "${FEDERATION_LINK}", import: ["@key", "@cost", "@listSize"])`).definitions[0] as SchemaExtensionNode;
+  const link = parse(`extend schema @link(url: "${FEDERATION_LINK}", import: ["@key", "@cost", "@listSize"])`)
+    .definitions[0] as SchemaExtensionNode;
   Object.assign(schema, { extensionASTNodes: [link] });
   return { schema, sdl };
 }

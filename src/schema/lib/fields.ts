@@ -4,15 +4,13 @@ import { builder } from '../builder.js';
 import { selectedFields } from './selection.js';
 
 /** The content body `{markdown, document}` of comments, replies and AI answers. */
-export const ContentBody = builder
-  .objectRef<{ markdown?: string; document?: unknown }>('ContentBody')
-  .implement({
-    description: 'A content body; `markdown` with format MARKDOWN, `document` with format DOCUMENT.',
-    fields: (t) => ({
-      markdown: t.string({ nullable: true, resolve: (b) => b.markdown ?? null }),
-      document: t.field({ type: 'JSON', nullable: true, resolve: (b) => b.document ?? null }),
-    }),
-  });
+export const ContentBody = builder.objectRef<{ markdown?: string; document?: unknown }>('ContentBody').implement({
+  description: 'A content body; `markdown` with format MARKDOWN, `document` with format DOCUMENT.',
+  fields: (t) => ({
+    markdown: t.string({ nullable: true, resolve: (b) => b.markdown ?? null }),
+    document: t.field({ type: 'JSON', nullable: true, resolve: (b) => b.document ?? null }),
+  }),
+});
 
 const BODY_FORMATS = ['markdown', 'document'] as const;
 export type BodyFormat = (typeof BODY_FORMATS)[number];

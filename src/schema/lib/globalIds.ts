@@ -42,11 +42,7 @@ export function setNodeBuilder(builder: Builder): void {
 }
 
 /** Resolves decoded ids in order; an unreadable id gives its error in its slot. */
-export async function resolveNodeIds(
-  ctx: object,
-  info: GraphQLResolveInfo,
-  ids: DecodedId[],
-): Promise<unknown[]> {
+export async function resolveNodeIds(ctx: object, info: GraphQLResolveInfo, ids: DecodedId[]): Promise<unknown[]> {
   const readable = ids.map((g) => (g.typename === UNREADABLE ? null : g));
   const nodes = await resolveNodes(nodeBuilder!, ctx, info, readable);
   return ids.map((g, i) => (g.typename === UNREADABLE ? badNodeIdError(g.id) : nodes[i]));

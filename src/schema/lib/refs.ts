@@ -50,7 +50,12 @@ const isRef = (value: unknown): value is { [KEYS]: readonly string[] } => typeof
  * unknown id is NOT_FOUND at those fields or lists); else the JSON, so an unknown id is NOT_FOUND
  * at this field's path.
  */
-export function restRef<Shape>(typename: string, keys: readonly string[], ctx: GatewayContext, info: GraphQLResolveInfo): Shape | Promise<Shape> {
+export function restRef<Shape>(
+  typename: string,
+  keys: readonly string[],
+  ctx: GatewayContext,
+  info: GraphQLResolveInfo,
+): Shape | Promise<Shape> {
   const type = refTypes.get(typename)!;
   const lists = selectedFields(info).some((n) => type.onRef.has(n) && !KEY_FIELDS.has(n));
   if (!lists) return type.load(ctx, keys) as Promise<Shape>;

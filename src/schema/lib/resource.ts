@@ -90,7 +90,6 @@ function templateParts(template: string): Array<{ text: string; name?: string }>
   return parts;
 }
 
-
 /** The shape of a node: its REST JSON plus every path parameter (attached wherever it is built). */
 export interface ResourceInfo<Shape extends object = Json> {
   name: ResourceName;
@@ -206,8 +205,13 @@ function buildResource(name: ResourceName): ResourceInfo {
         ),
     }),
   };
-  if (!spec.listedOnly) registerRefType(name, (keys) => ({ ...info.attach({}, byKeys(keys)), [idField]: keys[keys.length - 1] }), info.find);
-  if (spec.list) info.connection = builder.connectionObject({ type: info.ref, name: `${name}Connection` }, { name: `${name}Edge` }) as ObjectRef<Types, unknown>;
+  if (!spec.listedOnly)
+    registerRefType(name, (keys) => ({ ...info.attach({}, byKeys(keys)), [idField]: keys[keys.length - 1] }), info.find);
+  if (spec.list)
+    info.connection = builder.connectionObject({ type: info.ref, name: `${name}Connection` }, { name: `${name}Edge` }) as ObjectRef<
+      Types,
+      unknown
+    >;
   registerNode(info.ref, params.length, spec.restIdKey);
   return info;
 }
@@ -222,7 +226,8 @@ export const resourceNode = <N extends ResourceName & keyof ResourceShapes>(name
   resources.get(name)!.ref as unknown as ResourceRef<ShapeOf<N>>;
 
 /** The table's derived parts of a resource (path, attach, find), for what is written by hand. */
-export const resourceInfo = <N extends ResourceName>(name: N): ResourceInfo<ShapeOf<N>> => resources.get(name) as unknown as ResourceInfo<ShapeOf<N>>;
+export const resourceInfo = <N extends ResourceName>(name: N): ResourceInfo<ShapeOf<N>> =>
+  resources.get(name) as unknown as ResourceInfo<ShapeOf<N>>;
 
 /**
  * An object of `name` embedded in another answer (a member's teams, a change request's author):
@@ -266,7 +271,12 @@ function ruleType(rule: Rule): InputTypeParam<Types> {
 }
 
 /** An input field of a body rule, described by the rule and the note. */
-function ruleField(t: PothosSchemaTypes.InputFieldBuilder<Types, 'InputObject'>, type: InputTypeParam<Types>, rule: Field, note?: string): InputFieldRef<Types, unknown> {
+function ruleField(
+  t: PothosSchemaTypes.InputFieldBuilder<Types, 'InputObject'>,
+  type: InputTypeParam<Types>,
+  rule: Field,
+  note?: string,
+): InputFieldRef<Types, unknown> {
   const description = [note, describeRule(rule)].filter(Boolean).join(' ');
   // A required field that may be null (a role: null for guests) is nullable in GraphQL; the rule asks for it.
   return t.field({ type: type as 'JSON', required: Boolean(rule.required) && !rule.nullable, description: description || undefined });
@@ -378,7 +388,10 @@ export type WriteName = { [N in ResourceName]: WritesOf<N> }[ResourceName];
 type ResourceOfWrite<M extends string> = { [N in ResourceName]: M extends WritesOf<N> ? N : never }[ResourceName];
 
 /** The field builder of the payload of the table's write `M`: its node has the resource's shape. */
-export type PayloadFieldBuilder<M extends WriteName> = PothosSchemaTypes.ObjectFieldBuilder<Types, WritePayload<ShapeOf<ResourceOfWrite<M>>>>;
+export type PayloadFieldBuilder<M extends WriteName> = PothosSchemaTypes.ObjectFieldBuilder<
+  Types,
+  WritePayload<ShapeOf<ResourceOfWrite<M>>>
+>;
 type PayloadFields<M extends WriteName> = (t: PayloadFieldBuilder<M>) => Record<string, FieldRef<Types, unknown, 'Object'>>;
 type JsonPayloadBuilder = PothosSchemaTypes.ObjectFieldBuilder<Types, WritePayload>;
 
@@ -399,13 +412,17 @@ function deriveWrite(info: ResourceInfo, name: string, write: Write): void {
   const types = Object.fromEntries(
     Object.entries(rules).map(([field, rule]) => [field, write.inputs?.[field] ? namedInput(write.inputs[field], rule) : ruleType(rule)]),
   );
-  const keyRules = Object.entries(info.spec.keyRules ?? {}).flatMap(([k, rule]) => (keyNames.includes(k) ? [[k, { ...rule, required: true }]] : []));
+  const keyRules = Object.entries(info.spec.keyRules ?? {}).flatMap(([k, rule]) =>
+    keyNames.includes(k) ? [[k, { ...rule, required: true }]] : [],
+  );
   builder.relayMutationField(
     name,
     {
       inputFields: (t) => ({
         ...Object.fromEntries(keyNames.map((k) => [k, t.string({ required: true, description: keyNote(k) })])),
-        ...Object.fromEntries(Object.entries(rules).map(([field, rule]) => [field, ruleField(t, types[field], rule, write.notes?.[field])])),
+        ...Object.fromEntries(
+          Object.entries(rules).map(([field, rule]) => [field, ruleField(t, types[field], rule, write.notes?.[field])]),
+        ),
       }),
     },
     {
@@ -414,11 +431,20 @@ function deriveWrite(info: ResourceInfo, name: string, write: Write): void {
         if (keyRules.length) checkInput(Object.fromEntries(keyRules), input as Values);
         const body = write.body ?? restBody(input as Values, keyNames);
         for (const [field, spec] of Object.entries(write.inputs ?? {}))
-          if (body[field] !== undefined && body[field] !== null) body[field] = inputObjects.get(inputName(spec))?.toRest?.(body[field] as never) ?? body[field];
+          if (body[field] !== undefined && body[field] !== null)
+            body[field] = inputObjects.get(inputName(spec))?.toRest?.(body[field] as never) ?? body[field];
         if (write.rules) checkInput(write.rules, body);
         let values = await canonicalKeys(ctx, input as Values, info.params[info.params.length - 1]);
         if (write.readFirst) values = { ...info.attach(await info.find(ctx, info.keys(values)), values), ...values };
-        const json = await writeResource<Json>(ctx, info.name, write.method, fillPath(template, values)!, values, write.method === 'DELETE' ? undefined : body, write);
+        const json = await writeResource<Json>(
+          ctx,
+          info.name,
+          write.method,
+          fillPath(template, values)!,
+          values,
+          write.method === 'DELETE' ? undefined : body,
+          write,
+        );
         if (write.kind === 'delete') return { values, deletedId: encodeGlobalID(info.name, encodeKeys(info.keys(values))) };
         if (write.returns || write.empty) return { values, json };
         const node = info.attach(json, values);
@@ -432,7 +458,9 @@ function deriveWrite(info: ResourceInfo, name: string, write: Write): void {
           ? { deletedId: t.id({ description: 'The global id of the deleted object.', resolve: (p) => p.deletedId! }) }
           : write.returns || write.empty
             ? {
-                ...(write.returns && { [write.returns.field]: t.field({ type: write.returns.type as 'JSON', nullable: true, resolve: (p) => p.json }) }),
+                ...(write.returns && {
+                  [write.returns.field]: t.field({ type: write.returns.type as 'JSON', nullable: true, resolve: (p) => p.json }),
+                }),
                 [lowerFirst(info.name)]: edge(t, info.name, (p) => info.keys(p.values), {
                   description: 'The object written, read again after the write.',
                 }),
@@ -456,7 +484,9 @@ function deriveWrite(info: ResourceInfo, name: string, write: Write): void {
 
 /** What a key argument says: a `numbered` resource's last key may be its number. */
 const keyNote = (param: string) =>
-  [...resources.values()].some((r) => r.spec.numbered && r.params[r.params.length - 1] === param) ? 'The REST id or the number.' : undefined;
+  [...resources.values()].some((r) => r.spec.numbered && r.params[r.params.length - 1] === param)
+    ? 'The REST id or the number.'
+    : undefined;
 
 /** Where the bodies of a connection's nodes are selected. */
 const LISTED_BODIES = [
@@ -476,7 +506,9 @@ function deriveList(info: ResourceInfo): void {
   if (!parent) throw new Error(`${info.name}: list on ${list.on}, which is not a resource of the table`);
   const filters = list.filters ?? {};
   const onParent = (f: (t: AnyFieldBuilder) => FieldRef<Types, unknown>) =>
-    list.on === 'Query' ? builder.queryField(list.field, f as never) : builder.objectField(resources.get(list.on as ResourceName)!.ref, list.field, f as never);
+    list.on === 'Query'
+      ? builder.queryField(list.field, f as never)
+      : builder.objectField(resources.get(list.on as ResourceName)!.ref, list.field, f as never);
   onParent((t) =>
     t.field({
       type: info.connection!,
@@ -485,16 +517,19 @@ function deriveList(info: ResourceInfo): void {
       args: {
         ...forwardArgs,
         ...(list.bodies ? { format: t.arg({ type: ContentFormat, description: 'Format of the listed bodies.' }) } : {}),
-        ...Object.fromEntries(
-          Object.entries(filters).map(([name, f]) => [name, t.arg({ type: ruleType(f), description: f.description })]),
-        ),
-        ...(list.shareable ? { shareKey: t.arg.string({ description: `A share key (default: the one the ${lowerFirst(list.on)} was opened with).` }) } : {}),
+        ...Object.fromEntries(Object.entries(filters).map(([name, f]) => [name, t.arg({ type: ruleType(f), description: f.description })])),
+        ...(list.shareable
+          ? { shareKey: t.arg.string({ description: `A share key (default: the one the ${lowerFirst(list.on)} was opened with).` }) }
+          : {}),
       },
       resolve: (parentObject: unknown, fieldArgs: Values, ctx: GatewayContext, gql: GraphQLResolveInfo) => {
         const p = parentObject as Json;
         const args = fieldArgs as Values & { format?: 'markdown' | 'document' | null };
         const parentKeys = parent.keys(p);
-        const known: Values = { ...(parent.params.length ? p : {}), ...Object.fromEntries(parent.params.map((k, i) => [k, parentKeys[i]])) };
+        const known: Values = {
+          ...(parent.params.length ? p : {}),
+          ...Object.fromEntries(parent.params.map((k, i) => [k, parentKeys[i]])),
+        };
         if (list.shareable) known.shareKey = args.shareKey ?? p.shareKey;
         const query = Object.fromEntries(Object.keys(filters).map((k) => [k, args[k] ?? undefined]));
         // Listed bodies: REST is asked for the format the selection needs; items prime their path under it.
@@ -523,7 +558,14 @@ function deriveLookup(info: ResourceInfo): void {
         ...Object.fromEntries(info.params.map((p) => [p, t.arg.string({ required: true, description: keyNote(p) })])),
         ...(lookup.bodies ? { format: t.arg({ type: ContentFormat, description: 'Format of the body, as REST `format`.' }) } : {}),
         ...(lookup.shareable
-          ? { shareKey: t.arg.string({ description: lookup.shareable === 'lists' ? 'Opens what REST serves by share key (nothing is read up front).' : 'Opens share-link content: the object is read with it.' }) }
+          ? {
+              shareKey: t.arg.string({
+                description:
+                  lookup.shareable === 'lists'
+                    ? 'Opens what REST serves by share key (nothing is read up front).'
+                    : 'Opens share-link content: the object is read with it.',
+              }),
+            }
           : {}),
       },
       resolve: async (_root, fieldArgs, ctx, gql) => {
@@ -566,8 +608,12 @@ export function edge<Parent, Kind extends FieldKind>(
 
 /** Derives lists, lookups and writes of every resource in the table (once every node file is loaded). */
 export function deriveResources(): void {
-  const named = [...resources.values()].flatMap((info) => Object.values(info.spec.writes ?? {}).flatMap((w) => Object.values(w.inputs ?? {})));
-  const missing = named.filter((spec) => typeof spec === 'string' && !inputObjects.has(spec) && !['String', 'Int', 'Boolean', 'Float', 'JSON'].includes(spec));
+  const named = [...resources.values()].flatMap((info) =>
+    Object.values(info.spec.writes ?? {}).flatMap((w) => Object.values(w.inputs ?? {})),
+  );
+  const missing = named.filter(
+    (spec) => typeof spec === 'string' && !inputObjects.has(spec) && !['String', 'Int', 'Boolean', 'Float', 'JSON'].includes(spec),
+  );
   if (missing.length) throw new Error(`inputs named by the resource table but never registered with inputObject(): ${missing.join(', ')}`);
   const writes = new Set([...resources.values()].flatMap((info) => Object.keys(info.spec.writes ?? {})));
   const stray = [...extraPayloadFields.keys()].filter((m) => !writes.has(m));

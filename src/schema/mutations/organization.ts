@@ -16,7 +16,8 @@ const organization = <P extends { organizationId: string }>(t: PothosSchemaTypes
   edge(t, 'Organization', (p) => [p.organizationId]);
 
 /** A write under the organization: what the table says an organization write makes stale is forgotten. */
-const orgWrite = <T>(ctx: GatewayContext, organizationId: string, path: string, body?: unknown) => writeResource<T>(ctx, 'Organization', 'POST', path, { organizationId }, body);
+const orgWrite = <T>(ctx: GatewayContext, organizationId: string, path: string, body?: unknown) =>
+  writeResource<T>(ctx, 'Organization', 'POST', path, { organizationId }, body);
 
 type Invited = { users: string[]; invited: number; failedSSOEmails: string[] };
 
@@ -43,7 +44,10 @@ builder.relayMutationField(
     outputFields: (t) => ({
       users: t.field({ type: [User], nullable: true, description: 'Existing users who joined.', resolve: (p) => p.users }),
       invited: t.int({ description: 'Count of pending invites sent.', resolve: (p) => p.invited }),
-      failedSSOEmails: t.stringList({ description: 'Addresses that could not be invited as SSO users.', resolve: (p) => p.failedSSOEmails }),
+      failedSSOEmails: t.stringList({
+        description: 'Addresses that could not be invited as SSO users.',
+        resolve: (p) => p.failedSSOEmails,
+      }),
       organization: organization(t),
     }),
   },
@@ -75,7 +79,10 @@ builder.relayMutationField(
   },
   {
     outputFields: (t) => ({
-      platformVisitorClaims: t.string({ description: "A signed token of the caller's claims in the organization.", resolve: (p) => p.platformVisitorClaims }),
+      platformVisitorClaims: t.string({
+        description: "A signed token of the caller's claims in the organization.",
+        resolve: (p) => p.platformVisitorClaims,
+      }),
       organization: organization(t),
     }),
   },

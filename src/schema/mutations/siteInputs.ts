@@ -13,12 +13,16 @@ const SiteSectionDestinationInput = builder.inputType('SiteRedirectSiteSectionDe
 /** One field per destination kind (REST `kind`, camelCased); exactly one is given. */
 const DESTINATIONS = { siteSection: 'site-section' } as const;
 
-inputObject('SiteRedirectDestinationInput', builder.inputType('SiteRedirectDestinationInput', {
-  description: 'Where a redirect leads: exactly one of its fields (one per destination kind).',
-  fields: (t) => ({
-    siteSection: t.field({ type: SiteSectionDestinationInput, description: 'A section of the site (kind `site-section`).' }),
+inputObject(
+  'SiteRedirectDestinationInput',
+  builder.inputType('SiteRedirectDestinationInput', {
+    description: 'Where a redirect leads: exactly one of its fields (one per destination kind).',
+    fields: (t) => ({
+      siteSection: t.field({ type: SiteSectionDestinationInput, description: 'A section of the site (kind `site-section`).' }),
+    }),
   }),
-}), restDestination);
+  restDestination,
+);
 
 type DestinationInput = { [K in keyof typeof DESTINATIONS]?: Record<string, unknown> | null };
 
@@ -40,10 +44,13 @@ function positionInput(of: 'SiteSection' | 'SiteSectionGroup', idField: 'siteSec
       [idField]: t.string({ required: true, description: 'The REST id of the section.' }),
     }),
   });
-  inputObject(`${of}PositionInput`, builder.inputType(`${of}PositionInput`, {
-    description: 'Where to move: before or after a section (not both); neither: the end of the site.',
-    fields: (t) => ({ before: t.field({ type: pointer }), after: t.field({ type: pointer }) }),
-  }));
+  inputObject(
+    `${of}PositionInput`,
+    builder.inputType(`${of}PositionInput`, {
+      description: 'Where to move: before or after a section (not both); neither: the end of the site.',
+      fields: (t) => ({ before: t.field({ type: pointer }), after: t.field({ type: pointer }) }),
+    }),
+  );
 }
 
 positionInput('SiteSection', 'siteSection');

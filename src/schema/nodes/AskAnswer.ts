@@ -56,7 +56,8 @@ export const AskAnswer = builder.objectRef<RestAskAnswer>('AskAnswer').implement
     answer: t.field({
       type: ContentBody,
       nullable: true,
-      description: 'The answer body in the format selected (`markdown` or `document`; both: the `format` given), absent while a streamed answer has no text yet.',
+      description:
+        'The answer body in the format selected (`markdown` or `document`; both: the `format` given), absent while a streamed answer has no text yet.',
       resolve: (a) => (a.answer as { markdown?: string; document?: unknown } | undefined) ?? null,
     }),
     followupQuestions: t.stringList({ resolve: (a) => a.followupQuestions }),
@@ -65,7 +66,11 @@ export const AskAnswer = builder.objectRef<RestAskAnswer>('AskAnswer').implement
       description: 'Page sources of the answer (other source kinds are left out).',
       resolve: (a) => a.sources.filter((s): s is SearchAIAnswerSourcePage => s.type === 'page'),
     }),
-    details: t.expose('details', { type: 'JSON', nullable: true, description: 'How the question was read and searched (with `details: true`).' }),
+    details: t.expose('details', {
+      type: 'JSON',
+      nullable: true,
+      description: 'How the question was read and searched (with `details: true`).',
+    }),
   }),
 });
 
@@ -93,7 +98,6 @@ builder.objectFields(Organization, (t) => ({
   suggestedQuestions: t.stringList({
     nullable: true,
     description: 'Questions the AI suggests for the content the caller can read (`GET /orgs/{organizationId}/ask/questions`).',
-    resolve: async (org, _args, ctx) =>
-      (await ctx.rest.load<{ questions: string[] }>(`${askPath(org.id)}/questions`)).questions,
+    resolve: async (org, _args, ctx) => (await ctx.rest.load<{ questions: string[] }>(`${askPath(org.id)}/questions`)).questions,
   }),
 }));

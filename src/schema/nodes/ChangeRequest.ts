@@ -32,8 +32,14 @@ ChangeRequest.implement({
     updatedAt: t.field({ type: 'DateTime', resolve: (cr) => cr.updatedAt }),
     revision: t.exposeString('revision', { description: 'Active revision in the change request.' }),
     revisionInitial: t.exposeString('revisionInitial', { description: 'Revision of the space it was created from.' }),
-    revisionMergedAncestor: t.exposeString('revisionMergedAncestor', { nullable: true, description: 'Latest space revision when last updated from the main content.' }),
-    revisionMerged: t.exposeString('revisionMerged', { nullable: true, description: 'When merged, the space revision resulting from the merge.' }),
+    revisionMergedAncestor: t.exposeString('revisionMergedAncestor', {
+      nullable: true,
+      description: 'Latest space revision when last updated from the main content.',
+    }),
+    revisionMerged: t.exposeString('revisionMerged', {
+      nullable: true,
+      description: 'When merged, the space revision resulting from the merge.',
+    }),
     commentsCount: t.int({ description: 'Count of open comments (REST `comments`).', resolve: (cr) => cr.comments }),
     outdated: t.exposeBoolean('outdated', { description: 'True while it is behind the main content of the space.' }),
     urls: t.field({ type: ChangeRequestUrls, resolve: (cr) => cr.urls }),

@@ -39,7 +39,10 @@ Collection.implement({
       description: 'Spaces of the collection (`GET /collections/{collectionId}/spaces`).',
       args: forwardArgs,
       resolve: (c, args, ctx) =>
-        resolveList(ctx, args, { path: `${resourceInfo('Collection').path([c.id])}/spaces`, itemPath: (s: { id: string }) => resourceInfo('Space').path([s.id]) }),
+        resolveList(ctx, args, {
+          path: `${resourceInfo('Collection').path([c.id])}/spaces`,
+          itemPath: (s: { id: string }) => resourceInfo('Space').path([s.id]),
+        }),
     }),
   }),
 });

@@ -12,7 +12,16 @@ import { builder } from '../builder.js';
 import { CommentStatus, ContentFormat } from '../lib/enums.js';
 import { ContentBody, orNull, selectedFormats, urlsType } from '../lib/fields.js';
 import { checkInput } from '../lib/mutation.js';
-import { canonicalKeys, edge, embedded, inputObject, resourceInfo, resourceNode, writeResource, type BuilderTypes } from '../lib/resource.js';
+import {
+  canonicalKeys,
+  edge,
+  embedded,
+  inputObject,
+  resourceInfo,
+  resourceNode,
+  writeResource,
+  type BuilderTypes,
+} from '../lib/resource.js';
 import { User } from './User.js';
 
 export interface RestReaction {
@@ -73,10 +82,13 @@ declare module '../lib/resource.js' {
 
 export const Comment = resourceNode('Comment');
 
-inputObject('ContentBodyInput', builder.inputType('ContentBodyInput', {
-  description: 'A content body, in markdown.',
-  fields: (t) => ({ markdown: t.string({ required: true }) }),
-}));
+inputObject(
+  'ContentBodyInput',
+  builder.inputType('ContentBodyInput', {
+    description: 'A content body, in markdown.',
+    fields: (t) => ({ markdown: t.string({ required: true }) }),
+  }),
+);
 
 const ReactionUser = builder.objectRef<RestReaction['users'][number]>('ReactionUser').implement({
   description: 'A user who reacted, and when.',
@@ -133,10 +145,19 @@ export function postFields<P extends RestPost>(ref: ObjectRef<BuilderTypes, unkn
     urls: t.field({ type: CommentUrls, resolve: (p) => p.urls }),
     permissions: t.field({ type: CommentPermissions, resolve: (p) => p.permissions }),
   }));
-  for (const [verb, field, what] of [['add', 'addedReactions', 'Adds'], ['remove', 'removedReactions', 'Removes']] as const) {
+  for (const [verb, field, what] of [
+    ['add', 'addedReactions', 'Adds'],
+    ['remove', 'removedReactions', 'Removes'],
+  ] as const) {
     builder.relayMutationField(
       `${verb}${name}Reaction`,
-      { inputFields: (t) => ({ ...Object.fromEntries(info.params.map((k) => [k, t.string({ required: true })])), emoji: t.string({ required: true }) }) as never },
+      {
+        inputFields: (t) =>
+          ({
+            ...Object.fromEntries(info.params.map((k) => [k, t.string({ required: true })])),
+            emoji: t.string({ required: true }),
+          }) as never,
+      },
       {
         description: `${what} the caller's emoji reaction ${verb === 'add' ? 'to' : 'from'} a ${name === 'Comment' ? 'comment' : 'reply'}${verb === 'add' ? ', idempotent' : ''} (\`PUT ${info.spec.path}\` with \`${field}\`).`,
         resolve: async (_root, { input }, ctx) => {
@@ -171,7 +192,11 @@ const CommentTargetPage = builder.objectRef<RestTargetPage>('CommentTargetPage')
     path: t.string({ nullable: true, resolve: (p) => orNull(p.path) }),
     createdAt: t.field({ type: 'DateTime', nullable: true, resolve: (p) => orNull(p.createdAt) }),
     updatedAt: t.field({ type: 'DateTime', nullable: true, resolve: (p) => orNull(p.updatedAt) }),
-    outdated: t.boolean({ nullable: true, description: 'True when the page changed since the comment.', resolve: (p) => orNull(p.outdated) }),
+    outdated: t.boolean({
+      nullable: true,
+      description: 'True when the page changed since the comment.',
+      resolve: (p) => orNull(p.outdated),
+    }),
   }),
 });
 
@@ -195,7 +220,9 @@ Comment.implement({
     resolvedAt: t.field({ type: 'DateTime', nullable: true, resolve: (c) => orNull(c.resolvedAt) }),
     resolvedBy: t.field({ type: User, nullable: true, resolve: (c, _args, ctx) => orNull(embedded(ctx, 'User', c.resolvedBy)) }),
     target: t.field({ type: CommentTarget, resolve: (c) => c.target }),
-    changeRequest: edge(t, 'ChangeRequest', (c) => [c.spaceId, c.changeRequestId], { description: 'The change request the comment is in.' }),
+    changeRequest: edge(t, 'ChangeRequest', (c) => [c.spaceId, c.changeRequestId], {
+      description: 'The change request the comment is in.',
+    }),
   }),
 });
 postFields(Comment, 'Comment');

@@ -1,7 +1,18 @@
-import type { IntegrationBlock as RestBlock, IntegrationContentSource as RestContentSource, IntegrationInstallation as RestInstallation, Integration as RestIntegrationOfficial } from '@gitbook/api';
+import type {
+  IntegrationBlock as RestBlock,
+  IntegrationContentSource as RestContentSource,
+  IntegrationInstallation as RestInstallation,
+  Integration as RestIntegrationOfficial,
+} from '@gitbook/api';
 import { builder } from '../builder.js';
 import { forwardArgs, resolveList } from '../lib/connection.js';
-import { IntegrationCategory, IntegrationInstallationSelection, IntegrationInstallationStatus, IntegrationTarget, IntegrationVisibility } from '../lib/enums.js';
+import {
+  IntegrationCategory,
+  IntegrationInstallationSelection,
+  IntegrationInstallationStatus,
+  IntegrationTarget,
+  IntegrationVisibility,
+} from '../lib/enums.js';
 import { orNull, urlsType } from '../lib/fields.js';
 import { restPath } from '../lib/node.js';
 import { edge, resourceNode, type BuilderTypes } from '../lib/resource.js';
@@ -53,10 +64,12 @@ const IntegrationBlock = builder.objectRef<RestBlock>('IntegrationBlock').implem
   }),
 });
 
-const IntegrationContentSourceConfiguration = builder.objectRef<RestContentSource['configuration']>('IntegrationContentSourceConfiguration').implement({
-  description: 'The configuration of a content source: the component that configures it.',
-  fields: (t) => ({ componentId: t.exposeString('componentId') }),
-});
+const IntegrationContentSourceConfiguration = builder
+  .objectRef<RestContentSource['configuration']>('IntegrationContentSourceConfiguration')
+  .implement({
+    description: 'The configuration of a content source: the component that configures it.',
+    fields: (t) => ({ componentId: t.exposeString('componentId') }),
+  });
 
 const IntegrationContentSource = builder.objectRef<RestContentSource>('IntegrationContentSource').implement({
   description: 'A content source defined by an integration.',
@@ -72,7 +85,11 @@ const IntegrationExternalLink = builder.objectRef<{ url: string; label: string }
 });
 
 const ENDPOINTS = ['publicEndpoint', 'publicContentEndpoint'];
-const IntegrationInstallationUrls = urlsType('IntegrationInstallationUrls', 'an integration installation', ['location', 'app', ...ENDPOINTS]);
+const IntegrationInstallationUrls = urlsType('IntegrationInstallationUrls', 'an integration installation', [
+  'location',
+  'app',
+  ...ENDPOINTS,
+]);
 const IntegrationUrls = urlsType('IntegrationUrls', 'an integration', ['location', 'app', 'assets', ...ENDPOINTS], ['icon']);
 
 const IntegrationInstallation = builder.objectRef<RestInstallation>('IntegrationInstallation').implement({
@@ -95,11 +112,17 @@ const IntegrationInstallation = builder.objectRef<RestInstallation>('Integration
   }),
 });
 
-const IntegrationInstallationConnection = builder.connectionObject({ type: IntegrationInstallation, name: 'IntegrationInstallationConnection' }, { name: 'IntegrationInstallationEdge' });
+const IntegrationInstallationConnection = builder.connectionObject(
+  { type: IntegrationInstallation, name: 'IntegrationInstallationConnection' },
+  { name: 'IntegrationInstallationEdge' },
+);
 
 /** An open-ended part of the integration (JSON), null when absent. */
-const json = <P extends RestIntegration>(t: PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, P>, description: string, read: (i: P) => unknown) =>
-  t.field({ type: 'JSON', nullable: true, description, resolve: (i) => orNull(read(i)) });
+const json = <P extends RestIntegration>(
+  t: PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, P>,
+  description: string,
+  read: (i: P) => unknown,
+) => t.field({ type: 'JSON', nullable: true, description, resolve: (i) => orNull(read(i)) });
 
 Integration.implement({
   description: 'An integration published on the platform, owned by an organization.',
@@ -139,4 +162,3 @@ Integration.implement({
     }),
   }),
 });
-

@@ -20,7 +20,12 @@ Invite.implement({
   description: 'A link invite: anyone who opens its link joins the organization with its role.',
   fields: (t) => ({
     restId: t.exposeString('id', { description: 'The REST id of the invite.' }),
-    role: t.field({ type: Role, nullable: true, description: 'Role given to who joins; null for guests.', resolve: (i) => i.role as never }),
+    role: t.field({
+      type: Role,
+      nullable: true,
+      description: 'Role given to who joins; null for guests.',
+      resolve: (i) => i.role as never,
+    }),
     redundant: t.exposeBoolean('redundant', { description: 'True when the caller already has what the invite gives.' }),
     urls: t.field({ type: InviteUrls, nullable: true, resolve: (i) => orNull(i.urls) }),
     organization: edge(t, 'Organization', (i) => [i.organizationId]),

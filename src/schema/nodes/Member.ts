@@ -21,8 +21,22 @@ export const Member = resourceNode('Member');
 type SpaceItem = { permission: RestMember['role']; space: RestSpace };
 type TeamItem = { team: RestTeam; member: { role: string } };
 
-const MemberSpaceConnection = itemEdgeConnection<SpaceItem>('MemberSpace', Space, 'permission', Role, "The member's role on the space.", (i) => i.permission);
-const MemberTeamConnection = itemEdgeConnection<TeamItem>('MemberTeam', Team, 'role', TeamMemberRole, "The member's role in the team (REST `member.role`).", (i) => i.member.role);
+const MemberSpaceConnection = itemEdgeConnection<SpaceItem>(
+  'MemberSpace',
+  Space,
+  'permission',
+  Role,
+  "The member's role on the space.",
+  (i) => i.permission,
+);
+const MemberTeamConnection = itemEdgeConnection<TeamItem>(
+  'MemberTeam',
+  Team,
+  'role',
+  TeamMemberRole,
+  "The member's role in the team (REST `member.role`).",
+  (i) => i.member.role,
+);
 
 const memberPath = (m: RestMemberOf) => resourceInfo('Member').path(resourceInfo('Member').keys(m));
 
@@ -30,7 +44,12 @@ Member.implement({
   description: 'A member of an organization: a user and their role in it.',
   fields: (t) => ({
     restId: t.exposeString('id', { description: 'The REST id of the member (the id of its user).' }),
-    role: t.field({ type: Role, nullable: true, description: 'Role in the organization; null for guests.', resolve: (m) => m.role as never }),
+    role: t.field({
+      type: Role,
+      nullable: true,
+      description: 'Role in the organization; null for guests.',
+      resolve: (m) => m.role as never,
+    }),
     // The embedded user primes the loader: `user(userId)` or `node(id)` of it costs no call.
     user: t.field({ type: User, resolve: (m, _args, ctx) => embedded(ctx, 'User', m.user) }),
     disabled: t.exposeBoolean('disabled'),

@@ -18,7 +18,12 @@ import { User } from './User.js';
 type UserPermissionItem = { permission: string; user: RestUser };
 
 const UserPermissionConnection = itemEdgeConnection<UserPermissionItem>(
-  'UserPermission', User, 'permission', Role, "The user's role on the space or collection.", (i) => i.permission,
+  'UserPermission',
+  User,
+  'permission',
+  Role,
+  "The user's role on the space or collection.",
+  (i) => i.permission,
 );
 
 /** A `{permission, user}` list; each user primes `/users/{userId}`. */
@@ -73,7 +78,14 @@ for (const name of ['Space', 'Collection'] as const) {
   ) =>
     builder.relayMutationField(
       mutationName,
-      { inputFields: (t) => ({ [param]: t.string({ required: true }), ...(userKey ? { userId: t.string({ required: true }) } : {}), ...inputFields(t) }) as never },
+      {
+        inputFields: (t) =>
+          ({
+            [param]: t.string({ required: true }),
+            ...(userKey ? { userId: t.string({ required: true }) } : {}),
+            ...inputFields(t),
+          }) as never,
+      },
       {
         description,
         resolve: async (_root, { input }, ctx): Promise<PermissionPayload> => {
@@ -95,13 +107,33 @@ for (const name of ['Space', 'Collection'] as const) {
       } as never,
     );
 
-  mutation(`grant${name}Permission`, `Gives a role on the ${field} to users and/or teams of its organization (\`POST ${template}\`).`, false, (t) => ({
-    role: t.field({ type: Role, required: true }),
-    users: t.stringList({ description: 'User ids (members of the organization).' }),
-    teams: t.stringList({ description: 'Team ids of the organization.' }),
-  }), 'POST', bodies['permission.invite']);
-  mutation(`update${name}UserPermission`, `Changes the role of a user on the ${field}; null removes it (\`PATCH ${template}/users/{userId}\`).`, true, (t) => ({
-    role: t.field({ type: Role, description: "The new role; null removes the user's role." }),
-  }), 'PATCH', bodies['permission.update']);
-  mutation(`remove${name}UserPermission`, `Removes the role of a user on the ${field} (\`DELETE ${template}/users/{userId}\`).`, true, () => ({}), 'DELETE');
+  mutation(
+    `grant${name}Permission`,
+    `Gives a role on the ${field} to users and/or teams of its organization (\`POST ${template}\`).`,
+    false,
+    (t) => ({
+      role: t.field({ type: Role, required: true }),
+      users: t.stringList({ description: 'User ids (members of the organization).' }),
+      teams: t.stringList({ description: 'Team ids of the organization.' }),
+    }),
+    'POST',
+    bodies['permission.invite'],
+  );
+  mutation(
+    `update${name}UserPermission`,
+    `Changes the role of a user on the ${field}; null removes it (\`PATCH ${template}/users/{userId}\`).`,
+    true,
+    (t) => ({
+      role: t.field({ type: Role, description: "The new role; null removes the user's role." }),
+    }),
+    'PATCH',
+    bodies['permission.update'],
+  );
+  mutation(
+    `remove${name}UserPermission`,
+    `Removes the role of a user on the ${field} (\`DELETE ${template}/users/{userId}\`).`,
+    true,
+    () => ({}),
+    'DELETE',
+  );
 }

@@ -43,7 +43,12 @@ SamlProvider.implement({
       nullable: true,
       resolve: (p, _args, ctx) => (p.defaultTeam ? embedded(ctx, 'Team', p.defaultTeam, { organizationId: p.organizationId }) : null),
     }),
-    defaultRole: t.field({ type: Role, nullable: true, description: 'Role of new members; null for guests.', resolve: (p) => p.defaultRole as never }),
+    defaultRole: t.field({
+      type: Role,
+      nullable: true,
+      description: 'Role of new members; null for guests.',
+      resolve: (p) => p.defaultRole as never,
+    }),
     createdAt: t.field({ type: 'DateTime', resolve: (p) => p.createdAt }),
     status: t.field({ type: SamlProviderStatus, resolve: (p) => p.status as never }),
     service: t.field({ type: SamlProviderService, resolve: (p) => p.service }),

@@ -71,10 +71,13 @@ builder.objectFields(Site, (t) => ({
     args: { source: t.arg.string({ required: true }), shareKey: t.arg.string() },
     resolve: async (site, { source, shareKey }, ctx) => {
       const k: SiteKeys = { organizationId: site.organizationId, siteId: site.siteId, shareKey: shareKey ?? site.shareKey };
-      const res = await ctx.rest.load<{ redirect: RestSiteRedirect; target: string }>(fillPath('/orgs/{organizationId}/sites/{siteId}/redirect', k)!, {
-        source,
-        ...shareQuery(k),
-      });
+      const res = await ctx.rest.load<{ redirect: RestSiteRedirect; target: string }>(
+        fillPath('/orgs/{organizationId}/sites/{siteId}/redirect', k)!,
+        {
+          source,
+          ...shareQuery(k),
+        },
+      );
       return { redirect: resourceInfo('SiteRedirect').attach(res.redirect, k), target: res.target };
     },
   }),

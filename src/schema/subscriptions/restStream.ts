@@ -35,7 +35,8 @@ export function restSubscription<T>(ctx: GatewayContext, request: StreamRequest,
       }
     } catch (error) {
       // The gateway stopping (`ctx.shutdown`) completes the subscription with no error.
-      if (!ctx.shutdown.aborted) await push(errorCode(error) ? (error as RestError) : streamError(path, 'Upstream event stream failed', null));
+      if (!ctx.shutdown.aborted)
+        await push(errorCode(error) ? (error as RestError) : streamError(path, 'Upstream event stream failed', null));
     }
     stop();
   });

@@ -84,7 +84,9 @@ function quoteOf(
 /** A passage cut at its last sentence end within the quote length. */
 function clip(passage: string): string {
   if (passage.length <= MAX_QUOTE_CHARS) return passage;
-  const end = sentenceEnds(passage).filter((e) => e <= MAX_QUOTE_CHARS).pop();
+  const end = sentenceEnds(passage)
+    .filter((e) => e <= MAX_QUOTE_CHARS)
+    .pop();
   return end ? passage.slice(0, end) : `${passage.slice(0, MAX_QUOTE_CHARS).trimEnd()}…`;
 }
 

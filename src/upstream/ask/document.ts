@@ -47,7 +47,12 @@ function blocks(lines: string[]): Block[] {
       out.push(block('blockquote', blocks(quoted).map(quotable)));
     } else if (LIST_ITEM.test(line)) {
       const items = take((l) => LIST_ITEM.test(l)).map((l) => LIST_ITEM.exec(l)![1]);
-      out.push(block('list-unordered', items.map((item) => block('list-item', [paragraph(item)]))));
+      out.push(
+        block(
+          'list-unordered',
+          items.map((item) => block('list-item', [paragraph(item)])),
+        ),
+      );
     } else {
       out.push(paragraph(take(isParagraphLine).join('\n')));
     }
@@ -55,8 +60,7 @@ function blocks(lines: string[]): Block[] {
   return out;
 }
 
-const isParagraphLine = (l: string) =>
-  Boolean(l.trim()) && ![FENCE, HEADING, QUOTE, LIST_ITEM].some((pattern) => pattern.test(l));
+const isParagraphLine = (l: string) => Boolean(l.trim()) && ![FENCE, HEADING, QUOTE, LIST_ITEM].some((pattern) => pattern.test(l));
 
 const block = (type: string, nodes: Array<Block | Text>, data: Record<string, unknown> = {}): Block => ({
   object: 'block',

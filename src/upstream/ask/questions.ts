@@ -37,6 +37,10 @@ export function distinctQuestions(headings: string[], max: number): string[] {
 export function recommendedQuestions(db: Db, spaces: SpaceRow[]): string[] {
   const pages = spaces.flatMap((space) => pagesOf(db, space.revision_id));
   const titles = pages.map((p) => p.title);
-  const subheadings = pages.flatMap((p) => sectionsOf(p).filter((s) => s.level === 2).map((s) => s.title));
+  const subheadings = pages.flatMap((p) =>
+    sectionsOf(p)
+      .filter((s) => s.level === 2)
+      .map((s) => s.title),
+  );
   return distinctQuestions([...titles, ...subheadings], MAX_RECOMMENDED_QUESTIONS);
 }

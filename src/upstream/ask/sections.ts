@@ -49,5 +49,8 @@ export function sectionsOf(page: { title: string; markdown: string }): Section[]
 
 /** Heading text without inline markdown (`**Setup**` → `Setup`). */
 function stripInline(text: string): string {
-  return text.replace(/[*_`]+/g, '').replace(/\[([^\]]*)\]\([^)]*\)/g, '$1').trim();
+  return text
+    .replace(/[*_`]+/g, '')
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .trim();
 }

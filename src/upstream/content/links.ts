@@ -100,9 +100,9 @@ export function linksOf(db: Db, revisionId: string, origin: string): RevisionLin
 /** Counts of the links list: all links of the revision, its broken ones, and broken ones in open change requests. */
 export function linkStats(db: Db, revisionId: string, spaceId: string, origin: string) {
   const links = linksOf(db, revisionId, origin);
-  const openRevisions = db
-    .prepare(`SELECT revision_id FROM change_requests WHERE space_id = ? AND status = 'open'`)
-    .all(spaceId) as Array<{ revision_id: string }>;
+  const openRevisions = db.prepare(`SELECT revision_id FROM change_requests WHERE space_id = ? AND status = 'open'`).all(spaceId) as Array<{
+    revision_id: string;
+  }>;
   const brokenIn = (list: RevisionLink[]) => list.filter((l) => l.status === 'broken').length;
   return {
     links,

@@ -37,8 +37,7 @@ export interface PageEdit {
 export const baseRevision = (cr: ChangeRequestRow) => cr.revision_merged_ancestor ?? cr.revision_initial;
 
 /** True while the change request's base is behind the space's current revision (never once merged). */
-export const isOutdated = (cr: ChangeRequestRow, spaceRevision: string) =>
-  cr.status !== 'merged' && baseRevision(cr) !== spaceRevision;
+export const isOutdated = (cr: ChangeRequestRow, spaceRevision: string) => cr.status !== 'merged' && baseRevision(cr) !== spaceRevision;
 
 const toInput = (p: PageRow): PageInput => ({
   page_id: p.page_id,
@@ -101,11 +100,7 @@ export function mergeChangeRequest(db: Db, cr: ChangeRequestRow, now: string): s
     const main = spaceRevision(db, cr.space_id);
     const revision = createRevision(db, cr.space_id, main, mergedWithMain(db, cr, main), now);
     db.prepare('UPDATE spaces SET revision_id = ?, updated_at = ? WHERE id = ?').run(revision, now, cr.space_id);
-    db.prepare(`UPDATE change_requests SET status = 'merged', revision_merged = ?, updated_at = ? WHERE id = ?`).run(
-      revision,
-      now,
-      cr.id,
-    );
+    db.prepare(`UPDATE change_requests SET status = 'merged', revision_merged = ?, updated_at = ? WHERE id = ?`).run(revision, now, cr.id);
     return revision;
   })();
 }
@@ -117,9 +112,12 @@ export function updateChangeRequest(db: Db, cr: ChangeRequestRow, now: string): 
     const main = spaceRevision(db, cr.space_id);
     if (baseRevision(cr) === main) return cr.revision_id;
     const revision = createRevision(db, cr.space_id, cr.revision_id, mergedWithMain(db, cr, main), now);
-    db.prepare(
-      'UPDATE change_requests SET revision_id = ?, revision_merged_ancestor = ?, updated_at = ? WHERE id = ?',
-    ).run(revision, main, now, cr.id);
+    db.prepare('UPDATE change_requests SET revision_id = ?, revision_merged_ancestor = ?, updated_at = ? WHERE id = ?').run(
+      revision,
+      main,
+      now,
+      cr.id,
+    );
     return revision;
   })();
 }

@@ -111,7 +111,10 @@ export async function renderPdf(content: PdfContent): Promise<Uint8Array> {
   for (const page of content.pages) {
     out.newPage();
     out.text(page.title, { size: 22, bold: true, gap: 10 });
-    for (const block of page.markdown.split(/\n\s*\n/).map((b) => b.trim()).filter(Boolean)) {
+    for (const block of page.markdown
+      .split(/\n\s*\n/)
+      .map((b) => b.trim())
+      .filter(Boolean)) {
       const heading = /^(#{1,3})\s+(.*)$/s.exec(block);
       if (heading) out.text(heading[2], { size: HEADING_SIZES[heading[1].length - 1], bold: true, gap: 4 });
       else block.split('\n').forEach((line, i, lines) => out.text(line, { gap: i === lines.length - 1 ? 6 : 0 }));

@@ -9,9 +9,8 @@ import { migrations } from './migrations/index.js';
  * install). 12.x is not used where 13 runs: on Node 24 it aborts when V8 collects a statement
  * (`Assertion failed: (env) != nullptr`). Import the driver from here, never the packages directly.
  */
-export const Database: typeof BetterSqlite3 = (
-  await import(Number(process.versions.napi) >= 10 ? 'better-sqlite3' : 'better-sqlite3-12')
-).default;
+export const Database: typeof BetterSqlite3 = (await import(Number(process.versions.napi) >= 10 ? 'better-sqlite3' : 'better-sqlite3-12'))
+  .default;
 
 export type Db = BetterSqlite3.Database;
 

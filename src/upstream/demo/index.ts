@@ -73,7 +73,8 @@ export async function ensureDemo(db: Db, log: Logger): Promise<DemoTokens | null
 }
 
 const holdsData = (db: Db) =>
-  (db.prepare('SELECT EXISTS (SELECT 1 FROM users) OR EXISTS (SELECT 1 FROM organizations) AS found').get() as { found: number }).found === 1;
+  (db.prepare('SELECT EXISTS (SELECT 1 FROM users) OR EXISTS (SELECT 1 FROM organizations) AS found').get() as { found: number }).found ===
+  1;
 
 /** Runs `work` in one SQLite transaction (the routes' own transactions become savepoints); rolls back on failure. */
 async function inTransaction<T>(db: Db, work: () => Promise<T>): Promise<T> {
@@ -129,15 +130,42 @@ async function createDemo(db: Db, baseUrl: string): Promise<DemoTokens> {
   const company = await admin('POST', `/orgs/${acme}/collections`, { title: 'Company' });
 
   // Spaces with real pages, of several visibilities.
-  const guide = insertSpace(db, now(), { organizationId: acme, title: 'API Guide', emoji: '📘', visibility: 'public', defaultLevel: 'edit', pages: apiGuide });
-  const book = insertSpace(db, now(), { organizationId: acme, title: 'Handbook', emoji: '📗', visibility: 'private', defaultLevel: 'edit', pages: handbook });
-  const design = insertSpace(db, now(), { organizationId: acme, title: 'Design System', emoji: '🎨', visibility: 'unlisted', defaultLevel: 'comment', pages: designSystem });
+  const guide = insertSpace(db, now(), {
+    organizationId: acme,
+    title: 'API Guide',
+    emoji: '📘',
+    visibility: 'public',
+    defaultLevel: 'edit',
+    pages: apiGuide,
+  });
+  const book = insertSpace(db, now(), {
+    organizationId: acme,
+    title: 'Handbook',
+    emoji: '📗',
+    visibility: 'private',
+    defaultLevel: 'edit',
+    pages: handbook,
+  });
+  const design = insertSpace(db, now(), {
+    organizationId: acme,
+    title: 'Design System',
+    emoji: '🎨',
+    visibility: 'unlisted',
+    defaultLevel: 'comment',
+    pages: designSystem,
+  });
   insertSpace(db, now(), { organizationId: globex, title: 'Lab Notebook', emoji: '🧪', pages: labNotes });
   await admin('POST', `/spaces/${guide.id}/move`, { parent: apis.id });
   await admin('POST', `/spaces/${design.id}/move`, { parent: product.id });
   await admin('POST', `/spaces/${book.id}/move`, { parent: company.id });
   // Created after the moves, so the organization's space list starts with the API Guide.
-  const notes = insertSpace(db, now(), { organizationId: acme, title: 'Release Notes', emoji: '📣', visibility: 'share-link', pages: releaseNotes });
+  const notes = insertSpace(db, now(), {
+    organizationId: acme,
+    title: 'Release Notes',
+    emoji: '📣',
+    visibility: 'share-link',
+    pages: releaseNotes,
+  });
   await admin('POST', `/orgs/${acme}/spaces`, { title: 'Scratchpad', emoji: '📝' });
 
   // The guest sees the handbook only, through an explicit permission.
@@ -151,16 +179,24 @@ async function createDemo(db: Db, baseUrl: string): Promise<DemoTokens> {
     return status === 'draft' ? created : as(role)('PATCH', `/spaces/${guide.id}/change-requests/${created.id}`, { status });
   };
   const openCr = await cr('Document webhooks');
-  editChangeRequestPages(db, openCr.id, users.edit.id, [
-    { title: 'Webhooks', markdown: '# Webhooks\n\nSubscribe to order events with a webhook URL. Deliveries are retried for 24 hours.\n' },
-  ], now());
+  editChangeRequestPages(
+    db,
+    openCr.id,
+    users.edit.id,
+    [{ title: 'Webhooks', markdown: '# Webhooks\n\nSubscribe to order events with a webhook URL. Deliveries are retried for 24 hours.\n' }],
+    now(),
+  );
   await cr('Rework pagination docs', 'create', 'draft');
   await cr('Old SDK section', 'edit', 'archived');
   const mergedCr = await cr('Fix rate limit numbers');
   const rateLimits = pagesOf(db, guide.revision_id).find((p) => p.title === 'Rate limits')!;
-  editChangeRequestPages(db, mergedCr.id, users.edit.id, [
-    { page_id: rateLimits.page_id, markdown: rateLimits.markdown.replace('600 requests per minute', '1200 requests per minute') },
-  ], now());
+  editChangeRequestPages(
+    db,
+    mergedCr.id,
+    users.edit.id,
+    [{ page_id: rateLimits.page_id, markdown: rateLimits.markdown.replace('600 requests per minute', '1200 requests per minute') }],
+    now(),
+  );
   await admin('POST', `/spaces/${guide.id}/change-requests/${mergedCr.id}/merge`);
   const handbookCr = await admin('POST', `/spaces/${book.id}/change-requests`, { subject: 'Add remote work policy' });
   await admin('PATCH', `/spaces/${book.id}/change-requests/${handbookCr.id}`, { status: 'open' });
@@ -182,14 +218,25 @@ async function createDemo(db: Db, baseUrl: string): Promise<DemoTokens> {
   await admin('PUT', `/orgs/${acme}/teams`, { title: 'Reviewers', members: [users.review.id] });
 
   // A published site with sections, a redirect and a share link.
-  const site = createSite(db, now(), { organizationId: acme, title: 'Acme Developer Portal', published: true, spaceIds: [guide.id, design.id] });
+  const site = createSite(db, now(), {
+    organizationId: acme,
+    title: 'Acme Developer Portal',
+    published: true,
+    spaceIds: [guide.id, design.id],
+  });
   const sections = await admin('GET', `/orgs/${acme}/sites/${site.id}/sections`);
   await admin('POST', `/orgs/${acme}/sites/${site.id}/redirects`, {
     source: '/docs/old-api',
     destination: { kind: 'site-section', siteSectionId: sections.items[0].id },
   });
   await admin('POST', `/orgs/${acme}/sites/${site.id}/share-links`, { name: 'Partners preview' });
-  createSite(db, now(), { organizationId: acme, title: 'Release notes (share link)', visibility: 'share-link', published: true, spaceIds: [notes.id] });
+  createSite(db, now(), {
+    organizationId: acme,
+    title: 'Release notes (share link)',
+    visibility: 'share-link',
+    published: true,
+    spaceIds: [notes.id],
+  });
 
   // Integrations, an OpenAPI spec, translations and a font.
   await admin('POST', `/integrations/acme-slack`, {
@@ -215,7 +262,13 @@ async function createDemo(db: Db, baseUrl: string): Promise<DemoTokens> {
   installIntegration(db, clock, { integrationName: 'acme-slack', organizationId: acme, externalIds: ['T024BE7LD'] });
   await admin('POST', `/orgs/${acme}/openapi`, {
     slug: 'orders-api',
-    source: { text: JSON.stringify({ openapi: '3.1.0', info: { title: 'Orders API', version: '2.0.0' }, paths: { '/orders': { get: { summary: 'List orders' } } } }) },
+    source: {
+      text: JSON.stringify({
+        openapi: '3.1.0',
+        info: { title: 'Orders API', version: '2.0.0' },
+        paths: { '/orders': { get: { summary: 'List orders' } } },
+      }),
+    },
   });
   await admin('POST', `/orgs/${acme}/translations`, { title: 'French and German docs', languages: ['fr', 'de'] });
   await admin('PUT', `/orgs/${acme}/fonts`, {

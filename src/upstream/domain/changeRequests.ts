@@ -3,17 +3,17 @@ import type { Role } from '../../api/roles.js';
 import { copyRevision } from '../content/revisions.js';
 import type { RequestContext } from '../context.js';
 import type { Db } from '../db/index.js';
-import { conflict,forbidden,notFound } from '../errors.js';
+import { conflict, forbidden, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { ListSpec } from '../pagination.js';
-import { isOutdated,type ChangeRequestRow } from '../content/merge.js';
-import { loadSpace,type SpaceRow } from './spaces.js';
+import { isOutdated, type ChangeRequestRow } from '../content/merge.js';
+import { loadSpace, type SpaceRow } from './spaces.js';
 import { userById } from './users.js';
 
 function openComments(ctx: RequestContext, changeRequestId: string): number {
-  const row = ctx.db
-    .prepare(`SELECT COUNT(*) AS n FROM comments WHERE change_request_id = ? AND status = 'open'`)
-    .get(changeRequestId) as { n: number };
+  const row = ctx.db.prepare(`SELECT COUNT(*) AS n FROM comments WHERE change_request_id = ? AND status = 'open'`).get(changeRequestId) as {
+    n: number;
+  };
   return row.n;
 }
 
@@ -73,7 +73,12 @@ export const changeRequestById = (db: Db, changeRequestId: string) =>
   db.prepare('SELECT * FROM change_requests WHERE id = ?').get(changeRequestId) as ChangeRequestRow | undefined;
 
 /** The space's change requests with `status` (and `contributor` among their contributors), most recently updated first (the hosted API's order). */
-export function changeRequestsOf(ctx: RequestContext, space: SpaceRow, status: string, contributor?: string): ListSpec<ChangeRequestRow, ChangeRequest> {
+export function changeRequestsOf(
+  ctx: RequestContext,
+  space: SpaceRow,
+  status: string,
+  contributor?: string,
+): ListSpec<ChangeRequestRow, ChangeRequest> {
   const byContributor = contributor ? ' AND id IN (SELECT change_request_id FROM change_request_contributors WHERE user_id = ?)' : '';
   return {
     from: `change_requests WHERE space_id = ? AND status = ?${byContributor}`,

@@ -58,9 +58,11 @@ const commentUrl = (ctx: RequestContext, s: Scope, commentId: string) =>
 
 /** Reactions grouped per emoji (first used first), each with its users in reaction order. */
 function reactionsOf(ctx: RequestContext, targetId: string) {
-  const rows = ctx.db
-    .prepare('SELECT * FROM reactions WHERE target_id = ? ORDER BY reacted_at, rowid')
-    .all(targetId) as Array<{ emoji: string; user_id: string; reacted_at: string }>;
+  const rows = ctx.db.prepare('SELECT * FROM reactions WHERE target_id = ? ORDER BY reacted_at, rowid').all(targetId) as Array<{
+    emoji: string;
+    user_id: string;
+    reacted_at: string;
+  }>;
   const byEmoji = new Map<string, Array<{ user: ReturnType<typeof userById>; reactedAt: string }>>();
   for (const r of rows) {
     const users = byEmoji.get(r.emoji) ?? [];
@@ -97,9 +99,8 @@ function postFields(ctx: RequestContext, row: PostRow, s: Scope, location: strin
 /** The page a comment targets: as it stands in the change request, else its latest version (then outdated). */
 function targetPage(ctx: RequestContext, row: CommentRow, s: Scope) {
   if (!row.page_id) return undefined;
-  const current = ctx.db
-    .prepare('SELECT * FROM pages WHERE revision_id = ? AND page_id = ?')
-    .get(s.cr.revision_id, row.page_id) as PageRow | undefined;
+  const current = ctx.db.prepare('SELECT * FROM pages WHERE revision_id = ? AND page_id = ?').get(s.cr.revision_id, row.page_id) as
+    PageRow | undefined;
   const page =
     current ??
     (ctx.db
@@ -137,9 +138,7 @@ export function toComment(ctx: RequestContext, row: CommentRow, s: Scope) {
       ...(row.node_id ? { node: { id: row.node_id } } : {}),
     },
     status: row.status,
-    ...(row.status === 'resolved'
-      ? { resolvedAt: row.resolved_at!, resolvedBy: userById(ctx, row.resolved_by!) }
-      : {}),
+    ...(row.status === 'resolved' ? { resolvedAt: row.resolved_at!, resolvedBy: userById(ctx, row.resolved_by!) } : {}),
   };
 }
 
@@ -196,11 +195,7 @@ export const repliesOf = (ctx: RequestContext, s: Scope, comment: CommentRow): L
   ownedRows(REPLIES, comment.id, (row: ReplyRow) => toReply(ctx, row, s));
 
 /** A comment by the caller on the change request (on a `page` of it, and a `node`, when given). */
-export function insertComment(
-  ctx: RequestContext,
-  s: Scope,
-  input: { markdown: string; node?: string; page?: string },
-): CommentRow {
+export function insertComment(ctx: RequestContext, s: Scope, input: { markdown: string; node?: string; page?: string }): CommentRow {
   if (input.page !== undefined) {
     const found = ctx.db.prepare('SELECT 1 FROM pages WHERE revision_id = ? AND page_id = ?').get(s.cr.revision_id, input.page);
     if (!found) throw badRequest('page: is not a page of the change request');

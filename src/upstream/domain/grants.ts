@@ -35,13 +35,7 @@ export function setGrants(db: Db, target: TargetRef, principals: { teams?: strin
 }
 
 /** Creates or replaces the role of a user or a team on a space or a collection. */
-export function setGrant(
-  db: Db,
-  target: TargetRef,
-  principal: { type: 'user' | 'team'; id: string },
-  role: Role,
-  now: string,
-): void {
+export function setGrant(db: Db, target: TargetRef, principal: { type: 'user' | 'team'; id: string }, role: Role, now: string): void {
   db.prepare(
     `INSERT INTO content_permissions (target_type, target_id, principal_type, principal_id, role, created_at)
      VALUES (?, ?, ?, ?, ?, ?)

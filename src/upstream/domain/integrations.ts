@@ -213,7 +213,11 @@ export function installationsOf(
 export function blockDomains(blocks: Array<{ urlUnfurl?: string[] }>): string[] {
   const domains = new Set<string>();
   for (const pattern of blocks.flatMap((b) => b.urlUnfurl ?? [])) {
-    const host = pattern.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '').split(/[/?#]/)[0].replace(/:\d+$/, '').replace(/^\*\./, '');
+    const host = pattern
+      .replace(/^[a-z][a-z0-9+.-]*:\/\//i, '')
+      .split(/[/?#]/)[0]
+      .replace(/:\d+$/, '')
+      .replace(/^\*\./, '');
     if (host && !host.includes('*')) domains.add(host.toLowerCase());
   }
   return [...domains];
@@ -290,7 +294,15 @@ export function installIntegration(
      VALUES (?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (integration_name, organization_id) DO UPDATE SET
        configuration = excluded.configuration, external_ids = excluded.external_ids, updated_at = excluded.updated_at`,
-  ).run(id, input.integrationName, input.organizationId, JSON.stringify(input.configuration ?? {}), JSON.stringify(input.externalIds ?? []), now, now);
+  ).run(
+    id,
+    input.integrationName,
+    input.organizationId,
+    JSON.stringify(input.configuration ?? {}),
+    JSON.stringify(input.externalIds ?? []),
+    now,
+    now,
+  );
   const row = db
     .prepare('SELECT id FROM integration_installations WHERE integration_name = ? AND organization_id = ?')
     .get(input.integrationName, input.organizationId) as { id: string };

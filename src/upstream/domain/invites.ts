@@ -55,9 +55,8 @@ export type Invite = ReturnType<typeof toInvite>;
  * operation reveals it (the hosted service mails it); tests read it here as from a mailbox.
  */
 export function invitationFor(db: Db, organizationId: string, email: string): string | undefined {
-  const row = db
-    .prepare('SELECT id FROM invites WHERE organization_id = ? AND email = ?')
-    .get(organizationId, email.toLowerCase()) as { id: string } | undefined;
+  const row = db.prepare('SELECT id FROM invites WHERE organization_id = ? AND email = ?').get(organizationId, email.toLowerCase()) as
+    { id: string } | undefined;
   return row?.id;
 }
 function addMembership(db: Db, organizationId: string, userId: string, role: Role | null, sso: boolean, now: string) {
@@ -82,11 +81,7 @@ const canInviteAsSso = (db: Db, org: OrgRow, user: UserRow | undefined) =>
   !user || !db.prepare('SELECT 1 FROM members WHERE user_id = ? AND organization_id != ? LIMIT 1').get(user.id, org.id);
 
 /** Existing users join at once (`users`); other emails get a pending invite (`invited`). */
-export function inviteByEmail(
-  ctx: RequestContext,
-  org: OrgRow,
-  input: { emails: string[]; role: Role | null; sso?: boolean },
-) {
+export function inviteByEmail(ctx: RequestContext, org: OrgRow, input: { emails: string[]; role: Role | null; sso?: boolean }) {
   const { db } = ctx;
   const emails = [...new Set(input.emails.map((e) => e.toLowerCase()))];
   const result = { users: [] as string[], invited: 0, failedSSOEmails: [] as string[] };
@@ -117,8 +112,7 @@ export function joinWithInvite(ctx: RequestContext, organizationId: string, invi
   const { db } = ctx;
   const me = ctx.user();
   const byEmail = db.prepare('SELECT * FROM invites WHERE id = ? AND organization_id = ?').get(inviteId, organizationId) as
-    | EmailInviteRow
-    | undefined;
+    EmailInviteRow | undefined;
   const byLink = findLinkInvite(db, organizationId, inviteId);
   const invite = byEmail ?? byLink;
   if (!invite) throw notFound('Invite');
@@ -147,7 +141,11 @@ export const linkInvitesOf = (ctx: RequestContext, organizationId: string, role:
   filter: (row) => grantsNoMore(role, row),
 });
 
-export function insertLinkInvite(db: Db, input: { organizationId: string; role: Role | null; createdBy: string }, now: string): LinkInviteRow {
+export function insertLinkInvite(
+  db: Db,
+  input: { organizationId: string; role: Role | null; createdBy: string },
+  now: string,
+): LinkInviteRow {
   const row: LinkInviteRow = { id: newId(), organization_id: input.organizationId, role: input.role, created_at: now };
   db.prepare('INSERT INTO link_invites (id, organization_id, role, created_by, created_at) VALUES (?, ?, ?, ?, ?)').run(
     row.id,

@@ -40,9 +40,7 @@ const countSpaces = (db: Db, row: MemberRow) =>
 const countTeams = (db: Db, row: MemberRow) =>
   (
     db
-      .prepare(
-        'SELECT COUNT(*) AS n FROM team_members tm JOIN teams t ON t.id = tm.team_id WHERE t.organization_id = ? AND tm.user_id = ?',
-      )
+      .prepare('SELECT COUNT(*) AS n FROM team_members tm JOIN teams t ON t.id = tm.team_id WHERE t.organization_id = ? AND tm.user_id = ?')
       .get(row.organization_id, row.user_id) as { n: number }
   ).n;
 
@@ -64,9 +62,8 @@ export function toMember(ctx: RequestContext, row: MemberRow) {
 export type Member = ReturnType<typeof toMember>;
 
 export function findMember(db: Db, organizationId: string, userId: string): MemberRow | undefined {
-  return db
-    .prepare(`SELECT * FROM ${MEMBERS_FROM} WHERE m.organization_id = ? AND m.user_id = ?`)
-    .get(organizationId, userId) as MemberRow | undefined;
+  return db.prepare(`SELECT * FROM ${MEMBERS_FROM} WHERE m.organization_id = ? AND m.user_id = ?`).get(organizationId, userId) as
+    MemberRow | undefined;
 }
 
 /** The `GET …/members` filters: an organization role (`guest`: none), a name or email substring, the sort. */

@@ -25,7 +25,13 @@ export interface SpecRow {
 export type Source = { url: string; text?: undefined } | { url?: undefined; text: string };
 
 /** Specs are named by their slug in paths. */
-export const OPENAPI_SPECS: OwnedTable = { table: 'openapi_specs', owner: 'organization_id', key: 'slug', what: 'OpenAPI spec', orderBy: ['created_at', 'id'] };
+export const OPENAPI_SPECS: OwnedTable = {
+  table: 'openapi_specs',
+  owner: 'organization_id',
+  key: 'slug',
+  what: 'OpenAPI spec',
+  orderBy: ['created_at', 'id'],
+};
 
 /** The seed's OpenAPI spec shape. */
 export function toOpenApiSpec(ctx: RequestContext, row: SpecRow, canEdit: boolean) {

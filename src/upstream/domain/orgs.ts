@@ -8,8 +8,7 @@ import { orgMembership, type OrgRow } from '../access.js';
 /** The id of the organization named by its id or its hostname. */
 export function orgIdByIdOrHostname(db: Db, organization: string): string | undefined {
   const found = db.prepare('SELECT id FROM organizations WHERE id = ? OR hostname = ?').get(organization, organization) as
-    | { id: string }
-    | undefined;
+    { id: string } | undefined;
   return found?.id;
 }
 

@@ -68,7 +68,12 @@ function columnsOf(ctx: RequestContext, organizationId: string, body: Record<str
   return out;
 }
 
-export const SAML_PROVIDERS: OwnedTable = { table: 'saml_providers', owner: 'organization_id', what: 'SAML provider', orderBy: ['created_at', 'id'] };
+export const SAML_PROVIDERS: OwnedTable = {
+  table: 'saml_providers',
+  owner: 'organization_id',
+  what: 'SAML provider',
+  orderBy: ['created_at', 'id'],
+};
 
 const loadProvider = (db: Db, organizationId: string, samlProviderId: string) =>
   loadOwned<SamlProviderRow>(db, SAML_PROVIDERS, organizationId, samlProviderId);

@@ -39,7 +39,13 @@ const loadShareLink = (db: Db, siteId: string, shareLinkId: string) => loadOwned
 /** An active link with a fresh key. */
 export function insertShareLink(db: Db, siteId: string, name: string, now: string): ShareLinkRow {
   const id = newId();
-  db.prepare('INSERT INTO share_links (id, site_id, name, key, active, created_at) VALUES (?, ?, ?, ?, 1, ?)').run(id, siteId, name, newId(32), now);
+  db.prepare('INSERT INTO share_links (id, site_id, name, key, active, created_at) VALUES (?, ?, ?, ?, 1, ?)').run(
+    id,
+    siteId,
+    name,
+    newId(32),
+    now,
+  );
   return loadShareLink(db, siteId, id);
 }
 

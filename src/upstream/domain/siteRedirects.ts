@@ -20,7 +20,12 @@ interface Destination {
   siteSectionId: string;
 }
 
-export const SITE_REDIRECTS: OwnedTable = { table: 'site_redirects', owner: 'site_id', what: 'Site redirect', orderBy: ['created_at', 'id'] };
+export const SITE_REDIRECTS: OwnedTable = {
+  table: 'site_redirects',
+  owner: 'site_id',
+  what: 'Site redirect',
+  orderBy: ['created_at', 'id'],
+};
 
 export function toRedirect(row: RedirectRow) {
   return {
@@ -67,7 +72,12 @@ export function insertRedirect(db: Db, siteId: string, input: { source: string; 
   return loadRedirect(db, siteId, id);
 }
 
-export function updateRedirect(db: Db, row: RedirectRow, changes: { source?: string; destination?: Destination }, now: string): RedirectRow {
+export function updateRedirect(
+  db: Db,
+  row: RedirectRow,
+  changes: { source?: string; destination?: Destination },
+  now: string,
+): RedirectRow {
   checkRedirect(db, row.site_id, changes, row.id);
   setColumns(db, 'site_redirects', ['id', row.id], {
     source: changes.source,

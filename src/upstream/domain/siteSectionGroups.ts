@@ -18,7 +18,12 @@ export interface GroupRow {
 }
 
 /** Groups share the site's order with sections. */
-export const SITE_SECTION_GROUPS: OwnedTable = { table: 'site_section_groups', owner: 'site_id', what: 'Site section group', orderBy: ['position', 'id'] };
+export const SITE_SECTION_GROUPS: OwnedTable = {
+  table: 'site_section_groups',
+  owner: 'site_id',
+  what: 'Site section group',
+  orderBy: ['position', 'id'],
+};
 
 export function toGroup(ctx: RequestContext, view: SectionView, row: GroupRow) {
   const sections = ctx.db
@@ -45,7 +50,12 @@ export function addToGroup(db: Db, group: GroupRow, sectionIds: string[], field:
 }
 
 /** A group at the end of the site's order, with `sections` of the site (400 naming `sections[i]` for others). */
-export function insertGroup(db: Db, siteId: string, input: { title: string; icon?: string | null; sections?: string[] }, now: string): GroupRow {
+export function insertGroup(
+  db: Db,
+  siteId: string,
+  input: { title: string; icon?: string | null; sections?: string[] },
+  now: string,
+): GroupRow {
   const id = newId();
   return db.transaction(() => {
     db.prepare('INSERT INTO site_section_groups (id, site_id, title, icon, position, created_at) VALUES (?, ?, ?, ?, ?, ?)').run(

@@ -74,9 +74,8 @@ export interface SectionView {
 }
 
 export function sectionView(db: Db, access: SiteAccess): SectionView {
-  const first = db
-    .prepare('SELECT id FROM site_sections WHERE site_id = ? ORDER BY position, id LIMIT 1')
-    .get(access.site.id) as { id: string } | undefined;
+  const first = db.prepare('SELECT id FROM site_sections WHERE site_id = ? ORDER BY position, id LIMIT 1').get(access.site.id) as
+    { id: string } | undefined;
   return { access, defaultSectionId: access.site.default_section_id ?? first?.id ?? null };
 }
 
@@ -140,7 +139,14 @@ export const sectionsOf = (ctx: RequestContext, view: SectionView): ListSpec<Sec
 export function updateSection(
   db: Db,
   section: SectionRow,
-  changes: { title?: string; path?: string; defaultSiteSpace?: string; condition?: string | null; icon?: string | null; description?: string | null },
+  changes: {
+    title?: string;
+    path?: string;
+    defaultSiteSpace?: string;
+    condition?: string | null;
+    icon?: string | null;
+    description?: string | null;
+  },
 ): void {
   if (
     changes.defaultSiteSpace !== undefined &&

@@ -107,9 +107,14 @@ export function insertSection(db: Db, now: string, input: { siteId: string; spac
   const taken = db.prepare('SELECT 1 FROM site_sections WHERE site_id = ? AND path = ?');
   const path = uniquePath(slugify(title, 'section'), (p) => Boolean(taken.get(input.siteId, p)));
   db.transaction(() => {
-    db.prepare(
-      `INSERT INTO site_sections (id, site_id, title, path, position, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
-    ).run(id, input.siteId, title, path, nextPosition(db, input.siteId), now);
+    db.prepare(`INSERT INTO site_sections (id, site_id, title, path, position, created_at) VALUES (?, ?, ?, ?, ?, ?)`).run(
+      id,
+      input.siteId,
+      title,
+      path,
+      nextPosition(db, input.siteId),
+      now,
+    );
     insertSiteSpace(db, now, { sectionId: id, spaceId: input.spaceId });
     db.prepare('UPDATE sites SET default_section_id = ? WHERE id = ? AND default_section_id IS NULL').run(id, input.siteId);
   })();

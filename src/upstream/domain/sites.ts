@@ -44,15 +44,13 @@ export function siteBody<K extends SiteBodyName>(ctx: RequestContext, name: K, o
 export function loadSite(ctx: RequestContext, min: Role, options: { shareKey?: string } = {}): SiteAccess {
   const { organizationId, siteId } = ctx.params;
   const site = ctx.db.prepare('SELECT * FROM sites WHERE id = ? AND organization_id = ?').get(siteId, organizationId) as
-    | SiteRow
-    | undefined;
+    SiteRow | undefined;
   const member = orgMembership(ctx.db, organizationId, ctx.caller?.id);
   if (member && atLeast(member.role, min)) {
     if (!site) throw notFound('Site');
     return { site, role: member.role };
   }
-  if (min === 'read' && site && options.shareKey && shareKeyOpensSite(ctx.db, options.shareKey, site.id))
-    return { site, role: null };
+  if (min === 'read' && site && options.shareKey && shareKeyOpensSite(ctx.db, options.shareKey, site.id)) return { site, role: null };
   if (!ctx.caller) throw unauthorized('A valid access token or share key is required');
   requireOrg(ctx.db, organizationId, ctx.caller.id, min);
   throw notFound('Site');
@@ -132,7 +130,12 @@ export function reloadSite(db: Db, siteId: string): SiteRow {
 }
 
 /** Sets the given settings (undefined keeps one, `published` too) and bumps `updated_at`. */
-export function updateSite(db: Db, siteId: string, changes: { title?: string; visibility?: string; published?: boolean }, now: string): SiteRow {
+export function updateSite(
+  db: Db,
+  siteId: string,
+  changes: { title?: string; visibility?: string; published?: boolean },
+  now: string,
+): SiteRow {
   setColumns(db, 'sites', ['id', siteId], { ...changes, updated_at: now });
   return reloadSite(db, siteId);
 }

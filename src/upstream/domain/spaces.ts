@@ -66,9 +66,7 @@ export function purgeExpiredSpaces(ctx: RequestContext, organizationId: string):
 
 /** True when a deleted space is past its restore window. */
 export function isExpired(ctx: RequestContext, row: SpaceRow): boolean {
-  return Boolean(
-    row.deleted_at && ctx.services.clock.now().getTime() - Date.parse(row.deleted_at) > SPACE_RESTORE_DAYS * DAY_MS,
-  );
+  return Boolean(row.deleted_at && ctx.services.clock.now().getTime() - Date.parse(row.deleted_at) > SPACE_RESTORE_DAYS * DAY_MS);
 }
 
 /**
@@ -94,9 +92,7 @@ export function loadSpace(
     throw hidden();
   }
   if (row.deleted_at && !options.deleted) throw hidden();
-  const role = options.members
-    ? contentRole(ctx.db, { type: 'space', ...row }, ctx.caller?.id)
-    : spaceRole(ctx, row, options.shareKey);
+  const role = options.members ? contentRole(ctx.db, { type: 'space', ...row }, ctx.caller?.id) : spaceRole(ctx, row, options.shareKey);
   // A deleted space exists only for its admins (who may restore it).
   if (!role || (row.deleted_at && !atLeast(role, 'admin'))) throw hidden();
   return { row, role: requireRole(role, min, 'Space') };
@@ -109,9 +105,7 @@ function spaceCounts(db: Db, spaceId: string) {
        FROM change_requests WHERE space_id = ?`,
     )
     .get(spaceId) as { total: number; open: number | null; draft: number | null };
-  const comments = db
-    .prepare(`SELECT COUNT(*) AS n FROM comments WHERE space_id = ? AND status = 'open'`)
-    .get(spaceId) as { n: number };
+  const comments = db.prepare(`SELECT COUNT(*) AS n FROM comments WHERE space_id = ? AND status = 'open'`).get(spaceId) as { n: number };
   return { comments: comments.n, changeRequests: cr.total, changeRequestsOpen: cr.open ?? 0, changeRequestsDraft: cr.draft ?? 0 };
 }
 
@@ -154,9 +148,7 @@ export function toSpace(ctx: RequestContext, row: SpaceRow, role?: Role | null) 
 
 export type Space = ReturnType<typeof toSpace>;
 
-export const DEFAULT_PAGES: PageInput[] = [
-  { title: 'Introduction', markdown: '# Introduction\n\nWelcome to this space.\n' },
-];
+export const DEFAULT_PAGES: PageInput[] = [{ title: 'Introduction', markdown: '# Introduction\n\nWelcome to this space.\n' }];
 
 /** Inserts a space (at the end of its organization / collection) with a first revision. */
 export function insertSpace(
@@ -210,7 +202,11 @@ export function copyTitle(title: string): string {
 // Writes
 
 /** Creates a space for the caller in the organization (or a collection of it); the creator administers it. */
-export function createSpaceFor(ctx: RequestContext, organizationId: string, input: { parentId: string | null; title?: string; emoji?: string }): SpaceRow {
+export function createSpaceFor(
+  ctx: RequestContext,
+  organizationId: string,
+  input: { parentId: string | null; title?: string; emoji?: string },
+): SpaceRow {
   return ctx.db.transaction(() => {
     const inserted = insertSpace(ctx.db, ctx.now(), { organizationId, ...input });
     grantCreator(ctx, { type: 'space', id: inserted.id, organization_id: organizationId });

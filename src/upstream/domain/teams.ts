@@ -42,8 +42,7 @@ function countSpaces(ctx: RequestContext, teamId: string): number {
 
 export function teamRole(ctx: RequestContext, teamId: string, userId: string): TeamRole | null {
   const row = ctx.db.prepare('SELECT role FROM team_members WHERE team_id = ? AND user_id = ?').get(teamId, userId) as
-    | { role: TeamRole }
-    | undefined;
+    { role: TeamRole } | undefined;
   return row?.role ?? null;
 }
 
@@ -73,9 +72,7 @@ export type Team = ReturnType<typeof toTeam>;
 
 /** A team of the organization, or undefined. */
 export function findTeam(ctx: RequestContext, organizationId: string, teamId: string): TeamRow | undefined {
-  return ctx.db.prepare('SELECT * FROM teams WHERE id = ? AND organization_id = ?').get(teamId, organizationId) as
-    | TeamRow
-    | undefined;
+  return ctx.db.prepare('SELECT * FROM teams WHERE id = ? AND organization_id = ?').get(teamId, organizationId) as TeamRow | undefined;
 }
 
 export function requireTeam(ctx: RequestContext, manage = false): TeamRow {
@@ -83,8 +80,7 @@ export function requireTeam(ctx: RequestContext, manage = false): TeamRow {
   requireOrg(ctx.db, organizationId, ctx.user().id);
   const team = findTeam(ctx, organizationId, teamId);
   if (!team) throw notFound('Team');
-  if (manage && !canManageTeam(ctx, team, ctx.user().id))
-    throw forbidden('Only organization admins and owners of the team may change it');
+  if (manage && !canManageTeam(ctx, team, ctx.user().id)) throw forbidden('Only organization admins and owners of the team may change it');
   return team;
 }
 
@@ -119,11 +115,20 @@ export function teamsOf(ctx: RequestContext, organizationId: string, only: { own
 }
 
 /** A team owned by its creator, with the other `members`. */
-export function insertTeam(db: Db, input: { organizationId: string; title: string; owner: string; members: string[] }, now: string): TeamRow {
+export function insertTeam(
+  db: Db,
+  input: { organizationId: string; title: string; owner: string; members: string[] },
+  now: string,
+): TeamRow {
   const team: TeamRow = { id: newId(), organization_id: input.organizationId, title: input.title, created_at: now };
   const addMember = db.prepare('INSERT OR IGNORE INTO team_members (team_id, user_id, role) VALUES (?, ?, ?)');
   db.transaction(() => {
-    db.prepare('INSERT INTO teams (id, organization_id, title, created_at) VALUES (?, ?, ?, ?)').run(team.id, team.organization_id, team.title, team.created_at);
+    db.prepare('INSERT INTO teams (id, organization_id, title, created_at) VALUES (?, ?, ?, ?)').run(
+      team.id,
+      team.organization_id,
+      team.title,
+      team.created_at,
+    );
     addMember.run(team.id, input.owner, 'owner');
     for (const userId of input.members) addMember.run(team.id, userId, 'member');
   })();

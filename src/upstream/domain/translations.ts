@@ -14,7 +14,12 @@ export interface TranslationSettingsRow {
   updated_at: string;
 }
 
-export const TRANSLATION_SETTINGS: OwnedTable = { table: 'translation_settings', owner: 'organization_id', what: 'Translation settings', orderBy: ['created_at', 'id'] };
+export const TRANSLATION_SETTINGS: OwnedTable = {
+  table: 'translation_settings',
+  owner: 'organization_id',
+  what: 'Translation settings',
+  orderBy: ['created_at', 'id'],
+};
 
 /** The seed's translation settings shape. */
 export function toTranslationSettings(ctx: RequestContext, row: TranslationSettingsRow, canEdit: boolean) {
@@ -54,6 +59,11 @@ export function updateTranslationSettings(
   now: string,
 ): TranslationSettingsRow {
   const languages = changes.languages ? JSON.stringify(changes.languages) : row.languages;
-  db.prepare('UPDATE translation_settings SET title = ?, languages = ?, updated_at = ? WHERE id = ?').run(changes.title, languages, now, row.id);
+  db.prepare('UPDATE translation_settings SET title = ?, languages = ?, updated_at = ? WHERE id = ?').run(
+    changes.title,
+    languages,
+    now,
+    row.id,
+  );
   return loadTranslationSettings(db, row.organization_id, row.id);
 }

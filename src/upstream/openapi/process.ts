@@ -30,11 +30,13 @@ async function run(services: UpstreamServices, specId: string, runNo: number): P
   services.db.prepare(`UPDATE openapi_specs SET processing_state = 'progress' WHERE id = ?`).run(specId);
   let text: string;
   try {
-    text = spec.source_text ?? (await fetchSourceText(spec.source_url ?? '', {
-      timeoutMs: services.openApiFetchTimeoutMs,
-      signal: services.shutdown,
-      allow: services.openApiFetchAllow,
-    }));
+    text =
+      spec.source_text ??
+      (await fetchSourceText(spec.source_url ?? '', {
+        timeoutMs: services.openApiFetchTimeoutMs,
+        signal: services.shutdown,
+        allow: services.openApiFetchAllow,
+      }));
   } catch (e) {
     if (!(e instanceof FetchFailure)) return; // the server is stopping
     return fail(services, specId, runNo, e.code, e.message);
@@ -45,9 +47,8 @@ async function run(services: UpstreamServices, specId: string, runNo: number): P
 }
 
 function current(services: UpstreamServices, specId: string, runNo: number): SpecSource | undefined {
-  const row = services.db
-    .prepare('SELECT source_url, source_text, process_run FROM openapi_specs WHERE id = ?')
-    .get(specId) as SpecSource | undefined;
+  const row = services.db.prepare('SELECT source_url, source_text, process_run FROM openapi_specs WHERE id = ?').get(specId) as
+    SpecSource | undefined;
   return row && row.process_run === runNo ? row : undefined;
 }
 
@@ -57,7 +58,12 @@ function succeed(services: UpstreamServices, specId: string, runNo: number, cont
     if (!current(services, specId, runNo)) return;
     const now = clock.now().toISOString();
     const versionId = newId();
-    db.prepare('INSERT INTO openapi_spec_versions (id, spec_id, content, created_at) VALUES (?, ?, ?, ?)').run(versionId, specId, content, now);
+    db.prepare('INSERT INTO openapi_spec_versions (id, spec_id, content, created_at) VALUES (?, ?, ?, ?)').run(
+      versionId,
+      specId,
+      content,
+      now,
+    );
     db.prepare(
       `UPDATE openapi_specs SET processing_state = 'complete', last_version_id = ?, last_processed_at = ?,
          last_error_code = NULL, last_error_message = NULL WHERE id = ?`,

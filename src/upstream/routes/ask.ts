@@ -44,7 +44,11 @@ export function register(router: Router, _services: UpstreamServices) {
 
   router.get(`${BASE}/questions/stream`, async (ctx) => {
     const questions = questionsOf(ctx);
-    await streamEvents(ctx, 'questions', questions.map((question) => ({ question })));
+    await streamEvents(
+      ctx,
+      'questions',
+      questions.map((question) => ({ question })),
+    );
     return RAW;
   });
 

@@ -6,7 +6,16 @@ import type { RequestContext, UpstreamServices } from '../context.js';
 import { badRequest, forbidden, notFound, unauthorized } from '../errors.js';
 import { paginate } from '../pagination.js';
 import { created, RAW, type Router } from '../router.js';
-import { changeRequestById, changeRequestsOf, insertChangeRequest, loadChangeRequest, reloadChangeRequest, requireUnlocked, setChangeRequestFields, toChangeRequest } from '../domain/changeRequests.js';
+import {
+  changeRequestById,
+  changeRequestsOf,
+  insertChangeRequest,
+  loadChangeRequest,
+  reloadChangeRequest,
+  requireUnlocked,
+  setChangeRequestFields,
+  toChangeRequest,
+} from '../domain/changeRequests.js';
 import { loadSpace } from '../domain/spaces.js';
 
 const base = '/spaces/{spaceId}/change-requests';

@@ -15,5 +15,12 @@ function changeFont(ctx: RequestContext, { canEdit }: OrgSettingsAccess, row: Fo
 }
 
 export function register(router: Router, _services: UpstreamServices) {
-  registerOrgSetting(router, { path: 'fonts', param: 'fontId', table: FONTS, show: toFont, create: ['PUT', createFont], update: ['POST', changeFont] });
+  registerOrgSetting(router, {
+    path: 'fonts',
+    param: 'fontId',
+    table: FONTS,
+    show: toFont,
+    create: ['PUT', createFont],
+    update: ['POST', changeFont],
+  });
 }

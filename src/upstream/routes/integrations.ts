@@ -68,8 +68,7 @@ export function register(router: Router, services: UpstreamServices) {
     const existing = findIntegration(ctx.db, name);
     if (existing) {
       requireOwnerAdmin(ctx, existing);
-      if (existing.organization_id !== org.id)
-        throw conflict(`The integration ${name} is published by another organization`);
+      if (existing.organization_id !== org.id) throw conflict(`The integration ${name} is published by another organization`);
     }
     publish(ctx.db, services.clock, name, org.id, body, existing);
     return toIntegration(ctx, findIntegration(ctx.db, name)!);

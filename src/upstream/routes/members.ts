@@ -51,8 +51,7 @@ function removeFromOrg(ctx: RequestContext) {
   const { organizationId, userId } = ctx.params;
   const me = ctx.user().id;
   const { member } = requireOrg(ctx.db, organizationId, me);
-  if (userId !== me && member.role !== 'admin')
-    throw forbidden('Only organization admins may remove other members');
+  if (userId !== me && member.role !== 'admin') throw forbidden('Only organization admins may remove other members');
   const row = findMember(ctx.db, organizationId, userId);
   if (!row) throw notFound('Member');
   removeMember(ctx.db, row);

@@ -24,5 +24,12 @@ export function register(router: Router, services: UpstreamServices) {
     return new Reply(created ? 201 : 200, toOpenApiSpec(ctx, row, canEdit));
   }
 
-  registerOrgSetting(router, { path: 'openapi', param: 'specSlug', table: OPENAPI_SPECS, show: toOpenApiSpec, create: ['POST', create], upsert: ['PUT', put] });
+  registerOrgSetting(router, {
+    path: 'openapi',
+    param: 'specSlug',
+    table: OPENAPI_SPECS,
+    show: toOpenApiSpec,
+    create: ['POST', create],
+    upsert: ['PUT', put],
+  });
 }

@@ -13,7 +13,17 @@ import { paginate } from '../pagination.js';
 import type { Router } from '../router.js';
 import { loadCollection } from '../domain/collections.js';
 import { loadSpace } from '../domain/spaces.js';
-import { aggregateGrants, hasMembership, isTeamOf, removeUserGrant, setGrant, setGrants, userGrants, type TargetRef, type TargetType } from '../domain/grants.js';
+import {
+  aggregateGrants,
+  hasMembership,
+  isTeamOf,
+  removeUserGrant,
+  setGrant,
+  setGrants,
+  userGrants,
+  type TargetRef,
+  type TargetType,
+} from '../domain/grants.js';
 
 /** How each base finds its target, with the caller's role checked. */
 interface Base {
@@ -35,14 +45,12 @@ const targets: Record<TargetType, Base> = {
   },
 };
 
-
 /** Spec: "No team or user with the provided Id" is a 404; the message names the field. */
 const unknownPrincipal = (field: string, what: string) => new HttpError(404, `${field}: ${what}`);
 
 function checkPrincipals(ctx: RequestContext, organizationId: string, body: { teams?: string[]; users?: string[] }) {
   body.teams?.forEach((id, i) => {
-    if (!isTeamOf(ctx.db, id, organizationId))
-      throw unknownPrincipal(`teams[${i}]`, `no team ${id} in this organization`);
+    if (!isTeamOf(ctx.db, id, organizationId)) throw unknownPrincipal(`teams[${i}]`, `no team ${id} in this organization`);
   });
   body.users?.forEach((id, i) => {
     if (!orgMembership(ctx.db, organizationId, id))
@@ -56,9 +64,7 @@ function checkPrincipals(ctx: RequestContext, organizationId: string, body: { te
  */
 function pathUser(ctx: RequestContext, target: TargetRef, granting: boolean): string {
   const { userId } = ctx.params;
-  const member = granting
-    ? orgMembership(ctx.db, target.organization_id, userId)
-    : hasMembership(ctx.db, target.organization_id, userId);
+  const member = granting ? orgMembership(ctx.db, target.organization_id, userId) : hasMembership(ctx.db, target.organization_id, userId);
   if (!member) throw notFound('User');
   return userId;
 }

@@ -19,8 +19,14 @@ export function register(router: Router, _services: UpstreamServices) {
     ownerId: ({ org }) => org.id,
     show: (ctx) => (row: SamlProviderRow) => toSamlProvider(ctx, row),
     read: true,
-    create: ['POST', (ctx, { org }: OrgAdmin) => new Reply(201, toSamlProvider(ctx, insertProvider(ctx, org.id, ctx.body(bodies['samlProvider.create']))))],
-    update: ['PATCH', (ctx, _access, row) => toSamlProvider(ctx, updateProvider(ctx, row, ctx.body(bodies['samlProvider.update'], { optional: true })))],
+    create: [
+      'POST',
+      (ctx, { org }: OrgAdmin) => new Reply(201, toSamlProvider(ctx, insertProvider(ctx, org.id, ctx.body(bodies['samlProvider.create'])))),
+    ],
+    update: [
+      'PATCH',
+      (ctx, _access, row) => toSamlProvider(ctx, updateProvider(ctx, row, ctx.body(bodies['samlProvider.update'], { optional: true }))),
+    ],
   });
 
   // SSO login information is what a sign-in page shows before anyone is known to the

@@ -24,7 +24,10 @@ export function register(router: Router, _services: UpstreamServices) {
     param: 'shareLinkId',
     table: SHARE_LINKS,
     readRole: 'admin',
-    show: (ctx, { site }) => (row: ShareLinkRow) => toShareLink(ctx, site, row),
+    show:
+      (ctx, { site }) =>
+      (row: ShareLinkRow) =>
+        toShareLink(ctx, site, row),
     create: ['POST', create],
     update: ['PATCH', update],
   });

@@ -4,7 +4,16 @@
  */
 import type { RequestContext, UpstreamServices } from '../context.js';
 import { registerSiteList } from '../crud.js';
-import { addToGroup, insertGroup, loadGroup, SITE_SECTION_GROUPS, toGroup, ungroupSection, updateGroup, type GroupRow } from '../domain/siteSectionGroups.js';
+import {
+  addToGroup,
+  insertGroup,
+  loadGroup,
+  SITE_SECTION_GROUPS,
+  toGroup,
+  ungroupSection,
+  updateGroup,
+  type GroupRow,
+} from '../domain/siteSectionGroups.js';
 import { loadSection, placeInSite, resolvePosition, sectionView } from '../domain/siteSections.js';
 import { loadSite, siteBody, type SiteAccess } from '../domain/sites.js';
 import { notFound } from '../errors.js';

@@ -6,7 +6,16 @@ import type { RequestContext, UpstreamServices } from '../context.js';
 import { badRequest, lookupField } from '../errors.js';
 import { paginate } from '../pagination.js';
 import { Reply, type Router } from '../router.js';
-import { deleteSection, loadSection, placeInSite, resolvePosition, sectionsOf, sectionView, toSiteSection, updateSection } from '../domain/siteSections.js';
+import {
+  deleteSection,
+  loadSection,
+  placeInSite,
+  resolvePosition,
+  sectionsOf,
+  sectionView,
+  toSiteSection,
+  updateSection,
+} from '../domain/siteSections.js';
 import { insertSection } from '../domain/siteSpaces.js';
 import { loadSite, reloadSite, siteBody, type SiteAccess } from '../domain/sites.js';
 import { loadSpace } from '../domain/spaces.js';
@@ -22,8 +31,7 @@ function createSection(ctx: RequestContext) {
   const access = loadSite(ctx, 'admin');
   const body = siteBody(ctx, 'siteSection.create');
   const { row: space } = lookupField('spaceId', () => loadSpace(ctx, body.spaceId, 'read'));
-  if (space.organization_id !== access.site.organization_id)
-    throw badRequest('spaceId: must be a space of the site’s organization');
+  if (space.organization_id !== access.site.organization_id) throw badRequest('spaceId: must be a space of the site’s organization');
   const section = insertSection(ctx.db, ctx.now(), { siteId: access.site.id, spaceId: space.id, title: body.title });
   return sectionResponse(ctx, access, section.id, 201);
 }

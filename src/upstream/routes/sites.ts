@@ -12,7 +12,16 @@ import { requireOrg } from '../access.js';
 import type { RequestContext, UpstreamServices } from '../context.js';
 import { paginate } from '../pagination.js';
 import type { Router } from '../router.js';
-import { loadSite, publishingAuth, siteBody, sitesOf, toPublishingAuth, toSite, updatePublishingAuth, updateSite } from '../domain/sites.js';
+import {
+  loadSite,
+  publishingAuth,
+  siteBody,
+  sitesOf,
+  toPublishingAuth,
+  toSite,
+  updatePublishingAuth,
+  updateSite,
+} from '../domain/sites.js';
 
 function listSites(ctx: RequestContext) {
   const { member } = requireOrg(ctx.db, ctx.params.organizationId, ctx.user().id, 'read');

@@ -40,7 +40,11 @@ export function createEnvironment(token: string | null): Environment {
     Observable.create<GraphQLResponse>((sink) =>
       sse.subscribe<Record<string, unknown>>(
         { query: '', operationName: params.name, variables, extensions: { persistedQuery: { version: 1, sha256Hash: params.id } } },
-        { next: (result) => sink.next(result as GraphQLResponse), error: (error) => sink.error(error as Error), complete: () => sink.complete() },
+        {
+          next: (result) => sink.next(result as GraphQLResponse),
+          error: (error) => sink.error(error as Error),
+          complete: () => sink.complete(),
+        },
       ),
     );
 

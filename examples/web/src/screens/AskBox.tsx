@@ -15,7 +15,12 @@ export function AskBox({ organizationId }: { organizationId: string }) {
     <aside className="ask">
       <h2>Ask</h2>
       <form onSubmit={submit}>
-        <input aria-label="Question" placeholder="Ask a question about these docs…" value={draft} onChange={(e) => setDraft(e.target.value)} />
+        <input
+          aria-label="Question"
+          placeholder="Ask a question about these docs…"
+          value={draft}
+          onChange={(e) => setDraft(e.target.value)}
+        />
         <button type="submit">Ask</button>
       </form>
       {question && <Answer key={question.at} organizationId={organizationId} query={question.text} />}
@@ -65,15 +70,14 @@ function Answer({ organizationId, query }: { organizationId: string; query: stri
           <ul className="sources" data-testid="sources">
             {answer.sources.map((source) => (
               <li key={source.page}>
-                {source.space ? <a href={href.space(source.space.restId)}>{source.space.title}</a> : 'A page'} <span className="muted">page {source.page}</span>
+                {source.space ? <a href={href.space(source.space.restId)}>{source.space.title}</a> : 'A page'}{' '}
+                <span className="muted">page {source.page}</span>
               </li>
             ))}
           </ul>
         </>
       )}
-      {answer && answer.followupQuestions.length > 0 && (
-        <p className="muted">Related: {answer.followupQuestions.join(' · ')}</p>
-      )}
+      {answer && answer.followupQuestions.length > 0 && <p className="muted">Related: {answer.followupQuestions.join(' · ')}</p>}
     </div>
   );
 }

@@ -122,7 +122,8 @@ function Comment(props: { comment: ChangeRequest_comment$key }) {
   return (
     <li className="comment" data-status={comment.status.toLowerCase()}>
       <p className="meta">
-        <strong>{comment.postedBy.displayName}</strong> <time dateTime={comment.postedAt}>{new Date(comment.postedAt).toLocaleString()}</time>
+        <strong>{comment.postedBy.displayName}</strong>{' '}
+        <time dateTime={comment.postedAt}>{new Date(comment.postedAt).toLocaleString()}</time>
         {comment.status === 'RESOLVED' && <span className="badge">resolved</span>}
         {comment.reactions.map((r) => (
           <span className="badge" key={r.emoji}>
@@ -172,7 +173,13 @@ function AddComment({ spaceId, changeRequestId, connection }: { spaceId: string;
   };
   return (
     <form className="add-comment" onSubmit={submit}>
-      <textarea aria-label="New comment" placeholder="Add a comment…" value={markdown} onChange={(e) => setMarkdown(e.target.value)} rows={3} />
+      <textarea
+        aria-label="New comment"
+        placeholder="Add a comment…"
+        value={markdown}
+        onChange={(e) => setMarkdown(e.target.value)}
+        rows={3}
+      />
       <button type="submit" disabled={inFlight || !markdown.trim()}>
         {inFlight ? 'Posting…' : 'Add a comment'}
       </button>

@@ -48,9 +48,15 @@ CREATE TABLE members (
 );
 CREATE INDEX members_user ON members(user_id);
 
-${ownedTable('teams', ORGANIZATION, 'teams_org', 'created_at', `
+${ownedTable(
+  'teams',
+  ORGANIZATION,
+  'teams_org',
+  'created_at',
+  `
   title TEXT NOT NULL,
-  created_at TEXT NOT NULL`)}
+  created_at TEXT NOT NULL`,
+)}
 
 CREATE TABLE team_members (
   team_id TEXT NOT NULL REFERENCES teams(id) ON DELETE CASCADE,
@@ -59,16 +65,27 @@ CREATE TABLE team_members (
   PRIMARY KEY (team_id, user_id)
 );
 
-${ownedTable('collections', ORGANIZATION, 'collections_org', 'position', `
+${ownedTable(
+  'collections',
+  ORGANIZATION,
+  'collections_org',
+  'position',
+  `
   parent_id TEXT REFERENCES collections(id) ON DELETE CASCADE,
   title TEXT NOT NULL,
   description TEXT,
   default_level TEXT NOT NULL DEFAULT 'read',
   position REAL NOT NULL,
   created_at TEXT NOT NULL,
-  updated_at TEXT NOT NULL`)}
+  updated_at TEXT NOT NULL`,
+)}
 
-${ownedTable('spaces', ORGANIZATION, 'spaces_org', 'position', `
+${ownedTable(
+  'spaces',
+  ORGANIZATION,
+  'spaces_org',
+  'position',
+  `
   parent_id TEXT REFERENCES collections(id) ON DELETE SET NULL,
   title TEXT NOT NULL,
   emoji TEXT NOT NULL DEFAULT '',
@@ -79,7 +96,8 @@ ${ownedTable('spaces', ORGANIZATION, 'spaces_org', 'position', `
   position REAL NOT NULL,
   created_at TEXT NOT NULL,
   updated_at TEXT NOT NULL,
-  deleted_at TEXT`)}
+  deleted_at TEXT`,
+)}
 CREATE INDEX spaces_parent ON spaces(parent_id, position, id);
 
 CREATE TABLE revisions (
@@ -103,7 +121,12 @@ CREATE TABLE pages (
   PRIMARY KEY (revision_id, page_id)
 );
 
-${ownedTable('change_requests', SPACE, 'change_requests_space', 'created_at', `
+${ownedTable(
+  'change_requests',
+  SPACE,
+  'change_requests_space',
+  'created_at',
+  `
   number INTEGER NOT NULL,
   status TEXT NOT NULL,
   subject TEXT NOT NULL DEFAULT '',
@@ -114,7 +137,8 @@ ${ownedTable('change_requests', SPACE, 'change_requests_space', 'created_at', `
   revision_initial TEXT NOT NULL,
   revision_merged_ancestor TEXT,
   revision_merged TEXT,
-  UNIQUE (space_id, number)`)}
+  UNIQUE (space_id, number)`,
+)}
 
 -- Users who wrote to a change request (the creator and editors): the contributor filter.
 CREATE TABLE change_request_contributors (
@@ -139,11 +163,17 @@ CREATE TABLE comments (
 );
 CREATE INDEX comments_cr ON comments(change_request_id, posted_at, id);
 
-${ownedTable('comment_replies', COMMENT, 'replies_comment', 'posted_at', `
+${ownedTable(
+  'comment_replies',
+  COMMENT,
+  'replies_comment',
+  'posted_at',
+  `
   posted_by TEXT NOT NULL REFERENCES users(id),
   posted_at TEXT NOT NULL,
   edited_at TEXT,
-  markdown TEXT NOT NULL`)}
+  markdown TEXT NOT NULL`,
+)}
 
 -- target_id is a comment id or a reply id (both are unique ids).
 CREATE TABLE reactions (

@@ -16,19 +16,31 @@ CREATE TABLE invites (
 );
 
 -- A reusable invite link: anyone holding its id may join with its role.
-${ownedTable('link_invites', ORGANIZATION, 'link_invites_org', 'created_at', `
+${ownedTable(
+  'link_invites',
+  ORGANIZATION,
+  'link_invites_org',
+  'created_at',
+  `
   role TEXT,
   created_by TEXT REFERENCES users(id) ON DELETE SET NULL,
-  created_at TEXT NOT NULL`)}
+  created_at TEXT NOT NULL`,
+)}
 
-${ownedTable('saml_providers', ORGANIZATION, 'saml_providers_org', 'created_at', `
+${ownedTable(
+  'saml_providers',
+  ORGANIZATION,
+  'saml_providers_org',
+  'created_at',
+  `
   label TEXT NOT NULL,
   entity_id TEXT,
   certificate TEXT,
   sso_url TEXT,
   default_team_id TEXT REFERENCES teams(id) ON DELETE SET NULL,
   default_role TEXT,
-  created_at TEXT NOT NULL`)}
+  created_at TEXT NOT NULL`,
+)}
 
 CREATE INDEX team_members_user ON team_members(user_id);
 `;
