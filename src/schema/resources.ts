@@ -86,6 +86,9 @@ export interface Resource {
   within?: { resource: string; field: string };
   /** Rules of path parameters (a slug's pattern), checked before a write: BAD_USER_INPUT, no REST call. */
   keyRules?: Fields;
+  /** Its node's `restId: String!`: the JSON field read (default `id`) and the description
+   * (default `The REST id of the <name in words>.`). */
+  restId?: { field?: string; description?: string };
   /** Also a federation entity keyed by `restId` (resources of one key). */
   restIdKey?: boolean;
   /** Path parameters its JSON carries under another field (a space's `organization`). */
@@ -264,6 +267,7 @@ export const RESOURCES = {
 
   Member: {
     path: '/orgs/{organizationId}/members/{userId}',
+    restId: { description: 'The REST id of the member (the id of its user).' },
     list: {
       on: 'Organization',
       field: 'members',
@@ -287,6 +291,7 @@ export const RESOURCES = {
   },
   SamlProvider: {
     path: '/orgs/{organizationId}/saml/{samlProviderId}',
+    restId: { description: 'The REST id of the provider.' },
     list: { on: 'Organization', field: 'samlProviders', description: 'SAML providers of the organization, for admins' },
     lookup: { field: 'samlProvider', description: 'A SAML provider by REST id' },
     writes: {
@@ -299,6 +304,7 @@ export const RESOURCES = {
   OpenApiSpec: {
     path: '/orgs/{organizationId}/openapi/{specSlug}',
     idField: 'slug',
+    restId: { description: 'The REST id of the spec.' },
     keyRules: { specSlug: limits.openApiSlug },
     list: { on: 'Organization', field: 'openApiSpecs', description: 'OpenAPI specs of the organization' },
     lookup: { field: 'openApiSpec', description: 'An OpenAPI spec by slug' },
@@ -331,6 +337,7 @@ export const RESOURCES = {
   },
   CustomFont: {
     path: '/orgs/{organizationId}/fonts/{fontId}',
+    restId: { description: 'The REST id of the font.' },
     list: { on: 'Organization', field: 'fonts', description: 'Custom fonts of the organization' },
     lookup: { field: 'customFont', description: 'A custom font by REST id' },
     writes: {
@@ -353,6 +360,7 @@ export const RESOURCES = {
   Integration: {
     path: '/integrations/{integrationName}',
     idField: 'name',
+    restId: { field: 'name', description: 'The REST id of the integration: its name.' },
     restIdKey: true,
     keyRules: { integrationName: limits.integrationName },
     list: {
@@ -469,6 +477,7 @@ export const RESOURCES = {
   },
   SiteSectionGroup: {
     path: '/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}',
+    restId: { description: 'The REST id of the section group.' },
     listedOnly: true,
     list: { on: 'Site', field: 'sectionGroups', description: 'Section groups of the site, in site order' },
     writes: {
@@ -498,6 +507,7 @@ export const RESOURCES = {
   },
   SiteRedirect: {
     path: '/orgs/{organizationId}/sites/{siteId}/redirects/{siteRedirectId}',
+    restId: { description: 'The REST id of the redirect.' },
     listedOnly: true,
     list: { on: 'Site', field: 'redirects', description: 'Redirects of the site, oldest first' },
     writes: {
@@ -628,6 +638,7 @@ export const RESOURCES = {
   },
   Comment: {
     path: '/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}',
+    restId: { description: 'The REST id.' },
     list: {
       on: 'ChangeRequest',
       field: 'comments',
@@ -657,6 +668,7 @@ export const RESOURCES = {
   },
   CommentReply: {
     path: '/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}/replies/{commentReplyId}',
+    restId: { description: 'The REST id.' },
     list: { on: 'Comment', field: 'replies', description: 'Replies to the comment, oldest first', bodies: true },
     lookup: { field: 'commentReply', description: 'A reply by REST ids; `changeRequestId` may be the number', bodies: true },
     writes: {

@@ -1,11 +1,12 @@
 /**
  * What the resource table (src/schema/resources.ts) derives: a resource's node ref (global id over
- * its path parameters, refetch by GET or by a walk of its list), its connection type, the parent's
- * connection field, the root lookup, the create/update/delete mutations, and what a write makes
- * stale. The registry of resources is built from the table when this module loads (every node ref
- * and connection at once, so no file depends on another being imported first). A node file
- * declares its shape in `ResourceShapes`, takes its ref with `resourceNode(name)` and implements
- * the node's own fields; the schema index calls `deriveResources()` once every node file is loaded.
+ * its path parameters, `restId`, refetch by GET or by a walk of its list), its connection type,
+ * the parent's connection field, the root lookup, the create/update/delete mutations, and what a
+ * write makes stale. The registry of resources is built from the table when this module loads
+ * (every node ref and connection at once, so no file depends on another being imported first). A
+ * node file declares its shape in `ResourceShapes`, takes its ref with `resourceNode(name)` and
+ * implements the node's own fields; the schema index calls `deriveResources()` once every node
+ * file is loaded.
  *
  * The helpers node files call are typed like Pothos's own (`edge(t, …)` takes the field builder of
  * the parent, so `keys` gets the parent's shape); casts stay inside this file.
@@ -212,6 +213,9 @@ function buildResource(name: ResourceName): ResourceInfo {
       Types,
       unknown
     >;
+  // Every node's REST id (API.md), beside the global `id`.
+  const { field = 'id', description = `The REST id of the ${name.replace(/\B[A-Z]/g, (c) => ` ${c}`).toLowerCase()}.` } = spec.restId ?? {};
+  builder.objectField(info.ref, 'restId', (t) => t.string({ description, resolve: (obj) => obj[field] as string }));
   registerNode(info.ref, params.length, spec.restIdKey);
   return info;
 }

@@ -23,7 +23,6 @@ const ChangeRequestUrls = urlsType('ChangeRequestUrls', 'a change request', ['lo
 ChangeRequest.implement({
   description: 'A change request: proposed changes to the content of a space.',
   fields: (t) => ({
-    restId: t.exposeString('id', { description: 'The REST id of the change request.' }),
     number: t.exposeInt('number', { description: 'Incremental identifier within the space; usable in place of the id.' }),
     status: t.field({ type: ChangeRequestStatus, resolve: (cr) => cr.status }),
     subject: t.exposeString('subject'),

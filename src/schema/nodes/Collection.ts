@@ -20,7 +20,6 @@ const CollectionUrls = urlsType('CollectionUrls', 'a collection', ['location', '
 Collection.implement({
   description: 'A collection: a group of spaces (and nested collections).',
   fields: (t) => ({
-    restId: t.exposeString('id', { description: 'The REST id of the collection.' }),
     title: t.exposeString('title'),
     description: t.string({ nullable: true, resolve: (c) => orNull(c.description) }),
     defaultLevel: t.field({

@@ -126,7 +126,6 @@ export function postFields<P extends RestPost>(ref: ObjectRef<BuilderTypes, unkn
   const info = resourceInfo(name);
   const path = (p: P) => info.path(info.keys(p));
   builder.objectFields(ref, (t) => ({
-    restId: t.string({ description: 'The REST id.', resolve: (p) => p.id }),
     postedBy: t.field({ type: User, resolve: (p, _args, ctx) => embedded(ctx, 'User', p.postedBy) }),
     postedAt: t.field({ type: 'DateTime', resolve: (p) => p.postedAt }),
     editedAt: t.field({ type: 'DateTime', nullable: true, resolve: (p) => orNull(p.editedAt) }),

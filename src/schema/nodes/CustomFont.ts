@@ -31,7 +31,6 @@ const CustomFontPermissions = permissionsType('CustomFontPermissions', 'with the
 CustomFont.implement({
   description: 'A custom font uploaded to an organization.',
   fields: (t) => ({
-    restId: t.exposeString('id', { description: 'The REST id of the font.' }),
     custom: t.exposeBoolean('custom', { description: 'False when the font is provided by the platform.' }),
     fontFamily: t.exposeString('fontFamily'),
     fontFaces: t.field({ type: [FontFace], resolve: (f) => f.fontFaces }),

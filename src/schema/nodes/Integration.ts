@@ -127,7 +127,6 @@ const json = <P extends RestIntegration>(
 Integration.implement({
   description: 'An integration published on the platform, owned by an organization.',
   fields: (t) => ({
-    restId: t.exposeString('name', { description: 'The REST id of the integration: its name.' }),
     name: t.exposeString('name'),
     version: t.exposeInt('version'),
     title: t.exposeString('title'),

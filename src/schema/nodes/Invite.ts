@@ -19,7 +19,6 @@ const InviteUrls = urlsType('InviteUrls', 'a link invite (`app`: the page that j
 Invite.implement({
   description: 'A link invite: anyone who opens its link joins the organization with its role.',
   fields: (t) => ({
-    restId: t.exposeString('id', { description: 'The REST id of the invite.' }),
     role: t.field({
       type: Role,
       nullable: true,

@@ -43,7 +43,6 @@ const memberPath = (m: RestMemberOf) => resourceInfo('Member').path(resourceInfo
 Member.implement({
   description: 'A member of an organization: a user and their role in it.',
   fields: (t) => ({
-    restId: t.exposeString('id', { description: 'The REST id of the member (the id of its user).' }),
     role: t.field({
       type: Role,
       nullable: true,

@@ -27,7 +27,6 @@ const OpenApiSpecUrls = urlsType('OpenApiSpecUrls', 'an OpenAPI spec', ['locatio
 OpenApiSpec.implement({
   description: 'An OpenAPI specification stored in an organization, processed from a URL or a text.',
   fields: (t) => ({
-    restId: t.exposeString('id', { description: 'The REST id of the spec.' }),
     slug: t.exposeString('slug'),
     createdAt: t.field({ type: 'DateTime', resolve: (s) => s.createdAt }),
     updatedAt: t.field({ type: 'DateTime', resolve: (s) => s.updatedAt }),

@@ -18,7 +18,6 @@ const OrganizationUrls = urlsType('OrganizationUrls', 'an organization', ['locat
 Organization.implement({
   description: 'An organization: owner of spaces, collections, sites, members and teams.',
   fields: (t) => ({
-    restId: t.exposeString('id', { description: 'The REST id of the organization.' }),
     title: t.exposeString('title'),
     createdAt: t.field({ type: 'DateTime', resolve: (o) => o.createdAt }),
     hostname: t.string({ nullable: true, resolve: (o) => o.hostname ?? null }),

@@ -32,7 +32,6 @@ const SamlProviderUrls = urlsType('SamlProviderUrls', 'a SAML provider', ['locat
 SamlProvider.implement({
   description: 'A SAML single sign-on provider of an organization.',
   fields: (t) => ({
-    restId: t.exposeString('id', { description: 'The REST id of the provider.' }),
     label: t.exposeString('label'),
     ssoURL: t.string({ nullable: true, resolve: (p) => orNull(p.ssoURL) }),
     entityID: t.string({ nullable: true, resolve: (p) => orNull(p.entityID) }),

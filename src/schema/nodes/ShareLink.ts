@@ -16,7 +16,6 @@ const ShareLinkUrls = urlsType('ShareLinkUrls', 'a share link (`published` holds
 ShareLink.implement({
   description: 'A share link of a site: while active, its secret key (in `urls.published`) opens the site published by share link.',
   fields: (t) => ({
-    restId: t.exposeString('id', { description: 'The REST id of the share link.' }),
     name: t.string({ nullable: true, resolve: (l) => orNull(l.name) }),
     active: t.boolean({ nullable: true, resolve: (l) => orNull(l.active) }),
     createdAt: t.field({ type: 'DateTime', resolve: (l) => l.createdAt }),

@@ -49,7 +49,6 @@ Site.implement({
   // The fields read from the site's JSON are nullable: a site opened by a share key is a reference,
   // so they make a REST call that may fail (no token) while `sections` and `redirectLookup` resolve.
   fields: (t) => ({
-    restId: t.exposeString('id', { description: 'The REST id of the site.' }),
     title: t.string({ nullable: true, resolve: (j) => j.title }),
     type: t.field({ type: SiteType, nullable: true, resolve: (j) => j.type as never }),
     appliedType: t.field({ type: SiteType, nullable: true, resolve: (j) => j.appliedType as never }),

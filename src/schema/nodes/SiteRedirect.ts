@@ -37,7 +37,6 @@ const SiteRedirectDestination = builder.objectRef<Destination>('SiteRedirectDest
 SiteRedirect.implement({
   description: 'A redirect from a source path of a site to a destination.',
   fields: (t) => ({
-    restId: t.exposeString('id', { description: 'The REST id of the redirect.' }),
     source: t.exposeString('source'),
     destination: t.field({
       type: SiteRedirectDestination,

@@ -20,7 +20,6 @@ const SiteSectionUrls = urlsType('SiteSectionUrls', 'a site section', [], ['publ
 SiteSection.implement({
   description: 'A section of a site: publishes one or more site spaces (variants) under one path.',
   fields: (t) => ({
-    restId: t.exposeString('id', { description: 'The REST id of the site section.' }),
     title: t.exposeString('title'),
     description: t.string({ nullable: true, resolve: (s) => orNull(s.description) }),
     default: t.boolean({ nullable: true, description: 'Whether the default section of the site.', resolve: (s) => s.default ?? null }),

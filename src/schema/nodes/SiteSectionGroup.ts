@@ -17,7 +17,6 @@ export const SiteSectionGroup = resourceNode('SiteSectionGroup');
 SiteSectionGroup.implement({
   description: 'A named group of sections of a site; a section is in at most one group.',
   fields: (t) => ({
-    restId: t.exposeString('id', { description: 'The REST id of the section group.' }),
     title: t.exposeString('title'),
     icon: t.string({ nullable: true, resolve: (g) => orNull(g.icon) }),
     sections: t.field({

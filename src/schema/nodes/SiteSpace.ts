@@ -22,7 +22,6 @@ const SiteSpaceUrls = urlsType('SiteSpaceUrls', 'a site space', [], ['published'
 SiteSpace.implement({
   description: 'A space published by a site section (one variant of the section).',
   fields: (t) => ({
-    restId: t.exposeString('id', { description: 'The REST id of the site space.' }),
     path: t.exposeString('path'),
     title: t.exposeString('title'),
     default: t.boolean({ nullable: true, resolve: (s) => s.default ?? null }),

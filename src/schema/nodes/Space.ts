@@ -22,7 +22,6 @@ const SpaceUrls = urlsType('SpaceUrls', 'a space', ['location', 'app'], ['publis
 Space.implement({
   description: 'A space: a container of documentation content.',
   fields: (t) => ({
-    restId: t.exposeString('id', { description: 'The REST id of the space.' }),
     title: t.exposeString('title'),
     emoji: t.exposeString('emoji'),
     visibility: t.field({ type: SpaceVisibility, resolve: (s) => s.visibility as never }),

@@ -19,7 +19,6 @@ const TeamPermissions = permissionsType('TeamPermissions', 'with the team', {
 Team.implement({
   description: 'A team of organization members.',
   fields: (t) => ({
-    restId: t.exposeString('id', { description: 'The REST id of the team.' }),
     title: t.exposeString('title'),
     membersCount: t.int({ description: 'Count of members of the team (REST `members`).', resolve: (team) => team.members }),
     spacesCount: t.int({ description: 'Count of spaces the team can access (REST `spaces`).', resolve: (team) => team.spaces }),

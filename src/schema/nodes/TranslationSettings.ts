@@ -30,7 +30,6 @@ const TranslationSettingsUrls = urlsType('TranslationSettingsUrls', 'translation
 TranslationSettings.implement({
   description: 'Translation settings of an organization: the languages its content is translated into.',
   fields: (t) => ({
-    restId: t.exposeString('id', { description: 'The REST id of the translation settings.' }),
     title: t.exposeString('title'),
     languages: t.field({ type: [TranslationLanguage], resolve: (s) => s.languages as never }),
     createdAt: t.field({ type: 'DateTime', resolve: (s) => s.createdAt }),

@@ -17,7 +17,6 @@ const UserUrls = urlsType('UserUrls', 'a user', ['location']);
 User.implement({
   description: 'A user of the platform.',
   fields: (t) => ({
-    restId: t.exposeString('id', { description: 'The REST id of the user.' }),
     displayName: t.exposeString('displayName'),
     email: t.string({ nullable: true, resolve: (u) => u.email ?? null }),
     photoURL: t.string({ nullable: true, resolve: (u) => u.photoURL ?? null }),
