@@ -28,9 +28,8 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-expressions': ['error', { allowShortCircuit: true, allowTernary: true }],
       // Pothos plugins augment `PothosSchemaTypes` with `declare global { namespace … }`.
       '@typescript-eslint/no-namespace': ['error', { allowDeclarations: true }],
-      // One rethrow without `cause` in src/gateway/plugins/usePersistedOperations.ts; back to
-      // 'error' once it passes the cause on.
-      'preserve-caught-error': 'warn',
+      // A rethrow keeps what it caught as its `cause`.
+      'preserve-caught-error': 'error',
       // better-sqlite3 13 needs Node-API 10; Node 20 runs the 12.x alias (src/upstream/db/index.ts).
       'no-restricted-imports': [
         'error',
@@ -48,9 +47,8 @@ export default tseslint.config(
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
       // A promise nobody awaits loses its rejection (an unhandled rejection stops the process).
-      // 'warn' for now: one in src/gateway/plugins/useResponseCache.ts (store.invalidate).
-      '@typescript-eslint/no-floating-promises': 'warn',
-      '@typescript-eslint/await-thenable': 'warn',
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/await-thenable': 'error',
       // An async function where a callback's result is ignored is fine for Node's listeners
       // (`createServer(async (req, res) => …)`, `process.once('SIGTERM', async …)`): they handle
       // their own errors. Conditions and spreads of promises stay errors.

@@ -80,7 +80,7 @@ describe('GET /health and GET /ready', () => {
   it('load balancers polling /ready often cost the upstream about one call per second', async () => {
     await readyBecomes(200, 5000);
     const before = proxy.requests.length;
-    await Promise.all(Array.from({ length: 50 }, () => get('/ready')));
+    await Promise.all(Array.from({ length: 50 }, async () => get('/ready')));
     expect(proxy.requests.length - before).toBeLessThanOrEqual(1);
   });
 
