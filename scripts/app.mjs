@@ -19,7 +19,7 @@ import { createReadStream, existsSync, readdirSync, statSync, writeFileSync } fr
 import { createServer, request as forward } from 'node:http';
 import { extname, join, normalize, sep } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -110,25 +110,13 @@ function installAndBuild() {
   }
 }
 
-const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/;
-const PROXIED = /^(x-forwarded-|forwarded$|via$)/;
-
 /**
- * The demo token is for a page opened on this machine: a loopback Host, a direct or same-origin
- * request (not from another site), and no proxy in between (a proxy's headers present).
+ * The demo token is for a page opened on this machine, by the gateway's own rule (GraphiQL's:
+ * src/gateway/lib/localVisit.ts), loaded from dist/ once the gateway child has built it.
  */
-function openedHere(req) {
-  let url;
-  try {
-    url = new URL(`http://${req.headers.host ?? ''}`);
-  } catch {
-    return false;
-  }
-  if (!LOOPBACK.test(url.hostname) || Object.keys(req.headers).some((h) => PROXIED.test(h))) return false;
-  const site = req.headers['sec-fetch-site'];
-  if (site && site !== 'same-origin' && site !== 'none') return false;
-  return !req.headers.origin || req.headers.origin === url.origin;
-}
+const openedHere = (state, req) =>
+  state.isLocalVisit?.({ host: req.headers.host ?? '', headerNames: Object.keys(req.headers), header: (name) => req.headers[name] }) ??
+  false;
 
 const TYPES = {
   '.html': 'text/html; charset=utf-8',
@@ -188,7 +176,7 @@ function appServer(state) {
     }
     if (path === '/session.json') {
       res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
-      return res.end(JSON.stringify({ token: state.demoToken && openedHere(req) ? state.demoToken : null }));
+      return res.end(JSON.stringify({ token: state.demoToken && openedHere(state, req) ? state.demoToken : null }));
     }
     serveFile(res, path);
   });
@@ -228,13 +216,19 @@ async function main() {
   createInterface({ input: child.stdout }).on('line', (line) => {
     console.log(line);
     const token = line.match(/^Demo token: (\S+)/);
-    if (token) state.demoToken = token[1];
+    if (token) {
+      state.demoToken = token[1];
+      // The child built dist/ before it printed this line.
+      state.loading = import(pathToFileURL(join(root, 'dist', 'gateway', 'lib', 'localVisit.js')).href).then(
+        (m) => (state.isLocalVisit = m.isLocalVisit),
+      );
+    }
     const graphql = line.match(/^GraphQL: (\S+)/);
     if (graphql) {
       const url = new URL(graphql[1]);
       // The gateway listens on --host (127.0.0.1 by default); "localhost" may resolve to ::1 first.
       state.gateway = { host: url.host, hostname: url.hostname === 'localhost' ? '127.0.0.1' : url.hostname, port: url.port };
-      console.log(`App: http://localhost:${server.address().port}/`);
+      void Promise.resolve(state.loading).then(() => console.log(`App: http://localhost:${server.address().port}/`));
     }
   });
 

@@ -9,6 +9,7 @@
  */
 import type { GraphiQLOptions, YogaServerOptions } from 'graphql-yoga';
 import { graphiqlAssets } from './graphiqlAssets.js';
+import { isLocalVisit } from './localVisit.js';
 
 type Options = YogaServerOptions<object, object>;
 
@@ -44,17 +45,10 @@ export const renderGraphiQL = async (options?: GraphiQLOptions): Promise<string>
 `;
 };
 
-const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/;
-
-/** Headers a reverse proxy adds: a request that carries one came from elsewhere, whatever its `Host`. */
-const PROXIED = /^(forwarded|via|x-real-ip|x-forwarded-.+)$/;
-
 function mayEmbedToken(request: Request): boolean {
-  for (const name of request.headers.keys()) if (PROXIED.test(name)) return false;
-  const url = new URL(request.url);
-  if (!LOOPBACK.test(url.hostname)) return false;
-  const site = request.headers.get('sec-fetch-site');
-  if (site && site !== 'same-origin' && site !== 'none') return false;
-  const origin = request.headers.get('origin');
-  return !origin || origin === url.origin;
+  return isLocalVisit({
+    host: new URL(request.url).host,
+    headerNames: request.headers.keys(),
+    header: (name) => request.headers.get(name),
+  });
 }

@@ -43,7 +43,8 @@ export const INVALIDATION_BATCH = 100;
 /** Replicas' clocks may differ by this much: a lookup entry is dropped only this long after its result expired. */
 const CLOCK_SKEW_MS = 5000;
 
-const sha = (s: string) => createHash('sha256').update(s).digest('base64url');
+/** A short, opaque digest for cache keys and validators (never a token or raw id in Redis). */
+export const sha = (s: string) => createHash('sha256').update(s).digest('base64url');
 
 /** Process memory: an LRU of `max` results, the generation a counter. */
 export function memoryCache(max: number): GenerationalCache {

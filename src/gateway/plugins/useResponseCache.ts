@@ -28,7 +28,6 @@
  *
  * `extensions.responseCache.hit` says whether a result came from the cache.
  */
-import { createHash } from 'node:crypto';
 import { isAsyncIterable, type Plugin as EnvelopPlugin } from '@envelop/core';
 import type { CacheEntityRecord } from '@envelop/response-cache';
 import { useResponseCache as useYogaResponseCache } from '@graphql-yoga/plugin-response-cache';
@@ -40,7 +39,7 @@ import { encodeKeys } from '../../schema/lib/node.js';
 import { RESOURCES } from '../../schema/resources.js';
 import type { RedisHandle } from '../redis.js';
 import { callerHash } from '../lib/callerHash.js';
-import { CACHE_PREFIX, memoryCache, redisCache, type GenerationalCache } from '../lib/responseCacheStores.js';
+import { CACHE_PREFIX, memoryCache, redisCache, sha, type GenerationalCache } from '../lib/responseCacheStores.js';
 
 export interface ResponseCacheOptions {
   /** Default time to live of a cached result, in ms (> 0). */
@@ -110,8 +109,6 @@ const ACCESS_INPUT_FIELDS = ['defaultLevel'];
 
 /** Writes that add or remove an object of the named type from lists. */
 const LIST_WRITE = /^(create|delete|duplicate|restore|publish|unpublish|remove)([A-Z]\w*)$/;
-
-const sha = (s: string) => createHash('sha256').update(s).digest('base64url');
 
 export function useResponseCache(options: ResponseCacheOptions): Plugin[] {
   const { log, redis } = options;
