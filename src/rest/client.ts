@@ -201,7 +201,7 @@ function callerView(transport: Transport, reads: SharedReads, authorization: str
     patch: write('PATCH'),
     delete: write('DELETE'),
     stream: async (path, query, streamSignal) => {
-      const req = prepare(target, credential, 'GET', path, query, undefined);
+      const req = prepare(target, credential, 'GET', path, query, undefined, 'text/event-stream');
       count();
       return openStream(transport, req, who, anySignal(signal, streamSignal));
     },

@@ -17,7 +17,6 @@ import type { Prepared, Target } from './request.js';
 import { failure, readResponse, type Outcome } from './responses.js';
 import { backoff, type RetryConfig } from './retry.js';
 import type { RetryBudget } from './retryBudget.js';
-import { routeTemplate } from './routes.js';
 
 /** Whose call it is: `budget` keys the concurrency slots and counts as one caller for the circuits. */
 export interface Who {
@@ -80,7 +79,7 @@ export class Transport {
   private async guardedAttempt(req: Prepared, who: Who, attempt: number, deadline: Deadline): Promise<Outcome> {
     let admission;
     try {
-      admission = this.parts.circuits.admit(routeTemplate(req.info.path), who.budget);
+      admission = this.parts.circuits.admit(req.route, who.budget);
     } catch (error) {
       if (error instanceof CircuitOpen) return { ok: false, error: circuitOpenError(req.info), retryable: false, circuitOpen: true };
       throw error;
@@ -127,7 +126,15 @@ export class Transport {
     } catch (err) {
       outcome = failure(err, req, deadline);
     }
-    report?.({ ...req.info, status, ms: clock.now() - started, attempt, code: outcome.ok ? undefined : errorCode(outcome.error) });
+    report?.({
+      method: req.info.method,
+      path: req.info.path,
+      route: req.route,
+      status,
+      ms: clock.now() - started,
+      attempt,
+      code: outcome.ok ? undefined : errorCode(outcome.error),
+    });
     return outcome;
   }
 
