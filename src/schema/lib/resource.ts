@@ -516,6 +516,10 @@ function deriveList(info: ResourceInfo): void {
   const parent = list.on === 'Query' ? ROOT : resources.get(list.on as ResourceName);
   if (!parent) throw new Error(`${info.name}: list on ${list.on}, which is not a resource of the table`);
   const filters = list.filters ?? {};
+  const filterNames = Object.keys(filters);
+  // The list's resolver passes on the parent's keys only: they must be all its path and its items need.
+  const missing = [...pathParams(listPath(info.spec)), ...info.params.slice(0, -1)].filter((k) => !parent.params.includes(k));
+  if (missing.length) throw new Error(`${info.name}: its list needs ${missing.join(', ')}, which ${list.on} has no key for`);
   const onParent = (f: (t: AnyFieldBuilder) => FieldRef<Types, unknown>) =>
     list.on === 'Query'
       ? builder.queryField(list.field, f as never)
@@ -536,13 +540,13 @@ function deriveList(info: ResourceInfo): void {
       resolve: (parentObject: unknown, fieldArgs: Values, ctx: GatewayContext, gql: GraphQLResolveInfo) => {
         const p = parentObject as Json;
         const args = fieldArgs as Values & { format?: 'markdown' | 'document' | null };
+        // The parent's keys are all the list's path and its items need (checked above).
         const parentKeys = parent.keys(p);
-        const known: Values = {
-          ...(parent.params.length ? p : {}),
-          ...Object.fromEntries(parent.params.map((k, i) => [k, parentKeys[i]])),
-        };
+        const known: Values = {};
+        parent.params.forEach((k, i) => (known[k] = parentKeys[i]));
         if (list.shareable) known.shareKey = args.shareKey ?? p.shareKey;
-        const query = Object.fromEntries(Object.keys(filters).map((k) => [k, args[k] ?? undefined]));
+        const query: Values = {};
+        for (const k of filterNames) query[k] = args[k] ?? undefined;
         // Listed bodies: REST is asked for the format the selection needs; items prime their path under it.
         const format = list.bodies ? bodyFormat(gql, LISTED_BODIES, args.format) : undefined;
         const formatQuery = format ? { format } : undefined;
