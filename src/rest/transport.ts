@@ -14,7 +14,8 @@ import { Deadline } from './deadline.js';
 import { circuitOpenError, errorCode, overloadError, unavailableError, type RestError } from './errors.js';
 import { Limiter, Overloaded, WaitAborted, type CallerSlots } from './limiter.js';
 import type { Prepared, Target } from './request.js';
-import { failure, readResponse, type Outcome } from './responses.js';
+import { exchange } from './exchange.js';
+import { failure, readResponse, wantsBody, type Outcome } from './responses.js';
 import { backoff, type RetryConfig } from './retry.js';
 import type { RetryBudget } from './retryBudget.js';
 
@@ -113,16 +114,14 @@ export class Transport {
     let status: number | null = null;
     let outcome: Outcome;
     try {
-      const res = await pool.request({
-        path: req.url,
-        method: req.info.method,
-        headers: req.headers,
-        body: req.body,
-        signal: deadline.signal,
+      const res = await exchange(pool, { path: req.url, method: req.info.method, headers: req.headers, body: req.body }, deadline.signal, {
+        keep: (answered) => wantsBody(req, answered),
+        onStatus: (answered) => {
+          status = answered;
+          this.parts.onAnswer?.(who, answered);
+        },
       });
-      status = res.statusCode;
-      this.parts.onAnswer?.(who, status);
-      outcome = await readResponse(res, req);
+      outcome = readResponse(res, req);
     } catch (err) {
       outcome = failure(err, req, deadline);
     }
