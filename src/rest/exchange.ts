@@ -8,10 +8,10 @@
 import type { Dispatcher } from 'undici';
 import type { AbortEmitter } from './limiter.js';
 
-/** An answer: its status, its headers (lower-case names, the first value of each) and its body. */
+/** An answer: its status, the headers the client reads (`READ_HEADERS`, the first value of each) and its body. */
 export interface Exchanged {
   statusCode: number;
-  headers: Record<string, string>;
+  headers: { 'content-type'?: string; 'retry-after'?: string };
   /** The body as UTF-8 text (a byte order mark dropped); '' when `keep` declined it. */
   text: string;
 }
@@ -33,7 +33,7 @@ export function exchange(
   if (signal.aborted) return Promise.reject(new Error('aborted'));
   return new Promise((resolve, reject) => {
     let statusCode = 0;
-    let headers: Record<string, string> = {};
+    let headers: Exchanged['headers'] = {};
     let chunks: Buffer[] | undefined;
     let abort: ((reason?: Error) => void) | undefined;
     let aborted = false;
@@ -72,13 +72,18 @@ export function exchange(
   });
 }
 
-/** undici's raw headers (name, value, name, value…) as a record, the first value of each name. */
-function headerRecord(raw: Buffer[] | string[] | null): Record<string, string> {
+/** The response headers the REST client reads (responses.ts); the others are not decoded. */
+const READ_HEADERS: readonly string[] = ['content-type', 'retry-after'];
+const READ_LENGTHS = new Set(READ_HEADERS.map((name) => name.length));
+
+/** undici's raw headers (name, value, name, value…): the first value of each of READ_HEADERS. */
+function headerRecord(raw: Buffer[] | string[] | null): Exchanged['headers'] {
   const headers: Record<string, string> = {};
   if (!raw) return headers;
   for (let i = 0; i + 1 < raw.length; i += 2) {
+    if (!READ_LENGTHS.has(raw[i].length)) continue;
     const name = raw[i].toString().toLowerCase();
-    headers[name] ??= raw[i + 1].toString();
+    if (READ_HEADERS.includes(name)) headers[name] ??= raw[i + 1].toString();
   }
   return headers;
 }
