@@ -22,7 +22,6 @@ import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { DEFAULTS } from '../config.js';
 import { errorCode, type RestCall } from '../rest/index.js';
-import { routeTemplate } from '../rest/routes.js';
 import { boundedName } from './lib/operationName.js';
 import { requestPath } from './lib/requestPath.js';
 
@@ -173,7 +172,7 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     registry,
     plugins: [serve, useOutcome(failed, subscriptions), prometheus],
     onRestCall(call) {
-      const route = routeTemplate(call.path);
+      const { route } = call;
       upstream.observe({ method: call.method, route, status: call.status === null ? 'none' : String(call.status) }, call.ms / 1000);
       if (call.attempt > 1) retries.inc({ method: call.method, route });
     },

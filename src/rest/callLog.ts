@@ -7,6 +7,8 @@ export interface RestCall {
   method: HttpMethod;
   /** Path below the base URL, without the query string. */
   path: string;
+  /** The path's template (`/spaces/{spaceId}`: routes.ts), for metric labels. */
+  route: string;
   /** HTTP status, or null when no answer came. */
   status: number | null;
   ms: number;

@@ -94,6 +94,9 @@ export interface CallerIdentity {
   proven: boolean;
 }
 
+/** How often a proven token's expiry and place among the kept ones are renewed, at most. */
+const REFRESH_MS = 1_000;
+
 /**
  * What the upstream said of each token lately, in two bounded maps (least recently seen first
  * out): tokens it answered with a 2xx (proven, for `provenTtlMs`: an hour, so a caller served
@@ -115,7 +118,12 @@ export class KnownCallers {
   answered(key: string, status: number): void {
     if (key === ANONYMOUS) return;
     if (status === 401) this.move(key, this.proven, this.rejected, this.rejectedTtlMs);
-    else if (status >= 200 && status < 300) this.move(key, this.rejected, this.proven, this.provenTtlMs);
+    else if (status >= 200 && status < 300) {
+      // Every answer of a busy token lands here: one seen proven within the last second keeps its place.
+      const until = this.proven.get(key);
+      if (until !== undefined && until - this.clock.now() > this.provenTtlMs - REFRESH_MS) return;
+      this.move(key, this.rejected, this.proven, this.provenTtlMs);
+    }
   }
 
   /**

@@ -73,8 +73,14 @@ export interface Admission {
 
 const NOOP: Admission = { done: () => undefined };
 
+function probe(circuit: CircuitState): void {
+  circuit.state = 'half-open';
+  circuit.probing = true;
+}
+
 export class Circuits {
   private readonly circuits = new Map<string, CircuitState>();
+  private readonly origin = this.circuit(ORIGIN);
   private worst: CircuitStateName = 'closed';
 
   constructor(
@@ -86,7 +92,7 @@ export class Circuits {
   /** Lets a call of `caller` on `route` through, or throws CircuitOpen (and reports the refusal). */
   admit(route: string, caller: string): Admission {
     if (this.config.threshold <= 0) return NOOP;
-    const origin = this.circuit(ORIGIN);
+    const origin = this.origin;
     const own = this.circuit(route);
     const blocked = this.blocks(origin) ? ORIGIN : this.blocks(own) ? route : undefined;
     if (blocked !== undefined) {
@@ -94,15 +100,15 @@ export class Circuits {
       throw new CircuitOpen(blocked);
     }
     // A circuit past its cool-down lets this one call through as its probe.
-    const probes = [origin, own].filter((c) => c.state !== 'closed');
-    for (const c of probes) {
-      c.state = 'half-open';
-      c.probing = true;
-    }
-    if (probes.length) this.changed();
+    const probesOrigin = origin.state !== 'closed';
+    const probesOwn = own.state !== 'closed';
+    if (probesOrigin) probe(origin);
+    if (probesOwn) probe(own);
+    if (probesOrigin || probesOwn) this.changed();
     return {
       done: (health) => {
-        probes.forEach((c) => (c.probing = false));
+        if (probesOrigin) origin.probing = false;
+        if (probesOwn) own.probing = false;
         if (health === 'neutral') return;
         if (health === 'origin') return this.failed(ORIGIN, origin, undefined);
         // The upstream answered (or timed out): it is reachable.

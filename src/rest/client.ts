@@ -9,13 +9,13 @@
  */
 import { Pool } from 'undici';
 import type { RestCall } from './callLog.js';
-import { credentialOf, KnownCallers, type CallerIdentity } from './callerKey.js';
+import { credentialOf, KnownCallers, type CallerIdentity, type Credential } from './callerKey.js';
 import { DEFAULTS, withDefaults, type GroupConfig } from '../config.js';
 import { Circuits, DEFAULT_CIRCUIT, type CircuitConfig, type CircuitStateName } from './circuit.js';
 import { systemClock, type Clock } from './clock.js';
 import { callLimitError } from './errors.js';
 import { Limiter, type ConcurrencyConfig } from './limiter.js';
-import { prepare, type HttpMethod, type Query, type Target } from './request.js';
+import { prepare, type HttpMethod, type Prepared, type Query, type Target } from './request.js';
 import { DEFAULT_BACKOFF, type RetryConfig } from './retry.js';
 import { DEFAULT_RETRY_BUDGET, RetryBudget, type RetryBudgetConfig } from './retryBudget.js';
 import { Leaving, SharedReads, type Arrival } from './singleFlight.js';
@@ -114,7 +114,7 @@ export function createRestClient(config: RestClientConfig): RestClient {
   const reads = new SharedReads(config.singleFlight ?? true, clock, () => transport.deadline());
   return {
     baseUrl: base.toString(),
-    forCaller: (authorization, options = {}) => callerView(transport, reads, authorization, options),
+    forCaller: (authorization, options = {}) => new CallerView(transport, reads, authorization, options),
     arrive: (authorization) => reads.arrive(credentialOf(authorization).key),
     identify: (authorization, address) => known.identify(authorization, address),
     close: () => transport.parts.pool.close(),
@@ -166,46 +166,70 @@ function transportParts(config: RestClientConfig, base: URL, clock: Clock) {
   };
 }
 
-function callerView(transport: Transport, reads: SharedReads, authorization: string | undefined, options: CallerOptions): RestCaller {
-  const credential = credentialOf(authorization);
-  const who: Who = { key: credential.key, budget: options.budget ?? credential.key };
-  const { signal, arrival, maxCalls = Infinity } = options;
-  const leaving = new Leaving(signal);
-  const since = reads.enabled && arrival?.key === who.key ? arrival.since : undefined;
-  const { target } = transport.parts;
-  let calls = 0;
-  /** Counts one more call of this view's operation; past `maxCalls`, refuses it. */
-  const count = () => {
-    if (++calls > maxCalls) throw callLimitError(maxCalls);
-  };
+/** One caller's view: its credential, its budget, its request's signal and arrival, its operation's call count. */
+class CallerView implements RestCaller {
+  private readonly credential: Credential;
+  private readonly who: Who;
+  private readonly leaving: Leaving;
+  /** When its request arrived, if it may take answers kept for it. */
+  private readonly since: number | undefined;
+  private readonly signal: AbortSignal | undefined;
+  private readonly maxCalls: number;
+  private calls = 0;
+
+  constructor(
+    private readonly transport: Transport,
+    private readonly reads: SharedReads,
+    authorization: string | undefined,
+    options: CallerOptions,
+  ) {
+    this.credential = credentialOf(authorization);
+    this.who = { key: this.credential.key, budget: options.budget ?? this.credential.key };
+    this.signal = options.signal;
+    this.maxCalls = options.maxCalls ?? Infinity;
+    this.leaving = new Leaving(options.signal);
+    this.since = reads.enabled && options.arrival?.key === this.who.key ? options.arrival.since : undefined;
+  }
 
   // `any`: the caller names the answer's type (`get<T>`), which JSON from the wire cannot check.
-  const read = async (path: string, query?: Query): Promise<any> => {
-    const req = prepare(target, credential, 'GET', path, query, undefined);
-    count();
-    return reads.read(who.key, req, since, (deadline) => transport.call(req, who, deadline), leaving);
-  };
-  // `any`: as for `read`, the caller names the answer's type.
-  const write =
-    (method: HttpMethod) =>
-    async (path: string, body?: unknown, query?: Query): Promise<any> => {
-      const req = prepare(target, credential, method, path, query, body);
-      count();
-      return reads.write(who.key, req, (deadline) => transport.call(req, who, deadline), leaving);
-    };
+  async get(path: string, query?: Query): Promise<any> {
+    const req = this.prepare('GET', path, query, undefined);
+    return this.reads.read(this.who.key, req, this.since, (deadline) => this.transport.call(req, this.who, deadline), this.leaving);
+  }
 
-  return {
-    get: read,
-    post: write('POST'),
-    put: write('PUT'),
-    patch: write('PATCH'),
-    delete: write('DELETE'),
-    stream: async (path, query, streamSignal) => {
-      const req = prepare(target, credential, 'GET', path, query, undefined);
-      count();
-      return openStream(transport, req, who, anySignal(signal, streamSignal));
-    },
-  };
+  post(path: string, body?: unknown, query?: Query): Promise<any> {
+    return this.write('POST', path, body, query);
+  }
+
+  put(path: string, body?: unknown, query?: Query): Promise<any> {
+    return this.write('PUT', path, body, query);
+  }
+
+  patch(path: string, body?: unknown, query?: Query): Promise<any> {
+    return this.write('PATCH', path, body, query);
+  }
+
+  delete(path: string, body?: unknown, query?: Query): Promise<any> {
+    return this.write('DELETE', path, body, query);
+  }
+
+  async stream(path: string, query?: Query, signal?: AbortSignal): Promise<SseStream> {
+    const req = this.prepare('GET', path, query, undefined, 'text/event-stream');
+    return openStream(this.transport, req, this.who, anySignal(this.signal, signal));
+  }
+
+  // `any`: as for `get`, the caller names the answer's type.
+  private async write(method: HttpMethod, path: string, body: unknown, query: Query | undefined): Promise<any> {
+    const req = this.prepare(method, path, query, body);
+    return this.reads.write(this.who.key, req, (deadline) => this.transport.call(req, this.who, deadline), this.leaving);
+  }
+
+  /** The request, counted as one more call of this view's operation; past `maxCalls`, refused. */
+  private prepare(method: HttpMethod, path: string, query: Query | undefined, body: unknown, accept?: string): Prepared {
+    const req = prepare(this.transport.parts.target, this.credential, method, path, query, body, accept);
+    if (++this.calls > this.maxCalls) throw callLimitError(this.maxCalls);
+    return req;
+  }
 }
 
 function anySignal(a: AbortSignal | undefined, b: AbortSignal | undefined): AbortSignal | undefined {

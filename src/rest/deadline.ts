@@ -1,8 +1,9 @@
 /**
  * The deadline of one REST call (all its attempts and the waits between them). Aborting it
  * (the time ran out, or every caller that waited for the call left) aborts the request in flight.
- * It is its own abort signal: undici (and the limiter's queue) accept an EventEmitter with
- * `aborted`, which costs far less per call than an AbortController and its EventTarget.
+ * It is its own abort signal: the exchange (exchange.ts) and the limiter's queue listen on an
+ * EventEmitter with `aborted`, which costs far less per call than an AbortController and its
+ * EventTarget.
  */
 import { EventEmitter } from 'node:events';
 import type { Clock, Timer } from './clock.js';
@@ -28,7 +29,7 @@ export class Deadline extends EventEmitter {
     }, ms);
   }
 
-  /** What undici and the limiter listen on. */
+  /** What the exchange and the limiter listen on. */
   get signal(): Deadline {
     return this;
   }

@@ -4,7 +4,8 @@
  *
  * - client.ts: createRestClient, composing the parts below; a per-caller view (`forCaller`);
  * - transport.ts: one call with its attempts (retry.ts, retryBudget.ts), through the circuit
- *   breakers (circuit.ts) and concurrency limits (limiter.ts), each answer read by responses.ts;
+ *   breakers (circuit.ts) and concurrency limits (limiter.ts), each attempt one exchange on the
+ *   pool (exchange.ts) read by responses.ts;
  * - singleFlight.ts: reads shared between one caller's requests (single-flight, kept answers);
  * - stream.ts + sse.ts: event streams; deadline.ts: a call's deadline; clock.ts: injectable time;
  * - callerKey.ts: who the caller is (one key per token) and whom a call is counted against;
@@ -21,7 +22,7 @@ export {
   type CallerOptions,
 } from './client.js';
 export { RestCallLog, type RestCall } from './callLog.js';
-export { path, encodeQuery, type Query, type QueryValue, type HttpMethod } from './request.js';
+export { path, pathSegment, encodeQuery, type Query, type QueryValue, type HttpMethod } from './request.js';
 export { parseRetryAfter, backoff, type RetryConfig } from './retry.js';
 export type { Arrival } from './singleFlight.js';
 export { systemClock, type Clock } from './clock.js';

@@ -1,9 +1,11 @@
 /**
  * A REST request as prepared once and sent once per attempt: its path (built with `path`, each
- * value one percent-encoded segment), its query string, its headers (the caller's normalized
- * `Authorization`, never the raw header) and its JSON body.
+ * value one percent-encoded segment), its route template (routes.ts: circuits and metrics), its
+ * query string, its headers (the caller's normalized `Authorization`, never the raw header) and
+ * its JSON body.
  */
 import { inputError } from './errors.js';
+import { routeTemplate } from './routes.js';
 
 export type QueryValue = string | number | boolean | null | undefined | readonly (string | number | boolean)[];
 /** Query parameters: null/undefined are left out, arrays repeat the key (`k=a&k=b`). */
@@ -12,8 +14,11 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export interface Prepared {
   info: { method: HttpMethod; path: string };
+  /** The path's template (`/spaces/{spaceId}`), computed once for the circuits and the metrics. */
+  route: string;
   url: string;
-  headers: Record<string, string>;
+  /** Name, value, name, value…: undici takes a flat array as is (no object to walk per attempt). */
+  headers: string[];
   body?: string;
   /** The caller's credential (the token), to scrub from upstream messages. */
   secret?: string;
@@ -25,7 +30,7 @@ export interface Target {
   userAgent: string;
 }
 
-/** `credential` is the caller's normalized header and its token (see callerKey.ts). */
+/** `credential` is the caller's normalized header and its token (see callerKey.ts); `accept` is JSON but for streams. */
 export function prepare(
   target: Target,
   credential: { header?: string; token?: string },
@@ -33,15 +38,17 @@ export function prepare(
   path: string,
   query: Query | undefined,
   body: unknown,
+  accept = 'application/json',
 ): Prepared {
   if (!path.startsWith('/') || path.includes('?') || path.includes('#')) {
     throw new TypeError('A REST path starts with "/" and has no query string (pass query params separately)');
   }
-  const headers: Record<string, string> = { accept: 'application/json', 'user-agent': target.userAgent };
-  if (credential.header) headers.authorization = credential.header;
-  if (body !== undefined) headers['content-type'] = 'application/json';
+  const headers = ['accept', accept, 'user-agent', target.userAgent];
+  if (credential.header) headers.push('authorization', credential.header);
+  if (body !== undefined) headers.push('content-type', 'application/json');
   return {
     info: { method, path },
+    route: routeTemplate(path),
     url: target.basePath + path + encodeQuery(query),
     headers,
     body: body === undefined ? undefined : JSON.stringify(body),
@@ -50,8 +57,9 @@ export function prepare(
 }
 
 export function encodeQuery(query: Query | undefined): string {
+  if (!query) return '';
   const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(query ?? {})) {
+  for (const [key, value] of Object.entries(query)) {
     if (value === undefined || value === null) continue;
     const values: readonly (string | number | boolean)[] = Array.isArray(value) ? value : [value as string | number | boolean];
     for (const v of values) params.append(key, String(v));
@@ -68,12 +76,13 @@ export function encodeQuery(query: Query | undefined): string {
 export function path(strings: TemplateStringsArray, ...values: (string | number)[]): string {
   let out = strings[0];
   values.forEach((value, i) => {
-    out += segment(value) + strings[i + 1];
+    out += pathSegment(value) + strings[i + 1];
   });
   return out;
 }
 
-function segment(value: string | number): string {
+/** One path segment: `value` percent-encoded; empty, "." and ".." refused (BAD_USER_INPUT). */
+export function pathSegment(value: string | number): string {
   const text = String(value);
   if (text === '' || text === '.' || text === '..') throw inputError(`Invalid identifier ${JSON.stringify(text)}`);
   return encodeURIComponent(text);

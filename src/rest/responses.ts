@@ -1,10 +1,12 @@
 /**
  * What one attempt came to (`Outcome`): a 2xx body read as JSON (frozen for GETs, whose answers
  * may be shared), or a failure mapped to a RestError (errors.ts) with whether a GET may retry it
- * and what kind of failure it was for the circuit breaker. Every body is read or dumped.
+ * and what kind of failure it was for the circuit breaker. Every body is read (exchange.ts drops
+ * the ones `wantsBody` declines).
  */
 import type { Dispatcher } from 'undici';
 import type { Deadline } from './deadline.js';
+import type { Exchanged } from './exchange.js';
 import { errorCode, errorForStatus, restError, unavailableError, upstreamMessage, type RestError } from './errors.js';
 import type { Prepared } from './request.js';
 import { parseRetryAfter, RETRY_STATUSES, RETRYABLE_ERRORS } from './retry.js';
@@ -27,30 +29,34 @@ export type Outcome =
       /** No call: the circuit was open. */ circuitOpen?: true;
     };
 
-export async function readResponse(res: Dispatcher.ResponseData, req: Prepared): Promise<Outcome> {
+/** Whether the body of an answer with `status` is read (a retried answer's text is of no use). */
+export function wantsBody(req: Prepared, status: number): boolean {
+  return !(req.info.method === 'GET' && RETRY_STATUSES.has(status));
+}
+
+/** An exchanged answer (exchange.ts) as the attempt's outcome. */
+export function readResponse(res: Exchanged, req: Prepared): Outcome {
   const status = res.statusCode;
   const health: Health = status >= 500 ? 'route' : 'healthy';
   if (status >= 200 && status < 300) {
-    if (status === 204) {
-      await res.body.dump();
-      return { ok: true, value: undefined, size: 0, health };
-    }
-    const text = await res.body.text();
+    if (status === 204) return { ok: true, value: undefined, size: 0, health };
+    const { text } = res;
     const value = parseBody(text, res.headers['content-type'], status, req);
     // A read's answer may be shared (joined calls, kept answers): nobody may change it.
     return { ok: true, value: req.info.method === 'GET' ? deepFreeze(value) : value, size: text.length, health };
   }
-  const retryable = req.info.method === 'GET' && RETRY_STATUSES.has(status);
-  // A retried answer's text is of no use; other errors carry the upstream's message.
-  const text = retryable ? (await res.body.dump(), '') : await res.body.text();
-  return { ok: false, error: statusError(res, req, text), retryable, retryAfterMs: retryAfter(res), health };
+  const retryable = !wantsBody(req, status);
+  return { ok: false, error: statusError(res, req, res.text), retryable, retryAfterMs: retryAfter(res), health };
 }
 
-export function statusError(res: Dispatcher.ResponseData, req: Prepared, text: string): RestError {
+/** What an error answer is read from: its status and headers. */
+type Answered = Pick<Dispatcher.ResponseData, 'statusCode'> & { headers: Record<string, string | string[] | undefined> };
+
+export function statusError(res: Answered, req: Prepared, text: string): RestError {
   return errorForStatus(res.statusCode, req.info, upstreamMessage(text), req.secret, retryAfter(res));
 }
 
-function retryAfter(res: Dispatcher.ResponseData): number | undefined {
+function retryAfter(res: Answered): number | undefined {
   return parseRetryAfter(header(res.headers['retry-after']));
 }
 

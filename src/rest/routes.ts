@@ -29,21 +29,29 @@ function buildTree(templates: readonly string[]): Node {
   return root;
 }
 
-/** Fixed segments win over parameters (`/orgs/{organizationId}/sites` before `/orgs/{organizationId}/{x}`), with backtracking. */
-function find(at: Node, segments: string[], i: number): string | undefined {
-  if (i === segments.length) return at.template;
-  const segment = segments[i];
-  if (segment === '') return undefined;
-  const fixed = at.fixed.get(segment);
-  return (fixed && find(fixed, segments, i + 1)) || (at.param && find(at.param, segments, i + 1));
+/**
+ * The template of `path` from the segment at `start` on (just after a "/"), read in place (no
+ * arrays per call). Fixed segments win over parameters (`/orgs/{organizationId}/sites` before
+ * `/orgs/{organizationId}/{x}`), with backtracking; an empty segment matches nothing.
+ */
+function find(at: Node, path: string, start: number): string | undefined {
+  const slash = path.indexOf('/', start);
+  const end = slash < 0 ? path.length : slash;
+  if (end === start) return undefined;
+  const fixed = at.fixed.get(path.slice(start, end));
+  return (fixed && rest(fixed, path, slash)) || (at.param && rest(at.param, path, slash));
 }
+
+/** What follows a matched segment: the end of the path (the node's template), or the next segment. */
+const rest = (at: Node, path: string, slash: number) => (slash < 0 ? at.template : find(at, path, slash + 1));
 
 /** A matcher over `templates` (default: every endpoint of the REST API). */
 export function routeMatcher(templates: readonly string[] = ROUTE_TEMPLATES): (path: string) => string {
   const root = buildTree(templates);
   return (path) => {
-    const bare = path.split('?', 1)[0];
-    return (bare.startsWith('/') && find(root, bare.split('/'), 1)) || OTHER_ROUTE;
+    const query = path.indexOf('?');
+    const bare = query < 0 ? path : path.slice(0, query);
+    return (bare.startsWith('/') && find(root, bare, 1)) || OTHER_ROUTE;
   };
 }
 

@@ -133,11 +133,17 @@ export class SharedReads {
       if (state.flights.get(req.url) === flight) state.flights.delete(req.url);
     };
     state.running++;
+    const ended = () => {
+      deadline.dispose();
+      detach();
+      state.running--;
+      this.forgetIfIdle(state);
+    };
     const flight: Flight = {
       waiters: 0,
-      promise: run(deadline)
-        .then(({ value, size }) => {
-          detach();
+      promise: run(deadline).then(
+        ({ value, size }) => {
+          ended();
           // Kept for the other open requests of this caller (none but this one: nobody else could take it).
           if (state.open.size > 1 && req.info.method === 'GET' && state.generation === generation && size <= RECENT_MAX_CHARS) {
             const at = this.clock.now();
@@ -146,13 +152,12 @@ export class SharedReads {
             this.prune(state, at);
           }
           return value;
-        })
-        .finally(() => {
-          deadline.dispose();
-          detach();
-          state.running--;
-          this.forgetIfIdle(state);
-        }),
+        },
+        (error: unknown) => {
+          ended();
+          throw error;
+        },
+      ),
       abandon() {
         detach();
         deadline.abort();

@@ -8,7 +8,6 @@ import { CircuitOpen } from './circuit.js';
 import { circuitOpenError, errorCode, unavailableError, type ErrorCode } from './errors.js';
 import type { Prepared } from './request.js';
 import { connectionError, connectionHealth, statusError, systemCode } from './responses.js';
-import { routeTemplate } from './routes.js';
 import { eventStream, type SseStream } from './sse.js';
 import type { Transport, Who } from './transport.js';
 
@@ -21,10 +20,10 @@ export async function openStream(transport: Transport, req: Prepared, who: Who, 
   const release = () => signal?.removeEventListener('abort', abort);
   const started = clock.now();
   const reportAttempt = (status: number | null, code?: ErrorCode) =>
-    report?.({ ...req.info, status, ms: clock.now() - started, attempt: 1, code });
+    report?.({ ...req.info, route: req.route, status, ms: clock.now() - started, attempt: 1, code });
   let admission;
   try {
-    admission = circuits.admit(routeTemplate(req.info.path), who.budget);
+    admission = circuits.admit(req.route, who.budget);
   } catch (error) {
     release();
     if (error instanceof CircuitOpen) throw circuitOpenError(req.info);
@@ -35,7 +34,7 @@ export async function openStream(transport: Transport, req: Prepared, who: Who, 
     res = await pool.request({
       path: req.url,
       method: 'GET',
-      headers: { ...req.headers, accept: 'text/event-stream', 'cache-control': 'no-cache' },
+      headers: [...req.headers, 'cache-control', 'no-cache'],
       signal: controller.signal,
       headersTimeout,
       bodyTimeout: 0,

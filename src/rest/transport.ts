@@ -14,10 +14,10 @@ import { Deadline } from './deadline.js';
 import { circuitOpenError, errorCode, overloadError, unavailableError, type RestError } from './errors.js';
 import { Limiter, Overloaded, WaitAborted, type CallerSlots } from './limiter.js';
 import type { Prepared, Target } from './request.js';
-import { failure, readResponse, type Outcome } from './responses.js';
+import { exchange } from './exchange.js';
+import { failure, readResponse, wantsBody, type Outcome } from './responses.js';
 import { backoff, type RetryConfig } from './retry.js';
 import type { RetryBudget } from './retryBudget.js';
-import { routeTemplate } from './routes.js';
 
 /** Whose call it is: `budget` keys the concurrency slots and counts as one caller for the circuits. */
 export interface Who {
@@ -80,7 +80,7 @@ export class Transport {
   private async guardedAttempt(req: Prepared, who: Who, attempt: number, deadline: Deadline): Promise<Outcome> {
     let admission;
     try {
-      admission = this.parts.circuits.admit(routeTemplate(req.info.path), who.budget);
+      admission = this.parts.circuits.admit(req.route, who.budget);
     } catch (error) {
       if (error instanceof CircuitOpen) return { ok: false, error: circuitOpenError(req.info), retryable: false, circuitOpen: true };
       throw error;
@@ -114,20 +114,26 @@ export class Transport {
     let status: number | null = null;
     let outcome: Outcome;
     try {
-      const res = await pool.request({
-        path: req.url,
-        method: req.info.method,
-        headers: req.headers,
-        body: req.body,
-        signal: deadline.signal,
+      const res = await exchange(pool, { path: req.url, method: req.info.method, headers: req.headers, body: req.body }, deadline.signal, {
+        keep: (answered) => wantsBody(req, answered),
+        onStatus: (answered) => {
+          status = answered;
+          this.parts.onAnswer?.(who, answered);
+        },
       });
-      status = res.statusCode;
-      this.parts.onAnswer?.(who, status);
-      outcome = await readResponse(res, req);
+      outcome = readResponse(res, req);
     } catch (err) {
       outcome = failure(err, req, deadline);
     }
-    report?.({ ...req.info, status, ms: clock.now() - started, attempt, code: outcome.ok ? undefined : errorCode(outcome.error) });
+    report?.({
+      method: req.info.method,
+      path: req.info.path,
+      route: req.route,
+      status,
+      ms: clock.now() - started,
+      attempt,
+      code: outcome.ok ? undefined : errorCode(outcome.error),
+    });
     return outcome;
   }
 

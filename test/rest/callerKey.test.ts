@@ -68,6 +68,24 @@ describe('KnownCallers', () => {
     expect(known.identify('Bearer good', '10.0.0.1')).toMatchObject({ budget: here, proven: false });
   });
 
+  it('renews a proven token with its answers, at most once a second', () => {
+    const clock = fakeClock();
+    const known = new KnownCallers(10, clock, 60_000, 10_000);
+    const good = callerKey('Bearer good');
+    known.answered(good, 200);
+    clock.advance(500);
+    known.answered(good, 200); // within the second: not renewed, proven until 10 s
+    clock.advance(9_499);
+    expect(known.identify('Bearer good', 'a').proven).toBe(true);
+    clock.advance(1);
+    expect(known.identify('Bearer good', 'a').proven).toBe(false);
+    known.answered(good, 200); // proven again until 20 s
+    clock.advance(2_000);
+    known.answered(good, 200); // renewed: until 22 s
+    clock.advance(9_999);
+    expect(known.identify('Bearer good', 'a').proven).toBe(true);
+  });
+
   it('remembers at most `max` tokens of each kind, the least recently seen leaving first', () => {
     const known = new KnownCallers(3, fakeClock());
     for (let i = 0; i < 5; i++) known.answered(callerKey(`Bearer t${i}`), 200);

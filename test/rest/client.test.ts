@@ -220,6 +220,23 @@ describe('REST client faults', () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it('reads a JSON body sent in several chunks, a byte order mark first, whole', async () => {
+    const server = await badServer();
+    const items = Array.from({ length: 2_000 }, (_, i) => ({ id: `s${i}`, title: `Space ${i} ✓` }));
+    const text = JSON.stringify({ items, count: items.length });
+    server.fallback = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+      res.write(Buffer.from([0xef, 0xbb, 0xbf]));
+      const bytes = Buffer.from(text);
+      // Split inside a multi-byte character too.
+      const cut = bytes.indexOf(Buffer.from('✓')) + 1;
+      res.write(bytes.subarray(0, cut));
+      setImmediate(() => res.end(bytes.subarray(cut)));
+    };
+    const { rest } = client(server.url);
+    expect(await rest.forCaller('Bearer t').get('/spaces')).toEqual({ items, count: items.length });
+  });
+
   it('errors instead of hanging when the body stalls', async () => {
     const server = await badServer();
     server.fallback = stallBody;

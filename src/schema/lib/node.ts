@@ -28,7 +28,7 @@ export function decodeKeys(id: string, arity: number): string[] | null {
  * src/rest's `path`: empty, "." and ".." are refused (BAD_USER_INPUT), since a URL resolves them
  * to another resource (a reply id of ".." would name the comment).
  */
-export { path as restPath } from '../../rest/index.js';
+export { path as restPath, pathSegment } from '../../rest/index.js';
 
 /** A node type as federation sees it (src/schema/lib/federation.ts makes each an entity). */
 export interface NodeEntry {

@@ -26,7 +26,7 @@ import { bodyFormat } from './fields.js';
 import { notFoundError } from './errors.js';
 import { badNodeIdError } from './globalIds.js';
 import { checkInput, restBody } from './mutation.js';
-import { decodeKeys, encodeKeys, registerNode, restPath } from './node.js';
+import { decodeKeys, encodeKeys, pathSegment, registerNode } from './node.js';
 import { refOf, registerRefType, restRef } from './refs.js';
 import { ANY_SEGMENT, type QueryParams } from '../restLoader.js';
 
@@ -69,8 +69,8 @@ export function fillPath(template: string, values: object, pattern = false): str
   for (const part of templateParts(template)) {
     const value = part.name ? (values as Values)[part.name] : undefined;
     if (!part.name) out += part.text;
-    // An empty key is refused by `restPath` (BAD_USER_INPUT), unless only a pattern is asked for.
-    else if (typeof value === 'string' && (value || !pattern)) out += restPath`/${value}`.slice(1);
+    // An empty key is refused by `pathSegment` (BAD_USER_INPUT), unless only a pattern is asked for.
+    else if (typeof value === 'string' && (value || !pattern)) out += pathSegment(value);
     else if (pattern) out += ANY_SEGMENT;
     else return undefined;
   }
@@ -164,7 +164,14 @@ function buildResource(name: ResourceName): ResourceInfo {
   const params = pathParams(spec.path);
   const idField = spec.idField ?? 'id';
   const last = params[params.length - 1];
-  const byKeys = (keys: readonly string[]) => Object.fromEntries(params.map((p, i) => [p, keys[i]]));
+  // Computed once: `attach` runs for every object a request reads or lists.
+  const parentParams = params.slice(0, -1);
+  const jsonKeys = Object.entries(spec.jsonKeys ?? {});
+  const byKeys = (keys: readonly string[]) => {
+    const values: Values = {};
+    params.forEach((p, i) => (values[p] = keys[i]));
+    return values;
+  };
   const info: ResourceInfo = {
     name,
     spec,
@@ -174,8 +181,8 @@ function buildResource(name: ResourceName): ResourceInfo {
       const json = object as Json;
       const known = knownValues as Values;
       const out: Json = { ...json };
-      for (const p of params.slice(0, -1)) if (typeof known[p] === 'string') out[p] = known[p];
-      for (const [p, field] of Object.entries(spec.jsonKeys ?? {})) out[p] ??= json[field];
+      for (const p of parentParams) if (typeof known[p] === 'string') out[p] = known[p];
+      for (const [p, field] of jsonKeys) out[p] ??= json[field];
       out[last] = json[idField] ?? known[last];
       if (typeof known.shareKey === 'string') out.shareKey = known.shareKey;
       return out;
@@ -509,6 +516,10 @@ function deriveList(info: ResourceInfo): void {
   const parent = list.on === 'Query' ? ROOT : resources.get(list.on as ResourceName);
   if (!parent) throw new Error(`${info.name}: list on ${list.on}, which is not a resource of the table`);
   const filters = list.filters ?? {};
+  const filterNames = Object.keys(filters);
+  // The list's resolver passes on the parent's keys only: they must be all its path and its items need.
+  const missing = [...pathParams(listPath(info.spec)), ...info.params.slice(0, -1)].filter((k) => !parent.params.includes(k));
+  if (missing.length) throw new Error(`${info.name}: its list needs ${missing.join(', ')}, which ${list.on} has no key for`);
   const onParent = (f: (t: AnyFieldBuilder) => FieldRef<Types, unknown>) =>
     list.on === 'Query'
       ? builder.queryField(list.field, f as never)
@@ -529,13 +540,13 @@ function deriveList(info: ResourceInfo): void {
       resolve: (parentObject: unknown, fieldArgs: Values, ctx: GatewayContext, gql: GraphQLResolveInfo) => {
         const p = parentObject as Json;
         const args = fieldArgs as Values & { format?: 'markdown' | 'document' | null };
+        // The parent's keys are all the list's path and its items need (checked above).
         const parentKeys = parent.keys(p);
-        const known: Values = {
-          ...(parent.params.length ? p : {}),
-          ...Object.fromEntries(parent.params.map((k, i) => [k, parentKeys[i]])),
-        };
+        const known: Values = {};
+        parent.params.forEach((k, i) => (known[k] = parentKeys[i]));
         if (list.shareable) known.shareKey = args.shareKey ?? p.shareKey;
-        const query = Object.fromEntries(Object.keys(filters).map((k) => [k, args[k] ?? undefined]));
+        const query: Values = {};
+        for (const k of filterNames) query[k] = args[k] ?? undefined;
         // Listed bodies: REST is asked for the format the selection needs; items prime their path under it.
         const format = list.bodies ? bodyFormat(gql, LISTED_BODIES, args.format) : undefined;
         const formatQuery = format ? { format } : undefined;

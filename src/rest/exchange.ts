@@ -1,0 +1,96 @@
+/**
+ * One HTTP exchange of a JSON call through undici's `dispatch`, its body collected as text: what
+ * `pool.request()` then `body.text()` do, without the Readable stream, the handler and promise
+ * per body read and the signal plumbing they cost per call (undici's documentation points to
+ * `dispatch` for hot paths). The pool's timeouts and response size limit apply as for `request`;
+ * aborting `signal` aborts the exchange. Event streams keep `pool.request` (stream.ts).
+ */
+import type { Dispatcher } from 'undici';
+import type { AbortEmitter } from './limiter.js';
+
+/** An answer: its status, the headers the client reads (`READ_HEADERS`, the first value of each) and its body. */
+export interface Exchanged {
+  statusCode: number;
+  headers: { 'content-type'?: string; 'retry-after'?: string };
+  /** The body as UTF-8 text (a byte order mark dropped); '' when `keep` declined it. */
+  text: string;
+}
+
+export interface ExchangeOptions {
+  /** Whether the body of an answer with this status is wanted (else it is read and dropped). */
+  keep(status: number): boolean;
+  /** Called once the status is known, before the body is read. */
+  onStatus?(status: number): void;
+}
+
+/** Sends `request` on `dispatcher`; resolves with the whole answer, rejects as `request` would. */
+export function exchange(
+  dispatcher: Dispatcher,
+  request: Dispatcher.DispatchOptions,
+  signal: AbortEmitter,
+  options: ExchangeOptions,
+): Promise<Exchanged> {
+  if (signal.aborted) return Promise.reject(new Error('aborted'));
+  return new Promise((resolve, reject) => {
+    let statusCode = 0;
+    let headers: Exchanged['headers'] = {};
+    let chunks: Buffer[] | undefined;
+    let abort: ((reason?: Error) => void) | undefined;
+    let aborted = false;
+    const onAbort = () => {
+      aborted = true;
+      abort?.(new Error('aborted'));
+    };
+    signal.once('abort', onAbort);
+    const settle = () => signal.removeListener('abort', onAbort);
+    const handler: Dispatcher.DispatchHandlers = {
+      onConnect(abortRequest) {
+        abort = abortRequest;
+        if (aborted) abortRequest(new Error('aborted'));
+      },
+      onHeaders(status, rawHeaders) {
+        statusCode = status;
+        headers = headerRecord(rawHeaders);
+        if (options.keep(status)) chunks = [];
+        options.onStatus?.(status);
+        return true;
+      },
+      onData(chunk) {
+        chunks?.push(chunk);
+        return true;
+      },
+      onComplete() {
+        settle();
+        resolve({ statusCode, headers, text: chunks ? decode(chunks) : '' });
+      },
+      onError(error) {
+        settle();
+        reject(error);
+      },
+    };
+    dispatcher.dispatch(request, handler);
+  });
+}
+
+/** The response headers the REST client reads (responses.ts); the others are not decoded. */
+const READ_HEADERS: readonly string[] = ['content-type', 'retry-after'];
+const READ_LENGTHS = new Set(READ_HEADERS.map((name) => name.length));
+
+/** undici's raw headers (name, value, name, value…): the first value of each of READ_HEADERS. */
+function headerRecord(raw: Buffer[] | string[] | null): Exchanged['headers'] {
+  const headers: Record<string, string> = {};
+  if (!raw) return headers;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    if (!READ_LENGTHS.has(raw[i].length)) continue;
+    const name = raw[i].toString().toLowerCase();
+    if (READ_HEADERS.includes(name)) headers[name] ??= raw[i + 1].toString();
+  }
+  return headers;
+}
+
+/** The body as UTF-8, as undici's `body.text()` decodes it (a leading byte order mark dropped). */
+function decode(chunks: Buffer[]): string {
+  const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+  const bom = body.length >= 3 && body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf;
+  return body.toString('utf8', bom ? 3 : 0);
+}
