@@ -1,16 +1,17 @@
 /**
- * The per-request read cache: one promise per REST path (and query), so a request never makes the
- * same REST call twice (a failed read stays failed for the request, as DataLoader's cache keeps a
+ * The per-request read cache: one DataLoader keyed by REST path (and query), so a request never
+ * makes the same REST call twice (a failed read stays failed for the request: DataLoader keeps the
  * rejected load), objects that came in a list are never fetched again (lists prime it), and
  * independent calls run concurrently, each settling as soon as its answer is back. Created per
  * request, never shared between callers. Writes go through `write`; what a write makes stale is
  * forgotten by the caller (src/schema/lib/resource.ts `writeResource`, after the resource table).
  *
- * A map of promises rather than DataLoader: REST has no batch endpoint, so a DataLoader here would
- * batch nothing (`batch: false`) and only hold each GET for a tick after its resolver asked for it
- * (its dispatch waits for the promise jobs then a `process.nextTick`), with a batch object, a
- * `Promise.all` and a callback per key. Here the GET leaves as the resolver asks for it.
+ * REST has no batch endpoint, so each key is its own batch (`batch: false`: a batch would hold a
+ * fast call's answer until the slowest call of the same tick is back), dispatched one microtask
+ * after its resolver asked for it (DataLoader's default waits for the promise jobs and then a
+ * `process.nextTick`, a delay on every level of a nested query).
  */
+import DataLoader from 'dataloader';
 import type { Query as QueryParams, RestCaller } from '../rest/index.js';
 
 export type { QueryParams };
@@ -27,29 +28,35 @@ export function cacheKey(path: string, query?: QueryParams): string {
 }
 
 export class RestLoader {
-  /** Reads asked for in this request, by cache key. */
-  private readonly loads = new Map<string, Promise<unknown>>();
-  /** Objects that came in a list (or a write's answer), by cache key, until a load asks for one. */
-  private readonly primed = new Map<string, unknown>();
+  private readonly loader: DataLoader<string, unknown>;
+  /** The path and query of each key asked for or primed in this request. */
+  private readonly queries = new Map<string, { path: string; query?: QueryParams }>();
 
-  constructor(readonly rest: RestCaller) {}
+  constructor(readonly rest: RestCaller) {
+    this.loader = new DataLoader(
+      ([key]) => {
+        const { path, query } = this.queries.get(key) ?? { path: key };
+        return this.rest.get(path, query).then(
+          (value) => [value],
+          (error: unknown) => [error instanceof Error ? error : new Error(String(error))],
+        );
+      },
+      { batch: false, batchScheduleFn: queueMicrotask },
+    );
+  }
 
   /** GET, at most once per path and query in this request. */
   load<T = unknown>(path: string, query?: QueryParams): Promise<T> {
     const key = cacheKey(path, query);
-    let loaded = this.loads.get(key);
-    if (loaded === undefined) {
-      loaded = this.primed.has(key) ? Promise.resolve(this.primed.get(key)) : this.rest.get(path, query);
-      this.loads.set(key, loaded);
-    }
-    return loaded as Promise<T>;
+    if (!this.queries.has(key)) this.queries.set(key, { path, query });
+    return this.loader.load(key) as Promise<T>;
   }
 
   /** Records an object that came in a list, so a later `load` of its path costs no call. */
   prime(path: string, value: unknown, query?: QueryParams): void {
     const key = cacheKey(path, query);
-    this.loads.delete(key);
-    this.primed.set(key, value);
+    this.queries.set(key, { path, query });
+    this.loader.clear(key).prime(key, value);
   }
 
   /** A write (never retried, never cached); afterwards its own path is forgotten (what else it makes
@@ -75,15 +82,9 @@ export class RestLoader {
   /** Forgets cached reads whose path starts with one of the prefixes (all reads when none given);
    * an ANY_SEGMENT of a prefix stands for any one segment (a key the write did not name). */
   forget(prefixes?: string[]): void {
-    if (!prefixes) {
-      this.loads.clear();
-      this.primed.clear();
-      return;
-    }
+    if (!prefixes) return void this.loader.clearAll();
     const matches = prefixes.map((p) => new RegExp(`^${p.split(ANY_SEGMENT).map(escapeRegExp).join('[^/?]+')}(?:$|[/?])`));
-    const stale = (key: string) => matches.some((m) => m.test(key));
-    for (const key of this.loads.keys()) if (stale(key)) this.loads.delete(key);
-    for (const key of this.primed.keys()) if (stale(key)) this.primed.delete(key);
+    for (const key of this.queries.keys()) if (matches.some((m) => m.test(key))) this.loader.clear(key);
   }
 }
 
