@@ -1,6 +1,6 @@
 /**
- * Prometheus metrics at `GET /metrics`, through @graphql-yoga/plugin-prometheus and prom-client,
- * in a registry of the gateway's own (several gateways may share a process):
+ * Prometheus metrics at `GET /metrics`, through prom-client, in a registry of the gateway's own
+ * (several gateways may share a process):
  *
  * - `graphql_envelop_request` / `graphql_envelop_request_duration` (histogram): operations
  *   by name, type and outcome (`ok`, or `error` when the result carries an error);
@@ -12,12 +12,14 @@
  *   `docs_graph_response_cache_total`, `docs_graph_subscriptions_open`;
  * - Node's process metrics (prom-client's default metrics).
  *
- * Only cheap per-request work: the phase histograms, the summary, the deprecated-field walk and
- * the HTTP histogram of the plugin are off. Operation names are the client's: past
+ * The operation metrics keep the names, labels and semantics of @envelop/prometheus (which the
+ * gateway used before), recorded by one plugin of its own (useOperationMetrics): that plugin's
+ * hooks built label objects, filtered them and looked the operation up in a WeakMap in four
+ * phases of every request. Operation names are the client's: past
  * MAX_OPERATION_NAMES distinct ones, new names count as `other` (a bounded number of series), and
  * each is cut to MAX_OPERATION_NAME_LENGTH characters (a bounded size of each).
  */
-import { createCounter, createHistogram, usePrometheus } from '@graphql-yoga/plugin-prometheus';
+import type { DocumentNode, ExecutionResult } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { DEFAULTS } from '../config.js';
@@ -29,7 +31,7 @@ export type CircuitState = 'closed' | 'open' | 'half-open';
 
 export interface GatewayMetrics {
   registry: Registry;
-  /** The Yoga plugins, in order: outcome tracking first, then the Prometheus plugin. */
+  /** The Yoga plugins: the endpoint, and the operation metrics (useOperationMetrics). */
   plugins: Plugin[];
   /** Feed with every REST attempt (the REST client's `onRequest`). */
   onRestCall(call: RestCall): void;
@@ -51,28 +53,14 @@ const CIRCUIT_STATES: CircuitState[] = ['closed', 'open', 'half-open'];
 const OPERATION_LABELS = ['operationName', 'operationType', 'outcome'] as const;
 type OperationLabel = (typeof OPERATION_LABELS)[number];
 
-interface LabelParams {
-  operationName?: string;
-  operationType?: string;
-  errorPhase?: string;
-  error?: unknown;
-}
-
 export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const failed = new WeakSet<object>();
-  const names = operationNames();
-  const operationLabels = (params: LabelParams, context: object): Record<OperationLabel, string> => ({
-    operationName: names(params.operationName),
-    operationType: params.operationType ?? 'unknown',
-    outcome: failed.has(context) ? 'error' : 'ok',
-  });
 
   const subscriptions = new Gauge({ name: 'docs_graph_subscriptions_open', help: 'Subscriptions open now', registers: [registry] });
   const endpoint = options.endpoint ?? DEFAULTS.metricsPath;
-  // The endpoint is served below: the plugin's own reads `url.pathname`, which makes Yoga parse
-  // a URL for every request.
+  // The endpoint, found by its path in the request's URL string (reading `url.pathname` would make
+  // Yoga parse a URL for every request).
   const serve: Plugin = {
     onRequest({ request, fetchAPI, endResponse }) {
       if (requestPath(request.url) !== endpoint) return;
@@ -81,56 +69,29 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
         .then((text) => endResponse(new fetchAPI.Response(text, { headers: { 'Content-Type': registry.contentType } })));
     },
   };
-  const prometheus = usePrometheus({
-    registry,
-    endpoint: false,
-    metrics: {
-      graphql_envelop_request: createCounter({
-        registry,
-        counter: {
-          name: 'graphql_envelop_request',
-          help: 'GraphQL operations run, by name, type and outcome',
-          labelNames: OPERATION_LABELS,
-        },
-        fillLabelsFn: operationLabels,
-      }),
-      graphql_envelop_request_duration: createHistogram({
-        registry,
-        histogram: {
-          name: 'graphql_envelop_request_duration',
-          help: 'Time to run a GraphQL operation (execution, or a subscription from start to end), in seconds',
-          labelNames: OPERATION_LABELS,
-          buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-        },
-        fillLabelsFn: operationLabels,
-      }),
-      graphql_envelop_error_result: createCounter({
-        registry,
-        counter: {
-          name: 'graphql_envelop_error_result',
-          help: 'Errors in GraphQL results, by phase and extensions.code',
-          labelNames: ['operationName', 'operationType', 'phase', 'code'],
-        },
-        fillLabelsFn: (params: LabelParams) => ({
-          operationName: names(params.operationName),
-          operationType: params.operationType ?? 'unknown',
-          phase: params.errorPhase ?? 'execute',
-          code:
-            errorCode(params.error) ??
-            (params.errorPhase === 'parse' || params.errorPhase === 'validate' ? 'BAD_USER_INPUT' : 'UPSTREAM_ERROR'),
-        }),
-      }),
-      graphql_envelop_request_time_summary: false,
-      graphql_envelop_phase_parse: false,
-      graphql_envelop_phase_validate: false,
-      graphql_envelop_phase_context: false,
-      graphql_envelop_phase_execute: false,
-      graphql_envelop_phase_subscribe: false,
-      graphql_envelop_deprecated_field: false,
-      graphql_envelop_schema_change: false,
-      graphql_yoga_http_duration: false,
-    },
-  });
+  const operations: OperationMetrics = {
+    requests: new Counter({
+      name: 'graphql_envelop_request',
+      help: 'GraphQL operations run, by name, type and outcome',
+      labelNames: OPERATION_LABELS,
+      registers: [registry],
+    }),
+    durations: new Histogram({
+      name: 'graphql_envelop_request_duration',
+      help: 'Time to run a GraphQL operation (execution, or a subscription from start to end), in seconds',
+      labelNames: OPERATION_LABELS,
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
+    errors: new Counter({
+      name: 'graphql_envelop_error_result',
+      help: 'Errors in GraphQL results, by phase and extensions.code',
+      labelNames: ['operationName', 'operationType', 'phase', 'code'],
+      registers: [registry],
+    }),
+    subscriptions,
+    names: operationNames(),
+  };
 
   const upstream = new Histogram({
     name: 'docs_graph_upstream_request_duration_seconds',
@@ -170,7 +131,7 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
 
   return {
     registry,
-    plugins: [serve, useOutcome(failed, subscriptions), prometheus],
+    plugins: [serve, useOperationMetrics(operations)],
     onRestCall(call) {
       const { route } = call;
       upstream.observe({ method: call.method, route, status: call.status === null ? 'none' : String(call.status) }, call.ms / 1000);
@@ -182,39 +143,115 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
   };
 }
 
+interface OperationMetrics {
+  requests: Counter<OperationLabel>;
+  durations: Histogram<OperationLabel>;
+  errors: Counter<'operationName' | 'operationType' | 'phase' | 'code'>;
+  subscriptions: Gauge;
+  names: (name: string | undefined) => string;
+}
+
+/** What the labels say of an operation: as @envelop/prometheus read it, the request's operation name or the document's first definition's. */
+interface Operation {
+  operationName: string;
+  operationType: string;
+}
+
+type Phase = 'parse' | 'validate' | 'context' | 'execute';
+
 /**
- * Marks the contexts whose results carry an error (read by the operation labels; this plugin runs
- * before the Prometheus plugin, so its marks are there when that one observes) and counts open
- * subscriptions.
+ * The operation metrics, one hook per phase: operations run by name, type and outcome (`error`
+ * when a result carries an error) with their duration from the start of execution (of a
+ * subscription or an incremental result: to its end), and errors by phase and code, as
+ * @envelop/prometheus counted them: each error of each result (phase `execute`), a parse error
+ * (`parse`), a failed validation once (`validate`), a context that could not be built (`context`),
+ * a subscription that failed (`execute`); also the subscriptions open.
  */
-function useOutcome(failed: WeakSet<object>, open: Gauge): Plugin {
-  const mark = (context: object, result: unknown) => {
-    if ((result as { errors?: unknown[] } | undefined)?.errors?.length) failed.add(context);
+function useOperationMetrics(metrics: OperationMetrics): Plugin {
+  const { requests, durations, errors, subscriptions, names } = metrics;
+  const operationOf = (document: DocumentNode, context: { params?: { operationName?: string | null } }): Operation => {
+    const first = document.definitions[0] as { name?: { value: string }; operation?: string } | undefined;
+    return {
+      operationName: names(context.params?.operationName || first?.name?.value || 'Anonymous'),
+      operationType: first?.operation ?? 'unknown',
+    };
   };
-  const onNext =
-    (context: object) =>
-    ({ result }: { result: unknown }) =>
-      mark(context, result);
+  const countError = (operation: Operation, phase: Phase, error: unknown) =>
+    errors.inc({
+      ...operation,
+      phase,
+      code: errorCode(error) ?? (phase === 'parse' || phase === 'validate' ? 'BAD_USER_INPUT' : 'UPSTREAM_ERROR'),
+    });
+  /** An operation's run, from the start of its execution: its results' errors as they come, then its count and duration. */
+  const run = (operation: Operation) => {
+    const start = performance.now();
+    let failed = false;
+    return {
+      operation,
+      result(result: ExecutionResult) {
+        if (!result.errors?.length) return;
+        failed = true;
+        for (const error of result.errors) countError(operation, 'execute', error);
+      },
+      fail() {
+        failed = true;
+      },
+      end() {
+        const labels = { ...operation, outcome: failed ? 'error' : 'ok' };
+        requests.inc(labels);
+        durations.observe(labels, (performance.now() - start) / 1000);
+      },
+    };
+  };
+  const afterParse = ({ result }: { result: unknown }) => {
+    if (result instanceof Error) countError({ operationName: names(undefined), operationType: 'unknown' }, 'parse', result);
+  };
   return {
-    onExecute: ({ args }) => ({
-      onExecuteDone: ({ result }) => (isAsyncIterable(result) ? { onNext: onNext(args.contextValue) } : mark(args.contextValue, result)),
-    }),
+    onPluginInit({ registerContextErrorHandler }) {
+      registerContextErrorHandler(({ context, error }) => {
+        const params = (context as { params?: { operationName?: string | null } }).params;
+        countError({ operationName: names(params?.operationName || 'Anonymous'), operationType: 'unknown' }, 'context', error);
+      });
+    },
+    onParse: () => afterParse,
+    onValidate:
+      ({ params, context }) =>
+      ({ valid }) => {
+        if (!valid) countError(operationOf(params.documentAST, context), 'validate', undefined);
+      },
+    onExecute: ({ args }) => {
+      const operation = run(operationOf(args.document, args.contextValue as object));
+      return {
+        onExecuteDone: ({ result }) => {
+          if (isAsyncIterable(result)) return { onNext: ({ result }) => operation.result(result as ExecutionResult), onEnd: operation.end };
+          operation.result(result);
+          operation.end();
+        },
+      };
+    },
     onSubscribe: ({ args }) => {
-      open.inc();
-      let ended = false;
+      subscriptions.inc();
+      const operation = run(operationOf(args.document, args.contextValue as object));
+      let open = true;
+      const close = () => {
+        if (open) subscriptions.dec();
+        open = false;
+      };
       const end = () => {
-        if (!ended) open.dec();
-        ended = true;
+        close();
+        operation.end();
       };
       return {
         onSubscribeResult: ({ result }) => {
-          if (isAsyncIterable(result)) return { onNext: onNext(args.contextValue), onEnd: end };
-          mark(args.contextValue, result);
+          if (isAsyncIterable(result)) return { onNext: ({ result }) => operation.result(result as ExecutionResult), onEnd: end };
+          operation.result(result as ExecutionResult);
           end();
         },
+        // A failed subscription: an error (code UPSTREAM_ERROR, as @envelop/prometheus counted it), not an operation run.
         onSubscribeError: () => {
-          failed.add(args.contextValue);
-          end();
+          operation.fail();
+          countError(operation.operation, 'execute', undefined);
+          close();
         },
       };
     },

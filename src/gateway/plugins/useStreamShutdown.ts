@@ -40,7 +40,8 @@ export function useStreamShutdown(): StreamShutdown {
       };
     },
     onResponse({ response, setResponse, fetchAPI }) {
-      if (!response.body || !response.headers.get('content-type')?.startsWith('text/event-stream')) return;
+      // The header first: `body` makes a stream of a string body (every JSON result), for nothing.
+      if (!response.headers.get('content-type')?.startsWith('text/event-stream') || !response.body) return;
       const { body, close } = closableBody(response.body, fetchAPI.ReadableStream, (c) => streams.delete(c));
       streams.add(close);
       setResponse(new fetchAPI.Response(body, { status: response.status, statusText: response.statusText, headers: response.headers }));
