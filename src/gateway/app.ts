@@ -282,9 +282,9 @@ function fanOut<T>(...callbacks: Array<((value: T) => void) | undefined>): ((val
   return (value) => set.forEach((c) => c(value));
 }
 
-/** Redis unreachable or skipped: reported by `/ready`, which fails only if Redis is required (the gateway answers without it). */
+/** Redis unreachable or skipped by the breaker (not merely slow): reported by `/ready`, which fails only if Redis is required (the gateway answers without it). */
 const redisCheck = (redis: RedisHandle, required = false): ReadyCheck => ({
   name: 'redis',
   optional: !required,
-  check: async () => redis.isRedisReady(),
+  check: async () => redis.isRedisReady({ evenIfSlow: true }),
 });

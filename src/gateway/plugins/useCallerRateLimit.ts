@@ -73,7 +73,7 @@ export function useCallerRateLimit(options: CallerRateLimitOptions): Plugin {
   const countInRedis = async (key: string): Promise<Count | null> => {
     if (!redis!.isRedisReady()) return null;
     try {
-      const [count, resetMs] = (await redis!.client.eval(WINDOW_SCRIPT, 1, `dg:rl:${key}`, windowMs)) as [number, number];
+      const [count, resetMs] = (await redis!.ask(() => redis!.client.eval(WINDOW_SCRIPT, 1, `dg:rl:${key}`, windowMs))) as [number, number];
       return { count, resetMs };
     } catch (error) {
       log.debug('rate limit: redis failed', { error: (error as Error).name, failMode });
