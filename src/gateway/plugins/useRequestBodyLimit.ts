@@ -13,9 +13,9 @@
  * the REST API has not answered yet is not bounded so (a caller's first large mutation after a
  * restart must pass); it gets its own budget once accepted, or its address's once rejected.
  */
-import type { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { callerIdentity } from '../lib/callerHash.js';
+import { errorResponse } from '../lib/errorResponse.js';
 import { limitError } from '../lib/limitError.js';
 
 const CONTENT_LENGTH = /^\d+$/;
@@ -26,19 +26,14 @@ export function useRequestBodyLimit(
 ): Plugin {
   const tooLarge = (found?: number) =>
     limitError('maxBodyBytes', maxBytes, `Request body larger than ${maxBytes} bytes${scope.why}.`, found);
-  const respond = (Response: typeof globalThis.Response, status: number, error: GraphQLError) =>
-    new Response(JSON.stringify({ errors: [{ message: error.message, extensions: error.extensions }] }), {
-      status,
-      headers: { 'content-type': 'application/json; charset=utf-8' },
-    });
   return {
     onRequest({ request, setRequest, endResponse, fetchAPI }) {
       if (!scope.applies(request)) return;
       const length = request.headers.get('content-length');
       if (length !== null) {
         if (!CONTENT_LENGTH.test(length))
-          endResponse(respond(fetchAPI.Response, 400, limitError('maxBodyBytes', maxBytes, 'Content-Length is not a number.')));
-        else if (Number(length) > maxBytes) endResponse(respond(fetchAPI.Response, 413, tooLarge(Number(length))));
+          endResponse(errorResponse(fetchAPI.Response, 400, limitError('maxBodyBytes', maxBytes, 'Content-Length is not a number.')));
+        else if (Number(length) > maxBytes) endResponse(errorResponse(fetchAPI.Response, 413, tooLarge(Number(length))));
         return;
       }
       if (!request.headers.has('transfer-encoding') || !request.body) return;
