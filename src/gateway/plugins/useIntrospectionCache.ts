@@ -9,14 +9,7 @@
  * errors and streamed ones are not kept. (The response cache, per caller, leaves introspection
  * alone: see useClientIntrospection.ts.)
  */
-import {
-  Kind,
-  getOperationAST,
-  type DocumentNode,
-  type ExecutionResult,
-  type FragmentDefinitionNode,
-  type SelectionSetNode,
-} from 'graphql';
+import { Kind, type ExecutionResult, type FragmentDefinitionNode, type SelectionSetNode } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { operationVerdict } from '../lib/operationVerdict.js';
 import { jsonSize } from './useMaxResponseBytes.js';
