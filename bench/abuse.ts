@@ -376,6 +376,19 @@ async function startVictim(origin: string, token: string, spaceIds: string[], or
   };
 }
 
+/**
+ * The gateway's event-loop delay since the last call (ms): prom-client's monitor, which /metrics
+ * reads and resets at each scrape.
+ */
+async function loopDelay(origin: string): Promise<{ p99: number; max: number }> {
+  const text = await fetch(`${origin}/metrics`).then(
+    (r) => r.text(),
+    () => '',
+  );
+  const seconds = (name: string) => Number(new RegExp(`^nodejs_eventloop_lag_${name}_seconds (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+  return { p99: seconds('p99') * 1000, max: seconds('max') * 1000 };
+}
+
 async function alive(origin: string): Promise<boolean> {
   return new Promise((resolve) => {
     const req = httpRequest(`${origin}/health`, (res) => {
@@ -424,18 +437,25 @@ export async function runAbuse(): Promise<void> {
     // Warm-up, then the baseline.
     victim = await startVictim(origin, good, spaceIds, organizationId);
     await victim.run(Date.now() + 2000);
+    await loopDelay(origin);
+    const baselineCpu = gateway.cpuMs();
     const baseline = await victim.run(Date.now() + BASELINE_SECONDS * 1000);
+    const baselineGateway = { cpu: gateway.cpuMs() - baselineCpu, delay: await loopDelay(origin) };
     console.log(`bench: abuse baseline ${JSON.stringify(baseline)}`);
     const rows: Array<Array<string | number>> = [];
     let allMet = true;
     for (const attack of ATTACKS.filter(only)) {
       const outcome: Outcome = new Map();
       ctx.until = Date.now() + SECONDS * 1000;
+      await loopDelay(origin); // resets the gateway's event-loop delay histogram
+      const cpu = gateway.cpuMs();
       const [during] = await Promise.all([
         victim.run(ctx.until),
         attack.run(ctx, outcome).catch((e) => void count(outcome, `attack failed: ${(e as Error).message.slice(0, 60)}`)),
       ]);
       const up = await alive(origin);
+      const gatewayCpu = gateway.cpuMs() - cpu;
+      const delay = up ? await loopDelay(origin) : undefined;
       const ok = up && during.failures === 0 && during.p99 <= 3 * baseline.p99 && during.p99 <= 1000;
       allMet &&= ok;
       const answers = [...outcome]
@@ -448,10 +468,11 @@ export async function runAbuse(): Promise<void> {
         answers || '–',
         `${f1(during.p50)} / ${f1(during.p99)} (${during.failures} failed of ${during.n})`,
         `${f2(during.p99 / baseline.p99)} ×`,
+        `${f1(gatewayCpu / 1000)} s, ${delay ? `${f1(delay.p99)} / ${f1(delay.max)}` : '–'}`,
         up ? 'yes' : '**no**',
         ok ? 'met' : '**not met**',
       ]);
-      console.log(`bench: ${attack.name}: ${JSON.stringify(during)} alive=${up} ${answers}`);
+      console.log(`bench: ${attack.name}: ${JSON.stringify(during)} alive=${up} cpu=${gatewayCpu} delay=${JSON.stringify(delay)} ${answers}`);
       if (!up) {
         console.log(`bench: the gateway died; its last output:\n${gateway.output().slice(-2000)}`);
         break;
@@ -465,7 +486,7 @@ export async function runAbuse(): Promise<void> {
       '',
       `Machine: ${host}. Run of ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, ${f1((performance.now() - started) / 1000)} s. One gateway as \`npm start\` runs it, with Redis and a 30 s response cache, over the embedded upstream (no added latency) behind a hop that answers 500 for ids holding \`boom\`. Each attack runs for ${SECONDS} s while a well-behaved caller (its own token) sends a one-resource query and the nested query in turn, one every ${PACE_MS} ms, from a worker thread of the bench (its own event loop, so the attackers' work in the bench's main thread never delays it or its timing).`,
       '',
-      `Well-behaved caller's baseline (${BASELINE_SECONDS} s, no attack): p50 ${f1(baseline.p50)} ms, p99 ${f1(baseline.p99)} ms, ${baseline.failures} failed of ${baseline.n}.`,
+      `Well-behaved caller's baseline (${BASELINE_SECONDS} s, no attack): p50 ${f1(baseline.p50)} ms, p99 ${f1(baseline.p99)} ms, ${baseline.failures} failed of ${baseline.n}; the gateway used ${f1(baselineGateway.cpu / 1000)} s of CPU, its event-loop delay p99 / max ${f1(baselineGateway.delay.p99)} / ${f1(baselineGateway.delay.max)} ms. The gateway's CPU (user + system, all its threads) and event-loop delay (prom-client's \`nodejs_eventloop_lag_p99_seconds\` / \`_max_seconds\`, read from /metrics before and after each attack; 10 ms resolution) tell what the gateway itself did, whatever else the machine ran.`,
       '',
       table(
         [
@@ -473,6 +494,7 @@ export async function runAbuse(): Promise<void> {
           "attacker's answers (most frequent)",
           'well-behaved p50 / p99 (ms)',
           'p99 / baseline',
+          'gateway: CPU, event-loop delay p99 / max (ms)',
           'gateway alive',
           'p99 ≤ 3 × baseline and ≤ 1 s, no failure',
         ],
