@@ -14,6 +14,7 @@ import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { operationVerdict } from '../lib/operationVerdict.js';
 import { jsonSize } from './useMaxResponseBytes.js';
 
+const SERVED_FROM_CACHE = Symbol.for('servedFromResponseCache');
 const MAX_ENTRIES = 16;
 /** About ten full introspection answers (414 KB each). */
 const MAX_BYTES = 4 * 1024 * 1024;
@@ -57,10 +58,12 @@ export function useIntrospectionCache(): Plugin {
       const key = `${args.operationName ?? ''}\n${JSON.stringify(args.variableValues ?? {})}\n${query}`;
       const hit = kept.get(key);
       if (hit) {
-        // Most recently used last; a copy, so that no later hook touches the kept one.
+        // Most recently used last; a copy, so that no later hook touches the kept one. Marked as a
+        // response-cache hit is: nothing ran, but the document passed every limit (an APQ
+        // registration waiting for it goes ahead, usePersistedOperations.ts).
         kept.delete(key);
         kept.set(key, hit);
-        setResultAndStopExecution({ ...hit.result });
+        setResultAndStopExecution({ ...hit.result, [SERVED_FROM_CACHE]: true } as ExecutionResult);
         return;
       }
       return {
