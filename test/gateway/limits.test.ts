@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { buildSchema, getIntrospectionQuery, parse, type GraphQLObjectType } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULTS } from '../../src/config.js';
@@ -396,6 +397,22 @@ describe('request body (over real HTTP)', () => {
     expect(await (await fetch(url, { method: 'POST', headers: admin, body: typename(anonMax + 10) })).json()).toEqual({
       data: { __typename: 'Query' },
     });
+  });
+
+  it('a body refused by its Content-Length is not read: the 413 closes the connection', async () => {
+    const { hostname, port } = new URL(url);
+    const socket = connect(Number(port), hostname);
+    const closed = new Promise<string>((resolve, reject) => {
+      let text = '';
+      socket.on('data', (d) => void (text += String(d)));
+      socket.on('close', () => resolve(text));
+      socket.on('error', reject);
+    });
+    // Announces 2 MB, sends 10 bytes and waits: only a response that does not wait for the rest closes.
+    socket.write('POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2000000\r\n\r\n{"query":');
+    const raw = await closed;
+    expect(raw).toMatch(/^HTTP\/1\.1 413 /);
+    expect(raw).toMatch(/\r\nconnection: close\r\n/i);
   });
 
   it('a chunked body (no Content-Length) is bounded as it is read', async () => {

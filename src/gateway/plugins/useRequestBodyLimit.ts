@@ -19,6 +19,12 @@ import { errorResponse } from '../lib/errorResponse.js';
 import { limitError } from '../lib/limitError.js';
 
 const CONTENT_LENGTH = /^\d+$/;
+/**
+ * A body refused by its `Content-Length` is not read: the response closes the connection. Kept
+ * open, Node reads and drops the rest to reuse it, and 234 anonymous 900 KB bodies in 5 s were
+ * 210 MB of buffers, a full GC of the gateway's heap every 100 ms (6–16 ms pauses each).
+ */
+const CLOSE = { connection: 'close' };
 
 export function useRequestBodyLimit(
   maxBytes: number,
@@ -33,7 +39,8 @@ export function useRequestBodyLimit(
       if (length !== null) {
         if (!CONTENT_LENGTH.test(length))
           endResponse(errorResponse(fetchAPI.Response, 400, limitError('maxBodyBytes', maxBytes, 'Content-Length is not a number.')));
-        else if (Number(length) > maxBytes) endResponse(errorResponse(fetchAPI.Response, 413, tooLarge(Number(length))));
+        // `Connection: close`: the body is not read (Node would read and drop it to reuse the connection).
+        else if (Number(length) > maxBytes) endResponse(errorResponse(fetchAPI.Response, 413, tooLarge(Number(length)), CLOSE));
         return;
       }
       if (!request.headers.has('transfer-encoding') || !request.body) return;
