@@ -514,7 +514,7 @@ export async function runAbuse(): Promise<void> {
           "attacker's answers (most frequent)",
           'well-behaved p50 / p99 (ms)',
           'p99 / baseline',
-          'gateway: CPU, event-loop delay p99 / max (ms)',
+          'gateway CPU: all threads / event loop; event-loop delay p99 / max (ms)',
           'gateway alive',
           'p99 ≤ 3 × baseline and ≤ 1 s, no failure',
         ],
