@@ -3,15 +3,19 @@
  * (started as `npm start` starts it, with Redis and the response cache on) while a well-behaved
  * caller (its own token) sends a one-resource query and the nested query at a steady pace and
  * measures its latency against its own baseline, measured in the same run before the attacks. The
+ * well-behaved caller runs in a worker thread (bench/victimWorker.mjs), with its own event loop:
+ * the attackers build, send and read 900 KB bodies and 414 KB answers on the main thread, and its
+ * latency must be the gateway's, not the wait behind them in the bench's own process. The
  * gateway must live through every attack (its /health answers after each), the well-behaved
  * caller's p99 stay ≤ 3 × its baseline and ≤ 1 s, and the gateway's peak RSS ≤ 300 MiB.
  *
  * The upstream is reached through the proxy hop (bench/proxy.mjs) answering 500 for any path
  * holding `boom`, the id the breaker attack asks for; everything else passes through.
  */
+import { readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { Pool } from 'undici';
+import { Worker } from 'node:worker_threads';
 import {
   f1,
   f2,
@@ -33,6 +37,16 @@ import {
 import { NESTED, ONE_RESOURCE } from './workloads.js';
 
 const SECONDS = setting('BENCH_ABUSE_SECONDS', 5);
+/**
+ * BENCH_ABUSE_ONLY: comma-separated words; only the attacks whose name starts with one of them run
+ * (`BENCH_ABUSE_ONLY=introspection,redis`), to profile or iterate on one attack. The section is
+ * written only by a run of all of them.
+ */
+const ONLY = (process.env.BENCH_ABUSE_ONLY ?? '')
+  .split(',')
+  .map((w) => w.trim().toLowerCase())
+  .filter(Boolean);
+const only = (attack: { name: string }) => !ONLY.length || ONLY.some((w) => attack.name.toLowerCase().startsWith(w));
 const BASELINE_SECONDS = setting('BENCH_ABUSE_BASELINE_SECONDS', 6);
 /** The well-behaved caller sends one query every PACE_MS (alternating one-resource and nested). */
 const PACE_MS = 25;
@@ -332,35 +346,58 @@ const globalId = async (ctx: Ctx) =>
 const spaceGlobalId = async (ctx: Ctx, spaceId: string) =>
   (await gql(ctx, ctx.attacker, `query($s: String!) { space(spaceId: $s) { id } }`, { s: spaceId })).space.id as string;
 
-/** The well-behaved caller: one query every PACE_MS until `until`; the latency of each (ms) and its failures. */
-async function victim(origin: string, token: string, spaceIds: string[], organizationId: string, until: number) {
-  const pool = new Pool(origin, { connections: 8 });
-  const times: number[] = [];
-  let failures = 0;
-  const pending: Promise<void>[] = [];
-  for (let i = 0; Date.now() < until; i++) {
-    const [query, variables] = i % 2 ? [NESTED, { org: organizationId }] : [ONE_RESOURCE, { space: spaceIds[i % spaceIds.length] }];
-    const started = performance.now();
-    pending.push(
-      pool
-        .request({
-          path: '/graphql',
-          method: 'POST',
-          headers: { 'content-type': 'application/json', ...bearer(token) },
-          body: JSON.stringify({ query, variables }),
-        })
-        .then(async (res) => {
-          const body = (await res.body.json()) as { errors?: unknown[] };
-          if (res.statusCode !== 200 || body.errors?.length) failures++;
-          times.push(performance.now() - started);
-        })
-        .catch(() => void failures++),
-    );
-    await sleep(PACE_MS);
+/**
+ * The well-behaved caller, in a worker thread (bench/victimWorker.mjs) so that the attackers' work on
+ * this event loop (900 KB bodies built and stringified, introspection answers parsed) never delays
+ * its requests or their timing: `run(until)` sends one query every PACE_MS until `until` and answers
+ * its p50/p99 (ms) and failures.
+ */
+async function startVictim(origin: string, token: string, spaceIds: string[], organizationId: string) {
+  const worker = new Worker(new URL('./victimWorker.mjs', import.meta.url), {
+    workerData: { origin, token, spaceIds, organizationId, paceMs: PACE_MS, queries: { one: ONE_RESOURCE, nested: NESTED } },
+  });
+  const answer = <T>() =>
+    new Promise<T>((resolve, reject) => {
+      worker.once('message', resolve);
+      worker.once('error', reject);
+    });
+  return {
+    async run(until: number) {
+      const answered = answer<{ times: number[]; failures: number }>();
+      worker.postMessage({ until });
+      const { times, failures } = await answered;
+      return { p50: median(times), p99: percentile(times, 0.99), n: times.length, failures };
+    },
+    async stop() {
+      const stopped = answer();
+      worker.postMessage('stop');
+      await Promise.race([stopped, sleep(3000)]);
+      await worker.terminate();
+    },
+  };
+}
+
+/** CPU time (user + system) of a process's main thread, the one running its event loop, in ms. */
+function mainThreadCpuMs(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return NaN;
   }
-  await Promise.all(pending);
-  await pool.close();
-  return { p50: median(times), p99: percentile(times, 0.99), n: times.length, failures };
+}
+
+/**
+ * The gateway's event-loop delay since the last call (ms): prom-client's monitor, which /metrics
+ * reads and resets at each scrape.
+ */
+async function loopDelay(origin: string): Promise<{ p99: number; max: number }> {
+  const text = await fetch(`${origin}/metrics`).then(
+    (r) => r.text(),
+    () => '',
+  );
+  const seconds = (name: string) => Number(new RegExp(`^nodejs_eventloop_lag_${name}_seconds (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+  return { p99: seconds('p99') * 1000, max: seconds('max') * 1000 };
 }
 
 async function alive(origin: string): Promise<boolean> {
@@ -383,6 +420,7 @@ export async function runAbuse(): Promise<void> {
   const redis = await startRedis(redisPort);
   const hop = await startProxy(upstream.url, 'boom');
   let gateway: Child | undefined;
+  let victim: Awaited<ReturnType<typeof startVictim>> | undefined;
   try {
     gateway = await startGateway([
       '--upstream-url',
@@ -408,19 +446,34 @@ export async function runAbuse(): Promise<void> {
       attackerUserId: userIds[2],
     };
     // Warm-up, then the baseline.
-    await victim(origin, good, spaceIds, organizationId, Date.now() + 2000);
-    const baseline = await victim(origin, good, spaceIds, organizationId, Date.now() + BASELINE_SECONDS * 1000);
+    victim = await startVictim(origin, good, spaceIds, organizationId);
+    await victim.run(Date.now() + 2000);
+    await loopDelay(origin);
+    const baselineCpu = gateway.cpuMs();
+    const baselineLoopCpu = mainThreadCpuMs(gateway.pid);
+    const baseline = await victim.run(Date.now() + BASELINE_SECONDS * 1000);
+    const baselineGateway = {
+      cpu: gateway.cpuMs() - baselineCpu,
+      loopCpu: mainThreadCpuMs(gateway.pid) - baselineLoopCpu,
+      delay: await loopDelay(origin),
+    };
     console.log(`bench: abuse baseline ${JSON.stringify(baseline)}`);
     const rows: Array<Array<string | number>> = [];
     let allMet = true;
-    for (const attack of ATTACKS) {
+    for (const attack of ATTACKS.filter(only)) {
       const outcome: Outcome = new Map();
       ctx.until = Date.now() + SECONDS * 1000;
+      await loopDelay(origin); // resets the gateway's event-loop delay histogram
+      const cpu = gateway.cpuMs();
+      const loopCpu = mainThreadCpuMs(gateway.pid);
       const [during] = await Promise.all([
-        victim(origin, good, spaceIds, organizationId, ctx.until),
+        victim.run(ctx.until),
         attack.run(ctx, outcome).catch((e) => void count(outcome, `attack failed: ${(e as Error).message.slice(0, 60)}`)),
       ]);
       const up = await alive(origin);
+      const gatewayCpu = gateway.cpuMs() - cpu;
+      const gatewayLoopCpu = mainThreadCpuMs(gateway.pid) - loopCpu;
+      const delay = up ? await loopDelay(origin) : undefined;
       const ok = up && during.failures === 0 && during.p99 <= 3 * baseline.p99 && during.p99 <= 1000;
       allMet &&= ok;
       const answers = [...outcome]
@@ -433,10 +486,13 @@ export async function runAbuse(): Promise<void> {
         answers || '–',
         `${f1(during.p50)} / ${f1(during.p99)} (${during.failures} failed of ${during.n})`,
         `${f2(during.p99 / baseline.p99)} ×`,
+        `${f1(gatewayCpu / 1000)} s / ${f1(gatewayLoopCpu / 1000)} s, ${delay ? `${f1(delay.p99)} / ${f1(delay.max)}` : '–'}`,
         up ? 'yes' : '**no**',
         ok ? 'met' : '**not met**',
       ]);
-      console.log(`bench: ${attack.name}: ${JSON.stringify(during)} alive=${up} ${answers}`);
+      console.log(
+        `bench: ${attack.name}: ${JSON.stringify(during)} alive=${up} cpu=${gatewayCpu} delay=${JSON.stringify(delay)} ${answers}`,
+      );
       if (!up) {
         console.log(`bench: the gateway died; its last output:\n${gateway.output().slice(-2000)}`);
         break;
@@ -448,9 +504,9 @@ export async function runAbuse(): Promise<void> {
     const body = [
       '## Abuse (`npm run bench -- abuse`)',
       '',
-      `Machine: ${host}. Run of ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, ${f1((performance.now() - started) / 1000)} s. One gateway as \`npm start\` runs it, with Redis and a 30 s response cache, over the embedded upstream (no added latency) behind a hop that answers 500 for ids holding \`boom\`. Each attack runs for ${SECONDS} s while a well-behaved caller (its own token) sends a one-resource query and the nested query in turn, one every ${PACE_MS} ms.`,
+      `Machine: ${host}. Run of ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, ${f1((performance.now() - started) / 1000)} s. One gateway as \`npm start\` runs it, with Redis and a 30 s response cache, over the embedded upstream (no added latency) behind a hop that answers 500 for ids holding \`boom\`. Each attack runs for ${SECONDS} s while a well-behaved caller (its own token) sends a one-resource query and the nested query in turn, one every ${PACE_MS} ms, from a worker thread of the bench (its own event loop, so the attackers' work in the bench's main thread never delays it or its timing).`,
       '',
-      `Well-behaved caller's baseline (${BASELINE_SECONDS} s, no attack): p50 ${f1(baseline.p50)} ms, p99 ${f1(baseline.p99)} ms, ${baseline.failures} failed of ${baseline.n}.`,
+      `Well-behaved caller's baseline (${BASELINE_SECONDS} s, no attack): p50 ${f1(baseline.p50)} ms, p99 ${f1(baseline.p99)} ms, ${baseline.failures} failed of ${baseline.n}; the gateway used ${f1(baselineGateway.cpu / 1000)} s of CPU (${f1(baselineGateway.loopCpu / 1000)} s on its event loop's thread), its event-loop delay p99 / max ${f1(baselineGateway.delay.p99)} / ${f1(baselineGateway.delay.max)} ms. The gateway's CPU (user + system, all its threads, and its main thread's alone: the event loop's work) and event-loop delay (prom-client's \`nodejs_eventloop_lag_p99_seconds\` / \`_max_seconds\`, read from /metrics before and after each attack; 10 ms resolution) tell what the gateway itself did, whatever else the machine ran.`,
       '',
       table(
         [
@@ -458,6 +514,7 @@ export async function runAbuse(): Promise<void> {
           "attacker's answers (most frequent)",
           'well-behaved p50 / p99 (ms)',
           'p99 / baseline',
+          'gateway CPU: all threads / event loop; event-loop delay p99 / max (ms)',
           'gateway alive',
           'p99 ≤ 3 × baseline and ≤ 1 s, no failure',
         ],
@@ -467,8 +524,10 @@ export async function runAbuse(): Promise<void> {
       `Gateway peak RSS (VmHWM) over the whole run: ${f1(mib(memory.hwm))} MiB (goal ≤ 300: ${memoryOk ? 'met' : '**not met**'}). Every attack met: ${allMet ? 'yes' : '**no**'}.`,
     ].join('\n');
     console.log(body);
-    writeSection('abuse', body);
+    if (ONLY.length) console.log('bench: BENCH_ABUSE_ONLY is set: docs/BENCHMARKS.md left as it is');
+    else writeSection('abuse', body);
   } finally {
+    await victim?.stop();
     await gateway?.stop();
     await hop.stop();
     redis.stop();

@@ -22,7 +22,7 @@ import { corsOptions } from './lib/corsOptions.js';
 import { graphiqlOptions, renderGraphiQL } from './lib/graphiqlOptions.js';
 import { useGraphiQLAssets } from './lib/graphiqlAssets.js';
 import { useCSRFPrevention } from './plugins/useCSRFPrevention.js';
-import { useRequestBodyLimit } from './plugins/useRequestBodyLimit.js';
+import { useAnonymousBodyLimit, useRequestBodyLimit } from './plugins/useRequestBodyLimit.js';
 import { upstreamCheck, useReadiness, type ReadyCheck } from './plugins/useReadiness.js';
 import { createMetrics, type GatewayMetrics, type MetricsOptions } from './metrics.js';
 import type { Tracing } from './tracing.js';
@@ -142,6 +142,8 @@ export function buildGateway(options: GatewayOptions): Gateway {
       useRequestBodyLimit(options.maxBodyBytes ?? DEFAULTS.maxBodyBytes),
       // Who the caller is (its key, its client address, whom its work counts against), before anyone asks.
       useCallerIdentity({ rest, trustProxyHops: options.trustProxyHops }),
+      // Without an accepted token, a body of at most twice the document bound, refused before it is read.
+      useAnonymousBodyLimit(limits.maxDocumentBytes, options.maxBodyBytes ?? DEFAULTS.maxBodyBytes),
       ...(options.tracing ? [options.tracing.plugin] : []),
       // GET /ready (GET /health is Yoga's built-in liveness check).
       useReadiness([
@@ -280,9 +282,9 @@ function fanOut<T>(...callbacks: Array<((value: T) => void) | undefined>): ((val
   return (value) => set.forEach((c) => c(value));
 }
 
-/** Redis unreachable or skipped: reported by `/ready`, which fails only if Redis is required (the gateway answers without it). */
+/** Redis unreachable or skipped by the breaker (not merely slow): reported by `/ready`, which fails only if Redis is required (the gateway answers without it). */
 const redisCheck = (redis: RedisHandle, required = false): ReadyCheck => ({
   name: 'redis',
   optional: !required,
-  check: async () => redis.isRedisReady(),
+  check: async () => redis.isRedisReady({ evenIfSlow: true }),
 });

@@ -12,6 +12,13 @@
  *   without being sent) for `coolDownMs`. Then one PING probes it; its answer closes the breaker,
  *   its timeout opens it for another cool-down. A frozen Redis so costs one timeout per outage,
  *   not one per request or per command.
+ * - On a request's path (`ask`: cache reads and writes, the rate limit's count, APQ lookups), a
+ *   request waits at most `waitMs` for Redis's answer, then goes on without it (a cache miss, the
+ *   rate limit's fail mode, APQ from process memory) while the command runs on to its own timeout.
+ *   Such an overdue command marks Redis slow: skipped by `ask` and `isRedisReady()` until it
+ *   settles, its answer clearing the mark and its timeout opening the breaker. So the requests in
+ *   flight when Redis freezes wait `waitMs` (10 ms), not the command timeout (250 ms), and a Redis
+ *   slow for a moment costs no cool-down.
  *
  * One warning per outage, one info line when Redis is back. Logs name the Redis host and port
  * only, never the URL (it may hold a password).
@@ -31,6 +38,11 @@ export interface RedisOptions {
   commandTimeoutMs?: number;
   /** A connection attempt not established within this time fails (default 2000 ms). */
   connectTimeoutMs?: number;
+  /**
+   * How long a request waits for a command sent by `ask` before going on without its answer
+   * (default 10 ms: Redis answers in well under a millisecond; see above).
+   */
+  waitMs?: number;
   /** How long Redis is skipped after a timeout before one probe asks again (default 5000 ms). */
   coolDownMs?: number;
   /** The handle's clock, ms since the epoch (default `Date.now`; tests move it by hand): breaker
@@ -42,8 +54,17 @@ export interface RedisHandle {
   readonly client: Redis;
   /** The handle's clock (ms since the epoch). */
   readonly now: () => number;
-  /** Connected, answering and not skipped by the breaker: use Redis now (else treat it as down). */
-  isRedisReady(): boolean;
+  /**
+   * Connected, answering and not skipped by the breaker: use Redis now (else treat it as down).
+   * Also false while a command is overdue (slow), unless `evenIfSlow` (invalidations, which must
+   * not be skipped while Redis merely answers late).
+   */
+  isRedisReady(options?: { evenIfSlow?: boolean }): boolean;
+  /**
+   * Sends `command` (one or more commands) for a request: refused at once while Redis is not ready
+   * or slow; the request waits at most `waitMs` for the answer (see above).
+   */
+  ask<T>(command: () => Promise<T>): Promise<T>;
   /** The breaker's state: `open` while Redis is skipped, `probing` while a probe is out. */
   breaker(): { open: boolean; probing: boolean };
   /** Quits (or disconnects, if Redis does not answer) and stops reconnecting. */
@@ -54,6 +75,7 @@ export interface RedisHandle {
 const MAX_RECONNECT_DELAY_MS = 2000;
 export const DEFAULT_REDIS_COOL_DOWN_MS = 5000;
 const SKIPPED = 'Redis skipped (breaker open)';
+const SLOW = 'Redis slow (not answered in time, the request goes on without it)';
 
 export function connectRedis(options: RedisOptions): RedisHandle {
   const { log } = options;
@@ -104,6 +126,43 @@ export function connectRedis(options: RedisOptions): RedisHandle {
   }) as Redis['sendCommand'];
 
   let up = false;
+  // The overdue answer that marks Redis slow (see above).
+  let overdue: Promise<unknown> | undefined;
+  const waitMs = options.waitMs ?? 10;
+  const ready = (evenIfSlow = false) => up && client.status === 'ready' && !breaker.isOpen() && (evenIfSlow || overdue === undefined);
+  const ask = <T>(command: () => Promise<T>): Promise<T> => {
+    if (!ready()) return Promise.reject(new Error(SKIPPED));
+    const answer = command();
+    return new Promise<T>((resolve, reject) => {
+      let settled = false;
+      // Fired late (a busy event loop), it still lets an answer already received be read first.
+      const timer = setTimeout(
+        () =>
+          setImmediate(() => {
+            if (settled) return;
+            if (overdue === undefined) {
+              const clear = () => void (overdue === answer && (overdue = undefined));
+              (overdue = answer).then(clear, clear);
+            }
+            reject(new Error(SLOW));
+          }),
+        waitMs,
+      );
+      answer.then(
+        (value) => {
+          settled = true;
+          clearTimeout(timer);
+          resolve(value);
+        },
+        (error: unknown) => {
+          settled = true;
+          clearTimeout(timer);
+          reject(error as Error);
+        },
+      );
+    });
+  };
+
   client.on('ready', () => {
     up = true;
     breaker.reset();
@@ -117,7 +176,8 @@ export function connectRedis(options: RedisOptions): RedisHandle {
   return {
     client,
     now,
-    isRedisReady: () => up && client.status === 'ready' && !breaker.isOpen(),
+    isRedisReady: (options) => ready(options?.evenIfSlow),
+    ask,
     breaker: () => ({ open: breaker.isOpen(), probing: breaker.probing() }),
     async close() {
       up = false;

@@ -4,6 +4,7 @@
  * normalized header; work without an accepted token is limited per client address, and junk
  * tokens get no budget of their own.
  */
+import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildGateway, type Gateway, type GatewayOptions } from '../../src/gateway/app.js';
 import { startChaosProxy, type ChaosProxy } from '../helpers/chaosProxy.js';
@@ -129,6 +130,36 @@ describe('work without an accepted token is limited per client address', () => {
     // The refused ones cost no REST call; the accepted token is not held back by its neighbours.
     expect(t.proxy.requests.filter((r) => r.authorization?.includes('junk'))).toHaveLength(2);
     expect(codes([await t.post(VIEWER, { authorization: `Bearer ${admin}` })])).toEqual(['ok']);
+  });
+
+  it('an address over its limit is refused before its body is read (429, Retry-After), and the refusals are not counted', async () => {
+    const t = await stack({ anonymousRateLimit: 2 });
+    expect(codes([await t.post('{ __typename }'), await t.post('{ __typename }'), await t.post('{ __typename }')])).toEqual([
+      'ok',
+      'ok',
+      'RATE_LIMITED',
+    ]);
+    // A body announced but never sent: only a refusal that does not wait for it can answer.
+    const { hostname, port } = new URL(t.gateway.url);
+    const socket = connect(Number(port), hostname);
+    const answer = new Promise<string>((resolve, reject) => {
+      let text = '';
+      socket.on('data', (d) => {
+        text += String(d);
+        if (text.includes('\r\n\r\n') && text.includes('}')) resolve(text);
+      });
+      socket.on('error', reject);
+    });
+    socket.write('POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"query":');
+    const raw = await answer;
+    socket.destroy();
+    expect(raw).toMatch(/^HTTP\/1\.1 429 /);
+    expect(raw).toMatch(/\r\nretry-after: \d+\r\n/i);
+    const body = JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4)) as GqlResult;
+    expect(body.errors?.[0].extensions).toMatchObject({ code: 'RATE_LIMITED', retryAfter: expect.any(Number) });
+    expect(body.errors?.[0].message).toMatch(/at most 2 operations per minute per client address/);
+    // GraphiQL and /health are no operations: still served.
+    expect((await fetch(`${new URL(t.gateway.url).origin}/health`)).status).toBe(200);
   });
 
   it('a token the upstream answered 401 for is counted as its address afterwards', async () => {

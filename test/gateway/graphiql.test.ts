@@ -1,10 +1,12 @@
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { request } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { exampleQuery } from '../../src/gateway/example.js';
+import { buildGraphiqlAssets } from '../../src/gateway/lib/graphiqlAssets.js';
 import { renderGraphiQL } from '../../src/gateway/lib/graphiqlOptions.js';
 import { startStack, type TestStack } from '../helpers/gateway.js';
 
@@ -113,6 +115,24 @@ describe('GraphiQL assets', () => {
     // even once dropped from the module cache): they must not stay.
     expect(seen.heapGrowth).toBeLessThan(8_000_000);
   }, 90_000);
+
+  it('are cut, encoded, hashed and compressed in the worker too: no 9 MB string becomes bytes on the event loop', async () => {
+    const from = vi.spyOn(Buffer, 'from');
+    try {
+      const assets = await buildGraphiqlAssets();
+      const lengths = from.mock.calls.map(([value]) => (typeof value === 'string' ? value.length : 0));
+      expect(lengths.filter((length) => length > 100_000)).toEqual([]);
+      for (const asset of [assets.script, assets.style, assets.icon]) {
+        expect(createHash('sha256').update(asset.identity).digest('base64url').slice(0, 16)).toBe(asset.hash);
+        expect(gunzipSync(asset.gzip).equals(asset.identity)).toBe(true);
+        expect(brotliDecompressSync(asset.br).equals(asset.identity)).toBe(true);
+      }
+      expect(assets.script.identity.length).toBeGreaterThan(1_000_000);
+      expect(assets.icon.type).toMatch(/^image\//);
+    } finally {
+      from.mockRestore();
+    }
+  });
 
   it('cost under 3 MB on the wire with br or gzip, each asset precompressed, immutable and validated (304)', async () => {
     const paths = await assets();

@@ -3,8 +3,8 @@
  * `GET /user`), refused without one unless `anonymousIntrospection` turns it on. Ten loops of the
  * full introspection query without a token took other callers' p50 from 8 ms to 768 ms.
  */
-import { getIntrospectionQuery } from 'graphql';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { __Schema, getIntrospectionQuery, type GraphQLField } from 'graphql';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type GqlResult, type TestStack } from '../helpers/gateway.js';
 import { httpStack } from '../helpers/httpStack.js';
 
@@ -75,5 +75,60 @@ describe('introspection with a token', () => {
     expect(res.errors![0].extensions!.actual).toBeGreaterThan(1000);
     expect(res.errors![0].extensions!.actual).toBeLessThan(10_000);
     expect((await s.gql('{ __schema { queryType { name } } }')).errors).toBeUndefined();
+  });
+});
+
+describe('a kept introspection result', () => {
+  // Counts executions of the introspection: graphql's own `__Schema.types` resolver.
+  const types = __Schema.getFields().types as GraphQLField<unknown, unknown>;
+  const resolve = types.resolve!;
+  let executions = 0;
+  beforeAll(() => {
+    types.resolve = (...args) => (executions++, resolve(...args));
+  });
+  afterEach(() => void (executions = 0));
+
+  it('is served again to callers with a token, each checked by its GET /user, and never to an unknown token', async () => {
+    const query = `${FULL}\n# kept`;
+    const first = await post(query, `Bearer ${t.world.users.read.token}`);
+    expect(first.errors).toBeUndefined();
+    t.resetCalls();
+    const again = await post(query, `Bearer ${t.world.users.admin.token}`);
+    expect(again).toEqual(first);
+    expect(executions).toBe(1);
+    expect(t.calls.map((c) => `${c.method} ${c.path}`)).toEqual(['GET /user']);
+    const unknown = await post(query, 'Bearer gb_api_not_a_token');
+    expect(unknown.data ?? null).toBeNull();
+    expect(unknown.errors?.[0].extensions?.code).toBe('UNAUTHENTICATED');
+    expect((await post(query)).errors?.[0].extensions).toEqual({ code: 'UNAUTHENTICATED' });
+    expect(executions).toBe(1);
+  });
+
+  it('is kept per document, operation and variables; a query with other fields is executed each time', async () => {
+    const byName = 'query Types($n: String!) { __type(name: $n) { name } __schema { types { name } } }';
+    const send = (name: string) => stack.post({ query: byName, variables: { n: name } }, `Bearer ${t.world.users.read.token}`);
+    expect((await send('Space')).result.data.__type).toEqual({ name: 'Space' });
+    expect((await send('Space')).result.data.__type).toEqual({ name: 'Space' });
+    expect((await send('Comment')).result.data.__type).toEqual({ name: 'Comment' });
+    expect(executions).toBe(2);
+    const mixed = '{ __schema { types { name } } viewer { restId } }';
+    await post(mixed, `Bearer ${t.world.users.read.token}`);
+    await post(mixed, `Bearer ${t.world.users.read.token}`);
+    expect(executions).toBe(4);
+  });
+
+  it('is priced as before: over the cost limit it is refused each time, never kept', async () => {
+    await using s = await startStack({ limits: { maxCost: 1000 } });
+    for (let i = 0; i < 2; i++)
+      expect((await s.gql(FULL)).errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', limit: 'maxCost' });
+    expect(executions).toBe(0);
+  });
+
+  it('the response cache leaves introspection alone (it never keeps it, and walked its result on every request)', async () => {
+    await using s = await startStack({ responseCacheTtlMs: 60_000 });
+    const res = await s.gql(FULL);
+    expect(res.errors).toBeUndefined();
+    expect(res.extensions?.responseCache).toBeUndefined();
+    expect((await s.gql('{ viewer { restId } }')).extensions?.responseCache).toMatchObject({ hit: false, didCache: true });
   });
 });

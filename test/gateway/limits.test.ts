@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { buildSchema, getIntrospectionQuery, parse, type GraphQLObjectType } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULTS } from '../../src/config.js';
@@ -357,6 +358,61 @@ describe('request body (over real HTTP)', () => {
       await fetch(`${url}/stream`, { method: 'POST', headers: { ...headers, accept: 'text/event-stream' }, body: padded(MAX + 10) }),
     );
     expect(t.calls).toEqual([]);
+  });
+
+  it('without an accepted token a body may hold twice the document bound: 413 past it, before the body is read', async () => {
+    const anonMax = 2 * DEFAULTS.limits.maxDocumentBytes;
+    const anon = { 'content-type': 'application/json' };
+    const typename = (bytes: number) => {
+      const base = JSON.stringify({ query: '{ __typename }', variables: { pad: '' } });
+      return JSON.stringify({ query: '{ __typename }', variables: { pad: 'x'.repeat(bytes - base.length) } });
+    };
+    expect(await (await fetch(url, { method: 'POST', headers: anon, body: typename(anonMax - 10) })).json()).toEqual({
+      data: { __typename: 'Query' },
+    });
+    const refused = async (res: Response) => {
+      expect(res.status).toBe(413);
+      const body = (await res.json()) as GqlResult;
+      expect(body.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', limit: 'maxBodyBytes', maximum: anonMax });
+      expect(body.errors?.[0].message).toMatch(/without an accepted token.*--max-document-bytes.*token/);
+    };
+    t.resetCalls();
+    await refused(await fetch(url, { method: 'POST', headers: anon, body: typename(anonMax + 10) }));
+    await refused(
+      await fetch(`${url}/stream`, { method: 'POST', headers: { ...anon, accept: 'text/event-stream' }, body: typename(anonMax + 10) }),
+    );
+    expect(t.calls).toEqual([]);
+    // A token the REST API rejected is bounded the same; one it has not answered yet is not.
+    const junk = { ...anon, authorization: 'Bearer junk-token-for-the-body-bound' };
+    expect((await (await fetch(url, { method: 'POST', headers: junk, body: typename(anonMax + 10) })).json()).data).toEqual({
+      __typename: 'Query',
+    });
+    const viewer = (await (
+      await fetch(url, { method: 'POST', headers: junk, body: '{"query":"{ viewer { restId } }"}' })
+    ).json()) as GqlResult;
+    expect(viewer.errors?.[0].extensions?.code).toBe('UNAUTHENTICATED');
+    await refused(await fetch(url, { method: 'POST', headers: junk, body: typename(anonMax + 10) }));
+    // A caller with a token passes, as before (the bound above is --max-body-bytes).
+    const admin = { ...anon, authorization: `Bearer ${t.world.users.admin.token}` };
+    expect(await (await fetch(url, { method: 'POST', headers: admin, body: typename(anonMax + 10) })).json()).toEqual({
+      data: { __typename: 'Query' },
+    });
+  });
+
+  it('a body refused by its Content-Length is not read: the 413 closes the connection', async () => {
+    const { hostname, port } = new URL(url);
+    const socket = connect(Number(port), hostname);
+    const closed = new Promise<string>((resolve, reject) => {
+      let text = '';
+      socket.on('data', (d) => void (text += String(d)));
+      socket.on('close', () => resolve(text));
+      socket.on('error', reject);
+    });
+    // Announces 2 MB, sends 10 bytes and waits: only a response that does not wait for the rest closes.
+    socket.write('POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2000000\r\n\r\n{"query":');
+    const raw = await closed;
+    expect(raw).toMatch(/^HTTP\/1\.1 413 /);
+    expect(raw).toMatch(/\r\nconnection: close\r\n/i);
   });
 
   it('a chunked body (no Content-Length) is bounded as it is read', async () => {

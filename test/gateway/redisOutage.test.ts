@@ -1,6 +1,7 @@
 /**
  * Redis trouble (issue 18): a frozen Redis (SIGSTOP: connections stay open, nothing answers) costs
- * one command timeout, then the breaker in the Redis handle skips Redis for a cool-down (cache
+ * the requests in flight a short wait (not the command timeout), then the first command's timeout
+ * opens the breaker in the Redis handle skips Redis for a cool-down (cache
  * miss, the rate limit's fail mode, APQ from process memory) and logs one warning; it probes Redis
  * again only once the cool-down has passed on its (injected) clock. `/ready` stays 200 while Redis
  * is down unless Redis is required.
@@ -75,6 +76,8 @@ describe('Redis frozen or gone', () => {
         expect(res.json.extensions?.responseCache?.hit).not.toBe(true);
       }
       expect(r.gateway.redis!.isRedisReady()).toBe(false);
+      // No request waited for it: the first command's own timeout opens the breaker.
+      await waitFor(() => r.gateway.redis!.breaker().open);
     } finally {
       redis.freeze(false);
     }
@@ -93,6 +96,37 @@ describe('Redis frozen or gone', () => {
     expect((await r.post({ query: SPACE, variables: { spaceId } }, admin)).json.extensions?.responseCache.hit).toBe(true);
   });
 
+  it('a request waits for Redis a short bound, not the command timeout; an answer after it clears the slow mark, with no cool-down', async () => {
+    // A command timeout far past the test's own: a request waiting for it could not finish.
+    const r = replica({
+      callerRateLimit: 1000,
+      responseCacheTtlMs: 60_000,
+      redis: { commandTimeoutMs: 60_000, waitMs: 20, coolDownMs: COOL_DOWN_MS, now: () => now },
+    });
+    await waitFor(() => r.gateway.redis!.isRedisReady());
+    await waitFor(async () => (await r.post({ query: SPACE, variables: { spaceId } }, admin)).json.extensions?.responseCache.hit === true);
+    await redis.client.config('RESETSTAT');
+    redis.freeze(true);
+    try {
+      for (let i = 0; i < 4; i++) {
+        const res = await r.post({ query: SPACE, variables: { spaceId } }, admin);
+        expect(res.json.data?.space.title).toBe('Outage');
+        expect(res.json.extensions?.responseCache?.hit).not.toBe(true);
+      }
+      // Slow, not open: skipped while its first command is unanswered, and no warning yet.
+      expect(r.gateway.redis!.isRedisReady()).toBe(false);
+      expect(r.gateway.redis!.isRedisReady({ evenIfSlow: true })).toBe(true);
+      expect(r.gateway.redis!.breaker().open).toBe(false);
+    } finally {
+      redis.freeze(false);
+    }
+    // Its answer comes: Redis is used again at once, on the same clock (no cool-down passed).
+    await waitFor(() => r.gateway.redis!.isRedisReady());
+    expect(await requestCommands(redis)).toBe(1);
+    expect(warnings.filter((w) => w.startsWith('redis:'))).toEqual([]);
+    expect((await r.post({ query: SPACE, variables: { spaceId } }, admin)).json.extensions?.responseCache.hit).toBe(true);
+  });
+
   it('a probe that times out keeps the breaker open for another cool-down', async () => {
     const r = replica({ responseCacheTtlMs: 60_000 });
     await waitFor(() => r.gateway.redis!.isRedisReady());
@@ -100,6 +134,7 @@ describe('Redis frozen or gone', () => {
     try {
       await r.post({ query: SPACE, variables: { spaceId } }, admin);
       expect(r.gateway.redis!.isRedisReady()).toBe(false);
+      await waitFor(() => r.gateway.redis!.breaker().open);
       now += COOL_DOWN_MS;
       // The probe goes out and times out (Redis is still frozen).
       expect(r.gateway.redis!.isRedisReady()).toBe(false);

@@ -5,8 +5,9 @@
  * ERROR line printed a query excerpt with an inline `shareKey`).
  */
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildGateway, type Gateway } from '../../src/gateway/app.js';
+import { jsonDeeperThan } from '../../src/gateway/plugins/useMaxVariablesDepth.js';
 import type { Logger } from '../../src/log.js';
 import { json, startBadServer, type BadServer } from '../helpers/badServer.js';
 import { startStack, type TestStack } from '../helpers/gateway.js';
@@ -83,6 +84,32 @@ describe('too-deep variables', () => {
     });
     const body = (await res.json()) as { errors?: Array<{ extensions?: Record<string, unknown> }> };
     expect(body.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', limit: 'maxVariablesDepth' });
+  });
+
+  it('a too-deep body is refused from its text, never JSON-parsed (over HTTP, with the status as before)', async () => {
+    const url = t.gateway.url || (await t.gateway.start());
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${t.world.users.admin.token}` },
+        body: `{"query": "query E { __typename }", "variables": {"x": ${'['.repeat(n)}${']'.repeat(n)}}}`,
+      });
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { errors?: Array<{ extensions?: Record<string, unknown> }> };
+      expect(body.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', limit: 'maxVariablesDepth', maximum: 100 });
+      expect(parse.mock.calls.filter(([text]) => typeof text === 'string' && text.length > n)).toEqual([]);
+    } finally {
+      parse.mockRestore();
+    }
+  });
+
+  it('brackets inside strings do not count; a string may end in escaped backslashes', async () => {
+    const text = `{"query": "query E { __typename }", "variables": {"s": "${'['.repeat(500)}\\\\", "t": [[1]]}}`;
+    expect(await raw(text)).toEqual({ data: { __typename: 'Query' } });
+    expect(jsonDeeperThan(text, 4)).toBe(false);
+    expect(jsonDeeperThan(text, 3)).toBe(true);
+    expect(jsonDeeperThan('{"a": "\\"}', 0)).toBe(true);
   });
 
   it('variables 100 deep pass, 101 do not', async () => {

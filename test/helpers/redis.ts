@@ -118,7 +118,10 @@ export interface Replica {
 /** A gateway over `upstreamUrl` (e.g. one replica of several sharing a Redis), its REST calls counted. */
 export function startReplica(upstreamUrl: string, options: Omit<GatewayOptions, 'upstreamUrl' | 'onRestCall'>): Replica {
   const calls: RestCall[] = [];
-  const gateway = buildGateway({ ...options, upstreamUrl, onRestCall: (c) => calls.push(c) });
+  // A request's wait for Redis (10 ms in production) is generous here, so that a redis-server slowed
+  // by a loaded machine never turns an expected hit into a miss; tests of that wait set their own.
+  const redis = { waitMs: 1000, ...options.redis };
+  const gateway = buildGateway({ ...options, redis, upstreamUrl, onRestCall: (c) => calls.push(c) });
   return {
     gateway,
     calls,

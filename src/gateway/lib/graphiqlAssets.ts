@@ -1,16 +1,13 @@
 /**
  * GraphiQL's 9 MB of scripts, styles and icon (@graphql-yoga/render-graphiql, all bundled: no CDN)
  * as three immutable assets under `/graphql/graphiql/`, named by their content hash. They are
- * built once, on the first visit (simultaneous first visits share the one build), compressed
- * once (br and gzip) and then served from those shared buffers: a client that never reads holds
+ * built once, on the first visit (simultaneous first visits share the one build; all of it in a
+ * worker thread, see below), compressed once (br and gzip) and then served from those shared buffers: a client that never reads holds
  * a reference to them, not a copy. Browsers keep them for a year (`immutable`, ETag); the page
  * itself is a small document rendered per request (see graphiqlOptions.ts).
  */
-import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { promisify } from 'node:util';
 import { Worker } from 'node:worker_threads';
-import { brotliCompress, constants, gzip } from 'node:zlib';
 import type { Plugin } from 'graphql-yoga';
 import { negotiateEncoding } from './contentEncoding.js';
 
@@ -37,70 +34,90 @@ let built: Promise<GraphiQLAssets> | undefined;
 
 /** The assets, built on the first call; every later or simultaneous call gets the same ones. */
 export function graphiqlAssets(): Promise<GraphiQLAssets> {
-  built ??= build().catch((error: unknown) => {
+  built ??= buildGraphiqlAssets().catch((error: unknown) => {
     built = undefined;
     throw error;
   });
   return built;
 }
 
-const brotli = promisify(brotliCompress);
-const gzipped = promisify(gzip);
-
 /**
- * Yoga's whole page, rendered once in a worker thread of its own: the renderer's 9 MB source
- * (two-byte: over 30 MB of heap while loaded) is compiled and held only by the worker's heap, which
- * goes away when it exits, and the gateway's event loop keeps answering meanwhile. (Dropping the
- * module from the require cache freed it on Node 20 but not on Node 24.)
+ * The build, in a worker thread of its own: Yoga's whole page rendered (the renderer's 9 MB source,
+ * two-byte: over 30 MB of heap while loaded, is compiled and held only by the worker's heap, which
+ * goes away when it exits; dropping the module from the require cache freed it on Node 20 but not
+ * on Node 24), cut into its parts, encoded, hashed and compressed there, and the buffers transferred
+ * (not copied) to the gateway. The gateway's event loop does none of it: on it, turning the 9 MB
+ * script into bytes, hashing it and receiving it as a string took tens of ms at the first visit.
  */
-function renderOnce(): Promise<string> {
+const WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { createHash } = require('node:crypto');
+const { promisify } = require('node:util');
+const zlib = require('node:zlib');
+const brotli = promisify(zlib.brotliCompress);
+const gzip = promisify(zlib.gzip);
+const html = require(workerData).renderGraphiQL({});
+const between = (open, close) => {
+  const from = html.indexOf(open);
+  const to = html.indexOf(close, from);
+  if (from < 0 || to < 0) throw new Error('@graphql-yoga/render-graphiql: unexpected page layout');
+  return html.slice(from + open.length, to);
+};
+const style = between('<style>', '</style>');
+const script = between('<script>', '</script>');
+const call = script.lastIndexOf('YogaGraphiQL.renderYogaGraphiQL(');
+const icon = /<link rel="icon" href="data:([^;"]+);base64,([^"]+)"/.exec(html);
+if (call < 0 || !icon) throw new Error('@graphql-yoga/render-graphiql: unexpected page layout');
+// An ArrayBuffer of its own (a small Buffer may share the pool's), to transfer.
+const own = (b) => b.buffer.slice(b.byteOffset, b.byteOffset + b.length);
+// Quality 6: within 3 % of quality 9's size at a quarter of its time (about 0.5 s for the script, once).
+const part = async (identity) => {
+  const [br, gz] = await Promise.all([
+    brotli(identity, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 6, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: identity.length } }),
+    gzip(identity, { level: 9 }),
+  ]);
+  return { hash: createHash('sha256').update(identity).digest('base64url').slice(0, 16), identity: own(identity), br: own(br), gzip: own(gz) };
+};
+Promise.all([part(Buffer.from(script.slice(0, call))), part(Buffer.from(style)), part(Buffer.from(icon[2], 'base64'))]).then(([script, style, favicon]) => {
+  const parts = { script, style, icon: { ...favicon, type: icon[1] } };
+  parentPort.postMessage(parts, Object.values(parts).flatMap((p) => [p.identity, p.br, p.gzip]));
+});
+`;
+
+interface Part {
+  hash: string;
+  identity: ArrayBuffer;
+  br: ArrayBuffer;
+  gzip: ArrayBuffer;
+}
+
+function buildInWorker(): Promise<{ script: Part; style: Part; icon: Part & { type: string } }> {
   const entry = createRequire(import.meta.url).resolve('@graphql-yoga/render-graphiql');
-  const code =
-    "const { parentPort, workerData } = require('node:worker_threads'); parentPort.postMessage(require(workerData).renderGraphiQL({}));";
   return new Promise((resolve, reject) => {
-    const worker = new Worker(code, { eval: true, workerData: entry });
+    const worker = new Worker(WORKER, { eval: true, workerData: entry });
     worker.once('message', resolve);
     worker.once('error', reject);
     worker.once('exit', (exitCode) => reject(new Error(`@graphql-yoga/render-graphiql: the rendering worker exited (${exitCode})`)));
   });
 }
 
-/** The parts of the page Yoga's renderer writes in one document: its style, its script up to the start call, its icon. */
-async function build(): Promise<GraphiQLAssets> {
-  const html = await renderOnce();
-  const style = between(html, '<style>', '</style>');
-  const script = between(html, '<script>', '</script>');
-  const call = script.lastIndexOf('YogaGraphiQL.renderYogaGraphiQL(');
-  const icon = /<link rel="icon" href="data:([^;"]+);base64,([^"]+)"/.exec(html);
-  if (call < 0 || !icon) throw new Error('@graphql-yoga/render-graphiql: unexpected page layout');
-  const [scriptAsset, styleAsset, iconAsset] = await Promise.all([
-    asset('graphiql', 'js', 'text/javascript; charset=utf-8', Buffer.from(script.slice(0, call))),
-    asset('graphiql', 'css', 'text/css; charset=utf-8', Buffer.from(style)),
-    asset('favicon', 'ico', icon[1], Buffer.from(icon[2], 'base64')),
-  ]);
+/** Builds the assets (each call anew: `graphiqlAssets` keeps the one build). */
+export async function buildGraphiqlAssets(): Promise<GraphiQLAssets> {
+  const parts = await buildInWorker();
+  const asset = (name: string, ext: string, type: string, part: Part): Asset => ({
+    path: `${GRAPHIQL_ASSETS_PATH}${name}.${part.hash}.${ext}`,
+    type,
+    hash: part.hash,
+    identity: Buffer.from(part.identity),
+    gzip: Buffer.from(part.gzip),
+    br: Buffer.from(part.br),
+  });
   return {
-    script: scriptAsset,
-    style: styleAsset,
-    icon: iconAsset,
+    script: asset('graphiql', 'js', 'text/javascript; charset=utf-8', parts.script),
+    style: asset('graphiql', 'css', 'text/css; charset=utf-8', parts.style),
+    icon: asset('favicon', 'ico', parts.icon.type, parts.icon),
     start: (optionsJson) => `YogaGraphiQL.renderYogaGraphiQL(document.querySelector('#root'), ${optionsJson});`,
   };
-}
-
-function between(text: string, open: string, close: string): string {
-  const from = text.indexOf(open);
-  const to = text.indexOf(close, from);
-  if (from < 0 || to < 0) throw new Error('@graphql-yoga/render-graphiql: unexpected page layout');
-  return text.slice(from + open.length, to);
-}
-
-async function asset(name: string, ext: string, type: string, identity: Buffer): Promise<Asset> {
-  const hash = createHash('sha256').update(identity).digest('base64url').slice(0, 16);
-  // Quality 6: within 3 % of quality 9's size at a quarter of its time (about 0.5 s for the script, once).
-  const [br, gz] = await Promise.all([
-    brotli(identity, { params: { [constants.BROTLI_PARAM_QUALITY]: 6, [constants.BROTLI_PARAM_SIZE_HINT]: identity.length } }),
-    gzipped(identity, { level: 9 }),
-  ]);
-  return { path: `${GRAPHIQL_ASSETS_PATH}${name}.${hash}.${ext}`, type, hash, identity, gzip: gz, br };
 }
 
 /** Serves the assets (GET and HEAD), compressed as the client accepts, 304 when its copy is current. */

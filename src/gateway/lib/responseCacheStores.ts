@@ -95,6 +95,8 @@ export function redisCache(redis: RedisHandle, options: RedisCacheOptions): Gene
     return undefined;
   };
   const up = () => redis.isRedisReady();
+  // Invalidations are not skipped while Redis merely answers late (reads and stores are: `ask`).
+  const upEvenIfSlow = () => redis.isRedisReady({ evenIfSlow: true });
   // A bump that failed (Redis down or skipped) is made again before Redis serves results again.
   let bumpPending = false;
   const newGeneration = () => client.set(GENERATION_KEY, randomBytes(12).toString('base64url'), 'PX', GENERATION_TTL_MS);
@@ -104,7 +106,7 @@ export function redisCache(redis: RedisHandle, options: RedisCacheOptions): Gene
     // A set holds at most the live results; the cap only stops a loop fed as fast as it drains.
     for (let round = 0; round < 100_000; round++) {
       const popped = (await client.eval(POP_SCRIPT, 1, key, INVALIDATION_BATCH)) as number;
-      if (popped < INVALIDATION_BATCH || !up()) return;
+      if (popped < INVALIDATION_BATCH || !upEvenIfSlow()) return;
     }
   }
 
@@ -112,14 +114,16 @@ export function redisCache(redis: RedisHandle, options: RedisCacheOptions): Gene
     async generation() {
       if (!up()) return undefined;
       try {
-        if (bumpPending) {
-          await newGeneration();
-          bumpPending = false;
-        }
-        const current = await client.get(GENERATION_KEY);
-        if (current) return current;
-        await client.set(GENERATION_KEY, randomBytes(12).toString('base64url'), 'PX', GENERATION_TTL_MS, 'NX');
-        return (await client.get(GENERATION_KEY)) ?? undefined;
+        return await redis.ask(async () => {
+          if (bumpPending) {
+            await newGeneration();
+            bumpPending = false;
+          }
+          const current = await client.get(GENERATION_KEY);
+          if (current) return current;
+          await client.set(GENERATION_KEY, randomBytes(12).toString('base64url'), 'PX', GENERATION_TTL_MS, 'NX');
+          return (await client.get(GENERATION_KEY)) ?? undefined;
+        });
       } catch (error) {
         return failed('generation')(error as Error);
       }
@@ -138,7 +142,7 @@ export function redisCache(redis: RedisHandle, options: RedisCacheOptions): Gene
     },
     async get(key) {
       if (!up()) return undefined;
-      const text = await client.get(key).catch(failed('get'));
+      const text = await redis.ask(() => client.get(key)).catch(failed('get'));
       if (!text) return undefined;
       try {
         return JSON.parse(text) as ExecutionResult;
@@ -152,15 +156,15 @@ export function redisCache(redis: RedisHandle, options: RedisCacheOptions): Gene
         ...new Set([...entities].flatMap((e) => (e.id == null ? [lookupKey(e)] : [lookupKey(e), lookupKey({ typename: e.typename })]))),
       ];
       const at = now();
-      await client
-        .eval(SET_SCRIPT, 1 + lookups.length, key, ...lookups, JSON.stringify(result), ttl, at + ttl, at - CLOCK_SKEW_MS)
+      await redis
+        .ask(() => client.eval(SET_SCRIPT, 1 + lookups.length, key, ...lookups, JSON.stringify(result), ttl, at + ttl, at - CLOCK_SKEW_MS))
         .catch(failed('set'));
     },
     async invalidate(entities) {
-      if (!up()) return;
+      if (!upEvenIfSlow()) return;
       const keys = new Set([...entities].map(lookupKey));
       for (const key of keys) {
-        if (!up()) return;
+        if (!upEvenIfSlow()) return;
         await drain(key).catch(failed('invalidate'));
       }
     },

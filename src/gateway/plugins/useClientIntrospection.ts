@@ -4,30 +4,30 @@
  * Apollo tooling see what a frontend queries. A router still calls `_service { sdl }` and
  * `_entities` as before (validation and execution use the subgraph schema); only an operation that
  * introspects (`__schema`, `__type`) without selecting them runs against the client schema.
+ *
+ * Such a request is marked (`isIntrospecting`) for the response cache, which leaves it alone: it
+ * never keeps `__schema` results, yet it rewrote their document and walked the 414 KB result for
+ * entities on every request; useIntrospectionCache.ts keeps introspection results for everyone.
  */
-import { Kind, getOperationAST, type DocumentNode, type FragmentDefinitionNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { clientSchemaOf, introspectsClientSchema } from '../../schema/lib/federation.js';
+import { operationVerdict } from '../lib/operationVerdict.js';
+
+const introspecting = new WeakSet<Request>();
+
+/** Whether the request's operation introspects the client schema (known once it executes). */
+export const isIntrospecting = (request: Request): boolean => introspecting.has(request);
 
 export function useClientIntrospection(): Plugin {
-  // Decided once per parsed document (Yoga caches those per query text) and operation name.
-  const decided = new WeakMap<DocumentNode, Map<string, boolean>>();
-  const introspects = (document: DocumentNode, operationName: string | null | undefined): boolean => {
-    let byName = decided.get(document);
-    if (!byName) decided.set(document, (byName = new Map()));
-    let verdict = byName.get(operationName ?? '');
-    if (verdict === undefined) {
-      const operation = getOperationAST(document, operationName ?? undefined);
-      const fragments: Record<string, FragmentDefinitionNode> = {};
-      for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments[d.name.value] = d;
-      verdict = operation?.operation === 'query' && introspectsClientSchema(operation, fragments);
-      if (byName.size < 16) byName.set(operationName ?? '', verdict);
-    }
-    return verdict;
-  };
+  const introspects = operationVerdict(
+    (operation, fragments) => operation.operation === 'query' && introspectsClientSchema(operation, Object.fromEntries(fragments)),
+  );
   return {
     onExecute({ args }) {
-      if (introspects(args.document, args.operationName)) args.schema = clientSchemaOf(args.schema);
+      if (!introspects(args.document, args.operationName)) return;
+      args.schema = clientSchemaOf(args.schema);
+      const { request } = args.contextValue as { request?: Request };
+      if (request) introspecting.add(request);
     },
   };
 }

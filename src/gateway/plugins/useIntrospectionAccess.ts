@@ -7,10 +7,11 @@
  * the token in its headers. The cost limit prices introspection like any query
  * (src/gateway/lib/introspectionCost.ts).
  */
-import { getOperationAST, GraphQLError, Kind, type DocumentNode, type FragmentDefinitionNode, type SelectionSetNode } from 'graphql';
+import { GraphQLError, Kind, type FragmentDefinitionNode, type SelectionSetNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { errorCode } from '../../rest/index.js';
 import type { GatewayContext } from '../../schema/context.js';
+import { operationVerdict } from '../lib/operationVerdict.js';
 
 const INTROSPECTION = new Set(['__schema', '__type']);
 
@@ -30,22 +31,7 @@ function introspects(set: SelectionSetNode, fragments: Map<string, FragmentDefin
   });
 }
 
-/** Verdicts per parsed document (Yoga caches those per text) and operation name. */
-const verdicts = new WeakMap<DocumentNode, Map<string, boolean>>();
-
-function isIntrospection(document: DocumentNode, operationName: string | null | undefined): boolean {
-  let byName = verdicts.get(document);
-  if (!byName) verdicts.set(document, (byName = new Map()));
-  let verdict = byName.get(operationName ?? '');
-  if (verdict === undefined) {
-    const operation = getOperationAST(document, operationName);
-    const fragments = new Map<string, FragmentDefinitionNode>();
-    for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
-    if (byName.size >= 16) byName.clear(); // a client's operationName values are its own: keep few
-    byName.set(operationName ?? '', (verdict = operation ? introspects(operation.selectionSet, fragments) : false));
-  }
-  return verdict;
-}
+const isIntrospection = operationVerdict((operation, fragments) => introspects(operation.selectionSet, fragments));
 
 const unauthenticated = (message: string) => new GraphQLError(message, { extensions: { code: 'UNAUTHENTICATED' } });
 

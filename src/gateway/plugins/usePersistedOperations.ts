@@ -225,7 +225,7 @@ function apqStore(options: PersistedOperationsOptions): ApqStore {
   const shared = () => redis && redis.isRedisReady();
   return {
     async get(hash) {
-      const found = shared() ? await redis!.client.get(`dg:apq:${hash}`).catch(failed) : null;
+      const found = shared() ? await redis!.ask(() => redis!.client.get(`dg:apq:${hash}`)).catch(failed) : null;
       return found ?? local.get(hash) ?? null;
     },
     async set(hash, document) {

@@ -10,6 +10,7 @@ import type { GatewayLimits } from '../context.js';
 import { useCostLimit } from './useCostLimit.js';
 import { useDirectiveArguments } from './useDirectiveArguments.js';
 import { useIntrospectionAccess } from './useIntrospectionAccess.js';
+import { useIntrospectionCache } from './useIntrospectionCache.js';
 import { useMaxAliases } from './useMaxAliases.js';
 import { useMaxDocumentBytes } from './useMaxDocumentBytes.js';
 import { useMaxDepth } from './useMaxDepth.js';
@@ -34,6 +35,8 @@ export function useQueryLimits(limits: GatewayLimits & InFlightLimit): Plugin[] 
     useDirectiveArguments(),
     useIntrospectionAccess({ anonymous: limits.anonymousIntrospection ?? false }),
     useCostLimit(limits),
+    // After access and cost: kept introspection results are served to requests that passed both.
+    useIntrospectionCache(),
   ];
 }
 

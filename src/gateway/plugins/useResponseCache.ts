@@ -39,6 +39,7 @@ import { encodeKeys } from '../../schema/lib/node.js';
 import { RESOURCES } from '../../schema/resources.js';
 import type { RedisHandle } from '../redis.js';
 import { callerHash } from '../lib/callerHash.js';
+import { isIntrospecting } from './useClientIntrospection.js';
 import { CACHE_PREFIX, memoryCache, redisCache, sha, type GenerationalCache } from '../lib/responseCacheStores.js';
 
 export interface ResponseCacheOptions {
@@ -122,7 +123,8 @@ export function useResponseCache(options: ResponseCacheOptions): Plugin[] {
     ttl: options.ttlMs,
     ttlPerSchemaCoordinate: types,
     session: (request) => callerHash(request),
-    enabled: (request) => viaParams.has(request),
+    // Not for introspection, which it never keeps (useClientIntrospection.ts; known at execution).
+    enabled: (request) => viaParams.has(request) && !isIntrospecting(request),
     buildResponseCacheKey: async ({ documentString, operationName, variableValues, sessionId }) => {
       const generation = await store.generation();
       return `${CACHE_PREFIX}r:${sha(JSON.stringify([generation ?? '', documentString, operationName ?? '', variableValues ?? {}, sessionId ?? '']))}`;

@@ -1,0 +1,55 @@
+/**
+ * The abuse bench's well-behaved caller in a worker thread of its own (`new Worker('bench/victimWorker.mjs',
+ * {workerData})`), so that its latency is the gateway's and not the bench's: the attackers run on the
+ * bench's main event loop, where they build and stringify 900 KB bodies, parse 414 KB introspection
+ * answers and build 200,000-deep strings; a victim on that loop would wait behind them and count
+ * that wait as the gateway's. A worker has its own event loop (and its own undici pool).
+ *
+ * workerData: `{origin, token, spaceIds, organizationId, paceMs, queries: {one, nested}}`.
+ * Messages: `{until}` sends one query every `paceMs` (one-resource and nested in turn) until the
+ * epoch ms `until`, then answers `{times, failures}` (ms of each answered query, measured here);
+ * `'stop'` closes the pool and answers `'stopped'`.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Pool } from 'undici';
+
+const { origin, token, spaceIds, organizationId, paceMs, queries } = workerData;
+const pool = new Pool(origin, { connections: 8 });
+const headers = { 'content-type': 'application/json', authorization: `Bearer ${token}` };
+
+async function run(until) {
+  const times = [];
+  let failures = 0;
+  const pending = [];
+  for (let i = 0; Date.now() < until; i++) {
+    const body = JSON.stringify(
+      i % 2
+        ? { query: queries.nested, variables: { org: organizationId } }
+        : { query: queries.one, variables: { space: spaceIds[i % spaceIds.length] } },
+    );
+    const started = performance.now();
+    pending.push(
+      pool
+        .request({ path: '/graphql', method: 'POST', headers, body })
+        .then(async (res) => {
+          const answer = await res.body.json();
+          if (res.statusCode !== 200 || answer.errors?.length) failures++;
+          times.push(performance.now() - started);
+        })
+        .catch(() => void failures++),
+    );
+    await sleep(paceMs);
+  }
+  await Promise.all(pending);
+  return { times, failures };
+}
+
+parentPort.on('message', async (message) => {
+  if (message === 'stop') {
+    await pool.close();
+    parentPort.postMessage('stopped');
+    return;
+  }
+  parentPort.postMessage(await run(message.until));
+});

@@ -1,0 +1,76 @@
+/**
+ * Results of introspection-only queries (every root field `__schema`, `__type` or `__typename`),
+ * kept and served again: they are the client schema's, the same for every caller, and the full
+ * introspection query takes 25–50 ms of the event loop to execute (a 414 KB result), so a caller
+ * with a token looping on it held every other caller back. Placed after the access check and the
+ * cost limit (useQueryLimits.ts), so a kept result is served only to a request that passed both, as
+ * an executed one would be. Kept by document text, operation name and variables, at most
+ * MAX_ENTRIES results and MAX_BYTES of JSON, the least recently used dropped first; results with
+ * errors and streamed ones are not kept. (The response cache, per caller, leaves introspection
+ * alone: see useClientIntrospection.ts.)
+ */
+import { Kind, type ExecutionResult, type FragmentDefinitionNode, type SelectionSetNode } from 'graphql';
+import { isAsyncIterable, type Plugin } from 'graphql-yoga';
+import { operationVerdict } from '../lib/operationVerdict.js';
+import { jsonSize } from './useMaxResponseBytes.js';
+
+const SERVED_FROM_CACHE = Symbol.for('servedFromResponseCache');
+const MAX_ENTRIES = 16;
+/** About ten full introspection answers (414 KB each). */
+const MAX_BYTES = 4 * 1024 * 1024;
+const INTROSPECTION_FIELDS = new Set(['__schema', '__type', '__typename']);
+
+/** Whether every root field of the selection (fragments included) is an introspection field. */
+function onlyIntrospection(set: SelectionSetNode, fragments: Map<string, FragmentDefinitionNode>, seen = new Set<string>()): boolean {
+  return set.selections.every((s) => {
+    if (s.kind === Kind.FIELD) return INTROSPECTION_FIELDS.has(s.name.value);
+    if (s.kind === Kind.INLINE_FRAGMENT) return onlyIntrospection(s.selectionSet, fragments, seen);
+    const fragment = fragments.get(s.name.value);
+    if (!fragment) return false;
+    if (seen.has(s.name.value)) return true;
+    seen.add(s.name.value);
+    return onlyIntrospection(fragment.selectionSet, fragments, seen);
+  });
+}
+
+export function useIntrospectionCache(): Plugin {
+  const introspectionOnly = operationVerdict(
+    (operation, fragments) => operation.operation === 'query' && onlyIntrospection(operation.selectionSet, fragments),
+  );
+  const kept = new Map<string, { result: ExecutionResult; bytes: number }>();
+  let bytes = 0;
+  const keep = (key: string, result: ExecutionResult) => {
+    const size = jsonSize(result, MAX_BYTES);
+    if (size > MAX_BYTES) return;
+    drop(key);
+    kept.set(key, { result, bytes: size });
+    bytes += size;
+    while (kept.size > MAX_ENTRIES || bytes > MAX_BYTES) drop(kept.keys().next().value!);
+  };
+  const drop = (key: string) => {
+    bytes -= kept.get(key)?.bytes ?? 0;
+    kept.delete(key);
+  };
+  return {
+    onExecute({ args, setResultAndStopExecution }) {
+      const query = (args.contextValue as { params?: { query?: unknown } }).params?.query;
+      if (typeof query !== 'string' || !introspectionOnly(args.document, args.operationName)) return;
+      const key = `${args.operationName ?? ''}\n${JSON.stringify(args.variableValues ?? {})}\n${query}`;
+      const hit = kept.get(key);
+      if (hit) {
+        // Most recently used last; a copy, so that no later hook touches the kept one. Marked as a
+        // response-cache hit is: nothing ran, but the document passed every limit (an APQ
+        // registration waiting for it goes ahead, usePersistedOperations.ts).
+        kept.delete(key);
+        kept.set(key, hit);
+        setResultAndStopExecution({ ...hit.result, [SERVED_FROM_CACHE]: true } as ExecutionResult);
+        return;
+      }
+      return {
+        onExecuteDone({ result }) {
+          if (!isAsyncIterable(result) && !result.errors?.length && result.data) keep(key, result);
+        },
+      };
+    },
+  };
+}
