@@ -160,7 +160,7 @@ function transportParts(config: RestClientConfig, base: URL, clock: Clock) {
     report: log
       ? (call: RestCall) => {
           onRequest?.(call);
-          log(`rest ${call.method} ${call.path} ${call.status ?? call.code} ${Math.round(call.ms)}ms attempt=${call.attempt}`);
+          log(`rest ${call.method} ${call.route} ${call.status ?? call.code} ${Math.round(call.ms)}ms attempt=${call.attempt}`);
         }
       : onRequest,
   };

@@ -345,15 +345,15 @@ describe('REST client requests', () => {
     expect(server.connections()).toBeLessThanOrEqual(2);
   });
 
-  it('logs one line per attempt, with neither token nor query', async () => {
+  it('logs one line per attempt, with its route template: neither token, nor query, nor raw id', async () => {
     const server = await badServer();
     server.script(error(503, 'busy'), json(200, {}));
     const lines: string[] = [];
     const { rest } = client(server.url, { log: (line) => lines.push(line) });
     await rest.forCaller('Bearer very-secret').get('/spaces/s', { shareKey: 'k-123' });
     expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatch(/^rest GET \/spaces\/s 503 \d+ms attempt=1$/);
-    expect(lines.join('\n')).not.toMatch(/very-secret|k-123/);
+    expect(lines[0]).toMatch(/^rest GET \/spaces\/\{spaceId\} 503 \d+ms attempt=1$/);
+    expect(lines.join('\n')).not.toMatch(/very-secret|k-123|\/spaces\/s\b/);
   });
 
   it('refuses path parameters that would name another resource', () => {
