@@ -28,6 +28,8 @@ describe('introspection without a token', () => {
       '{ __schema { queryType { name } } }',
       '{ __type(name: "Space") { name } }',
       'query { ...F } fragment F on Query { __schema { types { name } } }',
+      // The subgraph SDL is the same schema, by federation's name for it.
+      '{ _service { sdl } }',
     ]) {
       const res = await post(query);
       expect(res.data ?? null).toBeNull();
@@ -49,6 +51,7 @@ describe('introspection without a token', () => {
     await using s = await startStack({ limits: { anonymousIntrospection: true } });
     const res = await s.gql('{ __schema { queryType { name } } }', undefined, null);
     expect(res).toEqual({ data: { __schema: { queryType: { name: 'Query' } } } });
+    expect((await s.gql('{ _service { sdl } }', undefined, null)).data?._service.sdl).toMatch(/^extend schema/);
   });
 });
 

@@ -1,8 +1,8 @@
 /**
- * Introspection (`__schema`, `__type` at the root of the operation, fragments included) needs a
- * token: without an `Authorization` credential it is refused with UNAUTHENTICATED unless
- * `anonymous` (`--anonymous-introspection`) allows it; with one, the token is checked by the
- * request's `GET /user` (one REST call, shared with the operation's own) before the schema is
+ * Introspection (`__schema`, `__type` at the root of the operation, fragments included, and the
+ * federation subgraph SDL `_service`, which is the same schema under another name) needs a token:
+ * without an `Authorization` credential it is refused with UNAUTHENTICATED unless `anonymous`
+ * (`--anonymous-introspection`) allows it; with one, the token is checked by the request's `GET /user` (one REST call, shared with the operation's own) before the schema is
  * served, so a made-up token is refused too. `__typename` is no introspection. GraphiQL sends
  * the token in its headers. The cost limit prices introspection like any query
  * (src/gateway/lib/introspectionCost.ts).
@@ -13,7 +13,7 @@ import { errorCode } from '../../rest/index.js';
 import type { GatewayContext } from '../../schema/context.js';
 import { operationVerdict } from '../lib/operationVerdict.js';
 
-const INTROSPECTION = new Set(['__schema', '__type']);
+const INTROSPECTION = new Set(['__schema', '__type', '_service']);
 
 /** Whether the header carries a credential after its scheme (`Bearer x`, any case and spacing). */
 export function hasToken(authorization: string | null | undefined): boolean {
