@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
@@ -179,9 +180,18 @@ describe('GraphiQL assets', () => {
 
   it("survives simultaneous first visits and clients that never read, under npm start's heap flags (a fresh gateway process)", async () => {
     const script = fileURLToPath(new URL('./fixtures/graphiqlFlood.mts', import.meta.url));
-    const flags = ['--max-semi-space-size=4', '--max-old-space-size=128', '--expose-gc', '--import', 'tsx', script];
+    const flags = [...npmStartNodeFlags(), '--expose-gc', '--import', 'tsx', script];
     const { stdout } = await promisify(execFile)(process.execPath, flags, { timeout: 120_000 });
     const seen = JSON.parse(stdout.trim().split('\n').at(-1)!);
     expect(seen).toMatchObject({ pages: 5, assets: 3, query: { data: { __typename: 'Query' } } });
   }, 150_000);
 });
+
+/** The node flags of package.json's `start` script (`node <flags> scripts/start.mjs start`). */
+function npmStartNodeFlags(): string[] {
+  const pkg = JSON.parse(readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8')) as {
+    scripts: { start: string };
+  };
+  const words = pkg.scripts.start.split(/\s+/);
+  return words.slice(words.indexOf('node') + 1, words.indexOf('scripts/start.mjs'));
+}
