@@ -61,7 +61,11 @@ describe('persisted subscriptions over graphql-sse', () => {
       const raw = await run(s, singleConnection, { query: ASK });
       expect(raw[0].errors?.[0].message).toMatch(/Only persisted operations/);
       const unknown = await run(s, singleConnection, { query: '', extensions: { persistedQuery: { version: 1, sha256Hash: 'nope' } } });
-      expect(unknown[0].errors).toBeDefined();
+      // As over HTTP: an APQ client registers the query on this answer.
+      expect(unknown[0].errors?.[0]).toMatchObject({
+        message: 'PersistedQueryNotFound',
+        extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' },
+      });
       expect(s.r.calls.filter((c) => c.path.includes('/ask'))).toHaveLength(1);
     });
   }

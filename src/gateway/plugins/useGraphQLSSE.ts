@@ -170,9 +170,11 @@ export function useGraphQLSSE(options: { endpoint?: string; limits?: Partial<Str
     onSubscribe(req, params) {
       const raw = req.raw;
       const enveloped = yoga.getEnveloped({ ...(serverContexts.get(raw) as object), request: raw, params });
+      const persisted = persistedStreamQuery(yoga, raw, params);
+      if (persisted instanceof GraphQLError) return { data: null, errors: [persisted] };
       let document;
       try {
-        document = enveloped.parse(persistedStreamQuery(yoga, raw, params) ?? params.query);
+        document = enveloped.parse(persisted ?? params.query);
       } catch (error) {
         return { data: null, errors: [clientError(error)] };
       }

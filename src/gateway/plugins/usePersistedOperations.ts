@@ -93,17 +93,20 @@ function documentIdOf(params: GraphQLParams, request: Request): string | undefin
 }
 
 /** Per gateway (its Yoga instance): the document of a graphql-sse operation's persisted id. */
-const streamResolvers = new WeakMap<object, (request: Request, params: GraphQLParams) => string | undefined>();
+const streamResolvers = new WeakMap<object, (request: Request, params: GraphQLParams) => string | GraphQLError | undefined>();
 
 /**
  * The persisted document a graphql-sse operation names, for `yoga`'s documents. graphql-sse's
  * handler skips Yoga's params step and keeps only `query`, `operationName`, `variables` and
  * `extensions`, so the id comes as `extensions.persistedQuery.sha256Hash` with an empty `query`.
- * Undefined when the operation names none of the file's documents (its `query` runs as sent, and
- * is refused under `only`).
+ * PERSISTED_QUERY_NOT_FOUND when it sends an id without a query and the id is none of them, as
+ * over HTTP (an APQ client then sends the query); undefined when it sends no id (its `query` runs
+ * as sent, and is refused under `only`).
  */
-export const persistedStreamQuery = (yoga: object, request: Request, params: GraphQLParams): string | undefined =>
+export const persistedStreamQuery = (yoga: object, request: Request, params: GraphQLParams): string | GraphQLError | undefined =>
   streamResolvers.get(yoga)?.(request, params);
+
+const persistedQueryNotFound = () => createGraphQLError('PersistedQueryNotFound', { extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' } });
 
 const badRequest = (message: string) => createGraphQLError(message, { extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } } });
 
@@ -148,8 +151,10 @@ export function usePersistedOperations(options: PersistedOperationsOptions): Plu
       onYogaInit({ yoga }) {
         streamResolvers.set(yoga, (request, params) => {
           const hash = params.query ? undefined : apqHash(params);
-          const document = hash === undefined ? undefined : documents.get(hash);
-          if (document !== undefined) viaParams.add(request);
+          if (hash === undefined) return undefined;
+          const document = documents.get(hash);
+          if (document === undefined) return persistedQueryNotFound();
+          viaParams.add(request);
           return document;
         });
       },
@@ -184,7 +189,7 @@ export function usePersistedOperations(options: PersistedOperationsOptions): Plu
         // gateway was not given): nothing to retry.
         notFound: ({ params, request }) =>
           documentIdOf(params, request) === undefined
-            ? createGraphQLError('PersistedQueryNotFound', { extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' } })
+            ? persistedQueryNotFound()
             : badRequest('Unknown documentId: not one of the persisted documents the gateway was started with'),
         keyNotFound: () => badRequest('Must provide a query, a documentId or extensions.persistedQuery.sha256Hash'),
         persistedQueryOnly: onlyError,
