@@ -529,6 +529,8 @@ export async function runAbuse(): Promise<void> {
   } finally {
     await victim?.stop();
     await gateway?.stop();
+    // DUMP=file: the gateway's output (e.g. with BENCH_GATEWAY_NODE_FLAGS=--trace-gc), as profile.ts has it.
+    if (process.env.DUMP && gateway) (await import('node:fs')).writeFileSync(process.env.DUMP, gateway.output());
     await hop.stop();
     redis.stop();
     await upstream.stop();

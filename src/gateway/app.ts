@@ -33,6 +33,7 @@ import { usePersistedOperations, type PersistedOperationsOptions } from './plugi
 import { useResponseCache } from './plugins/useResponseCache.js';
 import { connectRedis, type RedisHandle, type RedisOptions } from './redis.js';
 import { boundServer, type HttpBounds } from './lib/httpBounds.js';
+import { clientAddress } from './lib/clientAddress.js';
 import { DEFAULT_COMPRESS_MIN_BYTES, useCompression } from './plugins/useCompression.js';
 
 /**
@@ -132,6 +133,25 @@ export function buildGateway(options: GatewayOptions): Gateway {
   const maxRestCalls = options.maxRestCalls ?? DEFAULTS.maxRestCalls;
 
   const redis = options.redisUrl ? connectRedis({ ...options.redis, url: options.redisUrl, log }) : undefined;
+  const rateLimit =
+    options.callerRateLimit || options.anonymousRateLimit
+      ? useCallerRateLimit({
+          limit: options.callerRateLimit ?? 0,
+          anonymousLimit: options.anonymousRateLimit,
+          failMode: options.callerRateLimitFailMode,
+          redis,
+          log,
+        })
+      : undefined;
+  const trustProxyHops = options.trustProxyHops ?? DEFAULTS.trustProxyHops;
+  // A caller over its rate limit is refused by the server itself, before Yoga builds a Request for
+  // it; with CORS on, by the plugin (Yoga adds the CORS headers a browser needs to read the 429).
+  const refuseOnArrival = rateLimit && !options.corsOrigins?.length ? rateLimit.refuseOnArrival : undefined;
+  const identify = (req: IncomingMessage) =>
+    rest.identify(
+      req.headers.authorization,
+      clientAddress(req.socket.remoteAddress, headerValue(req.headers['x-forwarded-for']), trustProxyHops),
+    );
   const streams = useStreamShutdown();
   const yoga = createYoga<Record<string, unknown>, GatewayContext>({
     schema,
@@ -141,7 +161,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
       // Before graphql-sse (which answers in onRequest); Yoga's own bound is off (see the plugin).
       useRequestBodyLimit(options.maxBodyBytes ?? DEFAULTS.maxBodyBytes),
       // Who the caller is (its key, its client address, whom its work counts against), before anyone asks.
-      useCallerIdentity({ rest, trustProxyHops: options.trustProxyHops }),
+      useCallerIdentity({ rest, trustProxyHops }),
       // Without an accepted token, a body of at most twice the document bound, refused before it is read.
       useAnonymousBodyLimit(limits.maxDocumentBytes, options.maxBodyBytes ?? DEFAULTS.maxBodyBytes),
       ...(options.tracing ? [options.tracing.plugin] : []),
@@ -160,17 +180,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
       useClientIntrospection(),
       streams.plugin,
       // Scaling out, in this order: count the operation, resolve a persisted id, then answer from the cache.
-      ...(options.callerRateLimit || options.anonymousRateLimit
-        ? [
-            useCallerRateLimit({
-              limit: options.callerRateLimit ?? 0,
-              anonymousLimit: options.anonymousRateLimit,
-              failMode: options.callerRateLimitFailMode,
-              redis,
-              log,
-            }),
-          ]
-        : []),
+      ...(rateLimit ? [rateLimit] : []),
       // Variables depth, document and response bytes, before persisted operations and the cache (see useRequestBounds).
       ...useRequestBounds(limits),
       ...usePersistedOperations({ ...options.persistedOperations, redis, log }),
@@ -230,13 +240,16 @@ export function buildGateway(options: GatewayOptions): Gateway {
   // Each HTTP request is registered with the REST client as it arrives (before its body is read)
   // and until its response closes, so requests of one caller that overlap share their identical
   // reads, even those the gateway gets to after another's call is back (src/rest/singleFlight.ts).
+  // Read once: the server adapter is a Proxy that binds the listener anew on every read.
+  const yogaListener = yoga.requestListener;
   const server: Server = createServer((req: ArrivedRequest, res) => {
+    if (refuseOnArrival?.(req, res, identify)) return;
     const arrival = rest.arrive(req.headers.authorization);
     if (arrival) {
       req[ARRIVAL] = arrival;
       res.once('close', arrival.close);
     }
-    return yoga.requestListener(req, res);
+    return yogaListener(req, res);
   });
   boundServer(server, options.http);
   const drainer = drainable(server);
@@ -274,6 +287,9 @@ export function buildGateway(options: GatewayOptions): Gateway {
 /** The REST client's registration of an HTTP request (see the server above). */
 const ARRIVAL = Symbol('arrival');
 type ArrivedRequest = IncomingMessage & { [ARRIVAL]?: Arrival };
+
+/** A header node:http may give as a list (repeated), as one string as the Fetch API joins it. */
+const headerValue = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value.join(', ') : value);
 
 /** One callback calling each of the given ones (undefined when none). */
 function fanOut<T>(...callbacks: Array<((value: T) => void) | undefined>): ((value: T) => void) | undefined {

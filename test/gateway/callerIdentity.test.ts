@@ -5,7 +5,7 @@
  * tokens get no budget of their own.
  */
 import { connect } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { buildGateway, type Gateway, type GatewayOptions } from '../../src/gateway/app.js';
 import { startChaosProxy, type ChaosProxy } from '../helpers/chaosProxy.js';
 import type { GqlResult } from '../helpers/gateway.js';
@@ -162,6 +162,31 @@ describe('work without an accepted token is limited per client address', () => {
     expect((await fetch(`${new URL(t.gateway.url).origin}/health`)).status).toBe(200);
   });
 
+  it("the server itself refuses an address known over its limit: such requests never reach Yoga (nor the REST client); with CORS on, Yoga's refusal carries its headers", async () => {
+    const t = await stack({ anonymousRateLimit: 1 });
+    const reached = countYogaRequests(t.gateway);
+    expect(codes([await t.post('{ __typename }'), await t.post('{ __typename }')])).toEqual(['ok', 'RATE_LIMITED']);
+    expect(reached()).toBe(2);
+    const refused = await Promise.all(Array.from({ length: 5 }, () => t.post('{ __typename }')));
+    expect(refused.map((r) => r.status)).toEqual(Array(5).fill(429));
+    expect(codes(refused)).toEqual(Array(5).fill('RATE_LIMITED'));
+    expect(refused[0].body.errors?.[0].message).toMatch(/at most 1 operations per minute per client address/);
+    expect(reached()).toBe(2);
+    // Not an operation: served.
+    expect((await fetch(`${new URL(t.gateway.url).origin}/health`)).status).toBe(200);
+
+    const cors = await stack({ anonymousRateLimit: 1, corsOrigins: ['https://app.example'] });
+    const origin = { origin: 'https://app.example' };
+    expect(codes([await cors.post('{ __typename }', origin), await cors.post('{ __typename }', origin)])).toEqual(['ok', 'RATE_LIMITED']);
+    const res = await fetch(cors.gateway.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...origin },
+      body: JSON.stringify({ query: '{ __typename }' }),
+    });
+    expect(res.status).toBe(429);
+    expect(res.headers.get('access-control-allow-origin')).toBe('https://app.example');
+  });
+
   it('a token the upstream answered 401 for is counted as its address afterwards', async () => {
     const t = await stack({ anonymousRateLimit: 2, callerRateLimit: 100 });
     const junk = { authorization: 'Bearer junk' };
@@ -174,3 +199,12 @@ describe('work without an accepted token is limited per client address', () => {
     expect(codes([await t.post('{ __typename }')])).toEqual(['RATE_LIMITED']);
   });
 });
+
+/**
+ * How many requests went on past the HTTP server's own checks from now on: each one is registered
+ * with the REST client (`rest.arrive`) just before Yoga gets it (src/gateway/app.ts).
+ */
+function countYogaRequests(gateway: { rest: { arrive: (...args: never[]) => unknown } }): () => number {
+  const arrive = vi.spyOn(gateway.rest, 'arrive');
+  return () => arrive.mock.calls.length;
+}
