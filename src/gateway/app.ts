@@ -111,7 +111,11 @@ export interface Gateway {
   /** `http://host:port/graphql`, after start. */
   readonly url: string;
   start(): Promise<string>;
-  stop(): Promise<void>;
+  /**
+   * Stops accepting, ends open subscriptions and their streams, lets requests in flight finish,
+   * and destroys the connections still open after `graceMs` (default 5 s).
+   */
+  stop(graceMs?: number): Promise<void>;
 }
 
 /** The gateway; absent options of the settings' table take its defaults (`DEFAULTS`), so callers may pass some only. */
@@ -272,8 +276,8 @@ export function buildGateway(options: GatewayOptions): Gateway {
       url = `http://${address.includes(':') ? `[${address}]` : address}:${port}/graphql`;
       return url;
     },
-    async stop() {
-      const closed = drainer.close(5000);
+    async stop(graceMs = 5000) {
+      const closed = drainer.close(graceMs);
       // Open subscriptions complete and their event streams end, so their connections close too.
       await streams.close();
       await closed;

@@ -357,9 +357,9 @@ describe('gateway shutdown', () => {
     const eager = { lazy: false, onNonLazyError: () => undefined };
     subs.push(subscribe('graphql-sse single', sUrl, s.world.users.admin.token, ASK, vars, eager));
     await Promise.all(subs.map((sub) => sub.received(1)));
-    const started = performance.now();
-    await s.gateway.stop();
-    expect(performance.now() - started).toBeLessThan(1000);
+    // No grace to wait out: a stop that needed one (a stream left open) never ends, and the test
+    // times out, whatever the machine's load.
+    await s.gateway.stop(24 * 60 * 60 * 1000);
     // Every subscription completed normally (no transport error), with no error result.
     await Promise.all(subs.map((sub) => sub.done));
     for (const sub of subs) expect(sub.results.map((r) => r.result.errors)).toEqual([undefined]);
