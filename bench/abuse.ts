@@ -109,6 +109,18 @@ async function loops(ctx: Ctx, n: number, f: (i: number) => Promise<void>, total
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const pad = (bytes: number) => ' '.repeat(bytes);
 
+/** Asks `/ready` twice a second until the attack's time is up, counting its answers. */
+async function pollReady(ctx: Ctx, outcome: Outcome): Promise<void> {
+  while (Date.now() < ctx.until) {
+    const ready = await fetch(`${ctx.origin}/ready`).then(
+      (r) => r.status,
+      () => 0,
+    );
+    count(outcome, `/ready ${ready}`);
+    await sleep(500);
+  }
+}
+
 /** Sockets that send `head` and then never read what comes back (or trickle a body). */
 async function rawSockets(ctx: Ctx, n: number, head: string, trickle: boolean, outcome: Outcome): Promise<void> {
   const { hostname, port } = new URL(ctx.origin);
@@ -290,14 +302,7 @@ const ATTACKS: Attack[] = [
     async run(ctx, outcome) {
       ctx.redis.signal('SIGSTOP');
       try {
-        while (Date.now() < ctx.until) {
-          const ready = await fetch(`${ctx.origin}/ready`).then(
-            (r) => r.status,
-            () => 0,
-          );
-          count(outcome, `/ready ${ready}`);
-          await sleep(500);
-        }
+        await pollReady(ctx, outcome);
       } finally {
         ctx.redis.signal('SIGCONT');
       }
@@ -307,14 +312,7 @@ const ATTACKS: Attack[] = [
     name: 'Redis dead (killed) for the rest of the run',
     async run(ctx, outcome) {
       ctx.redis.signal('SIGKILL');
-      while (Date.now() < ctx.until) {
-        const ready = await fetch(`${ctx.origin}/ready`).then(
-          (r) => r.status,
-          () => 0,
-        );
-        count(outcome, `/ready ${ready}`);
-        await sleep(500);
-      }
+      await pollReady(ctx, outcome);
     },
   },
 ];

@@ -27,13 +27,12 @@ import { upstreamCheck, useReadiness, type ReadyCheck } from './plugins/useReadi
 import { createMetrics, type GatewayMetrics, type MetricsOptions } from './metrics.js';
 import type { Tracing } from './tracing.js';
 import { useCallerRateLimit } from './plugins/useCallerRateLimit.js';
-import { useCallerIdentity } from './plugins/useCallerIdentity.js';
+import { callerIdentifier, useCallerIdentity } from './plugins/useCallerIdentity.js';
 import { callerBudget } from './lib/callerHash.js';
 import { usePersistedOperations, type PersistedOperationsOptions } from './plugins/usePersistedOperations.js';
 import { useResponseCache } from './plugins/useResponseCache.js';
 import { connectRedis, type RedisHandle, type RedisOptions } from './redis.js';
 import { boundServer, type HttpBounds } from './lib/httpBounds.js';
-import { clientAddress } from './lib/clientAddress.js';
 import { DEFAULT_COMPRESS_MIN_BYTES, useCompression } from './plugins/useCompression.js';
 
 /**
@@ -147,15 +146,13 @@ export function buildGateway(options: GatewayOptions): Gateway {
           log,
         })
       : undefined;
-  const trustProxyHops = options.trustProxyHops ?? DEFAULTS.trustProxyHops;
+  // Who a request's caller is: one rule for the plugin below and for the server's refusal on arrival.
+  const identify = callerIdentifier(rest, options.trustProxyHops);
+  const identifyArrival = (req: IncomingMessage) =>
+    identify(req.headers.authorization, req.socket.remoteAddress, headerValue(req.headers['x-forwarded-for']));
   // A caller over its rate limit is refused by the server itself, before Yoga builds a Request for
   // it; with CORS on, by the plugin (Yoga adds the CORS headers a browser needs to read the 429).
   const refuseOnArrival = rateLimit && !options.corsOrigins?.length ? rateLimit.refuseOnArrival : undefined;
-  const identify = (req: IncomingMessage) =>
-    rest.identify(
-      req.headers.authorization,
-      clientAddress(req.socket.remoteAddress, headerValue(req.headers['x-forwarded-for']), trustProxyHops),
-    );
   const streams = useStreamShutdown();
   const yoga = createYoga<Record<string, unknown>, GatewayContext>({
     schema,
@@ -165,7 +162,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
       // Before graphql-sse (which answers in onRequest); Yoga's own bound is off (see the plugin).
       useRequestBodyLimit(options.maxBodyBytes ?? DEFAULTS.maxBodyBytes),
       // Who the caller is (its key, its client address, whom its work counts against), before anyone asks.
-      useCallerIdentity({ rest, trustProxyHops }),
+      useCallerIdentity(identify),
       // Without an accepted token, a body of at most twice the document bound, refused before it is read.
       useAnonymousBodyLimit(limits.maxDocumentBytes, options.maxBodyBytes ?? DEFAULTS.maxBodyBytes),
       ...(options.tracing ? [options.tracing.plugin] : []),
@@ -247,7 +244,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
   // Read once: the server adapter is a Proxy that binds the listener anew on every read.
   const yogaListener = yoga.requestListener;
   const server: Server = createServer((req: ArrivedRequest, res) => {
-    if (refuseOnArrival?.(req, res, identify)) return;
+    if (refuseOnArrival?.(req, res, identifyArrival)) return;
     const arrival = rest.arrive(req.headers.authorization);
     if (arrival) {
       req[ARRIVAL] = arrival;

@@ -116,6 +116,15 @@ describe('too-deep variables', () => {
     const nested = (depth: number) => `{"query": "query E { __typename }", "variables": {"x": ${'['.repeat(depth)}${']'.repeat(depth)}}}`;
     expect(await raw(nested(100))).toEqual({ data: { __typename: 'Query' } });
     expect((await raw(nested(101))).errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', limit: 'maxVariablesDepth' });
+    // Over HTTP, a body under 4 KiB skips the text check (it parses cheaply) and is refused at its parameters.
+    const url = t.gateway.url || (await t.gateway.start());
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${t.world.users.admin.token}` },
+      body: nested(1500),
+    });
+    const body = (await res.json()) as { errors?: Array<{ extensions?: Record<string, unknown> }> };
+    expect(body.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', limit: 'maxVariablesDepth', maximum: 100 });
   });
 });
 

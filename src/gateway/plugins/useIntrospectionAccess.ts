@@ -1,24 +1,20 @@
 /**
  * Introspection (`__schema`, `__type` at the root of the operation, fragments included, and the
  * federation subgraph SDL `_service`, which is the same schema under another name) needs a token:
- * without an `Authorization` credential it is refused with UNAUTHENTICATED unless `anonymous`
- * (`--anonymous-introspection`) allows it; with one, the token is checked by the request's `GET /user` (one REST call, shared with the operation's own) before the schema is
- * served, so a made-up token is refused too. `__typename` is no introspection. GraphiQL sends
+ * without a bearer token (as the REST client parses `Authorization`: src/rest/callerKey.ts) it is
+ * refused with UNAUTHENTICATED unless `anonymous` (`--anonymous-introspection`) allows it; with one,
+ * the token is checked by the request's `GET /user` (one REST call, shared with the operation's
+ * own) before the schema is served, so a made-up token is refused too. `__typename` is no introspection. GraphiQL sends
  * the token in its headers. The cost limit prices introspection like any query
  * (src/gateway/lib/introspectionCost.ts).
  */
 import { GraphQLError, Kind, type FragmentDefinitionNode, type SelectionSetNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { errorCode } from '../../rest/index.js';
+import { credentialOf, errorCode } from '../../rest/index.js';
 import type { GatewayContext } from '../../schema/context.js';
 import { operationVerdict } from '../lib/operationVerdict.js';
 
 const INTROSPECTION = new Set(['__schema', '__type', '_service']);
-
-/** Whether the header carries a credential after its scheme (`Bearer x`, any case and spacing). */
-export function hasToken(authorization: string | null | undefined): boolean {
-  return /^\s*\S+\s+\S/.test(authorization ?? '');
-}
 
 function introspects(set: SelectionSetNode, fragments: Map<string, FragmentDefinitionNode>, seen = new Set<string>()): boolean {
   return set.selections.some((s) => {
@@ -40,7 +36,7 @@ export function useIntrospectionAccess({ anonymous }: { anonymous: boolean }): P
     onExecute({ args, setResultAndStopExecution }) {
       if (!isIntrospection(args.document, args.operationName)) return;
       const context = args.contextValue as unknown as GatewayContext & { request: Request };
-      if (!hasToken(context.request.headers.get('authorization'))) {
+      if (credentialOf(context.request.headers.get('authorization')).token === undefined) {
         if (!anonymous)
           setResultAndStopExecution({
             errors: [

