@@ -17,6 +17,7 @@ import { parseCache } from './lib/parseCache.js';
 import { useQueryLimits, useRequestBounds, type InFlightLimit } from './plugins/useQueryLimits.js';
 import { useRequestLog } from './plugins/useRequestLog.js';
 import { useRequestErrorCodes } from './plugins/useRequestErrorCodes.js';
+import { useOneRuleValidation } from './plugins/useOneRuleValidation.js';
 import { useGraphQLSSE, type StreamLimits } from './plugins/useGraphQLSSE.js';
 import { corsOptions } from './lib/corsOptions.js';
 import { graphiqlOptions, renderGraphiQL } from './lib/graphiqlOptions.js';
@@ -193,6 +194,8 @@ export function buildGateway(options: GatewayOptions): Gateway {
             onResponseCache: fanOut(options.onResponseCache, metrics?.onResponseCache),
           })
         : []),
+      // Validation of a new document: graphql-js's rules (and the limits' below) visited as one rule.
+      useOneRuleValidation(),
       // Depth, aliases, tokens and cost, rejected with BAD_USER_INPUT before execution (no REST call).
       ...useQueryLimits(limits),
       // Parse, validation and variable errors carry a code of the fixed set too (BAD_USER_INPUT).
