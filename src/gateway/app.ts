@@ -85,7 +85,7 @@ export interface GatewayOptions extends Partial<GatewaySettings> {
   streams?: Partial<StreamLimits>;
   /** Called for each REST attempt (tests count calls with it). */
   onRestCall?: (call: RestCall) => void;
-  /** Time of the REST client (deadlines, backoff, circuits) and of graphql-sse reservations (default the process's; tests pass a fake one). */
+  /** Time of the REST client (deadlines, backoff, circuits), of graphql-sse reservations and of `/ready` (its timeouts and reuse); default the process's, tests pass a fake one. */
   clock?: Clock;
   /** `GET /ready` checks besides the upstream's (e.g. Redis). */
   readyChecks?: ReadyCheck[];
@@ -168,11 +168,10 @@ export function buildGateway(options: GatewayOptions): Gateway {
       useAnonymousBodyLimit(limits.maxDocumentBytes, options.maxBodyBytes ?? DEFAULTS.maxBodyBytes),
       ...(options.tracing ? [options.tracing.plugin] : []),
       // GET /ready (GET /health is Yoga's built-in liveness check).
-      useReadiness([
-        upstreamCheck(options.upstreamUrl),
-        ...(redis ? [redisCheck(redis, options.redisRequired)] : []),
-        ...(options.readyChecks ?? []),
-      ]),
+      useReadiness(
+        [upstreamCheck(options.upstreamUrl), ...(redis ? [redisCheck(redis, options.redisRequired)] : []), ...(options.readyChecks ?? [])],
+        { clock: options.clock },
+      ),
       useGraphQLSSE({ endpoint: '/graphql/stream', limits: options.streams, log, clock: options.clock }),
       // GraphiQL's scripts, styles and icon: built once on the first visit, served precompressed.
       useGraphiQLAssets(),

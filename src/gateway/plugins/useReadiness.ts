@@ -10,8 +10,9 @@
  * built-in health check.)
  */
 import type { Plugin } from 'graphql-yoga';
-import { requestPath } from '../lib/requestPath.js';
 import { request } from 'undici';
+import { systemClock, type Clock } from '../../rest/index.js';
+import { requestPath } from '../lib/requestPath.js';
 
 /** The probe's user agent (tracing leaves its calls out). */
 export const READY_USER_AGENT = 'docs-graph-ready';
@@ -29,6 +30,8 @@ export interface ReadinessOptions {
   timeoutMs?: number;
   /** How long a result is reused, ms (default 1000). */
   cacheMs?: number;
+  /** Time of the timeouts and of the reuse (default the process's; tests pass a fake one). */
+  clock?: Clock;
 }
 
 interface Report {
@@ -39,12 +42,13 @@ interface Report {
 export function useReadiness(checks: ReadyCheck[], options: ReadinessOptions = {}): Plugin {
   const timeoutMs = options.timeoutMs ?? 1000;
   const cacheMs = options.cacheMs ?? 1000;
+  const clock = options.clock ?? systemClock;
   let cached: { report: Report; at: number } | undefined;
   let running: Promise<Report> | undefined;
   const probe = (): Report | Promise<Report> => {
-    if (cached && performance.now() - cached.at < cacheMs) return cached.report;
-    running ??= runChecks(checks, timeoutMs).then((report) => {
-      cached = { report, at: performance.now() };
+    if (cached && clock.now() - cached.at < cacheMs) return cached.report;
+    running ??= runChecks(checks, timeoutMs, clock).then((report) => {
+      cached = { report, at: clock.now() };
       running = undefined;
       return report;
     });
@@ -70,8 +74,8 @@ export function useReadiness(checks: ReadyCheck[], options: ReadinessOptions = {
   };
 }
 
-async function runChecks(checks: ReadyCheck[], timeoutMs: number): Promise<Report> {
-  const results = await Promise.all(checks.map((c) => passes(c, timeoutMs)));
+async function runChecks(checks: ReadyCheck[], timeoutMs: number, clock: Clock): Promise<Report> {
+  const results = await Promise.all(checks.map((c) => passes(c, timeoutMs, clock)));
   return {
     ready: results.every((ok, i) => ok || checks[i].optional),
     checks: Object.fromEntries(checks.map((c, i) => [c.name, results[i] ? 'ok' : 'failing'])),
@@ -79,11 +83,11 @@ async function runChecks(checks: ReadyCheck[], timeoutMs: number): Promise<Repor
 }
 
 /** Runs one check within `timeoutMs`, even if it ignores its signal. */
-async function passes(c: ReadyCheck, timeoutMs: number): Promise<boolean> {
+async function passes(c: ReadyCheck, timeoutMs: number, clock: Clock): Promise<boolean> {
   const controller = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
+  let timer: ReturnType<Clock['setTimeout']> | undefined;
   const timedOut = new Promise<false>((resolve) => {
-    timer = setTimeout(() => {
+    timer = clock.setTimeout(() => {
       controller.abort();
       resolve(false);
     }, timeoutMs);
@@ -94,7 +98,7 @@ async function passes(c: ReadyCheck, timeoutMs: number): Promise<boolean> {
   } catch {
     return false;
   } finally {
-    clearTimeout(timer);
+    if (timer !== undefined) clock.clearTimeout(timer);
   }
 }
 
