@@ -145,22 +145,28 @@ export function useCallerRateLimit(options: CallerRateLimitOptions & { endpoint?
   /**
    * The error that refuses this request's operation, if any. A caller counts against its budget
    * (its token, or its client address); a token not proven yet counts against its address too.
+   * Undefined at once when nothing is counted (a proven token without a per-token limit): an
+   * async hook makes Envelop's whole hook chain wait a turn, on every request.
    */
-  const check = async (request: Request): Promise<GraphQLError | undefined> => {
+  const check = (request: Request): Promise<GraphQLError | undefined> | undefined => {
     const { budget, address, proven } = callerIdentity(request);
     const anonymous = options.anonymousLimit ?? 0;
     const own = budget === address ? anonymous : options.limit;
-    const refused = own > 0 ? await countAgainst(budget, own, budget === address ? PER_ADDRESS : 'per token') : undefined;
-    if (refused || budget === address || proven || anonymous <= 0) return refused;
-    return countAgainst(address, anonymous, PER_ADDRESS);
+    const alsoAddress = budget !== address && !proven && anonymous > 0;
+    if (own <= 0 && !alsoAddress) return undefined;
+    return (async () => {
+      const refused = own > 0 ? await countAgainst(budget, own, budget === address ? PER_ADDRESS : 'per token') : undefined;
+      return refused || !alsoAddress ? refused : countAgainst(address, anonymous, PER_ADDRESS);
+    })();
   };
 
   // Operations that skip Yoga's params step (graphql-sse's own endpoint) are checked at execution.
   const checked = new WeakSet<Request>();
-  const checkAtExecution = async (context: { request?: Request }, stop: (result: { data: null; errors: GraphQLError[] }) => void) => {
-    if (!context.request || checked.has(context.request)) return;
-    const error = await check(context.request);
-    if (error) stop({ data: null, errors: [error] });
+  const checkAtExecution = (context: { request?: Request }, stop: (result: { data: null; errors: GraphQLError[] }) => void) => {
+    if (!context.request || checked.has(context.request)) return undefined;
+    return check(context.request)?.then((error) => {
+      if (error) stop({ data: null, errors: [error] });
+    });
   };
 
   return {
@@ -184,10 +190,11 @@ export function useCallerRateLimit(options: CallerRateLimitOptions & { endpoint?
       if (!refusal) return;
       endResponse(errorResponse(fetchAPI.Response, 429, refusal, { 'Retry-After': String(refusal.extensions.retryAfter) }));
     },
-    async onParams({ request }) {
+    onParams({ request }) {
       checked.add(request);
-      const error = await check(request);
-      if (error) throw error;
+      return check(request)?.then((error) => {
+        if (error) throw error;
+      });
     },
     onExecute: ({ args, setResultAndStopExecution }) =>
       checkAtExecution(args.contextValue as { request?: Request }, setResultAndStopExecution),
