@@ -1,0 +1,254 @@
+/**
+ * Introspection-only operations (every root field `__schema`, `__type` or `__typename`, at least
+ * one of the first two; useClientIntrospection.ts) are executed in a worker thread, so the
+ * gateway's event loop never runs the introspection executor: on it, the first full introspection
+ * (a 414 KB result) took 15–45 ms, and every caller's request queued behind it waited as long; a
+ * caller with a token could send distinct introspection documents (or `@defer` ones, never kept)
+ * to repeat that at will. Kept results (useIntrospectionCache.ts) are still served on the event
+ * loop, and the access check and the cost limit still run there before.
+ *
+ * The worker is started on the first introspection that needs executing (not at start: most
+ * gateways are never introspected), `unref()`ed, and terminated by `close()` (Gateway.stop). It is
+ * given the client schema as SDL (`printSchema`, 3–8 ms once per schema on the event loop) and
+ * builds it with `buildSchema` (about 55 ms, there): a print loses two things, which go with it
+ * so that the answer is exactly the one the event loop would give (a test compares them): the
+ * order of the type map (a standard scalar no field uses, `Float`, is not printed at all) and the
+ * order of the specified directives' locations (`lexicographicSortSchema` sorted them; they are
+ * not printed). It executes with Yoga's own executor (@graphql-tools/executor, so `@defer` and
+ * `@stream` parts are the same; they are delivered together once all are made) and answers JSON
+ * text, which the event loop parses: 2–3 ms for the full answer (receiving it as an object, by
+ * structured clone, measured the same), against the 15–45 ms of executing it. Keeping that text
+ * to write it out as is would save the 1.3 ms of serializing it again, but the response-bytes
+ * bound, the in-flight budget, compression and the kept-results cache all take the result as an
+ * object: not worth a second path.
+ *
+ * At most MAX_PENDING distinct operations wait for the worker (identical ones in flight share one
+ * execution); beyond that the operation is refused with UPSTREAM_UNAVAILABLE (`retryAfter: 1`,
+ * HTTP 503), as is one whose worker died or could not start (out of memory, an error): the next
+ * introspection starts a new one. Its heap is capped (RESOURCE_LIMITS): the built schema and a
+ * few answers in making take about 25 MiB.
+ */
+import { createRequire } from 'node:module';
+import { Worker, type ResourceLimits } from 'node:worker_threads';
+import {
+  GraphQLError,
+  Source,
+  print,
+  printSchema,
+  type ExecutionArgs,
+  type ExecutionResult,
+  type GraphQLFormattedError,
+  type GraphQLSchema,
+} from 'graphql';
+import type { Logger } from '../../log.js';
+
+/** Distinct operations waiting for the worker at most (each a few ms to 45 ms of its time). */
+export const MAX_PENDING = 8;
+/** The worker's heap: the built schema and a few answers take about 25 MiB (see the comment above). */
+export const RESOURCE_LIMITS: ResourceLimits = { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 16 };
+
+const WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const g = require(workerData.graphql);
+const { normalizedExecutor } = require(workerData.executor);
+const { sdl, types, directives } = workerData.schema;
+const built = g.buildSchema(sdl, { assumeValidSDL: true });
+const scalars = new Map(g.specifiedScalarTypes.map((t) => [t.name, t]));
+const schema = new g.GraphQLSchema({
+  ...built.toConfig(),
+  types: types.map((name) => built.getType(name) ?? scalars.get(name)),
+  directives: directives.map(({ name, locations }) => new g.GraphQLDirective({ ...built.getDirective(name).toConfig(), locations })),
+  assumeValid: true,
+});
+// An error a resolver threw (not one GraphQL made) is marked, for the gateway's masking.
+const format = (e) => ({ ...e.toJSON(), positions: e.positions, ...(e.originalError && !(e.originalError instanceof g.GraphQLError) ? { unexpected: true } : {}) });
+const formatted = (r) => ({
+  ...r,
+  ...(r.errors ? { errors: r.errors.map(format) } : {}),
+  ...(r.incremental ? { incremental: r.incremental.map(formatted) } : {}),
+});
+const run = async ({ query, variables, operationName }) => {
+  const result = await normalizedExecutor({ schema, document: g.parse(query), variableValues: variables, operationName });
+  if (typeof result[Symbol.asyncIterator] !== 'function') return { json: JSON.stringify(formatted(result)) };
+  const parts = [];
+  for await (const part of result) parts.push(formatted(part));
+  return { json: JSON.stringify(parts), streamed: true };
+};
+parentPort.on('message', (task) =>
+  run(task).then(
+    (answer) => parentPort.postMessage({ id: task.id, ...answer }),
+    (error) => parentPort.postMessage({ id: task.id, error: String(error && error.message) }),
+  ),
+);
+`;
+
+interface Answer {
+  json: string;
+  streamed?: boolean;
+}
+
+interface Running {
+  schema: GraphQLSchema;
+  worker: Worker;
+  /** Operations sent and not answered, by key; their ids. */
+  pending: Map<string, { id: number; answer: Promise<Answer>; settle: (answer: Answer | Error) => void }>;
+}
+
+type FormattedError = GraphQLFormattedError & { positions?: number[]; unexpected?: true };
+type Part = ExecutionResult & { incremental?: Part[] };
+
+/**
+ * An error as the event loop's execution would have made it: located by positions in the
+ * document's source (Yoga makes its errors anew from those), a resolver's exception still one for
+ * the masking.
+ */
+const revive = (source: Source) => (error: FormattedError) =>
+  new GraphQLError(error.message, {
+    source: error.positions ? source : undefined,
+    positions: error.positions,
+    path: error.path,
+    extensions: error.extensions,
+    originalError: error.unexpected ? new Error(error.message) : undefined,
+  });
+
+function revived(part: Part, source: Source): Part {
+  const errors = part.errors as FormattedError[] | undefined;
+  return {
+    ...part,
+    ...(errors ? { errors: errors.map(revive(source)) } : {}),
+    ...(part.incremental ? { incremental: part.incremental.map((p) => revived(p, source)) } : {}),
+  };
+}
+
+const unavailable = (message: string): ExecutionResult => ({
+  data: null,
+  errors: [
+    new GraphQLError(message, {
+      extensions: { code: 'UPSTREAM_UNAVAILABLE', retryAfter: 1, http: { status: 503, headers: { 'Retry-After': '1' } } },
+    }),
+  ],
+});
+
+/** What the worker is given: the client schema's print, with what a print loses (see above). */
+const printed = new WeakMap<GraphQLSchema, { sdl: string; types: string[]; directives: Array<{ name: string; locations: string[] }> }>();
+function printedSchema(schema: GraphQLSchema) {
+  let found = printed.get(schema);
+  if (!found) {
+    found = {
+      sdl: printSchema(schema),
+      types: Object.keys(schema.getTypeMap()),
+      directives: schema.getDirectives().map((d) => ({ name: d.name, locations: [...d.locations] })),
+    };
+    printed.set(schema, found);
+  }
+  return found;
+}
+
+export interface IntrospectionWorker {
+  /** Executes an introspection-only operation in the worker (an `executeFn` for Envelop's onExecute). */
+  execute(args: ExecutionArgs): Promise<ExecutionResult | AsyncIterable<ExecutionResult>>;
+  /** Operations the worker answered since the gateway started (for tests and diagnostics). */
+  readonly executions: number;
+  /** The running worker, if any (tests). */
+  readonly worker: Worker | undefined;
+  /** The worker's heap limits, used by the next worker started (tests lower them to see one die). */
+  resourceLimits: ResourceLimits;
+  /** Terminates the worker; operations waiting for it are refused. */
+  close(): Promise<void>;
+}
+
+export function introspectionWorker({ log }: { log: Logger }): IntrospectionWorker {
+  const require = createRequire(import.meta.url);
+  const executor = createRequire(require.resolve('graphql-yoga')).resolve('@graphql-tools/executor');
+  const graphql = createRequire(executor).resolve('graphql');
+  let running: Running | undefined;
+  let nextId = 0;
+  let executions = 0;
+
+  const stopped = (current: Running, reason: string) => {
+    if (running === current) running = undefined;
+    for (const { settle } of current.pending.values()) settle(new Error(reason));
+    current.pending.clear();
+  };
+
+  const start = (schema: GraphQLSchema): Running => {
+    const worker = new Worker(WORKER, {
+      eval: true,
+      workerData: { graphql, executor, schema: printedSchema(schema) },
+      resourceLimits: self.resourceLimits,
+    });
+    worker.unref();
+    const current: Running = { schema, worker, pending: new Map() };
+    worker.on('message', (message: { id: number; json?: string; streamed?: boolean; error?: string }) => {
+      for (const [key, task] of current.pending)
+        if (task.id === message.id) {
+          current.pending.delete(key);
+          executions++;
+          task.settle(message.json === undefined ? new Error(message.error) : { json: message.json, streamed: message.streamed });
+        }
+    });
+    worker.on('error', (error) => {
+      log.warn('introspection worker failed; the next introspection starts a new one', { error: error.message });
+      stopped(current, error.message);
+    });
+    worker.on('exit', (code) => {
+      if (running === current) log.warn('introspection worker exited; the next introspection starts a new one', { code });
+      stopped(current, `exited (${code})`);
+    });
+    return current;
+  };
+
+  const send = (current: Running, key: string, task: { query: string; variables: unknown; operationName: unknown }) => {
+    let settle!: (answer: Answer | Error) => void;
+    const answer = new Promise<Answer>((resolve, reject) => {
+      settle = (a) => (a instanceof Error ? reject(a) : resolve(a));
+    });
+    const id = nextId++;
+    current.pending.set(key, { id, answer, settle });
+    current.worker.postMessage({ id, ...task });
+    return answer;
+  };
+
+  const self: IntrospectionWorker = {
+    resourceLimits: RESOURCE_LIMITS,
+    get executions() {
+      return executions;
+    },
+    get worker() {
+      return running?.worker;
+    },
+    async execute(args) {
+      // A new schema (never, in practice): a new worker for it.
+      if (running && running.schema !== args.schema) await self.close();
+      const current = (running ??= start(args.schema));
+      // The document's own text (the worker's errors are located in it), printed if it has none.
+      const source = args.document.loc?.source ?? new Source(print(args.document));
+      const query = source.body;
+      const key = `${args.operationName ?? ''}\n${JSON.stringify(args.variableValues ?? {})}\n${query}`;
+      let answer = current.pending.get(key)?.answer;
+      if (!answer) {
+        if (current.pending.size >= MAX_PENDING)
+          return unavailable('Too many introspection queries are being executed at once; try again shortly.');
+        answer = send(current, key, { query, variables: args.variableValues, operationName: args.operationName });
+      }
+      try {
+        const { json, streamed } = await answer;
+        if (!streamed) return revived(JSON.parse(json) as Part, source);
+        const parts = (JSON.parse(json) as Part[]).map((p) => revived(p, source));
+        return (async function* () {
+          yield* parts;
+        })();
+      } catch {
+        return unavailable('Introspection could not be executed: its worker thread stopped; try again.');
+      }
+    },
+    async close() {
+      const current = running;
+      if (!current) return;
+      running = undefined;
+      stopped(current, 'the gateway is stopping');
+      await current.worker.terminate();
+    },
+  };
+  return self;
+}
