@@ -9,18 +9,18 @@
  *
  * The worker is started on the first introspection that needs executing (not at start: most
  * gateways are never introspected), `unref()`ed, and terminated by `close()` (Gateway.stop). It is
- * given the client schema as SDL (`printSchema`, 3–8 ms once per schema on the event loop) and
- * builds it with `buildSchema` (about 55 ms, there): a print loses two things, which go with it
- * so that the answer is exactly the one the event loop would give (a test compares them): the
- * order of the type map (a standard scalar no field uses, `Float`, is not printed at all) and the
- * order of the specified directives' locations (`lexicographicSortSchema` sorted them; they are
- * not printed). It executes with Yoga's own executor (@graphql-tools/executor, so `@defer` and
- * `@stream` parts are the same; they are delivered together once all are made) and answers JSON
- * text, which the event loop parses: 2–3 ms for the full answer (receiving it as an object, by
- * structured clone, measured the same), against the 15–45 ms of executing it. Keeping that text
- * to write it out as is would save the 1.3 ms of serializing it again, but the response-bytes
- * bound, the in-flight budget, compression and the kept-results cache all take the result as an
- * object: not worth a second path.
+ * given the client schema as SDL (printed once per schema, in slices between other work: see
+ * printInSlices) and builds it with `buildSchema` (about 55 ms, there). A print loses two things,
+ * which go with it so that the answer is exactly the one the event loop would give (a test compares
+ * them; an earlier try without them lost `Float` and reordered them): the order of the type map (a
+ * standard scalar no field uses, `Float`, is not printed at all) and the order of the specified
+ * directives' locations (`lexicographicSortSchema` sorted them; they are not printed). It executes
+ * with Yoga's own executor (@graphql-tools/executor, so `@defer` and `@stream` parts are the same;
+ * they are delivered together once all are made) and answers JSON text, which the event loop
+ * parses: 2–3 ms for the full answer (receiving it as an object, by structured clone, measured the
+ * same), against the 15–45 ms of executing it. Keeping that text to write it out as is would save
+ * the 1.3 ms of serializing it again, but the response-bytes bound, the in-flight budget,
+ * compression and the kept-results cache all take the result as an object: not worth a second path.
  *
  * At most MAX_PENDING distinct operations wait for the worker (identical ones in flight share one
  * execution); beyond that the operation is refused with UPSTREAM_UNAVAILABLE (`retryAfter: 1`,
@@ -29,16 +29,22 @@
  * about 30–35 MiB while it runs (measured on Node 20 with eight full introspections at once).
  */
 import { createRequire } from 'node:module';
+import { setImmediate as yieldNow } from 'node:timers/promises';
 import { Worker, type ResourceLimits } from 'node:worker_threads';
 import {
   GraphQLError,
+  GraphQLSchema,
   Source,
+  isIntrospectionType,
+  isSpecifiedDirective,
+  isSpecifiedScalarType,
   print,
   printSchema,
+  printType,
+  type OperationTypeNode,
   type ExecutionArgs,
   type ExecutionResult,
   type GraphQLFormattedError,
-  type GraphQLSchema,
 } from 'graphql';
 import type { Logger } from '../../log.js';
 
@@ -55,13 +61,14 @@ const WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
 const g = require(workerData.graphql);
 const { normalizedExecutor } = require(workerData.executor);
-const { sdl, types, directives } = workerData.schema;
+const { sdl, description, types, directives } = workerData.schema;
 const built = g.buildSchema(sdl, { assumeValidSDL: true });
 const scalars = new Map(g.specifiedScalarTypes.map((t) => [t.name, t]));
 const schema = new g.GraphQLSchema({
   ...built.toConfig(),
   types: types.map((name) => built.getType(name) ?? scalars.get(name)),
   directives: directives.map(({ name, locations }) => new g.GraphQLDirective({ ...built.getDirective(name).toConfig(), locations })),
+  description,
   assumeValid: true,
 });
 // An error a resolver threw (not one GraphQL made) is marked, for the gateway's masking.
@@ -93,9 +100,17 @@ interface Answer {
 
 interface Running {
   schema: GraphQLSchema;
-  worker: Worker;
-  /** Operations sent and not answered, by key; their ids. */
-  pending: Map<string, { id: number; answer: Promise<Answer>; settle: (answer: Answer | Error) => void }>;
+  /** Once the schema is printed. */
+  worker?: Worker;
+  /** Operations sent (or to send, before the worker is there) and not answered, by key. */
+  pending: Map<string, Task>;
+}
+
+interface Task {
+  id: number;
+  message: { id: number; query: string; variables: unknown; operationName: unknown };
+  answer: Promise<Answer>;
+  settle: (answer: Answer | Error) => void;
 }
 
 type FormattedError = GraphQLFormattedError & { positions?: number[]; unexpected?: true };
@@ -133,18 +148,51 @@ const unavailable = (message: string): ExecutionResult => ({
   ],
 });
 
-/** What the worker is given: the client schema's print, with what a print loses (see above). */
-const printed = new WeakMap<GraphQLSchema, { sdl: string; types: string[]; directives: Array<{ name: string; locations: string[] }> }>();
-function printedSchema(schema: GraphQLSchema) {
-  let found = printed.get(schema);
-  if (!found) {
-    found = {
-      sdl: printSchema(schema),
-      types: Object.keys(schema.getTypeMap()),
-      directives: schema.getDirectives().map((d) => ({ name: d.name, locations: [...d.locations] })),
-    };
-    printed.set(schema, found);
+interface PrintedSchema {
+  sdl: string;
+  description: string | undefined;
+  types: string[];
+  directives: Array<{ name: string; locations: string[] }>;
+}
+
+/** The print yields to the event loop whenever a slice of it took this long. */
+const SLICE_MS = 1;
+
+/**
+ * What the worker is given: the client schema's SDL, with what a print loses (see above). Printed
+ * a type at a time, yielding every SLICE_MS (printSchema at once took 3–8 ms, 20 under a
+ * profiler), as printSchema would print it: the custom directives (`@defer`, `@stream`) and the
+ * types their arguments use first, then every other type; the roots named explicitly.
+ */
+async function printInSlices(schema: GraphQLSchema): Promise<PrintedSchema> {
+  const head = new GraphQLSchema({ directives: schema.getDirectives().filter((d) => !isSpecifiedDirective(d)) });
+  const roots = (['query', 'mutation', 'subscription'] as const).flatMap((op) => {
+    const type = schema.getRootType(op as OperationTypeNode);
+    return type ? [`  ${op}: ${type.name}`] : [];
+  });
+  const parts = [`schema {\n${roots.join('\n')}\n}`, printSchema(head)];
+  const printed = new Set(Object.keys(head.getTypeMap()));
+  let slice = performance.now();
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (printed.has(type.name) || isSpecifiedScalarType(type) || isIntrospectionType(type)) continue;
+    parts.push(printType(type));
+    if (performance.now() - slice > SLICE_MS) {
+      await yieldNow();
+      slice = performance.now();
+    }
   }
+  return {
+    sdl: parts.filter(Boolean).join('\n\n'),
+    description: schema.description ?? undefined,
+    types: Object.keys(schema.getTypeMap()),
+    directives: schema.getDirectives().map((d) => ({ name: d.name, locations: [...d.locations] })),
+  };
+}
+
+const printed = new WeakMap<GraphQLSchema, Promise<PrintedSchema>>();
+function printedSchema(schema: GraphQLSchema): Promise<PrintedSchema> {
+  let found = printed.get(schema);
+  if (!found) printed.set(schema, (found = printInSlices(schema)));
   return found;
 }
 
@@ -176,40 +224,51 @@ export function introspectionWorker({ log }: { log: Logger }): IntrospectionWork
   };
 
   const start = (schema: GraphQLSchema): Running => {
-    const worker = new Worker(WORKER, {
-      eval: true,
-      workerData: { graphql, executor, schema: printedSchema(schema) },
-      resourceLimits: self.resourceLimits,
-    });
-    worker.unref();
-    const current: Running = { schema, worker, pending: new Map() };
-    worker.on('message', (message: { id: number; json?: string; streamed?: boolean; error?: string }) => {
-      for (const [key, task] of current.pending)
-        if (task.id === message.id) {
-          current.pending.delete(key);
-          executions++;
-          task.settle(message.json === undefined ? new Error(message.error) : { json: message.json, streamed: message.streamed });
-        }
-    });
-    worker.on('error', (error) => {
-      log.warn('introspection worker failed; the next introspection starts a new one', { error: error.message });
-      stopped(current, error.message);
-    });
-    worker.on('exit', (code) => {
-      if (running === current) log.warn('introspection worker exited; the next introspection starts a new one', { code });
-      stopped(current, `exited (${code})`);
-    });
+    const current: Running = { schema, pending: new Map() };
+    printedSchema(schema)
+      .then((printed) => {
+        if (running !== current) return;
+        const worker = new Worker(WORKER, {
+          eval: true,
+          workerData: { graphql, executor, schema: printed },
+          resourceLimits: self.resourceLimits,
+        });
+        worker.unref();
+        current.worker = worker;
+        worker.on('message', (message: { id: number; json?: string; streamed?: boolean; error?: string }) => {
+          for (const [key, task] of current.pending)
+            if (task.id === message.id) {
+              current.pending.delete(key);
+              executions++;
+              task.settle(message.json === undefined ? new Error(message.error) : { json: message.json, streamed: message.streamed });
+            }
+        });
+        worker.on('error', (error) => {
+          log.warn('introspection worker failed; the next introspection starts a new one', { error: error.message });
+          stopped(current, error.message);
+        });
+        worker.on('exit', (code) => {
+          if (running === current) log.warn('introspection worker exited; the next introspection starts a new one', { code });
+          stopped(current, `exited (${code})`);
+        });
+        for (const task of current.pending.values()) worker.postMessage(task.message);
+      })
+      .catch((error: unknown) => {
+        log.warn('introspection worker could not start', { error: (error as Error).message });
+        stopped(current, (error as Error).message);
+      });
     return current;
   };
 
-  const send = (current: Running, key: string, task: { query: string; variables: unknown; operationName: unknown }) => {
+  const send = (current: Running, key: string, message: Omit<Task['message'], 'id'>) => {
     let settle!: (answer: Answer | Error) => void;
     const answer = new Promise<Answer>((resolve, reject) => {
       settle = (a) => (a instanceof Error ? reject(a) : resolve(a));
     });
     const id = nextId++;
-    current.pending.set(key, { id, answer, settle });
-    current.worker.postMessage({ id, ...task });
+    const task = { id, message: { id, ...message }, answer, settle };
+    current.pending.set(key, task);
+    current.worker?.postMessage(task.message);
     return answer;
   };
 
@@ -251,7 +310,7 @@ export function introspectionWorker({ log }: { log: Logger }): IntrospectionWork
       if (!current) return;
       running = undefined;
       stopped(current, 'the gateway is stopping');
-      await current.worker.terminate();
+      await current.worker?.terminate();
     },
   };
   return self;
