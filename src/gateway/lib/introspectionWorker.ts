@@ -202,7 +202,10 @@ async function printInSlices(schema: GraphQLSchema): Promise<PrintedSchema> {
 const printed = new WeakMap<GraphQLSchema, Promise<PrintedSchema>>();
 function printedSchema(schema: GraphQLSchema): Promise<PrintedSchema> {
   let found = printed.get(schema);
-  if (!found) printed.set(schema, (found = printInSlices(schema)));
+  if (!found) {
+    printed.set(schema, (found = printInSlices(schema)));
+    found.catch(() => printed.delete(schema));
+  }
   return found;
 }
 
