@@ -7,7 +7,7 @@
 import { __Schema, execute, parse, type GraphQLField, type GraphQLSchema } from 'graphql';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { clientSchemaOf } from '../../src/schema/lib/federation.js';
-import { MAX_PENDING } from '../../src/gateway/lib/introspectionWorker.js';
+import { IDLE_MS, MAX_PENDING } from '../../src/gateway/lib/introspectionWorker.js';
 import { startStack } from '../helpers/gateway.js';
 import { httpStack } from '../helpers/httpStack.js';
 import { FULL_INTROSPECTION } from '../helpers/introspection.js';
@@ -143,6 +143,29 @@ describe('introspection in a worker thread', () => {
     expect((await stack.post({ query: '{ __schema { subscriptionType { name } } }' }, token())).result).toEqual({
       data: { __schema: { subscriptionType: { name: 'Subscription' } } },
     });
+  });
+});
+
+describe('an idle worker', () => {
+  it('ends, and the next introspection starts another', async () => {
+    const introspection = stack.t.gateway.introspection;
+    await stack.post({ query: '{ __schema { queryType { name } } idle1: __typename }' }, token());
+    const first = introspection.worker!;
+    expect(first.threadId).toBeGreaterThan(0);
+    introspection.idleMs = 0;
+    try {
+      await stack.post({ query: '{ __schema { queryType { name } } idle2: __typename }' }, token());
+      if (first.threadId !== -1) await new Promise((resolve) => first.once('exit', resolve));
+      expect(introspection.worker).toBeUndefined();
+    } finally {
+      introspection.idleMs = IDLE_MS;
+    }
+    expect((await stack.post({ query: '{ __schema { queryType { name } } idle3: __typename }' }, token())).result.data).toEqual({
+      __schema: { queryType: { name: 'Query' } },
+      idle3: 'Query',
+    });
+    expect(introspection.worker).not.toBe(first);
+    expect(introspection.worker!.threadId).toBeGreaterThan(0);
   });
 });
 

@@ -8,20 +8,21 @@
  * loop, and the access check and the cost limit still run there before.
  *
  * The worker is started on the first introspection that needs executing (not at start: most
- * gateways are never introspected), `unref()`ed, and terminated by `close()` (Gateway.stop). It is
- * given the client schema as SDL (printed once per schema, in slices between other work: see
- * printInSlices) and builds it with `buildSchema` (about 55 ms, there). A print loses two things,
- * which go with it so that the answer is exactly the one the event loop would give (a test compares
- * them; an earlier try without them lost `Float` and reordered them): the order of the type map (a
- * standard scalar no field uses, `Float`, is not printed at all) and the order of the specified
- * directives' locations (`lexicographicSortSchema` sorted them; they are not printed). It executes
- * with Yoga's own executor (@graphql-tools/executor, so `@defer` and `@stream` parts are the same;
- * they are delivered together once all are made) and answers JSON text, which the event loop
- * parses: 2–3 ms for the full answer (receiving it as an object, by structured clone, measured the
- * same), against the 15–45 ms of executing it. Keeping that text to write it out as is (for kept results
- * too) would save serializing it again, 1.3–1.5 ms of the 5 ms a kept full answer takes the event
- * loop, but the response-bytes bound, the in-flight budget, compression and the kept-results cache
- * all take the result as an object: not worth a second path.
+ * gateways are never introspected), `unref()`ed, and terminated by `close()` (Gateway.stop) or
+ * after IDLE_MS without work. It is given the client schema as SDL (printed once per schema, in
+ * slices between other work: see printInSlices) and builds it with `buildSchema` (about 55 ms,
+ * there). A print loses two things, which go with it so that the answer is exactly the one the
+ * event loop would give (a test compares them; an earlier try without them lost `Float` and
+ * reordered them): the order of the type map (a standard scalar no field uses, `Float`, is not
+ * printed at all) and the order of the specified directives' locations (`lexicographicSortSchema`
+ * sorted them; they are not printed). It executes with Yoga's own executor
+ * (@graphql-tools/executor, so `@defer` and `@stream` parts are the same; they are delivered
+ * together once all are made) and answers JSON text, which the event loop parses: 2–3 ms for the
+ * full answer (receiving it as an object, by structured clone, measured the same), against the
+ * 15–45 ms of executing it. Keeping that text to write it out as is (for kept results too) would
+ * save serializing it again, 1.3–1.5 ms of the 5 ms a kept full answer takes the event loop, but
+ * the response-bytes bound, the in-flight budget, compression and the kept-results cache all take
+ * the result as an object: not worth a second path.
  *
  * At most MAX_PENDING distinct operations wait for the worker (identical ones in flight share one
  * execution); beyond that the operation is refused with UPSTREAM_UNAVAILABLE (`retryAfter: 1`,
@@ -57,6 +58,12 @@ export const MAX_PENDING = 8;
  * the process's RSS with the worker was 180 MiB, against 200 MiB with a 16 MiB one, as fast.
  */
 export const RESOURCE_LIMITS: ResourceLimits = { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 4 };
+/**
+ * A worker with nothing to do for this long ends, and its memory with it: introspection comes in
+ * bursts (a GraphiQL page, a codegen run), and repeats are served from the kept results without
+ * it. The next one starts it again (the print is kept: about 60 ms of its own thread).
+ */
+export const IDLE_MS = 30_000;
 
 /**
  * The worker thread's nice value (Linux only): its build and executions (about 0.1 s of CPU for
@@ -115,6 +122,8 @@ interface Running {
   worker?: Worker;
   /** Operations sent (or to send, before the worker is there) and not answered, by key. */
   pending: Map<string, Task>;
+  /** Ends an idle worker (armed when the last pending operation is answered). */
+  idle?: NodeJS.Timeout;
 }
 
 interface Task {
@@ -219,6 +228,8 @@ export interface IntrospectionWorker {
   readonly worker: Worker | undefined;
   /** The worker's heap limits, used by the next worker started (tests lower them to see one die). */
   resourceLimits: ResourceLimits;
+  /** How long the worker may be idle before it ends (IDLE_MS; tests shorten it). */
+  idleMs: number;
   /** Terminates the worker; operations waiting for it are refused. */
   close(): Promise<void>;
 }
@@ -233,6 +244,7 @@ export function introspectionWorker({ log }: { log: Logger }): IntrospectionWork
 
   const stopped = (current: Running, reason: string) => {
     if (running === current) running = undefined;
+    clearTimeout(current.idle);
     for (const { settle } of current.pending.values()) settle(new Error(reason));
     current.pending.clear();
   };
@@ -256,6 +268,12 @@ export function introspectionWorker({ log }: { log: Logger }): IntrospectionWork
               executions++;
               task.settle(message.json === undefined ? new Error(message.error) : { json: message.json, streamed: message.streamed });
             }
+          if (current.pending.size === 0) {
+            clearTimeout(current.idle);
+            current.idle = setTimeout(() => {
+              if (running === current && current.pending.size === 0) void self.close();
+            }, self.idleMs).unref();
+          }
         });
         worker.on('error', (error) => {
           log.warn('introspection worker failed; the next introspection starts a new one', { error: error.message });
@@ -281,6 +299,7 @@ export function introspectionWorker({ log }: { log: Logger }): IntrospectionWork
     });
     const id = nextId++;
     const task = { id, message: { id, ...message }, answer, settle };
+    clearTimeout(current.idle);
     current.pending.set(key, task);
     current.worker?.postMessage(task.message);
     return answer;
@@ -288,6 +307,7 @@ export function introspectionWorker({ log }: { log: Logger }): IntrospectionWork
 
   const self: IntrospectionWorker = {
     resourceLimits: RESOURCE_LIMITS,
+    idleMs: IDLE_MS,
     get executions() {
       return executions;
     },
@@ -323,7 +343,7 @@ export function introspectionWorker({ log }: { log: Logger }): IntrospectionWork
       const current = running;
       if (!current) return;
       running = undefined;
-      stopped(current, 'the gateway is stopping');
+      stopped(current, 'it was stopped');
       await current.worker?.terminate();
     },
   };
