@@ -10,6 +10,7 @@ import { schema } from '../schema/index.js';
 import { drainable } from '../shutdown.js';
 import { createContext, type GatewayContext, type GatewayLimits } from '../schema/context.js';
 import { useClientIntrospection } from './plugins/useClientIntrospection.js';
+import { introspectionWorker, type IntrospectionWorker } from './lib/introspectionWorker.js';
 import { useStreamShutdown } from './plugins/useStreamShutdown.js';
 import { mergeRequestHooks } from './lib/mergeRequestHooks.js';
 import { maskedErrors, useUnexpectedErrorLog, yogaLogging } from './lib/maskedErrors.js';
@@ -108,6 +109,8 @@ export interface Gateway {
   metrics?: GatewayMetrics;
   /** The Redis client when `redisUrl` is set (`isRedisReady()` for /ready); closed by `stop`. */
   redis?: RedisHandle;
+  /** Executes introspection-only operations in a worker thread (started on first need, ended by `stop`). */
+  introspection: IntrospectionWorker;
   /** `http://host:port/graphql`, after start. */
   readonly url: string;
   start(): Promise<string>;
@@ -155,6 +158,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
   // it; with CORS on, by the plugin (Yoga adds the CORS headers a browser needs to read the 429).
   const refuseOnArrival = rateLimit && !options.corsOrigins?.length ? rateLimit.refuseOnArrival : undefined;
   const streams = useStreamShutdown();
+  const introspection = introspectionWorker({ log });
   const yoga = createYoga<Record<string, unknown>, GatewayContext>({
     schema,
     // Subscriptions: Yoga's own SSE at /graphql, the graphql-sse protocol (both modes) at /graphql/stream.
@@ -177,8 +181,9 @@ export function buildGateway(options: GatewayOptions): Gateway {
       useGraphiQLAssets(),
       // @defer and @stream: incremental delivery over multipart/mixed and SSE.
       useDeferStream(),
-      // Introspection shows the client schema (schema.graphql), not the federation plumbing.
-      useClientIntrospection(),
+      // Introspection shows the client schema (schema.graphql), not the federation plumbing; an
+      // introspection-only operation is executed in a worker thread (set first, run after every check).
+      useClientIntrospection(introspection),
       streams.plugin,
       // Scaling out, in this order: count the operation, resolve a persisted id, then answer from the cache.
       ...(rateLimit ? [rateLimit] : []),
@@ -263,6 +268,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
     rest,
     metrics,
     redis,
+    introspection,
     get url() {
       return url;
     },
@@ -280,6 +286,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
       // Open subscriptions complete and their event streams end, so their connections close too.
       await streams.close();
       await closed;
+      await introspection.close();
       await yoga.dispose?.();
       await rest.close();
       await redis?.close();

@@ -1,8 +1,9 @@
 /**
  * Results of introspection-only queries (every root field `__schema`, `__type` or `__typename`),
  * kept and served again: they are the client schema's, the same for every caller, and the full
- * introspection query takes 25–50 ms of the event loop to execute (a 414 KB result), so a caller
- * with a token looping on it held every other caller back. Placed after the access check and the
+ * introspection query takes 15–45 ms to execute (a 414 KB result; in a worker thread, see
+ * introspectionWorker.ts) and 2–3 ms of the event loop to receive, so a caller with a token
+ * looping on it held every other caller back. Placed after the access check and the
  * cost limit (useQueryLimits.ts), so a kept result is served only to a request that passed both, as
  * an executed one would be. Kept by document text, operation name and variables, at most
  * MAX_ENTRIES results and MAX_BYTES of JSON, the least recently used dropped first; results with
@@ -33,10 +34,12 @@ function onlyIntrospection(set: SelectionSetNode, fragments: Map<string, Fragmen
   });
 }
 
+/** Whether the operation is a query whose every root field (fragments included) is `__schema`, `__type` or `__typename`. */
+export const isIntrospectionOnly = operationVerdict(
+  (operation, fragments) => operation.operation === 'query' && onlyIntrospection(operation.selectionSet, fragments),
+);
+
 export function useIntrospectionCache(): Plugin {
-  const introspectionOnly = operationVerdict(
-    (operation, fragments) => operation.operation === 'query' && onlyIntrospection(operation.selectionSet, fragments),
-  );
   const kept = new Map<string, { result: ExecutionResult; bytes: number }>();
   let bytes = 0;
   const keep = (key: string, result: ExecutionResult) => {
@@ -54,7 +57,7 @@ export function useIntrospectionCache(): Plugin {
   return {
     onExecute({ args, setResultAndStopExecution }) {
       const query = (args.contextValue as { params?: { query?: unknown } }).params?.query;
-      if (typeof query !== 'string' || !introspectionOnly(args.document, args.operationName)) return;
+      if (typeof query !== 'string' || !isIntrospectionOnly(args.document, args.operationName)) return;
       const key = `${args.operationName ?? ''}\n${JSON.stringify(args.variableValues ?? {})}\n${query}`;
       const hit = kept.get(key);
       if (hit) {

@@ -1,0 +1,193 @@
+/**
+ * Introspection-only operations are executed in a worker thread, not on the gateway's event loop
+ * (issue 18: the first full introspection with a token held every other caller back for 15–45 ms;
+ * distinct documents did it again each). The answers are the ones the event loop gave, variables,
+ * operation names, fragments, errors and `@defer` included.
+ */
+import { __Schema, execute, parse, type GraphQLField, type GraphQLSchema } from 'graphql';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { clientSchemaOf } from '../../src/schema/lib/federation.js';
+import { IDLE_MS, MAX_PENDING } from '../../src/gateway/lib/introspectionWorker.js';
+import { startStack } from '../helpers/gateway.js';
+import { httpStack } from '../helpers/httpStack.js';
+import { FULL_INTROSPECTION } from '../helpers/introspection.js';
+
+const FULL = FULL_INTROSPECTION;
+
+const stack = httpStack();
+const token = () => `Bearer ${stack.t.world.users.read.token}`;
+/** The schema the gateway executes against (Yoga's, with `@defer` and `@stream`). */
+const gatewaySchema = () => stack.t.gateway.yoga.getEnveloped().schema as GraphQLSchema;
+
+// Counts executions of introspection on the event loop: graphql's own `__Schema.types` resolver.
+const types = __Schema.getFields().types as GraphQLField<unknown, unknown>;
+const resolve = types.resolve!;
+let onEventLoop = 0;
+beforeAll(() => {
+  types.resolve = (...args) => (onEventLoop++, resolve(...args));
+});
+afterEach(() => void (onEventLoop = 0));
+
+describe('introspection in a worker thread', () => {
+  it('answers the full introspection query exactly as the event loop executes it', async () => {
+    const { status, result } = await stack.post({ query: FULL }, token());
+    expect(status).toBe(200);
+    onEventLoop = 0;
+    const expected = JSON.parse(JSON.stringify(execute({ schema: clientSchemaOf(gatewaySchema()), document: parse(FULL) })));
+    expect(result).toEqual(expected);
+    expect(result.data.__schema.types.map((t: { name: string }) => t.name)).toContain('Float');
+  });
+
+  it('executes distinct introspection documents in the worker, none on the event loop', async () => {
+    const before = stack.t.gateway.introspection.executions;
+    for (let i = 0; i < 3; i++) {
+      const { result } = await stack.post({ query: `{ __schema { types { name } } n${i}: __typename }` }, token());
+      expect(result.data.__schema.types.length).toBeGreaterThan(300);
+      expect(result.data[`n${i}`]).toBe('Query');
+    }
+    expect(onEventLoop).toBe(0);
+    expect(stack.t.gateway.introspection.executions).toBe(before + 3);
+    // An operation with other fields still runs on the event loop.
+    const { result } = await stack.post({ query: '{ __schema { types { name } } viewer { restId } }' }, token());
+    expect(result.errors).toBeUndefined();
+    expect(onEventLoop).toBe(1);
+  });
+
+  it('variables, operation names and fragments answer as before', async () => {
+    const byName = 'query Types($n: String!) { __type(name: $n) { ...T } } fragment T on __Type { name kind fields { name } }';
+    const space = await stack.post({ query: byName, variables: { n: 'Space' } }, token());
+    expect(space.result.data.__type).toMatchObject({ name: 'Space', kind: 'OBJECT' });
+    expect(space.result.data.__type.fields.map((f: { name: string }) => f.name)).toContain('title');
+    expect((await stack.post({ query: byName, variables: { n: 'NoSuchType' } }, token())).result).toEqual({ data: { __type: null } });
+    const two = 'query A { __type(name: "Space") { name } } query B { __schema { queryType { name } } }';
+    expect((await stack.post({ query: two, operationName: 'B' }, token())).result).toEqual({
+      data: { __schema: { queryType: { name: 'Query' } } },
+    });
+    expect(onEventLoop).toBe(0);
+  });
+
+  it('a bad variable is the same BAD_USER_INPUT, with its location', async () => {
+    const query = 'query Types($n: String!) { __type(name: $n) { name } }';
+    for (const [variables, message] of [
+      [undefined, 'Variable "$n" of required type "String!" was not provided.'],
+      [{ n: 5 }, 'Variable "$n" got invalid value 5; String cannot represent a non string value: 5'],
+    ] as const)
+      expect(await stack.post({ query, variables }, token())).toEqual({
+        status: 400,
+        result: { errors: [{ message, locations: [{ line: 1, column: 13 }], extensions: { code: 'BAD_USER_INPUT' } }] },
+      });
+  });
+
+  it('@defer answers the same parts', async () => {
+    const res = await fetch(stack.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'multipart/mixed', authorization: token() },
+      body: JSON.stringify({ query: '{ __typename ... @defer(label: "d") { __type(name: "Space") { name } } }' }),
+    });
+    expect(res.status).toBe(200);
+    const parts = (await res.text())
+      .split('\r\n---')
+      .map((p) => p.slice(p.indexOf('{')))
+      .filter((p) => p.startsWith('{'))
+      .map((p) => JSON.parse(p.trim()));
+    expect(parts).toEqual([
+      { data: { __typename: 'Query' }, hasNext: true },
+      { incremental: [{ data: { __type: { name: 'Space' } }, path: [], label: 'd' }], hasNext: false },
+    ]);
+    expect(onEventLoop).toBe(0);
+  });
+
+  it(`keeps at most ${MAX_PENDING} distinct operations waiting; identical ones share one execution`, async () => {
+    const worker = stack.t.gateway.introspection;
+    const schema = clientSchemaOf(gatewaySchema());
+    const run = (query: string) => worker.execute({ schema, document: parse(query) }) as Promise<{ data?: unknown; errors?: any[] }>;
+    const before = worker.executions;
+    const distinct = await Promise.all(
+      Array.from({ length: MAX_PENDING + 2 }, (_, i) => run(`{ __schema { queryType { name } } d${i}: __typename }`)),
+    );
+    const refused = distinct.filter((r) => r.errors);
+    expect(refused).toHaveLength(2);
+    expect(refused[0].errors![0].extensions).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE', retryAfter: 1 });
+    expect(worker.executions).toBe(before + MAX_PENDING);
+    const same = await Promise.all(
+      Array.from({ length: MAX_PENDING + 2 }, () => run('{ __schema { queryType { name } } same: __typename }')),
+    );
+    expect(same.every((r) => !r.errors && (r.data as { same: string }).same === 'Query')).toBe(true);
+    expect(worker.executions).toBe(before + MAX_PENDING + 1);
+  });
+
+  it('a worker that dies is replaced by the next introspection; its request is refused clearly', async () => {
+    const introspection = stack.t.gateway.introspection;
+    await stack.post({ query: '{ __schema { queryType { name } } }' }, token());
+    const first = introspection.worker!;
+    await first.terminate();
+    expect(introspection.worker).toBeUndefined();
+    expect((await stack.post({ query: '{ __schema { mutationType { name } } }' }, token())).result).toEqual({
+      data: { __schema: { mutationType: { name: 'Mutation' } } },
+    });
+    expect(introspection.worker).not.toBe(first);
+
+    // One that cannot even build the schema (out of memory).
+    await introspection.close();
+    const limits = introspection.resourceLimits;
+    introspection.resourceLimits = { maxOldGenerationSizeMb: 1, maxYoungGenerationSizeMb: 1 };
+    try {
+      const { status, result } = await stack.post({ query: '{ __schema { subscriptionType { name } } }' }, token());
+      expect(status).toBe(503);
+      expect(result.errors).toHaveLength(1);
+      expect(result.errors![0].message).toMatch(/^Introspection could not be executed/);
+      expect(result.errors![0].extensions).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE', retryAfter: 1 });
+    } finally {
+      introspection.resourceLimits = limits;
+    }
+    expect((await stack.post({ query: '{ __schema { subscriptionType { name } } }' }, token())).result).toEqual({
+      data: { __schema: { subscriptionType: { name: 'Subscription' } } },
+    });
+  });
+});
+
+describe('an idle worker', () => {
+  it('ends, and the next introspection starts another', async () => {
+    const introspection = stack.t.gateway.introspection;
+    await stack.post({ query: '{ __schema { queryType { name } } idle1: __typename }' }, token());
+    const first = introspection.worker!;
+    expect(first.threadId).toBeGreaterThan(0);
+    introspection.idleMs = 0;
+    try {
+      await stack.post({ query: '{ __schema { queryType { name } } idle2: __typename }' }, token());
+      if (first.threadId !== -1) await new Promise((resolve) => first.once('exit', resolve));
+      expect(introspection.worker).toBeUndefined();
+    } finally {
+      introspection.idleMs = IDLE_MS;
+    }
+    expect((await stack.post({ query: '{ __schema { queryType { name } } idle3: __typename }' }, token())).result.data).toEqual({
+      __schema: { queryType: { name: 'Query' } },
+      idle3: 'Query',
+    });
+    expect(introspection.worker).not.toBe(first);
+    expect(introspection.worker!.threadId).toBeGreaterThan(0);
+  });
+});
+
+describe('the worker and the gateway', () => {
+  it('is started on the first introspection only, and stopped with the gateway', async () => {
+    const s = await startStack();
+    let stopped = false;
+    try {
+      await s.gateway.start();
+      expect(await s.data('{ viewer { restId } }')).toBeTruthy();
+      expect(s.gateway.introspection.worker).toBeUndefined();
+      expect((await s.gql('{ __schema { queryType { name } } }')).data).toEqual({ __schema: { queryType: { name: 'Query' } } });
+      const worker = s.gateway.introspection.worker!;
+      expect(worker.threadId).toBeGreaterThan(0);
+      const exited = new Promise((resolve) => worker.once('exit', resolve));
+      await s.stop();
+      stopped = true;
+      await exited;
+      expect(worker.threadId).toBe(-1);
+      expect(s.gateway.introspection.worker).toBeUndefined();
+    } finally {
+      if (!stopped) await s.stop();
+    }
+  });
+});
