@@ -48,13 +48,15 @@ export function useCompression(minBytes = DEFAULT_COMPRESS_MIN_BYTES): Plugin {
       if (request.method === 'HEAD' || response.headers.has('content-encoding')) return;
       if (!COMPRESSIBLE.test(response.headers.get('content-type') ?? '')) return;
       const length = knownLength(response);
-      if ((length !== undefined && length < minBytes) || !response.body) return;
+      if (length !== undefined && length < minBytes) return;
       const encoding = negotiateEncoding(request.headers.get('accept-encoding'));
       if (!encoding) {
         // Another client would get it compressed: caches must tell them apart.
         response.headers.append('vary', 'Accept-Encoding');
         return;
       }
+      // Only now: reading `body` turns a string body into a stream, written more slowly.
+      if (!response.body) return;
       return response.arrayBuffer().then(async (read) => {
         const body = Buffer.from(read);
         const headers = new fetchAPI.Headers(response.headers);
