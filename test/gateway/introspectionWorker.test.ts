@@ -47,10 +47,60 @@ describe('introspection in a worker thread', () => {
     }
     expect(onEventLoop).toBe(0);
     expect(stack.t.gateway.introspection.executions).toBe(before + 3);
-    // An operation with other fields still runs on the event loop.
-    const { result } = await stack.post({ query: '{ __schema { types { name } } viewer { restId } }' }, token());
-    expect(result.errors).toBeUndefined();
+  });
+
+  it('an operation mixing introspection with other fields: its introspection half in the worker, fields in order', async () => {
+    const alone = (await stack.post({ query: '{ __schema { types { name } } }' }, token())).result;
+    const viewer = (await stack.post({ query: '{ viewer { restId } }' }, token())).result;
+    const before = stack.t.gateway.introspection.executions;
+    onEventLoop = 0;
+    const query = `query Mixed(
+      $n: String!
+    ) {
+      a: viewer { restId }
+      __schema { types { name } }
+      t: __typename
+      __type(name: $n) { name }
+      missing: space(spaceId: "no-such-space") { title }
+    }`;
+    const { status, result } = await stack.post({ query, variables: { n: 'Space' } }, token());
+    expect(status).toBe(200);
+    expect(Object.keys(result.data)).toEqual(['a', '__schema', 't', '__type', 'missing']);
+    expect(result.data).toEqual({
+      a: viewer.data.viewer,
+      __schema: alone.data.__schema,
+      t: 'Query',
+      __type: { name: 'Space' },
+      missing: null,
+    });
+    expect(result.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([[['missing'], 'NOT_FOUND']]);
+    expect(onEventLoop).toBe(0);
+    expect(stack.t.gateway.introspection.executions).toBe(before + 1);
+    // A refused variable: one error (not one per half), located in the request's own text.
+    const bad = await stack.post({ query, variables: { n: 5 } }, token());
+    expect(bad).toEqual({
+      status: 400,
+      result: {
+        errors: [
+          {
+            message: 'Variable "$n" got invalid value 5; String cannot represent a non string value: 5',
+            locations: [{ line: 2, column: 7 }],
+            extensions: { code: 'BAD_USER_INPUT' },
+          },
+        ],
+      },
+    });
+    // With @defer (or root fields in fragments) it is not split: it runs here, as before.
+    const deferred = await fetch(stack.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'multipart/mixed', authorization: token() },
+      body: JSON.stringify({ query: '{ __schema { types { name } } viewer { ... @defer { restId } } }' }),
+    });
+    expect([deferred.status, (await deferred.text()).includes('"restId"')]).toEqual([200, true]);
     expect(onEventLoop).toBe(1);
+    const fragment = await stack.post({ query: '{ ...Q } fragment Q on Query { __schema { types { name } } viewer { restId } }' }, token());
+    expect(fragment.result.data.__schema).toEqual(alone.data.__schema);
+    expect(onEventLoop).toBe(2);
   });
 
   it('variables, operation names and fragments answer as before', async () => {

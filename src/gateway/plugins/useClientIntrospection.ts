@@ -13,8 +13,29 @@
  * executed in a worker thread (introspectionWorker.ts), not on the event loop: its executor is
  * replaced here, first of the plugins, so the access check, the limits and the kept results still
  * come before it (a refusal or a kept result stops execution), and the response-bytes bound after.
+ * An operation that mixes them with other root fields (`{ __schema { … } viewer { id } }`) is split
+ * in two: its introspection fields go to the worker, the others run here at the same time, and the
+ * two results are put back together in the operation's field order (one without `data`, a
+ * variables error, is the answer: both halves would give it). Else every such request would run
+ * the introspection executor on the event loop again (15–45 ms for a full `__schema`), and a caller
+ * looping on one would hold everyone back as the introspection-only loop did. Not split: root
+ * fields reached through fragments, and documents with `@defer` or `@stream` (one part or many:
+ * their merge is not worth it); those still run here.
  */
-import type { Plugin } from 'graphql-yoga';
+import {
+  Kind,
+  getOperationAST,
+  parse,
+  print,
+  type DocumentNode,
+  type ExecutionArgs,
+  type ExecutionResult,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+} from 'graphql';
+import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { clientSchemaOf, introspectsClientSchema } from '../../schema/lib/federation.js';
 import type { IntrospectionWorker } from '../lib/introspectionWorker.js';
 import { operationVerdict } from '../lib/operationVerdict.js';
@@ -29,13 +50,100 @@ export function useClientIntrospection(worker: IntrospectionWorker): Plugin {
   const introspects = operationVerdict(
     (operation, fragments) => operation.operation === 'query' && introspectsClientSchema(operation, Object.fromEntries(fragments)),
   );
+  const splittable = operationVerdict((operation, fragments) => operation.operation === 'query' && canSplit(operation, fragments));
   return {
-    onExecute({ args, setExecuteFn }) {
+    onExecute({ args, executeFn, setExecuteFn }) {
       if (!introspects(args.document, args.operationName)) return;
       args.schema = clientSchemaOf(args.schema);
       if (isIntrospectionOnly(args.document, args.operationName)) setExecuteFn(worker.execute);
+      else if (splittable(args.document, args.operationName)) {
+        const { introspection, rest, order } = halves(args.document, args.operationName);
+        setExecuteFn(async (whole: ExecutionArgs) => {
+          const [a, b] = await Promise.all([
+            worker.execute({ ...whole, document: introspection }),
+            executeFn({ ...whole, document: rest }),
+          ]);
+          return rejoined(order, a, b);
+        });
+      }
       const { request } = args.contextValue as { request?: Request };
       if (request) introspecting.add(request);
     },
   };
+}
+
+const INTROSPECTION = new Set(['__schema', '__type']);
+const isIntrospectionField = (field: FieldNode) => INTROSPECTION.has(field.name.value);
+const INCREMENTAL = new Set(['defer', 'stream']);
+
+/** Root fields only (no fragment at the root), some introspection and some not, no `@defer`/`@stream`. */
+function canSplit(operation: OperationDefinitionNode, fragments: Map<string, FragmentDefinitionNode>): boolean {
+  const roots = operation.selectionSet.selections;
+  if (!roots.every((s) => s.kind === Kind.FIELD)) return false;
+  const fields = roots as readonly FieldNode[];
+  if (!fields.some(isIntrospectionField) || fields.every(isIntrospectionField)) return false;
+  return !incremental(operation.selectionSet) && ![...fragments.values()].some((f) => incremental(f.selectionSet));
+}
+
+function incremental(set: SelectionSetNode | undefined): boolean {
+  return !!set?.selections.some(
+    (s) => s.directives?.some((d) => INCREMENTAL.has(d.name.value)) || ('selectionSet' in s && incremental(s.selectionSet)),
+  );
+}
+
+interface Halves {
+  /** The introspection fields' operation (parsed from its print: the worker reads its text). */
+  introspection: DocumentNode;
+  /** The other root fields' operation. */
+  rest: DocumentNode;
+  /** The root fields' response names, in the operation's order. */
+  order: string[];
+}
+
+const halvesOf = new WeakMap<DocumentNode, Map<string, Halves>>();
+
+/** The operation's two halves, made once per document and operation name (Yoga keeps parsed documents). */
+function halves(document: DocumentNode, operationName: string | null | undefined): Halves {
+  let byName = halvesOf.get(document);
+  if (!byName) halvesOf.set(document, (byName = new Map()));
+  let found = byName.get(operationName ?? '');
+  if (!found) {
+    const operation = getOperationAST(document, operationName)!;
+    const fields = operation.selectionSet.selections as readonly FieldNode[];
+    const only = (keep: (f: FieldNode) => boolean): DocumentNode => ({
+      ...document,
+      definitions: document.definitions.map((d) =>
+        d === operation ? { ...operation, selectionSet: { ...operation.selectionSet, selections: fields.filter(keep) } } : d,
+      ),
+    });
+    found = {
+      introspection: parse(print(only(isIntrospectionField))),
+      rest: only((f) => !isIntrospectionField(f)),
+      order: fields.map((f) => f.alias?.value ?? f.name.value),
+    };
+    if (byName.size < 16) byName.set(operationName ?? '', found);
+  }
+  return found;
+}
+
+type Executed = ExecutionResult | AsyncIterable<ExecutionResult>;
+
+/** The two halves' results as the whole operation's: fields in `order`, errors of both. */
+function rejoined(order: string[], a: Executed, b: Executed): ExecutionResult {
+  // Neither half has @defer or @stream (canSplit), so neither streams.
+  if (isAsyncIterable(a) || isAsyncIterable(b)) throw new Error('A split introspection operation streamed');
+  // No data: the variables were refused, by both halves alike (the other half's errors are located
+  // in the request's own text, the introspection half's in its print).
+  if (b.data === undefined) return b;
+  if (a.data === undefined) return a;
+  const errors = [...(a.errors ?? []), ...(b.errors ?? [])];
+  const extensions = a.extensions || b.extensions ? { ...a.extensions, ...b.extensions } : undefined;
+  let data: Record<string, unknown> | null = null;
+  if (a.data !== null && b.data !== null) {
+    const first = a.data;
+    const second = b.data;
+    data = {};
+    for (const key of order) if (key in first || key in second) data[key] = key in first ? first[key] : second[key];
+  }
+  return { ...(errors.length ? { errors } : {}), data, ...(extensions ? { extensions } : {}) };
 }
