@@ -7,7 +7,7 @@
 import { __Schema, execute, parse, type GraphQLField, type GraphQLSchema } from 'graphql';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { clientSchemaOf } from '../../src/schema/lib/federation.js';
-import { IDLE_MS, MAX_PENDING } from '../../src/gateway/lib/introspectionWorker.js';
+import { ANSWER_MS, IDLE_MS, MAX_PENDING } from '../../src/gateway/lib/introspectionWorker.js';
 import { startStack } from '../helpers/gateway.js';
 import { httpStack } from '../helpers/httpStack.js';
 import { FULL_INTROSPECTION } from '../helpers/introspection.js';
@@ -192,6 +192,24 @@ describe('introspection in a worker thread', () => {
     }
     expect((await stack.post({ query: '{ __schema { subscriptionType { name } } }' }, token())).result).toEqual({
       data: { __schema: { subscriptionType: { name: 'Subscription' } } },
+    });
+  });
+
+  it('a worker that does not answer in time is ended, its request refused clearly', async () => {
+    const introspection = stack.t.gateway.introspection;
+    await introspection.close();
+    // A new worker builds the schema first (about 55 ms): an answer within 1 ms cannot come.
+    introspection.answerMs = 1;
+    try {
+      const { status, result } = await stack.post({ query: '{ __schema { queryType { name } } late: __typename }' }, token());
+      expect(status).toBe(503);
+      expect(result.errors![0].message).toMatch(/^Introspection could not be executed/);
+      expect(introspection.worker).toBeUndefined();
+    } finally {
+      introspection.answerMs = ANSWER_MS;
+    }
+    expect((await stack.post({ query: '{ __schema { queryType { name } } late: __typename }' }, token())).result).toEqual({
+      data: { __schema: { queryType: { name: 'Query' } }, late: 'Query' },
     });
   });
 });

@@ -26,8 +26,8 @@
  *
  * At most MAX_PENDING distinct operations wait for the worker (identical ones in flight share one
  * execution); beyond that the operation is refused with UPSTREAM_UNAVAILABLE (`retryAfter: 1`,
- * HTTP 503), as is one whose worker died or could not start (out of memory, an error): the next
- * introspection starts a new one. Its heap is capped (RESOURCE_LIMITS); the process's RSS grows by
+ * HTTP 503), as is one whose worker died or could not start (out of memory, an error) or did not
+ * answer within ANSWER_MS (it is ended then): the next introspection starts a new one. Its heap is capped (RESOURCE_LIMITS); the process's RSS grows by
  * about 30–35 MiB while it runs (measured on Node 20 with eight full introspections at once).
  */
 import { createRequire } from 'node:module';
@@ -64,6 +64,12 @@ export const RESOURCE_LIMITS: ResourceLimits = { maxOldGenerationSizeMb: 32, max
  * it. The next one starts it again (the print is kept: about 60 ms of its own thread).
  */
 export const IDLE_MS = 30_000;
+/**
+ * The longest an operation may wait for the worker's answer (the build and the full introspection
+ * take well under a second, 0.1 s of CPU): past it the worker is taken for stuck and ended, its
+ * waiting operations refused, so that no request waits for it without end.
+ */
+export const ANSWER_MS = 10_000;
 
 /**
  * The worker thread's nice value (Linux only): its build and executions (about 0.1 s of CPU for
@@ -230,6 +236,8 @@ export interface IntrospectionWorker {
   resourceLimits: ResourceLimits;
   /** How long the worker may be idle before it ends (IDLE_MS; tests shorten it). */
   idleMs: number;
+  /** How long an operation may wait for its answer before the worker is ended (ANSWER_MS; tests shorten it). */
+  answerMs: number;
   /** Terminates the worker; operations waiting for it are refused. */
   close(): Promise<void>;
 }
@@ -294,8 +302,17 @@ export function introspectionWorker({ log }: { log: Logger }): IntrospectionWork
 
   const send = (current: Running, key: string, message: Omit<Task['message'], 'id'>) => {
     let settle!: (answer: Answer | Error) => void;
+    const deadline = setTimeout(() => {
+      if (running !== current || !current.pending.has(key)) return;
+      log.warn('introspection worker did not answer in time; ended, the next introspection starts a new one', { ms: self.answerMs });
+      void self.close();
+    }, self.answerMs).unref();
     const answer = new Promise<Answer>((resolve, reject) => {
-      settle = (a) => (a instanceof Error ? reject(a) : resolve(a));
+      settle = (a) => {
+        clearTimeout(deadline);
+        if (a instanceof Error) reject(a);
+        else resolve(a);
+      };
     });
     const id = nextId++;
     const task = { id, message: { id, ...message }, answer, settle };
@@ -308,6 +325,7 @@ export function introspectionWorker({ log }: { log: Logger }): IntrospectionWork
   const self: IntrospectionWorker = {
     resourceLimits: RESOURCE_LIMITS,
     idleMs: IDLE_MS,
+    answerMs: ANSWER_MS,
     get executions() {
       return executions;
     },
