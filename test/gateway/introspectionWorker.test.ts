@@ -177,10 +177,12 @@ describe('introspection in a worker thread', () => {
     });
     expect(introspection.worker).not.toBe(first);
 
-    // One that cannot even build the schema (out of memory).
+    // One that cannot even build the schema (out of memory). 8 MiB: enough for V8 to set the
+    // worker's isolate up (with 1 or 2, Node 24 aborts the whole process while deserializing its
+    // snapshot), too little for the build (12 MiB ran out of memory there).
     await introspection.close();
     const limits = introspection.resourceLimits;
-    introspection.resourceLimits = { maxOldGenerationSizeMb: 1, maxYoungGenerationSizeMb: 1 };
+    introspection.resourceLimits = { maxOldGenerationSizeMb: 8, maxYoungGenerationSizeMb: 1 };
     try {
       const { status, result } = await stack.post({ query: '{ __schema { subscriptionType { name } } }' }, token());
       expect(status).toBe(503);
