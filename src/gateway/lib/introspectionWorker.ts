@@ -27,8 +27,10 @@
  * At most MAX_PENDING distinct operations wait for the worker (identical ones in flight share one
  * execution); beyond that the operation is refused with UPSTREAM_UNAVAILABLE (`retryAfter: 1`,
  * HTTP 503), as is one whose worker died or could not start (out of memory, an error) or did not
- * answer within ANSWER_MS (it is ended then): the next introspection starts a new one. Its heap is capped (RESOURCE_LIMITS); the process's RSS grows by
- * about 30–35 MiB while it runs (measured on Node 20 with eight full introspections at once).
+ * answer within ANSWER_MS (it is ended then): the next introspection starts a new one. Its heap
+ * is capped (RESOURCE_LIMITS; not below 4 MiB: with 1 or 2, Node 24 aborts the whole process while
+ * it sets the worker's isolate up); the process's RSS grows by about 30–35 MiB while it runs
+ * (measured on Node 20 with eight full introspections at once).
  */
 import { createRequire } from 'node:module';
 import { setImmediate as yieldNow } from 'node:timers/promises';
