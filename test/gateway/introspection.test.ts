@@ -4,7 +4,7 @@
  * full introspection query without a token took other callers' p50 from 8 ms to 768 ms.
  */
 import { __Schema, type GraphQLField } from 'graphql';
-import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startStack, type GqlResult, type TestStack } from '../helpers/gateway.js';
 import { httpStack } from '../helpers/httpStack.js';
 import { FULL_INTROSPECTION } from '../helpers/introspection.js';
@@ -102,6 +102,29 @@ describe('a kept introspection result', () => {
     expect(unknown.data ?? null).toBeNull();
     expect(unknown.errors?.[0].extensions?.code).toBe('UNAUTHENTICATED');
     expect((await post(query)).errors?.[0].extensions).toEqual({ code: 'UNAUTHENTICATED' });
+    expect(executions()).toBe(1);
+  });
+
+  it('is written out byte for byte as when it was executed, serialized once for all its hits', async () => {
+    const query = `${FULL}\n# written`;
+    const text = async () =>
+      (
+        await t.gateway.yoga.fetch('http://gateway.test/graphql', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${t.world.users.read.token}` },
+          body: JSON.stringify({ query }),
+        })
+      ).text();
+    const executed = await text();
+    const stringify = vi.spyOn(JSON, 'stringify');
+    try {
+      const hits = [await text(), await text(), await text()];
+      expect(hits).toEqual([executed, executed, executed]);
+      // The kept result's text is made on its first hit only (each is 400 KB of JSON).
+      expect(stringify.mock.results.filter((r) => typeof r.value === 'string' && r.value.length > 100_000)).toHaveLength(1);
+    } finally {
+      stringify.mockRestore();
+    }
     expect(executions()).toBe(1);
   });
 
