@@ -35,6 +35,7 @@ import { usePersistedOperations, type PersistedOperationsOptions } from './plugi
 import { useResponseCache } from './plugins/useResponseCache.js';
 import { connectRedis, type RedisHandle, type RedisOptions } from './redis.js';
 import { boundServer, type HttpBounds } from './lib/httpBounds.js';
+import { SharedBodies } from './lib/sharedBodies.js';
 import { DEFAULT_COMPRESS_MIN_BYTES, useCompression } from './plugins/useCompression.js';
 
 /**
@@ -158,6 +159,8 @@ export function buildGateway(options: GatewayOptions): Gateway {
   // it; with CORS on, by the plugin (Yoga adds the CORS headers a browser needs to read the 429).
   const refuseOnArrival = rateLimit && !options.corsOrigins?.length ? rateLimit.refuseOnArrival : undefined;
   const streams = useStreamShutdown();
+  // Kept introspection answers' texts, compressed once for every caller (lib/sharedBodies.ts).
+  const sharedBodies = new SharedBodies();
   const introspection = introspectionWorker({ log });
   const yoga = createYoga<Record<string, unknown>, GatewayContext>({
     schema,
@@ -201,7 +204,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
       // Validation of a new document: graphql-js's rules (and the limits' below) visited as one rule.
       useOneRuleValidation(),
       // Depth, aliases, tokens and cost, rejected with BAD_USER_INPUT before execution (no REST call).
-      ...useQueryLimits(limits),
+      ...useQueryLimits(limits, sharedBodies),
       // Parse, validation and variable errors carry a code of the fixed set too (BAD_USER_INPUT).
       useRequestErrorCodes(),
       // Unexpected errors: one ERROR line with the operation's name and document hash, before Yoga masks them.
@@ -211,7 +214,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
       ...(debug ? [useRequestLog(log)] : []),
       ...(metrics?.plugins ?? []),
       // Last: compresses the response every other plugin has finished.
-      useCompression(options.compressMinBytes ?? DEFAULT_COMPRESS_MIN_BYTES),
+      useCompression(options.compressMinBytes ?? DEFAULT_COMPRESS_MIN_BYTES, sharedBodies),
     ]),
     // Unexpected errors reach the client as `Unexpected error.` with no message, stack or cause.
     maskedErrors,

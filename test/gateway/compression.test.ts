@@ -6,8 +6,9 @@
  */
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { request } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { negotiateEncoding } from '../../src/gateway/lib/contentEncoding.js';
+import { SharedBodies } from '../../src/gateway/lib/sharedBodies.js';
 import { startStack, type TestStack } from '../helpers/gateway.js';
 
 let t: TestStack;
@@ -65,6 +66,28 @@ describe('JSON results', () => {
     }
   });
 
+  it('an answer the same for every caller (a kept introspection result) is compressed once per encoding', async () => {
+    // Its own answer: a body is shared by its text, and the test above compressed LARGE's already.
+    const query = '{ __schema { types { name kind fields { name } } } }';
+    let made = 0;
+    const compressed = SharedBodies.prototype.compressed;
+    const spy = vi.spyOn(SharedBodies.prototype, 'compressed').mockImplementation(function (this: SharedBodies, body, encoding, make) {
+      return compressed.call(this, body, encoding, () => (made++, make()));
+    });
+    try {
+      const plain = await post(query);
+      const decode = { br: brotliDecompressSync, gzip: gunzipSync };
+      for (const encoding of ['br', 'br', 'gzip', 'gzip', 'br'] as const) {
+        const res = await post(query, { 'accept-encoding': encoding });
+        expect(res.headers['content-encoding']).toBe(encoding);
+        expect(decode[encoding](res.body).equals(plain.body)).toBe(true);
+      }
+      expect(made).toBe(2);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
   it('below the threshold: sent as is, even when compression is accepted', async () => {
     const res = await post(SMALL, { 'accept-encoding': 'gzip, deflate, br' });
     expect(res.headers['content-encoding']).toBeUndefined();
@@ -116,5 +139,28 @@ describe('event streams are never compressed', () => {
     }
     expect(text).toContain('__schema');
     events.body.destroy();
+  });
+});
+
+describe('SharedBodies', () => {
+  it('makes a registered body’s form once per encoding, again after a failure, and none for other bodies', async () => {
+    const shared = new SharedBodies();
+    const body = 'x'.repeat(100_000);
+    let made = 0;
+    const make = async () => (made++, Buffer.from('made'));
+    expect(shared.compressed(body, 'br', make)).toBeUndefined();
+    shared.add(body);
+    // Another string of the same text is the same body.
+    expect(await shared.compressed('x'.repeat(100_000), 'br', make)).toEqual(Buffer.from('made'));
+    await shared.compressed(body, 'br', make);
+    await shared.compressed(body, 'gzip', make);
+    expect(made).toBe(2);
+    expect(shared.compressed(`${body}y`, 'gzip', make)).toBeUndefined();
+    shared.delete(body);
+    expect(shared.compressed(body, 'br', make)).toBeUndefined();
+    shared.add(body);
+    await expect(shared.compressed(body, 'br', async () => Promise.reject(new Error('failed')))).rejects.toThrow('failed');
+    expect(await shared.compressed(body, 'br', make)).toEqual(Buffer.from('made'));
+    expect(made).toBe(3);
   });
 });

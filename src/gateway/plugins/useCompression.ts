@@ -15,6 +15,7 @@ import { promisify } from 'node:util';
 import { brotliCompress, brotliCompressSync, constants, gzip, gzipSync, type BrotliOptions, type ZlibOptions } from 'node:zlib';
 import type { Plugin } from 'graphql-yoga';
 import { negotiateEncoding, type Encoding } from '../lib/contentEncoding.js';
+import type { SharedBodies } from '../lib/sharedBodies.js';
 
 export const DEFAULT_COMPRESS_MIN_BYTES = 1024;
 
@@ -41,7 +42,17 @@ function knownLength(response: Response): number | undefined {
   return typeof own === 'number' ? own : undefined;
 }
 
-export function useCompression(minBytes = DEFAULT_COMPRESS_MIN_BYTES): Plugin {
+/** A string body's text, as whatwg-node's own writer reads it (sendNodeResponse); undefined for others. */
+function stringBody(response: Response): string | undefined {
+  const own = response as Response & { bodyType?: unknown; bodyInit?: unknown };
+  return own.bodyType === 'String' && typeof own.bodyInit === 'string' ? own.bodyInit : undefined;
+}
+
+/**
+ * `shared`: bodies the same for every caller (lib/sharedBodies.ts), compressed once per encoding
+ * rather than at each response.
+ */
+export function useCompression(minBytes = DEFAULT_COMPRESS_MIN_BYTES, shared?: SharedBodies): Plugin {
   return {
     onResponse({ request, response, setResponse, fetchAPI }) {
       // Cheapest checks first: most results are small (and `body` makes a stream of a string body).
@@ -55,18 +66,26 @@ export function useCompression(minBytes = DEFAULT_COMPRESS_MIN_BYTES): Plugin {
         response.headers.append('vary', 'Accept-Encoding');
         return;
       }
+      const headers = new fetchAPI.Headers(response.headers);
+      headers.append('vary', 'Accept-Encoding');
+      const init = { status: response.status, statusText: response.statusText, headers };
+      const send = (compressed: Buffer) => {
+        headers.set('content-encoding', encoding);
+        headers.set('content-length', String(compressed.length));
+        setResponse(new fetchAPI.Response(compressed as unknown as BodyInit, init));
+      };
+      const text = shared && stringBody(response);
+      const once =
+        text !== undefined && text.length >= minBytes
+          ? shared!.compressed(text, encoding, async () => compress(encoding, Buffer.from(text)))
+          : undefined;
+      if (once) return once.then(send);
       // Only now: reading `body` turns a string body into a stream, written more slowly.
       if (!response.body) return;
       return response.arrayBuffer().then(async (read) => {
         const body = Buffer.from(read);
-        const headers = new fetchAPI.Headers(response.headers);
-        headers.append('vary', 'Accept-Encoding');
-        const init = { status: response.status, statusText: response.statusText, headers };
         if (body.length < minBytes) return setResponse(new fetchAPI.Response(body as unknown as BodyInit, init));
-        const compressed = await compress(encoding, body);
-        headers.set('content-encoding', encoding);
-        headers.set('content-length', String(compressed.length));
-        setResponse(new fetchAPI.Response(compressed as unknown as BodyInit, init));
+        send(await compress(encoding, body));
       });
     },
   };

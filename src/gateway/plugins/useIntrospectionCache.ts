@@ -14,6 +14,7 @@
 import { Kind, type ExecutionResult, type FragmentDefinitionNode, type SelectionSetNode } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { operationVerdict } from '../lib/operationVerdict.js';
+import type { SharedBodies } from '../lib/sharedBodies.js';
 import { jsonSize } from './useMaxResponseBytes.js';
 
 const SERVED_FROM_CACHE = Symbol.for('servedFromResponseCache');
@@ -57,7 +58,8 @@ function sameAs(result: ExecutionResult, kept: ExecutionResult): boolean {
   );
 }
 
-export function useIntrospectionCache(): Plugin {
+/** `shared`: where a kept result's text is registered, so that it is compressed once (lib/sharedBodies.ts). */
+export function useIntrospectionCache(shared?: SharedBodies): Plugin {
   const kept = new Map<string, Kept>();
   let bytes = 0;
   const keep = (key: string, result: ExecutionResult) => {
@@ -72,6 +74,7 @@ export function useIntrospectionCache(): Plugin {
   const textOf = (hit: Kept): string => {
     if (hit.text === undefined) {
       hit.text = JSON.stringify(hit.result);
+      shared?.add(hit.text);
       hit.bytes += hit.text.length;
       bytes += hit.text.length;
       while (kept.size > 1 && bytes > MAX_BYTES) drop(kept.keys().next().value!);
@@ -79,7 +82,10 @@ export function useIntrospectionCache(): Plugin {
     return hit.text;
   };
   const drop = (key: string) => {
-    bytes -= kept.get(key)?.bytes ?? 0;
+    const gone = kept.get(key);
+    if (!gone) return;
+    bytes -= gone.bytes;
+    if (gone.text !== undefined) shared?.delete(gone.text);
     kept.delete(key);
   };
   return {

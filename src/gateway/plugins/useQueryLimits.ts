@@ -7,6 +7,7 @@
  */
 import type { Plugin } from 'graphql-yoga';
 import type { GatewayLimits } from '../context.js';
+import type { SharedBodies } from '../lib/sharedBodies.js';
 import { useCostLimit } from './useCostLimit.js';
 import { useDirectiveArguments } from './useDirectiveArguments.js';
 import { useIntrospectionAccess } from './useIntrospectionAccess.js';
@@ -25,7 +26,8 @@ export interface InFlightLimit {
   responseBytesInFlight?: number;
 }
 
-export function useQueryLimits(limits: GatewayLimits & InFlightLimit): Plugin[] {
+/** `shared`: the gateway's bodies the same for every caller (kept introspection answers' texts, see lib/sharedBodies.ts). */
+export function useQueryLimits(limits: GatewayLimits & InFlightLimit, shared?: SharedBodies): Plugin[] {
   return [
     useMaxTokens(limits.maxTokens),
     useMaxFields(limits.maxFields),
@@ -36,7 +38,7 @@ export function useQueryLimits(limits: GatewayLimits & InFlightLimit): Plugin[] 
     useIntrospectionAccess({ anonymous: limits.anonymousIntrospection ?? false }),
     useCostLimit(limits),
     // After access and cost: kept introspection results are served to requests that passed both.
-    useIntrospectionCache(),
+    useIntrospectionCache(shared),
   ];
 }
 
