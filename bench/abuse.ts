@@ -48,6 +48,13 @@ const ONLY = (process.env.BENCH_ABUSE_ONLY ?? '')
   .filter(Boolean);
 const only = (attack: { name: string }) => !ONLY.length || ONLY.some((w) => attack.name.toLowerCase().startsWith(w));
 const BASELINE_SECONDS = setting('BENCH_ABUSE_BASELINE_SECONDS', 6);
+/**
+ * A quiet window of the well-behaved caller before each attack: pooled with the baseline, its
+ * requests give a second denominator, steadier than the baseline's own p99 (the 2nd–3rd slowest of
+ * ~236 requests, 6.4–10.1 ms across runs of the same code), shown beside the goal's verdict (which
+ * stays on the baseline, as the issue states it).
+ */
+const QUIET_SECONDS = setting('BENCH_ABUSE_QUIET_SECONDS', 2);
 /** The well-behaved caller sends one query every PACE_MS (alternating one-resource and nested). */
 const PACE_MS = 25;
 const KB = 1024;
@@ -364,7 +371,7 @@ async function startVictim(origin: string, token: string, spaceIds: string[], or
       const answered = answer<{ times: number[]; failures: number }>();
       worker.postMessage({ until });
       const { times, failures } = await answered;
-      return { p50: median(times), p99: percentile(times, 0.99), n: times.length, failures };
+      return { p50: median(times), p99: percentile(times, 0.99), n: times.length, failures, times };
     },
     async stop() {
       const stopped = answer();
@@ -455,11 +462,14 @@ export async function runAbuse(): Promise<void> {
       loopCpu: mainThreadCpuMs(gateway.pid) - baselineLoopCpu,
       delay: await loopDelay(origin),
     };
-    console.log(`bench: abuse baseline ${JSON.stringify(baseline)}`);
+    const { times: baselineTimes, ...baselineFigures } = baseline;
+    console.log(`bench: abuse baseline ${JSON.stringify(baselineFigures)}`);
+    const quiet = [...baselineTimes];
     const rows: Array<Array<string | number>> = [];
     let allMet = true;
     for (const attack of ATTACKS.filter(only)) {
       const outcome: Outcome = new Map();
+      quiet.push(...(await victim.run(Date.now() + QUIET_SECONDS * 1000)).times);
       ctx.until = Date.now() + SECONDS * 1000;
       await loopDelay(origin); // resets the gateway's event-loop delay histogram
       const cpu = gateway.cpuMs();
@@ -484,18 +494,22 @@ export async function runAbuse(): Promise<void> {
         answers || '–',
         `${f1(during.p50)} / ${f1(during.p99)} (${during.failures} failed of ${during.n})`,
         `${f2(during.p99 / baseline.p99)} ×`,
+        during.p99,
         `${f1(gatewayCpu / 1000)} s / ${f1(gatewayLoopCpu / 1000)} s, ${delay ? `${f1(delay.p99)} / ${f1(delay.max)}` : '–'}`,
         up ? 'yes' : '**no**',
         ok ? 'met' : '**not met**',
       ]);
       console.log(
-        `bench: ${attack.name}: ${JSON.stringify(during)} alive=${up} cpu=${gatewayCpu} delay=${JSON.stringify(delay)} ${answers}`,
+        `bench: ${attack.name}: ${JSON.stringify({ ...during, times: undefined })} alive=${up} cpu=${gatewayCpu} delay=${JSON.stringify(delay)} ${answers}`,
       );
       if (!up) {
         console.log(`bench: the gateway died; its last output:\n${gateway.output().slice(-2000)}`);
         break;
       }
     }
+    // Against the pooled quiet windows (the baseline and the window before each attack).
+    const quietP99 = percentile(quiet, 0.99);
+    for (const row of rows) row[4] = `${f2(Number(row[4]) / quietP99)} ×`;
     // Read before stopping: a dead gateway has no memory to report (NaN, so the goal is not met).
     const memory = gateway.memory();
     const memoryOk = mib(memory.hwm) <= 300;
@@ -504,7 +518,7 @@ export async function runAbuse(): Promise<void> {
       '',
       `Machine: ${host}. Run of ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, ${f1((performance.now() - started) / 1000)} s. One gateway as \`npm start\` runs it, with Redis and a 30 s response cache, over the embedded upstream (no added latency) behind a hop that answers 500 for ids holding \`boom\`. Each attack runs for ${SECONDS} s while a well-behaved caller (its own token) sends a one-resource query and the nested query in turn, one every ${PACE_MS} ms, from a worker thread of the bench (its own event loop, so the attackers' work in the bench's main thread never delays it or its timing).`,
       '',
-      `Well-behaved caller's baseline (${BASELINE_SECONDS} s, no attack): p50 ${f1(baseline.p50)} ms, p99 ${f1(baseline.p99)} ms, ${baseline.failures} failed of ${baseline.n}; the gateway used ${f1(baselineGateway.cpu / 1000)} s of CPU (${f1(baselineGateway.loopCpu / 1000)} s on its event loop's thread), its event-loop delay p99 / max ${f1(baselineGateway.delay.p99)} / ${f1(baselineGateway.delay.max)} ms. The gateway's CPU (user + system, all its threads, and its main thread's alone: the event loop's work) and event-loop delay (prom-client's \`nodejs_eventloop_lag_p99_seconds\` / \`_max_seconds\`, read from /metrics before and after each attack; 10 ms resolution) tell what the gateway itself did, whatever else the machine ran.`,
+      `Well-behaved caller's baseline (${BASELINE_SECONDS} s, no attack): p50 ${f1(baseline.p50)} ms, p99 ${f1(baseline.p99)} ms, ${baseline.failures} failed of ${baseline.n}; the gateway used ${f1(baselineGateway.cpu / 1000)} s of CPU (${f1(baselineGateway.loopCpu / 1000)} s on its event loop's thread), its event-loop delay p99 / max ${f1(baselineGateway.delay.p99)} / ${f1(baselineGateway.delay.max)} ms. The gateway's CPU (user + system, all its threads, and its main thread's alone: the event loop's work) and event-loop delay (prom-client's \`nodejs_eventloop_lag_p99_seconds\` / \`_max_seconds\`, read from /metrics before and after each attack; 10 ms resolution) tell what the gateway itself did, whatever else the machine ran. For information beside the goal's verdict, the caller's p99 is also given against its pooled quiet windows (the baseline and ${QUIET_SECONDS} s without attack before each attack: ${quiet.length} requests, p50 ${f1(median(quiet))} ms, p99 ${f1(quietP99)} ms), a steadier denominator than the baseline's 2nd–3rd slowest request.`,
       '',
       table(
         [
@@ -512,6 +526,7 @@ export async function runAbuse(): Promise<void> {
           "attacker's answers (most frequent)",
           'well-behaved p50 / p99 (ms)',
           'p99 / baseline',
+          'p99 / pooled quiet p99',
           'gateway CPU: all threads / event loop; event-loop delay p99 / max (ms)',
           'gateway alive',
           'p99 ≤ 3 × baseline and ≤ 1 s, no failure',
