@@ -2,7 +2,8 @@
  * `npm run bench -- abuse` (issue 18): each attack of the hardening issue runs against one gateway
  * (started as `npm start` starts it, with Redis and the response cache on) while a well-behaved
  * caller (its own token) sends a one-resource query and the nested query at a steady pace and
- * measures its latency against its own baseline, measured in the same run before the attacks. The
+ * measures its latency against its own baseline, measured in the same run before the attacks (and,
+ * for information, against its quiet windows before each attack pooled: QUIET_SECONDS). The
  * well-behaved caller runs in a worker thread (bench/victimWorker.mjs), with its own event loop:
  * the attackers build, send and read 900 KB bodies and 414 KB answers on the main thread, and its
  * latency must be the gateway's, not the wait behind them in the bench's own process. The
