@@ -37,6 +37,7 @@ import {
 } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { clientSchemaOf, introspectsClientSchema } from '../../schema/lib/federation.js';
+import { SCHEMA_INTROSPECTION } from '../../schema/lib/rootFields.js';
 import type { IntrospectionWorker } from '../lib/introspectionWorker.js';
 import { operationVerdict } from '../lib/operationVerdict.js';
 import { isIntrospectionOnly } from './useIntrospectionCache.js';
@@ -48,7 +49,7 @@ export const isIntrospecting = (request: Request): boolean => introspecting.has(
 
 export function useClientIntrospection(worker: IntrospectionWorker): Plugin {
   const introspects = operationVerdict(
-    (operation, fragments) => operation.operation === 'query' && introspectsClientSchema(operation, Object.fromEntries(fragments)),
+    (operation, fragments) => operation.operation === 'query' && introspectsClientSchema(operation, fragments),
   );
   const splittable = operationVerdict((operation, fragments) => operation.operation === 'query' && canSplit(operation, fragments));
   return {
@@ -72,8 +73,7 @@ export function useClientIntrospection(worker: IntrospectionWorker): Plugin {
   };
 }
 
-const INTROSPECTION = new Set(['__schema', '__type']);
-const isIntrospectionField = (field: FieldNode) => INTROSPECTION.has(field.name.value);
+const isIntrospectionField = (field: FieldNode) => SCHEMA_INTROSPECTION.has(field.name.value);
 const INCREMENTAL = new Set(['defer', 'stream']);
 
 /** Root fields only (no fragment at the root), some introspection and some not, no `@defer`/`@stream`. */

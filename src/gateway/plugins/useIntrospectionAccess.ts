@@ -8,26 +8,19 @@
  * the token in its headers. The cost limit prices introspection like any query
  * (src/gateway/lib/introspectionCost.ts).
  */
-import { GraphQLError, Kind, type FragmentDefinitionNode, type SelectionSetNode } from 'graphql';
+import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { credentialOf, errorCode } from '../../rest/index.js';
 import type { GatewayContext } from '../../schema/context.js';
+import { SCHEMA_INTROSPECTION, rootFieldNames } from '../../schema/lib/rootFields.js';
 import { operationVerdict } from '../lib/operationVerdict.js';
 
-const INTROSPECTION = new Set(['__schema', '__type', '_service']);
+/** Root fields that show the schema: introspection and the subgraph SDL. */
+const SHOWS_SCHEMA = new Set([...SCHEMA_INTROSPECTION, '_service']);
 
-function introspects(set: SelectionSetNode, fragments: Map<string, FragmentDefinitionNode>, seen = new Set<string>()): boolean {
-  return set.selections.some((s) => {
-    if (s.kind === Kind.FIELD) return INTROSPECTION.has(s.name.value);
-    if (s.kind === Kind.INLINE_FRAGMENT) return introspects(s.selectionSet, fragments, seen);
-    const fragment = fragments.get(s.name.value);
-    if (!fragment || seen.has(s.name.value)) return false;
-    seen.add(s.name.value);
-    return introspects(fragment.selectionSet, fragments, seen);
-  });
-}
-
-const isIntrospection = operationVerdict((operation, fragments) => introspects(operation.selectionSet, fragments));
+const isIntrospection = operationVerdict((operation, fragments) =>
+  [...rootFieldNames(operation, fragments)].some((f) => SHOWS_SCHEMA.has(f)),
+);
 
 const unauthenticated = (message: string) => new GraphQLError(message, { extensions: { code: 'UNAUTHENTICATED' } });
 

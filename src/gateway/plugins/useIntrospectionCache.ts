@@ -11,8 +11,9 @@
  * errors and streamed ones are not kept. (The response cache, per caller, leaves introspection
  * alone: see useClientIntrospection.ts.)
  */
-import { Kind, type ExecutionResult, type FragmentDefinitionNode, type SelectionSetNode } from 'graphql';
+import type { ExecutionResult } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
+import { SCHEMA_INTROSPECTION, rootFieldNames } from '../../schema/lib/rootFields.js';
 import { operationVerdict } from '../lib/operationVerdict.js';
 import type { SharedBodies } from '../lib/sharedBodies.js';
 import { jsonSize } from './useMaxResponseBytes.js';
@@ -21,24 +22,12 @@ const SERVED_FROM_CACHE = Symbol.for('servedFromResponseCache');
 const MAX_ENTRIES = 16;
 /** About ten full introspection answers (414 KB each), five once each has been served again (its text kept too). */
 const MAX_BYTES = 4 * 1024 * 1024;
-const INTROSPECTION_FIELDS = new Set(['__schema', '__type', '__typename']);
-
-/** Whether every root field of the selection (fragments included) is an introspection field. */
-function onlyIntrospection(set: SelectionSetNode, fragments: Map<string, FragmentDefinitionNode>, seen = new Set<string>()): boolean {
-  return set.selections.every((s) => {
-    if (s.kind === Kind.FIELD) return INTROSPECTION_FIELDS.has(s.name.value);
-    if (s.kind === Kind.INLINE_FRAGMENT) return onlyIntrospection(s.selectionSet, fragments, seen);
-    const fragment = fragments.get(s.name.value);
-    if (!fragment) return false;
-    if (seen.has(s.name.value)) return true;
-    seen.add(s.name.value);
-    return onlyIntrospection(fragment.selectionSet, fragments, seen);
-  });
-}
+const INTROSPECTION_FIELDS = new Set([...SCHEMA_INTROSPECTION, '__typename']);
 
 /** Whether the operation is a query whose every root field (fragments included) is `__schema`, `__type` or `__typename`. */
 export const isIntrospectionOnly = operationVerdict(
-  (operation, fragments) => operation.operation === 'query' && onlyIntrospection(operation.selectionSet, fragments),
+  (operation, fragments) =>
+    operation.operation === 'query' && [...rootFieldNames(operation, fragments)].every((f) => INTROSPECTION_FIELDS.has(f)),
 );
 
 interface Kept {

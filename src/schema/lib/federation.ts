@@ -29,7 +29,6 @@ import {
   GraphQLObjectType,
   GraphQLSchema,
   GraphQLUnionType,
-  Kind,
   isInterfaceType,
   isIntrospectionType,
   isObjectType,
@@ -41,13 +40,13 @@ import {
   type InterfaceTypeDefinitionNode,
   type ObjectTypeDefinitionNode,
   type OperationDefinitionNode,
-  type SelectionNode,
   type SchemaExtensionNode,
 } from 'graphql';
 import type { GatewayContext } from '../context.js';
 import { costDirectives, declareCosts } from './cost.js';
 import { notFoundError } from './errors.js';
 import { decodeKeys, nodeEntries, type NodeEntry } from './node.js';
+import { SCHEMA_INTROSPECTION, rootFieldNames } from './rootFields.js';
 
 export const FEDERATION_LINK = 'https://specs.apollo.dev/federation/v2.9';
 
@@ -193,19 +192,10 @@ export function clientSchemaOf(subgraph: GraphQLSchema): GraphQLSchema {
  * Whether introspection of this operation is served the client schema: its root selection (through
  * fragments) names `__schema` or `__type` and neither `_entities` nor `_service`.
  */
-export function introspectsClientSchema(operation: OperationDefinitionNode, fragments: Record<string, FragmentDefinitionNode>): boolean {
-  const names = new Set<string>();
-  const seen = new Set<string>();
-  const walk = (selections: readonly SelectionNode[]): void => {
-    for (const s of selections) {
-      if (s.kind === Kind.FIELD) names.add(s.name.value);
-      else if (s.kind === Kind.INLINE_FRAGMENT) walk(s.selectionSet.selections);
-      else if (!seen.has(s.name.value) && fragments[s.name.value]) {
-        seen.add(s.name.value);
-        walk(fragments[s.name.value].selectionSet.selections);
-      }
-    }
-  };
-  walk(operation.selectionSet.selections);
-  return (names.has('__schema') || names.has('__type')) && ![...FEDERATION_FIELDS].some((f) => names.has(f));
+export function introspectsClientSchema(
+  operation: OperationDefinitionNode,
+  fragments: ReadonlyMap<string, FragmentDefinitionNode>,
+): boolean {
+  const names = rootFieldNames(operation, fragments);
+  return [...SCHEMA_INTROSPECTION].some((f) => names.has(f)) && ![...FEDERATION_FIELDS].some((f) => names.has(f));
 }
