@@ -245,9 +245,12 @@ export interface IntrospectionWorker {
 }
 
 export function introspectionWorker({ log }: { log: Logger }): IntrospectionWorker {
-  const require = createRequire(import.meta.url);
-  const executor = createRequire(require.resolve('graphql-yoga')).resolve('@graphql-tools/executor');
-  const graphql = createRequire(executor).resolve('graphql');
+  // The modules the worker loads, as Yoga resolves them: found on the first start, not at the gateway's.
+  let modules: { graphql: string; executor: string } | undefined;
+  const resolveModules = () => {
+    const executor = createRequire(createRequire(import.meta.url).resolve('graphql-yoga')).resolve('@graphql-tools/executor');
+    return { executor, graphql: createRequire(executor).resolve('graphql') };
+  };
   let running: Running | undefined;
   let nextId = 0;
   let executions = 0;
@@ -266,7 +269,7 @@ export function introspectionWorker({ log }: { log: Logger }): IntrospectionWork
         if (running !== current) return;
         const worker = new Worker(WORKER, {
           eval: true,
-          workerData: { graphql, executor, schema: printed },
+          workerData: { ...(modules ??= resolveModules()), schema: printed },
           resourceLimits: self.resourceLimits,
         });
         worker.unref();
