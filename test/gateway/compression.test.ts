@@ -88,6 +88,26 @@ describe('JSON results', () => {
     }
   });
 
+  it('simultaneous first requests for one introspection answer: one execution, one compression', async () => {
+    const query = '{ __schema { types { name description fields { name } } } }';
+    let made = 0;
+    const compressed = SharedBodies.prototype.compressed;
+    const spy = vi.spyOn(SharedBodies.prototype, 'compressed').mockImplementation(function (this: SharedBodies, body, encoding, make) {
+      return compressed.call(this, body, encoding, () => (made++, make()));
+    });
+    try {
+      const before = t.gateway.introspection.executions;
+      const answers = await Promise.all(Array.from({ length: 10 }, () => post(query, { 'accept-encoding': 'br' })));
+      const texts = answers.map((a) => brotliDecompressSync(a.body).toString());
+      expect(new Set(texts).size).toBe(1);
+      expect(JSON.parse(texts[0]).data.__schema.types.length).toBeGreaterThan(100);
+      expect(t.gateway.introspection.executions - before).toBe(1);
+      expect(made).toBe(1);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
   it('below the threshold: sent as is, even when compression is accepted', async () => {
     const res = await post(SMALL, { 'accept-encoding': 'gzip, deflate, br' });
     expect(res.headers['content-encoding']).toBeUndefined();
