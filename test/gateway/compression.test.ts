@@ -34,6 +34,16 @@ async function post(query: string, headers: Record<string, string> = {}) {
   return { status: res.statusCode, headers: res.headers, body: Buffer.from(await res.body.arrayBuffer()) };
 }
 
+/** Counts the compressions made through the gateway's registry of shared bodies (lib/sharedBodies.ts). */
+function countCompressions() {
+  const counted = { made: 0, restore: () => spy.mockRestore() };
+  const compressed = SharedBodies.prototype.compressed;
+  const spy = vi.spyOn(SharedBodies.prototype, 'compressed').mockImplementation(function (this: SharedBodies, body, encoding, make) {
+    return compressed.call(this, body, encoding, () => (counted.made++, make()));
+  });
+  return counted;
+}
+
 describe('JSON results', () => {
   it('above the threshold: br or gzip as the client prefers, the same JSON once decoded; as is when neither is accepted', async () => {
     const plain = await post(LARGE);
@@ -69,11 +79,7 @@ describe('JSON results', () => {
   it('an answer the same for every caller (a kept introspection result) is compressed once per encoding', async () => {
     // Its own answer: a body is shared by its text, and the test above compressed LARGE's already.
     const query = '{ __schema { types { name kind fields { name } } } }';
-    let made = 0;
-    const compressed = SharedBodies.prototype.compressed;
-    const spy = vi.spyOn(SharedBodies.prototype, 'compressed').mockImplementation(function (this: SharedBodies, body, encoding, make) {
-      return compressed.call(this, body, encoding, () => (made++, make()));
-    });
+    const counted = countCompressions();
     try {
       const plain = await post(query);
       const decode = { br: brotliDecompressSync, gzip: gunzipSync };
@@ -82,19 +88,15 @@ describe('JSON results', () => {
         expect(res.headers['content-encoding']).toBe(encoding);
         expect(decode[encoding](res.body).equals(plain.body)).toBe(true);
       }
-      expect(made).toBe(2);
+      expect(counted.made).toBe(2);
     } finally {
-      spy.mockRestore();
+      counted.restore();
     }
   });
 
   it('simultaneous first requests for one introspection answer: one execution, one compression', async () => {
     const query = '{ __schema { types { name description fields { name } } } }';
-    let made = 0;
-    const compressed = SharedBodies.prototype.compressed;
-    const spy = vi.spyOn(SharedBodies.prototype, 'compressed').mockImplementation(function (this: SharedBodies, body, encoding, make) {
-      return compressed.call(this, body, encoding, () => (made++, make()));
-    });
+    const counted = countCompressions();
     try {
       const before = t.gateway.introspection.executions;
       const answers = await Promise.all(Array.from({ length: 10 }, () => post(query, { 'accept-encoding': 'br' })));
@@ -102,9 +104,9 @@ describe('JSON results', () => {
       expect(new Set(texts).size).toBe(1);
       expect(JSON.parse(texts[0]).data.__schema.types.length).toBeGreaterThan(100);
       expect(t.gateway.introspection.executions - before).toBe(1);
-      expect(made).toBe(1);
+      expect(counted.made).toBe(1);
     } finally {
-      spy.mockRestore();
+      counted.restore();
     }
   });
 
