@@ -30,13 +30,15 @@ import { createMetrics, type GatewayMetrics, type MetricsOptions } from './metri
 import type { Tracing } from './tracing.js';
 import { useCallerRateLimit } from './plugins/useCallerRateLimit.js';
 import { callerIdentifier, useCallerIdentity } from './plugins/useCallerIdentity.js';
-import { callerBudget } from './lib/callerHash.js';
+import { callerBudget, setCallerIdentity } from './lib/callerHash.js';
+import { plainPost } from './lib/plainPost.js';
 import { usePersistedOperations, type PersistedOperationsOptions } from './plugins/usePersistedOperations.js';
 import { useResponseCache } from './plugins/useResponseCache.js';
 import { connectRedis, type RedisHandle, type RedisOptions } from './redis.js';
 import { boundServer, type HttpBounds } from './lib/httpBounds.js';
 import { SharedBodies } from './lib/sharedBodies.js';
 import { DEFAULT_COMPRESS_MIN_BYTES, useCompression } from './plugins/useCompression.js';
+import { TEXT_CHECK_MIN_BYTES } from './plugins/useMaxVariablesDepth.js';
 
 /**
  * The settings `buildGateway` takes as the config has them (their meaning and defaults are in
@@ -253,6 +255,20 @@ export function buildGateway(options: GatewayOptions): Gateway {
   // reads, even those the gateway gets to after another's call is back (src/rest/singleFlight.ts).
   // Read once: the server adapter is a Proxy that binds the listener anew on every read.
   const yogaListener = yoga.requestListener;
+  // A small POST of a JSON operation skips Yoga's Fetch API layer (lib/plainPost.ts says which
+  // of its steps that skips and why they change nothing for such a request). Not with CORS or
+  // tracing, whose `onRequest` hooks act on every request.
+  const plain =
+    options.tracing || options.corsOrigins?.length
+      ? undefined
+      : plainPost({
+          yoga: yoga as never,
+          identify: (request, req) => setCallerIdentity(request, identifyArrival(req)),
+          // Under each body bound (useRequestBodyLimit's, useAnonymousBodyLimit's) and under the
+          // size from which the variables' depth is checked before parsing (useMaxVariablesDepth).
+          maxBytes: Math.min(TEXT_CHECK_MIN_BYTES, options.maxBodyBytes ?? DEFAULTS.maxBodyBytes, 2 * limits.maxDocumentBytes),
+          fallback: yogaListener,
+        });
   const server: Server = createServer((req: ArrivedRequest, res) => {
     if (refuseOnArrival?.(req, res, identifyArrival)) return;
     const arrival = rest.arrive(req.headers.authorization);
@@ -260,6 +276,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
       req[ARRIVAL] = arrival;
       res.once('close', arrival.close);
     }
+    if (plain?.(req, res)) return;
     return yogaListener(req, res);
   });
   boundServer(server, options.http);
@@ -276,6 +293,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
       return url;
     },
     async start() {
+      if (url) return url;
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
         server.listen(options.port ?? 0, options.host ?? DEFAULTS.host, () => resolve());

@@ -1,6 +1,8 @@
 /**
- * A gateway in front of the embedded upstream (loopback port, in-memory SQLite). GraphQL goes
- * through `yoga.fetch` (no gateway port needed); REST attempts are counted per method and path.
+ * A gateway in front of the embedded upstream (loopback port, in-memory SQLite), listening on a
+ * loopback port of its own: GraphQL goes over real HTTP, as a client's does (the server's own
+ * paths included: lib/plainPost.ts answers most of these requests). REST attempts are counted
+ * per method and path.
  */
 import { buildGateway, type Gateway, type GatewayOptions } from '../../src/gateway/app.js';
 import { expect } from 'vitest';
@@ -53,9 +55,10 @@ export async function startStack(
     spans.push({ start: end - c.ms, end });
   };
   const gateway = buildGateway({ ...options, upstreamUrl: upstream.url, onRestCall });
+  const url = await gateway.start();
   const gql = async (query: string, variables?: Record<string, unknown>, token?: string | null) => {
     const t = token === undefined ? upstream.world.users.admin.token : token;
-    const res = await gateway.yoga.fetch('http://gateway.test/graphql', {
+    const res = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...(t ? { authorization: `Bearer ${t}` } : {}) },
       body: JSON.stringify({ query, variables }),

@@ -67,7 +67,7 @@ const MAX_BODY_DEPTH = MAX_VARIABLES_DEPTH + 2;
  * Bodies up to this many bytes are parsed without the text check: 4 KiB nests at most 2,000
  * levels, which JSON.parse reads in about 0.13 ms (measured), the cost of a small request.
  */
-const TEXT_CHECK_MIN_BYTES = 4 * 1024;
+export const TEXT_CHECK_MIN_BYTES = 4 * 1024;
 
 const tooDeep = () =>
   limitError('maxVariablesDepth', MAX_VARIABLES_DEPTH, `Variables may nest at most ${MAX_VARIABLES_DEPTH} lists or objects deep.`);

@@ -1,0 +1,284 @@
+/**
+ * The commonest request, a small `POST /graphql` of a JSON operation, answered by Yoga's own steps
+ * without the Fetch API layer around them (docs/BENCHMARKS.md: that layer was about two fifths of
+ * the gateway's CPU per request on the varied load). whatwg-node's server adapter builds a Fetch
+ * `Request` (URL, Headers, AbortController, a body stream), runs the server's `onRequest` hooks
+ * and the request parser's `onRequestParse` hooks through its promise helpers, and reads the body
+ * through the stream. Here the body is read from node:http directly, and the request the plugins
+ * see is a view of node:http's (`PlainRequest`); from the parameters on, everything is Yoga's:
+ * `getResultForParams` (the `onParams` hooks, Envelop's parse, validation, context and execution
+ * with every plugin, `onExecutionResult`), then the `onResultProcess` hooks, Yoga's result
+ * processor, the `onResponse` hooks (compression) and whatwg-node's writer.
+ *
+ * What the skipped steps do for such a request, and why skipping them changes nothing:
+ *
+ * - `onRequest`: the gateway's merged hook (body bounds: the body is at most `maxBytes`, under
+ *   each of them; the caller identity: set here by the same rule; /ready, /graphql/stream,
+ *   GraphiQL's assets, /metrics: other paths; the rate limit's refusal of a caller known over its
+ *   limit: the server's refusal on arrival has run first, with the same rule), Yoga's /health,
+ *   GraphiQL (GET) and unhandled-route checks (this is the endpoint). Not taken when CORS or
+ *   tracing is on (their hooks act on every request).
+ * - `onRequestParse`: Yoga's parser selection and JSON parser (here `JSON.parse` of the same
+ *   bytes), batching (an array body is not taken), the method check (POST), CSRF (a JSON body
+ *   passes it), the variables' depth before parsing (only for bodies over 4 KiB; deep variables
+ *   are refused at `onParams` as for a small body) and GET's error codes.
+ *
+ * Any other request, or a body that is not a JSON object of `query`, `variables` and
+ * `operationName` only, goes to Yoga whole (a body already read is handed over as node:http
+ * frameworks hand a parsed one: `req.body`).
+ */
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { GraphQLError } from 'graphql';
+import { createGraphQLError, type Plugin, type YogaServerInstance } from 'graphql-yoga';
+import { sendNodeResponse } from '@whatwg-node/server';
+
+/** The request plugins see: node:http's method, URL, headers and a signal aborted when the client leaves. */
+class PlainRequest {
+  readonly method = 'POST';
+  readonly url: string;
+  readonly headers: PlainHeaders;
+  #controller?: AbortController;
+
+  constructor(
+    private readonly req: IncomingMessage,
+    private readonly res: ServerResponse,
+  ) {
+    this.url = `http://${req.headers.host ?? 'localhost'}${req.url}`;
+    this.headers = new PlainHeaders(req.headers);
+  }
+
+  /** As whatwg-node's: aborted when the response closes before it was written whole. */
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      const controller = (this.#controller = new AbortController());
+      const abort = () => {
+        if (!controller.signal.aborted) {
+          Object.defineProperty(this.req, 'aborted', { value: true });
+          controller.abort(this.res.errored ?? undefined);
+        }
+      };
+      this.res.once('error', abort);
+      this.res.once('close', abort);
+      this.res.once('finish', () => this.res.removeListener('close', abort));
+    }
+    return this.#controller.signal;
+  }
+}
+
+/** node:http's headers as the Fetch API's `Headers` reads them (names in lower case, a list joined). */
+class PlainHeaders {
+  constructor(private readonly raw: IncomingHttpHeaders) {}
+
+  get(name: string): string | null {
+    const value = this.raw[name.toLowerCase()];
+    return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+  }
+
+  has(name: string): boolean {
+    return this.raw[name.toLowerCase()] !== undefined;
+  }
+
+  *entries(): IterableIterator<[string, string]> {
+    for (const name of Object.keys(this.raw)) yield [name, this.get(name)!];
+  }
+
+  *keys(): IterableIterator<string> {
+    yield* Object.keys(this.raw);
+  }
+
+  *values(): IterableIterator<string> {
+    for (const [, value] of this.entries()) yield value;
+  }
+
+  forEach(callback: (value: string, name: string, headers: this) => void): void {
+    for (const [name, value] of this.entries()) callback(value, name, this);
+  }
+
+  [Symbol.iterator](): IterableIterator<[string, string]> {
+    return this.entries();
+  }
+}
+
+/** The JSON body types Yoga's POST parser takes (`application/json`, any parameters). */
+const JSON_TYPE = /^application\/json\s*(;|$)/i;
+/** Accepted types whose result processors stream (SSE, multipart): Yoga's path. */
+const STREAMED = /text\/event-stream|multipart\//i;
+const PARAMS = new Set(['query', 'variables', 'operationName']);
+
+export interface PlainPostOptions {
+  yoga: YogaServerInstance<Record<string, unknown>, object>;
+  /** Sets the request's caller identity, by useCallerIdentity's rule. */
+  identify(request: Request, req: IncomingMessage): void;
+  /** Bodies of at most this many bytes are taken (under every body bound of the gateway). */
+  maxBytes: number;
+  /** Where the requests not taken go (Yoga's request listener). */
+  fallback(req: IncomingMessage, res: ServerResponse): unknown;
+}
+
+type Hook<P> = (payload: P) => unknown;
+type OnResultProcess = Hook<Parameters<NonNullable<Plugin['onResultProcess']>>[0]>;
+type OnResponse = Hook<Parameters<NonNullable<Plugin['onResponse']>>[0]>;
+type ResultProcessor = (result: unknown, fetchAPI: unknown, accepted: string) => Response | Promise<Response>;
+
+/** Yoga's server, as the adapter exposes it: the steps run here are its own. */
+interface YogaSteps {
+  getResultForParams(payload: { params: object; request: Request }, context: object): unknown;
+  onResultProcessHooks: OnResultProcess[];
+  plugins: Array<{ onResponse?: OnResponse }>;
+  maskedErrorsOpts: { maskError(error: unknown, message: string, isDev: boolean): Error; errorMessage: string; isDev: boolean } | null;
+  logger: { debug(...args: unknown[]): void; error(...args: unknown[]): void };
+  fetchAPI: { Response: typeof Response };
+  waitUntil(promise: unknown): void;
+}
+
+const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+  value !== null && typeof value === 'object' && typeof (value as PromiseLike<unknown>).then === 'function';
+
+/** Each hook in turn with one payload, waiting for those that return a promise. */
+function runHooks<P>(hooks: Array<Hook<P>>, payload: P, from = 0): void | Promise<void> {
+  for (let i = from; i < hooks.length; i++) {
+    const pending = hooks[i](payload);
+    if (isThenable(pending)) return Promise.resolve(pending).then(() => runHooks(hooks, payload, i + 1));
+  }
+}
+
+/**
+ * `(req, res) => taken`: true when the request is answered here (false: not touched, hand it to
+ * Yoga). Read once at start: the hook lists are Yoga's, fixed once the server is built.
+ */
+export function plainPost({ yoga, identify, maxBytes, fallback }: PlainPostOptions) {
+  const steps = yoga as unknown as YogaSteps;
+  const onResultProcess = steps.onResultProcessHooks;
+  const onResponse = steps.plugins.flatMap((p) => (p.onResponse ? [p.onResponse.bind(p) as OnResponse] : []));
+  const { fetchAPI, logger } = steps;
+
+  /** Yoga's `handleError` for an error thrown before execution (a refused parameter, the rate limit). */
+  const errorsOf = (error: unknown): GraphQLError[] => {
+    if (error instanceof AggregateError) return error.errors.flatMap(errorsOf);
+    if (error instanceof Error && error.name === 'AbortError') {
+      logger.debug('Request aborted');
+      return [];
+    }
+    const opts = steps.maskedErrorsOpts;
+    if (!opts) return [error instanceof GraphQLError ? error : createGraphQLError(String((error as Error)?.message ?? error))];
+    const masked = opts.maskError(error, opts.errorMessage, opts.isDev);
+    if (masked !== error) logger.error(error);
+    return [masked instanceof GraphQLError ? masked : createGraphQLError(masked.message, { originalError: masked })];
+  };
+
+  /** Yoga's `processResult`: the result-process hooks choose the processor (by `Accept`), which makes the response. */
+  const respond = (request: PlainRequest, result: unknown, serverContext: object): Response | Promise<Response> => {
+    let processor: ResultProcessor | undefined;
+    let accepted = '*/*';
+    const acceptableMediaTypes: string[] = [];
+    const payload: { result: unknown } & Record<string, unknown> = {
+      request,
+      acceptableMediaTypes,
+      result,
+      setResult(next: unknown) {
+        payload.result = next;
+      },
+      resultProcessor: processor,
+      setResultProcessor(next: ResultProcessor, type: string) {
+        processor = next;
+        accepted = type;
+      },
+      serverContext,
+    };
+    const done = (): Response | Promise<Response> => {
+      if (!processor)
+        return new fetchAPI.Response(null, {
+          status: 406,
+          statusText: 'Not Acceptable',
+          headers: { accept: acceptableMediaTypes.join('; charset=utf-8, ') },
+        });
+      return processor(payload.result, fetchAPI, accepted);
+    };
+    const pending = runHooks(onResultProcess, payload as unknown as Parameters<OnResultProcess>[0]);
+    return pending ? pending.then(done) : done();
+  };
+
+  const answer = async (req: IncomingMessage, res: ServerResponse, params: object): Promise<void> => {
+    const request = new PlainRequest(req, res);
+    const asRequest = request as unknown as Request;
+    identify(asRequest, req);
+    const serverContext = { req, res, waitUntil: steps.waitUntil };
+    let response: Response;
+    try {
+      let result: unknown;
+      try {
+        result = await steps.getResultForParams({ params, request: asRequest }, serverContext);
+      } catch (error) {
+        result = { errors: errorsOf(error) };
+      }
+      response = await respond(request, result, serverContext);
+      const responsePayload = {
+        request: asRequest,
+        response,
+        serverContext,
+        setResponse(next: Response) {
+          response = next;
+        },
+        fetchAPI,
+      } as unknown as Parameters<OnResponse>[0];
+      await runHooks(onResponse, responsePayload);
+    } catch (error) {
+      // As the adapter's handleErrorFromRequestHandler.
+      response = new fetchAPI.Response((error as Error)?.stack || (error as Error)?.message || String(error), {
+        status: (error as { status?: number })?.status || 500,
+      });
+    }
+    await sendNodeResponse(response, res, req, true);
+  };
+
+  return (req: IncomingMessage, res: ServerResponse): boolean => {
+    const { headers } = req;
+    if (req.method !== 'POST' || req.url !== '/graphql') return false;
+    const length = headers['content-length'];
+    if (length === undefined || headers['transfer-encoding'] !== undefined || !JSON_TYPE.test(headers['content-type'] ?? '')) return false;
+    const bytes = Number(length);
+    if (!(bytes <= maxBytes) || (headers.accept !== undefined && STREAMED.test(headers.accept))) return false;
+    // The response cache's `onRequest` answers a revalidation (304) from its store.
+    if (headers['if-none-match'] !== undefined) return false;
+    const body = Buffer.allocUnsafe(bytes);
+    let read = 0;
+    // A client that leaves mid-body: nothing to answer (the response's close ends the rest).
+    req.on('error', () => undefined);
+    req.on('data', (chunk: Buffer) => {
+      // node:http holds the body to its Content-Length.
+      chunk.copy(body, read);
+      read += chunk.length;
+    });
+    req.once('end', () => {
+      let params: unknown;
+      try {
+        params = JSON.parse(body.toString('utf8', 0, read));
+      } catch {
+        params = undefined;
+      }
+      if (!isPlain(params)) {
+        (req as IncomingMessage & { body?: Buffer }).body = body.subarray(0, read);
+        fallback(req, res);
+        return;
+      }
+      // Yoga's own debug line for this step (a debug log reads the same on either path).
+      logger.debug('Parsing request to extract GraphQL parameters');
+      answer(req, res, params).catch((error: unknown) => {
+        logger.error(error);
+        res.destroy();
+      });
+    });
+    return true;
+  };
+}
+
+/** `{ query, variables?, operationName? }` with a string query, object variables and a string name (or nulls). */
+function isPlain(params: unknown): params is object {
+  if (params === null || typeof params !== 'object' || Array.isArray(params)) return false;
+  const { query, variables, operationName } = params as Record<string, unknown>;
+  if (typeof query !== 'string') return false;
+  if (variables != null && (typeof variables !== 'object' || Array.isArray(variables))) return false;
+  if (operationName != null && typeof operationName !== 'string') return false;
+  for (const key in params) if (!PARAMS.has(key)) return false;
+  return true;
+}
