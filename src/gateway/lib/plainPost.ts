@@ -6,8 +6,8 @@
  * and the request parser's `onRequestParse` hooks through its promise helpers, and reads the body
  * through the stream. Here the body is read from node:http directly, and the request the plugins
  * see is a view of node:http's (`PlainRequest`); from the parameters on, everything is Yoga's:
- * `getResultForParams` (the `onParams` hooks, Envelop's parse, validation, context and execution
- * with every plugin, `onExecutionResult`), then the `onResultProcess` hooks, Yoga's result
+ * the `onParams` hooks, Envelop's parse, validation, context and execution with every plugin, the
+ * `onExecutionResult` hooks (as `getResultForParams` runs them), then the `onResultProcess` hooks, Yoga's result
  * processor, the `onResponse` hooks (compression) and whatwg-node's writer.
  *
  * What the skipped steps do for such a request, and why skipping them changes nothing:
@@ -122,7 +122,9 @@ type ResultProcessor = (result: unknown, fetchAPI: unknown, accepted: string) =>
 
 /** Yoga's server, as the adapter exposes it: the steps run here are its own. */
 interface YogaSteps {
-  getResultForParams(payload: { params: object; request: Request }, context: object): unknown;
+  handleParams(payload: { params: object; request: Request; context: object }): unknown;
+  onParamsHooks: Array<Hook<Parameters<NonNullable<Plugin['onParams']>>[0]>>;
+  onExecutionResultHooks: Array<Hook<Parameters<NonNullable<Plugin['onExecutionResult']>>[0]>>;
   onResultProcessHooks: OnResultProcess[];
   plugins: Array<{ onResponse?: OnResponse }>;
   maskedErrorsOpts: { maskError(error: unknown, message: string, isDev: boolean): Error; errorMessage: string; isDev: boolean } | null;
@@ -166,6 +168,43 @@ export function plainPost({ yoga, identify, maxBytes, fallback }: PlainPostOptio
     return [masked instanceof GraphQLError ? masked : createGraphQLError(masked.message, { originalError: masked })];
   };
 
+  /**
+   * Yoga's `getResultForParams` (the `onParams` hooks, which may set the parameters, their handler
+   * or the result; the handler: Envelop's parse, validation, context and execution; the
+   * `onExecutionResult` hooks), its hooks run in a plain loop rather than through the promise
+   * helpers (a few closures and promise-likes per hook and request).
+   */
+  const resultFor = async (params: object, request: Request, context: object): Promise<unknown> => {
+    let result: unknown;
+    const before = {
+      params,
+      request,
+      setParams(next: object) {
+        before.params = next;
+      },
+      paramsHandler: steps.handleParams,
+      setParamsHandler(next: YogaSteps['handleParams']) {
+        before.paramsHandler = next;
+      },
+      setResult(next: unknown) {
+        result = next;
+      },
+      fetchAPI,
+      context,
+    };
+    await runHooks(steps.onParamsHooks, before as unknown as Parameters<YogaSteps['onParamsHooks'][number]>[0]);
+    const after = {
+      result: result || (await before.paramsHandler({ request, params: before.params, context })),
+      setResult(next: unknown) {
+        after.result = next;
+      },
+      request,
+      context,
+    };
+    await runHooks(steps.onExecutionResultHooks, after as unknown as Parameters<YogaSteps['onExecutionResultHooks'][number]>[0]);
+    return after.result;
+  };
+
   /** Yoga's `processResult`: the result-process hooks choose the processor (by `Accept`), which makes the response. */
   const respond = (request: PlainRequest, result: unknown, serverContext: object): Response | Promise<Response> => {
     let processor: ResultProcessor | undefined;
@@ -207,7 +246,7 @@ export function plainPost({ yoga, identify, maxBytes, fallback }: PlainPostOptio
     try {
       let result: unknown;
       try {
-        result = await steps.getResultForParams({ params, request: asRequest }, serverContext);
+        result = await resultFor(params, asRequest, serverContext);
       } catch (error) {
         result = { errors: errorsOf(error) };
       }
