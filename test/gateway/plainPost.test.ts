@@ -1,0 +1,146 @@
+/**
+ * lib/plainPost.ts: a small `POST /graphql` of a JSON operation is answered without Yoga's Fetch
+ * API layer, every other request by Yoga whole. What a client sees must not depend on the path:
+ * each case is sent twice, once as the fast path takes it (a `Content-Length` body) and once as it
+ * does not (the same bytes chunked, which only Yoga reads), and the answers compared.
+ */
+import { request as httpRequest } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildGateway } from '../../src/gateway/app.js';
+import { hang, startBadServer } from '../helpers/badServer.js';
+import { startStack, type TestStack } from '../helpers/gateway.js';
+
+interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/** POSTs `body` to the gateway: with its length (`chunked` false) or as a chunked stream. */
+function post(url: string, body: string, headers: Record<string, string>, chunked: boolean): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      url,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers, ...(chunked ? {} : { 'content-length': Buffer.byteLength(body) }) },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+      },
+    );
+    req.on('error', reject);
+    if (chunked) req.setHeader('transfer-encoding', 'chunked');
+    req.end(body);
+  });
+}
+
+/** The parts of an answer a client reads (the date and connection headers aside). */
+const seen = ({ status, headers, body }: Answer) => ({
+  status,
+  type: headers['content-type'],
+  length: headers['content-length'],
+  encoding: headers['content-encoding'],
+  vary: headers.vary,
+  retryAfter: headers['retry-after'],
+  body,
+});
+
+describe('a small JSON POST answers the same on the fast path as through Yoga', () => {
+  let t: TestStack;
+  let auth: Record<string, string>;
+  beforeAll(async () => {
+    t = await startStack({ anonymousRateLimit: 2 });
+    auth = { authorization: `Bearer ${t.world.users.admin.token}` };
+  });
+  afterAll(() => t?.stop());
+
+  const both = async (body: string, headers: Record<string, string> = {}) => {
+    const fast = await post(t.gateway.url, body, headers, false);
+    const yoga = await post(t.gateway.url, body, headers, true);
+    return { fast: seen(fast), yoga: seen(yoga) };
+  };
+
+  it('takes a compressed answer through the response hooks', async () => {
+    const { fast } = await both(
+      JSON.stringify({ query: `{ ${Array.from({ length: 12 }, (_, i) => `o${i}: organizations { nodes { id title } }`).join(' ')} }` }),
+      {
+        ...auth,
+        'accept-encoding': 'gzip',
+      },
+    );
+    expect(fast).toMatchObject({ status: 200, encoding: 'gzip', vary: 'Accept-Encoding' });
+  });
+
+  it.each([
+    ['a query', JSON.stringify({ query: '{ viewer { displayName } }' }), {}],
+    [
+      'a named operation with variables',
+      JSON.stringify({ query: 'query Q($id: String!) { space(spaceId: $id) { title } }', variables: { id: 'nope' }, operationName: 'Q' }),
+      {},
+    ],
+    ['a syntax error', JSON.stringify({ query: '{ viewer { ' }), {}],
+    [
+      'a validation error, Accept: application/graphql-response+json',
+      JSON.stringify({ query: '{ nope }' }),
+      { accept: 'application/graphql-response+json' },
+    ],
+    ['an unknown operation name', JSON.stringify({ query: '{ viewer { displayName } }', operationName: 'Other' }), {}],
+    [
+      'variables nested too deep',
+      JSON.stringify({ query: 'query($v: JSON) { __typename }', variables: { v: JSON.parse('['.repeat(300) + ']'.repeat(300)) } }),
+      {},
+    ],
+    ['invalid JSON', '{"query": ', {}],
+    ['a JSON array (batching)', JSON.stringify([{ query: '{ __typename }' }]), {}],
+    ['a query that is not a string', JSON.stringify({ query: 42 }), {}],
+    ['an extra parameter', JSON.stringify({ query: '{ __typename }', other: 1 }), {}],
+    ['an APQ hash unknown', JSON.stringify({ extensions: { persistedQuery: { version: 1, sha256Hash: 'a'.repeat(64) } } }), {}],
+    ['a mutation', JSON.stringify({ query: 'mutation { __typename }' }), {}],
+    [
+      'a result over 1 kB, compressed',
+      JSON.stringify({ query: `{ ${Array.from({ length: 12 }, (_, i) => `o${i}: organizations { nodes { id title } }`).join(' ')} }` }),
+      { 'accept-encoding': 'gzip' },
+    ],
+    ['Accept that no result processor serves', JSON.stringify({ query: '{ __typename }' }), { accept: 'image/png' }],
+  ])('%s', async (_name, body, headers) => {
+    const { fast, yoga } = await both(body, { ...auth, ...headers });
+    expect(fast).toEqual(yoga);
+  });
+
+  it('without a token: the per-address rate limit counts both paths alike (429 with Retry-After)', async () => {
+    const body = JSON.stringify({ query: '{ __typename }' });
+    const answers = [];
+    for (let i = 0; i < 3; i++) answers.push(seen(await post(t.gateway.url, body, {}, i % 2 === 1)));
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 429]);
+    expect(answers[2].retryAfter).toMatch(/^\d+$/);
+    expect(JSON.parse(answers[2].body).errors[0].extensions.code).toBe('RATE_LIMITED');
+  });
+});
+
+describe('a client that leaves', () => {
+  it("mid-query: the query's REST call is aborted (the upstream's connection closes)", async () => {
+    await using bad = await startBadServer();
+    bad.fallback = hang;
+    const gateway = buildGateway({ upstreamUrl: bad.url });
+    try {
+      const url = await gateway.start();
+      const body = JSON.stringify({ query: '{ viewer { displayName } }' });
+      const req = httpRequest(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization: 'Bearer t' },
+      });
+      req.on('error', () => undefined);
+      req.end(body);
+      await expect.poll(() => bad.requests.length, { timeout: 5000 }).toBe(1);
+      req.destroy();
+      // Resolves only when the gateway gave up the call: the test times out otherwise.
+      await bad.requests[0].connectionClosed;
+    } finally {
+      await gateway.stop(0);
+    }
+  });
+});
