@@ -164,6 +164,8 @@ export function buildGateway(options: GatewayOptions): Gateway {
   // Kept introspection answers' texts, compressed once for every caller (lib/sharedBodies.ts).
   const sharedBodies = new SharedBodies();
   const introspection = introspectionWorker({ log });
+  // Parsed documents by text, bounded in bytes (see parseCache.ts), not only in entries.
+  const parsed = parseCache();
   const yoga = createYoga<Record<string, unknown>, GatewayContext>({
     schema,
     // Subscriptions: Yoga's own SSE at /graphql, the graphql-sse protocol (both modes) at /graphql/stream.
@@ -220,8 +222,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
     ]),
     // Unexpected errors reach the client as `Unexpected error.` with no message, stack or cause.
     maskedErrors,
-    // Parsed documents by text, bounded in bytes (see parseCache.ts), not only in entries.
-    parserAndValidationCache: parseCache(),
+    parserAndValidationCache: parsed,
     maxRequestBodySize: false,
     // No file uploads in this graph: one request parser (hook) less per request; a multipart POST is 415.
     multipart: false,
@@ -268,6 +269,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
           // size from which the variables' depth is checked before parsing (useMaxVariablesDepth).
           maxBytes: Math.min(TEXT_CHECK_MIN_BYTES, options.maxBodyBytes ?? DEFAULTS.maxBodyBytes, 2 * limits.maxDocumentBytes),
           fallback: yogaListener,
+          documents: parsed.documentCache,
         });
   const server: Server = createServer((req: ArrivedRequest, res) => {
     if (refuseOnArrival?.(req, res, identifyArrival)) return;

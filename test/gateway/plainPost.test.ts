@@ -121,6 +121,63 @@ describe('a small JSON POST answers the same on the fast path as through Yoga', 
   });
 });
 
+describe('a text seen valid runs again without parse and validation', () => {
+  let t: TestStack;
+  let auth: Record<string, string>;
+  beforeAll(async () => {
+    t = await startStack({ limits: { maxCost: 20 } });
+    auth = { authorization: `Bearer ${t.world.users.admin.token}` };
+  });
+  afterAll(() => t?.stop());
+
+  const send = async (body: object, headers: Record<string, string>) =>
+    seen(await post(t.gateway.url, JSON.stringify(body), headers, false));
+
+  it('its cost is still priced per request, with the variables of each', async () => {
+    const query =
+      'query Pages($org: String!, $n: Int) { organization(organizationId: $org) { spaces(first: $n) { nodes { changeRequests(first: $n) { nodes { id } } } } } }';
+    const variables = (n: number) => ({ org: t.world.orgId, n });
+    expect(JSON.parse((await send({ query, variables: variables(2) }, auth)).body).errors).toBeUndefined();
+    const refused = await send({ query, variables: variables(30) }, auth);
+    expect(JSON.parse(refused.body).errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', limit: 'maxCost' });
+    expect(refused).toEqual(seen(await post(t.gateway.url, JSON.stringify({ query, variables: variables(30) }), auth, true)));
+  });
+
+  it('an operation name the document lacks is still refused as Yoga refuses it (400)', async () => {
+    const one = 'query A { viewer { displayName } }';
+    expect((await send({ query: one, operationName: 'A' }, auth)).status).toBe(200);
+    const refused = await send({ query: one, operationName: 'C' }, auth);
+    expect(refused.status).toBe(400);
+    expect(JSON.parse(refused.body).errors[0].message).toBe('Could not determine what operation to execute.');
+    const two = 'query A { viewer { displayName } } query B { __typename }';
+    expect((await send({ query: two, operationName: 'A' }, auth)).status).toBe(200);
+    expect(JSON.parse((await send({ query: two, operationName: 'B' }, auth)).body)).toEqual({ data: { __typename: 'Query' } });
+  });
+
+  it("introspection is still checked against each request's caller", async () => {
+    const query = '{ __schema { queryType { name } } }';
+    expect(JSON.parse((await send({ query }, auth)).body)).toEqual({ data: { __schema: { queryType: { name: 'Query' } } } });
+    const anonymous = await send({ query }, {});
+    expect(JSON.parse(anonymous.body).errors[0].extensions.code).toBe('UNAUTHENTICATED');
+  });
+
+  it('a text that failed validation is not learned: refused again', async () => {
+    const query = '{ viewer { nope } }';
+    const first = await send({ query }, auth);
+    expect(JSON.parse(first.body).errors[0].message).toMatch(/Cannot query field "nope"/);
+    expect(await send({ query }, auth)).toEqual(first);
+  });
+
+  it('each run is counted by the operation metrics', async () => {
+    const count = async () => {
+      const text = await (await fetch(new URL('/metrics', t.gateway.url))).text();
+      return Number(/^graphql_envelop_request\{operationName="Counted".*outcome="ok"\} (\d+)$/m.exec(text)?.[1] ?? 0);
+    };
+    for (let i = 0; i < 3; i++) await send({ query: 'query Counted { viewer { displayName } }' }, auth);
+    expect(await count()).toBe(3);
+  });
+});
+
 describe('a client that leaves', () => {
   it("mid-query: the query's REST call is aborted (the upstream's connection closes)", async () => {
     await using bad = await startBadServer();

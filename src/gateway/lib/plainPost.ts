@@ -7,8 +7,10 @@
  * through the stream. Here the body is read from node:http directly, and the request the plugins
  * see is a view of node:http's (`PlainRequest`); from the parameters on, everything is Yoga's:
  * the `onParams` hooks, Envelop's parse, validation, context and execution with every plugin, the
- * `onExecutionResult` hooks (as `getResultForParams` runs them), then the `onResultProcess` hooks, Yoga's result
- * processor, the `onResponse` hooks (compression) and whatwg-node's writer.
+ * `onExecutionResult` hooks (as `getResultForParams` runs them), then the `onResultProcess`
+ * hooks, Yoga's result processor, the `onResponse` hooks (compression) and whatwg-node's writer.
+ * A text this path has seen parse and pass validation skips those two steps (and their
+ * `onParse`/`onValidate` hooks) the next times: see `valid` below for why that changes nothing.
  *
  * What the skipped steps do for such a request, and why skipping them changes nothing:
  *
@@ -28,9 +30,10 @@
  * frameworks hand a parsed one: `req.body`).
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import { GraphQLError } from 'graphql';
-import { createGraphQLError, type Plugin, type YogaServerInstance } from 'graphql-yoga';
+import { getOperationAST, GraphQLError, type DocumentNode, type ExecutionArgs, type OperationDefinitionNode } from 'graphql';
+import { createGraphQLError, isAsyncIterable, mapAsyncIterator, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { sendNodeResponse } from '@whatwg-node/server';
+import type { GatewayContext } from '../../schema/context.js';
 
 /** The request plugins see: node:http's method, URL, headers and a signal aborted when the client leaves. */
 class PlainRequest {
@@ -113,6 +116,8 @@ export interface PlainPostOptions {
   maxBytes: number;
   /** Where the requests not taken go (Yoga's request listener). */
   fallback(req: IncomingMessage, res: ServerResponse): unknown;
+  /** Yoga's parsed documents by text (the `parserAndValidationCache` given to createYoga). */
+  documents: { get(text: string): DocumentNode | undefined };
 }
 
 type Hook<P> = (payload: P) => unknown;
@@ -122,7 +127,13 @@ type ResultProcessor = (result: unknown, fetchAPI: unknown, accepted: string) =>
 
 /** Yoga's server, as the adapter exposes it: the steps run here are its own. */
 interface YogaSteps {
-  handleParams(payload: { params: object; request: Request; context: object }): unknown;
+  handleParams(payload: { params: Params; request: Request; context: object }): unknown;
+  getEnveloped(context: object): {
+    schema: ExecutionArgs['schema'];
+    contextFactory(): unknown;
+    execute(args: ExecutionArgs): unknown;
+    subscribe(args: ExecutionArgs): unknown;
+  };
   onParamsHooks: Array<Hook<Parameters<NonNullable<Plugin['onParams']>>[0]>>;
   onExecutionResultHooks: Array<Hook<Parameters<NonNullable<Plugin['onExecutionResult']>>[0]>>;
   onResultProcessHooks: OnResultProcess[];
@@ -148,7 +159,12 @@ function runHooks<P>(hooks: Array<Hook<P>>, payload: P, from = 0): void | Promis
  * `(req, res) => taken`: true when the request is answered here (false: not touched, hand it to
  * Yoga). Read once at start: the hook lists are Yoga's, fixed once the server is built.
  */
-export function plainPost({ yoga, identify, maxBytes, fallback }: PlainPostOptions) {
+/** A field the gateway's context factory adds to the request's context (schema/context.ts). */
+const CONTEXT_BUILT: keyof GatewayContext = 'rest';
+
+type Params = { query?: string; variables?: Record<string, unknown> | null; operationName?: string | null };
+
+export function plainPost({ yoga, identify, maxBytes, fallback, documents }: PlainPostOptions) {
   const steps = yoga as unknown as YogaSteps;
   const onResultProcess = steps.onResultProcessHooks;
   const onResponse = steps.plugins.flatMap((p) => (p.onResponse ? [p.onResponse.bind(p) as OnResponse] : []));
@@ -169,6 +185,71 @@ export function plainPost({ yoga, identify, maxBytes, fallback }: PlainPostOptio
   };
 
   /**
+   * Documents that a request of this path has parsed and validated (its context was built, which
+   * Yoga does only for a valid document). Parsing and validation are functions of the text (the
+   * rules are the same for every request; the checks that depend on the caller or the variables
+   * run at execution: introspection access, cost, variables), but for one: the operation the
+   * request names must be in the document. So a text seen valid, naming one of its operations,
+   * runs again without them: its parsed document from Yoga's cache, its context, its execution,
+   * every `onContextBuilding` and `onExecute` hook. The set holds no document itself: it empties as
+   * the parse cache lets go of them.
+   */
+  const valid = new WeakSet<DocumentNode>();
+
+  /** Yoga's `handleParams` for a document known valid: its context, then its operation's execution. */
+  const run = async (
+    document: DocumentNode,
+    operation: OperationDefinitionNode,
+    params: Params,
+    request: Request,
+    context: object,
+  ): Promise<unknown> => {
+    // Yoga's own debug lines for this step (a debug log reads the same on either path).
+    logger.debug('Processing GraphQL Parameters');
+    try {
+      Object.assign(context, { request, params });
+      const enveloped = steps.getEnveloped(context);
+      const contextValue = await enveloped.contextFactory();
+      const args = {
+        schema: enveloped.schema,
+        document,
+        contextValue,
+        variableValues: params.variables,
+        operationName: params.operationName,
+      };
+      const result = await (operation.operation === 'subscription' ? enveloped.subscribe(args) : enveloped.execute(args));
+      logger.debug('Processing GraphQL Parameters done.');
+      if (!isAsyncIterable(result)) return result;
+      return mapAsyncIterator(
+        result,
+        (value) => value,
+        (error: Error) => {
+          if (error.name === 'AbortError') throw error;
+          return { errors: errorsOf(error) };
+        },
+      );
+    } catch (error) {
+      return { errors: errorsOf(error) };
+    }
+  };
+
+  /** Yoga's `handleParams`, without parsing and validation for a text known valid. */
+  const handleParams: YogaSteps['handleParams'] = (payload) => {
+    const text = payload.params.query;
+    const known = text === undefined ? undefined : documents.get(text);
+    // Yoga's parse step also refuses an operation name the document lacks (usePreventMutationViaGET).
+    const operation = known && valid.has(known) ? getOperationAST(known, payload.params.operationName) : null;
+    if (operation) return run(known!, operation, payload.params, payload.request, payload.context);
+    const result = steps.handleParams(payload);
+    const learn = () => {
+      // The context is built only for a document that parsed and passed validation.
+      const document = text === undefined ? undefined : documents.get(text);
+      if (document && CONTEXT_BUILT in payload.context) valid.add(document);
+    };
+    return isThenable(result) ? Promise.resolve(result).finally(learn) : (learn(), result);
+  };
+
+  /**
    * Yoga's `getResultForParams` (the `onParams` hooks, which may set the parameters, their handler
    * or the result; the handler: Envelop's parse, validation, context and execution; the
    * `onExecutionResult` hooks), its hooks run in a plain loop rather than through the promise
@@ -182,7 +263,7 @@ export function plainPost({ yoga, identify, maxBytes, fallback }: PlainPostOptio
       setParams(next: object) {
         before.params = next;
       },
-      paramsHandler: steps.handleParams,
+      paramsHandler: handleParams,
       setParamsHandler(next: YogaSteps['handleParams']) {
         before.paramsHandler = next;
       },
