@@ -30,7 +30,7 @@ import { createMetrics, type GatewayMetrics, type MetricsOptions } from './metri
 import type { Tracing } from './tracing.js';
 import { useCallerRateLimit } from './plugins/useCallerRateLimit.js';
 import { callerIdentifier, useCallerIdentity } from './plugins/useCallerIdentity.js';
-import { callerBudget, setCallerIdentity } from './lib/callerHash.js';
+import { callerBudget } from './lib/callerHash.js';
 import { plainPost } from './lib/plainPost.js';
 import { usePersistedOperations, type PersistedOperationsOptions } from './plugins/usePersistedOperations.js';
 import { useResponseCache } from './plugins/useResponseCache.js';
@@ -257,20 +257,18 @@ export function buildGateway(options: GatewayOptions): Gateway {
   // Read once: the server adapter is a Proxy that binds the listener anew on every read.
   const yogaListener = yoga.requestListener;
   // A small POST of a JSON operation skips Yoga's Fetch API layer (lib/plainPost.ts says which
-  // of its steps that skips and why they change nothing for such a request). Not with CORS or
-  // tracing, whose `onRequest` hooks act on every request.
-  const plain =
-    options.tracing || options.corsOrigins?.length
-      ? undefined
-      : plainPost({
-          yoga: yoga as never,
-          identify: (request, req) => setCallerIdentity(request, identifyArrival(req)),
-          // Under each body bound (useRequestBodyLimit's, useAnonymousBodyLimit's) and under the
-          // size from which the variables' depth is checked before parsing (useMaxVariablesDepth).
-          maxBytes: Math.min(TEXT_CHECK_MIN_BYTES, options.maxBodyBytes ?? DEFAULTS.maxBodyBytes, 2 * limits.maxDocumentBytes),
-          fallback: yogaListener,
-          documents: parsed.documentCache,
-        });
+  // of its steps that skips and why they change nothing for such a request). Not with tracing,
+  // whose instrumentation wraps the layer's steps.
+  const plain = options.tracing
+    ? undefined
+    : plainPost({
+        yoga: yoga as never,
+        // Under each body bound (useRequestBodyLimit's, useAnonymousBodyLimit's) and under the
+        // size from which the variables' depth is checked before parsing (useMaxVariablesDepth).
+        maxBytes: Math.min(TEXT_CHECK_MIN_BYTES, options.maxBodyBytes ?? DEFAULTS.maxBodyBytes, 2 * limits.maxDocumentBytes),
+        fallback: yogaListener,
+        documents: parsed.documentCache,
+      });
   const server: Server = createServer((req: ArrivedRequest, res) => {
     if (refuseOnArrival?.(req, res, identifyArrival)) return;
     const arrival = rest.arrive(req.headers.authorization);

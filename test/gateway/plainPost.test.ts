@@ -46,6 +46,8 @@ const seen = ({ status, headers, body }: Answer) => ({
   encoding: headers['content-encoding'],
   vary: headers.vary,
   retryAfter: headers['retry-after'],
+  allowOrigin: headers['access-control-allow-origin'],
+  cacheControl: headers['cache-control'],
   body,
 });
 
@@ -118,6 +120,33 @@ describe('a small JSON POST answers the same on the fast path as through Yoga', 
     expect(answers.map((a) => a.status)).toEqual([200, 200, 429]);
     expect(answers[2].retryAfter).toMatch(/^\d+$/);
     expect(JSON.parse(answers[2].body).errors[0].extensions.code).toBe('RATE_LIMITED');
+  });
+});
+
+describe('with CORS and the response cache on', () => {
+  let t: TestStack;
+  beforeAll(async () => {
+    t = await startStack({ corsOrigins: ['https://app.example'], anonymousRateLimit: 1, responseCacheTtlMs: 60_000 });
+  });
+  afterAll(() => t?.stop());
+
+  it("a browser's query gets the same CORS and cache headers on both paths", async () => {
+    const headers = { origin: 'https://app.example', authorization: `Bearer ${t.world.users.admin.token}` };
+    const body = JSON.stringify({ query: '{ viewer { displayName } }' });
+    const miss = seen(await post(t.gateway.url, body, headers, false));
+    expect(miss).toMatchObject({ status: 200, allowOrigin: 'https://app.example', cacheControl: 'private, no-store' });
+    expect(JSON.parse(miss.body).extensions.responseCache.hit).toBe(false);
+    const hit = seen(await post(t.gateway.url, body, headers, false));
+    expect(JSON.parse(hit.body).extensions.responseCache.hit).toBe(true);
+    expect(hit).toEqual(seen(await post(t.gateway.url, body, headers, true)));
+  });
+
+  it('a caller over its rate limit is refused with the CORS headers a browser needs to read the 429', async () => {
+    const body = JSON.stringify({ query: '{ __typename }' });
+    const answers = [];
+    for (let i = 0; i < 4; i++) answers.push(seen(await post(t.gateway.url, body, { origin: 'https://app.example' }, false)));
+    const refused = answers.find((a) => a.status === 429);
+    expect(refused).toMatchObject({ allowOrigin: 'https://app.example', retryAfter: expect.stringMatching(/^\d+$/) });
   });
 });
 

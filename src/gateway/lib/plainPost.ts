@@ -2,28 +2,25 @@
  * The commonest request, a small `POST /graphql` of a JSON operation, answered by Yoga's own steps
  * without the Fetch API layer around them (docs/BENCHMARKS.md: that layer was about two fifths of
  * the gateway's CPU per request on the varied load). whatwg-node's server adapter builds a Fetch
- * `Request` (URL, Headers, AbortController, a body stream), runs the server's `onRequest` hooks
- * and the request parser's `onRequestParse` hooks through its promise helpers, and reads the body
- * through the stream. Here the body is read from node:http directly, and the request the plugins
- * see is a view of node:http's (`PlainRequest`); from the parameters on, everything is Yoga's:
- * the `onParams` hooks, Envelop's parse, validation, context and execution with every plugin, the
- * `onExecutionResult` hooks (as `getResultForParams` runs them), then the `onResultProcess`
- * hooks, Yoga's result processor, the `onResponse` hooks (compression) and whatwg-node's writer.
- * A text this path has seen parse and pass validation skips those two steps (and their
- * `onParse`/`onValidate` hooks) the next times: see `valid` below for why that changes nothing.
+ * `Request` (URL, Headers, AbortController, a body stream) and a `Response`, reads the body
+ * through the stream, and runs each phase's hooks through its promise helpers. Here the body is
+ * read from node:http directly, and the request the plugins see is a view of node:http's
+ * (`PlainRequest`: method, URL, headers, a signal aborted when the client leaves); the hooks run
+ * in plain loops, in the order and with the payloads the server runs them: the `onRequest` hooks
+ * (the caller's identity, refusals, CORS), the `onParams` hooks, Envelop's parse, validation,
+ * context and execution with every plugin, the `onExecutionResult` hooks (as
+ * `getResultForParams` runs them), the `onResultProcess` hooks, Yoga's result processor, the
+ * `onResponse` hooks (compression, CORS, cache headers) and whatwg-node's writer. A text this
+ * path has seen parse and pass validation skips those two steps (and their `onParse` and
+ * `onValidate` hooks) the next times: see `valid` below for why that changes nothing.
  *
- * What the skipped steps do for such a request, and why skipping them changes nothing:
- *
- * - `onRequest`: the gateway's merged hook (body bounds: the body is at most `maxBytes`, under
- *   each of them; the caller identity: set here by the same rule; /ready, /graphql/stream,
- *   GraphiQL's assets, /metrics: other paths; the rate limit's refusal of a caller known over its
- *   limit: the server's refusal on arrival has run first, with the same rule), Yoga's /health,
- *   GraphiQL (GET) and unhandled-route checks (this is the endpoint). Not taken when CORS or
- *   tracing is on (their hooks act on every request).
- * - `onRequestParse`: Yoga's parser selection and JSON parser (here `JSON.parse` of the same
- *   bytes), batching (an array body is not taken), the method check (POST), CSRF (a JSON body
- *   passes it), the variables' depth before parsing (only for bodies over 4 KiB; deep variables
- *   are refused at `onParams` as for a small body) and GET's error codes.
+ * One step is skipped for every request taken: the request parser's `onRequestParse` hooks.
+ * What they do for such a request, and why skipping them changes nothing: Yoga's parser selection
+ * and JSON parser (here `JSON.parse` of the same bytes), batching (an array body is not taken),
+ * the method check (POST), CSRF (a JSON body passes it), the variables' depth before parsing
+ * (only for bodies over 4 KiB; deeper variables are refused at `onParams` as for a small body)
+ * and GET's error codes. Not used with tracing on, whose instrumentation wraps the adapter's
+ * and Yoga's steps.
  *
  * Any other request, or a body that is not a JSON object of `query`, `variables` and
  * `operationName` only, goes to Yoga whole (a body already read is handed over as node:http
@@ -110,8 +107,6 @@ const PARAMS = new Set(['query', 'variables', 'operationName']);
 
 export interface PlainPostOptions {
   yoga: YogaServerInstance<Record<string, unknown>, object>;
-  /** Sets the request's caller identity, by useCallerIdentity's rule. */
-  identify(request: Request, req: IncomingMessage): void;
   /** Bodies of at most this many bytes are taken (under every body bound of the gateway). */
   maxBytes: number;
   /** Where the requests not taken go (Yoga's request listener). */
@@ -123,6 +118,7 @@ export interface PlainPostOptions {
 type Hook<P> = (payload: P) => unknown;
 type OnResultProcess = Hook<Parameters<NonNullable<Plugin['onResultProcess']>>[0]>;
 type OnResponse = Hook<Parameters<NonNullable<Plugin['onResponse']>>[0]>;
+type OnRequest = Hook<Parameters<NonNullable<Plugin['onRequest']>>[0]>;
 type ResultProcessor = (result: unknown, fetchAPI: unknown, accepted: string) => Response | Promise<Response>;
 
 /** Yoga's server, as the adapter exposes it: the steps run here are its own. */
@@ -137,7 +133,7 @@ interface YogaSteps {
   onParamsHooks: Array<Hook<Parameters<NonNullable<Plugin['onParams']>>[0]>>;
   onExecutionResultHooks: Array<Hook<Parameters<NonNullable<Plugin['onExecutionResult']>>[0]>>;
   onResultProcessHooks: OnResultProcess[];
-  plugins: Array<{ onResponse?: OnResponse }>;
+  plugins: Array<{ onRequest?: OnRequest; onResponse?: OnResponse }>;
   maskedErrorsOpts: { maskError(error: unknown, message: string, isDev: boolean): Error; errorMessage: string; isDev: boolean } | null;
   logger: { debug(...args: unknown[]): void; error(...args: unknown[]): void };
   fetchAPI: { Response: typeof Response };
@@ -147,12 +143,24 @@ interface YogaSteps {
 const isThenable = (value: unknown): value is PromiseLike<unknown> =>
   value !== null && typeof value === 'object' && typeof (value as PromiseLike<unknown>).then === 'function';
 
-/** Each hook in turn with one payload, waiting for those that return a promise. */
-function runHooks<P>(hooks: Array<Hook<P>>, payload: P, from = 0): void | Promise<void> {
-  for (let i = from; i < hooks.length; i++) {
+/** Each hook in turn with one payload, waiting for those that return a promise, until `done()`. */
+function runHooks<P>(hooks: Array<Hook<P>>, payload: P, done: () => boolean = () => false, from = 0): void | Promise<void> {
+  for (let i = from; i < hooks.length && !done(); i++) {
     const pending = hooks[i](payload);
-    if (isThenable(pending)) return Promise.resolve(pending).then(() => runHooks(hooks, payload, i + 1));
+    if (isThenable(pending)) return Promise.resolve(pending).then(() => runHooks(hooks, payload, done, i + 1));
   }
+}
+
+/** The request's URL, parsed on first use only (as the server adapter gives it to `onRequest` hooks). */
+function lazyUrl(href: () => string): URL {
+  let url: URL | undefined;
+  return new Proxy({} as URL, {
+    get: (_target, property) => {
+      url ??= new URL(href(), 'http://localhost');
+      const value: unknown = Reflect.get(url, property, url);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(url) : value;
+    },
+  });
 }
 
 /**
@@ -164,9 +172,10 @@ const CONTEXT_BUILT: keyof GatewayContext = 'rest';
 
 type Params = { query?: string; variables?: Record<string, unknown> | null; operationName?: string | null };
 
-export function plainPost({ yoga, identify, maxBytes, fallback, documents }: PlainPostOptions) {
+export function plainPost({ yoga, maxBytes, fallback, documents }: PlainPostOptions) {
   const steps = yoga as unknown as YogaSteps;
   const onResultProcess = steps.onResultProcessHooks;
+  const onRequest = steps.plugins.flatMap((p) => (p.onRequest ? [p.onRequest.bind(p) as OnRequest] : []));
   const onResponse = steps.plugins.flatMap((p) => (p.onResponse ? [p.onResponse.bind(p) as OnResponse] : []));
   const { fetchAPI, logger } = steps;
 
@@ -287,7 +296,7 @@ export function plainPost({ yoga, identify, maxBytes, fallback, documents }: Pla
   };
 
   /** Yoga's `processResult`: the result-process hooks choose the processor (by `Accept`), which makes the response. */
-  const respond = (request: PlainRequest, result: unknown, serverContext: object): Response | Promise<Response> => {
+  const respond = (request: Request, result: unknown, serverContext: object): Response | Promise<Response> => {
     let processor: ResultProcessor | undefined;
     let accepted = '*/*';
     const acceptableMediaTypes: string[] = [];
@@ -319,21 +328,38 @@ export function plainPost({ yoga, identify, maxBytes, fallback, documents }: Pla
   };
 
   const answer = async (req: IncomingMessage, res: ServerResponse, params: object): Promise<void> => {
-    const request = new PlainRequest(req, res);
-    const asRequest = request as unknown as Request;
-    identify(asRequest, req);
     const serverContext = { req, res, waitUntil: steps.waitUntil };
-    let response: Response;
+    let response: Response | undefined;
     try {
-      let result: unknown;
-      try {
-        result = await resultFor(params, asRequest, serverContext);
-      } catch (error) {
-        result = { errors: errorsOf(error) };
+      // The server adapter's `onRequest` hooks (the caller's identity, a refusal that ends them).
+      const arrival: { request: Request } & Record<string, unknown> = {
+        request: new PlainRequest(req, res) as unknown as Request,
+        setRequest(next: Request) {
+          arrival.request = next;
+        },
+        url: lazyUrl((): string => arrival.request.url),
+        serverContext,
+        fetchAPI,
+        endResponse(next: Response) {
+          response = next;
+        },
+        setRequestHandler() {
+          throw new Error('plainPost: an onRequest hook replaced the request handler, which this path cannot run');
+        },
+      };
+      await runHooks(onRequest, arrival as unknown as Parameters<OnRequest>[0], () => response !== undefined);
+      const { request } = arrival;
+      if (!response) {
+        let result: unknown;
+        try {
+          result = await resultFor(params, request, serverContext);
+        } catch (error) {
+          result = { errors: errorsOf(error) };
+        }
+        response = await respond(request, result, serverContext);
       }
-      response = await respond(request, result, serverContext);
       const responsePayload = {
-        request: asRequest,
+        request,
         response,
         serverContext,
         setResponse(next: Response) {
