@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { Plugin } from 'graphql-yoga';
 import { negotiateEncoding } from './contentEncoding.js';
+import { requestPath } from './requestPath.js';
 
 export const GRAPHIQL_ASSETS_PATH = '/graphql/graphiql/';
 
@@ -123,14 +124,16 @@ export async function buildGraphiqlAssets(): Promise<GraphiQLAssets> {
 /** Serves the assets (GET and HEAD), compressed as the client accepts, 304 when its copy is current. */
 export function useGraphiQLAssets(): Plugin {
   return {
-    onRequest({ request, url, endResponse, fetchAPI }) {
-      if (!url.pathname.startsWith(GRAPHIQL_ASSETS_PATH)) return;
+    onRequest({ request, endResponse, fetchAPI }) {
+      // The path from the URL's string: reading `url` makes the fast path (plainPost.ts) parse a URL.
+      const path = requestPath(request.url);
+      if (!path.startsWith(GRAPHIQL_ASSETS_PATH)) return;
       if (request.method !== 'GET' && request.method !== 'HEAD') {
         endResponse(new fetchAPI.Response(null, { status: 405, headers: { allow: 'GET, HEAD' } }));
         return;
       }
       return graphiqlAssets().then((assets) => {
-        const found = [assets.script, assets.style, assets.icon].find((a) => a.path === url.pathname);
+        const found = [assets.script, assets.style, assets.icon].find((a) => a.path === path);
         if (!found) return endResponse(new fetchAPI.Response(null, { status: 404 }));
         const encoding = negotiateEncoding(request.headers.get('accept-encoding'));
         const headers: Record<string, string> = {
