@@ -383,7 +383,8 @@ export function plainPost({ yoga, maxBytes, fallback, documents }: PlainPostOpti
     const length = headers['content-length'];
     if (length === undefined || headers['transfer-encoding'] !== undefined || !JSON_TYPE.test(headers['content-type'] ?? '')) return false;
     const bytes = Number(length);
-    if (!(bytes <= maxBytes) || (headers.accept !== undefined && STREAMED.test(headers.accept))) return false;
+    // An empty body is not taken: handed back, whatwg-node would read it from the spent stream.
+    if (!(bytes > 0 && bytes <= maxBytes) || (headers.accept !== undefined && STREAMED.test(headers.accept))) return false;
     // The response cache's `onRequest` answers a revalidation (304) from its store.
     if (headers['if-none-match'] !== undefined) return false;
     const body = Buffer.allocUnsafe(bytes);
