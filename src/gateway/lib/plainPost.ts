@@ -163,15 +163,15 @@ function lazyUrl(href: () => string): URL {
   });
 }
 
-/**
- * `(req, res) => taken`: true when the request is answered here (false: not touched, hand it to
- * Yoga). Read once at start: the hook lists are Yoga's, fixed once the server is built.
- */
 /** A field the gateway's context factory adds to the request's context (schema/context.ts). */
 const CONTEXT_BUILT: keyof GatewayContext = 'rest';
 
 type Params = { query?: string; variables?: Record<string, unknown> | null; operationName?: string | null };
 
+/**
+ * `(req, res) => taken`: true when the request is answered here (false: not touched, hand it to
+ * Yoga). Read once at start: the hook lists are Yoga's, fixed once the server is built.
+ */
 export function plainPost({ yoga, maxBytes, fallback, documents }: PlainPostOptions) {
   const steps = yoga as unknown as YogaSteps;
   const onResultProcess = steps.onResultProcessHooks;
@@ -311,6 +311,7 @@ export function plainPost({ yoga, maxBytes, fallback, documents }: PlainPostOpti
       setResultProcessor(next: ResultProcessor, type: string) {
         processor = next;
         accepted = type;
+        payload.resultProcessor = next;
       },
       serverContext,
     };
@@ -369,10 +370,10 @@ export function plainPost({ yoga, maxBytes, fallback, documents }: PlainPostOpti
       } as unknown as Parameters<OnResponse>[0];
       await runHooks(onResponse, responsePayload);
     } catch (error) {
-      // As the adapter's handleErrorFromRequestHandler.
-      response = new fetchAPI.Response((error as Error)?.stack || (error as Error)?.message || String(error), {
-        status: (error as { status?: number })?.status || 500,
-      });
+      // As the adapter's handleErrorFromRequestHandler, but logged rather than sent (it answers
+      // the error's stack).
+      logger.error(error);
+      response = new fetchAPI.Response(null, { status: (error as { status?: number })?.status || 500 });
     }
     await sendNodeResponse(response, res, req, true);
   };
@@ -385,8 +386,6 @@ export function plainPost({ yoga, maxBytes, fallback, documents }: PlainPostOpti
     const bytes = Number(length);
     // An empty body is not taken: handed back, whatwg-node would read it from the spent stream.
     if (!(bytes > 0 && bytes <= maxBytes) || (headers.accept !== undefined && STREAMED.test(headers.accept))) return false;
-    // The response cache's `onRequest` answers a revalidation (304) from its store.
-    if (headers['if-none-match'] !== undefined) return false;
     const body = Buffer.allocUnsafe(bytes);
     let read = 0;
     // A client that leaves mid-body: nothing to answer (the response's close ends the rest).
