@@ -31,7 +31,7 @@ import type { Tracing } from './tracing.js';
 import { useCallerRateLimit } from './plugins/useCallerRateLimit.js';
 import { callerIdentifier, useCallerIdentity } from './plugins/useCallerIdentity.js';
 import { callerBudget } from './lib/callerHash.js';
-import { plainPost } from './lib/plainPost.js';
+import { headerValue, plainPost } from './lib/plainPost.js';
 import { usePersistedOperations, type PersistedOperationsOptions } from './plugins/usePersistedOperations.js';
 import { useResponseCache } from './plugins/useResponseCache.js';
 import { connectRedis, type RedisHandle, type RedisOptions } from './redis.js';
@@ -318,9 +318,6 @@ export function buildGateway(options: GatewayOptions): Gateway {
 /** The REST client's registration of an HTTP request (see the server above). */
 const ARRIVAL = Symbol('arrival');
 type ArrivedRequest = IncomingMessage & { [ARRIVAL]?: Arrival };
-
-/** A header node:http may give as a list (repeated), as one string as the Fetch API joins it. */
-const headerValue = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value.join(', ') : value);
 
 /** One callback calling each of the given ones (undefined when none). */
 function fanOut<T>(...callbacks: Array<((value: T) => void) | undefined>): ((value: T) => void) | undefined {

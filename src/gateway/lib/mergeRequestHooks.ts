@@ -8,6 +8,7 @@
  * stay where they were.
  */
 import type { Plugin } from 'graphql-yoga';
+import { runHooks } from './runHooks.js';
 
 type OnRequest = NonNullable<Plugin['onRequest']>;
 type Payload = Parameters<OnRequest>[0];
@@ -17,11 +18,9 @@ export function mergeRequestHooks(plugins: Plugin[]): Plugin[] {
   if (hooks.length < 2) return plugins;
   const onRequest = (payload: Payload): void | Promise<void> => {
     let ended = false;
-    let request = payload.request;
     const sub: Payload = {
       ...payload,
       setRequest(next) {
-        request = next;
         sub.request = next;
         payload.setRequest(next);
       },
@@ -30,14 +29,7 @@ export function mergeRequestHooks(plugins: Plugin[]): Plugin[] {
         payload.endResponse(response);
       },
     };
-    const run = (from: number): void | Promise<void> => {
-      for (let i = from; i < hooks.length && !ended; i++) {
-        sub.request = request;
-        const result = hooks[i](sub);
-        if (result && typeof (result as Promise<void>).then === 'function') return (result as Promise<void>).then(() => run(i + 1));
-      }
-    };
-    return run(0);
+    return runHooks(hooks, sub, () => ended);
   };
   let merged = false;
   return plugins.map((plugin) => {

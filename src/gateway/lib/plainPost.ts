@@ -28,9 +28,10 @@
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { getOperationAST, GraphQLError, type DocumentNode, type ExecutionArgs, type OperationDefinitionNode } from 'graphql';
-import { createGraphQLError, isAsyncIterable, mapAsyncIterator, type Plugin, type YogaServerInstance } from 'graphql-yoga';
+import { createGraphQLError, isAsyncIterable, isPromise, mapAsyncIterator, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { sendNodeResponse } from '@whatwg-node/server';
 import type { GatewayContext } from '../../schema/context.js';
+import { runHooks } from './runHooks.js';
 
 /** The request plugins see: node:http's method, URL, headers and a signal aborted when the client leaves. */
 class PlainRequest {
@@ -65,13 +66,15 @@ class PlainRequest {
   }
 }
 
+/** A header node:http may give as a list (repeated), as one string as the Fetch API joins it. */
+export const headerValue = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value.join(', ') : value);
+
 /** node:http's headers as the Fetch API's `Headers` reads them (names in lower case, a list joined). */
 class PlainHeaders {
   constructor(private readonly raw: IncomingHttpHeaders) {}
 
   get(name: string): string | null {
-    const value = this.raw[name.toLowerCase()];
-    return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+    return headerValue(this.raw[name.toLowerCase()]) ?? null;
   }
 
   has(name: string): boolean {
@@ -138,17 +141,6 @@ interface YogaSteps {
   logger: { debug(...args: unknown[]): void; error(...args: unknown[]): void };
   fetchAPI: { Response: typeof Response };
   waitUntil(promise: unknown): void;
-}
-
-const isThenable = (value: unknown): value is PromiseLike<unknown> =>
-  value !== null && typeof value === 'object' && typeof (value as PromiseLike<unknown>).then === 'function';
-
-/** Each hook in turn with one payload, waiting for those that return a promise, until `done()`. */
-function runHooks<P>(hooks: Array<Hook<P>>, payload: P, done: () => boolean = () => false, from = 0): void | Promise<void> {
-  for (let i = from; i < hooks.length && !done(); i++) {
-    const pending = hooks[i](payload);
-    if (isThenable(pending)) return Promise.resolve(pending).then(() => runHooks(hooks, payload, done, i + 1));
-  }
 }
 
 /** The request's URL, parsed on first use only (as the server adapter gives it to `onRequest` hooks). */
@@ -255,7 +247,7 @@ export function plainPost({ yoga, maxBytes, fallback, documents }: PlainPostOpti
       const document = text === undefined ? undefined : documents.get(text);
       if (document && CONTEXT_BUILT in payload.context) valid.add(document);
     };
-    return isThenable(result) ? Promise.resolve(result).finally(learn) : (learn(), result);
+    return isPromise(result) ? result.finally(learn) : (learn(), result);
   };
 
   /**
