@@ -167,7 +167,7 @@ try {
     if (gcs.length > 0) {
       const sum = (field: string) => gcs.reduce((n, line) => n + Number(new RegExp(` ${field}=([\\d.]+)`).exec(line)?.[1] ?? 0), 0);
       console.log(
-        `garbage: ${(sum('allocated') / run.done / 1024).toFixed(1)} KB allocated, ${(sum('promoted') / run.done / 1024).toFixed(1)} KB promoted, GC pause ${(sum('pause') / run.done).toFixed(3)} ms per request (${gcs.length} collections)`,
+        `garbage: ${(sum('allocated') / run.done / 1024).toFixed(1)} KB allocated, ${(sum('promoted') / run.done / 1024).toFixed(1)} KB promoted, GC pause ${(sum('pause') / run.done).toFixed(3)} ms per request (${gcs.length} collections, ${gcs.filter((l) => / gc=(ms|mc)\b/.test(l)).length} mark-compacts)`,
       );
     }
   }
