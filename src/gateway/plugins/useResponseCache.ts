@@ -152,14 +152,19 @@ const ACCESS_INPUT_FIELDS = ['defaultLevel'];
  *   …/permissions/users/{userId}`): that user's explicit role on the space or collection (and what
  *   the collection's spaces inherit, for that user).
  *
+ * The user is named by the REST API's own id (exact, opaque), the one `GET /user` answers for
+ * any token of that user, so the generation renewed is the one every session of theirs reads.
+ *
  * The lists of who may read (`members`, `userPermissions`, `aggregatePermissions`, a team's
  * members) are other callers' results that such a write changes: those holding the user or the
  * member are forgotten by the mutation's invalidation of the nodes its input names (`User`,
  * `Member`, the space or collection; the organization for a removal), and MEMBER_UPDATES below
- * covers the lists a member may join. Everything else stays global: `grant…Permission` (users and teams, several
- * principals), team writes (a team's members and its roles reach every member), SAML providers,
- * share links, invites and joins (whose user is not the input's), transfers and moves, sites, a
- * `defaultLevel`.
+ * covers the lists a member may join.
+ *
+ * Everything else stays global: `grant…Permission` (users and teams: several principals), team
+ * writes (a team's members and roles reach every member of it), SAML providers, share links,
+ * invites and joins (whose user is not one the input names), transfers and moves, sites, a
+ * `defaultLevel`, and a write whose `userId` cannot be read.
  */
 export const USER_ACCESS_WRITES: ReadonlySet<string> = new Set([
   'updateMember',
@@ -215,8 +220,9 @@ export function useResponseCache(options: ResponseCacheOptions): Plugin[] {
       const session = sessionId ?? ANONYMOUS;
       const scope = sessions.scope(session);
       const g = await store.generations(scope);
-      const key = (generations: unknown[]) =>
-        `${CACHE_PREFIX}r:${sha(JSON.stringify([...generations, documentString, operationName ?? '', variableValues ?? {}, session]))}`;
+      // The operation and session hashed once, whatever the keys made of it (a user's and its fallback).
+      const operation = sha(JSON.stringify([documentString, operationName ?? '', variableValues ?? {}, session]));
+      const key = (generations: unknown[]) => `${CACHE_PREFIX}r:${sha(JSON.stringify([...generations, operation]))}`;
       // The store cannot be used: its reads and writes do nothing.
       if (!g) return key(['']);
       if (scope === 'global') return key([g.global, 'anonymous']);
