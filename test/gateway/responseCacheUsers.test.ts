@@ -135,6 +135,20 @@ for (const store of ['memory', 'redis'] as const) {
         await revoked(token, g.spaceId, g.cr);
       });
 
+    it('a write inside a fragment at the mutation root is seen as well (inline or named)', async () => {
+      for (const [i, document] of [
+        'mutation($input: RemoveMemberInput!) { ... on Mutation { removeMember(input: $input) { deletedId } } }',
+        'mutation($input: RemoveMemberInput!) { ...Leave } fragment Leave on Mutation { removeMember(input: $input) { deletedId } }',
+      ].entries()) {
+        const a = await member('read');
+        if (i === 0) await known(a.user.token);
+        await cachedRead(a.user.token, a.spaceId, a.cr);
+        const removed = await t.gql(document, { input: { organizationId: t.world.orgId, userId: a.user.id } });
+        expect(removed.errors).toBeUndefined();
+        await revoked(a.user.token, a.spaceId, a.cr);
+      }
+    });
+
     it("a write that may change several users' access (a team, a transfer) still makes every caller's results stale", async () => {
       const b = await member('read');
       await known(b.user.token);
