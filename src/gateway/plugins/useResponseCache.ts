@@ -206,6 +206,9 @@ const LOOKUP_RETRY_MS = 60_000;
 /** Fallback keys waiting for the lookup that follows their key (bounded: one per request in flight). */
 const FALLBACKS_KEPT = 1000;
 
+/** The key of a request whose generations could not be read: never read nor stored. */
+const NO_KEY = `${CACHE_PREFIX}r:none`;
+
 /** Writes that add or remove an object of the named type from lists. */
 const LIST_WRITE = /^(create|delete|duplicate|restore|publish|unpublish|remove)([A-Z]\w*)$/;
 
@@ -232,8 +235,9 @@ export function useResponseCache(options: ResponseCacheOptions): Plugin[] {
       // The operation and session hashed once, whatever the keys made of it (a user's and its fallback).
       const operation = sha(JSON.stringify([documentString, operationName ?? '', variableValues ?? {}, session]));
       const key = (generations: unknown[]) => `${CACHE_PREFIX}r:${sha(JSON.stringify([...generations, operation]))}`;
-      // The store cannot be used: its reads and writes do nothing.
-      if (!g) return key(['']);
+      // The generations could not be read (Redis down or late): nothing is read or stored under this
+      // key, even if Redis answers again before the result is stored (it would hold no generation).
+      if (!g) return NO_KEY;
       if (scope === 'global') return key([g.global, 'anonymous']);
       const unknown = key([g.global, 'unknown', g.unknown]);
       if (scope === 'unknown') return unknown;
@@ -317,13 +321,14 @@ function tracked(cache: GenerationalCache, fallbacks: Map<string, string>): Trac
   const pending = new Set<Promise<unknown>>();
   return {
     get(key) {
+      if (key === NO_KEY) return undefined;
       const fallback = fallbacks.get(key);
       if (fallback === undefined) return cache.get(key);
       fallbacks.delete(key);
       return cache.getFirst([key, fallback]);
     },
     getFirst: (keys) => cache.getFirst(keys),
-    set: (...args) => cache.set(...args),
+    set: (key, ...rest) => (key === NO_KEY ? undefined : cache.set(key, ...rest)),
     generations: (scope) => cache.generations(scope),
     bump: (users) => cache.bump(users),
     invalidate(entities) {
