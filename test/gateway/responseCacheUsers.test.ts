@@ -182,6 +182,50 @@ for (const store of ['memory', 'redis'] as const) {
     });
 
     if (store === 'redis')
+      it("a user's renewal that fails while Redis is frozen renews the global generation once Redis is back", async () => {
+        let now = 0;
+        const r = startReplica(t.url, {
+          responseCacheTtlMs: 60_000,
+          redisUrl: redis!.url,
+          redis: { commandTimeoutMs: 300, coolDownMs: 5000, now: () => now },
+        });
+        try {
+          await waitFor(() => r.gateway.redis!.isRedisReady());
+          const a = await member('read');
+          const b = await member('read');
+          const read = (u: typeof a) => r.post({ query: CR, variables: { spaceId: u.spaceId, cr: u.cr } }, u.user.token);
+          for (const u of [a, b]) {
+            await r.post({ query: WARM }, u.user.token);
+            await waitFor(() => r.calls.filter((c) => c.path === '/user').length >= (u === a ? 1 : 2), 'the user lookup');
+            await read(u);
+            await waitFor(async () => (await read(u)).json.extensions?.responseCache.hit === true, 'a cached read');
+          }
+          redis!.freeze(true);
+          try {
+            const removed = await r.post(
+              {
+                query: 'mutation($input: RemoveMemberInput!) { removeMember(input: $input) { deletedId } }',
+                variables: { input: { organizationId: t.world.orgId, userId: a.user.id } },
+              },
+              t.world.users.admin.token,
+            );
+            expect(removed.json.errors).toBeUndefined();
+          } finally {
+            redis!.freeze(false);
+          }
+          now += 5000;
+          await waitFor(() => r.gateway.redis!.isRedisReady());
+          const after = await read(a);
+          expect(after.json.extensions?.responseCache?.hit).not.toBe(true);
+          expect(after.json.data?.changeRequest ?? null).toBeNull();
+          // Renewed as the global generation: B's results are read again too.
+          expect((await read(b)).json.extensions?.responseCache?.hit).not.toBe(true);
+        } finally {
+          await r.stop();
+        }
+      });
+
+    if (store === 'redis')
       it('a second replica on the same Redis sees the write scoped to A, and keeps B cached', async () => {
         const other = startReplica(t.url, { responseCacheTtlMs: 60_000, redisUrl: redis!.url });
         try {
