@@ -6,7 +6,8 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Role } from '../../src/api/roles.js';
-import { ACCESS_WRITES } from '../../src/gateway/plugins/useResponseCache.js';
+import { getNamedType, type GraphQLInputObjectType } from 'graphql';
+import { ACCESS_WRITES, USER_ACCESS_WRITES } from '../../src/gateway/plugins/useResponseCache.js';
 import { schema } from '../../src/schema/index.js';
 import { startStack, type TestStack } from '../helpers/gateway.js';
 import { cachedRead as readTwice, CR, newReader, revoked as refused } from '../helpers/cachedReads.js';
@@ -196,5 +197,15 @@ describe('the writes that change access', () => {
     );
     expect(looksLikeAccess.length).toBeGreaterThan(20);
     for (const name of looksLikeAccess) expect(ACCESS_WRITES, name).toContain(name);
+  });
+
+  it('those scoped to one user are access writes whose input names that user by a required userId', () => {
+    const fields = schema.getMutationType()!.getFields();
+    for (const name of USER_ACCESS_WRITES.keys()) {
+      expect(ACCESS_WRITES, name).toContain(name);
+      const input = fields[name].args.find((a) => a.name === 'input')!.type;
+      const userId = (getNamedType(input) as GraphQLInputObjectType).getFields().userId;
+      expect(String(userId?.type), name).toBe('String!');
+    }
   });
 });

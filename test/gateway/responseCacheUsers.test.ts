@@ -42,6 +42,17 @@ for (const store of ['memory', 'redis'] as const) {
       await waitFor(() => userLookups() > before, 'the user lookup');
     }
 
+    /**
+     * Another admin's token, known to the gateway: its results are keyed by its user, so only the
+     * invalidation of what they hold (not the unknown-user generation a user's write renews) makes
+     * them stale.
+     */
+    async function knownAdmin() {
+      const token = issueToken(t.upstream.db, t.world.users.admin.id, t.clock.now().toISOString(), 'another admin');
+      await known(token);
+      return token;
+    }
+
     const cachedRead = (token: string, spaceId: string, cr: string) => readTwice(t, token, spaceId, cr);
     const revoked = (token: string, spaceId: string, cr: string) => refused(t, token, spaceId, cr);
 
@@ -66,7 +77,7 @@ for (const store of ['memory', 'redis'] as const) {
       await known(a.user.token);
       const ROLE = `query($org: String!, $user: String!) { member(organizationId: $org, userId: $user) { role } }`;
       const vars = { org: t.world.orgId, user: a.user.id };
-      const admin = t.world.users.admin.token;
+      const admin = await knownAdmin();
       expect((await t.data(ROLE, vars, admin)).member.role).toBe('READ');
       expect((await t.gql(ROLE, vars, admin)).extensions?.responseCache.hit).toBe(true);
       const PERMS = `query($spaceId: String!) { space(spaceId: $spaceId) { permissions { admin } } }`;
@@ -84,7 +95,7 @@ for (const store of ['memory', 'redis'] as const) {
     it("updateMember of A: other callers' lists A joins are read again; their results holding the organization alone are kept", async () => {
       const a = await member(null);
       const b = await member('read');
-      const admin = t.world.users.admin.token;
+      const admin = await knownAdmin();
       const AGGREGATE = `query($spaceId: String!) { space(spaceId: $spaceId) { aggregatePermissions(first: 100) { nodes { restId } } } }`;
       const ADMINS = `query($org: String!) { organization(organizationId: $org) { members(first: 100, role: ADMIN) { nodes { restId } } } }`;
       const SPACES = `query($org: String!) { organization(organizationId: $org) { title spaces(first: 1) { nodes { title } } } }`;
@@ -134,6 +145,38 @@ for (const store of ['memory', 'redis'] as const) {
         await t.payload('removeSpaceUserPermission', { spaceId: g.spaceId, userId: g.user.id }, 'clientMutationId');
         await revoked(token, g.spaceId, g.cr);
       });
+
+    it("removeMember of A: another admin's cached team of A shows one member fewer", async () => {
+      const a = await member('read');
+      const created = await t.payload(
+        'createTeam',
+        { organizationId: t.world.orgId, title: `Team of ${a.title}`, members: [a.user.id] },
+        'team { restId membersCount }',
+      );
+      const TEAM = `query($org: String!, $team: String!) { team(organizationId: $org, teamId: $team) { membersCount } }`;
+      const admin = await knownAdmin();
+      const vars = { org: t.world.orgId, team: created.team.restId };
+      const count = (await t.data(TEAM, vars, admin)).team.membersCount;
+      expect((await t.gql(TEAM, vars, admin)).extensions?.responseCache.hit).toBe(true);
+      await t.payload('removeMember', { organizationId: t.world.orgId, userId: a.user.id }, 'deletedId');
+      const after = await t.gql(TEAM, vars, admin);
+      expect(after.extensions?.responseCache.hit).toBe(false);
+      expect(after.data?.team.membersCount).toBe(count - 1);
+    });
+
+    it("removeSpaceUserPermission of A: another admin's cached member A counts one space fewer", async () => {
+      const g = await member(null);
+      await t.payload('grantSpacePermission', { spaceId: g.spaceId, role: 'READ', users: [g.user.id] }, 'clientMutationId');
+      const admin = await knownAdmin();
+      const MEMBER = `query($org: String!, $user: String!) { member(organizationId: $org, userId: $user) { spacesCount } }`;
+      const vars = { org: t.world.orgId, user: g.user.id };
+      expect((await t.data(MEMBER, vars, admin)).member.spacesCount).toBe(1);
+      expect((await t.gql(MEMBER, vars, admin)).extensions?.responseCache.hit).toBe(true);
+      await t.payload('removeSpaceUserPermission', { spaceId: g.spaceId, userId: g.user.id }, 'clientMutationId');
+      const after = await t.gql(MEMBER, vars, admin);
+      expect(after.extensions?.responseCache.hit).toBe(false);
+      expect(after.data?.member.spacesCount).toBe(0);
+    });
 
     it('a write inside a fragment at the mutation root is seen as well (inline or named)', async () => {
       for (const [i, document] of [

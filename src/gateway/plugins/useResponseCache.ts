@@ -147,6 +147,12 @@ export const ACCESS_WRITES: ReadonlySet<string> = new Set([
 /** Input fields that change access whatever the mutation (a space's or collection's default role). */
 const ACCESS_INPUT_FIELDS = ['defaultLevel'];
 
+interface UserWriteEffects {
+  types: readonly string[];
+  sparesOrganization: boolean;
+}
+const ROLE_ON_CONTENT: UserWriteEffects = { types: ['Member'], sparesOrganization: false };
+
 /**
  * The access writes whose effect on access is limited to the one user their input names by
  * `userId` (REST seed and src/upstream): they renew that user's generation (and the unknown-user
@@ -167,35 +173,36 @@ const ACCESS_INPUT_FIELDS = ['defaultLevel'];
  * The lists of who may read (`members`, `userPermissions`, `aggregatePermissions`, a team's
  * members) are other callers' results that such a write changes: those holding the user or the
  * member are forgotten by the mutation's invalidation of the nodes its input names (`User`,
- * `Member`, the space or collection; the organization for a removal), and MEMBER_UPDATES below
- * covers the lists a member may join.
+ * `Member`, the space or collection; the organization for a removal), and by the types below.
  *
  * Everything else stays global: `grant…Permission` (users and teams: several principals), team
  * writes (a team's members and roles reach every member of it), SAML providers, share links,
  * invites and joins (whose user is not one the input names), transfers and moves, sites, a
  * `defaultLevel`, and a write whose `userId` cannot be read.
+ *
+ * What each changes for other callers besides the nodes its input names (the types whose results
+ * are forgotten, and whether its organization is spared):
+ *
+ * - A change to one member (its role, its sign-in) does not change its organization for other
+ *   callers, only the lists of members (by role, by sort) and of users with access
+ *   (`aggregatePermissions`: a guest given a role joins every space's) that the member may join or
+ *   move in: those types are forgotten instead of every result holding the organization (each
+ *   member list, each space list, any query starting at `organization`), which the generic
+ *   invalidation by `organizationId` would forget.
+ * - A removal (a list write: its organization's lists and the `Member` type are forgotten) also
+ *   takes the member out of its teams: the `Team` type (a team's `membersCount`).
+ * - A user's role on a space or collection, changed or removed, changes that user's member objects
+ *   (`spacesCount`, `spaces`) in every organization, whose ids the input does not give: the
+ *   `Member` type.
  */
-export const USER_ACCESS_WRITES: ReadonlySet<string> = new Set([
-  'updateMember',
-  'removeMember',
-  'setMemberSso',
-  'updateSpaceUserPermission',
-  'removeSpaceUserPermission',
-  'updateCollectionUserPermission',
-  'removeCollectionUserPermission',
-]);
-
-/**
- * A change to one member (its role, its sign-in) does not change its organization for other
- * callers, only the lists of members (by role, by sort) and of users with access
- * (`aggregatePermissions`: a guest given a role joins every space's) that the member may join or
- * move in: those types are forgotten instead of every result holding the organization (each
- * member list, each space list, any query starting at `organization`), which the generic
- * invalidation by `organizationId` would forget. A removal (a list write) keeps the organization.
- */
-const MEMBER_UPDATES: ReadonlyMap<string, readonly string[]> = new Map([
-  ['updateMember', ['Member', 'User']],
-  ['setMemberSso', ['Member']],
+export const USER_ACCESS_WRITES: ReadonlyMap<string, UserWriteEffects> = new Map([
+  ['updateMember', { types: ['Member', 'User'], sparesOrganization: true }],
+  ['setMemberSso', { types: ['Member'], sparesOrganization: true }],
+  ['removeMember', { types: ['Team'], sparesOrganization: false }],
+  ['updateSpaceUserPermission', ROLE_ON_CONTENT],
+  ['removeSpaceUserPermission', ROLE_ON_CONTENT],
+  ['updateCollectionUserPermission', ROLE_ON_CONTENT],
+  ['removeCollectionUserPermission', ROLE_ON_CONTENT],
 ]);
 
 /** Sessions' users kept per process (a token's user never changes); lookups in flight at most. */
@@ -378,10 +385,10 @@ function mutationEntities(
     } catch {
       /* bad variables: the mutation fails before any write */
     }
-    const memberTypes = MEMBER_UPDATES.get(name);
-    for (const typename of memberTypes ?? []) entities.push({ typename });
+    const effects = USER_ACCESS_WRITES.get(name);
+    for (const typename of effects?.types ?? []) entities.push({ typename });
     for (const [typename, keys] of NODES_BY_INPUT_KEYS) {
-      if (memberTypes && typename === 'Organization') continue;
+      if (effects?.sparesOrganization && typename === 'Organization') continue;
       const values = keys.map((k) => input[k]);
       if (values.every((v) => typeof v === 'string' && v))
         entities.push({ typename, id: encodeGlobalID(typename, encodeKeys(values as string[])) });
