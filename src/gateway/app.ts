@@ -203,6 +203,15 @@ export function buildGateway(options: GatewayOptions): Gateway {
             redis,
             log,
             onResponseCache: fanOut(options.onResponseCache, metrics?.onResponseCache),
+            // Whose a session is: `GET /user` with its own token, only once the REST API has accepted that token.
+            userOf: (request) => {
+              const authorization = request.headers.get('authorization') ?? undefined;
+              if (!rest.identify(authorization, undefined).proven) return undefined;
+              return rest
+                .forCaller(authorization, { budget: callerBudget(request), maxCalls: 1 })
+                .get<{ id?: unknown }>('/user')
+                .then((user) => (typeof user?.id === 'string' ? user.id : undefined));
+            },
           })
         : []),
       // Validation of a new document: graphql-js's rules (and the limits' below) visited as one rule.

@@ -6,10 +6,12 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Role } from '../../src/api/roles.js';
-import { ACCESS_WRITES } from '../../src/gateway/plugins/useResponseCache.js';
+import { getNamedType, type GraphQLInputObjectType } from 'graphql';
+import { ACCESS_WRITES, USER_ACCESS_WRITES } from '../../src/gateway/plugins/useResponseCache.js';
 import { schema } from '../../src/schema/index.js';
-import { addMember, createUser } from '../../src/upstream/bootstrap.js';
 import { startStack, type TestStack } from '../helpers/gateway.js';
+import { cachedRead as readTwice, CR, newReader, revoked as refused } from '../helpers/cachedReads.js';
+import { waitFor } from '../helpers/redis.js';
 import { keyOf, newSite } from './siteFixture.js';
 
 const SPACE = `query($spaceId: String!) { space(spaceId: $spaceId) { title permissions { admin edit } } }`;
@@ -35,6 +37,8 @@ describe('response cache (in process)', () => {
     expect(first.data.space).toEqual({ title: 'Cached', permissions: { admin: true, edit: true } });
     expect(first.extensions?.responseCache).toMatchObject({ hit: false, didCache: true });
     expect(t.calls.length).toBeGreaterThan(0);
+    // A first stored result of the token: the gateway asks whose it is (GET /user) in the background.
+    await waitFor(() => t.calls.some((c) => c.path === '/user'), 'the user lookup');
     t.resetCalls();
     const second = await t.gql(SPACE, { spaceId });
     expect(second.data).toEqual(first.data);
@@ -106,38 +110,15 @@ describe('response cache (in process)', () => {
 
 describe('response cache: writes that change access (in process)', () => {
   let t: TestStack;
-  let n = 0;
-  const CR = `query($spaceId: String!, $cr: String!) { changeRequest(spaceId: $spaceId, changeRequestId: $cr) { subject } }`;
 
   beforeAll(async () => {
     t = await startStack({ responseCacheTtlMs: 60_000 });
   });
   afterAll(() => t?.stop());
 
-  /** A fresh acme user with `role` (null: a guest), a fresh space with one change request. */
-  async function reader(role: Role | null) {
-    n += 1;
-    const user = createUser(t.upstream.db, t.clock, { displayName: `Reader ${n}`, email: `reader${n}@acme.test` });
-    addMember(t.upstream.db, t.clock, t.world.orgId, user.id, role);
-    const spaceId = (await t.api.post(`/orgs/${t.world.orgId}/spaces`, { title: `Revoked ${n}` })).body.id as string;
-    const cr = (await t.api.post(`/spaces/${spaceId}/change-requests`, { subject: `Secret ${n}` })).body.id as string;
-    return { user, spaceId, cr };
-  }
-
-  /** Reads the change request twice as `token`: the second answer comes from the cache. */
-  async function cachedRead(token: string, spaceId: string, cr: string) {
-    const first = await t.gql(CR, { spaceId, cr }, token);
-    expect(first.data?.changeRequest?.subject, JSON.stringify(first.errors)).toMatch(/^Secret/);
-    expect((await t.gql(CR, { spaceId, cr }, token)).extensions?.responseCache.hit).toBe(true);
-  }
-
-  /** After the write, the reader's cached result is gone: the read goes upstream and is refused. */
-  async function revoked(token: string, spaceId: string, cr: string) {
-    const after = await t.gql(CR, { spaceId, cr }, token);
-    expect(after.extensions?.responseCache?.hit).not.toBe(true);
-    expect(after.data?.changeRequest ?? null).toBeNull();
-    expect(['FORBIDDEN', 'NOT_FOUND', 'UNAUTHENTICATED']).toContain(after.errors?.[0].extensions?.code);
-  }
+  const reader = (role: Role | null) => newReader(t, role);
+  const cachedRead = (token: string, spaceId: string, cr: string) => readTwice(t, token, spaceId, cr);
+  const revoked = (token: string, spaceId: string, cr: string) => refused(t, token, spaceId, cr);
 
   it('removeMember: the removed member no longer reads a change request from the cache', async () => {
     const { user, spaceId, cr } = await reader('read');
@@ -216,5 +197,15 @@ describe('the writes that change access', () => {
     );
     expect(looksLikeAccess.length).toBeGreaterThan(20);
     for (const name of looksLikeAccess) expect(ACCESS_WRITES, name).toContain(name);
+  });
+
+  it('those scoped to one user are access writes whose input names that user by a required userId', () => {
+    const fields = schema.getMutationType()!.getFields();
+    for (const name of USER_ACCESS_WRITES.keys()) {
+      expect(ACCESS_WRITES, name).toContain(name);
+      const input = fields[name].args.find((a) => a.name === 'input')!.type;
+      const userId = (getNamedType(input) as GraphQLInputObjectType).getFields().userId;
+      expect(String(userId?.type), name).toBe('String!');
+    }
   });
 });

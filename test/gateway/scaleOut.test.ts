@@ -53,6 +53,14 @@ describe('two replicas sharing Redis', () => {
   });
 
   const space = (r: Replica, token: string) => r.post({ query: SPACE, variables: { spaceId } }, token);
+  /** A result of `token` stored on each replica, then each replica's lookup of its user (no other query here asks `GET /user`). */
+  const knownOnBoth = async (token: string) => {
+    for (const [i, r] of [a, b].entries()) {
+      const stored = await r.post({ query: `query Warm${i} { integrations(first: 1) { nodes { name } } }` }, token);
+      expect(stored.json.extensions?.responseCache).toMatchObject({ didCache: true });
+      await waitFor(() => r.calls.some((c) => c.path === '/user'), 'the user lookup');
+    }
+  };
 
   it('a result cached on A answers on B with no REST call; another caller never gets it', async () => {
     const first = await space(a, admin);
@@ -125,6 +133,10 @@ describe('two replicas sharing Redis', () => {
   });
 
   it('a persisted id works on both replicas; an APQ hash registered on A works on B', async () => {
+    // Both replicas learn whose the token is first (`GET /user` after its first stored result): a
+    // replica keys a known user's results by that user, one that does not know it yet by the
+    // unknown-user generation, so a result cached on one is a hit on the other once both know.
+    await knownOnBoth(admin);
     for (const r of [a, b])
       expect((await r.post({ documentId: 'viewer1' }, admin)).json.data).toEqual({ viewer: { displayName: 'Ada admin' } });
     const query = '{ viewer { restId displayName } }';
@@ -255,6 +267,9 @@ describe('two replicas sharing Redis', () => {
     );
     expect(mutated.json.data?.updateSpace.space.title).toBe('While Redis is down');
     expect((await space(a, admin)).json.data?.space.title).toBe('While Redis is down');
+    // Each replica has learnt whose the token is (a stored result, even while Redis was down, then
+    // `GET /user`), so both key its results alike.
+    await waitFor(() => [a, b].every((r) => r.calls.some((c) => c.path === '/user')), 'the user lookups');
 
     await redis.restart();
     await redisReady(a, b);

@@ -1,8 +1,16 @@
 /**
- * The response cache's stores (the Cache interface of @envelop/response-cache), each with an
- * access generation: a value that is part of every result key and that writes changing who may
- * read what replace (`bump`), so every result cached before such a write is out of reach at once,
- * on every replica, whatever types it holds.
+ * The response cache's stores (the Cache interface of @envelop/response-cache), each with access
+ * generations: values that are part of result keys and that writes changing who may read what
+ * replace (`bump`), so every result cached before such a write is out of reach at once, on every
+ * replica, whatever types it holds. There are three kinds (useResponseCache.ts says which a key
+ * takes and which write renews which):
+ *
+ * - the global generation, part of every key, renewed by a write whose effect on access is not
+ *   limited to one user;
+ * - a user's generation (by a hash of the user's id), part of the keys of that user's sessions once
+ *   the gateway knows whose they are, renewed by a write that changes that user's access only;
+ * - the unknown-user generation, part of the keys of sessions whose user is not known yet,
+ *   renewed by every user's write (a session of any user may be among them).
  *
  * The Redis store is our own rather than @envelop/response-cache-redis: that one keeps the lookup
  * sets (type or object → results) as plain sets renewed by every new result and never pruned, and
@@ -15,10 +23,16 @@
  *   a command nor a reply ever holds more than `batch` results;
  * - keys hold hashes only: `dg:rc:r:<hash>` results, `dg:rc:ts:<Type>` and `dg:rc:es:<hash>` lookup
  *   sets (named apart from the plain sets earlier versions kept under `dg:rc:t:` / `dg:rc:e:`, so
- *   a rolling deploy mixes no types), `dg:rc:g` the generation (random, so an expired one is never
- *   reused).
+ *   a rolling deploy mixes no types), `dg:rc:g` the global generation, `dg:rc:g:n` the unknown-user
+ *   one, `dg:rc:g:u:<hash of the user id>` a user's;
+ * - a request reads the generations it needs with one `MGET`. Each is a random value that lives a
+ *   day from its last renewal; a missing one (never made, or expired) is created with a fresh
+ *   random value (`SET NX`, one more round trip, once a day per key), so a generation that expired
+ *   and was made again never takes a value it had before and no result of before comes back.
  *
- * Any Redis failure, or Redis down (or skipped by the handle's breaker), is a miss.
+ * Any Redis failure, or Redis down (or skipped by the handle's breaker), is a miss. A renewal that
+ * failed (Redis down) is made again, as a renewal of the global generation, before this replica
+ * reads anything from Redis again.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { CacheEntityRecord } from '@envelop/response-cache';
@@ -27,15 +41,37 @@ import type { ExecutionResult } from 'graphql';
 import type { Logger } from '../../log.js';
 import type { RedisHandle } from '../redis.js';
 
+/** The generations a key is made of (see above): `user` and `unknown` only when asked for. */
+export interface Generations {
+  global: string;
+  unknown?: string;
+  user?: string;
+}
+
+/** Whose generations: a user (a hash of its id), `unknown` (a session whose user is not known yet), or none but the global one. */
+export type GenerationScope = { user: string } | 'unknown' | 'global';
+
 export interface GenerationalCache extends Cache {
-  /** The current access generation (part of every key); undefined while the store cannot be used. */
-  generation(): Promise<string | undefined>;
-  /** A new generation: every result cached so far is stale. */
-  bump(): Promise<void>;
+  /**
+   * The current generations of a scope: the global one, and for a user, its own and the
+   * unknown-user one; for `unknown`, the unknown-user one. Undefined while the store cannot be used.
+   */
+  generations(scope: GenerationScope): Promise<Generations | undefined>;
+  /**
+   * New generations: without users, the global one (every result cached so far is stale); with
+   * users (hashes of their ids), theirs and the unknown-user one.
+   */
+  bump(users?: readonly string[]): Promise<void>;
+  /** The first of `keys` that holds a result (the primary key first). */
+  getFirst(keys: readonly string[]): Promise<ExecutionResult | undefined>;
 }
 
 export const CACHE_PREFIX = 'dg:rc:';
 const GENERATION_KEY = `${CACHE_PREFIX}g`;
+const UNKNOWN_USER_KEY = `${CACHE_PREFIX}g:n`;
+const userKey = (user: string) => `${CACHE_PREFIX}g:u:${user}`;
+/** Users whose generation the in-process store keeps (the least recently renewed first out). */
+const MEMORY_USERS = 10_000;
 /** A generation is renewed at least daily (an expired one is replaced by a fresh random one). */
 const GENERATION_TTL_MS = 86_400_000;
 /** Results per step of an invalidation: the bound of one command and one reply. */
@@ -46,17 +82,50 @@ const CLOCK_SKEW_MS = 5000;
 /** A short, opaque digest for cache keys and validators (never a token or raw id in Redis). */
 export const sha = (s: string) => createHash('sha256').update(s).digest('base64url');
 
-/** Process memory: an LRU of `max` results, the generation a counter. */
+/**
+ * Process memory: an LRU of `max` results; the generations are numbers of one sequence, each
+ * renewal the next, so no generation ever takes a value it had before. Users' generations are kept
+ * for the last `MEMORY_USERS` users renewed; a user without one has the value the sequence had
+ * when one was last dropped (0 before any), so dropping one never brings back its earlier value.
+ */
 export function memoryCache(max: number): GenerationalCache {
   const inner = createInMemoryCache({ max });
-  let generation = 0;
+  let sequence = 0;
+  let global = 0;
+  let unknown = 0;
+  let dropped = 0;
+  const users = new Map<string, number>();
+  const userGeneration = (user: string) => String(users.get(user) ?? dropped);
   return {
     get: (key) => inner.get(key),
     set: (...args) => inner.set(...args),
     invalidate: (entities) => inner.invalidate(entities),
-    generation: async () => String(generation),
-    async bump() {
-      generation += 1;
+    async getFirst(keys) {
+      for (const key of keys) {
+        const result = await inner.get(key);
+        if (result) return result;
+      }
+      return undefined;
+    },
+    async generations(scope) {
+      if (scope === 'global') return { global: String(global) };
+      if (scope === 'unknown') return { global: String(global), unknown: String(unknown) };
+      return { global: String(global), unknown: String(unknown), user: userGeneration(scope.user) };
+    },
+    async bump(renewed) {
+      if (!renewed) {
+        global = ++sequence;
+        return;
+      }
+      unknown = ++sequence;
+      for (const user of renewed) {
+        users.delete(user);
+        if (users.size >= MEMORY_USERS) {
+          users.delete(users.keys().next().value!);
+          dropped = ++sequence;
+        }
+        users.set(user, ++sequence);
+      }
     },
   };
 }
@@ -70,6 +139,21 @@ for i = 2, #KEYS do
   if redis.call('PTTL', KEYS[i]) < tonumber(ARGV[2]) + ${CLOCK_SKEW_MS} then redis.call('PEXPIRE', KEYS[i], tonumber(ARGV[2]) + ${CLOCK_SKEW_MS}) end
 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])`;
+
+// KEYS: generations, ARGV[1]: their ttl ms, ARGV[1 + i]: a fresh random value for KEYS[i]. Creates
+// the missing ones and answers every value.
+const GENERATIONS_SCRIPT = `
+local values = {}
+for i = 1, #KEYS do
+  redis.call('SET', KEYS[i], ARGV[i + 1], 'PX', ARGV[1], 'NX')
+  values[i] = redis.call('GET', KEYS[i])
+end
+return values`;
+
+// KEYS: generations to renew; ARGV[1]: their ttl ms, ARGV[1 + i]: the new value of KEYS[i].
+const RENEW_SCRIPT = `
+for i = 1, #KEYS do redis.call('SET', KEYS[i], ARGV[i + 1], 'PX', ARGV[1]) end
+return #KEYS`;
 
 // KEYS[1]: a lookup set. Pops ARGV[1] results and deletes them; answers how many.
 const POP_SCRIPT = `
@@ -99,7 +183,8 @@ export function redisCache(redis: RedisHandle, options: RedisCacheOptions): Gene
   const upEvenIfSlow = () => redis.isRedisReady({ evenIfSlow: true });
   // A bump that failed (Redis down or skipped) is made again before Redis serves results again.
   let bumpPending = false;
-  const newGeneration = () => client.set(GENERATION_KEY, randomBytes(12).toString('base64url'), 'PX', GENERATION_TTL_MS);
+  const fresh = () => randomBytes(12).toString('base64url');
+  const newGeneration = () => client.set(GENERATION_KEY, fresh(), 'PX', GENERATION_TTL_MS);
 
   /** Empties one lookup set and the results it names, a batch at a time. */
   async function drain(key: string) {
@@ -111,34 +196,58 @@ export function redisCache(redis: RedisHandle, options: RedisCacheOptions): Gene
   }
 
   return {
-    async generation() {
+    async generations(scope) {
       if (!up()) return undefined;
+      const keys = [GENERATION_KEY];
+      if (scope !== 'global') keys.push(UNKNOWN_USER_KEY);
+      if (typeof scope === 'object') keys.push(userKey(scope.user));
       try {
         return await redis.ask(async () => {
           if (bumpPending) {
             await newGeneration();
             bumpPending = false;
           }
-          const current = await client.get(GENERATION_KEY);
-          if (current) return current;
-          await client.set(GENERATION_KEY, randomBytes(12).toString('base64url'), 'PX', GENERATION_TTL_MS, 'NX');
-          return (await client.get(GENERATION_KEY)) ?? undefined;
+          let values = await client.mget(...keys);
+          if (values.some((v) => !v))
+            values = (await client.eval(GENERATIONS_SCRIPT, keys.length, ...keys, GENERATION_TTL_MS, ...keys.map(fresh))) as Array<
+              string | null
+            >;
+          if (values.some((v) => !v)) return undefined;
+          const [global, unknown, user] = values as string[];
+          return { global, unknown, user };
         });
       } catch (error) {
-        return failed('generation')(error as Error);
+        return failed('generations')(error as Error);
       }
     },
-    async bump() {
+    async bump(users) {
       try {
-        await newGeneration();
-        bumpPending = false;
+        if (!users) await newGeneration();
+        else {
+          const keys = [UNKNOWN_USER_KEY, ...[...new Set(users)].map(userKey)];
+          await client.eval(RENEW_SCRIPT, keys.length, ...keys, GENERATION_TTL_MS, ...keys.map(fresh));
+        }
+        if (!users) bumpPending = false;
       } catch (error) {
-        // This replica reads no result from Redis before the bump is made.
+        // This replica reads no result from Redis before a renewal is made: a user's too, as the global one.
         bumpPending = true;
         log.warn('response cache: access generation not renewed while Redis is unavailable; renewed once it is back', {
           error: (error as Error).name,
         });
       }
+    },
+    async getFirst(keys) {
+      if (!up()) return undefined;
+      const texts = await redis.ask(() => client.mget(...keys)).catch(failed('get'));
+      for (const text of texts ?? []) {
+        if (!text) continue;
+        try {
+          return JSON.parse(text) as ExecutionResult;
+        } catch {
+          /* not a result: the next key */
+        }
+      }
+      return undefined;
     },
     async get(key) {
       if (!up()) return undefined;

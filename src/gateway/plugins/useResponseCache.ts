@@ -15,9 +15,31 @@
  *   changes) and every cached result holding a node of the type it creates or deletes (root lists,
  *   empty lists).
  * - A write that changes who may read what (ACCESS_WRITES: permissions, members, teams, SAML/SSO,
- *   share links, site audience, transfers and moves, a `defaultLevel`) renews the store's access
- *   generation, which is part of every result key: every result cached before it, of any type and
- *   any caller, anonymous share-key reads included, is out of reach on every replica.
+ *   share links, site audience, transfers and moves, a `defaultLevel`) renews access generations
+ *   (responseCacheStores.ts), which are part of result keys, so the results cached before it are
+ *   out of reach on every replica:
+ *   - a write whose effect on access is limited to the user its input names by `userId`
+ *     (USER_ACCESS_WRITES, the reasoning is there) renews that user's generation and the
+ *     unknown-user one: every result of every session of that user is stale, and of every session
+ *     whose user this replica does not know yet; other callers keep theirs (a result of theirs
+ *     that holds what the write changed, e.g. the member and its role in a list, is forgotten by
+ *     the invalidation above, which every mutation does);
+ *   - any other (teams, SAML/SSO, share links, sites, transfers and moves, joins and invites,
+ *     grants, a `defaultLevel`, a `userId` that cannot be read) renews the global generation, part
+ *     of every key: every result of any type and any caller, anonymous share-key reads included.
+ *   A mutation with one global access write renews the global generation only.
+ * - Whose a session is: a result key holds the global generation and the generation of the
+ *   session's user, or the unknown-user one while this replica does not know the user, or none
+ *   for a caller without a token (only global writes change what it may read: share links are
+ *   global). The first time a result of a token is stored (a successful result of a token the
+ *   REST API accepted: a junk token never causes one), the gateway asks `GET /user` with that
+ *   token, in the background, once per session per process (one in flight per session, a
+ *   failure retried after a minute at the earliest), and keeps the answer in a bounded LRU (a
+ *   token's user never changes). Once known, a lookup reads the user's key and, when that misses,
+ *   the unknown-user key the session's results were stored under before (still fresh if that
+ *   generation is unchanged, since every user's write renews it): learning a user costs no miss.
+ * - A result computed before a renewal and stored after it is out of reach all the same: its key
+ *   holds the generations read when the request looked the cache up, before it read anything.
  * - The mutation's response is sent only once these are done, so the caller's next read, on any
  *   replica, sees the write.
  * - Results with errors, mutations and subscriptions are never cached; a result lives the TTL of
@@ -32,7 +54,16 @@ import { isAsyncIterable, type Plugin as EnvelopPlugin } from '@envelop/core';
 import type { CacheEntityRecord } from '@envelop/response-cache';
 import { useResponseCache as useYogaResponseCache } from '@graphql-yoga/plugin-response-cache';
 import { decodeGlobalID, encodeGlobalID } from '@pothos/plugin-relay';
-import { getArgumentValues, getOperationAST, Kind, type ExecutionArgs, type OperationDefinitionNode } from 'graphql';
+import {
+  getArgumentValues,
+  getOperationAST,
+  Kind,
+  type ExecutionArgs,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+} from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from '../../log.js';
 import { encodeKeys } from '../../schema/lib/node.js';
@@ -40,7 +71,9 @@ import { RESOURCES } from '../../schema/resources.js';
 import type { RedisHandle } from '../redis.js';
 import { callerHash } from '../lib/callerHash.js';
 import { isIntrospecting } from './useClientIntrospection.js';
-import { CACHE_PREFIX, memoryCache, redisCache, sha, type GenerationalCache } from '../lib/responseCacheStores.js';
+import { LRUCache } from 'lru-cache';
+import { ANONYMOUS } from '../../rest/index.js';
+import { CACHE_PREFIX, memoryCache, redisCache, sha, type GenerationalCache, type GenerationScope } from '../lib/responseCacheStores.js';
 
 export interface ResponseCacheOptions {
   /** Default time to live of a cached result, in ms (> 0). */
@@ -52,6 +85,12 @@ export interface ResponseCacheOptions {
   onResponseCache?: (hit: boolean) => void;
   /** Most results kept by the in-process store (default 1000). */
   maxEntries?: number;
+  /**
+   * The id of the request caller's user (`GET /user` with its token), or undefined (no call) when
+   * the caller should not be looked up (a token the REST API has not accepted). Without it, every
+   * session's user stays unknown (keys use the unknown-user generation).
+   */
+  userOf?: (request: Request) => Promise<string | undefined> | undefined;
 }
 
 /** TTL per type relative to the default: the integrations catalog changes rarely, review threads often. */
@@ -108,13 +147,84 @@ export const ACCESS_WRITES: ReadonlySet<string> = new Set([
 /** Input fields that change access whatever the mutation (a space's or collection's default role). */
 const ACCESS_INPUT_FIELDS = ['defaultLevel'];
 
+interface UserWriteEffects {
+  types: readonly string[];
+  sparesOrganization: boolean;
+}
+const ROLE_ON_CONTENT: UserWriteEffects = { types: ['Member'], sparesOrganization: false };
+
+/**
+ * The access writes whose effect on access is limited to the one user their input names by
+ * `userId` (REST seed and src/upstream): they renew that user's generation (and the unknown-user
+ * one) rather than the global one.
+ *
+ * - `updateMember` (`PATCH /orgs/{organizationId}/members/{userId}`, `role`): the member's own
+ *   role; the organization, its content and other members are unchanged.
+ * - `removeMember` (`DELETE …/members/{userId}`): the member leaves, with their team memberships
+ *   and their roles on the organization's spaces and collections (theirs only).
+ * - `setMemberSso` (`POST …/members/{userId}/sso`): how that member signs in.
+ * - `update`/`remove` `Space`/`Collection` `UserPermission` (`PATCH`/`DELETE
+ *   …/permissions/users/{userId}`): that user's explicit role on the space or collection (and what
+ *   the collection's spaces inherit, for that user).
+ *
+ * The user is named by the REST API's own id (exact, opaque), the one `GET /user` answers for
+ * any token of that user, so the generation renewed is the one every session of theirs reads.
+ *
+ * The lists of who may read (`members`, `userPermissions`, `aggregatePermissions`, a team's
+ * members) are other callers' results that such a write changes: those holding the user or the
+ * member are forgotten by the mutation's invalidation of the nodes its input names (`User`,
+ * `Member`, the space or collection; the organization for a removal), and by the types below.
+ *
+ * Everything else stays global: `grant…Permission` (users and teams: several principals), team
+ * writes (a team's members and roles reach every member of it), SAML providers, share links,
+ * invites and joins (whose user is not one the input names), transfers and moves, sites, a
+ * `defaultLevel`, and a write whose `userId` cannot be read.
+ *
+ * What each changes for other callers besides the nodes its input names (the types whose results
+ * are forgotten, and whether its organization is spared):
+ *
+ * - A change to one member (its role, its sign-in) does not change its organization for other
+ *   callers, only the lists of members (by role, by sort) and of users with access
+ *   (`aggregatePermissions`: a guest given a role joins every space's) that the member may join or
+ *   move in: those types are forgotten instead of every result holding the organization (each
+ *   member list, each space list, any query starting at `organization`), which the generic
+ *   invalidation by `organizationId` would forget.
+ * - A removal (a list write: its organization's lists and the `Member` type are forgotten) also
+ *   takes the member out of its teams: the `Team` type (a team's `membersCount`).
+ * - A user's role on a space or collection, changed or removed, changes that user's member objects
+ *   (`spacesCount`, `spaces`) in every organization, whose ids the input does not give: the
+ *   `Member` type.
+ */
+export const USER_ACCESS_WRITES: ReadonlyMap<string, UserWriteEffects> = new Map([
+  ['updateMember', { types: ['Member', 'User'], sparesOrganization: true }],
+  ['setMemberSso', { types: ['Member'], sparesOrganization: true }],
+  ['removeMember', { types: ['Team'], sparesOrganization: false }],
+  ['updateSpaceUserPermission', ROLE_ON_CONTENT],
+  ['removeSpaceUserPermission', ROLE_ON_CONTENT],
+  ['updateCollectionUserPermission', ROLE_ON_CONTENT],
+  ['removeCollectionUserPermission', ROLE_ON_CONTENT],
+]);
+
+/** Sessions' users kept per process (a token's user never changes); lookups in flight at most. */
+const KNOWN_SESSIONS = 10_000;
+const LOOKUPS_IN_FLIGHT = 64;
+/** A session whose lookup failed is not looked up again for this long. */
+const LOOKUP_RETRY_MS = 60_000;
+/** Fallback keys waiting for the lookup that follows their key (bounded: one per request in flight). */
+const FALLBACKS_KEPT = 1000;
+
+/** The key of a request whose generations could not be read: never read nor stored. */
+const NO_KEY = `${CACHE_PREFIX}r:none`;
+
 /** Writes that add or remove an object of the named type from lists. */
 const LIST_WRITE = /^(create|delete|duplicate|restore|publish|unpublish|remove)([A-Z]\w*)$/;
 
 export function useResponseCache(options: ResponseCacheOptions): Plugin[] {
   const { log, redis } = options;
   const types = ttlPerType(options.ttlMs);
-  const store = tracked(redis ? redisCache(redis, { log, now: redis.now }) : memoryCache(options.maxEntries ?? 1000));
+  const fallbacks = new Map<string, string>();
+  const store = tracked(redis ? redisCache(redis, { log, now: redis.now }) : memoryCache(options.maxEntries ?? 1000), fallbacks);
+  const sessions = sessionUsers(options.userOf);
   // Requests that came through Yoga's params step (not graphql-sse's own path, which the plugin cannot key).
   const viaParams = new WeakSet<Request>();
   // The library answers 304 to an `If-None-Match` naming a cache key; its ETag is not that key here.
@@ -126,8 +236,22 @@ export function useResponseCache(options: ResponseCacheOptions): Plugin[] {
     // Not for introspection, which it never keeps (useClientIntrospection.ts; known at execution).
     enabled: (request) => viaParams.has(request) && !isIntrospecting(request),
     buildResponseCacheKey: async ({ documentString, operationName, variableValues, sessionId }) => {
-      const generation = await store.generation();
-      return `${CACHE_PREFIX}r:${sha(JSON.stringify([generation ?? '', documentString, operationName ?? '', variableValues ?? {}, sessionId ?? '']))}`;
+      const session = sessionId ?? ANONYMOUS;
+      const scope = sessions.scope(session);
+      const g = await store.generations(scope);
+      // The operation and session hashed once, whatever the keys made of it (a user's and its fallback).
+      const operation = sha(JSON.stringify([documentString, operationName ?? '', variableValues ?? {}, session]));
+      const key = (generations: unknown[]) => `${CACHE_PREFIX}r:${sha(JSON.stringify([...generations, operation]))}`;
+      // The generations could not be read (Redis down or late): nothing is read or stored under this
+      // key, even if Redis answers again before the result is stored (it would hold no generation).
+      if (!g) return NO_KEY;
+      if (scope === 'global') return key([g.global, 'anonymous']);
+      const unknown = key([g.global, 'unknown', g.unknown]);
+      if (scope === 'unknown') return unknown;
+      const primary = key([g.global, 'user', g.user]);
+      if (fallbacks.size >= FALLBACKS_KEPT) fallbacks.delete(fallbacks.keys().next().value!);
+      fallbacks.set(primary, unknown);
+      return primary;
     },
     includeExtensionMetadata: true,
   });
@@ -143,13 +267,43 @@ export function useResponseCache(options: ResponseCacheOptions): Plugin[] {
     responseCache,
     useMutationInvalidation(store) as Plugin,
     {
-      onExecutionResult({ result }) {
-        if (!options.onResponseCache || isAsyncIterable(result) || Array.isArray(result)) return;
-        const hit = (result as { extensions?: { responseCache?: { hit?: unknown } } }).extensions?.responseCache?.hit;
-        if (typeof hit === 'boolean') options.onResponseCache(hit);
+      onExecutionResult({ request, result }) {
+        if (isAsyncIterable(result) || Array.isArray(result)) return;
+        const metadata = (result as { extensions?: { responseCache?: { hit?: unknown; didCache?: unknown } } } | undefined)?.extensions
+          ?.responseCache;
+        if (typeof metadata?.hit === 'boolean') options.onResponseCache?.(metadata.hit);
+        // A result of this session was stored: whose it is, if not known yet.
+        if (metadata?.didCache === true && viaParams.has(request)) sessions.learn(callerHash(request), request);
       },
     },
   ];
+}
+
+/** Sessions' users (hashes of their ids), learnt with `userOf` (see the module's doc). */
+function sessionUsers(userOf: ResponseCacheOptions['userOf']) {
+  const users = new LRUCache<string, string>({ max: KNOWN_SESSIONS });
+  const failed = new LRUCache<string, true>({ max: KNOWN_SESSIONS, ttl: LOOKUP_RETRY_MS });
+  const inFlight = new Set<string>();
+  return {
+    scope(session: string): GenerationScope {
+      if (session === ANONYMOUS) return 'global';
+      const user = users.get(session);
+      return user === undefined ? 'unknown' : { user };
+    },
+    learn(session: string, request: Request): void {
+      if (!userOf || session === ANONYMOUS || users.has(session) || inFlight.has(session) || failed.has(session)) return;
+      if (inFlight.size >= LOOKUPS_IN_FLIGHT) return;
+      const lookup = userOf(request);
+      if (!lookup) return;
+      inFlight.add(session);
+      lookup
+        .then(
+          (id) => (typeof id === 'string' && id ? users.set(session, sha(id)) : failed.set(session, true)),
+          () => failed.set(session, true),
+        )
+        .finally(() => inFlight.delete(session));
+    },
+  };
 }
 
 /**
@@ -166,14 +320,24 @@ function opaqueValidator(headers: Headers): void {
 
 type TrackedCache = GenerationalCache & { settled(): Promise<unknown> };
 
-/** A store whose invalidations can be awaited (the plugin starts them without waiting). */
-function tracked(cache: GenerationalCache): TrackedCache {
+/**
+ * A store whose invalidations can be awaited (the plugin starts them without waiting), and whose
+ * lookup of a key also tries the fallback key `buildResponseCacheKey` gave it.
+ */
+function tracked(cache: GenerationalCache, fallbacks: Map<string, string>): TrackedCache {
   const pending = new Set<Promise<unknown>>();
   return {
-    get: (key) => cache.get(key),
-    set: (...args) => cache.set(...args),
-    generation: () => cache.generation(),
-    bump: () => cache.bump(),
+    get(key) {
+      if (key === NO_KEY) return undefined;
+      const fallback = fallbacks.get(key);
+      if (fallback === undefined) return cache.get(key);
+      fallbacks.delete(key);
+      return cache.getFirst([key, fallback]);
+    },
+    getFirst: (keys) => cache.getFirst(keys),
+    set: (key, ...rest) => (key === NO_KEY ? undefined : cache.set(key, ...rest)),
+    generations: (scope) => cache.generations(scope),
+    bump: (users) => cache.bump(users),
     invalidate(entities) {
       const p = Promise.resolve(cache.invalidate(entities)).finally(() => pending.delete(p));
       pending.add(p);
@@ -189,12 +353,13 @@ function useMutationInvalidation(store: TrackedCache): EnvelopPlugin {
     onExecute({ args }) {
       const operation = getOperationAST(args.document, args.operationName);
       if (operation?.operation !== 'mutation') return;
-      const { entities, changesAccess } = mutationEntities(args, operation);
+      const { entities, access } = mutationEntities(args, operation);
       return {
         async onExecuteDone({ result }) {
           if (!isAsyncIterable(result)) collectDeletedIds(result.data, entities);
           if (entities.length) void store.invalidate(entities); // awaited by settled() below
-          if (changesAccess) await store.bump();
+          if (access === 'global') await store.bump();
+          else if (access.length) await store.bump(access.map(sha));
           await store.settled();
         },
       };
@@ -205,12 +370,12 @@ function useMutationInvalidation(store: TrackedCache): EnvelopPlugin {
 function mutationEntities(
   args: ExecutionArgs,
   operation: OperationDefinitionNode,
-): { entities: CacheEntityRecord[]; changesAccess: boolean } {
+): { entities: CacheEntityRecord[]; access: 'global' | string[] } {
   const entities: CacheEntityRecord[] = [];
-  let changesAccess = false;
+  // The users whose access the mutation changes, or all of them.
+  let access: 'global' | string[] = [];
   const mutationType = args.schema.getMutationType();
-  for (const selection of operation.selectionSet.selections) {
-    if (selection.kind !== Kind.FIELD) continue;
+  for (const selection of rootFields(args, operation.selectionSet)) {
     const name = selection.name.value;
     const field = mutationType?.getFields()[name];
     if (!field) continue;
@@ -220,16 +385,42 @@ function mutationEntities(
     } catch {
       /* bad variables: the mutation fails before any write */
     }
+    const effects = USER_ACCESS_WRITES.get(name);
+    for (const typename of effects?.types ?? []) entities.push({ typename });
     for (const [typename, keys] of NODES_BY_INPUT_KEYS) {
+      if (effects?.sparesOrganization && typename === 'Organization') continue;
       const values = keys.map((k) => input[k]);
       if (values.every((v) => typeof v === 'string' && v))
         entities.push({ typename, id: encodeGlobalID(typename, encodeKeys(values as string[])) });
     }
     const listType = LIST_WRITE.exec(name)?.[2];
     if (listType && args.schema.getType(listType)) entities.push({ typename: listType });
-    if (ACCESS_WRITES.has(name) || ACCESS_INPUT_FIELDS.some((f) => input[f] !== undefined)) changesAccess = true;
+    const setsDefault = ACCESS_INPUT_FIELDS.some((f) => input[f] !== undefined);
+    if (!ACCESS_WRITES.has(name) && !setsDefault) continue;
+    const { userId } = input;
+    if (access !== 'global' && USER_ACCESS_WRITES.has(name) && !setsDefault && typeof userId === 'string' && userId) access.push(userId);
+    else access = 'global';
   }
-  return { entities, changesAccess };
+  return { entities, access };
+}
+
+/**
+ * The fields at the root of an operation, also those in its inline fragments and fragment spreads
+ * (`mutation { ... on Mutation { removeMember(…) } }` writes as well). Fields a `@skip`/`@include`
+ * leaves out are counted: one invalidation too many, never one too few.
+ */
+function rootFields(args: ExecutionArgs, selectionSet: SelectionSetNode, seen = new Set<string>()): FieldNode[] {
+  return selectionSet.selections.flatMap((selection) => {
+    if (selection.kind === Kind.FIELD) return [selection];
+    if (selection.kind === Kind.INLINE_FRAGMENT) return rootFields(args, selection.selectionSet, seen);
+    const name = selection.name.value;
+    const fragment = args.document.definitions.find(
+      (d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION && d.name.value === name,
+    );
+    if (!fragment || seen.has(name)) return [];
+    seen.add(name);
+    return rootFields(args, fragment.selectionSet, seen);
+  });
 }
 
 function collectDeletedIds(data: unknown, into: CacheEntityRecord[]): void {
