@@ -31,7 +31,7 @@ import type { Tracing } from './tracing.js';
 import { useCallerRateLimit } from './plugins/useCallerRateLimit.js';
 import { callerIdentifier, useCallerIdentity } from './plugins/useCallerIdentity.js';
 import { callerBudget } from './lib/callerHash.js';
-import { headerValue, plainPost } from './lib/plainPost.js';
+import { headerValue, leaveSignalOf, plainPost } from './lib/plainPost.js';
 import { usePersistedOperations, type PersistedOperationsOptions } from './plugins/usePersistedOperations.js';
 import { useResponseCache } from './plugins/useResponseCache.js';
 import { connectRedis, type RedisHandle, type RedisOptions } from './redis.js';
@@ -248,14 +248,14 @@ export function buildGateway(options: GatewayOptions): Gateway {
     context: ({ request, req }: { request: Request; req?: ArrivedRequest }) =>
       createContext(
         rest.forCaller(request.headers.get('authorization') ?? undefined, {
-          signal: request.signal,
+          signal: leaveSignalOf(request),
           arrival: req?.[ARRIVAL],
           budget: callerBudget(request),
           maxCalls: maxRestCalls,
         }),
         limits,
         log,
-        request.signal,
+        () => request.signal,
         streams.signal,
       ),
   });

@@ -18,7 +18,7 @@ import { Limiter, type ConcurrencyConfig } from './limiter.js';
 import { prepare, type HttpMethod, type Prepared, type Query, type Target } from './request.js';
 import { DEFAULT_BACKOFF, type RetryConfig } from './retry.js';
 import { DEFAULT_RETRY_BUDGET, RetryBudget, type RetryBudgetConfig } from './retryBudget.js';
-import { Leaving, SharedReads, type Arrival } from './singleFlight.js';
+import { Leaving, SharedReads, type Arrival, type LeaveSignal } from './singleFlight.js';
 import type { SseStream } from './sse.js';
 import { openStream } from './stream.js';
 import { Transport, type Who } from './transport.js';
@@ -69,7 +69,7 @@ export interface RestClientConfig extends Partial<RestSettings> {
 
 export interface CallerOptions {
   /** Aborts every call of this caller (e.g. the GraphQL request's signal). */
-  signal?: AbortSignal;
+  signal?: LeaveSignal;
   /** The request's registration (`RestClient.arrive`): its GETs may take answers kept for it. */
   arrival?: Arrival;
   /** The budget its calls count against (`RestClient.identify`); default: the caller's own key. */
@@ -173,7 +173,7 @@ class CallerView implements RestCaller {
   private readonly leaving: Leaving;
   /** When its request arrived, if it may take answers kept for it. */
   private readonly since: number | undefined;
-  private readonly signal: AbortSignal | undefined;
+  private readonly signal: LeaveSignal | undefined;
   private readonly maxCalls: number;
   private calls = 0;
 
@@ -215,7 +215,7 @@ class CallerView implements RestCaller {
 
   async stream(path: string, query?: Query, signal?: AbortSignal): Promise<SseStream> {
     const req = this.prepare('GET', path, query, undefined, 'text/event-stream');
-    return openStream(this.transport, req, this.who, anySignal(this.signal, signal));
+    return openStream(this.transport, req, this.who, anySignal(abortSignalOf(this.signal), signal));
   }
 
   // `any`: as for `get`, the caller names the answer's type.
@@ -230,6 +230,15 @@ class CallerView implements RestCaller {
     if (++this.calls > this.maxCalls) throw callLimitError(this.maxCalls);
     return req;
   }
+}
+
+/** A caller's signal as an AbortSignal (a stream's request takes one): itself, or one it aborts. */
+function abortSignalOf(signal: LeaveSignal | undefined): AbortSignal | undefined {
+  if (signal === undefined || signal instanceof AbortSignal) return signal;
+  const controller = new AbortController();
+  if (signal.aborted) controller.abort();
+  else signal.addEventListener('abort', () => controller.abort(), { once: true });
+  return controller.signal;
 }
 
 function anySignal(a: AbortSignal | undefined, b: AbortSignal | undefined): AbortSignal | undefined {

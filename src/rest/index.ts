@@ -24,7 +24,7 @@ export {
 export { RestCallLog, type RestCall } from './callLog.js';
 export { path, pathSegment, encodeQuery, type Query, type QueryValue, type HttpMethod } from './request.js';
 export { parseRetryAfter, backoff, type RetryConfig } from './retry.js';
-export type { Arrival } from './singleFlight.js';
+export type { Arrival, LeaveSignal } from './singleFlight.js';
 export { systemClock, type Clock } from './clock.js';
 export {
   ERROR_CODES,

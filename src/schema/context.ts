@@ -15,8 +15,11 @@ export interface GatewayContext {
   rest: RestLoader;
   config: GatewayLimits;
   log: Logger;
-  /** Aborted when the client goes away (subscriptions end their upstream stream). */
-  signal: AbortSignal;
+  /**
+   * Aborted when the client goes away (subscriptions end their upstream stream). Made on first
+   * use: a query without a subscription never needs one (the REST client is told otherwise).
+   */
+  clientSignal(): AbortSignal;
   /** Aborted when the gateway stops (subscriptions end their upstream stream and complete). */
   shutdown: AbortSignal;
   /** The caller-bound REST client (streams use it directly). */
@@ -27,8 +30,8 @@ export function createContext(
   caller: GatewayContext['caller'],
   config: GatewayLimits,
   log: Logger,
-  signal: AbortSignal,
+  clientSignal: () => AbortSignal,
   shutdown: AbortSignal = new AbortController().signal,
 ): GatewayContext {
-  return { rest: new RestLoader(caller), config, log, signal, shutdown, caller };
+  return { rest: new RestLoader(caller), config, log, clientSignal, shutdown, caller };
 }

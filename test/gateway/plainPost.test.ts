@@ -214,7 +214,8 @@ describe('a client that leaves', () => {
   it("mid-query: the query's REST call is aborted (the upstream's connection closes)", async () => {
     await using bad = await startBadServer();
     bad.fallback = hang;
-    const gateway = buildGateway({ upstreamUrl: bad.url });
+    // REST timeouts past the test's own (20 s): only the client's leaving can end the call in time.
+    const gateway = buildGateway({ upstreamUrl: bad.url, rest: { headersTimeoutMs: 60_000, bodyTimeoutMs: 60_000 } });
     try {
       const url = await gateway.start();
       const body = JSON.stringify({ query: '{ viewer { displayName } }' });

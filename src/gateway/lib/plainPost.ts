@@ -30,6 +30,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import { getOperationAST, GraphQLError, type DocumentNode, type ExecutionArgs, type OperationDefinitionNode } from 'graphql';
 import { createGraphQLError, isAsyncIterable, isPromise, mapAsyncIterator, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { sendNodeResponse } from '@whatwg-node/server';
+import type { LeaveSignal } from '../../rest/index.js';
 import type { GatewayContext } from '../../schema/context.js';
 import { runHooks } from './runHooks.js';
 
@@ -38,6 +39,8 @@ class PlainRequest {
   readonly method = 'POST';
   readonly url: string;
   readonly headers: PlainHeaders;
+  /** As `signal` for the REST client, without an AbortController (`leaveSignalOf`). */
+  readonly left: ClientLeft;
   #controller?: AbortController;
 
   constructor(
@@ -46,6 +49,7 @@ class PlainRequest {
   ) {
     this.url = `http://${req.headers.host ?? 'localhost'}${req.url}`;
     this.headers = new PlainHeaders(req.headers);
+    this.left = new ClientLeft(res);
   }
 
   /** As whatwg-node's: aborted when the response closes before it was written whole. */
@@ -64,6 +68,31 @@ class PlainRequest {
     }
     return this.#controller.signal;
   }
+}
+
+/**
+ * `signal` as the REST client needs it (`abort` when the response closes before it was written
+ * whole), with a listener on the response rather than an AbortController and its EventTarget:
+ * those were about a twentieth of a small query's CPU and a fifth of what it kept past a
+ * young-generation collection.
+ */
+class ClientLeft implements LeaveSignal {
+  constructor(private readonly res: ServerResponse) {}
+
+  get aborted(): boolean {
+    return this.res.closed && !this.res.writableFinished;
+  }
+
+  addEventListener(_type: 'abort', listener: () => void): void {
+    this.res.once('close', () => {
+      if (!this.res.writableFinished) listener();
+    });
+  }
+}
+
+/** What tells the REST client that the request's client left: a small POST's `ClientLeft`, or the Fetch request's signal. */
+export function leaveSignalOf(request: Request): LeaveSignal {
+  return request instanceof PlainRequest ? request.left : request.signal;
 }
 
 /** A header node:http may give as a list (repeated), as one string as the Fetch API joins it. */

@@ -28,7 +28,7 @@ export function restSubscription<T>(ctx: GatewayContext, request: StreamRequest,
     try {
       const target = request();
       path = target.path;
-      const signal = AbortSignal.any([ctx.signal, ctx.shutdown, ended.signal]);
+      const signal = AbortSignal.any([ctx.clientSignal(), ctx.shutdown, ended.signal]);
       for await (const { event, data } of await ctx.caller.stream(path, target.query, signal)) {
         const value = event === 'message' ? readEvent(read, data, path) : undefined;
         if (value !== undefined) await push(value);
