@@ -32,6 +32,7 @@ import { createGraphQLError, isAsyncIterable, isPromise, mapAsyncIterator, type 
 import { sendNodeResponse } from '@whatwg-node/server';
 import type { LeaveSignal } from '../../rest/index.js';
 import type { GatewayContext } from '../../schema/context.js';
+import { executeWithHooks } from './executeHooks.js';
 import { runHooks } from './runHooks.js';
 
 /** The request plugins see: node:http's method, URL, headers and a signal aborted when the client leaves. */
@@ -151,6 +152,7 @@ type Hook<P> = (payload: P) => unknown;
 type OnResultProcess = Hook<Parameters<NonNullable<Plugin['onResultProcess']>>[0]>;
 type OnResponse = Hook<Parameters<NonNullable<Plugin['onResponse']>>[0]>;
 type OnRequest = Hook<Parameters<NonNullable<Plugin['onRequest']>>[0]>;
+type OnExecute = Parameters<typeof executeWithHooks>[0][number];
 type ResultProcessor = (result: unknown, fetchAPI: unknown, accepted: string) => Response | Promise<Response>;
 
 /** Yoga's server, as the adapter exposes it: the steps run here are its own. */
@@ -165,7 +167,7 @@ interface YogaSteps {
   onParamsHooks: Array<Hook<Parameters<NonNullable<Plugin['onParams']>>[0]>>;
   onExecutionResultHooks: Array<Hook<Parameters<NonNullable<Plugin['onExecutionResult']>>[0]>>;
   onResultProcessHooks: OnResultProcess[];
-  plugins: Array<{ onRequest?: OnRequest; onResponse?: OnResponse }>;
+  plugins: Array<{ onRequest?: OnRequest; onResponse?: OnResponse; onExecute?: OnExecute; instrumentation?: unknown }>;
   maskedErrorsOpts: { maskError(error: unknown, message: string, isDev: boolean): Error; errorMessage: string; isDev: boolean } | null;
   logger: { debug(...args: unknown[]): void; error(...args: unknown[]): void };
   fetchAPI: { Response: typeof Response };
@@ -199,6 +201,12 @@ export function plainPost({ yoga, maxBytes, fallback, documents }: PlainPostOpti
   const onRequest = steps.plugins.flatMap((p) => (p.onRequest ? [p.onRequest.bind(p) as OnRequest] : []));
   const onResponse = steps.plugins.flatMap((p) => (p.onResponse ? [p.onResponse.bind(p) as OnResponse] : []));
   const { fetchAPI, logger } = steps;
+  // Envelop's execution with its hooks in plain loops (executeHooks.ts), unless a plugin
+  // instruments it (Envelop then wraps its own).
+  const onExecute = steps.plugins.flatMap((p) => (p.onExecute ? [p.onExecute] : []));
+  const execute = steps.plugins.some((p) => p.instrumentation)
+    ? (enveloped: ReturnType<YogaSteps['getEnveloped']>, args: ExecutionArgs) => enveloped.execute(args)
+    : (_enveloped: unknown, args: ExecutionArgs) => executeWithHooks(onExecute, args);
 
   /** Yoga's `handleError` for an error thrown before execution (a refused parameter, the rate limit). */
   const errorsOf = (error: unknown): GraphQLError[] => {
@@ -247,7 +255,7 @@ export function plainPost({ yoga, maxBytes, fallback, documents }: PlainPostOpti
         variableValues: params.variables,
         operationName: params.operationName,
       };
-      const result = await (operation.operation === 'subscription' ? enveloped.subscribe(args) : enveloped.execute(args));
+      const result = await (operation.operation === 'subscription' ? enveloped.subscribe(args) : execute(enveloped, args));
       logger.debug('Processing GraphQL Parameters done.');
       if (!isAsyncIterable(result)) return result;
       return mapAsyncIterator(
