@@ -72,6 +72,15 @@ describe('executeWithHooks runs the hooks as Envelop does', () => {
         },
       },
       { onExecute: () => void log.push('no done hook') },
+      {
+        // A done hook that reads its object's `this`, as Envelop calls it (a method call).
+        onExecute: () => ({
+          name: 'method',
+          onExecuteDone() {
+            log.push(`done of ${(this as { name: string }).name}`);
+          },
+        }),
+      },
     ]);
     expect(loop).toEqual(e);
     expect(loop.result).toEqual({ data: { a: 1 }, extensions: { one: true, two: true } });
@@ -83,6 +92,7 @@ describe('executeWithHooks runs the hooks as Envelop does', () => {
       'execute {"start":1,"extended":true}',
       'done 1 {"data":{"a":1}}',
       'done 2 {"data":{"a":1},"extensions":{"one":true}}',
+      'done of method',
     ]);
   });
 

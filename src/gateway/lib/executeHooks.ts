@@ -61,9 +61,10 @@ export async function executeWithHooks(hooks: readonly OnExecute[], args: Execut
   }
   if (!result) result = await executeFn({ ...args, contextValue: context });
   const handlers: StreamHandlers[] = [];
-  for (const { onExecuteDone } of afterCalls) {
-    if (!onExecuteDone) continue;
-    let done: unknown = onExecuteDone({
+  for (const after of afterCalls) {
+    if (!after.onExecuteDone) continue;
+    // A method call, as Envelop makes it (its `this` is the object the hook returned).
+    let done: unknown = after.onExecuteDone({
       args,
       result,
       setResult(next: unknown) {
