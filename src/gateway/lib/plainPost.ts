@@ -12,7 +12,9 @@
  * `getResultForParams` runs them), the `onResultProcess` hooks, Yoga's result processor, the
  * `onResponse` hooks (compression, CORS, cache headers) and whatwg-node's writer. A text this
  * path has seen parse and pass validation skips those two steps (and their `onParse` and
- * `onValidate` hooks) the next times: see `valid` below for why that changes nothing.
+ * `onValidate` hooks) the next times: see `valid` below for why that changes nothing; its
+ * execution's `onExecute` hooks then run in loops too (executeHooks.ts). The REST client learns
+ * that the client left from the response's `close` (`ClientLeft`), not from an AbortSignal.
  *
  * One step is skipped for every request taken: the request parser's `onRequestParse` hooks.
  * What they do for such a request, and why skipping them changes nothing: Yoga's parser selection
