@@ -35,7 +35,7 @@ import {
   writeSection,
   type Child,
 } from './lib.js';
-import { NESTED, ONE_RESOURCE } from './workloads.js';
+import { FIRST_COMMENT_ID, NESTED, ONE_RESOURCE } from './workloads.js';
 
 const SECONDS = setting('BENCH_ABUSE_SECONDS', 5);
 /**
@@ -338,15 +338,10 @@ async function gql(ctx: Ctx, token: string, query: string, variables: Record<str
 
 const globalId = async (ctx: Ctx) =>
   (
-    await gql(
-      ctx,
-      ctx.attacker,
-      `query($s: String!, $c: String!) { changeRequest(spaceId: $s, changeRequestId: $c) { comments(first: 1) { nodes { id } } } }`,
-      {
-        s: ctx.comment.spaceId,
-        c: ctx.comment.changeRequestId,
-      },
-    )
+    await gql(ctx, ctx.attacker, FIRST_COMMENT_ID, {
+      s: ctx.comment.spaceId,
+      c: ctx.comment.changeRequestId,
+    })
   ).changeRequest.comments.nodes[0].id as string;
 
 const spaceGlobalId = async (ctx: Ctx, spaceId: string) =>

@@ -9,15 +9,14 @@
  * BENCH_GATEWAY_NODE_FLAGS=--trace-gc-nvp adds the garbage allocated and promoted per request.
  */
 import { graphqlRequest, load, median, startFloorClient, startGateway, startUpstream, timed, type Once } from './lib.js';
-import { NESTED, ONE_RESOURCE, gqlClient, restClient, restFloor } from './workloads.js';
+import { FIRST_COMMENT_ID, NESTED, ONE_RESOURCE, gqlClient, restClient, restFloor } from './workloads.js';
 
 /** The global id of the seeded 900 KB comment (`large`). */
 async function bigCommentId(): Promise<string> {
   const { spaceId, changeRequestId } = upstream.seeded.bigComment!;
   const client = gqlClient(gateway.url);
   try {
-    const query = `query($s: String!, $c: String!) { changeRequest(spaceId: $s, changeRequestId: $c) { comments(first: 1) { nodes { id } } } }`;
-    return (await client.send(token, query, { s: spaceId, c: changeRequestId })).data.changeRequest.comments.nodes[0].id;
+    return (await client.send(token, FIRST_COMMENT_ID, { s: spaceId, c: changeRequestId })).data.changeRequest.comments.nodes[0].id;
   } finally {
     await client.close();
   }

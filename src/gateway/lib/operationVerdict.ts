@@ -3,7 +3,8 @@
  * documents per text, so the same object comes back) and operation name, not on every request.
  * A client's operation names are its own: at most 16 are kept per document.
  */
-import { Kind, getOperationAST, type DocumentNode, type FragmentDefinitionNode, type OperationDefinitionNode } from 'graphql';
+import { getOperationAST, type DocumentNode, type FragmentDefinitionNode, type OperationDefinitionNode } from 'graphql';
+import { fragmentsOf } from '../../schema/lib/rootFields.js';
 
 export type Decide = (operation: OperationDefinitionNode, fragments: Map<string, FragmentDefinitionNode>) => boolean;
 
@@ -15,9 +16,7 @@ export function operationVerdict(decide: Decide): (document: DocumentNode, opera
     let verdict = byName.get(operationName ?? '');
     if (verdict === undefined) {
       const operation = getOperationAST(document, operationName);
-      const fragments = new Map<string, FragmentDefinitionNode>();
-      for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
-      verdict = operation ? decide(operation, fragments) : false;
+      verdict = operation ? decide(operation, fragmentsOf(document)) : false;
       if (byName.size < 16) byName.set(operationName ?? '', verdict);
     }
     return verdict;

@@ -54,19 +54,11 @@ import { isAsyncIterable, type Plugin as EnvelopPlugin } from '@envelop/core';
 import type { CacheEntityRecord } from '@envelop/response-cache';
 import { useResponseCache as useYogaResponseCache } from '@graphql-yoga/plugin-response-cache';
 import { decodeGlobalID, encodeGlobalID } from '@pothos/plugin-relay';
-import {
-  getArgumentValues,
-  getOperationAST,
-  Kind,
-  type ExecutionArgs,
-  type FieldNode,
-  type FragmentDefinitionNode,
-  type OperationDefinitionNode,
-  type SelectionSetNode,
-} from 'graphql';
+import { getArgumentValues, getOperationAST, type ExecutionArgs, type OperationDefinitionNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from '../../log.js';
 import { encodeKeys } from '../../schema/lib/node.js';
+import { fragmentsOf, rootFields } from '../../schema/lib/rootFields.js';
 import { RESOURCES } from '../../schema/resources.js';
 import type { RedisHandle } from '../redis.js';
 import { callerHash } from '../lib/callerHash.js';
@@ -375,7 +367,9 @@ function mutationEntities(
   // The users whose access the mutation changes, or all of them.
   let access: 'global' | string[] = [];
   const mutationType = args.schema.getMutationType();
-  for (const selection of rootFields(args, operation.selectionSet)) {
+  // Root fields in fragments too (`mutation { ... on Mutation { removeMember(…) } }` writes as well);
+  // one a `@skip` leaves out counts: one invalidation too many, never one too few.
+  for (const selection of rootFields(operation, fragmentsOf(args.document))) {
     const name = selection.name.value;
     const field = mutationType?.getFields()[name];
     if (!field) continue;
@@ -402,25 +396,6 @@ function mutationEntities(
     else access = 'global';
   }
   return { entities, access };
-}
-
-/**
- * The fields at the root of an operation, also those in its inline fragments and fragment spreads
- * (`mutation { ... on Mutation { removeMember(…) } }` writes as well). Fields a `@skip`/`@include`
- * leaves out are counted: one invalidation too many, never one too few.
- */
-function rootFields(args: ExecutionArgs, selectionSet: SelectionSetNode, seen = new Set<string>()): FieldNode[] {
-  return selectionSet.selections.flatMap((selection) => {
-    if (selection.kind === Kind.FIELD) return [selection];
-    if (selection.kind === Kind.INLINE_FRAGMENT) return rootFields(args, selection.selectionSet, seen);
-    const name = selection.name.value;
-    const fragment = args.document.definitions.find(
-      (d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION && d.name.value === name,
-    );
-    if (!fragment || seen.has(name)) return [];
-    seen.add(name);
-    return rootFields(args, fragment.selectionSet, seen);
-  });
 }
 
 function collectDeletedIds(data: unknown, into: CacheEntityRecord[]): void {
