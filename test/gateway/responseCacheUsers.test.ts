@@ -12,6 +12,9 @@ import { issueToken } from '../../src/upstream/auth.js';
 import { cachedRead as readTwice, CR, newReader, revoked as refused } from '../helpers/cachedReads.js';
 import { startStack, type TestStack } from '../helpers/gateway.js';
 import { dumpRedis, startRedis, startReplica, waitFor, type TestRedis } from '../helpers/redis.js';
+import { buildGateway } from '../../src/gateway/app.js';
+import { startChaosProxy } from '../helpers/chaosProxy.js';
+import { startUpstream } from '../helpers/upstream.js';
 
 const SPACE = `query($spaceId: String!) { space(spaceId: $spaceId) { title } }`;
 // Not `viewer`, whose resolver asks `GET /user` too.
@@ -206,6 +209,37 @@ for (const store of ['memory', 'redis'] as const) {
       expect((await read()).extensions?.responseCache.hit).toBe(false);
     });
 
+    it('a write the REST API refused (no token, a junk token, a reader forbidden) makes nothing stale, renews nothing', async () => {
+      const b = await member('read');
+      const reader = await member('read');
+      await known(b.user.token);
+      const read = () => t.gql(SPACE, { spaceId: b.spaceId }, b.user.token);
+      await read();
+      expect((await read()).extensions?.responseCache.hit).toBe(true);
+      const generations = async () => (redis ? (await redis.client.keys('dg:rc:g*')).sort() : []);
+      const before = await generations();
+      const TEAM = `mutation($i: CreateTeamInput!) { createTeam(input: $i) { clientMutationId } }`;
+      const MEMBER = `mutation($i: UpdateMemberInput!) { member: updateMember(input: $i) { clientMutationId } }`;
+      const codes: unknown[] = [];
+      for (const token of [null, 'junk-token-that-the-upstream-rejects', reader.user.token])
+        for (let i = 0; i < 3; i++) {
+          // A reader may create teams (a write made): only its member write is refused.
+          if (token !== reader.user.token) {
+            const team = await t.gql(TEAM, { i: { organizationId: t.world.orgId, title: `Refused ${i}` } }, token);
+            codes.push(team.errors?.[0]?.extensions?.code);
+          }
+          const role = await t.gql(MEMBER, { i: { organizationId: t.world.orgId, userId: `nobody${i}`, role: 'ADMIN' } }, token);
+          codes.push(role.errors?.[0]?.extensions?.code);
+        }
+      expect(new Set(codes)).toEqual(new Set(['UNAUTHENTICATED', 'FORBIDDEN']));
+      t.resetCalls();
+      const after = await read();
+      expect(after.extensions?.responseCache.hit).toBe(true);
+      expect(t.calls).toEqual([]);
+      // No generation made or renewed: a caller without a token cannot grow Redis by one key a request.
+      if (redis) expect(await generations()).toEqual(before);
+    });
+
     it('looks a session up once (GET /user), not for a junk token nor without a token', async () => {
       const b = await member('read');
       const before = userLookups();
@@ -304,3 +338,33 @@ for (const store of ['memory', 'redis'] as const) {
       });
   });
 }
+
+describe('response cache, a write that failed without a refusal', () => {
+  it('an access write answered 500 (it may have been made) still makes every result stale', async () => {
+    await using upstream = await startUpstream();
+    await using proxy = await startChaosProxy(upstream.url, { failRate: 0, faults: [500] });
+    const gateway = buildGateway({ upstreamUrl: proxy.url, responseCacheTtlMs: 60_000, rest: { retries: 0 } });
+    try {
+      const url = await gateway.start();
+      const gql = async (query: string, variables: Record<string, unknown>) =>
+        (await (
+          await fetch(url, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', authorization: `Bearer ${upstream.world.users.admin.token}` },
+            body: JSON.stringify({ query, variables }),
+          })
+        ).json()) as { data?: any; errors?: Array<{ extensions?: { code?: string } }>; extensions?: any };
+      const spaceId = (await upstream.api.post(`/orgs/${upstream.world.orgId}/spaces`, { title: 'Kept' })).body.id as string;
+      await gql(SPACE, { spaceId });
+      expect((await gql(SPACE, { spaceId })).extensions?.responseCache.hit).toBe(true);
+      proxy.configure({ failRate: 1, faults: [500], methods: ['PUT'], paths: /\/teams$/ });
+      const team = await gql(`mutation($i: CreateTeamInput!) { createTeam(input: $i) { clientMutationId } }`, {
+        i: { organizationId: upstream.world.orgId, title: 'Maybe made' },
+      });
+      expect(team.errors?.[0]?.extensions?.code).toBe('UPSTREAM_ERROR');
+      expect((await gql(SPACE, { spaceId })).extensions?.responseCache.hit).toBe(false);
+    } finally {
+      await gateway.stop();
+    }
+  });
+});

@@ -13,7 +13,9 @@
  *   plugin), the node a `deletedId` names, the nodes its input names by REST keys
  *   (`organizationId`, `spaceId` + `changeRequestId`, …: the parents whose lists a create or delete
  *   changes) and every cached result holding a node of the type it creates or deletes (root lists,
- *   empty lists).
+ *   empty lists). A write the REST API refused (401, or 403 for the write itself; an operation
+ *   refused before it ran) changed nothing and invalidates nothing: without that, a caller with no
+ *   token could empty every caller's cache, and add a Redis key per request.
  * - A write that changes who may read what (ACCESS_WRITES: permissions, members, teams, SAML/SSO,
  *   share links, site audience, transfers and moves, a `defaultLevel`) renews access generations
  *   (responseCacheStores.ts), which are part of result keys, so the results cached before it are
@@ -54,7 +56,7 @@ import { isAsyncIterable, type Plugin as EnvelopPlugin } from '@envelop/core';
 import type { CacheEntityRecord } from '@envelop/response-cache';
 import { useResponseCache as useYogaResponseCache } from '@graphql-yoga/plugin-response-cache';
 import { decodeGlobalID, encodeGlobalID } from '@pothos/plugin-relay';
-import { getArgumentValues, getOperationAST, type ExecutionArgs, type OperationDefinitionNode } from 'graphql';
+import { getArgumentValues, getOperationAST, type ExecutionArgs, type ExecutionResult, type OperationDefinitionNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from '../../log.js';
 import { encodeKeys } from '../../schema/lib/node.js';
@@ -108,7 +110,8 @@ const NODES_BY_INPUT_KEYS: Array<[typename: string, keys: string[]]> = [
 /**
  * Writes that change who may read what: every write of the resources that grant access (members,
  * teams, SAML providers, share links; from the resource table), and the hand-written ones. Their
- * success or failure alike renews the access generation (a failed write may have been made).
+ * success or failure renews the access generation (a failed write may have been made), unless the
+ * REST API refused it (`refused`: 401, or 403 for the write itself), which changed nothing.
  */
 const ACCESS_RESOURCES = ['Member', 'Team', 'SamlProvider', 'ShareLink'] as const;
 export const ACCESS_WRITES: ReadonlySet<string> = new Set([
@@ -345,9 +348,14 @@ function useMutationInvalidation(store: TrackedCache): EnvelopPlugin {
     onExecute({ args }) {
       const operation = getOperationAST(args.document, args.operationName);
       if (operation?.operation !== 'mutation') return;
-      const { entities, access } = mutationEntities(args, operation);
+      const writes = mutationWrites(args, operation);
       return {
         async onExecuteDone({ result }) {
+          // A write the REST API refused made no change: it forgets nothing, renews nothing (else a
+          // caller without a token could empty everyone's cache, and add a Redis key per request).
+          const made = isAsyncIterable(result) ? writes : writes.filter((w) => !refused(result, w.key));
+          const entities = made.flatMap((w) => w.entities);
+          const access = made.some((w) => w.access === 'global') ? 'global' : made.flatMap((w) => (w.access ? [w.access] : []));
           if (!isAsyncIterable(result)) collectDeletedIds(result.data, entities);
           if (entities.length) void store.invalidate(entities); // awaited by settled() below
           if (access === 'global') await store.bump();
@@ -359,13 +367,38 @@ function useMutationInvalidation(store: TrackedCache): EnvelopPlugin {
   };
 }
 
-function mutationEntities(
-  args: ExecutionArgs,
-  operation: OperationDefinitionNode,
-): { entities: CacheEntityRecord[]; access: 'global' | string[] } {
-  const entities: CacheEntityRecord[] = [];
-  // The users whose access the mutation changes, or all of them.
-  let access: 'global' | string[] = [];
+/**
+ * What each root field of a mutation may write: the entities it makes stale and whose access it
+ * changes (one user's id, everyone's, or no one's), by the field's key in the result.
+ */
+interface Write {
+  key: string;
+  entities: CacheEntityRecord[];
+  access: 'global' | string | undefined;
+}
+
+/** Codes of a REST answer that refused a write (nothing was changed); the others (a 5xx, no answer) may hide one. */
+const REFUSALS: ReadonlySet<unknown> = new Set(['UNAUTHENTICATED', 'FORBIDDEN']);
+
+/**
+ * Whether the write of the root field at `key` was refused: not run at all (the operation was
+ * refused before execution, no data), or answered with errors that are each a refusal of the
+ * REST API (401 for any call: the token is not accepted; 403 for the write itself).
+ */
+function refused(result: ExecutionResult, key: string): boolean {
+  if (result.data === undefined) return true;
+  const errors = (result.errors ?? []).filter((e) => e.path?.[0] === key);
+  return (
+    errors.length > 0 &&
+    errors.every((e) => {
+      const { code, upstream } = (e.extensions ?? {}) as { code?: unknown; upstream?: { method?: unknown } };
+      return REFUSALS.has(code) && (code === 'UNAUTHENTICATED' || (upstream?.method !== undefined && upstream.method !== 'GET'));
+    })
+  );
+}
+
+function mutationWrites(args: ExecutionArgs, operation: OperationDefinitionNode): Write[] {
+  const writes: Write[] = [];
   const mutationType = args.schema.getMutationType();
   // Root fields in fragments too (`mutation { ... on Mutation { removeMember(…) } }` writes as well);
   // one a `@skip` leaves out counts: one invalidation too many, never one too few.
@@ -379,6 +412,9 @@ function mutationEntities(
     } catch {
       /* bad variables: the mutation fails before any write */
     }
+    const entities: CacheEntityRecord[] = [];
+    const write: Write = { key: selection.alias?.value ?? name, entities, access: undefined };
+    writes.push(write);
     const effects = USER_ACCESS_WRITES.get(name);
     for (const typename of effects?.types ?? []) entities.push({ typename });
     for (const [typename, keys] of NODES_BY_INPUT_KEYS) {
@@ -392,10 +428,9 @@ function mutationEntities(
     const setsDefault = ACCESS_INPUT_FIELDS.some((f) => input[f] !== undefined);
     if (!ACCESS_WRITES.has(name) && !setsDefault) continue;
     const { userId } = input;
-    if (access !== 'global' && USER_ACCESS_WRITES.has(name) && !setsDefault && typeof userId === 'string' && userId) access.push(userId);
-    else access = 'global';
+    write.access = USER_ACCESS_WRITES.has(name) && !setsDefault && typeof userId === 'string' && userId ? userId : 'global';
   }
-  return { entities, access };
+  return writes;
 }
 
 function collectDeletedIds(data: unknown, into: CacheEntityRecord[]): void {
