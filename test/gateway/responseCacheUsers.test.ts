@@ -216,7 +216,13 @@ for (const store of ['memory', 'redis'] as const) {
       const read = () => t.gql(SPACE, { spaceId: b.spaceId }, b.user.token);
       await read();
       expect((await read()).extensions?.responseCache.hit).toBe(true);
-      const generations = async () => (redis ? (await redis.client.keys('dg:rc:g*')).sort() : []);
+      // Every generation key with its value: none made, none renewed.
+      const generations = async () => {
+        if (!redis) return [];
+        const keys = (await redis.client.keys('dg:rc:g*')).sort();
+        const values = keys.length ? await redis.client.mget(...keys) : [];
+        return keys.map((key, i) => `${key}=${values[i]}`);
+      };
       const before = await generations();
       const TEAM = `mutation($i: CreateTeamInput!) { createTeam(input: $i) { clientMutationId } }`;
       const MEMBER = `mutation($i: UpdateMemberInput!) { member: updateMember(input: $i) { clientMutationId } }`;
