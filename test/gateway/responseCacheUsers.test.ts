@@ -209,7 +209,7 @@ for (const store of ['memory', 'redis'] as const) {
       expect((await read()).extensions?.responseCache.hit).toBe(false);
     });
 
-    it('a write the REST API refused (no token, a junk token, a reader forbidden) makes nothing stale, renews nothing', async () => {
+    it('a write the REST API refused (no token, a junk token, a reader forbidden, a member not found) makes nothing stale, renews nothing', async () => {
       const b = await member('read');
       const reader = await member('read');
       await known(b.user.token);
@@ -237,7 +237,12 @@ for (const store of ['memory', 'redis'] as const) {
           const role = await t.gql(MEMBER, { i: { organizationId: t.world.orgId, userId: `nobody${i}`, role: 'ADMIN' } }, token);
           codes.push(role.errors?.[0]?.extensions?.code);
         }
-      expect(new Set(codes)).toEqual(new Set(['UNAUTHENTICATED', 'FORBIDDEN']));
+      // An admin's write to a member that does not exist (404: not applied).
+      for (let i = 0; i < 3; i++) {
+        const missing = await t.gql(MEMBER, { i: { organizationId: t.world.orgId, userId: `nobody${i}`, role: 'ADMIN' } });
+        codes.push(missing.errors?.[0]?.extensions?.code);
+      }
+      expect(new Set(codes)).toEqual(new Set(['UNAUTHENTICATED', 'FORBIDDEN', 'NOT_FOUND']));
       t.resetCalls();
       const after = await read();
       expect(after.extensions?.responseCache.hit).toBe(true);

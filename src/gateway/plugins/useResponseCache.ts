@@ -13,9 +13,9 @@
  *   plugin), the node a `deletedId` names, the nodes its input names by REST keys
  *   (`organizationId`, `spaceId` + `changeRequestId`, …: the parents whose lists a create or delete
  *   changes) and every cached result holding a node of the type it creates or deletes (root lists,
- *   empty lists). A write the REST API refused (401, or 403 for the write itself; an operation
- *   refused before it ran) changed nothing and invalidates nothing: without that, a caller with no
- *   token could empty every caller's cache, and add a Redis key per request.
+ *   empty lists). A write the REST API refused (a 4xx answer to it, a 401 to any call; an
+ *   operation refused before it ran) changed nothing and invalidates nothing: without that, a
+ *   caller with no token could empty every caller's cache, and add a Redis key per request.
  * - A write that changes who may read what (ACCESS_WRITES: permissions, members, teams, SAML/SSO,
  *   share links, site audience, transfers and moves, a `defaultLevel`) renews access generations
  *   (responseCacheStores.ts), which are part of result keys, so the results cached before it are
@@ -111,7 +111,7 @@ const NODES_BY_INPUT_KEYS: Array<[typename: string, keys: string[]]> = [
  * Writes that change who may read what: every write of the resources that grant access (members,
  * teams, SAML providers, share links; from the resource table), and the hand-written ones. Their
  * success or failure renews the access generation (a failed write may have been made), unless the
- * REST API refused it (`refused`: 401, or 403 for the write itself), which changed nothing.
+ * REST API refused it (`refused`: a 4xx answer to the write, a 401), which changed nothing.
  */
 const ACCESS_RESOURCES = ['Member', 'Team', 'SamlProvider', 'ShareLink'] as const;
 export const ACCESS_WRITES: ReadonlySet<string> = new Set([
@@ -377,13 +377,12 @@ interface Write {
   access: 'global' | string | undefined;
 }
 
-/** Codes of a REST answer that refused a write (nothing was changed); the others (a 5xx, no answer) may hide one. */
-const REFUSALS: ReadonlySet<unknown> = new Set(['UNAUTHENTICATED', 'FORBIDDEN']);
-
 /**
  * Whether the write of the root field at `key` was refused: not run at all (the operation was
- * refused before execution, no data), or answered with errors that are each a refusal of the
- * REST API (401 for any call: the token is not accepted; 403 for the write itself).
+ * refused before execution, no data), or answered with errors that are each a refusal by the REST
+ * API: a 4xx answer to a write request (401, 403, 404, 409, 429: the request was not applied), or
+ * a 401 to any call (the token is not accepted: nothing it sent was written). A 5xx, no answer, or
+ * an error of the gateway's own may hide a write that was made.
  */
 function refused(result: ExecutionResult, key: string): boolean {
   if (result.data === undefined) return true;
@@ -391,8 +390,9 @@ function refused(result: ExecutionResult, key: string): boolean {
   return (
     errors.length > 0 &&
     errors.every((e) => {
-      const { code, upstream } = (e.extensions ?? {}) as { code?: unknown; upstream?: { method?: unknown } };
-      return REFUSALS.has(code) && (code === 'UNAUTHENTICATED' || (upstream?.method !== undefined && upstream.method !== 'GET'));
+      const { code, upstream } = (e.extensions ?? {}) as { code?: unknown; upstream?: { method?: unknown; status?: unknown } };
+      const status = typeof upstream?.status === 'number' ? upstream.status : 0;
+      return code === 'UNAUTHENTICATED' || (status >= 400 && status < 500 && upstream?.method !== 'GET');
     })
   );
 }
