@@ -68,6 +68,46 @@ describe('body { markdown } without a format argument', () => {
   });
 });
 
+describe('body { markdown } through node(id:) and nodes(ids:)', () => {
+  /** The comment's global id, as the graph gives it. */
+  const globalId = async () => (await run(LOOKUP('markdown').replace('restId', 'id'))).data.comment.id as string;
+
+  it('node(id:): one call, asking REST for markdown (not the document, then markdown)', async () => {
+    const id = await globalId();
+    const { data, calls, formats } = await run(`query($g: ID!) { node(id: $g) { ... on Comment { restId body { markdown } } } }`, {
+      g: id,
+    });
+    expect(data.node).toEqual({ restId: commentId, body: { markdown: 'Hello **there**' } });
+    expect(calls).toEqual([`GET ${base}/${commentId}`]);
+    expect(formats).toEqual(['markdown']);
+  });
+
+  it('nodes(ids:) with the id repeated, a space and a bad id: one comment call, each slot answered', async () => {
+    const id = await globalId();
+    const space = (await t.data(`query($s: String!) { space(spaceId: $s) { id } }`, { s: spaceId })).space.id;
+    t.resetCalls();
+    const res = await t.gql(
+      `query($ids: [ID!]!) { nodes(ids: $ids) { __typename ... on Comment { body { markdown } } ... on Space { restId } } }`,
+      { ids: [id, space, id, 'bm90IG91cnM='] },
+    );
+    expect(t.calls.filter((c) => c.path.includes('/comments')).map((c) => `${c.method} ${c.path}`)).toEqual([`GET ${base}/${commentId}`]);
+    expect(res.data.nodes).toEqual([
+      { __typename: 'Comment', body: { markdown: 'Hello **there**' } },
+      { __typename: 'Space', restId: spaceId },
+      { __typename: 'Comment', body: { markdown: 'Hello **there**' } },
+      null,
+    ]);
+    expect(res.errors).toMatchObject([{ path: ['nodes', 3], extensions: { code: 'BAD_USER_INPUT' } }]);
+  });
+
+  it('node(id:) of a comment that does not exist: NOT_FOUND at its path', async () => {
+    const id = (await globalId()).replace(/=*$/, '');
+    const missing = Buffer.from(Buffer.from(id, 'base64').toString().replace(commentId, 'nope')).toString('base64');
+    const res = await t.gql(`query($g: ID!) { node(id: $g) { ... on Comment { body { markdown } } } }`, { g: missing });
+    expect(res.errors).toMatchObject([{ path: ['node'], extensions: { code: 'NOT_FOUND' } }]);
+  });
+});
+
 describe('body { document } and both formats', () => {
   it('document alone asks REST for its default (the document), whatever format argument was given', async () => {
     const { data, formats } = await run(LIST('document').replace('comments(first: 5)', 'comments(first: 5, format: MARKDOWN)'));

@@ -1,7 +1,5 @@
 /** Small field helpers shared by the node files. */
-import type { GraphQLResolveInfo } from 'graphql';
 import { builder } from '../builder.js';
-import { selectedFields } from './selection.js';
 
 /** The content body `{markdown, document}` of comments, replies and AI answers. */
 export const ContentBody = builder.objectRef<{ markdown?: string; document?: unknown }>('ContentBody').implement({
@@ -11,25 +9,6 @@ export const ContentBody = builder.objectRef<{ markdown?: string; document?: unk
     document: t.field({ type: 'JSON', nullable: true, resolve: (b) => b.document ?? null }),
   }),
 });
-
-const BODY_FORMATS = ['markdown', 'document'] as const;
-export type BodyFormat = (typeof BODY_FORMATS)[number];
-
-/** The body formats selected in `body { … }` at `path` below this field (`[]`: this field is the body). */
-export const selectedFormats = (info: GraphQLResolveInfo, path: string[]): BodyFormat[] =>
-  BODY_FORMATS.filter((f) => selectedFields(info, path).includes(f));
-
-/**
- * The REST `format` a read should ask for, so the bodies at `paths` come in the selected format:
- * the one selected when only one is, else `given` (a body in the other format then costs one
- * more call per object, made by the body field). The document is REST's default: it is not asked
- * for by name, so reads of it share the request's cache with reads by path alone (`node(id:)`, edges).
- */
-export function bodyFormat(info: GraphQLResolveInfo, paths: string[][], given?: BodyFormat | null): BodyFormat | undefined {
-  const wanted = new Set(paths.flatMap((p) => selectedFormats(info, p)));
-  const format = wanted.size === 1 ? [...wanted][0] : (given ?? undefined);
-  return format === 'document' ? undefined : format;
-}
 
 /** `value ?? null`, for optional REST fields. */
 export const orNull = <T>(value: T | undefined): T | null => (value === undefined ? null : value);

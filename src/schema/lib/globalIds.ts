@@ -6,6 +6,7 @@
 import { decodeGlobalID, resolveNodes } from '@pothos/plugin-relay';
 import type { GraphQLResolveInfo } from 'graphql';
 import { userInputError } from './errors.js';
+import { bodyFormat, type BodyFormat } from './selection.js';
 
 /** Names of the node types, filled as each node ref is registered (src/schema/lib/node.ts). */
 export const nodeTypeNames = new Set<string>();
@@ -41,9 +42,32 @@ export function setNodeBuilder(builder: Builder): void {
   nodeBuilder = builder;
 }
 
-/** Resolves decoded ids in order; an unreadable id gives its error in its slot. */
+/** Reads a node whose REST answer holds a content body, with its body in `format`; an unusable id gives its error. */
+type BodyReader = (ctx: object, id: string, format: BodyFormat) => Promise<unknown>;
+
+/** The node types with a content body (comments, replies), by name. */
+const bodyReaders = new Map<string, BodyReader>();
+
+/** Declares that nodes of `typename` carry a content body, read by `read` (src/schema/lib/resource.ts). */
+export function registerBodyReader(typename: string, read: BodyReader): void {
+  bodyReaders.set(typename, read);
+}
+
+/**
+ * Resolves decoded ids in order; an unreadable id gives its error in its slot. REST sends a
+ * content body in one format per read: when the selection asks for one that is not REST's default
+ * (`body { markdown }`), a node with a body is read in it, so its body field makes no second call
+ * (a 900 KB comment would otherwise be fetched twice, as a document and as markdown).
+ */
 export async function resolveNodeIds(ctx: object, info: GraphQLResolveInfo, ids: DecodedId[]): Promise<unknown[]> {
-  const readable = ids.map((g) => (g.typename === UNREADABLE ? null : g));
-  const nodes = await resolveNodes(nodeBuilder!, ctx, info, readable);
-  return ids.map((g, i) => (g.typename === UNREADABLE ? badNodeIdError(g.id) : nodes[i]));
+  const format = bodyReaders.size ? bodyFormat(info, [['body']]) : undefined;
+  const withBody = (g: DecodedId) => format !== undefined && bodyReaders.has(g.typename);
+  const readable = ids.map((g) => (g.typename === UNREADABLE || withBody(g) ? null : g));
+  const [nodes, bodied] = await Promise.all([
+    resolveNodes(nodeBuilder!, ctx, info, readable),
+    Promise.all(
+      ids.map(async (g) => (withBody(g) ? bodyReaders.get(g.typename)!(ctx, g.id, format!).catch((error: Error) => error) : null)),
+    ),
+  ]);
+  return ids.map((g, i) => (g.typename === UNREADABLE ? badNodeIdError(g.id) : withBody(g) ? bodied[i] : nodes[i]));
 }

@@ -11,7 +11,7 @@
  * The helpers node files call are typed like Pothos's own (`edge(t, …)` takes the field builder of
  * the parent, so `keys` gets the parent's shape); casts stay inside this file.
  */
-import type { FieldKind, FieldRef, InputFieldRef, InputTypeParam, ObjectRef } from '@pothos/core';
+import { brandWithType, type FieldKind, type FieldRef, type InputFieldRef, type InputTypeParam, type ObjectRef } from '@pothos/core';
 import type { ImplementableLoadableNodeRef } from '@pothos/plugin-dataloader';
 import { encodeGlobalID } from '@pothos/plugin-relay';
 import type { GraphQLResolveInfo } from 'graphql';
@@ -22,9 +22,9 @@ import { listPath, RESOURCES, writePath, type InputObjectSpec, type Resource, ty
 import { forwardArgs, resolveList, type ConnectionArgs, type ListEnvelope } from './connection.js';
 import { describeRule } from './descriptions.js';
 import { ContentFormat, enumOfValues } from './enums.js';
-import { bodyFormat } from './fields.js';
+import { bodyFormat } from './selection.js';
 import { notFoundError } from './errors.js';
-import { badNodeIdError } from './globalIds.js';
+import { badNodeIdError, registerBodyReader } from './globalIds.js';
 import { checkInput, restBody } from './mutation.js';
 import { decodeKeys, encodeKeys, pathSegment, registerNode } from './node.js';
 import { refOf, registerRefType, restRef } from './refs.js';
@@ -224,6 +224,14 @@ function buildResource(name: ResourceName): ResourceInfo {
   const { field = 'id', description = `The REST id of the ${name.replace(/\B[A-Z]/g, (c) => ` ${c}`).toLowerCase()}.` } = spec.restId ?? {};
   builder.objectField(info.ref, 'restId', (t) => t.string({ description, resolve: (obj) => obj[field] as string }));
   registerNode(info.ref, params.length, spec.restIdKey);
+  if (spec.lookup?.bodies && !spec.listedOnly && !spec.within)
+    registerBodyReader(name, async (ctx, id, format) => {
+      const keys = decodeKeys(id, params.length);
+      if (!keys) return badNodeIdError(encodeGlobalID(name, id), name);
+      const node = info.attach(await (ctx as GatewayContext).rest.load<Json>(info.path(keys), { format }), byKeys(keys));
+      brandWithType(node, name as never);
+      return node;
+    });
   return info;
 }
 

@@ -15,3 +15,22 @@ export function selectedFields(info: GraphQLResolveInfo, path: string[] = []): s
   for (const f of info.fieldNodes) walk(f.selectionSet, 0);
   return names;
 }
+
+const BODY_FORMATS = ['markdown', 'document'] as const;
+export type BodyFormat = (typeof BODY_FORMATS)[number];
+
+/** The body formats selected in `body { … }` at `path` below this field (`[]`: this field is the body). */
+export const selectedFormats = (info: GraphQLResolveInfo, path: string[]): BodyFormat[] =>
+  BODY_FORMATS.filter((f) => selectedFields(info, path).includes(f));
+
+/**
+ * The REST `format` a read should ask for, so the bodies at `paths` come in the selected format:
+ * the one selected when only one is, else `given` (a body in the other format then costs one
+ * more call per object, made by the body field). The document is REST's default: it is not asked
+ * for by name, so reads of it share the request's cache with reads by path alone (`node(id:)`, edges).
+ */
+export function bodyFormat(info: GraphQLResolveInfo, paths: string[][], given?: BodyFormat | null): BodyFormat | undefined {
+  const wanted = new Set(paths.flatMap((p) => selectedFormats(info, p)));
+  const format = wanted.size === 1 ? [...wanted][0] : (given ?? undefined);
+  return format === 'document' ? undefined : format;
+}

@@ -10,7 +10,8 @@ import { bodies } from '../../api/rules.js';
 import type { Rule } from '../../api/validate.js';
 import { builder } from '../builder.js';
 import { CommentStatus, ContentFormat } from '../lib/enums.js';
-import { ContentBody, orNull, selectedFormats, urlsType } from '../lib/fields.js';
+import { ContentBody, orNull, urlsType } from '../lib/fields.js';
+import { selectedFormats } from '../lib/selection.js';
 import { checkInput } from '../lib/mutation.js';
 import {
   canonicalKeys,

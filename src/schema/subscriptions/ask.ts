@@ -8,7 +8,7 @@
 import { askQuery } from '../../api/bodies/ask.js';
 import { builder } from '../builder.js';
 import { ContentFormat } from '../lib/enums.js';
-import { bodyFormat } from '../lib/fields.js';
+import { bodyFormat } from '../lib/selection.js';
 import { AskAnswer, askOptions, askPath, checkAskArgs, type RestAskAnswer } from '../nodes/AskAnswer.js';
 import { resolveEvent, restSubscription } from './restStream.js';
 
