@@ -221,6 +221,18 @@ const TABLE = [
     help: "Gateway: REST calls in flight at once per caller (token); more wait in the caller's queue",
   },
   {
+    key: 'callerBytesPerSecond',
+    group: 'rest',
+    flag: '--upstream-caller-bytes-per-second',
+    env: 'UPSTREAM_CALLER_BYTES_PER_SECOND',
+    kind: 'int',
+    min: 0,
+    max: 1_000_000_000,
+    fallback: () => 1_048_576,
+    commands: ['start'],
+    help: 'Gateway: bytes of REST answers per second and caller, 4 s of it at once (0: no bound); a caller past it waits, or gets RATE_LIMITED when the wait would outlast its call',
+  },
+  {
     key: 'queueLimit',
     group: 'rest',
     flag: '--upstream-queue-limit',

@@ -2,7 +2,7 @@
  * The REST client: the only code that speaks HTTP to the upstream REST API. It composes
  * transport.ts (one undici Pool per origin, timeouts and a deadline per call, retries of GETs
  * within a retry budget, circuit breakers per route and origin, concurrency limits per caller and
- * in total), singleFlight.ts (reads shared between one caller's requests), stream.ts (event
+ * in total, bytes of answers per caller over time), singleFlight.ts (reads shared between one caller's requests), stream.ts (event
  * streams) and callerKey.ts (who the caller is). Each caller gets its own view (`forCaller`) that
  * forwards exactly its normalized `Authorization` and counts the calls its operation makes.
  * See ./README.md for the read caches.
@@ -11,6 +11,7 @@ import { Pool } from 'undici';
 import type { RestCall } from './callLog.js';
 import { credentialOf, KnownCallers, type CallerIdentity, type Credential } from './callerKey.js';
 import { DEFAULTS, withDefaults, type GroupConfig } from '../config.js';
+import { ByteBudgets } from './byteBudget.js';
 import { Circuits, DEFAULT_CIRCUIT, type CircuitConfig, type CircuitStateName } from './circuit.js';
 import { systemClock, type Clock } from './clock.js';
 import { callLimitError } from './errors.js';
@@ -122,6 +123,9 @@ export function createRestClient(config: RestClientConfig): RestClient {
   };
 }
 
+/** Seconds of a caller's byte rate it may fetch at once (`callerBytesPerSecond`). */
+const BYTE_BURST_SECONDS = 4;
+
 function transportParts(config: RestClientConfig, base: URL, clock: Clock) {
   const settings: RestSettings = withDefaults(DEFAULTS.rest, config);
   const pool = new Pool(base.origin, {
@@ -157,6 +161,8 @@ function transportParts(config: RestClientConfig, base: URL, clock: Clock) {
       clock,
     ),
     limiter: new Limiter(concurrency),
+    // A caller's bucket holds BYTE_BURST_SECONDS of its rate.
+    bytes: new ByteBudgets({ rate: settings.callerBytesPerSecond, burst: settings.callerBytesPerSecond * BYTE_BURST_SECONDS }, clock),
     report: log
       ? (call: RestCall) => {
           onRequest?.(call);

@@ -131,6 +131,16 @@ export function overloadError(upstream: Omit<UpstreamInfo, 'status'>, scope: 'ca
     : unavailableError(upstream, 'the gateway is at its limit of queued upstream calls, retry later');
 }
 
+/** The caller fetched more bytes than its share lately; its next call could start only after `waitMs`. */
+export function byteBudgetError(upstream: Omit<UpstreamInfo, 'status'>, waitMs: number): RestError {
+  return restError(
+    'RATE_LIMITED',
+    'This caller fetched more bytes from the REST API lately than its share (callerBytesPerSecond), retry later',
+    { ...upstream, status: null },
+    Math.max(1, Math.ceil(waitMs / 1000)),
+  );
+}
+
 /** The `error.message` of the upstream's `{"error": {"code", "message"}}` body, if any. */
 export function upstreamMessage(text: string): string | undefined {
   try {

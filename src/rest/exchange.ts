@@ -14,6 +14,8 @@ export interface Exchanged {
   headers: { 'content-type'?: string; 'retry-after'?: string };
   /** The body as UTF-8 text (a byte order mark dropped); '' when `keep` declined it. */
   text: string;
+  /** Bytes of body received (read whether kept or not). */
+  bytes: number;
 }
 
 export interface ExchangeOptions {
@@ -35,6 +37,7 @@ export function exchange(
     let statusCode = 0;
     let headers: Exchanged['headers'] = {};
     let chunks: Buffer[] | undefined;
+    let bytes = 0;
     let abort: ((reason?: Error) => void) | undefined;
     let aborted = false;
     const onAbort = () => {
@@ -56,12 +59,13 @@ export function exchange(
         return true;
       },
       onData(chunk) {
+        bytes += chunk.length;
         chunks?.push(chunk);
         return true;
       },
       onComplete() {
         settle();
-        resolve({ statusCode, headers, text: chunks ? decode(chunks) : '' });
+        resolve({ statusCode, headers, text: chunks ? decode(chunks) : '', bytes });
       },
       onError(error) {
         settle();

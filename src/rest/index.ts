@@ -4,7 +4,8 @@
  *
  * - client.ts: createRestClient, composing the parts below; a per-caller view (`forCaller`);
  * - transport.ts: one call with its attempts (retry.ts, retryBudget.ts), through the circuit
- *   breakers (circuit.ts) and concurrency limits (limiter.ts), each attempt one exchange on the
+ *   breakers (circuit.ts), a caller's bytes over time (byteBudget.ts) and concurrency limits
+ *   (limiter.ts), each attempt one exchange on the
  *   pool (exchange.ts) read by responses.ts;
  * - singleFlight.ts: reads shared between one caller's requests (single-flight, kept answers);
  * - stream.ts + sse.ts: event streams; deadline.ts: a call's deadline; clock.ts: injectable time;

@@ -11,7 +11,8 @@ import type { RestCall } from './callLog.js';
 import { CircuitOpen, Circuits } from './circuit.js';
 import type { Clock } from './clock.js';
 import { Deadline } from './deadline.js';
-import { circuitOpenError, errorCode, overloadError, unavailableError, type RestError } from './errors.js';
+import type { ByteBudgets } from './byteBudget.js';
+import { byteBudgetError, circuitOpenError, errorCode, overloadError, unavailableError, type RestError } from './errors.js';
 import { Limiter, Overloaded, WaitAborted, type CallerSlots } from './limiter.js';
 import type { Prepared, Target } from './request.js';
 import { exchange } from './exchange.js';
@@ -35,6 +36,8 @@ export interface TransportParts {
   budget: RetryBudget;
   circuits: Circuits;
   limiter: Limiter;
+  /** Bytes of answers per caller over time (byteBudget.ts). */
+  bytes: ByteBudgets;
   /** Deadline of a whole call, ms. */
   requestTimeout: number;
   headersTimeout: number;
@@ -76,8 +79,18 @@ export class Transport {
     }
   }
 
-  /** One attempt through the circuits and the concurrency limits; never throws. */
+  /** One attempt through the caller's byte budget, the circuits and the concurrency limits; never throws. */
   private async guardedAttempt(req: Prepared, who: Who, attempt: number, deadline: Deadline): Promise<Outcome> {
+    // A caller in debt waits before it takes a slot (it holds none meanwhile), or is refused.
+    const wait = this.parts.bytes.waitMs(who.budget);
+    if (wait > 0) {
+      if (wait >= deadline.remaining()) return { ok: false, error: byteBudgetError(req.info, wait), retryable: false };
+      try {
+        await deadline.sleep(wait, req.info);
+      } catch (error) {
+        return { ok: false, error: error as RestError, retryable: false };
+      }
+    }
     let admission;
     try {
       admission = this.parts.circuits.admit(req.route, who.budget);
@@ -121,6 +134,7 @@ export class Transport {
           this.parts.onAnswer?.(who, answered);
         },
       });
+      this.parts.bytes.charge(who.budget, res.bytes);
       outcome = readResponse(res, req);
     } catch (err) {
       outcome = failure(err, req, deadline);

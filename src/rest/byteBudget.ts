@@ -1,0 +1,81 @@
+/**
+ * The bytes of REST answers each caller makes this process fetch, over time: a token bucket per
+ * budget key (transport.ts `Who.budget`: a known token's key, else the client address's). A caller
+ * may fetch `burst` bytes at once and `rate` bytes a second after that. An answer is counted when
+ * it has come (its size is not known before), so a caller goes into debt, and its next call waits
+ * until the debt is paid; a wait that would outlast the call's deadline is refused at once
+ * (RATE_LIMITED with `retryAfter`).
+ *
+ * Why: a large object costs the REST API, and the gateway (reading, parsing, collecting the
+ * garbage), far more than a small one: one 900 KB comment read twice at a time, over and over
+ * (through 30 aliases, or 100 repeated ids that the response-bytes bound refuses only after the
+ * read), kept both cores of a 2-core machine busy and another caller's p99 at 4–6 × its own. The
+ * bound is in bytes, whatever the query, so varying the query does not step around it. It is
+ * per replica: it bounds this process's work.
+ */
+import type { Clock } from './clock.js';
+
+export interface ByteBudgetConfig {
+  /** Bytes a second per caller (0: no bound). */
+  rate: number;
+  /** Bytes a caller may fetch at once (its bucket's size). */
+  burst: number;
+}
+
+/** A caller's bucket: the bytes it may still fetch (negative: its debt) as of `at`. */
+interface Bucket {
+  bytes: number;
+  at: number;
+}
+
+/** Callers tracked before the full buckets are dropped (a full bucket is no bucket). */
+const PRUNE_AT = 10_000;
+/** Callers tracked at most: past it, the oldest charged are dropped, their debt with them. */
+const MAX_CALLERS = 50_000;
+
+export class ByteBudgets {
+  private readonly buckets = new Map<string, Bucket>();
+
+  constructor(
+    private readonly config: ByteBudgetConfig,
+    private readonly clock: Clock,
+  ) {}
+
+  get enabled(): boolean {
+    return this.config.rate > 0;
+  }
+
+  /** How long (ms) caller `key` must wait before its next call: 0 unless it is in debt. */
+  waitMs(key: string): number {
+    const bucket = this.buckets.get(key);
+    if (!bucket) return 0;
+    const bytes = this.available(bucket, this.clock.now());
+    if (bytes >= this.config.burst) this.buckets.delete(key);
+    return bytes >= 0 ? 0 : Math.ceil((-bytes / this.config.rate) * 1000);
+  }
+
+  /** Counts an answer of `bytes` against caller `key`. */
+  charge(key: string, bytes: number): void {
+    if (!this.enabled || bytes <= 0) return;
+    const now = this.clock.now();
+    const bucket = this.buckets.get(key);
+    const available = bucket ? this.available(bucket, now) : this.config.burst;
+    // Re-inserted: the map stays in the order callers were last charged.
+    this.buckets.delete(key);
+    this.buckets.set(key, { bytes: available - bytes, at: now });
+    if (this.buckets.size > PRUNE_AT) this.prune(now);
+  }
+
+  /** The caller's bytes at `now`: what it had, refilled at `rate`, at most `burst`. */
+  private available(bucket: Bucket, now: number): number {
+    return Math.min(this.config.burst, bucket.bytes + ((now - bucket.at) * this.config.rate) / 1000);
+  }
+
+  private prune(now: number): void {
+    for (const [key, bucket] of this.buckets) if (this.available(bucket, now) >= this.config.burst) this.buckets.delete(key);
+    for (const key of this.buckets.keys()) {
+      if (this.buckets.size <= MAX_CALLERS) break;
+      this.buckets.delete(key);
+    }
+  }
+}

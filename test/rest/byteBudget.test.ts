@@ -1,0 +1,95 @@
+/**
+ * The bytes of answers each caller may make the gateway fetch (`callerBytesPerSecond`, 4 s of it at
+ * once): past it, the caller's next call waits until its debt is paid, or is refused with
+ * RATE_LIMITED when the wait would outlast the call; other callers are not held back. Through real
+ * HTTP (a scripted server), on a fake clock.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { createRestClient, RestError, type RestClient } from '../../src/rest/index.js';
+import { json, startBadServer, type BadServer } from '../helpers/badServer.js';
+import { fakeClock, type FakeClock } from '../helpers/clock.js';
+
+const cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  while (cleanup.length) await cleanup.pop()!();
+});
+
+/** 100,000 bytes a second, 400,000 at once; answers of about 300,000 bytes. */
+const RATE = 100_000;
+const BIG = { text: 'x'.repeat(300_000 - 12) };
+
+async function setup(callerBytesPerSecond = RATE): Promise<{ server: BadServer; rest: RestClient; clock: FakeClock }> {
+  const server = await startBadServer();
+  cleanup.push(() => server.stop());
+  server.fallback = json(200, BIG);
+  const clock = fakeClock();
+  const rest = createRestClient({ baseUrl: server.url, clock, requestTimeoutMs: 10_000, callerBytesPerSecond });
+  cleanup.push(() => rest.close());
+  return { server, rest, clock };
+}
+
+/** Lets real I/O run (the server's answers) without moving the fake clock. */
+const turns = async (n = 20) => {
+  for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
+};
+
+describe('bytes of answers per caller', () => {
+  it('lets a caller fetch 4 s of its rate at once, then makes its next call wait until the debt is paid', async () => {
+    const { server, rest, clock } = await setup();
+    const a = rest.forCaller('Bearer a');
+    // 900,000 bytes fetched at once: 500,000 over the bucket, 5 s of the rate.
+    await Promise.all([a.get('/one'), a.get('/two'), a.get('/three')]);
+    expect(server.requests).toHaveLength(3);
+    const next = a.get('/four');
+    await turns();
+    expect(server.requests).toHaveLength(3); // waiting, no call made
+    clock.advance(4_900);
+    await turns();
+    expect(server.requests).toHaveLength(3);
+    clock.advance(100);
+    await expect(clock.settle(next, 0)).resolves.toEqual(BIG);
+    expect(server.requests.map((r) => r.url)).toEqual(['/v1/one', '/v1/two', '/v1/three', '/v1/four']);
+  });
+
+  it('refuses at once, with RATE_LIMITED and retryAfter, a call whose wait would outlast its deadline', async () => {
+    const { server, rest } = await setup();
+    const a = rest.forCaller('Bearer a');
+    // 1,500,000 bytes: 1,100,000 over, 11 s of the rate, past the 10 s deadline.
+    await Promise.all(['/1', '/2', '/3', '/4', '/5'].map((p) => a.get(p)));
+    const err = await a.get('/6').then(
+      () => expect.fail('expected RATE_LIMITED'),
+      (e: unknown) => e as RestError,
+    );
+    expect(err).toBeInstanceOf(RestError);
+    expect(err.extensions).toMatchObject({ code: 'RATE_LIMITED', retryAfter: 11 });
+    expect(err.message).toContain('callerBytesPerSecond');
+    expect(server.requests).toHaveLength(5);
+  });
+
+  it("holds back only the caller in debt: another caller's call goes at once", async () => {
+    const { server, rest } = await setup();
+    const a = rest.forCaller('Bearer a');
+    await Promise.all([a.get('/one'), a.get('/two'), a.get('/three')]);
+    void a.get('/four').catch(() => undefined);
+    await expect(rest.forCaller('Bearer b').get('/other')).resolves.toEqual(BIG);
+    expect(server.requests.map((r) => r.url)).toEqual(['/v1/one', '/v1/two', '/v1/three', '/v1/other']);
+  });
+
+  it('refills at the rate: after the debt is paid and 4 s more, the caller may fetch its burst again', async () => {
+    const { server, rest, clock } = await setup();
+    const a = rest.forCaller('Bearer a');
+    await Promise.all([a.get('/1'), a.get('/2'), a.get('/3')]);
+    clock.advance(9_000); // 5 s of debt, then 4 s: a full bucket
+    await Promise.all([a.get('/4'), a.get('/5'), a.get('/6')]);
+    expect(server.requests).toHaveLength(6);
+    expect(clock.delays.filter((ms) => ms !== 10_000)).toEqual([]); // no call waited (only deadlines were set)
+  });
+
+  it('0 turns the bound off', async () => {
+    const { server, rest, clock } = await setup(0);
+    const a = rest.forCaller('Bearer a');
+    for (let i = 0; i < 3; i++) await Promise.all([a.get(`/${i}a`), a.get(`/${i}b`), a.get(`/${i}c`)]);
+    expect(server.requests).toHaveLength(9);
+    expect(clock.delays.filter((ms) => ms !== 10_000)).toEqual([]);
+  });
+});
