@@ -11,6 +11,7 @@ import { parseCache, parsedBytes } from '../../src/gateway/lib/parseCache.js';
 import { DEFAULTS } from '../../src/config.js';
 import { startStack, type GqlResult, type TestStack } from '../helpers/gateway.js';
 import { httpStack } from '../helpers/httpStack.js';
+import { fakeClock } from '../helpers/clock.js';
 
 const stack = httpStack();
 let t: TestStack;
@@ -207,5 +208,43 @@ describe('response bytes', () => {
     const text = await res.text();
     expect(text).toContain('maxResponseBytes');
     expect(text.length).toBeLessThan(3000);
+  });
+});
+
+describe('bytes of REST answers per caller over time', () => {
+  it('a caller that keeps reading a large object waits for its share, then gets RATE_LIMITED; another caller does not wait', async () => {
+    const clock = fakeClock();
+    // 50,000 bytes a second, 200,000 at once; a comment of about 150 KB.
+    await using s = await startStack({ clock, rest: { callerBytesPerSecond: 50_000, requestTimeoutMs: 5_000 } });
+    const spaceId = (await s.api.post(`/orgs/${s.world.orgId}/spaces`, { title: 'Big' })).body.id;
+    const cr = (await s.api.post(`/spaces/${spaceId}/change-requests`, { subject: 'Big' })).body;
+    await s.api.post(`/spaces/${spaceId}/change-requests/${cr.id}/comments`, { body: { markdown: 'x'.repeat(150_000) } });
+    const query = `query($s: String!, $c: String!, $n: Int!) { changeRequest(spaceId: $s, changeRequestId: $c) { comments(first: $n) { nodes { body { markdown } } } } }`;
+    /** One read of the comment (pages of other sizes are other REST calls: no single-flight between them). */
+    const read = (token?: string, n = 1) => s.gql(query, { s: spaceId, c: cr.id, n }, token);
+    // Two reads: 300 KB, 100 KB over the bucket, 2 s of the rate; the third waits that long (a
+    // little more: each answer is the comment and its envelope).
+    expect((await read()).errors).toBeUndefined();
+    expect((await read()).errors).toBeUndefined();
+    s.resetCalls();
+    const third = read();
+    for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+    expect(s.calls).toEqual([]);
+    // Meanwhile another caller reads the same comment at once.
+    expect((await read(s.world.users.edit.token)).data.changeRequest.comments.nodes[0].body.markdown).toHaveLength(150_000);
+    expect(s.calls).toHaveLength(1);
+    expect((await clock.settle(third, 2_500)).errors).toBeUndefined();
+    expect(s.calls).toHaveLength(2);
+    // 3 s pay the debt and 4 s more fill the bucket (the clock is at the third's end); four reads at once then go into a debt of 8 s
+    // of the rate, past the 5 s deadline: the next read is refused at once.
+    clock.advance(7_000);
+    const four = await Promise.all([1, 2, 3, 4].map((n) => read(undefined, n)));
+    expect(four.map((r) => r.errors)).toEqual([undefined, undefined, undefined, undefined]);
+    const refused = await read();
+    expect(refused.errors?.[0]).toMatchObject({
+      path: ['changeRequest', 'comments'],
+      extensions: { code: 'RATE_LIMITED', retryAfter: expect.any(Number) },
+    });
+    expect(refused.errors?.[0].message).toContain('callerBytesPerSecond');
   });
 });
