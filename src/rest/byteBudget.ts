@@ -4,7 +4,7 @@
  * may fetch `burst` bytes at once and `rate` bytes a second after that. An answer is counted when
  * it has come (its size is not known before), so a caller goes into debt, and its next call waits
  * until the debt is paid; a wait that would outlast the call's deadline is refused at once
- * (RATE_LIMITED with `retryAfter`).
+ * (RATE_LIMITED with `retryAfter`), as is a call past `maxWaiting` of the caller's waiting ones.
  *
  * Why: a large object costs the REST API, and the gateway (reading, parsing, collecting the
  * garbage), far more than a small one: one 900 KB comment read twice at a time, over and over
@@ -20,17 +20,21 @@ export interface ByteBudgetConfig {
   rate: number;
   /** Bytes a caller may fetch at once (its bucket's size). */
   burst: number;
+  /** Calls of one caller waiting for their share at once; more are refused (the `queueLimit` setting). */
+  maxWaiting: number;
 }
 
 /** A caller's bucket: the bytes it may still fetch (negative: its debt) as of `at`. */
 interface Bucket {
   bytes: number;
   at: number;
+  /** Calls of the caller waiting for their share now. */
+  waiting: number;
 }
 
 /** Callers tracked before the full buckets are dropped (a full bucket is no bucket). */
 const PRUNE_AT = 10_000;
-/** Callers tracked at most: past it, the oldest charged are dropped, their debt with them. */
+/** Callers tracked at most: past it, those tracked longest are dropped, their debt with them. */
 const MAX_CALLERS = 50_000;
 
 export class ByteBudgets {
@@ -50,8 +54,23 @@ export class ByteBudgets {
     const bucket = this.buckets.get(key);
     if (!bucket) return 0;
     const bytes = this.available(bucket, this.clock.now());
-    if (bytes >= this.config.burst) this.buckets.delete(key);
+    if (bytes >= this.config.burst && bucket.waiting === 0) this.buckets.delete(key);
     return bytes >= 0 ? 0 : Math.ceil((-bytes / this.config.rate) * 1000);
+  }
+
+  /** Counts a call of caller `key` (in debt) as waiting; false when it has `maxWaiting` waiting already. */
+  enter(key: string): boolean {
+    const bucket = this.buckets.get(key);
+    if (!bucket) return true;
+    if (bucket.waiting >= this.config.maxWaiting) return false;
+    bucket.waiting++;
+    return true;
+  }
+
+  /** A call `enter` counted is done waiting. */
+  leave(key: string): void {
+    const bucket = this.buckets.get(key);
+    if (bucket && bucket.waiting > 0) bucket.waiting--;
   }
 
   /** Counts an answer of `bytes` against caller `key`. */
@@ -59,10 +78,12 @@ export class ByteBudgets {
     if (!this.enabled || bytes <= 0) return;
     const now = this.clock.now();
     const bucket = this.buckets.get(key);
-    const available = bucket ? this.available(bucket, now) : this.config.burst;
-    // Re-inserted: the map stays in the order callers were last charged.
-    this.buckets.delete(key);
-    this.buckets.set(key, { bytes: available - bytes, at: now });
+    if (bucket) {
+      bucket.bytes = this.available(bucket, now) - bytes;
+      bucket.at = now;
+      return;
+    }
+    this.buckets.set(key, { bytes: this.config.burst - bytes, at: now, waiting: 0 });
     if (this.buckets.size > PRUNE_AT) this.prune(now);
   }
 
@@ -72,7 +93,8 @@ export class ByteBudgets {
   }
 
   private prune(now: number): void {
-    for (const [key, bucket] of this.buckets) if (this.available(bucket, now) >= this.config.burst) this.buckets.delete(key);
+    for (const [key, bucket] of this.buckets)
+      if (bucket.waiting === 0 && this.available(bucket, now) >= this.config.burst) this.buckets.delete(key);
     for (const key of this.buckets.keys()) {
       if (this.buckets.size <= MAX_CALLERS) break;
       this.buckets.delete(key);

@@ -162,7 +162,10 @@ function transportParts(config: RestClientConfig, base: URL, clock: Clock) {
     ),
     limiter: new Limiter(concurrency),
     // A caller's bucket holds BYTE_BURST_SECONDS of its rate.
-    bytes: new ByteBudgets({ rate: settings.callerBytesPerSecond, burst: settings.callerBytesPerSecond * BYTE_BURST_SECONDS }, clock),
+    bytes: new ByteBudgets(
+      { rate: settings.callerBytesPerSecond, burst: settings.callerBytesPerSecond * BYTE_BURST_SECONDS, maxWaiting: settings.queueLimit },
+      clock,
+    ),
     report: log
       ? (call: RestCall) => {
           onRequest?.(call);

@@ -82,13 +82,17 @@ export class Transport {
   /** One attempt through the caller's byte budget, the circuits and the concurrency limits; never throws. */
   private async guardedAttempt(req: Prepared, who: Who, attempt: number, deadline: Deadline): Promise<Outcome> {
     // A caller in debt waits before it takes a slot (it holds none meanwhile), or is refused.
-    const wait = this.parts.bytes.waitMs(who.budget);
+    const { bytes } = this.parts;
+    const wait = bytes.waitMs(who.budget);
     if (wait > 0) {
-      if (wait >= deadline.remaining()) return { ok: false, error: byteBudgetError(req.info, wait), retryable: false };
+      if (wait >= deadline.remaining() || !bytes.enter(who.budget))
+        return { ok: false, error: byteBudgetError(req.info, wait), retryable: false };
       try {
         await deadline.sleep(wait, req.info);
       } catch (error) {
         return { ok: false, error: error as RestError, retryable: false };
+      } finally {
+        bytes.leave(who.budget);
       }
     }
     let admission;

@@ -18,12 +18,18 @@ afterEach(async () => {
 const RATE = 100_000;
 const BIG = { text: 'x'.repeat(300_000 - 12) };
 
-async function setup(callerBytesPerSecond = RATE): Promise<{ server: BadServer; rest: RestClient; clock: FakeClock }> {
+async function setup(callerBytesPerSecond = RATE, queueLimit?: number): Promise<{ server: BadServer; rest: RestClient; clock: FakeClock }> {
   const server = await startBadServer();
   cleanup.push(() => server.stop());
   server.fallback = json(200, BIG);
   const clock = fakeClock();
-  const rest = createRestClient({ baseUrl: server.url, clock, requestTimeoutMs: 10_000, callerBytesPerSecond });
+  const rest = createRestClient({
+    baseUrl: server.url,
+    clock,
+    requestTimeoutMs: 10_000,
+    callerBytesPerSecond,
+    ...(queueLimit === undefined ? {} : { queueLimit }),
+  });
   cleanup.push(() => rest.close());
   return { server, rest, clock };
 }
@@ -83,6 +89,21 @@ describe('bytes of answers per caller', () => {
     await Promise.all([a.get('/4'), a.get('/5'), a.get('/6')]);
     expect(server.requests).toHaveLength(6);
     expect(clock.delays.filter((ms) => ms !== 10_000)).toEqual([]); // no call waited (only deadlines were set)
+  });
+
+  it('holds at most `queueLimit` waiting calls of a caller: the next is refused at once', async () => {
+    const { server, rest, clock } = await setup(RATE, 2);
+    const a = rest.forCaller('Bearer a');
+    await Promise.all([a.get('/one'), a.get('/two'), a.get('/three')]);
+    const waiting = [a.get('/w1'), a.get('/w2')];
+    const err = await a.get('/w3').then(
+      () => expect.fail('expected RATE_LIMITED'),
+      (e: unknown) => e as RestError,
+    );
+    expect(err.extensions).toMatchObject({ code: 'RATE_LIMITED', retryAfter: 5 });
+    clock.advance(5_000);
+    await expect(clock.settle(Promise.all(waiting), 0)).resolves.toEqual([BIG, BIG]);
+    expect(server.requests.map((r) => r.url)).toEqual(['/v1/one', '/v1/two', '/v1/three', '/v1/w1', '/v1/w2']);
   });
 
   it('0 turns the bound off', async () => {
