@@ -1,8 +1,13 @@
 /**
- * The bytes of REST answers each caller makes this process fetch, over time: a token bucket per
- * budget key (transport.ts `Who.budget`: a known token's key, else the client address's). A caller
- * may fetch `burst` bytes at once and `rate` bytes a second after that. An answer is counted when
- * it has come (its size is not known before), so a caller goes into debt, and its next call waits
+ * The bytes of large REST answers (`large` bytes or more each) each caller makes this process
+ * fetch, over time: a token bucket per budget key (transport.ts `Who.budget`: a known token's key,
+ * else the client address's). A caller may fetch `burst` such bytes at once and `rate` bytes a
+ * second after that. Smaller answers are not counted: their cost is per call (bounded by the
+ * concurrency limits), and one token of a server-side app may well read a few MB a second of them
+ * (the bench's one-resource load: 3,200 answers of 636 bytes a second). A large answer costs per
+ * byte, mostly in garbage collection: V8 parses a JSON text of 100 KB or more straight into the
+ * old generation, which only a full collection frees. An answer is counted when it has come (its
+ * size is not known before), so a caller goes into debt, and its next call waits
  * until the debt is paid; a wait that would outlast the call's deadline is refused at once
  * (RATE_LIMITED with `retryAfter`), as is a call past `maxWaiting` of the caller's waiting ones.
  *
@@ -20,6 +25,8 @@ export interface ByteBudgetConfig {
   rate: number;
   /** Bytes a caller may fetch at once (its bucket's size). */
   burst: number;
+  /** The size from which an answer is counted. */
+  large: number;
   /** Calls of one caller waiting for their share at once; more are refused (the `queueLimit` setting). */
   maxWaiting: number;
 }
@@ -75,7 +82,7 @@ export class ByteBudgets {
 
   /** Counts an answer of `bytes` against caller `key`. */
   charge(key: string, bytes: number): void {
-    if (!this.enabled || bytes <= 0) return;
+    if (!this.enabled || bytes < this.config.large) return;
     const now = this.clock.now();
     const bucket = this.buckets.get(key);
     if (bucket) {

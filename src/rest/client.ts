@@ -125,6 +125,8 @@ export function createRestClient(config: RestClientConfig): RestClient {
 
 /** Seconds of a caller's byte rate it may fetch at once (`callerBytesPerSecond`). */
 const BYTE_BURST_SECONDS = 4;
+/** The size from which an answer counts against its caller's bytes (byteBudget.ts). */
+const LARGE_ANSWER_BYTES = 64 * 1024;
 
 function transportParts(config: RestClientConfig, base: URL, clock: Clock) {
   const settings: RestSettings = withDefaults(DEFAULTS.rest, config);
@@ -163,7 +165,12 @@ function transportParts(config: RestClientConfig, base: URL, clock: Clock) {
     limiter: new Limiter(concurrency),
     // A caller's bucket holds BYTE_BURST_SECONDS of its rate.
     bytes: new ByteBudgets(
-      { rate: settings.callerBytesPerSecond, burst: settings.callerBytesPerSecond * BYTE_BURST_SECONDS, maxWaiting: settings.queueLimit },
+      {
+        rate: settings.callerBytesPerSecond,
+        burst: settings.callerBytesPerSecond * BYTE_BURST_SECONDS,
+        large: LARGE_ANSWER_BYTES,
+        maxWaiting: settings.queueLimit,
+      },
       clock,
     ),
     report: log

@@ -1,6 +1,6 @@
 /**
- * The bytes of answers each caller may make the gateway fetch (`callerBytesPerSecond`, 4 s of it at
- * once): past it, the caller's next call waits until its debt is paid, or is refused with
+ * The bytes of large answers (64 KiB or more each) each caller may make the gateway fetch
+ * (`callerBytesPerSecond`, 4 s of it at once): past it, the caller's next call waits until its debt is paid, or is refused with
  * RATE_LIMITED when the wait would outlast the call; other callers are not held back. Through real
  * HTTP (a scripted server), on a fake clock.
  */
@@ -104,6 +104,18 @@ describe('bytes of answers per caller', () => {
     clock.advance(5_000);
     await expect(clock.settle(Promise.all(waiting), 0)).resolves.toEqual([BIG, BIG]);
     expect(server.requests.map((r) => r.url)).toEqual(['/v1/one', '/v1/two', '/v1/three', '/v1/w1', '/v1/w2']);
+  });
+
+  it('counts only large answers (64 KiB or more): a caller may read any number of small ones', async () => {
+    const { server, rest, clock } = await setup(1_000); // 1,000 bytes a second, 4,000 at once
+    server.fallback = json(200, { text: 'x'.repeat(60_000) });
+    const a = rest.forCaller('Bearer a');
+    for (let i = 0; i < 4; i++) await Promise.all([a.get(`/${i}a`), a.get(`/${i}b`), a.get(`/${i}c`)]);
+    expect(server.requests).toHaveLength(12); // 720 KB at once, none of it counted
+    expect(clock.delays.filter((ms) => ms !== 10_000)).toEqual([]);
+    server.fallback = json(200, { text: 'x'.repeat(70_000) });
+    await a.get('/large'); // 70 KB: 66 KB over the bucket, 66 s of this rate
+    await expect(a.get('/next')).rejects.toMatchObject({ extensions: { code: 'RATE_LIMITED' } });
   });
 
   it('0 turns the bound off', async () => {
