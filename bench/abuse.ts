@@ -17,6 +17,7 @@ import { readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { Worker } from 'node:worker_threads';
+import { Pool } from 'undici';
 import {
   f1,
   f2,
@@ -62,6 +63,8 @@ const KB = 1024;
 
 interface Ctx {
   origin: string;
+  /** The attackers' connections (undici's Pool: a fraction of `fetch`'s CPU per request). */
+  pool: Pool;
   gateway: Child;
   redis: Awaited<ReturnType<typeof startRedis>>;
   attacker: string;
@@ -83,25 +86,39 @@ interface Attack {
 
 const count = (o: Outcome, key: string) => o.set(key, (o.get(key) ?? 0) + 1);
 
-/** POSTs a GraphQL request; records its status and first error code in `outcome`. */
+/**
+ * POSTs a GraphQL request (an object, or its JSON already built as a string or bytes); records its
+ * status and first error code in `outcome`. The attackers run on the bench's main thread, on the
+ * same two cores as the gateway and the well-behaved caller: they use undici's Pool, and a large
+ * answer (a 438 KB introspection) is searched for its error code rather than parsed.
+ */
 async function post(ctx: Ctx, outcome: Outcome, body: unknown, headers: Record<string, string> = {}): Promise<void> {
   try {
-    const res = await fetch(`${ctx.origin}/graphql`, {
+    const res = await ctx.pool.request({
+      path: '/graphql',
       method: 'POST',
       headers: { 'content-type': 'application/json', ...headers },
-      body: typeof body === 'string' ? body : JSON.stringify(body),
+      body: typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body),
     });
-    const text = await res.text();
-    let code = '';
-    try {
-      code = JSON.parse(text).errors?.[0]?.extensions?.code ?? '';
-    } catch {
-      code = 'not JSON';
-    }
-    count(outcome, `${res.status}${code ? ` ${code}` : ''}`);
+    const text = await res.body.text();
+    const code = errorCode(text);
+    count(outcome, `${res.statusCode}${code ? ` ${code}` : ''}`);
   } catch (error) {
     count(outcome, `failed: ${(error as Error).message.slice(0, 40)}`);
   }
+}
+
+/** The first error's code in a GraphQL answer ('' without errors), without parsing a large one whole. */
+function errorCode(text: string): string {
+  if (text.length <= 64 * KB) {
+    try {
+      return JSON.parse(text).errors?.[0]?.extensions?.code ?? '';
+    } catch {
+      return 'not JSON';
+    }
+  }
+  const errors = text.indexOf('"errors":[');
+  return errors < 0 ? '' : (/"code":"([A-Z_]+)"/.exec(text.slice(errors, errors + 4 * KB))?.[1] ?? '');
 }
 
 /** Runs `f` in `n` concurrent loops until the attack's time is up, or `total` calls were made (the finding's count). */
@@ -115,7 +132,13 @@ async function loops(ctx: Ctx, n: number, f: (i: number) => Promise<void>, total
 }
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
-const pad = (bytes: number) => ' '.repeat(bytes);
+
+/** 900 KB of one character, built once: the attacks' bodies are put together from it, not re-stringified. */
+const FILL = { ' ': Buffer.alloc(900 * KB, ' '), x: Buffer.alloc(900 * KB, 'x') };
+
+/** The JSON body `{"query": head + 900 KB of fill + tail}` (head and tail need no JSON escaping). */
+const paddedBody = (head: string, fill: keyof typeof FILL, tail: string) =>
+  Buffer.concat([Buffer.from(`{"query":"${head}`), FILL[fill], Buffer.from(`${tail}"}`)]);
 
 /** Asks `/ready` twice a second until the attack's time is up, counting its answers. */
 async function pollReady(ctx: Ctx, outcome: Outcome): Promise<void> {
@@ -171,7 +194,7 @@ const ATTACKS: Attack[] = [
   },
   {
     name: 'padded documents: 2 × 117 distinct `{ __typename }` padded to 900 KB, no token',
-    run: (ctx, outcome) => loops(ctx, 4, (i) => post(ctx, outcome, { query: `{ __typename }${pad(900 * KB)}#${i}` }), 234),
+    run: (ctx, outcome) => loops(ctx, 4, (i) => post(ctx, outcome, paddedBody('{ __typename }', ' ', `#${i}`)), 234),
   },
   {
     name: 'long operation names: 2 × 35 operations named with 900 KB, each 10th followed by a read of /metrics',
@@ -180,7 +203,7 @@ const ATTACKS: Attack[] = [
         ctx,
         4,
         async (i) => {
-          await post(ctx, outcome, { query: `query Q${i}${'x'.repeat(900 * KB)} { __typename }` });
+          await post(ctx, outcome, paddedBody(`query Q${i}`, 'x', ' { __typename }'));
           if (i % 10 === 0)
             await fetch(`${ctx.origin}/metrics`).then(
               (r) => r.text(),
@@ -195,13 +218,16 @@ const ATTACKS: Attack[] = [
     name: 'APQ: 117 registrations of distinct 900 KB documents, no token',
     async run(ctx, outcome) {
       const { createHash } = await import('node:crypto');
+      // The hash of `{ __typename }` + 900 KB of spaces, then of each document's own end.
+      const padded = createHash('sha256').update('{ __typename }').update(FILL[' ']);
       await loops(
         ctx,
         4,
         (i) => {
-          const query = `{ __typename }${pad(900 * KB)}#${i}`;
-          const sha256Hash = createHash('sha256').update(query).digest('hex');
-          return post(ctx, outcome, { query, extensions: { persistedQuery: { version: 1, sha256Hash } } });
+          const sha256Hash = padded.copy().update(`#${i}`).digest('hex');
+          const extensions = `,"extensions":{"persistedQuery":{"version":1,"sha256Hash":"${sha256Hash}"}}}`;
+          const body = paddedBody('{ __typename }', ' ', `#${i}`);
+          return post(ctx, outcome, Buffer.concat([body.subarray(0, body.length - 1), Buffer.from(extensions)]));
         },
         117,
       );
@@ -421,6 +447,7 @@ export async function runAbuse(): Promise<void> {
   const redis = await startRedis(redisPort);
   const hop = await startProxy(upstream.url, 'boom');
   let gateway: Child | undefined;
+  let pool: Pool | undefined;
   let victim: Awaited<ReturnType<typeof startVictim>> | undefined;
   try {
     gateway = await startGateway([
@@ -436,6 +463,7 @@ export async function runAbuse(): Promise<void> {
     const [admin, good, attacker] = tokens;
     const ctx: Ctx = {
       origin,
+      pool: (pool = new Pool(origin, { connections: 64 })),
       gateway,
       redis,
       attacker,
@@ -468,12 +496,14 @@ export async function runAbuse(): Promise<void> {
       quiet.push(...(await victim.run(Date.now() + QUIET_SECONDS * 1000)).times);
       ctx.until = Date.now() + SECONDS * 1000;
       await loopDelay(origin); // resets the gateway's event-loop delay histogram
+      const benchCpu = process.cpuUsage();
       const cpu = gateway.cpuMs();
       const loopCpu = mainThreadCpuMs(gateway.pid);
       const [during] = await Promise.all([
         victim.run(ctx.until),
         attack.run(ctx, outcome).catch((e) => void count(outcome, `attack failed: ${(e as Error).message.slice(0, 60)}`)),
       ]);
+      const benchUsed = process.cpuUsage(benchCpu);
       const up = await alive(origin);
       const gatewayCpu = gateway.cpuMs() - cpu;
       const gatewayLoopCpu = mainThreadCpuMs(gateway.pid) - loopCpu;
@@ -491,7 +521,7 @@ export async function runAbuse(): Promise<void> {
         `${f1(during.p50)} / ${f1(during.p99)} (${during.failures} failed of ${during.n})`,
         `${f2(during.p99 / baseline.p99)} ×`,
         during.p99,
-        `${f1(gatewayCpu / 1000)} s / ${f1(gatewayLoopCpu / 1000)} s, ${delay ? `${f1(delay.p99)} / ${f1(delay.max)}` : '–'}`,
+        `${f1(gatewayCpu / 1000)} s / ${f1(gatewayLoopCpu / 1000)} s, ${delay ? `${f1(delay.p99)} / ${f1(delay.max)}` : '–'}; ${f1((benchUsed.user + benchUsed.system) / 1e6)} s`,
         up ? 'yes' : '**no**',
         ok ? 'met' : '**not met**',
       ]);
@@ -514,7 +544,7 @@ export async function runAbuse(): Promise<void> {
       '',
       `Machine: ${host}. Run of ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, ${f1((performance.now() - started) / 1000)} s. One gateway as \`npm start\` runs it, with Redis and a 30 s response cache, over the embedded upstream (no added latency) behind a hop that answers 500 for ids holding \`boom\`. Each attack runs for ${SECONDS} s while a well-behaved caller (its own token) sends a one-resource query and the nested query in turn, one every ${PACE_MS} ms, from a worker thread of the bench (its own event loop, so the attackers' work in the bench's main thread never delays it or its timing).`,
       '',
-      `Well-behaved caller's baseline (${BASELINE_SECONDS} s, no attack): p50 ${f1(baseline.p50)} ms, p99 ${f1(baseline.p99)} ms, ${baseline.failures} failed of ${baseline.n}; the gateway used ${f1(baselineGateway.cpu / 1000)} s of CPU (${f1(baselineGateway.loopCpu / 1000)} s on its event loop's thread), its event-loop delay p99 / max ${f1(baselineGateway.delay.p99)} / ${f1(baselineGateway.delay.max)} ms. The gateway's CPU (user + system, all its threads, and its main thread's alone: the event loop's work) and event-loop delay (prom-client's \`nodejs_eventloop_lag_p99_seconds\` / \`_max_seconds\`, read from /metrics before and after each attack; 10 ms resolution) tell what the gateway itself did, whatever else the machine ran. For information beside the goal's verdict, the caller's p99 is also given against its pooled quiet windows (the baseline and ${QUIET_SECONDS} s without attack before each attack: ${quiet.length} requests, p50 ${f1(median(quiet))} ms, p99 ${f1(quietP99)} ms), a steadier denominator than the baseline's 2nd–3rd slowest request.`,
+      `Well-behaved caller's baseline (${BASELINE_SECONDS} s, no attack): p50 ${f1(baseline.p50)} ms, p99 ${f1(baseline.p99)} ms, ${baseline.failures} failed of ${baseline.n}; the gateway used ${f1(baselineGateway.cpu / 1000)} s of CPU (${f1(baselineGateway.loopCpu / 1000)} s on its event loop's thread), its event-loop delay p99 / max ${f1(baselineGateway.delay.p99)} / ${f1(baselineGateway.delay.max)} ms. The gateway's CPU (user + system, all its threads, and its main thread's alone: the event loop's work) and event-loop delay (prom-client's \`nodejs_eventloop_lag_p99_seconds\` / \`_max_seconds\`, read from /metrics before and after each attack; 10 ms resolution) tell what the gateway itself did, whatever else the machine ran; the bench's own CPU (its main thread's attackers and the well-behaved caller's worker, \`process.cpuUsage()\`) is what it took of the same two cores. For information beside the goal's verdict, the caller's p99 is also given against its pooled quiet windows (the baseline and ${QUIET_SECONDS} s without attack before each attack: ${quiet.length} requests, p50 ${f1(median(quiet))} ms, p99 ${f1(quietP99)} ms), a steadier denominator than the baseline's 2nd–3rd slowest request.`,
       '',
       table(
         [
@@ -523,7 +553,7 @@ export async function runAbuse(): Promise<void> {
           'well-behaved p50 / p99 (ms)',
           'p99 / baseline',
           'p99 / pooled quiet p99',
-          'gateway CPU: all threads / event loop; event-loop delay p99 / max (ms)',
+          "gateway CPU: all threads / event loop; event-loop delay p99 / max (ms); the bench's own CPU",
           'gateway alive',
           'p99 ≤ 3 × baseline and ≤ 1 s, no failure',
         ],
@@ -537,6 +567,7 @@ export async function runAbuse(): Promise<void> {
     else writeSection('abuse', body);
   } finally {
     await victim?.stop();
+    await pool?.close();
     await gateway?.stop();
     // DUMP=file: the gateway's output (e.g. with BENCH_GATEWAY_NODE_FLAGS=--trace-gc), as profile.ts has it.
     if (process.env.DUMP && gateway) (await import('node:fs')).writeFileSync(process.env.DUMP, gateway.output());
