@@ -192,6 +192,19 @@ describe('response bytes', () => {
     expect(s.calls.length).toBeGreaterThan(0);
   });
 
+  it('bounds a kept introspection result too, by its text: the first answer and the next are refused alike', async () => {
+    await using s = await startStack({ limits: { maxResponseBytes: 100_000 } });
+    const query = '{ __schema { types { name description fields { name description } } } }';
+    for (let i = 0; i < 3; i++) {
+      const refused = await s.gql(query);
+      expect(refused.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', limit: 'maxResponseBytes', maximum: 100_000 });
+    }
+    // A smaller one is kept and served again whole.
+    const small = '{ __schema { queryType { name } } }';
+    expect((await s.gql(small)).data).toEqual({ __schema: { queryType: { name: 'Query' } } });
+    expect((await s.gql(small)).data).toEqual({ __schema: { queryType: { name: 'Query' } } });
+  });
+
   it('is a setting, and bounds @defer parts too', async () => {
     await using s = await startStack({ limits: { maxResponseBytes: 1000 } });
     const small = await s.gql('{ viewer { id } }');

@@ -94,6 +94,27 @@ describe('JSON results', () => {
     }
   });
 
+  it('without compression, a kept introspection result is written from bytes made once, whole', async () => {
+    const query = '{ __schema { types { name kind description } } }';
+    const bytes = vi.spyOn(SharedBodies.prototype, 'bytes');
+    try {
+      const first = await post(query);
+      const again = await post(query);
+      const third = await post(query, { 'accept-encoding': 'identity' });
+      expect(again.body.equals(first.body)).toBe(true);
+      expect(third.body.equals(first.body)).toBe(true);
+      expect(again.headers['content-length']).toBe(String(first.body.length));
+      expect(again.headers.vary).toMatch(/accept-encoding/i);
+      expect(JSON.parse(again.body.toString()).data.__schema.types.length).toBeGreaterThan(100);
+      // The second and third answers came from the kept text's bytes, made once.
+      const made = bytes.mock.results.map((r) => r.value as Buffer | undefined).filter(Boolean);
+      expect(made.length).toBeGreaterThanOrEqual(2);
+      expect(made[made.length - 1]).toBe(made[made.length - 2]);
+    } finally {
+      bytes.mockRestore();
+    }
+  });
+
   it('simultaneous first requests for one introspection answer: one execution, one compression', async () => {
     const query = '{ __schema { types { name description fields { name } } } }';
     const counted = countCompressions();
@@ -184,5 +205,15 @@ describe('SharedBodies', () => {
     await expect(shared.compressed(body, 'br', async () => Promise.reject(new Error('failed')))).rejects.toThrow('failed');
     expect(await shared.compressed(body, 'br', make)).toEqual(Buffer.from('made'));
     expect(made).toBe(3);
+  });
+
+  it('gives a registered body as UTF-8 bytes, made once; none for other bodies', () => {
+    const shared = new SharedBodies();
+    expect(shared.bytes('é'.repeat(10))).toBeUndefined();
+    shared.add('é'.repeat(10));
+    const bytes = shared.bytes('é'.repeat(10))!;
+    expect(bytes.toString('utf8')).toBe('é'.repeat(10));
+    expect(bytes.length).toBe(20);
+    expect(shared.bytes('é'.repeat(10))).toBe(bytes);
   });
 });

@@ -9,9 +9,13 @@ import type { ExecutionResult } from 'graphql';
 
 type Written = ExecutionResult & { stringify?: (result: ExecutionResult) => string };
 
+/** Each copy made by `writtenAs`: the result it holds and its text. */
+const sources = new WeakMap<object, { result: ExecutionResult; text: () => string }>();
+
 /** A shallow copy of `result` (with `extra`'s fields) that Yoga writes as `text()`. */
 export function writtenAs(result: ExecutionResult, text: () => string, extra: object = {}): ExecutionResult {
   const copy = { ...result, ...extra };
+  sources.set(copy, { result, text });
   Object.defineProperty(copy, 'stringify', {
     value: (written: ExecutionResult) => (sameAs(written, result) ? text() : JSON.stringify(written)),
   });
@@ -22,6 +26,12 @@ export function writtenAs(result: ExecutionResult, text: () => string, extra: ob
 export function writtenText(result: ExecutionResult): string | undefined {
   const stringify = (result as Written).stringify;
   return typeof stringify === 'function' ? stringify(result) : undefined;
+}
+
+/** The length of the text `written` is written as, when it is a copy `writtenAs` made that still holds its result. */
+export function writtenLength(written: ExecutionResult): number | undefined {
+  const source = sources.get(written);
+  return source && sameAs(written, source.result) ? source.text().length : undefined;
 }
 
 /** Whether `written` holds `result`'s fields and nothing more. */

@@ -64,6 +64,16 @@ export function useCompression(minBytes = DEFAULT_COMPRESS_MIN_BYTES, shared?: S
       if (!encoding) {
         // Another client would get it compressed: caches must tell them apart.
         response.headers.append('vary', 'Accept-Encoding');
+        // A body the same for every caller is written from bytes made once.
+        const text = shared && stringBody(response);
+        const bytes = text === undefined ? undefined : shared!.bytes(text);
+        if (bytes) {
+          const headers = new fetchAPI.Headers(response.headers);
+          headers.set('content-length', String(bytes.length));
+          setResponse(
+            new fetchAPI.Response(bytes as unknown as BodyInit, { status: response.status, statusText: response.statusText, headers }),
+          );
+        }
         return;
       }
       const headers = new fetchAPI.Headers(response.headers);

@@ -18,6 +18,7 @@ import { getHeapStatistics } from 'node:v8';
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { limitError } from '../lib/limitError.js';
+import { writtenLength } from '../lib/writtenAs.js';
 
 /** JSON length of `value` (strings by their length, before escaping), or a number above `budget` once it is passed. */
 export function jsonSize(value: unknown, budget: number): number {
@@ -71,7 +72,8 @@ export function useMaxResponseBytes(maxResponseBytes: number, inFlightBudget = d
   const sizes = new WeakMap<object, number>();
   const bound = (result: ExecutionResult): ExecutionResult => {
     if (sizes.has(result)) return result;
-    const size = jsonSize(result, maxResponseBytes);
+    // A result written as a text made once (a kept introspection answer) is that text's length.
+    const size = writtenLength(result) ?? jsonSize(result, maxResponseBytes);
     // `data: null`: the operation ran (and graphql-sse takes a result without `data` for arguments).
     const bounded = size > maxResponseBytes ? { data: null, errors: [refusal()] } : result;
     sizes.set(bounded, bounded === result ? size : 0);
