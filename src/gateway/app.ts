@@ -151,6 +151,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
           failMode: options.callerRateLimitFailMode,
           redis,
           log,
+          clock: options.clock,
         })
       : undefined;
   // Who a request's caller is: one rule for the plugin below and for the server's refusal on arrival.

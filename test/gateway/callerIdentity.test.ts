@@ -187,6 +187,35 @@ describe('work without an accepted token is limited per client address', () => {
     expect(res.headers.get('access-control-allow-origin')).toBe('https://app.example');
   });
 
+  it("the server's refusal is written after a second (at most the Retry-After): a client that ignores Retry-After gets one a second per connection", async () => {
+    const clock = fakeClock();
+    const t = await stack({ anonymousRateLimit: 1, clock });
+    expect(codes([await t.post('{ __typename }'), await t.post('{ __typename }')])).toEqual(['ok', 'RATE_LIMITED']);
+    let answered = false;
+    const refused = t.post('{ __typename }').then((r) => ((answered = true), r));
+    for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+    expect(answered).toBe(false);
+    clock.advance(999);
+    for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+    expect(answered).toBe(false);
+    clock.advance(1);
+    const res = await refused;
+    expect(res.status).toBe(429);
+    expect(res.body.errors?.[0].extensions).toMatchObject({ code: 'RATE_LIMITED', retryAfter: expect.any(Number) });
+    // A client that leaves meanwhile: nothing is written, nothing breaks.
+    const { hostname, port } = new URL(t.gateway.url);
+    const socket = connect(Number(port), hostname);
+    await new Promise((r) => socket.once('connect', r));
+    socket.write(
+      'POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 27\r\n\r\n{"query":"{ __typename }"}',
+    );
+    for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+    socket.destroy();
+    for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+    clock.advance(1_000);
+    expect((await fetch(`${new URL(t.gateway.url).origin}/health`)).status).toBe(200);
+  });
+
   it('a token the upstream answered 401 for is counted as its address afterwards', async () => {
     const t = await stack({ anonymousRateLimit: 2, callerRateLimit: 100 });
     const junk = { authorization: 'Bearer junk' };

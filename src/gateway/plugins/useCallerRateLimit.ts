@@ -16,7 +16,7 @@
  * is read and parsed (10 anonymous loops of the introspection query were refused ~1,500 times in
  * 5 s, each after reading and parsing its body, 1.5–2.5 ms of the event loop): by the HTTP server
  * itself (`refuseOnArrival`, before Yoga builds a Request: about a tenth of the cost), else in
- * `onRequest`. Such a refusal is not counted (the window is over already); a request under the
+ * `onRequest`. The server's refusal is written after a second (REFUSAL_DELAY_MS). Such a refusal is not counted (the window is over already); a request under the
  * limit is counted once, at its parameters. The refusal is this replica's memory of its own count, bounded like
  * the local counter: a count only grows within its window, so it holds across replicas too.
  */
@@ -26,7 +26,7 @@ import type { GraphQLError } from 'graphql';
 import { DEFAULTS, type Config } from '../../config.js';
 import type { Logger } from '../../log.js';
 import type { RedisHandle } from '../redis.js';
-import type { CallerIdentity } from '../../rest/index.js';
+import { systemClock, type CallerIdentity, type Clock } from '../../rest/index.js';
 import { callerIdentity } from '../lib/callerHash.js';
 import { errorBody, errorResponse } from '../lib/errorResponse.js';
 import { requestPath } from '../lib/requestPath.js';
@@ -45,6 +45,8 @@ export interface CallerRateLimitOptions {
   /** What to do while Redis is unavailable (default `open`). */
   failMode?: RateLimitFailMode;
   log: Logger;
+  /** Times the refusals on arrival wait (default the process's; tests pass a fake one). */
+  clock?: Clock;
 }
 
 interface Count {
@@ -54,6 +56,15 @@ interface Count {
 }
 
 const PER_ADDRESS = 'per client address without an accepted token';
+
+/**
+ * How long a refusal on arrival waits before it is written (at most the `Retry-After` it gives). A
+ * client that ignores `Retry-After` and sends again as soon as it is answered (ten anonymous loops
+ * of the introspection query were refused 20,000 times in 5 s, about 2 s of the event loop) gets
+ * one refusal a second per connection instead; a client that honours it waits longer anyway. The
+ * connections held meanwhile count against `--max-connections` like any other.
+ */
+const REFUSAL_DELAY_MS = 1_000;
 
 /** Most callers the in-process counter tracks before dropping ended windows. */
 const MAX_LOCAL_CALLERS = 10_000;
@@ -85,6 +96,7 @@ export function useCallerRateLimit(options: CallerRateLimitOptions & { endpoint?
   // Keys found over their limit, and when their window ends (ms since the epoch).
   const over = new Map<string, { until: number; error: GraphQLError }>();
   const endpoint = options.endpoint ?? '/graphql';
+  const clock = options.clock ?? systemClock;
 
   const countLocally = (key: string): Count => {
     const now = Date.now();
@@ -176,12 +188,17 @@ export function useCallerRateLimit(options: CallerRateLimitOptions & { endpoint?
       const refusal = refusalOf(req.method ?? 'GET', new URL(req.url ?? '/', 'http://localhost').href, () => identify(req));
       if (!refusal) return false;
       const body = errorBody(refusal);
-      res.writeHead(429, {
-        'content-type': 'application/json; charset=utf-8',
-        'content-length': Buffer.byteLength(body),
-        'retry-after': String(refusal.extensions.retryAfter),
-      });
-      res.end(body);
+      const send = () => {
+        if (res.destroyed) return;
+        res.writeHead(429, {
+          'content-type': 'application/json; charset=utf-8',
+          'content-length': Buffer.byteLength(body),
+          'retry-after': String(refusal.extensions.retryAfter),
+        });
+        res.end(body);
+      };
+      const timer = clock.setTimeout(send, Math.min(REFUSAL_DELAY_MS, refusal.extensions.retryAfter * 1000));
+      res.once('close', () => clock.clearTimeout(timer));
       return true;
     },
     // Only requests for an operation (those counted at their parameters, below), not GraphiQL or /health.
