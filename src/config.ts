@@ -230,7 +230,7 @@ const TABLE = [
     max: 1_000_000_000,
     fallback: () => 1_048_576,
     commands: ['start'],
-    help: 'Gateway: bytes of large REST answers (64 KiB or more each) per second and caller, 4 s of it at once (0: no bound); a caller past it waits, or gets RATE_LIMITED when the wait would outlast its call',
+    help: 'Gateway: bytes of large REST answers and of large results served from a cache (64 KiB or more each) per second and caller, 4 s of it at once (0: no bound); a caller past it waits, or gets RATE_LIMITED when the wait would outlast its call',
   },
   {
     key: 'queueLimit',

@@ -5,7 +5,15 @@ import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import { DEFAULTS, withDefaults, type Config } from '../config.js';
 import { silentLogger, type Logger } from '../log.js';
-import { createRestClient, type Arrival, type Clock, type RestCall, type RestClient, type RestClientConfig } from '../rest/index.js';
+import {
+  createRestClient,
+  systemClock,
+  type Arrival,
+  type Clock,
+  type RestCall,
+  type RestClient,
+  type RestClientConfig,
+} from '../rest/index.js';
 import { schema } from '../schema/index.js';
 import { drainable } from '../shutdown.js';
 import { createContext, type GatewayContext, type GatewayLimits } from '../schema/context.js';
@@ -28,6 +36,7 @@ import { useAnonymousBodyLimit, useRequestBodyLimit } from './plugins/useRequest
 import { upstreamCheck, useReadiness, type ReadyCheck } from './plugins/useReadiness.js';
 import { createMetrics, type GatewayMetrics, type MetricsOptions } from './metrics.js';
 import type { Tracing } from './tracing.js';
+import { useCallerBytes } from './plugins/useCallerBytes.js';
 import { useCallerRateLimit } from './plugins/useCallerRateLimit.js';
 import { callerIdentifier, useCallerIdentity } from './plugins/useCallerIdentity.js';
 import { callerBudget } from './lib/callerHash.js';
@@ -195,6 +204,8 @@ export function buildGateway(options: GatewayOptions): Gateway {
       streams.plugin,
       // Scaling out, in this order: count the operation, resolve a persisted id, then answer from the cache.
       ...(rateLimit ? [rateLimit] : []),
+      // Large results served without a REST call count against the caller's bytes; a caller in debt waits.
+      useCallerBytes(rest.bytes, options.clock ?? systemClock, options.rest?.requestTimeoutMs),
       // Variables depth, document and response bytes, before persisted operations and the cache (see useRequestBounds).
       ...useRequestBounds(limits),
       ...usePersistedOperations({ ...options.persistedOperations, redis, log }),

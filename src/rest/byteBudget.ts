@@ -56,6 +56,11 @@ export class ByteBudgets {
     return this.config.rate > 0;
   }
 
+  /** The size from which an answer is counted. */
+  get large(): number {
+    return this.config.large;
+  }
+
   /** How long (ms) caller `key` must wait before its next call: 0 unless it is in debt. */
   waitMs(key: string): number {
     const bucket = this.buckets.get(key);

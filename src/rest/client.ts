@@ -100,6 +100,11 @@ export interface RestClient {
    * it. Undefined when single-flight is off.
    */
   arrive(authorization: string | undefined): Arrival | undefined;
+  /**
+   * The bytes of large answers per caller (byteBudget.ts), by budget key: the REST client counts
+   * its large answers; the gateway counts large results it serves without a REST call.
+   */
+  readonly bytes: ByteBudgets;
   /** Who a request's caller is and whom its work counts against, from what the upstream said of its token lately (callerKey.ts). */
   identify(authorization: string | null | undefined, address: string | undefined): CallerIdentity;
   /** Closes the pool: waits for calls in flight, then ends its connections. */
@@ -117,6 +122,7 @@ export function createRestClient(config: RestClientConfig): RestClient {
     baseUrl: base.toString(),
     forCaller: (authorization, options = {}) => new CallerView(transport, reads, authorization, options),
     arrive: (authorization) => reads.arrive(credentialOf(authorization).key),
+    bytes: transport.parts.bytes,
     identify: (authorization, address) => known.identify(authorization, address),
     close: () => transport.parts.pool.close(),
     [Symbol.asyncDispose]: () => transport.parts.pool.close(),

@@ -27,6 +27,7 @@ export { path, pathSegment, encodeQuery, type Query, type QueryValue, type HttpM
 export { parseRetryAfter, backoff, type RetryConfig } from './retry.js';
 export type { Arrival, LeaveSignal } from './singleFlight.js';
 export { systemClock, type Clock } from './clock.js';
+export { ByteBudgets, type ByteBudgetConfig } from './byteBudget.js';
 export {
   ERROR_CODES,
   codeForStatus,

@@ -225,7 +225,7 @@ describe('response bytes', () => {
 });
 
 describe('bytes of REST answers per caller over time', () => {
-  it('a caller that keeps reading a large object waits for its share, then gets RATE_LIMITED; another caller does not wait', async () => {
+  it('a caller that keeps reading a large object waits for its share, then is refused (RATE_LIMITED) before its operation runs; another caller does not wait', async () => {
     const clock = fakeClock();
     // 50,000 bytes a second, 200,000 at once; a comment of about 150 KB.
     await using s = await startStack({ clock, rest: { callerBytesPerSecond: 50_000, requestTimeoutMs: 5_000 } });
@@ -253,11 +253,40 @@ describe('bytes of REST answers per caller over time', () => {
     clock.advance(7_000);
     const four = await Promise.all([1, 2, 3, 4].map((n) => read(undefined, n)));
     expect(four.map((r) => r.errors)).toEqual([undefined, undefined, undefined, undefined]);
+    // The operation is refused before it runs (no REST call).
+    s.resetCalls();
     const refused = await read();
-    expect(refused.errors?.[0]).toMatchObject({
-      path: ['changeRequest', 'comments'],
-      extensions: { code: 'RATE_LIMITED', retryAfter: expect.any(Number) },
-    });
+    expect(refused.data ?? null).toBeNull();
+    // About 8 s of debt (each answer is a little over 150 KB), rounded up.
+    expect(refused.errors?.[0].extensions).toMatchObject({ code: 'RATE_LIMITED', retryAfter: 9 });
+    expect(s.calls).toEqual([]);
     expect(refused.errors?.[0].message).toContain('callerBytesPerSecond');
+  });
+});
+
+describe('bytes of large results served without a REST call', () => {
+  it('a kept introspection answer counts against its caller: past its share the next operation waits, or is refused', async () => {
+    const clock = fakeClock();
+    // 20,000 bytes a second, 80,000 at once; the full introspection answer is about 414 KB.
+    await using s = await startStack({ clock, rest: { callerBytesPerSecond: 20_000 } });
+    const { getIntrospectionQuery } = await import('graphql');
+    const query = getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true });
+    // Executed: its bytes are not counted here (a result that ran is counted by its REST answers).
+    expect((await s.gql(query)).data.__schema).toBeDefined();
+    // Kept, served again: about 414 KB over an 80 KB bucket, some 17 s of the rate.
+    expect((await s.gql(query)).data.__schema).toBeDefined();
+    const refused = await s.gql('{ viewer { id } }');
+    expect(refused.errors?.[0].extensions).toMatchObject({ code: 'RATE_LIMITED', retryAfter: expect.any(Number) });
+    expect(Number(refused.errors?.[0].extensions?.retryAfter)).toBeGreaterThan(10);
+    expect(refused.errors?.[0].message).toContain('callerBytesPerSecond');
+    // Another caller is served at once.
+    expect((await s.gql('{ viewer { id } }', {}, s.world.users.edit.token)).errors).toBeUndefined();
+    // 10 s later the debt is under 10 s: the caller's next operation waits for the rest, then runs.
+    clock.advance(10_000);
+    let answered = false;
+    const waiting = s.gql('{ viewer { id } }').then((r) => ((answered = true), r));
+    for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+    expect(answered).toBe(false);
+    expect((await clock.settle(waiting, 10_000)).errors).toBeUndefined();
   });
 });

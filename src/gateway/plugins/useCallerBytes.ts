@@ -1,0 +1,54 @@
+/**
+ * The REST client's byte budget per caller (src/rest/byteBudget.ts) for the large results the
+ * gateway serves without a REST call: a kept introspection answer (414 KB for the full query) or a
+ * response-cache hit counts against its caller as a large REST answer does, and an operation of a
+ * caller in debt waits for its share before it runs (holding nothing but its request), or is
+ * refused with RATE_LIMITED when it would wait MAX_WAIT_MS or more (or its REST calls' deadline) or the caller already has
+ * as many operations waiting as the budget allows. One token looping on the full introspection
+ * query was served from the kept answer 1,000 times in 5 s (414 MB written), the gateway and its
+ * client filling both cores, though each answer cost the gateway only 1.4 ms: the bound is on
+ * bytes over time, whatever each one costs.
+ *
+ * Results that ran count nothing here: their large parts came from the REST API, whose answers the
+ * REST client counts. Event streams (graphql-sse) skip the wait: their events are bounded per event.
+ */
+import { GraphQLError, type ExecutionResult } from 'graphql';
+import { isAsyncIterable, type Plugin } from 'graphql-yoga';
+import type { ByteBudgets, Clock } from '../../rest/index.js';
+import { callerBudget } from '../lib/callerHash.js';
+import { writtenLength } from '../lib/writtenAs.js';
+import { jsonSize } from './useMaxResponseBytes.js';
+
+const SERVED_FROM_CACHE = Symbol.for('servedFromResponseCache');
+/** The longest an operation waits for its caller's share before it is refused (or its REST calls' deadline, if shorter). */
+const MAX_WAIT_MS = 10_000;
+
+const refusal = (waitMs: number) =>
+  new GraphQLError('This caller was served more large results lately than its share (callerBytesPerSecond), retry later', {
+    extensions: { code: 'RATE_LIMITED', retryAfter: Math.max(1, Math.ceil(waitMs / 1000)), http: { status: 429 } },
+  });
+
+/** `callDeadlineMs`: the REST client's deadline for a call (a REST call waiting for its share is refused past it too). */
+export function useCallerBytes(bytes: ByteBudgets, clock: Clock, callDeadlineMs = 30_000): Plugin {
+  const maxWaitMs = Math.min(MAX_WAIT_MS, callDeadlineMs);
+  /** Counts a result served without a REST call against its caller, when it is large. */
+  const charge = (result: unknown, request: Request) => {
+    if (typeof result !== 'object' || result === null || !(result as Record<symbol, unknown>)[SERVED_FROM_CACHE]) return;
+    const size = writtenLength(result as ExecutionResult) ?? jsonSize(result, Number.MAX_SAFE_INTEGER);
+    if (size >= bytes.large) bytes.charge(callerBudget(request), size);
+  };
+  return {
+    onParams({ request }) {
+      if (!bytes.enabled) return;
+      const budget = callerBudget(request);
+      const wait = bytes.waitMs(budget);
+      if (wait <= 0) return;
+      if (wait >= maxWaitMs || !bytes.enter(budget)) throw refusal(wait);
+      return new Promise<void>((resolve) => clock.setTimeout(resolve, wait)).finally(() => bytes.leave(budget));
+    },
+    onResultProcess({ result, request }) {
+      if (!bytes.enabled || isAsyncIterable(result)) return;
+      for (const one of Array.isArray(result) ? result : [result]) charge(one, request);
+    },
+  };
+}
