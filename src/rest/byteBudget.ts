@@ -70,11 +70,11 @@ export class ByteBudgets {
     return bytes >= 0 ? 0 : Math.ceil((-bytes / this.config.rate) * 1000);
   }
 
-  /** Counts a call of caller `key` (in debt) as waiting; false when it has `maxWaiting` waiting already. */
-  enter(key: string): boolean {
+  /** Counts a call of caller `key` (in debt) as waiting; false when it has `max` (default `maxWaiting`) waiting already. */
+  enter(key: string, max = this.config.maxWaiting): boolean {
     const bucket = this.buckets.get(key);
     if (!bucket) return true;
-    if (bucket.waiting >= this.config.maxWaiting) return false;
+    if (bucket.waiting >= Math.min(max, this.config.maxWaiting)) return false;
     bucket.waiting++;
     return true;
   }

@@ -289,4 +289,19 @@ describe('bytes of large results served without a REST call', () => {
     expect(answered).toBe(false);
     expect((await clock.settle(waiting, 10_000)).errors).toBeUndefined();
   });
+
+  it('a caller in debt parks at most 8 waiting operations; the next is refused at once', async () => {
+    const clock = fakeClock();
+    await using s = await startStack({ clock, rest: { callerBytesPerSecond: 50_000 } });
+    const { getIntrospectionQuery } = await import('graphql');
+    const query = getIntrospectionQuery({ descriptions: true });
+    await s.gql(query);
+    await s.gql(query); // kept: about 400 KB over a 200 KB bucket, some 4 s of the rate
+    const waiting = Array.from({ length: 8 }, () => s.gql('{ viewer { id } }'));
+    for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+    const ninth = await s.gql('{ viewer { id } }');
+    expect(ninth.errors?.[0].extensions).toMatchObject({ code: 'RATE_LIMITED' });
+    const answers = await clock.settle(Promise.all(waiting), 10_000);
+    expect(answers.map((a) => a.errors)).toEqual(Array(8).fill(undefined));
+  });
 });

@@ -4,7 +4,7 @@
  * response-cache hit counts against its caller as a large REST answer does, and an operation of a
  * caller in debt waits for its share before it runs (holding nothing but its request), or is
  * refused with RATE_LIMITED when it would wait MAX_WAIT_MS or more (or its REST calls' deadline) or the caller already has
- * as many operations waiting as the budget allows. One token looping on the full introspection
+ * MAX_WAITING_OPERATIONS waiting. One token looping on the full introspection
  * query was served from the kept answer 1,000 times in 5 s (414 MB written), the gateway and its
  * client filling both cores, though each answer cost the gateway only 1.4 ms: the bound is on
  * bytes over time, whatever each one costs.
@@ -22,6 +22,11 @@ import { jsonSize } from './useMaxResponseBytes.js';
 const SERVED_FROM_CACHE = Symbol.for('servedFromResponseCache');
 /** The longest an operation waits for its caller's share before it is refused (or its REST calls' deadline, if shorter). */
 const MAX_WAIT_MS = 10_000;
+/**
+ * Operations of one caller waiting at once (with its REST calls waiting): each holds its request,
+ * parsed body included (up to `--max-body-bytes`), so a caller in debt may not park hundreds.
+ */
+const MAX_WAITING_OPERATIONS = 8;
 
 const refusal = (waitMs: number) =>
   new GraphQLError('This caller was served more large results lately than its share (callerBytesPerSecond), retry later', {
@@ -43,7 +48,7 @@ export function useCallerBytes(bytes: ByteBudgets, clock: Clock, callDeadlineMs 
       const budget = callerBudget(request);
       const wait = bytes.waitMs(budget);
       if (wait <= 0) return;
-      if (wait >= maxWaitMs || !bytes.enter(budget)) throw refusal(wait);
+      if (wait >= maxWaitMs || !bytes.enter(budget, MAX_WAITING_OPERATIONS)) throw refusal(wait);
       return new Promise<void>((resolve) => clock.setTimeout(resolve, wait)).finally(() => bytes.leave(budget));
     },
     onResultProcess({ result, request }) {
