@@ -42,9 +42,17 @@ describe.skipIf(!existsSync(CHROMIUM))('GraphiQL in Chromium', () => {
   it('renders offline from the gateway, runs the example query with the demo token', async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
-    const requests: { url: string; encoding?: string }[] = [];
-    page.on('response', async (response) => {
-      requests.push({ url: response.url(), encoding: (await response.headerValue('content-encoding')) ?? undefined });
+    // Each response's encoding is read as it comes, and all are awaited before the page closes (a
+    // read still pending when it closed was an unhandled rejection).
+    const pending: Promise<{ url: string; encoding?: string }>[] = [];
+    page.on('response', (response) => {
+      const url = response.url();
+      pending.push(
+        response.headerValue('content-encoding').then(
+          (encoding) => ({ url, encoding: encoding ?? undefined }),
+          () => ({ url, encoding: 'unreadable' }),
+        ),
+      );
     });
     await page.goto(url, { waitUntil: 'load', timeout: 60_000 });
     const run = page.locator('.graphiql-execute-button');
@@ -52,6 +60,7 @@ describe.skipIf(!existsSync(CHROMIUM))('GraphiQL in Chromium', () => {
     await run.click();
     await page.getByText('"Acme"').first().waitFor({ timeout: 60_000 });
     const origin = new URL(url).origin;
+    const requests = await Promise.all(pending);
     const elsewhere = requests.filter((r) => !r.url.startsWith(origin) && !/^(blob|data):/.test(r.url));
     expect(elsewhere).toEqual([]);
     const assets = requests.filter((r) => r.url.includes('/graphql/graphiql/'));
