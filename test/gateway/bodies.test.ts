@@ -68,7 +68,7 @@ describe('body { markdown } without a format argument', () => {
   });
 });
 
-describe('body { markdown } through node(id:) and nodes(ids:)', () => {
+describe('body { markdown } through node(id:), nodes(ids:) and _entities', () => {
   /** The comment's global id, as the graph gives it. */
   const globalId = async () => (await run(LOOKUP('markdown').replace('restId', 'id'))).data.comment.id as string;
 
@@ -98,6 +98,17 @@ describe('body { markdown } through node(id:) and nodes(ids:)', () => {
       null,
     ]);
     expect(res.errors).toMatchObject([{ path: ['nodes', 3], extensions: { code: 'BAD_USER_INPUT' } }]);
+  });
+
+  it('_entities (a router fetching comments): one call, asking REST for markdown', async () => {
+    const id = await globalId();
+    const { data, calls, formats } = await run(
+      `query($r: [_Any!]!) { _entities(representations: $r) { ... on Comment { restId body { markdown } } } }`,
+      { r: [{ __typename: 'Comment', id }] },
+    );
+    expect(data._entities).toEqual([{ restId: commentId, body: { markdown: 'Hello **there**' } }]);
+    expect(calls).toEqual([`GET ${base}/${commentId}`]);
+    expect(formats).toEqual(['markdown']);
   });
 
   it('node(id:) of a comment that does not exist: NOT_FOUND at its path', async () => {

@@ -42,9 +42,11 @@ import {
   type OperationDefinitionNode,
   type SchemaExtensionNode,
 } from 'graphql';
+import type { GraphQLResolveInfo } from 'graphql';
 import type { GatewayContext } from '../context.js';
 import { costDirectives, declareCosts } from './cost.js';
 import { notFoundError } from './errors.js';
+import { readWithBody } from './globalIds.js';
 import { decodeKeys, nodeEntries, type NodeEntry } from './node.js';
 import { SCHEMA_INTROSPECTION, rootFieldNames } from './rootFields.js';
 
@@ -69,13 +71,14 @@ function localId(entry: NodeEntry, rep: Representation): string | null {
 }
 
 function resolveReference(entry: NodeEntry) {
-  return async (rep: Representation, ctx: GatewayContext) => {
+  return async (rep: Representation, ctx: GatewayContext, info: GraphQLResolveInfo) => {
     const id = localId(entry, rep);
     if (id === null) {
       const key = rep.id === undefined ? `restId ${JSON.stringify(rep.restId)}` : `id ${JSON.stringify(rep.id)}`;
       throw notFoundError(`No ${entry.ref.name} with ${key}`);
     }
-    return entry.ref.getDataloader(ctx).load(id);
+    // A comment's `body { markdown }` read in that format at once, as node(id:) does.
+    return readWithBody(ctx, info, entry.ref.name, id) ?? entry.ref.getDataloader(ctx).load(id);
   };
 }
 

@@ -54,6 +54,17 @@ export function registerBodyReader(typename: string, read: BodyReader): void {
 }
 
 /**
+ * The read of the node of `typename` whose global id's local part is `id`, its body in the one
+ * format the selection at `info` asks for when that is not REST's default (see resolveNodeIds);
+ * undefined when the type has no body or the default will do. For `_entities` (federation.ts).
+ */
+export function readWithBody(ctx: object, info: GraphQLResolveInfo, typename: string, id: string): Promise<unknown> | undefined {
+  const read = bodyReaders.get(typename);
+  const format = read && bodyFormat(info, [['body']]);
+  return format === undefined ? undefined : read!(ctx, id, format);
+}
+
+/**
  * Resolves decoded ids in order; an unreadable id gives its error in its slot. REST sends a
  * content body in one format per read: when the selection asks for one that is not REST's default
  * (`body { markdown }`), a node with a body is read in it, so its body field makes no second call
