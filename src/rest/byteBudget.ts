@@ -7,9 +7,9 @@
  * (the bench's one-resource load: 3,200 answers of 636 bytes a second). A large answer costs per
  * byte, mostly in garbage collection: V8 parses a JSON text of 100 KB or more straight into the
  * old generation, which only a full collection frees. An answer is counted when it has come (its
- * size is not known before), so a caller goes into debt, and its next call waits
- * until the debt is paid; a wait that would outlast the call's deadline is refused at once
- * (RATE_LIMITED with `retryAfter`), as is a call past `maxWaiting` of the caller's waiting ones.
+ * size is not known before), so a caller goes into debt, and its next call waits until the debt is
+ * paid; a wait that would outlast the call's deadline is refused at once (RATE_LIMITED with
+ * `retryAfter`), as is a call past `maxWaiting` of the caller's waiting ones.
  *
  * Why: a large object costs the REST API, and the gateway (reading, parsing, collecting the
  * garbage), far more than a small one: one 900 KB comment read twice at a time, over and over

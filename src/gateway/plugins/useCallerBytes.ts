@@ -3,11 +3,11 @@
  * gateway serves without a REST call: a kept introspection answer (414 KB for the full query) or a
  * response-cache hit counts against its caller as a large REST answer does, and an operation of a
  * caller in debt waits for its share before it runs (holding nothing but its request), or is
- * refused with RATE_LIMITED when it would wait MAX_WAIT_MS or more (or its REST calls' deadline) or the caller already has
- * MAX_WAITING_OPERATIONS waiting. One token looping on the full introspection
- * query was served from the kept answer 1,000 times in 5 s (414 MB written), the gateway and its
- * client filling both cores, though each answer cost the gateway only 1.4 ms: the bound is on
- * bytes over time, whatever each one costs.
+ * refused with RATE_LIMITED when it would wait MAX_WAIT_MS or more (or its REST calls' deadline),
+ * or when the caller has MAX_WAITING_OPERATIONS waiting already. One token looping on the full
+ * introspection query was served from the kept answer 1,000 times in 5 s (414 MB written), the
+ * gateway and its client filling both cores, though each answer cost the gateway only 1.4 ms: the
+ * bound is on bytes over time, whatever each one costs.
  *
  * Results that ran count nothing here: their large parts came from the REST API, whose answers the
  * REST client counts. Event streams (graphql-sse) skip the wait: their events are bounded per event.

@@ -16,8 +16,9 @@
  * is read and parsed (10 anonymous loops of the introspection query were refused ~1,500 times in
  * 5 s, each after reading and parsing its body, 1.5–2.5 ms of the event loop): by the HTTP server
  * itself (`refuseOnArrival`, before Yoga builds a Request: about a tenth of the cost), else in
- * `onRequest`. The server's refusal is written after a second (REFUSAL_DELAY_MS). Such a refusal is not counted (the window is over already); a request under the
- * limit is counted once, at its parameters. The refusal is this replica's memory of its own count, bounded like
+ * `onRequest`; the server's refusal is written after a second (REFUSAL_DELAY_MS). Such a refusal
+ * is not counted (the window is over already); a request under the limit is counted once, at its
+ * parameters. The refusal is this replica's memory of its own count, bounded like
  * the local counter: a count only grows within its window, so it holds across replicas too.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
