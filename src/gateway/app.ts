@@ -29,6 +29,7 @@ import { useRequestErrorCodes } from './plugins/useRequestErrorCodes.js';
 import { useOneRuleValidation } from './plugins/useOneRuleValidation.js';
 import { useGraphQLSSE, type StreamLimits } from './plugins/useGraphQLSSE.js';
 import { corsOptions } from './lib/corsOptions.js';
+import { defaultRequestBytesInFlight, requestBytesInFlight } from './lib/requestBytesInFlight.js';
 import { graphiqlOptions, renderGraphiQL } from './lib/graphiqlOptions.js';
 import { useGraphiQLAssets } from './lib/graphiqlAssets.js';
 import { useCSRFPrevention } from './plugins/useCSRFPrevention.js';
@@ -290,8 +291,12 @@ export function buildGateway(options: GatewayOptions): Gateway {
         fallback: yogaListener,
         documents: parsed.documentCache,
       });
+  // Bytes of request bodies held at once, across requests (lib/requestBytesInFlight.ts).
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULTS.maxBodyBytes;
+  const bodies = requestBytesInFlight(options.limits?.requestBytesInFlight ?? defaultRequestBytesInFlight(maxBodyBytes), maxBodyBytes);
   const server: Server = createServer((req: ArrivedRequest, res) => {
     if (refuseOnArrival?.(req, res, identifyArrival)) return;
+    if (!bodies.admit(req, res)) return;
     const arrival = rest.arrive(req.headers.authorization);
     if (arrival) {
       req[ARRIVAL] = arrival;

@@ -4,6 +4,7 @@
  * BAD_USER_INPUT naming its limit, checked over real HTTP against the embedded upstream.
  */
 import { EventEmitter } from 'node:events';
+import { connect, type Socket } from 'node:net';
 import { parse } from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { exampleQuery } from '../../src/gateway/example.js';
@@ -303,5 +304,49 @@ describe('bytes of large results served without a REST call', () => {
     expect(ninth.errors?.[0].extensions).toMatchObject({ code: 'RATE_LIMITED' });
     const answers = await clock.settle(Promise.all(waiting), 10_000);
     expect(answers.map((a) => a.errors)).toEqual(Array(8).fill(undefined));
+  });
+});
+
+describe('request bodies held at once', () => {
+  it('a body that would pass the budget while others are held is refused before it is read (503, Retry-After: 1)', async () => {
+    await using s = await startStack({ limits: { requestBytesInFlight: 100_000 } });
+    const { hostname, port } = new URL(s.gateway.url);
+    const padded = (bytes: number) => {
+      const head = `{"query":"{ __typename }","variables":{"v":"`;
+      return `${head}${'x'.repeat(bytes - head.length - 3)}"}}`;
+    };
+    // A holds 60,000 bytes: its headers and half its body sent, the rest not yet.
+    const a = connect(Number(port), hostname);
+    await new Promise((r) => a.once('connect', r));
+    const body = padded(60_000);
+    const answerOf = (socket: Socket) =>
+      new Promise<string>((resolve) => {
+        let text = '';
+        socket.on('data', (d) => (text += String(d)));
+        socket.on('end', () => resolve(text));
+        socket.on('close', () => resolve(text));
+      });
+    const aAnswer = answerOf(a);
+    a.write(
+      `POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAuthorization: Bearer ${s.world.users.admin.token}\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 30_000)}`,
+    );
+    const post = () =>
+      fetch(s.gateway.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${s.world.users.admin.token}` },
+        body: padded(60_000),
+      });
+    // B would hold 60,000 more: refused at once, its body unread (asked again until A's headers are in).
+    let refused = await post();
+    for (let i = 0; i < 50 && refused.status !== 503; i++) refused = await post();
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(await refused.json()).toMatchObject({ errors: [{ extensions: { code: 'UPSTREAM_UNAVAILABLE', retryAfter: 1 } }] });
+    // A small request still fits.
+    expect((await s.gql('{ __typename }')).data).toEqual({ __typename: 'Query' });
+    // Once A is answered, B goes through.
+    a.write(body.slice(30_000));
+    expect(await aAnswer).toMatch(/^HTTP\/1\.1 200 /);
+    expect((await post()).status).toBe(200);
   });
 });

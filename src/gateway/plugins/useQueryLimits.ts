@@ -24,6 +24,8 @@ import { useMaxVariablesDepth } from './useMaxVariablesDepth.js';
 /** Bytes of results written at once across requests (default: a quarter of V8's heap limit); not a setting. */
 export interface InFlightLimit {
   responseBytesInFlight?: number;
+  /** Bytes of request bodies held at once (default: lib/requestBytesInFlight.ts). */
+  requestBytesInFlight?: number;
 }
 
 /** `shared`: the gateway's bodies the same for every caller (kept introspection answers' texts, see lib/sharedBodies.ts). */

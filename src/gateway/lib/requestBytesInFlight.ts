@@ -1,0 +1,58 @@
+/**
+ * Bytes of request bodies the gateway holds at once, across requests: a request takes its
+ * `Content-Length` (a chunked one, the body bound) from its arrival until its response is done,
+ * and one that would pass the budget while others hold it is refused before its body is read:
+ * 503 `UPSTREAM_UNAVAILABLE` with `Retry-After: 1` (the connection closed, its body unread).
+ *
+ * Why: each body bound holds per request, not for all of them. A body is read whole, then parsed
+ * (a 900 KB string variable is a 900 KB string on the heap) and held until the operation's REST
+ * calls are back; 300 requests at once with a 900 KB variable each, over a REST API answering in
+ * 200 ms, exhausted `npm start`'s heap (128 MiB old space), with a valid token or with a fresh junk
+ * one (allowed `--max-body-bytes` until the REST API answered for it). By default the budget is an
+ * eighth of V8's heap limit (about 19 MiB under `npm start`): some twenty bodies of 1 MB at once,
+ * and thousands of the usual few-KB ones.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { getHeapStatistics } from 'node:v8';
+import { errorBody } from './errorResponse.js';
+
+export function defaultRequestBytesInFlight(maxBodyBytes: number): number {
+  return Math.max(maxBodyBytes, Math.floor(getHeapStatistics().heap_size_limit / 8));
+}
+
+const REFUSAL = errorBody({
+  message: 'The gateway is reading too many large requests at once; try again shortly.',
+  extensions: { code: 'UPSTREAM_UNAVAILABLE', retryAfter: 1 },
+});
+
+/**
+ * `admit(req, res)` takes the request's bytes of the budget until its response closes; false (the
+ * request answered 503 and its connection closed) when that would pass the budget.
+ */
+export function requestBytesInFlight(budget: number, maxBodyBytes: number) {
+  let held = 0;
+  return {
+    get held() {
+      return held;
+    },
+    admit(req: IncomingMessage, res: ServerResponse): boolean {
+      const length = req.headers['content-length'];
+      const bytes =
+        length !== undefined ? Math.min(Number(length) || 0, maxBodyBytes) : req.headers['transfer-encoding'] ? maxBodyBytes : 0;
+      if (bytes <= 0) return true;
+      if (held > 0 && held + bytes > budget) {
+        res.writeHead(503, {
+          'content-type': 'application/json; charset=utf-8',
+          'content-length': Buffer.byteLength(REFUSAL),
+          'retry-after': '1',
+          connection: 'close',
+        });
+        res.end(REFUSAL);
+        return false;
+      }
+      held += bytes;
+      res.once('close', () => (held -= bytes));
+      return true;
+    },
+  };
+}
