@@ -1,6 +1,7 @@
 /**
  * Bytes of request bodies the gateway holds at once, across requests: a request takes its
- * `Content-Length` (a chunked one, the body bound) from its arrival until its response is done,
+ * `Content-Length` (a chunked one, the body bound; none for a body of 4 KiB or less) from its
+ * arrival until its response is done,
  * and one that would pass the budget while others hold it is refused before its body is read:
  * 503 `UPSTREAM_UNAVAILABLE` with `Retry-After: 1` (the connection closed, its body unread).
  *
@@ -19,6 +20,12 @@ import { errorBody } from './errorResponse.js';
 export function defaultRequestBytesInFlight(maxBodyBytes: number): number {
   return Math.max(maxBodyBytes, Math.floor(getHeapStatistics().heap_size_limit / 8));
 }
+
+/**
+ * Bodies up to this size are not counted: with `--max-connections` (1000) of them at once they hold
+ * 4 MiB, and most requests are such (a query and its variables), so they cost no bookkeeping.
+ */
+const UNCOUNTED_BYTES = 4 * 1024;
 
 const REFUSAL = errorBody({
   message: 'The gateway is reading too many large requests at once; try again shortly.',
@@ -39,7 +46,7 @@ export function requestBytesInFlight(budget: number, maxBodyBytes: number) {
       const length = req.headers['content-length'];
       const bytes =
         length !== undefined ? Math.min(Number(length) || 0, maxBodyBytes) : req.headers['transfer-encoding'] ? maxBodyBytes : 0;
-      if (bytes <= 0) return true;
+      if (bytes <= UNCOUNTED_BYTES) return true;
       if (held > 0 && held + bytes > budget) {
         res.writeHead(503, {
           'content-type': 'application/json; charset=utf-8',
