@@ -205,10 +205,11 @@ export function buildGateway(options: GatewayOptions): Gateway {
       streams.plugin,
       // Scaling out, in this order: count the operation, resolve a persisted id, then answer from the cache.
       ...(rateLimit ? [rateLimit] : []),
-      // Large results served without a REST call count against the caller's bytes; a caller in debt waits.
-      useCallerBytes(rest.bytes, options.clock ?? systemClock, options.rest?.requestTimeoutMs),
       // Variables depth, document and response bytes, before persisted operations and the cache (see useRequestBounds).
       ...useRequestBounds(limits),
+      // Large results served without a REST call count against the caller's bytes (as the bound
+      // above measured them); a caller in debt waits.
+      useCallerBytes(rest.bytes, options.clock ?? systemClock, options.rest?.requestTimeoutMs),
       ...usePersistedOperations({ ...options.persistedOperations, redis, log }),
       ...(options.responseCacheTtlMs
         ? useResponseCache({

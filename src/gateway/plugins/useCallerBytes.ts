@@ -9,17 +9,17 @@
  * gateway and its client filling both cores, though each answer cost the gateway only 1.4 ms: the
  * bound is on bytes over time, whatever each one costs.
  *
+ * Placed after the response-bytes bound (useRequestBounds), whose measure of each result it reuses.
  * Results that ran count nothing here: their large parts came from the REST API, whose answers the
  * REST client counts. Event streams (graphql-sse) skip the wait: their events are bounded per event.
  */
-import { GraphQLError, type ExecutionResult } from 'graphql';
+import { GraphQLError } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { ByteBudgets, Clock } from '../../rest/index.js';
 import { callerBudget } from '../lib/callerHash.js';
-import { writtenLength } from '../lib/writtenAs.js';
-import { jsonSize } from './useMaxResponseBytes.js';
+import { servedFromCache } from '../lib/servedFromCache.js';
+import { measuredSize } from './useMaxResponseBytes.js';
 
-const SERVED_FROM_CACHE = Symbol.for('servedFromResponseCache');
 /** The longest an operation waits for its caller's share before it is refused (or its REST calls' deadline, if shorter). */
 const MAX_WAIT_MS = 10_000;
 /**
@@ -36,10 +36,13 @@ const refusal = (waitMs: number) =>
 /** `callDeadlineMs`: the REST client's deadline for a call (a REST call waiting for its share is refused past it too). */
 export function useCallerBytes(bytes: ByteBudgets, clock: Clock, callDeadlineMs = 30_000): Plugin {
   const maxWaitMs = Math.min(MAX_WAIT_MS, callDeadlineMs);
-  /** Counts a result served without a REST call against its caller, when it is large. */
+  /**
+   * Counts a result served without a REST call against its caller, when it is large: its size as
+   * the response-bytes bound measured it (this plugin comes after it, so it is not walked again).
+   */
   const charge = (result: unknown, request: Request) => {
-    if (typeof result !== 'object' || result === null || !(result as Record<symbol, unknown>)[SERVED_FROM_CACHE]) return;
-    const size = writtenLength(result as ExecutionResult) ?? jsonSize(result, Number.MAX_SAFE_INTEGER);
+    if (!servedFromCache(result)) return;
+    const size = measuredSize(result) ?? 0;
     if (size >= bytes.large) bytes.charge(callerBudget(request), size);
   };
   return {

@@ -16,10 +16,10 @@ import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { SCHEMA_INTROSPECTION, rootFieldNames } from '../../schema/lib/rootFields.js';
 import { operationVerdict } from '../lib/operationVerdict.js';
 import type { SharedBodies } from '../lib/sharedBodies.js';
+import { SERVED_FROM_CACHE } from '../lib/servedFromCache.js';
 import { writtenAs, writtenText } from '../lib/writtenAs.js';
 import { jsonSize } from './useMaxResponseBytes.js';
 
-const SERVED_FROM_CACHE = Symbol.for('servedFromResponseCache');
 const MAX_ENTRIES = 16;
 /** About ten full introspection answers (414 KB each), five once each has been served again (its text kept too). */
 const MAX_BYTES = 4 * 1024 * 1024;

@@ -57,6 +57,17 @@ export function defaultResponseBytesInFlight(maxResponseBytes: number): number {
   return Math.max(maxResponseBytes, Math.floor(getHeapStatistics().heap_size_limit / 4));
 }
 
+/**
+ * Each result's size as measured before it was written (its refusal's, 0, for a refused one), for
+ * every gateway of the process: result objects are each a request's own.
+ */
+const sizes = new WeakMap<object, number>();
+
+/** The size of a result written over HTTP, as this bound measured it (undefined for one it did not see). */
+export function measuredSize(result: unknown): number | undefined {
+  return typeof result === 'object' && result !== null ? sizes.get(result) : undefined;
+}
+
 export function useMaxResponseBytes(maxResponseBytes: number, inFlightBudget = defaultResponseBytesInFlight(maxResponseBytes)): Plugin {
   const refusal = () =>
     limitError(
@@ -68,8 +79,6 @@ export function useMaxResponseBytes(maxResponseBytes: number, inFlightBudget = d
     new GraphQLError('The gateway is writing too many large results at once; try again shortly.', {
       extensions: { code: 'UPSTREAM_UNAVAILABLE', retryAfter: 1, http: { status: 503, headers: { 'Retry-After': '1' } } },
     });
-  /** Each checked result's size (its refusal's for a refused one). */
-  const sizes = new WeakMap<object, number>();
   const bound = (result: ExecutionResult): ExecutionResult => {
     if (sizes.has(result)) return result;
     // A result written as a text made once (a kept introspection answer) is that text's length.

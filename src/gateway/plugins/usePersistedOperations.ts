@@ -27,6 +27,7 @@ import { DEFAULTS } from '../../config.js';
 import type { Logger } from '../../log.js';
 import { callerBudget } from '../lib/callerHash.js';
 import type { RedisHandle } from '../redis.js';
+import { servedFromCache } from '../lib/servedFromCache.js';
 
 export interface PersistedOperationsOptions {
   /** id → document. */
@@ -176,7 +177,7 @@ export function usePersistedOperations(options: PersistedOperationsOptions): Plu
         atExecution(args.contextValue as { request?: Request }, setResultAndStopExecution, subscribeFn, setSubscribeFn),
       // A response-cache hit runs nothing, but its document ran (and validated) before for this caller.
       onExecutionResult: ({ request, result }) => {
-        if ((result as Record<symbol, unknown>)[Symbol.for('servedFromResponseCache')] && toRegister.has(request)) return register(request);
+        if (servedFromCache(result) && toRegister.has(request)) return register(request);
       },
     },
     useYogaPersistedOperations({
