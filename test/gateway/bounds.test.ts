@@ -291,6 +291,35 @@ describe('bytes of large results served without a REST call', () => {
     expect((await clock.settle(waiting, 10_000)).errors).toBeUndefined();
   });
 
+  it('a large response-cache hit counts against its caller; a small one does not', async () => {
+    const clock = fakeClock();
+    // 50,000 bytes a second, 200,000 at once; a comment of about 150 KB.
+    await using s = await startStack({ clock, responseCacheTtlMs: 600_000, rest: { callerBytesPerSecond: 50_000 } });
+    const spaceId = (await s.api.post(`/orgs/${s.world.orgId}/spaces`, { title: 'Big' })).body.id;
+    const cr = (await s.api.post(`/spaces/${spaceId}/change-requests`, { subject: 'Big' })).body;
+    await s.api.post(`/spaces/${spaceId}/change-requests/${cr.id}/comments`, { body: { markdown: 'x'.repeat(150_000) } });
+    const query = `query($s: String!, $c: String!) { changeRequest(spaceId: $s, changeRequestId: $c) { comments(first: 1) { nodes { body { markdown } } } } }`;
+    const read = () => s.gql(query, { s: spaceId, c: cr.id });
+    const small = () => s.gql('{ viewer { id } }');
+    // Executed once (its REST answer counted: 150 KB of the 200 KB bucket), then small results
+    // from the cache: nothing more is counted, and the caller's operations run at once.
+    expect((await read()).errors).toBeUndefined();
+    expect((await small()).errors).toBeUndefined();
+    for (let i = 0; i < 5; i++) expect((await small()).errors).toBeUndefined();
+    // One hit of the large result, with no REST call: 150 KB more, 100 KB (2 s of the rate) in debt.
+    s.resetCalls();
+    expect((await read()).data.changeRequest.comments.nodes[0].body.markdown).toHaveLength(150_000);
+    expect(s.calls).toEqual([]);
+    // The caller's next operation (a small cached one) waits for its share.
+    let answered = false;
+    const waiting = small().then((r) => ((answered = true), r));
+    for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+    expect(answered).toBe(false);
+    expect((await clock.settle(waiting, 2_500)).errors).toBeUndefined();
+    // Another caller is not in this caller's debt.
+    expect((await s.gql('{ viewer { id } }', {}, s.world.users.edit.token)).errors).toBeUndefined();
+  });
+
   it('a caller in debt parks at most 8 waiting operations; the next is refused at once', async () => {
     const clock = fakeClock();
     await using s = await startStack({ clock, rest: { callerBytesPerSecond: 50_000 } });
