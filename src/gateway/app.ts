@@ -1,5 +1,5 @@
 /** buildGateway(options) → {yoga, start, stop}: the GraphQL server in front of the REST API. */
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
@@ -42,6 +42,7 @@ import { useCallerRateLimit } from './plugins/useCallerRateLimit.js';
 import { callerIdentifier, useCallerIdentity } from './plugins/useCallerIdentity.js';
 import { callerBudget } from './lib/callerHash.js';
 import { headerValue, leaveSignalOf, plainPost } from './lib/plainPost.js';
+import { useOperationEnd } from './plugins/useOperationEnd.js';
 import { usePersistedOperations, type PersistedOperationsOptions } from './plugins/usePersistedOperations.js';
 import { useResponseCache } from './plugins/useResponseCache.js';
 import { connectRedis, type RedisHandle, type RedisOptions } from './redis.js';
@@ -203,6 +204,8 @@ export function buildGateway(options: GatewayOptions): Gateway {
       // introspection-only operation is executed in a worker thread (set first, run after every check).
       useClientIntrospection(introspection),
       streams.plugin,
+      // The REST answers an operation read count as held until its execution is over (src/rest/answerBytes.ts).
+      useOperationEnd(),
       // Scaling out, in this order: count the operation, resolve a persisted id, then answer from the cache.
       ...(rateLimit ? [rateLimit] : []),
       // Variables depth, document and response bytes, before persisted operations and the cache (see useRequestBounds).
@@ -259,19 +262,19 @@ export function buildGateway(options: GatewayOptions): Gateway {
     // GraphiQL's assets are served by the gateway itself (no CDN), so it works offline too; loaded on the first visit.
     renderGraphiQL,
     graphiql: graphiqlOptions(options.graphiql),
-    context: ({ request, req }: { request: Request; req?: ArrivedRequest }) =>
-      createContext(
-        rest.forCaller(request.headers.get('authorization') ?? undefined, {
-          signal: leaveSignalOf(request),
-          arrival: req?.[ARRIVAL],
-          budget: callerBudget(request),
-          maxCalls: maxRestCalls,
-        }),
-        limits,
-        log,
-        () => request.signal,
-        streams.signal,
-      ),
+    context: ({ request, req, res }: { request: Request; req?: ArrivedRequest; res?: ServerResponse }) => {
+      const caller = rest.forCaller(request.headers.get('authorization') ?? undefined, {
+        signal: leaveSignalOf(request),
+        arrival: req?.[ARRIVAL],
+        budget: callerBudget(request),
+        maxCalls: maxRestCalls,
+        holdAnswers: true,
+      });
+      // Its answers are held until its execution is over (useOperationEnd) or, at the latest, its
+      // response closes (a streamed result that is never read: Yoga drops it without ending it).
+      res?.once('close', () => caller.end());
+      return createContext(caller, limits, log, () => request.signal, streams.signal);
+    },
   });
 
   // Each HTTP request is registered with the REST client as it arrives (before its body is read)

@@ -11,6 +11,7 @@ import { Pool } from 'undici';
 import type { RestCall } from './callLog.js';
 import { credentialOf, KnownCallers, type CallerIdentity, type Credential } from './callerKey.js';
 import { DEFAULTS, withDefaults, type GroupConfig } from '../config.js';
+import { AnswerBytes, OperationAnswers, defaultAnswerBytesInFlight } from './answerBytes.js';
 import { ByteBudgets } from './byteBudget.js';
 import { Circuits, DEFAULT_CIRCUIT, type CircuitConfig, type CircuitStateName } from './circuit.js';
 import { systemClock, type Clock } from './clock.js';
@@ -41,8 +42,10 @@ export interface RestClientConfig extends Partial<RestSettings> {
   streamIdleTimeoutMs?: number;
   /** Idle keep-alive sockets close after this, ms (default 4000; an upstream's own `keep-alive: timeout` hint caps it). */
   keepAliveTimeoutMs?: number;
-  /** Largest accepted response body, bytes (default 32 MiB). */
+  /** Largest accepted response body, bytes (default 32 MiB; at most `answerBytesInFlight`). */
   maxResponseBytes?: number;
+  /** Bytes of answers held at once, across callers, from their headers until parsed (answerBytes.ts; default an eighth of V8's heap limit). */
+  answerBytesInFlight?: number;
   /** The backoff between a GET's attempts (retry.ts). */
   retry?: Partial<Omit<RetryConfig, 'maxAttempts'>>;
   /** The retry budget's floor per second and window (defaults 10/s, over 10 s). */
@@ -77,6 +80,12 @@ export interface CallerOptions {
   budget?: string;
   /** Most REST calls this view may make (one operation's); past it, BAD_USER_INPUT `maxRestCalls` and no call. */
   maxCalls?: number;
+  /**
+   * The view is one operation's, which calls `end()` when it is over: its answers stay counted in
+   * the budget of answer bytes held at once until then (answerBytes.ts). Without it, each answer's
+   * bytes are given back once it is parsed.
+   */
+  holdAnswers?: boolean;
 }
 
 /** REST calls on behalf of one caller. Paths are relative to the base URL (build them with `path`). */
@@ -88,6 +97,8 @@ export interface RestCaller {
   delete<T = unknown>(path: string, body?: unknown, query?: Query): Promise<T>;
   /** Opens a Server-Sent Events stream (GET). Rejects with the mapped error on a non-2xx answer. */
   stream(path: string, query?: Query, signal?: AbortSignal): Promise<SseStream>;
+  /** The operation is over (`holdAnswers`): the bytes of the answers it read no longer count as held. Idempotent. */
+  end(): void;
 }
 
 export interface RestClient {
@@ -105,6 +116,8 @@ export interface RestClient {
    * its large answers; the gateway counts large results it serves without a REST call.
    */
   readonly bytes: ByteBudgets;
+  /** Bytes of answers held at once, across callers (answerBytes.ts). */
+  readonly answers: AnswerBytes;
   /** Who a request's caller is and whom its work counts against, from what the upstream said of its token lately (callerKey.ts). */
   identify(authorization: string | null | undefined, address: string | undefined): CallerIdentity;
   /** Closes the pool: waits for calls in flight, then ends its connections. */
@@ -123,6 +136,7 @@ export function createRestClient(config: RestClientConfig): RestClient {
     forCaller: (authorization, options = {}) => new CallerView(transport, reads, authorization, options),
     arrive: (authorization) => reads.arrive(credentialOf(authorization).key),
     bytes: transport.parts.bytes,
+    answers: transport.parts.answers,
     identify: (authorization, address) => known.identify(authorization, address),
     close: () => transport.parts.pool.close(),
     [Symbol.asyncDispose]: () => transport.parts.pool.close(),
@@ -136,13 +150,15 @@ const LARGE_ANSWER_BYTES = 64 * 1024;
 
 function transportParts(config: RestClientConfig, base: URL, clock: Clock) {
   const settings: RestSettings = withDefaults(DEFAULTS.rest, config);
+  const answers = new AnswerBytes(config.answerBytesInFlight ?? defaultAnswerBytesInFlight());
   const pool = new Pool(base.origin, {
     connections: settings.concurrency,
     connectTimeout: settings.connectTimeoutMs,
     headersTimeout: settings.headersTimeoutMs,
     bodyTimeout: settings.bodyTimeoutMs,
     keepAliveTimeout: config.keepAliveTimeoutMs ?? 4_000,
-    maxResponseSize: config.maxResponseBytes ?? 32 * 1024 * 1024,
+    // One answer alone is always admitted: it may not be larger than the budget.
+    maxResponseSize: Math.min(config.maxResponseBytes ?? 32 * 1024 * 1024, answers.budget),
   });
   const { onRequest, log } = config;
   const concurrency: ConcurrencyConfig = {
@@ -169,6 +185,7 @@ function transportParts(config: RestClientConfig, base: URL, clock: Clock) {
       clock,
     ),
     limiter: new Limiter(concurrency),
+    answers,
     // A caller's bucket holds BYTE_BURST_SECONDS of its rate.
     bytes: new ByteBudgets(
       {
@@ -198,6 +215,8 @@ class CallerView implements RestCaller {
   private readonly signal: LeaveSignal | undefined;
   private readonly maxCalls: number;
   private calls = 0;
+  /** Its answers' bytes, held until `end()` (`holdAnswers`). */
+  private readonly answers: OperationAnswers | undefined;
 
   constructor(
     private readonly transport: Transport,
@@ -211,12 +230,23 @@ class CallerView implements RestCaller {
     this.maxCalls = options.maxCalls ?? Infinity;
     this.leaving = new Leaving(options.signal);
     this.since = reads.enabled && options.arrival?.key === this.who.key ? options.arrival.since : undefined;
+    this.answers = options.holdAnswers ? new OperationAnswers(transport.parts.answers) : undefined;
+  }
+
+  end(): void {
+    this.answers?.end();
   }
 
   // `any`: the caller names the answer's type (`get<T>`), which JSON from the wire cannot check.
   async get(path: string, query?: Query): Promise<any> {
     const req = this.prepare('GET', path, query, undefined);
-    return this.reads.read(this.who.key, req, this.since, (deadline) => this.transport.call(req, this.who, deadline), this.leaving);
+    return this.reads.read(
+      this.who.key,
+      req,
+      this.since,
+      (deadline) => this.transport.call(req, this.who, deadline, this.answers),
+      this.leaving,
+    );
   }
 
   post(path: string, body?: unknown, query?: Query): Promise<any> {
@@ -243,7 +273,7 @@ class CallerView implements RestCaller {
   // `any`: as for `get`, the caller names the answer's type.
   private async write(method: HttpMethod, path: string, body: unknown, query: Query | undefined): Promise<any> {
     const req = this.prepare(method, path, query, body);
-    return this.reads.write(this.who.key, req, (deadline) => this.transport.call(req, this.who, deadline), this.leaving);
+    return this.reads.write(this.who.key, req, (deadline) => this.transport.call(req, this.who, deadline, this.answers), this.leaving);
   }
 
   /** The request, counted as one more call of this view's operation; past `maxCalls`, refused. */

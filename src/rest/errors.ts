@@ -131,6 +131,16 @@ export function overloadError(upstream: Omit<UpstreamInfo, 'status'>, scope: 'ca
     : unavailableError(upstream, 'the gateway is at its limit of queued upstream calls, retry later');
 }
 
+/** The gateway holds too many bytes of REST answers at once to read this one now (answerBytes.ts). */
+export function answerBytesError(upstream: Omit<UpstreamInfo, 'status'>): RestError {
+  return restError(
+    'UPSTREAM_UNAVAILABLE',
+    'Upstream unavailable: the gateway is receiving too many large answers at once, retry shortly',
+    { ...upstream, status: null },
+    1,
+  );
+}
+
 /** The caller fetched more bytes than its share lately; its next call could start only after `waitMs`. */
 export function byteBudgetError(upstream: Omit<UpstreamInfo, 'status'>, waitMs: number): RestError {
   return restError(

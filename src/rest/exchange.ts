@@ -6,16 +6,19 @@
  * aborting `signal` aborts the exchange. Event streams keep `pool.request` (stream.ts).
  */
 import type { Dispatcher } from 'undici';
+import { AnswerBytesBusy, type AnswerBytes } from './answerBytes.js';
 import type { AbortEmitter } from './limiter.js';
 
 /** An answer: its status, the headers the client reads (`READ_HEADERS`, the first value of each) and its body. */
 export interface Exchanged {
   statusCode: number;
-  headers: { 'content-type'?: string; 'retry-after'?: string };
+  headers: { 'content-type'?: string; 'retry-after'?: string; 'content-length'?: string };
   /** The body as UTF-8 text (a byte order mark dropped); '' when `keep` declined it. */
   text: string;
   /** Bytes of body received (read whether kept or not). */
   bytes: number;
+  /** Bytes of `hold` this answer took: given back by the caller once the text is parsed. */
+  held: number;
 }
 
 export interface ExchangeOptions {
@@ -23,6 +26,12 @@ export interface ExchangeOptions {
   keep(status: number): boolean;
   /** Called once the status is known, before the body is read. */
   onStatus?(status: number): void;
+  /**
+   * The budget of answer bytes held at once (answerBytes.ts): a kept body takes its announced
+   * length (or each chunk's, without one); one that would pass it aborts the exchange
+   * (AnswerBytesBusy). What was taken is given back here on failure, by the caller otherwise.
+   */
+  hold?: AnswerBytes;
 }
 
 /** Sends `request` on `dispatcher`; resolves with the whole answer, rejects as `request` would. */
@@ -38,6 +47,10 @@ export function exchange(
     let headers: Exchanged['headers'] = {};
     let chunks: Buffer[] | undefined;
     let bytes = 0;
+    let held = 0;
+    /** Bytes of the body announced and taken at its headers (the rest is taken chunk by chunk). */
+    let announced = 0;
+    const { hold } = options;
     let abort: ((reason?: Error) => void) | undefined;
     let aborted = false;
     const onAbort = () => {
@@ -46,6 +59,12 @@ export function exchange(
     };
     signal.once('abort', onAbort);
     const settle = () => signal.removeListener('abort', onAbort);
+    /** Takes `n` bytes of the budget, or aborts the exchange. */
+    const take = (n: number): boolean => {
+      if (hold!.take(n)) return ((held += n), true);
+      abort?.(new AnswerBytesBusy());
+      return false;
+    };
     const handler: Dispatcher.DispatchHandlers = {
       onConnect(abortRequest) {
         abort = abortRequest;
@@ -56,19 +75,29 @@ export function exchange(
         headers = headerRecord(rawHeaders);
         if (options.keep(status)) chunks = [];
         options.onStatus?.(status);
+        if (hold && chunks) {
+          announced = Number(headers['content-length']) || 0;
+          if (announced > 0 && !take(announced)) return false;
+        }
         return true;
       },
       onData(chunk) {
         bytes += chunk.length;
-        chunks?.push(chunk);
+        if (!chunks) return true;
+        // What passes the announced length (all of it, without one) is taken as it comes.
+        const beyond = bytes - Math.max(announced, bytes - chunk.length);
+        if (hold && beyond > 0 && !take(beyond)) return false;
+        chunks.push(chunk);
         return true;
       },
       onComplete() {
         settle();
-        resolve({ statusCode, headers, text: chunks ? decode(chunks) : '', bytes });
+        resolve({ statusCode, headers, text: chunks ? decode(chunks) : '', bytes, held });
       },
       onError(error) {
         settle();
+        if (held) hold!.give(held);
+        held = 0;
         reject(error);
       },
     };
@@ -77,7 +106,7 @@ export function exchange(
 }
 
 /** The response headers the REST client reads (responses.ts); the others are not decoded. */
-const READ_HEADERS: readonly string[] = ['content-type', 'retry-after'];
+const READ_HEADERS: readonly string[] = ['content-type', 'retry-after', 'content-length'];
 const READ_LENGTHS = new Set(READ_HEADERS.map((name) => name.length));
 
 /** undici's raw headers (name, value, name, value…): the first value of each of READ_HEADERS. */

@@ -5,9 +5,10 @@
  * the ones `wantsBody` declines).
  */
 import type { Dispatcher } from 'undici';
+import { AnswerBytesBusy } from './answerBytes.js';
 import type { Deadline } from './deadline.js';
 import type { Exchanged } from './exchange.js';
-import { errorCode, errorForStatus, restError, unavailableError, upstreamMessage, type RestError } from './errors.js';
+import { answerBytesError, errorCode, errorForStatus, restError, unavailableError, upstreamMessage, type RestError } from './errors.js';
 import type { Prepared } from './request.js';
 import { parseRetryAfter, RETRY_STATUSES, RETRYABLE_ERRORS } from './retry.js';
 
@@ -107,6 +108,8 @@ const ORIGIN_DOWN = new Set(['ECONNREFUSED', 'UND_ERR_CONNECT_TIMEOUT', 'ETIMEDO
 export function failure(err: unknown, req: Prepared, deadline: Deadline): Outcome {
   // An error of ours (e.g. a body that is not JSON): the upstream answered, wrongly but alive.
   if (errorCode(err)) return { ok: false, error: err as RestError, retryable: false, health: 'healthy' };
+  // The gateway's own bound on answers held at once (answerBytes.ts): nothing said of the upstream.
+  if (err instanceof AnswerBytesBusy) return { ok: false, error: answerBytesError(req.info), retryable: false, health: 'neutral' };
   if (deadline.signal.aborted) {
     return {
       ok: false,

@@ -336,6 +336,39 @@ describe('bytes of large results served without a REST call', () => {
   });
 });
 
+describe('REST answers held at once', () => {
+  it("an operation's REST answers stay held until it is over: past the budget, its further reads get UPSTREAM_UNAVAILABLE; the next operation reads again", async () => {
+    // A budget of 300,000 bytes; two comments of about 200 KB in two change requests.
+    await using s = await startStack({ rest: { answerBytesInFlight: 300_000 } });
+    const spaceId = (await s.api.post(`/orgs/${s.world.orgId}/spaces`, { title: 'Big' })).body.id;
+    const crs: string[] = [];
+    for (const subject of ['One', 'Two']) {
+      const cr = (await s.api.post(`/spaces/${spaceId}/change-requests`, { subject })).body;
+      await s.api.post(`/spaces/${spaceId}/change-requests/${cr.id}/comments`, { body: { markdown: 'x'.repeat(200_000) } });
+      crs.push(cr.id);
+    }
+    // Selected by id alone, the result is small: the response-bytes bound does not see the pages.
+    const page = (alias: string, cr: string) =>
+      `${alias}: changeRequest(spaceId: "${spaceId}", changeRequestId: "${cr}") { comments(first: 1) { nodes { id } } }`;
+    const both = await s.gql(`{ ${page('a', crs[0])} ${page('b', crs[1])} }`);
+    expect(both.errors).toHaveLength(1);
+    expect(both.errors![0].extensions).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE', retryAfter: 1 });
+    expect(both.errors![0].message).toMatch(/too many large answers at once/);
+    const read = [both.data.a, both.data.b].filter((cr) => cr?.comments?.nodes.length === 1);
+    expect(read).toHaveLength(1);
+    // Its answers were given back when it ended: each page alone is read again.
+    expect(s.gateway.rest.answers.inFlight).toBe(0);
+    expect((await s.gql(`{ ${page('a', crs[0])} }`)).errors).toBeUndefined();
+    expect((await s.gql(`{ ${page('b', crs[1])} }`)).errors).toBeUndefined();
+    expect(s.gateway.rest.answers.inFlight).toBe(0);
+  });
+
+  it('defaults to an eighth of the heap limit', async () => {
+    const { getHeapStatistics } = await import('node:v8');
+    expect(t.gateway.rest.answers.budget).toBe(Math.floor(getHeapStatistics().heap_size_limit / 8));
+  });
+});
+
 describe('request bodies held at once', () => {
   it('a body that would pass the budget while others are held is refused before it is read (503, Retry-After: 1)', async () => {
     await using s = await startStack({ limits: { requestBytesInFlight: 100_000 } });

@@ -1,0 +1,99 @@
+/**
+ * Bytes of REST answers held at once, across callers (`answerBytesInFlight`): an operation's view
+ * (`holdAnswers`) keeps its answers counted until `end()`; an answer that would pass the budget
+ * while others are held is not read (UPSTREAM_UNAVAILABLE, `retryAfter: 1`); one alone is always
+ * read, up to the budget. Through real HTTP (a scripted server).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { createRestClient, RestError, type RestClient } from '../../src/rest/index.js';
+import { json, startBadServer, type BadServer, type Step } from '../helpers/badServer.js';
+
+const cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  while (cleanup.length) await cleanup.pop()!();
+});
+
+/** A 300,000-byte budget; answers of about 200,000 bytes. */
+const BUDGET = 300_000;
+const BIG = { text: 'x'.repeat(200_000 - 12) };
+
+async function setup(): Promise<{ server: BadServer; rest: RestClient }> {
+  const server = await startBadServer();
+  cleanup.push(() => server.stop());
+  server.fallback = json(200, BIG);
+  const rest = createRestClient({ baseUrl: server.url, answerBytesInFlight: BUDGET, retries: 0 });
+  cleanup.push(() => rest.close());
+  return { server, rest };
+}
+
+/** The same answer without a `Content-Length`: its bytes are counted as they come. */
+const chunked: Step = (_req, res) => {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  const text = JSON.stringify(BIG);
+  res.write(text.slice(0, 100_000));
+  setImmediate(() => res.end(text.slice(100_000)));
+};
+
+async function refusal(promise: Promise<unknown>): Promise<RestError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(RestError);
+  return error as RestError;
+}
+
+describe('REST answers held at once', () => {
+  it("an operation's answers stay counted until it ends: another answer that would pass the budget meanwhile is refused, not read", async () => {
+    const { server, rest } = await setup();
+    const operation = rest.forCaller('Bearer a', { holdAnswers: true });
+    expect((await operation.get<{ text: string }>('/one')).text).toHaveLength(BIG.text.length);
+    expect(rest.answers.inFlight).toBe(JSON.stringify(BIG).length);
+    // Another caller's answer would pass the budget: refused at its headers (the upstream did answer).
+    const other = rest.forCaller('Bearer b', { holdAnswers: true });
+    const error = await refusal(other.get('/two'));
+    expect(error.extensions).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE', retryAfter: 1 });
+    expect(error.message).toMatch(/too many large answers at once/);
+    expect(server.requests).toHaveLength(2);
+    // So is the operation's own next one.
+    expect((await refusal(operation.get('/three'))).extensions.code).toBe('UPSTREAM_UNAVAILABLE');
+    // Over: given back; the other caller's read passes.
+    operation.end();
+    expect(rest.answers.inFlight).toBe(0);
+    expect((await other.get<{ text: string }>('/two')).text).toHaveLength(BIG.text.length);
+    other.end();
+    expect(rest.answers.inFlight).toBe(0);
+  });
+
+  it('an answer without a Content-Length is counted as its chunks come', async () => {
+    const { server, rest } = await setup();
+    const operation = rest.forCaller('Bearer a', { holdAnswers: true });
+    await operation.get('/one');
+    server.script(chunked);
+    expect((await refusal(rest.forCaller('Bearer b').get('/two'))).extensions.code).toBe('UPSTREAM_UNAVAILABLE');
+    expect(rest.answers.inFlight).toBe(JSON.stringify(BIG).length);
+    operation.end();
+    server.script(chunked);
+    expect((await rest.forCaller('Bearer b').get<{ text: string }>('/two')).text).toHaveLength(BIG.text.length);
+    expect(rest.answers.inFlight).toBe(0);
+  });
+
+  it('without an operation, an answer is given back once parsed; after `end()`, at once', async () => {
+    const { rest } = await setup();
+    await Promise.all([rest.forCaller('Bearer a').get('/one'), rest.forCaller('Bearer b').get('/two')]);
+    expect(rest.answers.inFlight).toBe(0);
+    const operation = rest.forCaller('Bearer a', { holdAnswers: true });
+    operation.end();
+    await operation.get('/three');
+    expect(rest.answers.inFlight).toBe(0);
+  });
+
+  it('one answer alone is read up to the budget; a larger one is refused as too large (UPSTREAM_ERROR)', async () => {
+    const { server, rest } = await setup();
+    server.script(json(200, { text: 'x'.repeat(BUDGET) }));
+    const error = await refusal(rest.forCaller('Bearer a').get('/huge'));
+    expect(error.extensions.code).toBe('UPSTREAM_ERROR');
+    expect(error.message).toBe('Upstream response too large');
+    expect(rest.answers.inFlight).toBe(0);
+  });
+});
