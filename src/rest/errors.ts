@@ -135,7 +135,7 @@ export function overloadError(upstream: Omit<UpstreamInfo, 'status'>, scope: 'ca
 export function answerBytesError(upstream: Omit<UpstreamInfo, 'status'>): RestError {
   return restError(
     'UPSTREAM_UNAVAILABLE',
-    'Upstream unavailable: the gateway is receiving too many large answers at once, retry shortly',
+    'Upstream unavailable: the gateway holds too many large answers at once (answerBytesInFlight); retry shortly, or read less in one operation',
     { ...upstream, status: null },
     1,
   );

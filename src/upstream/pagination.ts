@@ -23,16 +23,26 @@ export interface ListSpec<Row, Item> {
 }
 
 /**
+ * Bytes of rows (their text and blob columns) a page holds past its first row: a page of rows that
+ * large ends there, shorter than its `limit`, with a `next` token for the rest. 1,000 comments of
+ * up to 1 MB each (the body limit) would otherwise make one answer of a gigabyte, built whole in
+ * the process that serves it (the gateway's too, under `npm start`).
+ */
+export const PAGE_MAX_BYTES = 4 * 1024 * 1024;
+
+/** Rows read by the first query of a page (later ones: as many as the bytes left allow, at the sizes seen). */
+const FIRST_BATCH = 8;
+
+/**
  * Keyset pagination: a page token is the sort key of the last item served, so pages stay stable
- * when rows are inserted. `limit` is 1..1000 (default 50).
+ * when rows are inserted. `limit` is 1..1000 (default 50); a page ends early once its rows pass
+ * PAGE_MAX_BYTES.
  */
 export function paginate<Row extends object, Item>(ctx: RequestContext, spec: ListSpec<Row, Item>): ListEnvelope<Item> {
   const limit = ctx.query.int('limit', 1, LIST_LIMIT_MAX) ?? DEFAULT_PAGE_SIZE;
   const page = ctx.query.string('page');
   const after = page === undefined ? undefined : decodePage(page, spec.orderBy.length);
-  const rows = fetchRows(ctx, spec, after, limit + 1);
-  const hasMore = rows.length > limit;
-  const pageRows = rows.slice(0, limit);
+  const { rows: pageRows, hasMore } = fetchRows(ctx, spec, after, limit);
   const items = pageRows.map(spec.map);
   const envelope: ListEnvelope<Item> = { ...spec.extra, items, count: items.length };
   if (hasMore) {
@@ -42,32 +52,59 @@ export function paginate<Row extends object, Item>(ctx: RequestContext, spec: Li
   return { ...envelope, items, count: items.length };
 }
 
-/** Reads rows after the key, in batches, until `wanted` rows pass the filter or rows run out. */
+/**
+ * Reads rows after the key, in batches, until `limit` rows pass the filter, their bytes pass
+ * PAGE_MAX_BYTES, or rows run out; `hasMore` when a row that passes the filter is left. A batch
+ * reads no more rows than the bytes left allow at the average size read so far (one at least).
+ */
 function fetchRows<Row extends object>(
   ctx: RequestContext,
   spec: ListSpec<Row, unknown>,
   after: unknown[] | undefined,
-  wanted: number,
-): Row[] {
+  limit: number,
+): { rows: Row[]; hasMore: boolean } {
   const dir = spec.direction ?? 'asc';
   const cmp = dir === 'asc' ? '>' : '<';
   const cols = spec.orderBy.join(', ');
   const order = spec.orderBy.map((c) => `${c} ${dir.toUpperCase()}`).join(', ');
   const out: Row[] = [];
   let key = after;
-  const batch = Math.max(wanted, 100);
+  /** Bytes of the page's rows, and of every row read (filtered out or not). */
+  let pageBytes = 0;
+  let readBytes = 0;
+  let read = 0;
+  /** A full batch reads at least this many rows: what the page still needs (and one to see what follows), or 100. */
+  const most = () => Math.max(limit + 1 - out.length, 100);
+  let batch = Math.min(FIRST_BATCH, most());
   for (;;) {
     const keyClause = key ? ` AND (${cols}) ${cmp} (${key.map(() => '?').join(', ')})` : '';
     const sql = `SELECT * FROM ${spec.from}${keyClause} ORDER BY ${order} LIMIT ${batch}`;
     const rows = ctx.db.prepare(sql).all(...spec.params, ...(key ?? [])) as Row[];
     for (const row of rows) {
-      if (!spec.filter || spec.filter(row)) out.push(row);
-      if (out.length === wanted) return out;
+      const bytes = rowBytes(row);
+      read++;
+      readBytes += bytes;
+      if (spec.filter && !spec.filter(row)) continue;
+      if (out.length === limit || (out.length > 0 && pageBytes >= PAGE_MAX_BYTES)) return { rows: out, hasMore: true };
+      out.push(row);
+      pageBytes += bytes;
     }
-    if (rows.length < batch) return out;
+    if (rows.length < batch) return { rows: out, hasMore: false };
     const last = rows[rows.length - 1];
     key = spec.orderBy.map((c) => (last as Record<string, unknown>)[bare(c)]);
+    const average = Math.max(1, readBytes / read);
+    batch = Math.min(most(), Math.max(1, Math.floor((PAGE_MAX_BYTES - pageBytes) / average) + 1));
   }
+}
+
+/** The bytes of a row's text and blob columns (numbers and nulls count nothing). */
+function rowBytes(row: object): number {
+  let bytes = 0;
+  for (const value of Object.values(row)) {
+    if (typeof value === 'string') bytes += value.length;
+    else if (value instanceof Uint8Array) bytes += value.byteLength;
+  }
+  return bytes;
 }
 
 /** `s.position` → `position`: the row key of a (possibly qualified) column. */

@@ -353,7 +353,7 @@ describe('REST answers held at once', () => {
     const both = await s.gql(`{ ${page('a', crs[0])} ${page('b', crs[1])} }`);
     expect(both.errors).toHaveLength(1);
     expect(both.errors![0].extensions).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE', retryAfter: 1 });
-    expect(both.errors![0].message).toMatch(/too many large answers at once/);
+    expect(both.errors![0].message).toMatch(/holds too many large answers at once/);
     const read = [both.data.a, both.data.b].filter((cr) => cr?.comments?.nodes.length === 1);
     expect(read).toHaveLength(1);
     // Its answers were given back when it ended: each page alone is read again.

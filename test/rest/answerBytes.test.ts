@@ -53,7 +53,7 @@ describe('REST answers held at once', () => {
     const other = rest.forCaller('Bearer b', { holdAnswers: true });
     const error = await refusal(other.get('/two'));
     expect(error.extensions).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE', retryAfter: 1 });
-    expect(error.message).toMatch(/too many large answers at once/);
+    expect(error.message).toMatch(/holds too many large answers at once/);
     expect(server.requests).toHaveLength(2);
     // So is the operation's own next one.
     expect((await refusal(operation.get('/three'))).extensions.code).toBe('UPSTREAM_UNAVAILABLE');

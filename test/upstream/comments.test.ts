@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { editChangeRequestPages } from '../../src/upstream/content/merge.js';
 import { pagesOf } from '../../src/upstream/content/revisions.js';
+import { PAGE_MAX_BYTES } from '../../src/upstream/pagination.js';
 import { fixtures } from '../helpers/fixtures.js';
 import { startUpstream, type RestClient, type TestUpstream } from '../helpers/upstream.js';
 import type { WorldUser } from '../helpers/world.js';
@@ -303,5 +304,30 @@ describe('replies', () => {
       n: number;
     };
     expect(leftovers.n).toBe(0);
+  });
+});
+
+describe('a list of large comments', () => {
+  it('ends a page once its rows pass PAGE_MAX_BYTES, with a next token; following it gives every comment once, newest first', async () => {
+    const crId = (await as.edit.post(`/spaces/${spaceId}/change-requests`, { subject: 'Large' })).body.id;
+    const list = `/spaces/${spaceId}/change-requests/${crId}/comments`;
+    const posted: string[] = [];
+    for (let i = 0; i < 12; i++) posted.push((await as.comment.post(list, markdown(`${i} ${'x'.repeat(900_000)}`))).body.id);
+    const seen: string[] = [];
+    let page: string | undefined;
+    const sizes: number[] = [];
+    do {
+      const res = await t.api.get(`${list}?limit=1000${page ? `&page=${page}` : ''}`);
+      expect(res.status).toBe(200);
+      sizes.push(JSON.stringify(res.body).length);
+      expect(res.body.count).toBe(res.body.items.length);
+      seen.push(...res.body.items.map((c: { id: string }) => c.id));
+      page = res.body.next?.page;
+    } while (page);
+    expect(sizes.length).toBeGreaterThan(1);
+    // A page passes the bound by one row at most.
+    for (const size of sizes) expect(size).toBeLessThan(PAGE_MAX_BYTES + 3 * 1024 * 1024);
+    // Newest first, as any comment list.
+    expect(seen).toEqual([...posted].reverse());
   });
 });
