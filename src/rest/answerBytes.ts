@@ -6,8 +6,10 @@
  * read until it ends: list pages of 30 MB (34 comments of 900 KB, selected by `id` alone, so the
  * response-bytes bound does not see them), a dozen at once from a token holder, exhausted `npm
  * start`'s heap. An answer that would pass the budget while others are held is not read: its
- * exchange is aborted and the call fails with UPSTREAM_UNAVAILABLE (`retryAfter: 1`). One answer
- * alone is always admitted, up to the pool's largest answer (at most the budget).
+ * exchange is aborted and the call fails with UPSTREAM_UNAVAILABLE (`retryAfter: 1`). So is one
+ * that would pass its caller's share (a quarter of the budget) while the caller holds any: one
+ * caller cannot fill the budget, and other callers' reads go on. One answer alone is always
+ * admitted, up to the pool's largest answer (at most the budget).
  */
 import { getHeapStatistics } from 'node:v8';
 
@@ -18,24 +20,84 @@ export function defaultAnswerBytesInFlight(): number {
 
 export class AnswerBytes {
   private held = 0;
+  /** Bytes held per caller (budget key), while it holds any. */
+  private readonly byCaller = new Map<string, number>();
 
-  constructor(readonly budget: number) {}
+  /** `perCaller`: the most one caller may hold while it holds any (default a quarter of the budget). */
+  constructor(
+    readonly budget: number,
+    readonly perCaller = Math.floor(budget / 4),
+  ) {}
 
-  /** Takes `bytes` of the budget; false (nothing taken) when they would pass it while others are held. */
-  take(bytes: number): boolean {
-    if (this.held > 0 && this.held + bytes > this.budget) return false;
+  /**
+   * Takes `bytes` more for an answer of `caller` that took `already` so far (its earlier chunks);
+   * false (nothing taken) when they would pass the budget while other answers are held, or the
+   * caller's share while it holds others.
+   */
+  take(caller: string, bytes: number, already = 0): boolean {
+    const mine = this.byCaller.get(caller) ?? 0;
+    const others = this.held - already;
+    if ((others > 0 && this.held + bytes > this.budget) || (mine - already > 0 && mine + bytes > this.perCaller)) return false;
     this.held += bytes;
+    this.byCaller.set(caller, mine + bytes);
     return true;
   }
 
-  /** Gives back bytes taken. */
-  give(bytes: number): void {
+  /** Gives back bytes `caller` took. */
+  give(caller: string, bytes: number): void {
     this.held -= bytes;
+    const left = (this.byCaller.get(caller) ?? 0) - bytes;
+    if (left > 0) this.byCaller.set(caller, left);
+    else this.byCaller.delete(caller);
   }
 
-  /** Bytes held now (tests, metrics). */
-  get inFlight(): number {
-    return this.held;
+  /** Bytes held now, in all or by one caller (tests, metrics). */
+  inFlight(caller?: string): number {
+    return caller === undefined ? this.held : (this.byCaller.get(caller) ?? 0);
+  }
+
+  /** The account of one caller's view: until `end()` when `untilEnd`, else each answer only until it is parsed. */
+  account(caller: string, untilEnd: boolean): AnswerAccount {
+    return new AnswerAccount(this, caller, untilEnd);
+  }
+}
+
+/**
+ * The answers one view of the REST client reads (an operation's): each takes its bytes as it
+ * comes (`take`, exchange.ts) and, once parsed, is kept until `end()`, or given back at once for
+ * a view that is not an operation's and after `end()`.
+ */
+export class AnswerAccount {
+  private held = 0;
+  private ended: boolean;
+
+  constructor(
+    private readonly budget: AnswerBytes,
+    readonly caller: string,
+    untilEnd: boolean,
+  ) {
+    this.ended = !untilEnd;
+  }
+
+  take(bytes: number, already = 0): boolean {
+    return this.budget.take(this.caller, bytes, already);
+  }
+
+  give(bytes: number): void {
+    this.budget.give(this.caller, bytes);
+  }
+
+  /** An answer taking `bytes` was parsed. */
+  keep(bytes: number): void {
+    if (this.ended) this.give(bytes);
+    else this.held += bytes;
+  }
+
+  /** Gives back what the view held; idempotent. */
+  end(): void {
+    this.give(this.held);
+    this.held = 0;
+    this.ended = true;
   }
 }
 
@@ -43,30 +105,5 @@ export class AnswerBytes {
 export class AnswerBytesBusy extends Error {
   constructor() {
     super('REST answers in flight over the budget');
-  }
-}
-
-/** Who keeps an answer's bytes of the budget once it is parsed; without one they are given back then. */
-export interface AnswerHolder {
-  keep(bytes: number): void;
-}
-
-/** The answers of one operation: held until `end()` (its execution is over); after it, given back at once. */
-export class OperationAnswers implements AnswerHolder {
-  private held = 0;
-  private ended = false;
-
-  constructor(private readonly budget: AnswerBytes) {}
-
-  keep(bytes: number): void {
-    if (this.ended) this.budget.give(bytes);
-    else this.held += bytes;
-  }
-
-  /** Gives back what the operation held; idempotent. */
-  end(): void {
-    this.budget.give(this.held);
-    this.held = 0;
-    this.ended = true;
   }
 }

@@ -11,7 +11,7 @@ import { Pool } from 'undici';
 import type { RestCall } from './callLog.js';
 import { credentialOf, KnownCallers, type CallerIdentity, type Credential } from './callerKey.js';
 import { DEFAULTS, withDefaults, type GroupConfig } from '../config.js';
-import { AnswerBytes, OperationAnswers, defaultAnswerBytesInFlight } from './answerBytes.js';
+import { AnswerBytes, defaultAnswerBytesInFlight, type AnswerAccount } from './answerBytes.js';
 import { ByteBudgets } from './byteBudget.js';
 import { Circuits, DEFAULT_CIRCUIT, type CircuitConfig, type CircuitStateName } from './circuit.js';
 import { systemClock, type Clock } from './clock.js';
@@ -215,8 +215,8 @@ class CallerView implements RestCaller {
   private readonly signal: LeaveSignal | undefined;
   private readonly maxCalls: number;
   private calls = 0;
-  /** Its answers' bytes, held until `end()` (`holdAnswers`). */
-  private readonly answers: OperationAnswers | undefined;
+  /** Its answers' bytes of the budget of answers held at once: until `end()` with `holdAnswers`. */
+  private readonly answers: AnswerAccount;
 
   constructor(
     private readonly transport: Transport,
@@ -230,11 +230,11 @@ class CallerView implements RestCaller {
     this.maxCalls = options.maxCalls ?? Infinity;
     this.leaving = new Leaving(options.signal);
     this.since = reads.enabled && options.arrival?.key === this.who.key ? options.arrival.since : undefined;
-    this.answers = options.holdAnswers ? new OperationAnswers(transport.parts.answers) : undefined;
+    this.answers = transport.parts.answers.account(this.who.budget, options.holdAnswers ?? false);
   }
 
   end(): void {
-    this.answers?.end();
+    this.answers.end();
   }
 
   // `any`: the caller names the answer's type (`get<T>`), which JSON from the wire cannot check.

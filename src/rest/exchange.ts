@@ -6,7 +6,7 @@
  * aborting `signal` aborts the exchange. Event streams keep `pool.request` (stream.ts).
  */
 import type { Dispatcher } from 'undici';
-import { AnswerBytesBusy, type AnswerBytes } from './answerBytes.js';
+import { AnswerBytesBusy, type AnswerAccount } from './answerBytes.js';
 import type { AbortEmitter } from './limiter.js';
 
 /** An answer: its status, the headers the client reads (`READ_HEADERS`, the first value of each) and its body. */
@@ -27,11 +27,11 @@ export interface ExchangeOptions {
   /** Called once the status is known, before the body is read. */
   onStatus?(status: number): void;
   /**
-   * The budget of answer bytes held at once (answerBytes.ts): a kept body takes its announced
-   * length (or each chunk's, without one); one that would pass it aborts the exchange
+   * The caller's account of answer bytes held at once (answerBytes.ts): a kept body takes its
+   * announced length (or each chunk's, without one); one the budget refuses aborts the exchange
    * (AnswerBytesBusy). What was taken is given back here on failure, by the caller otherwise.
    */
-  hold?: AnswerBytes;
+  hold?: Pick<AnswerAccount, 'take' | 'give'>;
 }
 
 /** Sends `request` on `dispatcher`; resolves with the whole answer, rejects as `request` would. */
@@ -61,7 +61,7 @@ export function exchange(
     const settle = () => signal.removeListener('abort', onAbort);
     /** Takes `n` bytes of the budget, or aborts the exchange. */
     const take = (n: number): boolean => {
-      if (hold!.take(n)) return ((held += n), true);
+      if (hold!.take(n, held)) return ((held += n), true);
       abort?.(new AnswerBytesBusy());
       return false;
     };

@@ -11,7 +11,7 @@ import type { RestCall } from './callLog.js';
 import { CircuitOpen, Circuits } from './circuit.js';
 import type { Clock } from './clock.js';
 import { Deadline } from './deadline.js';
-import type { AnswerBytes, AnswerHolder } from './answerBytes.js';
+import type { AnswerAccount, AnswerBytes } from './answerBytes.js';
 import type { ByteBudgets } from './byteBudget.js';
 import { byteBudgetError, circuitOpenError, errorCode, overloadError, unavailableError, type RestError } from './errors.js';
 import { Limiter, Overloaded, WaitAborted, type CallerSlots } from './limiter.js';
@@ -61,14 +61,14 @@ export class Transport {
     return new Deadline(this.parts.requestTimeout, this.parts.clock);
   }
 
-  /** One REST call: attempts until success, a final failure, or the deadline; `holder` keeps its answer's bytes once parsed. */
-  async call(req: Prepared, who: Who, deadline: Deadline, holder?: AnswerHolder): Promise<{ value: unknown; size: number }> {
+  /** One REST call: attempts until success, a final failure, or the deadline; its answer's bytes go to `account` (answerBytes.ts). */
+  async call(req: Prepared, who: Who, deadline: Deadline, account?: AnswerAccount): Promise<{ value: unknown; size: number }> {
     const { retry, budget } = this.parts;
     const attempts = req.info.method === 'GET' ? Math.max(1, retry.maxAttempts) : 1;
     budget.deposit();
     let previous: RestError | undefined;
     for (let attempt = 1; ; attempt++) {
-      const outcome = await this.guardedAttempt(req, who, attempt, deadline, holder);
+      const outcome = await this.guardedAttempt(req, who, attempt, deadline, account);
       if (outcome.ok) return outcome;
       // A retry the open circuit refused: the failure before it says more.
       if (outcome.circuitOpen && previous) throw previous;
@@ -83,7 +83,7 @@ export class Transport {
   }
 
   /** One attempt through the caller's byte budget, the circuits and the concurrency limits; never throws. */
-  private async guardedAttempt(req: Prepared, who: Who, attempt: number, deadline: Deadline, holder?: AnswerHolder): Promise<Outcome> {
+  private async guardedAttempt(req: Prepared, who: Who, attempt: number, deadline: Deadline, account?: AnswerAccount): Promise<Outcome> {
     // A caller in debt waits before it takes a slot (it holds none meanwhile), or is refused.
     const { bytes } = this.parts;
     const wait = bytes.waitMs(who.budget);
@@ -118,7 +118,7 @@ export class Transport {
       throw error;
     }
     try {
-      outcome = await this.attemptOnce(req, who, attempt, deadline, holder);
+      outcome = await this.attemptOnce(req, who, attempt, deadline, account);
     } finally {
       this.parts.limiter.release(slots);
       this.forgetIfIdle(who.budget, slots);
@@ -128,8 +128,9 @@ export class Transport {
     return outcome;
   }
 
-  private async attemptOnce(req: Prepared, who: Who, attempt: number, deadline: Deadline, holder?: AnswerHolder): Promise<Outcome> {
+  private async attemptOnce(req: Prepared, who: Who, attempt: number, deadline: Deadline, account?: AnswerAccount): Promise<Outcome> {
     const { clock, pool, report } = this.parts;
+    const answers = account ?? this.parts.answers.account(who.budget, false);
     const started = clock.now();
     let status: number | null = null;
     let outcome: Outcome;
@@ -140,18 +141,18 @@ export class Transport {
           status = answered;
           this.parts.onAnswer?.(who, answered);
         },
-        hold: this.parts.answers,
+        hold: answers,
       });
       this.parts.bytes.charge(who.budget, res.bytes);
       try {
         outcome = readResponse(res, req);
       } catch (error) {
-        this.parts.answers.give(res.held);
+        answers.give(res.held);
         throw error;
       }
       // An answer the operation keeps stays counted until it ends; a failure is garbage now.
-      if (outcome.ok && holder) holder.keep(res.held);
-      else this.parts.answers.give(res.held);
+      if (outcome.ok) answers.keep(res.held);
+      else answers.give(res.held);
     } catch (err) {
       outcome = failure(err, req, deadline);
     }

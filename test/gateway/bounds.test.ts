@@ -357,10 +357,10 @@ describe('REST answers held at once', () => {
     const read = [both.data.a, both.data.b].filter((cr) => cr?.comments?.nodes.length === 1);
     expect(read).toHaveLength(1);
     // Its answers were given back when it ended: each page alone is read again.
-    expect(s.gateway.rest.answers.inFlight).toBe(0);
+    expect(s.gateway.rest.answers.inFlight()).toBe(0);
     expect((await s.gql(`{ ${page('a', crs[0])} }`)).errors).toBeUndefined();
     expect((await s.gql(`{ ${page('b', crs[1])} }`)).errors).toBeUndefined();
-    expect(s.gateway.rest.answers.inFlight).toBe(0);
+    expect(s.gateway.rest.answers.inFlight()).toBe(0);
   });
 
   it('defaults to an eighth of the heap limit', async () => {

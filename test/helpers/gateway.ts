@@ -78,7 +78,7 @@ export async function startStack(
     await gateway.stop();
     await upstream.stop();
     // Every operation gave back the REST answers it held (src/rest/answerBytes.ts): none leaks.
-    const held = gateway.rest.answers.inFlight;
+    const held = gateway.rest.answers.inFlight();
     if (held !== 0) throw new Error(`REST answer bytes still held after the gateway stopped: ${held}`);
   };
   return {

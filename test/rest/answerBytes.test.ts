@@ -1,8 +1,9 @@
 /**
  * Bytes of REST answers held at once, across callers (`answerBytesInFlight`): an operation's view
  * (`holdAnswers`) keeps its answers counted until `end()`; an answer that would pass the budget
- * while others are held is not read (UPSTREAM_UNAVAILABLE, `retryAfter: 1`); one alone is always
- * read, up to the budget. Through real HTTP (a scripted server).
+ * while others are held, or its caller's share (a quarter) while it holds any, is not read
+ * (UPSTREAM_UNAVAILABLE, `retryAfter: 1`); one alone is always read, up to the budget. Through
+ * real HTTP (a scripted server).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRestClient, RestError, type RestClient } from '../../src/rest/index.js';
@@ -17,11 +18,11 @@ afterEach(async () => {
 const BUDGET = 300_000;
 const BIG = { text: 'x'.repeat(200_000 - 12) };
 
-async function setup(): Promise<{ server: BadServer; rest: RestClient }> {
+async function setup(budget = BUDGET): Promise<{ server: BadServer; rest: RestClient }> {
   const server = await startBadServer();
   cleanup.push(() => server.stop());
   server.fallback = json(200, BIG);
-  const rest = createRestClient({ baseUrl: server.url, answerBytesInFlight: BUDGET, retries: 0 });
+  const rest = createRestClient({ baseUrl: server.url, answerBytesInFlight: budget, retries: 0 });
   cleanup.push(() => rest.close());
   return { server, rest };
 }
@@ -48,7 +49,7 @@ describe('REST answers held at once', () => {
     const { server, rest } = await setup();
     const operation = rest.forCaller('Bearer a', { holdAnswers: true });
     expect((await operation.get<{ text: string }>('/one')).text).toHaveLength(BIG.text.length);
-    expect(rest.answers.inFlight).toBe(JSON.stringify(BIG).length);
+    expect(rest.answers.inFlight()).toBe(JSON.stringify(BIG).length);
     // Another caller's answer would pass the budget: refused at its headers (the upstream did answer).
     const other = rest.forCaller('Bearer b', { holdAnswers: true });
     const error = await refusal(other.get('/two'));
@@ -59,10 +60,25 @@ describe('REST answers held at once', () => {
     expect((await refusal(operation.get('/three'))).extensions.code).toBe('UPSTREAM_UNAVAILABLE');
     // Over: given back; the other caller's read passes.
     operation.end();
-    expect(rest.answers.inFlight).toBe(0);
+    expect(rest.answers.inFlight()).toBe(0);
     expect((await other.get<{ text: string }>('/two')).text).toHaveLength(BIG.text.length);
     other.end();
-    expect(rest.answers.inFlight).toBe(0);
+    expect(rest.answers.inFlight()).toBe(0);
+  });
+
+  it("one caller may hold a quarter of the budget: past it its own reads are refused, while another caller's go on", async () => {
+    const { server, rest } = await setup(1_000_000);
+    const a = rest.forCaller('Bearer a', { holdAnswers: true });
+    await a.get('/one');
+    expect((await refusal(a.get('/two'))).extensions).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE', retryAfter: 1 });
+    // Another caller (another budget key) reads three answers in one operation.
+    const b = rest.forCaller('Bearer b', { holdAnswers: true });
+    await b.get('/three');
+    expect(rest.answers.inFlight()).toBe(2 * JSON.stringify(BIG).length);
+    expect(server.requests).toHaveLength(3);
+    a.end();
+    b.end();
+    expect(rest.answers.inFlight()).toBe(0);
   });
 
   it('an answer without a Content-Length is counted as its chunks come', async () => {
@@ -71,21 +87,21 @@ describe('REST answers held at once', () => {
     await operation.get('/one');
     server.script(chunked);
     expect((await refusal(rest.forCaller('Bearer b').get('/two'))).extensions.code).toBe('UPSTREAM_UNAVAILABLE');
-    expect(rest.answers.inFlight).toBe(JSON.stringify(BIG).length);
+    expect(rest.answers.inFlight()).toBe(JSON.stringify(BIG).length);
     operation.end();
     server.script(chunked);
     expect((await rest.forCaller('Bearer b').get<{ text: string }>('/two')).text).toHaveLength(BIG.text.length);
-    expect(rest.answers.inFlight).toBe(0);
+    expect(rest.answers.inFlight()).toBe(0);
   });
 
   it('without an operation, an answer is given back once parsed; after `end()`, at once', async () => {
     const { rest } = await setup();
     await Promise.all([rest.forCaller('Bearer a').get('/one'), rest.forCaller('Bearer b').get('/two')]);
-    expect(rest.answers.inFlight).toBe(0);
+    expect(rest.answers.inFlight()).toBe(0);
     const operation = rest.forCaller('Bearer a', { holdAnswers: true });
     operation.end();
     await operation.get('/three');
-    expect(rest.answers.inFlight).toBe(0);
+    expect(rest.answers.inFlight()).toBe(0);
   });
 
   it('one answer alone is read up to the budget; a larger one is refused as too large (UPSTREAM_ERROR)', async () => {
@@ -94,6 +110,6 @@ describe('REST answers held at once', () => {
     const error = await refusal(rest.forCaller('Bearer a').get('/huge'));
     expect(error.extensions.code).toBe('UPSTREAM_ERROR');
     expect(error.message).toBe('Upstream response too large');
-    expect(rest.answers.inFlight).toBe(0);
+    expect(rest.answers.inFlight()).toBe(0);
   });
 });
