@@ -59,6 +59,8 @@ const BASELINE_SECONDS = setting('BENCH_ABUSE_BASELINE_SECONDS', 6);
 const QUIET_SECONDS = setting('BENCH_ABUSE_QUIET_SECONDS', 2);
 /** The well-behaved caller sends one query every PACE_MS (alternating one-resource and nested). */
 const PACE_MS = 25;
+/** Comments of 900 KB in the large pages' change request (one page asks for up to this many). */
+const LARGE_PAGE = 34;
 const KB = 1024;
 
 interface Ctx {
@@ -72,6 +74,8 @@ interface Ctx {
   organizationId: string;
   spaceIds: string[];
   comment: { spaceId: string; changeRequestId: string };
+  /** A change request with LARGE_PAGE comments of 900 KB. */
+  largeComments: { spaceId: string; changeRequestId: string };
   attackerUserId: string;
   until: number;
 }
@@ -81,6 +85,8 @@ type Outcome = Map<string, number>;
 
 interface Attack {
   name: string;
+  /** Found after the hardening issue was filed (not in its list): its verdict is reported apart. */
+  found?: true;
   run(ctx: Ctx, outcome: Outcome): Promise<void>;
 }
 
@@ -239,6 +245,18 @@ const ATTACKS: Attack[] = [
       const many = `query { nodes(ids: ${JSON.stringify(Array(100).fill(id))}) { ... on Comment { body { markdown } } } }`;
       const aliases = `query { ${Array.from({ length: 30 }, (_, i) => `a${i}: node(id: ${JSON.stringify(id)}) { ... on Comment { body { markdown } } }`).join(' ')} }`;
       await loops(ctx, 2, (i) => post(ctx, outcome, { query: i % 2 ? many : aliases }, bearer(ctx.attacker)), 40);
+    },
+  },
+  {
+    name: `large REST pages: 4 at a time, comments(first: 30–${LARGE_PAGE}) { nodes { id } } over ${LARGE_PAGE} comments of 900 KB (27–31 MB of REST answers for a few KB of result)`,
+    found: true,
+    async run(ctx, outcome) {
+      const { spaceId, changeRequestId } = ctx.largeComments;
+      const query = `query($s: String!, $c: String!, $n: Int!) { changeRequest(spaceId: $s, changeRequestId: $c) { comments(first: $n) { nodes { id } } } }`;
+      // Each page size is another REST call (no single-flight between them).
+      await loops(ctx, 4, (i) =>
+        post(ctx, outcome, { query, variables: { s: spaceId, c: changeRequestId, n: LARGE_PAGE - (i % 5) } }, bearer(ctx.attacker)),
+      );
     },
   },
   {
@@ -441,7 +459,18 @@ async function alive(origin: string): Promise<boolean> {
 export async function runAbuse(): Promise<void> {
   const started = performance.now();
   const host = machine();
-  const upstream = await startUpstream({ spaces: 6, changeRequests: 2, comments: 0, replies: 0, callers: 2, bigComment: 900 * KB }, 0);
+  const upstream = await startUpstream(
+    {
+      spaces: 6,
+      changeRequests: 2,
+      comments: 0,
+      replies: 0,
+      callers: 2,
+      bigComment: 900 * KB,
+      largeComments: { count: LARGE_PAGE, bytes: 900 * KB },
+    },
+    0,
+  );
   const redisPort = await freePort();
   const redis = await startRedis(redisPort);
   const hop = await startProxy(upstream.url, 'boom');
@@ -458,7 +487,7 @@ export async function runAbuse(): Promise<void> {
       '30000',
     ]);
     const origin = new URL(gateway.url).origin;
-    const { tokens, organizationId, spaceIds, bigComment, userIds } = upstream.seeded;
+    const { tokens, organizationId, spaceIds, bigComment, largeComments, userIds } = upstream.seeded;
     const [admin, good, attacker] = tokens;
     const ctx: Ctx = {
       origin,
@@ -470,6 +499,7 @@ export async function runAbuse(): Promise<void> {
       organizationId,
       spaceIds,
       comment: bigComment!,
+      largeComments: largeComments!,
       until: 0,
       attackerUserId: userIds[2],
     };
@@ -490,6 +520,8 @@ export async function runAbuse(): Promise<void> {
     const quiet = [...baselineTimes];
     const rows: Array<Array<string | number>> = [];
     let allMet = true;
+    /** The attacks found since the issue: met, and run. */
+    const found = { met: 0, run: 0 };
     for (const attack of ATTACKS.filter(only)) {
       const outcome: Outcome = new Map();
       quiet.push(...(await victim.run(Date.now() + QUIET_SECONDS * 1000)).times);
@@ -508,14 +540,17 @@ export async function runAbuse(): Promise<void> {
       const gatewayLoopCpu = mainThreadCpuMs(gateway.pid) - loopCpu;
       const delay = up ? await loopDelay(origin) : undefined;
       const ok = up && during.failures === 0 && during.p99 <= 3 * baseline.p99 && during.p99 <= 1000;
-      allMet &&= ok;
+      if (attack.found) {
+        found.run++;
+        if (ok) found.met++;
+      } else allMet &&= ok;
       const answers = [...outcome]
         .sort((a, b) => b[1] - a[1])
         .slice(0, 4)
         .map(([k, v]) => `${v} × ${k}`)
         .join(', ');
       rows.push([
-        attack.name,
+        attack.found ? `† ${attack.name}` : attack.name,
         answers || '–',
         `${f1(during.p50)} / ${f1(during.p99)} (${during.failures} failed of ${during.n})`,
         `${f2(during.p99 / baseline.p99)} ×`,
@@ -559,7 +594,7 @@ export async function runAbuse(): Promise<void> {
         rows,
       ),
       '',
-      `Gateway peak RSS (VmHWM) over the whole run: ${f1(mib(memory.hwm))} MiB (goal ≤ 300: ${memoryOk ? 'met' : '**not met**'}). Every attack met: ${allMet ? 'yes' : '**no**'}.`,
+      `Gateway peak RSS (VmHWM) over the whole run: ${f1(mib(memory.hwm))} MiB (goal ≤ 300: ${memoryOk ? 'met' : '**not met**'}). Every attack of the issue's list met: ${allMet ? 'yes' : '**no**'}. Attacks found since (marked †, verdict apart): ${found.met} of ${found.run} met.`,
     ].join('\n');
     console.log(body);
     if (ONLY.length) console.log('bench: BENCH_ABUSE_ONLY is set: docs/BENCHMARKS.md left as it is');

@@ -20,6 +20,8 @@ export interface Shape {
   plainSpaces?: number;
   /** One comment of this many bytes of markdown on the first change request (the abuse bench's large object). */
   bigComment?: number;
+  /** A change request of its own with `count` comments of `bytes` of markdown each (the abuse bench's large pages). */
+  largeComments?: { count: number; bytes: number };
 }
 
 export interface Seeded {
@@ -30,6 +32,8 @@ export interface Seeded {
   userIds: string[];
   /** The change request holding the big comment, when the shape asks for one. */
   bigComment?: { spaceId: string; changeRequestId: string };
+  /** The change request holding the large comments, when the shape asks for them. */
+  largeComments?: { spaceId: string; changeRequestId: string };
   organizationId: string;
   spaceIds: string[];
   /** Every space: `spaceIds`, then the plain ones. */
@@ -71,11 +75,20 @@ export async function seed(db: Db, baseUrl: string, shape: Shape): Promise<Seede
   if (shape.bigComment)
     await call('POST', `${crs[0]}/comments`, { body: { markdown: `# Big\n\n${'lorem ipsum '.repeat(Math.ceil(shape.bigComment / 12))}` } });
   const bigComment = shape.bigComment ? { spaceId, changeRequestId } : undefined;
+  let largeComments: Seeded['largeComments'];
+  if (shape.largeComments) {
+    const cr = await call('POST', `/spaces/${spaceId}/change-requests`, { subject: 'Large comments' });
+    const markdown = 'lorem ipsum '.repeat(Math.ceil(shape.largeComments.bytes / 12));
+    for (let i = 0; i < shape.largeComments.count; i++)
+      await call('POST', `/spaces/${spaceId}/change-requests/${cr.id}/comments`, { body: { markdown: `# ${i}\n\n${markdown}` } });
+    largeComments = { spaceId, changeRequestId: cr.id };
+  }
   return {
     token: admin.token,
     tokens,
     userIds,
     bigComment,
+    largeComments,
     organizationId,
     spaceIds,
     allSpaceIds: [...spaceIds, ...plainSpaceIds],

@@ -28,7 +28,7 @@ export interface ListSpec<Row, Item> {
  * up to 1 MB each (the body limit) would otherwise make one answer of a gigabyte, built whole in
  * the process that serves it (the gateway's too, under `npm start`).
  */
-export const PAGE_MAX_BYTES = 4 * 1024 * 1024;
+export const PAGE_MAX_BYTES = 1024 * 1024;
 
 /** Rows read by the first query of a page (later ones: as many as the bytes left allow, at the sizes seen). */
 const FIRST_BATCH = 8;
