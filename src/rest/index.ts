@@ -40,4 +40,4 @@ export {
   type UpstreamErrorExtensions,
 } from './errors.js';
 export { ANONYMOUS, callerKey, credentialOf, addressKey, isAddressKey, type Credential, type CallerIdentity } from './callerKey.js';
-export { SseParser, parseSse, eventStream, type SseEvent, type SseStream } from './sse.js';
+export { SseParser, parseSse, eventStream, MAX_EVENT_CHARS, type SseEvent, type SseStream } from './sse.js';

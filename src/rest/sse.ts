@@ -5,9 +5,21 @@
  * lines starting with `:` are comments (heartbeats), a blank line dispatches, an event without
  * data is dropped, and an unterminated event at the end of the stream is discarded.
  * `eventStream` wraps an upstream response body: idle timeout, abort on close, error mapping.
+ * One event (its lines so far, and a line not ended yet) holds at most MAX_EVENT_CHARS: a stream
+ * that never ends a line or an event would otherwise grow the buffer for as long as it runs.
  */
 import { systemClock, type Clock } from './clock.js';
-import { unavailableError, type RestError, type UpstreamInfo } from './errors.js';
+import { restError, unavailableError, RestError, type UpstreamInfo } from './errors.js';
+
+/** The most characters one event may hold (1 Mi: GitBook's events are deltas of a few hundred). */
+export const MAX_EVENT_CHARS = 1024 * 1024;
+
+/** An event (or a line) that passed MAX_EVENT_CHARS. */
+export class EventTooLarge extends Error {
+  constructor() {
+    super(`event stream: an event longer than ${MAX_EVENT_CHARS} characters`);
+  }
+}
 
 export interface SseEvent {
   event: string;
@@ -22,6 +34,8 @@ export class SseParser {
   private pendingCR = false;
   private started = false;
   private data: string[] = [];
+  /** Characters of `data` (the current event's lines). */
+  private dataChars = 0;
   private event = '';
   private lastId: string | undefined;
 
@@ -49,6 +63,7 @@ export class SseParser {
       if (event) out.push(event);
     }
     this.buffer = this.buffer.slice(start);
+    if (this.buffer.length + this.dataChars > MAX_EVENT_CHARS) throw new EventTooLarge();
     return out;
   }
 
@@ -59,8 +74,11 @@ export class SseParser {
     const field = colon === -1 ? line : line.slice(0, colon);
     let value = colon === -1 ? '' : line.slice(colon + 1);
     if (value.startsWith(' ')) value = value.slice(1);
-    if (field === 'data') this.data.push(value);
-    else if (field === 'event') this.event = value;
+    if (field === 'data') {
+      this.data.push(value);
+      this.dataChars += value.length + 1;
+      if (this.dataChars > MAX_EVENT_CHARS) throw new EventTooLarge();
+    } else if (field === 'event') this.event = value;
     else if (field === 'id' && !value.includes('\0')) this.lastId = value;
     // `retry` and unknown fields are ignored: reconnection is the caller's decision.
     return undefined;
@@ -70,6 +88,7 @@ export class SseParser {
     const data = this.data;
     const event = this.event || 'message';
     this.data = [];
+    this.dataChars = 0;
     this.event = '';
     if (!data.length) return undefined;
     const out: SseEvent = { event, data: data.join('\n') };
@@ -138,10 +157,12 @@ export function eventStream(body: AsyncIterable<Uint8Array>, options: EventStrea
         const result = await events.next();
         if (result.done) close();
         return result;
-      } catch {
+      } catch (error) {
         const stopped = (closed || signal?.aborted) && !idle;
         close();
         if (stopped) return DONE;
+        if (error instanceof EventTooLarge)
+          throw restError('UPSTREAM_ERROR', 'Upstream event stream: an event too large', { ...upstream, status: null });
         throw streamError(idle, idleTimeoutMs, upstream);
       }
     },

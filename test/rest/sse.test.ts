@@ -4,6 +4,7 @@ import {
   parseSse,
   RestCallLog,
   SseParser,
+  MAX_EVENT_CHARS,
   type RestClientConfig,
   type SseEvent,
   RestError,
@@ -90,7 +91,39 @@ describe('SseParser', () => {
   });
 });
 
+describe('SseParser: one event is bounded', () => {
+  it('refuses a line, or an event of many lines, longer than MAX_EVENT_CHARS; under it, parses it', () => {
+    const line = new SseParser();
+    line.push('data: ');
+    expect(() => line.push('x'.repeat(MAX_EVENT_CHARS))).toThrow(/an event longer than/);
+    const lines = new SseParser();
+    const chunk = `data: ${'y'.repeat(1000)}\n`;
+    expect(() => {
+      for (let i = 0; i < 2000; i++) lines.push(chunk);
+    }).toThrow(/an event longer than/);
+    const fits = new SseParser();
+    for (let i = 0; i < 1000; i++) fits.push(chunk);
+    expect(fits.push('\n')).toEqual([{ event: 'message', data: Array(1000).fill('y'.repeat(1000)).join('\n') }]);
+  });
+});
+
 describe('RestCaller.stream', () => {
+  it('errors with UPSTREAM_ERROR when an event passes MAX_EVENT_CHARS, and closes the upstream connection', async () => {
+    const server = await badServer();
+    server.script(sse(['data: first\n\n', `data: ${'z'.repeat(MAX_EVENT_CHARS)}`, '\n\n'], { gapMs: 5 }));
+    const { caller } = client(server.url);
+    const seen: string[] = [];
+    const reading = (async () => {
+      for await (const event of await caller.stream('/s')) seen.push(event.data);
+    })();
+    await expect(reading).rejects.toMatchObject({
+      extensions: { code: 'UPSTREAM_ERROR' },
+      message: 'Upstream event stream: an event too large',
+    });
+    expect(seen).toEqual(['first']);
+    await expect(server.requests[0].connectionClosed).resolves.toBeUndefined();
+  });
+
   it('streams events sent in pieces, and asks for text/event-stream', async () => {
     const server = await badServer();
     server.script(sse(['data: {"a":', '1}\n', '\n: keep-alive\n\nevent: end\ndata: bye\n\n'], { gapMs: 20, end: true }));
