@@ -6,7 +6,8 @@
  *   upstream call; when the last request waiting for it goes away, the call is aborted;
  * - kept answers: a request registered when it arrived (`arrive`) also takes the answer of an
  *   identical GET that came back after that moment, kept while more than one request of the
- *   caller is open (at most RECENT_MAX answers of RECENT_MAX_CHARS each, RECENT_MAX_AGE_MS old),
+ *   caller is open (at most RECENT_MAX answers of RECENT_MAX_CHARS each, RECENT_MAX_TOTAL_CHARS in
+ *   all, RECENT_MAX_AGE_MS old),
  *   so requests that overlap share their reads even when one reaches its resolvers only after the
  *   other's call is back;
  * - a write of the caller (its start and its end) forgets both: a read after it starts afresh.
@@ -30,6 +31,8 @@ export interface Arrival {
 const RECENT_MAX = 500;
 const RECENT_MAX_AGE_MS = 2_000;
 const RECENT_MAX_CHARS = 1_000_000;
+/** Characters of all the answers kept for one caller (500 answers of 1 MB would be half a gigabyte). */
+const RECENT_MAX_TOTAL_CHARS = 4_000_000;
 
 /** What is kept per caller while it has calls running or requests open. */
 interface CallerReads {
@@ -42,6 +45,8 @@ interface CallerReads {
   open: Map<object, number>;
   /** Answers of GETs that came back while more than one request was open, by URL, oldest first. */
   recent: Map<string, Answer>;
+  /** Characters of the answers in `recent`. */
+  recentChars: number;
   /** Bumped by every write (start and end): an answer of a call started before it is not kept. */
   generation: number;
 }
@@ -50,6 +55,8 @@ interface CallerReads {
 interface Answer {
   value: unknown;
   at: number;
+  /** Length of its body as received (characters). */
+  size: number;
 }
 
 /** One upstream call (all its attempts), shared by the GETs that joined it. */
@@ -121,7 +128,11 @@ export class SharedReads {
 
   private state(key: string): CallerReads {
     let state = this.callers.get(key);
-    if (!state) this.callers.set(key, (state = { key, flights: new Map(), running: 0, open: new Map(), recent: new Map(), generation: 0 }));
+    if (!state)
+      this.callers.set(
+        key,
+        (state = { key, flights: new Map(), running: 0, open: new Map(), recent: new Map(), recentChars: 0, generation: 0 }),
+      );
     return state;
   }
 
@@ -147,8 +158,11 @@ export class SharedReads {
           // Kept for the other open requests of this caller (none but this one: nobody else could take it).
           if (state.open.size > 1 && req.info.method === 'GET' && state.generation === generation && size <= RECENT_MAX_CHARS) {
             const at = this.clock.now();
+            const replaced = state.recent.get(req.url);
+            if (replaced) state.recentChars -= replaced.size;
             state.recent.delete(req.url);
-            state.recent.set(req.url, { value, at });
+            state.recent.set(req.url, { value, at, size });
+            state.recentChars += size;
             this.prune(state, at);
           }
           return value;
@@ -169,11 +183,12 @@ export class SharedReads {
   /** Drops the kept answers no open request can take any more (or too old), oldest first. */
   private prune(state: CallerReads, now: number): void {
     const oldest = state.open.values().next().value;
-    if (oldest === undefined) return state.recent.clear();
+    if (oldest === undefined) return clearRecent(state);
     const floor = Math.max(oldest, now - RECENT_MAX_AGE_MS);
     for (const [url, answer] of state.recent) {
-      if (answer.at >= floor && state.recent.size <= RECENT_MAX) break;
+      if (answer.at >= floor && state.recent.size <= RECENT_MAX && state.recentChars <= RECENT_MAX_TOTAL_CHARS) break;
       state.recent.delete(url);
+      state.recentChars -= answer.size;
     }
   }
 
@@ -185,8 +200,13 @@ export class SharedReads {
 
 function forgetReads(state: CallerReads): void {
   state.flights.clear();
-  state.recent.clear();
+  clearRecent(state);
   state.generation++;
+}
+
+function clearRecent(state: CallerReads): void {
+  state.recent.clear();
+  state.recentChars = 0;
 }
 
 /**

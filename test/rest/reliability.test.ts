@@ -373,6 +373,23 @@ describe('single-flight', () => {
     for (const r of [a, b, c]) r.close();
   });
 
+  it("keeps 4 million characters of a caller's answers at most, the oldest dropped first", async () => {
+    const server = await badServer();
+    // Answers of about 900,000 characters: four fit, the fifth pushes out the oldest.
+    server.fallback = (req, res) => json(200, { path: req.url, text: 'x'.repeat(900_000) })(req, res);
+    const { rest } = client(server.url);
+    const [a, b] = [1, 2].map(() => rest.arrive('Bearer alice')!);
+    const read = (arrival: typeof a, path: string) => rest.forCaller('Bearer alice', { arrival }).get(path);
+    for (const path of ['/1', '/2', '/3', '/4', '/5']) await read(a, path);
+    expect(server.requests).toHaveLength(5);
+    // b takes /2 to /5 as kept; /1 was dropped for the total.
+    for (const path of ['/5', '/4', '/3', '/2']) await read(b, path);
+    expect(server.requests).toHaveLength(5);
+    await read(b, '/1');
+    expect(server.requests).toHaveLength(6);
+    for (const r of [a, b]) r.close();
+  });
+
   it('identical GETs of one caller in flight together make one REST call; other queries and other callers make their own', async () => {
     const server = await badServer();
     server.fallback = delayed(50, echoAuthorization);
