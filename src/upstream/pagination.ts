@@ -30,7 +30,7 @@ export interface ListSpec<Row, Item> {
  */
 export const PAGE_MAX_BYTES = 1024 * 1024;
 
-/** Rows read by the first query of a page (later ones: as many as the bytes left allow, at the sizes seen). */
+/** Rows read by the first query of a page at most (`limit` and one more to see what follows; later ones: as many as the bytes left allow, at the sizes seen). */
 const FIRST_BATCH = 8;
 
 /**
@@ -75,7 +75,7 @@ function fetchRows<Row extends object>(
   let read = 0;
   /** A full batch reads at least this many rows: what the page still needs (and one to see what follows), or 100. */
   const most = () => Math.max(limit + 1 - out.length, 100);
-  let batch = Math.min(FIRST_BATCH, most());
+  let batch = Math.min(FIRST_BATCH, limit + 1);
   for (;;) {
     const keyClause = key ? ` AND (${cols}) ${cmp} (${key.map(() => '?').join(', ')})` : '';
     const sql = `SELECT * FROM ${spec.from}${keyClause} ORDER BY ${order} LIMIT ${batch}`;
