@@ -7,9 +7,9 @@
  * response-bytes bound does not see them), a dozen at once from a token holder, exhausted `npm
  * start`'s heap. An answer that would pass the budget while others are held is not read: its
  * exchange is aborted and the call fails with UPSTREAM_UNAVAILABLE (`retryAfter: 1`). So is one
- * that would pass its caller's share (a quarter of the budget) while the caller holds any: one
- * caller cannot fill the budget, and other callers' reads go on. One answer alone is always
- * admitted, up to the pool's largest answer (at most the budget).
+ * that would pass its caller's share (a quarter of the budget) while the caller holds others, once
+ * half the budget is held: one caller cannot fill the budget, and other callers' reads go on. One
+ * answer alone is always admitted, up to the pool's largest answer (at most the budget).
  */
 import { getHeapStatistics } from 'node:v8';
 
@@ -31,13 +31,16 @@ export class AnswerBytes {
 
   /**
    * Takes `bytes` more for an answer of `caller` that took `already` so far (its earlier chunks);
-   * false (nothing taken) when they would pass the budget while other answers are held, or the
-   * caller's share while it holds others.
+   * false (nothing taken) when they would pass the budget while other answers are held, or, once
+   * half the budget is held, the caller's share while it holds others: a caller alone may use
+   * half the budget, and the other half stays for callers under their share.
    */
   take(caller: string, bytes: number, already = 0): boolean {
     const mine = this.byCaller.get(caller) ?? 0;
     const others = this.held - already;
-    if ((others > 0 && this.held + bytes > this.budget) || (mine - already > 0 && mine + bytes > this.perCaller)) return false;
+    const after = this.held + bytes;
+    if (others > 0 && after > this.budget) return false;
+    if (mine - already > 0 && mine + bytes > this.perCaller && after > this.budget / 2) return false;
     this.held += bytes;
     this.byCaller.set(caller, mine + bytes);
     return true;

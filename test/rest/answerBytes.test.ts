@@ -66,16 +66,19 @@ describe('REST answers held at once', () => {
     expect(rest.answers.inFlight()).toBe(0);
   });
 
-  it("one caller may hold a quarter of the budget: past it its own reads are refused, while another caller's go on", async () => {
+  it('once half the budget is held, a caller past its share (a quarter) is refused, while another caller under its share reads on', async () => {
     const { server, rest } = await setup(1_000_000);
     const a = rest.forCaller('Bearer a', { holdAnswers: true });
+    // Alone, a caller may pass its share up to half the budget: two answers of 200 KB.
     await a.get('/one');
-    expect((await refusal(a.get('/two'))).extensions).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE', retryAfter: 1 });
-    // Another caller (another budget key) reads three answers in one operation.
+    await a.get('/two');
+    expect((await refusal(a.get('/three'))).extensions).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE', retryAfter: 1 });
+    // Another caller (another budget key) reads into the other half, up to its own share.
     const b = rest.forCaller('Bearer b', { holdAnswers: true });
-    await b.get('/three');
-    expect(rest.answers.inFlight()).toBe(2 * JSON.stringify(BIG).length);
-    expect(server.requests).toHaveLength(3);
+    await b.get('/four');
+    expect((await refusal(b.get('/five'))).extensions.code).toBe('UPSTREAM_UNAVAILABLE');
+    expect(rest.answers.inFlight()).toBe(3 * JSON.stringify(BIG).length);
+    expect(server.requests).toHaveLength(5);
     a.end();
     b.end();
     expect(rest.answers.inFlight()).toBe(0);
