@@ -1,7 +1,7 @@
 /**
  * Bytes of REST answers held at once, across callers: from the moment an answer's headers announce
  * its length (or, without a `Content-Length`, as its chunks come) until the operation that read it
- * is over (`OperationAnswers.end`; without an operation, until its text is parsed). An answer's
+ * is over (`AnswerAccount.end`; without an operation, until its text is parsed). An answer's
  * chunks, then its text, then its parsed objects are on the heap, and an operation keeps what it
  * read until it ends: list pages of 30 MB (34 comments of 900 KB, selected by `id` alone, so the
  * response-bytes bound does not see them), a dozen at once from a token holder, exhausted `npm
@@ -23,7 +23,7 @@ export class AnswerBytes {
   /** Bytes held per caller (budget key), while it holds any. */
   private readonly byCaller = new Map<string, number>();
 
-  /** `perCaller`: the most one caller may hold while it holds any (default a quarter of the budget). */
+  /** `perCaller`: a caller's share, the most it may hold once half the budget is held (default a quarter of the budget). */
   constructor(
     readonly budget: number,
     readonly perCaller = Math.floor(budget / 4),
