@@ -2,7 +2,7 @@
  * The REST client: the only code that speaks HTTP to the upstream REST API. It composes
  * transport.ts (one undici Pool per origin, timeouts and a deadline per call, retries of GETs
  * within a retry budget, circuit breakers per route and origin, concurrency limits per caller and
- * in total, bytes of answers per caller over time), singleFlight.ts (reads shared between one caller's requests), stream.ts (event
+ * in total, bytes of answers per caller over time, bytes of answers held at once), singleFlight.ts (reads shared between one caller's requests), stream.ts (event
  * streams) and callerKey.ts (who the caller is). Each caller gets its own view (`forCaller`) that
  * forwards exactly its normalized `Authorization` and counts the calls its operation makes.
  * See ./README.md for the read caches.
