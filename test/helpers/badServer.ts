@@ -37,8 +37,15 @@ export async function startBadServer(): Promise<BadServer> {
   const requests: SeenRequest[] = [];
   const sockets = new Set<Socket>();
   let accepted = 0;
+  /** One promise per connection (a listener per request on a keep-alive socket would pile up). */
+  const closes = new WeakMap<Socket, Promise<void>>();
+  const closedOf = (socket: Socket) => {
+    let closed = closes.get(socket);
+    if (!closed) closes.set(socket, (closed = new Promise<void>((resolve) => socket.once('close', () => resolve()))));
+    return closed;
+  };
   const server = createServer(async (req, res) => {
-    const closed = new Promise<void>((resolve) => req.socket.once('close', () => resolve()));
+    const closed = closedOf(req.socket);
     const body = await readBody(req);
     requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body, connectionClosed: closed });
     (queue.shift() ?? self.fallback)(req, res);
