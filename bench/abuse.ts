@@ -59,6 +59,9 @@ const BASELINE_SECONDS = setting('BENCH_ABUSE_BASELINE_SECONDS', 6);
 const QUIET_SECONDS = setting('BENCH_ABUSE_QUIET_SECONDS', 2);
 /** The well-behaved caller sends one query every PACE_MS (alternating one-resource and nested). */
 const PACE_MS = 25;
+/** The hop forwards a path holding SLOW after SLOW_MS (a slow REST call, for the held request bodies). */
+const SLOW = 'slow';
+const SLOW_MS = 200;
 /** Comments of 900 KB in the large pages' change request (one page asks for up to this many). */
 const LARGE_PAGE = 34;
 const KB = 1024;
@@ -257,6 +260,28 @@ const ATTACKS: Attack[] = [
       await loops(ctx, 4, (i) =>
         post(ctx, outcome, { query, variables: { s: spaceId, c: changeRequestId, n: LARGE_PAGE - (i % 5) } }, bearer(ctx.attacker)),
       );
+    },
+  },
+  {
+    name: `held request bodies: 2 rounds of 300 at once, each with a 900 KB variable and a REST call the hop delays ${SLOW_MS} ms`,
+    found: true,
+    async run(ctx, outcome) {
+      // `$pad` is used (by `__type`, which makes no REST call); the space read waits at the hop.
+      const body = Buffer.concat([
+        Buffer.from(
+          `{"query":"query($s: String!, $pad: String!) { __type(name: $pad) { name } space(spaceId: $s) { title } }","variables":{"s":"${SLOW}-space","pad":"`,
+        ),
+        FILL.x,
+        Buffer.from('"}}'),
+      ]);
+      // Its own connections: all 300 at once (the attackers' pool holds 64).
+      const pool = new Pool(ctx.origin, { connections: 300 });
+      try {
+        for (let round = 0; round < 2 && Date.now() < ctx.until; round++)
+          await Promise.all(Array.from({ length: 300 }, () => post({ ...ctx, pool }, outcome, body, bearer(ctx.attacker))));
+      } finally {
+        await pool.close();
+      }
     },
   },
   {
@@ -473,7 +498,7 @@ export async function runAbuse(): Promise<void> {
   );
   const redisPort = await freePort();
   const redis = await startRedis(redisPort);
-  const hop = await startProxy(upstream.url, 'boom');
+  const hop = await startProxy(upstream.url, 'boom', { word: SLOW, ms: SLOW_MS });
   let gateway: Child | undefined;
   let pool: Pool | undefined;
   let victim: Awaited<ReturnType<typeof startVictim>> | undefined;

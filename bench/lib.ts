@@ -127,9 +127,13 @@ export function startGateway(args: string[], env: Record<string, string> = {}): 
   );
 }
 
-/** The plain node:http proxy hop (bench/proxy.mjs) to `target`; with `fail`, 500 for paths holding it. */
-export function startProxy(target: string, fail?: string): Promise<Child> {
-  return startChild(['bench/proxy.mjs', target, ...(fail ? [fail] : [])], process.env, /^PROXY: (\S+)$/m);
+/**
+ * The plain node:http proxy hop (bench/proxy.mjs) to `target`; with `fail`, 500 for paths holding
+ * it; with `slow`, paths holding its word forwarded after its `ms`.
+ */
+export function startProxy(target: string, fail?: string, slow?: { word: string; ms: number }): Promise<Child> {
+  const args = [target, ...(fail ? [fail] : []), ...(fail && slow ? [slow.word, String(slow.ms)] : [])];
+  return startChild(['bench/proxy.mjs', ...args], process.env, /^PROXY: (\S+)$/m);
 }
 
 async function startChild(
