@@ -370,6 +370,13 @@ describe('REST answers held at once', () => {
 });
 
 describe('request bodies held at once', () => {
+  it('defaults to a sixteenth of the heap limit (at least one body of --max-body-bytes)', async () => {
+    const { getHeapStatistics } = await import('node:v8');
+    const { defaultRequestBytesInFlight } = await import('../../src/gateway/lib/requestBytesInFlight.js');
+    expect(defaultRequestBytesInFlight(1_000_000)).toBe(Math.max(1_000_000, Math.floor(getHeapStatistics().heap_size_limit / 16)));
+    expect(defaultRequestBytesInFlight(10 ** 12)).toBe(10 ** 12);
+  });
+
   it('a body that would pass the budget while others are held is refused before it is read (503, Retry-After: 1)', async () => {
     await using s = await startStack({ limits: { requestBytesInFlight: 100_000 } });
     const { hostname, port } = new URL(s.gateway.url);

@@ -9,16 +9,18 @@
  * (a 900 KB string variable is a 900 KB string on the heap) and held until the operation's REST
  * calls are back; 300 requests at once with a 900 KB variable each, over a REST API answering in
  * 200 ms, exhausted `npm start`'s heap (128 MiB old space), with a valid token or with a fresh junk
- * one (allowed `--max-body-bytes` until the REST API answered for it). By default the budget is an
- * eighth of V8's heap limit (about 19 MiB under `npm start`): some twenty bodies of 1 MB at once,
- * and thousands of the usual few-KB ones.
+ * one (allowed `--max-body-bytes` until the REST API answered for it). By default the budget is a
+ * sixteenth of V8's heap limit (about 9.5 MiB under `npm start`): some ten bodies of 1 MB at once,
+ * and thousands of the usual few-KB ones. Each admitted body is on the heap several times over
+ * (its bytes, its text, its parsed variables, the response cache's key): at an eighth, 21 bodies of
+ * 900 KB at once took `npm start`'s RSS to 281–292 MiB; at a sixteenth, 10 took it to 230.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getHeapStatistics } from 'node:v8';
 import { errorBody } from './errorResponse.js';
 
 export function defaultRequestBytesInFlight(maxBodyBytes: number): number {
-  return Math.max(maxBodyBytes, Math.floor(getHeapStatistics().heap_size_limit / 8));
+  return Math.max(maxBodyBytes, Math.floor(getHeapStatistics().heap_size_limit / 16));
 }
 
 /**
