@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Role } from '../../src/api/roles.js';
 import { getNamedType, type GraphQLInputObjectType } from 'graphql';
+import { defaultEntryBytes } from '../../src/gateway/lib/responseCacheStores.js';
 import { ACCESS_WRITES, USER_ACCESS_WRITES } from '../../src/gateway/plugins/useResponseCache.js';
 import { schema } from '../../src/schema/index.js';
 import { startStack, type TestStack } from '../helpers/gateway.js';
@@ -45,6 +46,23 @@ describe('response cache (in process)', () => {
     expect(second.extensions?.responseCache).toMatchObject({ hit: true });
     expect(t.calls).toEqual([]);
     expect(hits).toEqual([false, true]);
+  });
+
+  it('keeps no result larger than its share of the heap (an eighth of the heap limit over its 1,000 entries)', async () => {
+    const entryBytes = defaultEntryBytes(1000);
+    const cr = (await t.api.post(`/spaces/${spaceId}/change-requests`, { subject: 'Large' })).body;
+    await t.api.post(`/spaces/${spaceId}/change-requests/${cr.id}/comments`, { body: { markdown: 'x'.repeat(entryBytes + 50_000) } });
+    const large = `query($s: String!, $c: String!) { changeRequest(spaceId: $s, changeRequestId: $c) { comments(first: 1) { nodes { body { markdown } } } } }`;
+    const read = () => t.gql(large, { s: spaceId, c: cr.id });
+    expect((await read()).data.changeRequest.comments.nodes[0].body.markdown).toHaveLength(entryBytes + 50_000);
+    t.resetCalls();
+    // Not kept: the same query runs again, with its REST calls.
+    expect((await read()).extensions?.responseCache?.hit).toBe(false);
+    expect(t.calls.length).toBeGreaterThan(0);
+    // A small result of the same change request is kept.
+    const small = `query($s: String!, $c: String!) { changeRequest(spaceId: $s, changeRequestId: $c) { subject } }`;
+    await t.gql(small, { s: spaceId, c: cr.id });
+    expect((await t.gql(small, { s: spaceId, c: cr.id })).extensions?.responseCache?.hit).toBe(true);
   });
 
   it('keeps each caller to its own entries (another token, no token)', async () => {

@@ -35,11 +35,13 @@
  * reads anything from Redis again.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { getHeapStatistics } from 'node:v8';
 import type { CacheEntityRecord } from '@envelop/response-cache';
 import { createInMemoryCache, type Cache } from '@graphql-yoga/plugin-response-cache';
 import type { ExecutionResult } from 'graphql';
 import type { Logger } from '../../log.js';
 import type { RedisHandle } from '../redis.js';
+import { jsonSize } from './jsonSize.js';
 
 /** The generations a key is made of (see above): `user` and `unknown` only when asked for. */
 export interface Generations {
@@ -83,12 +85,23 @@ const CLOCK_SKEW_MS = 5000;
 export const sha = (s: string) => createHash('sha256').update(s).digest('base64url');
 
 /**
- * Process memory: an LRU of `max` results; the generations are numbers of one sequence, each
+ * The largest result the process-memory store keeps, by default: its `max` results hold at most an
+ * eighth of V8's heap limit (about 19 KiB each under `npm start`). Without it, 1,000 results of up
+ * to `--max-response-bytes` (4 MiB) each could be kept: a caller could fill the heap with
+ * distinct queries of large results, within every other bound.
+ */
+export function defaultEntryBytes(max: number): number {
+  return Math.floor(getHeapStatistics().heap_size_limit / 8 / max);
+}
+
+/**
+ * Process memory: an LRU of `max` results of at most `entryBytes` each (as JSON; a larger one is
+ * not kept, so its query runs again); the generations are numbers of one sequence, each
  * renewal the next, so no generation ever takes a value it had before. Users' generations are kept
  * for the last `MEMORY_USERS` users renewed; a user without one has the value the sequence had
  * when one was last dropped (0 before any), so dropping one never brings back its earlier value.
  */
-export function memoryCache(max: number): GenerationalCache {
+export function memoryCache(max: number, entryBytes = defaultEntryBytes(max)): GenerationalCache {
   const inner = createInMemoryCache({ max });
   let sequence = 0;
   let global = 0;
@@ -98,7 +111,7 @@ export function memoryCache(max: number): GenerationalCache {
   const userGeneration = (user: string) => String(users.get(user) ?? dropped);
   return {
     get: (key) => inner.get(key),
-    set: (...args) => inner.set(...args),
+    set: (key, result, ...rest) => (jsonSize(result, entryBytes) > entryBytes ? undefined : inner.set(key, result, ...rest)),
     invalidate: (entities) => inner.invalidate(entities),
     async getFirst(keys) {
       for (const key of keys) {

@@ -18,7 +18,7 @@ import { operationVerdict } from '../lib/operationVerdict.js';
 import type { SharedBodies } from '../lib/sharedBodies.js';
 import { SERVED_FROM_CACHE } from '../lib/servedFromCache.js';
 import { writtenAs, writtenText } from '../lib/writtenAs.js';
-import { jsonSize } from './useMaxResponseBytes.js';
+import { jsonSize } from '../lib/jsonSize.js';
 
 const MAX_ENTRIES = 16;
 /** About ten full introspection answers (414 KB each), five once each has been served again (its text kept too). */

@@ -18,35 +18,8 @@ import { getHeapStatistics } from 'node:v8';
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { limitError } from '../lib/limitError.js';
+import { jsonSize } from '../lib/jsonSize.js';
 import { writtenLength } from '../lib/writtenAs.js';
-
-/** JSON length of `value` (strings by their length, before escaping), or a number above `budget` once it is passed. */
-export function jsonSize(value: unknown, budget: number): number {
-  switch (typeof value) {
-    case 'string':
-      return value.length + 2;
-    case 'number':
-    case 'bigint':
-      return String(value).length;
-    case 'boolean':
-      return value ? 4 : 5;
-    case 'object': {
-      if (value === null) return 4;
-      let size = 2;
-      if (Array.isArray(value)) {
-        for (const item of value) if ((size += jsonSize(item, budget - size) + 1) > budget) return size;
-        return size;
-      }
-      for (const key in value) {
-        const item = (value as Record<string, unknown>)[key];
-        if (item !== undefined && (size += key.length + 4 + jsonSize(item, budget - size)) > budget) return size;
-      }
-      return size;
-    }
-    default:
-      return 0;
-  }
-}
 
 /**
  * Bytes of results being written at once, across requests, by default a quarter of V8's heap
