@@ -204,7 +204,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
       // introspection-only operation is executed in a worker thread (set first, run after every check).
       useClientIntrospection(introspection),
       streams.plugin,
-      // The REST answers an operation read count as held until its execution is over (src/rest/answerBytes.ts).
+      // The REST answers an operation read count as held until its execution is over (src/rest/bytesInFlight.ts).
       useOperationEnd(),
       // Scaling out, in this order: count the operation, resolve a persisted id, then answer from the cache.
       ...(rateLimit ? [rateLimit] : []),
@@ -300,7 +300,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
   const bodies = requestBytesInFlight(options.limits?.requestBytesInFlight ?? defaultRequestBytesInFlight(maxBodyBytes), maxBodyBytes);
   const server: Server = createServer((req: ArrivedRequest, res) => {
     if (refuseOnArrival?.(req, res, identifyArrival)) return;
-    if (!bodies.admit(req, res)) return;
+    if (!bodies.admit(req, res, () => identifyArrival(req).budget)) return;
     const arrival = rest.arrive(req.headers.authorization);
     if (arrival) {
       req[ARRIVAL] = arrival;

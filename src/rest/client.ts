@@ -11,7 +11,7 @@ import { Pool } from 'undici';
 import type { RestCall } from './callLog.js';
 import { credentialOf, KnownCallers, type CallerIdentity, type Credential } from './callerKey.js';
 import { DEFAULTS, withDefaults, type GroupConfig } from '../config.js';
-import { AnswerBytes, defaultAnswerBytesInFlight, type AnswerAccount } from './answerBytes.js';
+import { BytesInFlight, defaultAnswerBytesInFlight, type AnswerAccount } from './bytesInFlight.js';
 import { ByteBudgets } from './byteBudget.js';
 import { Circuits, DEFAULT_CIRCUIT, type CircuitConfig, type CircuitStateName } from './circuit.js';
 import { systemClock, type Clock } from './clock.js';
@@ -44,7 +44,7 @@ export interface RestClientConfig extends Partial<RestSettings> {
   keepAliveTimeoutMs?: number;
   /** Largest accepted response body, bytes (default 32 MiB; at most `answerBytesInFlight`). */
   maxResponseBytes?: number;
-  /** Bytes of answers held at once, across callers, from their headers until parsed (answerBytes.ts; default an eighth of V8's heap limit). */
+  /** Bytes of answers held at once, across callers, from their headers until parsed (bytesInFlight.ts; default an eighth of V8's heap limit). */
   answerBytesInFlight?: number;
   /** The backoff between a GET's attempts (retry.ts). */
   retry?: Partial<Omit<RetryConfig, 'maxAttempts'>>;
@@ -82,7 +82,7 @@ export interface CallerOptions {
   maxCalls?: number;
   /**
    * The view is one operation's, which calls `end()` when it is over: its answers stay counted in
-   * the budget of answer bytes held at once until then (answerBytes.ts). Without it, each answer's
+   * the budget of answer bytes held at once until then (bytesInFlight.ts). Without it, each answer's
    * bytes are given back once it is parsed.
    */
   holdAnswers?: boolean;
@@ -116,8 +116,8 @@ export interface RestClient {
    * its large answers; the gateway counts large results it serves without a REST call.
    */
   readonly bytes: ByteBudgets;
-  /** Bytes of answers held at once, across callers (answerBytes.ts). */
-  readonly answers: AnswerBytes;
+  /** Bytes of answers held at once, across callers (bytesInFlight.ts). */
+  readonly answers: BytesInFlight;
   /** Who a request's caller is and whom its work counts against, from what the upstream said of its token lately (callerKey.ts). */
   identify(authorization: string | null | undefined, address: string | undefined): CallerIdentity;
   /** Closes the pool: waits for calls in flight, then ends its connections. */
@@ -150,7 +150,7 @@ const LARGE_ANSWER_BYTES = 64 * 1024;
 
 function transportParts(config: RestClientConfig, base: URL, clock: Clock) {
   const settings: RestSettings = withDefaults(DEFAULTS.rest, config);
-  const answers = new AnswerBytes(config.answerBytesInFlight ?? defaultAnswerBytesInFlight());
+  const answers = new BytesInFlight(config.answerBytesInFlight ?? defaultAnswerBytesInFlight());
   const pool = new Pool(base.origin, {
     connections: settings.concurrency,
     connectTimeout: settings.connectTimeoutMs,

@@ -131,7 +131,7 @@ export function overloadError(upstream: Omit<UpstreamInfo, 'status'>, scope: 'ca
     : unavailableError(upstream, 'the gateway is at its limit of queued upstream calls, retry later');
 }
 
-/** The gateway holds too many bytes of REST answers at once to read this one now (answerBytes.ts). */
+/** The gateway holds too many bytes of REST answers at once to read this one now (bytesInFlight.ts). */
 export function answerBytesError(upstream: Omit<UpstreamInfo, 'status'>): RestError {
   return restError(
     'UPSTREAM_UNAVAILABLE',

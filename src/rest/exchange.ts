@@ -6,7 +6,7 @@
  * aborting `signal` aborts the exchange. Event streams keep `pool.request` (stream.ts).
  */
 import type { Dispatcher } from 'undici';
-import { AnswerBytesBusy, type AnswerAccount } from './answerBytes.js';
+import { AnswerBytesBusy, type AnswerAccount } from './bytesInFlight.js';
 import type { AbortEmitter } from './limiter.js';
 
 /** An answer: its status, the headers the client reads (`READ_HEADERS`, the first value of each) and its body. */
@@ -27,7 +27,7 @@ export interface ExchangeOptions {
   /** Called once the status is known, before the body is read. */
   onStatus?(status: number): void;
   /**
-   * The caller's account of answer bytes held at once (answerBytes.ts): a kept body takes its
+   * The caller's account of answer bytes held at once (bytesInFlight.ts): a kept body takes its
    * announced length (or each chunk's, without one); one the budget refuses aborts the exchange
    * (AnswerBytesBusy). What was taken is given back here on failure, by the caller otherwise.
    */

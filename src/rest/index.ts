@@ -6,7 +6,7 @@
  * - transport.ts: one call with its attempts (retry.ts, retryBudget.ts), through the circuit
  *   breakers (circuit.ts), a caller's bytes over time (byteBudget.ts) and concurrency limits
  *   (limiter.ts), each attempt one exchange on the pool (exchange.ts) read by responses.ts, its
- *   answer's bytes held until its operation is over (answerBytes.ts);
+ *   answer's bytes held until its operation is over (bytesInFlight.ts);
  * - singleFlight.ts: reads shared between one caller's requests (single-flight, kept answers);
  * - stream.ts + sse.ts: event streams; deadline.ts: a call's deadline; clock.ts: injectable time;
  * - callerKey.ts: who the caller is (one key per token) and whom a call is counted against;
@@ -28,6 +28,7 @@ export { parseRetryAfter, backoff, type RetryConfig } from './retry.js';
 export type { Arrival, LeaveSignal } from './singleFlight.js';
 export { systemClock, type Clock } from './clock.js';
 export { ByteBudgets, type ByteBudgetConfig } from './byteBudget.js';
+export { BytesInFlight } from './bytesInFlight.js';
 export {
   ERROR_CODES,
   codeForStatus,

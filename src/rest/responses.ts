@@ -5,7 +5,7 @@
  * the ones `wantsBody` declines).
  */
 import type { Dispatcher } from 'undici';
-import { AnswerBytesBusy } from './answerBytes.js';
+import { AnswerBytesBusy } from './bytesInFlight.js';
 import type { Deadline } from './deadline.js';
 import type { Exchanged } from './exchange.js';
 import { answerBytesError, errorCode, errorForStatus, restError, unavailableError, upstreamMessage, type RestError } from './errors.js';
@@ -108,7 +108,7 @@ const ORIGIN_DOWN = new Set(['ECONNREFUSED', 'UND_ERR_CONNECT_TIMEOUT', 'ETIMEDO
 export function failure(err: unknown, req: Prepared, deadline: Deadline): Outcome {
   // An error of ours (e.g. a body that is not JSON): the upstream answered, wrongly but alive.
   if (errorCode(err)) return { ok: false, error: err as RestError, retryable: false, health: 'healthy' };
-  // The gateway's own bound on answers held at once (answerBytes.ts): nothing said of the upstream.
+  // The gateway's own bound on answers held at once (bytesInFlight.ts): nothing said of the upstream.
   if (err instanceof AnswerBytesBusy) return { ok: false, error: answerBytesError(req.info), retryable: false, health: 'neutral' };
   if (deadline.signal.aborted) {
     return {

@@ -11,7 +11,7 @@ import type { RestCall } from './callLog.js';
 import { CircuitOpen, Circuits } from './circuit.js';
 import type { Clock } from './clock.js';
 import { Deadline } from './deadline.js';
-import type { AnswerAccount, AnswerBytes } from './answerBytes.js';
+import type { AnswerAccount, BytesInFlight } from './bytesInFlight.js';
 import type { ByteBudgets } from './byteBudget.js';
 import { byteBudgetError, circuitOpenError, errorCode, overloadError, unavailableError, type RestError } from './errors.js';
 import { Limiter, Overloaded, WaitAborted, type CallerSlots } from './limiter.js';
@@ -39,8 +39,8 @@ export interface TransportParts {
   limiter: Limiter;
   /** Bytes of answers per caller over time (byteBudget.ts). */
   bytes: ByteBudgets;
-  /** Bytes of answers held at once, across callers (answerBytes.ts). */
-  answers: AnswerBytes;
+  /** Bytes of answers held at once, across callers (bytesInFlight.ts). */
+  answers: BytesInFlight;
   /** Deadline of a whole call, ms. */
   requestTimeout: number;
   headersTimeout: number;
@@ -61,7 +61,7 @@ export class Transport {
     return new Deadline(this.parts.requestTimeout, this.parts.clock);
   }
 
-  /** One REST call: attempts until success, a final failure, or the deadline; its answer's bytes go to `account` (answerBytes.ts). */
+  /** One REST call: attempts until success, a final failure, or the deadline; its answer's bytes go to `account` (bytesInFlight.ts). */
   async call(req: Prepared, who: Who, deadline: Deadline, account?: AnswerAccount): Promise<{ value: unknown; size: number }> {
     const { retry, budget } = this.parts;
     const attempts = req.info.method === 'GET' ? Math.max(1, retry.maxAttempts) : 1;

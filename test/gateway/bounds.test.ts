@@ -370,6 +370,12 @@ describe('REST answers held at once', () => {
 });
 
 describe('request bodies held at once', () => {
+  /** A `{ __typename }` request of `bytes` bytes, padded with a string variable. */
+  const padded = (bytes: number) => {
+    const head = `{"query":"{ __typename }","variables":{"v":"`;
+    return `${head}${'x'.repeat(bytes - head.length - 3)}"}}`;
+  };
+
   it('defaults to a sixteenth of the heap limit (at least one body of --max-body-bytes)', async () => {
     const { getHeapStatistics } = await import('node:v8');
     const { defaultRequestBytesInFlight } = await import('../../src/gateway/lib/requestBytesInFlight.js');
@@ -380,10 +386,6 @@ describe('request bodies held at once', () => {
   it('a body that would pass the budget while others are held is refused before it is read (503, Retry-After: 1)', async () => {
     await using s = await startStack({ limits: { requestBytesInFlight: 100_000 } });
     const { hostname, port } = new URL(s.gateway.url);
-    const padded = (bytes: number) => {
-      const head = `{"query":"{ __typename }","variables":{"v":"`;
-      return `${head}${'x'.repeat(bytes - head.length - 3)}"}}`;
-    };
     // A holds 60,000 bytes: its headers and half its body sent, the rest not yet.
     const a = connect(Number(port), hostname);
     await new Promise((r) => a.once('connect', r));
@@ -417,5 +419,32 @@ describe('request bodies held at once', () => {
     a.write(body.slice(30_000));
     expect(await aAnswer).toMatch(/^HTTP\/1\.1 200 /);
     expect((await post()).status).toBe(200);
+  });
+
+  it("once half the budget is held, a caller past its share (a quarter) is refused, while another caller's body is read", async () => {
+    await using s = await startStack({ limits: { requestBytesInFlight: 100_000 } });
+    const { hostname, port } = new URL(s.gateway.url);
+    const body = padded(30_000);
+    // The admin holds 30,000 bytes: its headers and half its body sent.
+    const a = connect(Number(port), hostname);
+    await new Promise((r) => a.once('connect', r));
+    const aAnswer = new Promise<string>((resolve) => {
+      let text = '';
+      a.on('data', (d) => (text += String(d)));
+      a.on('close', () => resolve(text));
+    });
+    a.write(
+      `POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAuthorization: Bearer ${s.world.users.admin.token}\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 15_000)}`,
+    );
+    const post = (token: string) =>
+      fetch(s.gateway.url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body });
+    // Its second would hold 60,000, past half the budget and past its share: refused.
+    let refused = await post(s.world.users.admin.token);
+    for (let i = 0; i < 50 && refused.status !== 503; i++) refused = await post(s.world.users.admin.token);
+    expect(refused.status).toBe(503);
+    // Another caller's is read (30,000 of the other half).
+    expect((await post(s.world.users.edit.token)).status).toBe(200);
+    a.write(body.slice(15_000));
+    expect(await aAnswer).toMatch(/^HTTP\/1\.1 200 /);
   });
 });

@@ -77,7 +77,7 @@ export async function startStack(
   const stop = async () => {
     await gateway.stop();
     await upstream.stop();
-    // Every operation gave back the REST answers it held (src/rest/answerBytes.ts): none leaks.
+    // Every operation gave back the REST answers it held (src/rest/bytesInFlight.ts): none leaks.
     const held = gateway.rest.answers.inFlight();
     if (held !== 0) throw new Error(`REST answer bytes still held after the gateway stopped: ${held}`);
   };

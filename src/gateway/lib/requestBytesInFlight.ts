@@ -1,8 +1,8 @@
 /**
  * Bytes of request bodies the gateway holds at once, across requests: a request takes its
  * `Content-Length` (a chunked one, the body bound; none for a body of 4 KiB or less) from its
- * arrival until its response is done,
- * and one that would pass the budget while others hold it is refused before its body is read:
+ * arrival until its response is done, and one the budget refuses (src/rest/bytesInFlight.ts: past
+ * the budget, or past its caller's share once half is held) is refused before its body is read:
  * 503 `UPSTREAM_UNAVAILABLE` with `Retry-After: 1` (the connection closed, its body unread).
  *
  * Why: each body bound holds per request, not for all of them. A body is read whole, then parsed
@@ -17,6 +17,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getHeapStatistics } from 'node:v8';
+import { BytesInFlight } from '../../rest/index.js';
 import { errorBody } from './errorResponse.js';
 
 export function defaultRequestBytesInFlight(maxBodyBytes: number): number {
@@ -35,21 +36,19 @@ const REFUSAL = errorBody({
 });
 
 /**
- * `admit(req, res)` takes the request's bytes of the budget until its response closes; false (the
- * request answered 503 and its connection closed) when that would pass the budget.
+ * `admit(req, res, caller)` takes the request's bytes of the budget, for the caller's budget key
+ * (asked only for a counted body), until its response is done; false (the request answered 503 and
+ * its connection closed) when the budget refuses them.
  */
 export function requestBytesInFlight(budget: number, maxBodyBytes: number) {
-  let held = 0;
+  const bodies = new BytesInFlight(budget);
   return {
-    get held() {
-      return held;
-    },
-    admit(req: IncomingMessage, res: ServerResponse): boolean {
+    admit(req: IncomingMessage, res: ServerResponse, caller: () => string): boolean {
       const length = req.headers['content-length'];
       const bytes =
         length !== undefined ? Math.min(Number(length) || 0, maxBodyBytes) : req.headers['transfer-encoding'] ? maxBodyBytes : 0;
       if (bytes <= UNCOUNTED_BYTES) return true;
-      if (held > 0 && held + bytes > budget) {
+      if (!bodies.takeUntil(caller(), bytes, res)) {
         res.writeHead(503, {
           'content-type': 'application/json; charset=utf-8',
           'content-length': Buffer.byteLength(REFUSAL),
@@ -59,8 +58,6 @@ export function requestBytesInFlight(budget: number, maxBodyBytes: number) {
         res.end(REFUSAL);
         return false;
       }
-      held += bytes;
-      res.once('close', () => (held -= bytes));
       return true;
     },
   };

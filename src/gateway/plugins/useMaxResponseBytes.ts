@@ -17,6 +17,7 @@ import type { EventEmitter } from 'node:events';
 import { getHeapStatistics } from 'node:v8';
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
+import { BytesInFlight } from '../../rest/index.js';
 import { limitError } from '../lib/limitError.js';
 import { jsonSize } from '../lib/jsonSize.js';
 import { writtenLength } from '../lib/writtenAs.js';
@@ -61,22 +62,16 @@ export function useMaxResponseBytes(maxResponseBytes: number, inFlightBudget = d
     sizes.set(bounded, bounded === result ? size : 0);
     return bounded;
   };
-  let inFlight = 0;
+  // One budget for all results (no caller's share: `perCaller` is the whole budget).
+  const inFlight = new BytesInFlight(inFlightBudget, inFlightBudget);
   /** Holds `size` bytes of the budget until the response is written (its socket done), or refuses. */
   const admit = (result: ExecutionResult, res: EventEmitter | undefined): ExecutionResult => {
     const size = sizes.get(result) ?? 0;
     if (size === 0) return result;
-    if (inFlight > 0 && inFlight + size > inFlightBudget) return { data: null, errors: [busy()] };
-    inFlight += size;
-    let held = true;
-    const release = () => {
-      if (held) inFlight -= size;
-      held = false;
-    };
-    if (res) {
-      res.once('finish', release);
-      res.once('close', release);
-    } else setImmediate(release);
+    if (res) return inFlight.takeUntil('', size, res) ? result : { data: null, errors: [busy()] };
+    // No response to wait for (another transport): held until the next turn of the event loop.
+    if (!inFlight.take('', size)) return { data: null, errors: [busy()] };
+    setImmediate(() => inFlight.give('', size));
     return result;
   };
   /** A subscription's events one by one. */

@@ -1,6 +1,6 @@
 /**
  * Tells each operation's REST view that the operation is over once its execution is (src/rest/
- * answerBytes.ts): the bytes of the REST answers it read stop counting against the budget of
+ * bytesInFlight.ts): the bytes of the REST answers it read stop counting against the budget of
  * answers held at once. Its result then holds only what it selected, bounded by the response-bytes
  * bound. A streamed result (@defer, @stream) ends with its last part; a subscription holds nothing
  * (each event's reads are given back once parsed), since it may run for hours.

@@ -1,5 +1,13 @@
 /**
- * Bytes of REST answers held at once, across callers: from the moment an answer's headers announce
+ * A budget of bytes held at once, across callers, each caller with a share of it (`BytesInFlight`):
+ * one rule for the three things the gateway holds while it works on a request, REST answers (here),
+ * request bodies (src/gateway/lib/requestBytesInFlight.ts) and results being written
+ * (src/gateway/plugins/useMaxResponseBytes.ts). Something that would pass the budget while others
+ * are held is refused; so is one that would pass its caller's share (a quarter of the budget)
+ * while the caller holds others, once half the budget is held: one caller cannot fill the budget,
+ * and other callers go on. One thing alone is always admitted.
+ *
+ * REST answers are held across callers: from the moment an answer's headers announce
  * its length (or, without a `Content-Length`, as its chunks come) until the operation that read it
  * is over (`AnswerAccount.end`; without an operation, until its text is parsed). An answer's
  * chunks, then its text, then its parsed objects are on the heap, and an operation keeps what it
@@ -18,7 +26,7 @@ export function defaultAnswerBytesInFlight(): number {
   return Math.floor(getHeapStatistics().heap_size_limit / 8);
 }
 
-export class AnswerBytes {
+export class BytesInFlight {
   private held = 0;
   /** Bytes held per caller (budget key), while it holds any. */
   private readonly byCaller = new Map<string, number>();
@@ -54,6 +62,22 @@ export class AnswerBytes {
     else this.byCaller.delete(caller);
   }
 
+  /**
+   * Takes `bytes` for `caller` until `done` emits `finish` or `close` (a response written or
+   * closed); false (nothing taken) when the budget refuses them.
+   */
+  takeUntil(caller: string, bytes: number, done: { once(event: 'finish' | 'close', listener: () => void): unknown }): boolean {
+    if (!this.take(caller, bytes)) return false;
+    let held = true;
+    const release = () => {
+      if (held) this.give(caller, bytes);
+      held = false;
+    };
+    done.once('finish', release);
+    done.once('close', release);
+    return true;
+  }
+
   /** Bytes held now, in all or by one caller (tests, metrics). */
   inFlight(caller?: string): number {
     return caller === undefined ? this.held : (this.byCaller.get(caller) ?? 0);
@@ -75,7 +99,7 @@ export class AnswerAccount {
   private ended: boolean;
 
   constructor(
-    private readonly budget: AnswerBytes,
+    private readonly budget: BytesInFlight,
     readonly caller: string,
     untilEnd: boolean,
   ) {
