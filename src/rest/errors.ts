@@ -131,11 +131,23 @@ export function overloadError(upstream: Omit<UpstreamInfo, 'status'>, scope: 'ca
     : unavailableError(upstream, 'the gateway is at its limit of queued upstream calls, retry later');
 }
 
-/** The gateway holds too many bytes of REST answers at once to read this one now (bytesInFlight.ts). */
-export function answerBytesError(upstream: Omit<UpstreamInfo, 'status'>): RestError {
+/**
+ * The gateway holds too many bytes of REST answers at once to read this one now (bytesInFlight.ts):
+ * UPSTREAM_UNAVAILABLE, retry in a second; or, with `operationLimit`, this operation's own answers
+ * would pass what one operation may hold, so it would be refused again: BAD_USER_INPUT like the
+ * gateway's other limits, with the limit's name and maximum.
+ */
+export function answerBytesError(upstream: Omit<UpstreamInfo, 'status'>, operationLimit?: number): RestError {
+  if (operationLimit !== undefined) {
+    const mib = (operationLimit / 1024 / 1024).toFixed(1);
+    return new RestError(
+      `answerBytesInFlight: the operation reads more from the REST API than one operation may hold at once (${mib} MiB of answers); ask for fewer or smaller items, or split it`,
+      { code: 'BAD_USER_INPUT', upstream: { ...upstream, status: null }, limit: 'answerBytesInFlight', maximum: operationLimit },
+    );
+  }
   return restError(
     'UPSTREAM_UNAVAILABLE',
-    'Upstream unavailable: the gateway holds too many large answers at once (answerBytesInFlight); retry shortly, or read less in one operation',
+    'Upstream unavailable: the gateway holds too many large answers at once (answerBytesInFlight); retry shortly',
     { ...upstream, status: null },
     1,
   );

@@ -6,7 +6,7 @@
  * aborting `signal` aborts the exchange. Event streams keep `pool.request` (stream.ts).
  */
 import type { Dispatcher } from 'undici';
-import { AnswerBytesBusy, type AnswerAccount } from './bytesInFlight.js';
+import type { AnswerAccount } from './bytesInFlight.js';
 import type { AbortEmitter } from './limiter.js';
 
 /** An answer: its status, the headers the client reads (`READ_HEADERS`, the first value of each) and its body. */
@@ -31,7 +31,7 @@ export interface ExchangeOptions {
    * announced length (or each chunk's, without one); one the budget refuses aborts the exchange
    * (AnswerBytesBusy). What was taken is given back here on failure, by the caller otherwise.
    */
-  hold?: Pick<AnswerAccount, 'take' | 'give'>;
+  hold?: Pick<AnswerAccount, 'take' | 'give' | 'refusal'>;
 }
 
 /** Sends `request` on `dispatcher`; resolves with the whole answer, rejects as `request` would. */
@@ -62,7 +62,7 @@ export function exchange(
     /** Takes `n` bytes of the budget, or aborts the exchange. */
     const take = (n: number): boolean => {
       if (hold!.take(n, held)) return ((held += n), true);
-      abort?.(new AnswerBytesBusy());
+      abort?.(hold!.refusal(n, held));
       return false;
     };
     const handler: Dispatcher.DispatchHandlers = {

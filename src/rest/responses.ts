@@ -109,7 +109,8 @@ export function failure(err: unknown, req: Prepared, deadline: Deadline): Outcom
   // An error of ours (e.g. a body that is not JSON): the upstream answered, wrongly but alive.
   if (errorCode(err)) return { ok: false, error: err as RestError, retryable: false, health: 'healthy' };
   // The gateway's own bound on answers held at once (bytesInFlight.ts): nothing said of the upstream.
-  if (err instanceof AnswerBytesBusy) return { ok: false, error: answerBytesError(req.info), retryable: false, health: 'neutral' };
+  if (err instanceof AnswerBytesBusy)
+    return { ok: false, error: answerBytesError(req.info, err.operationLimit), retryable: false, health: 'neutral' };
   if (deadline.signal.aborted) {
     return {
       ok: false,

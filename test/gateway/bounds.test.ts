@@ -337,7 +337,7 @@ describe('bytes of large results served without a REST call', () => {
 });
 
 describe('REST answers held at once', () => {
-  it("an operation's REST answers stay held until it is over: past the budget, its further reads get UPSTREAM_UNAVAILABLE; the next operation reads again", async () => {
+  it("an operation's REST answers stay held until it is over: past what one operation may hold, its further reads get BAD_USER_INPUT; the next operation reads again", async () => {
     // A budget of 300,000 bytes; two comments of about 200 KB in two change requests.
     await using s = await startStack({ rest: { answerBytesInFlight: 300_000 } });
     const spaceId = (await s.api.post(`/orgs/${s.world.orgId}/spaces`, { title: 'Big' })).body.id;
@@ -352,8 +352,10 @@ describe('REST answers held at once', () => {
       `${alias}: changeRequest(spaceId: "${spaceId}", changeRequestId: "${cr}") { comments(first: 1) { nodes { id } } }`;
     const both = await s.gql(`{ ${page('a', crs[0])} ${page('b', crs[1])} }`);
     expect(both.errors).toHaveLength(1);
-    expect(both.errors![0].extensions).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE', retryAfter: 1 });
-    expect(both.errors![0].message).toMatch(/holds too many large answers at once/);
+    // Half the budget is what one operation may hold: asking again would not help.
+    expect(both.errors![0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', limit: 'answerBytesInFlight', maximum: 150_000 });
+    expect(both.errors![0].extensions!.retryAfter).toBeUndefined();
+    expect(both.errors![0].message).toMatch(/^answerBytesInFlight: the operation reads more from the REST API/);
     const read = [both.data.a, both.data.b].filter((cr) => cr?.comments?.nodes.length === 1);
     expect(read).toHaveLength(1);
     // Its answers were given back when it ended: each page alone is read again.

@@ -2,8 +2,9 @@
  * Bytes of REST answers held at once, across callers (`answerBytesInFlight`): an operation's view
  * (`holdAnswers`) keeps its answers counted until `end()`; an answer that would pass the budget
  * while others are held, or its caller's share (a quarter) while it holds any, is not read
- * (UPSTREAM_UNAVAILABLE, `retryAfter: 1`); one alone is always read, up to the budget. Through
- * real HTTP (a scripted server).
+ * (UPSTREAM_UNAVAILABLE, `retryAfter: 1`; BAD_USER_INPUT when the operation's own answers would
+ * pass half the budget, which it may never hold); one alone is always read, up to the budget.
+ * Through real HTTP (a scripted server).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRestClient, RestError, type RestClient } from '../../src/rest/index.js';
@@ -56,8 +57,18 @@ describe('REST answers held at once', () => {
     expect(error.extensions).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE', retryAfter: 1 });
     expect(error.message).toMatch(/holds too many large answers at once/);
     expect(server.requests).toHaveLength(2);
-    // So is the operation's own next one.
-    expect((await refusal(operation.get('/three'))).extensions.code).toBe('UPSTREAM_UNAVAILABLE');
+    // The operation's own next one would pass what one operation may hold (half the budget), even
+    // alone: asking again cannot help, so it is BAD_USER_INPUT with the limit, not "retry shortly".
+    const own = await refusal(operation.get('/three'));
+    expect(own.extensions).toEqual({
+      code: 'BAD_USER_INPUT',
+      limit: 'answerBytesInFlight',
+      maximum: BUDGET / 2,
+      upstream: { status: null, method: 'GET', path: '/three' },
+    });
+    expect(own.message).toMatch(
+      /^answerBytesInFlight: the operation reads more from the REST API than one operation may hold at once \(0\.1 MiB/,
+    );
     // Over: given back; the other caller's read passes.
     operation.end();
     expect(rest.answers.inFlight()).toBe(0);
@@ -69,14 +80,16 @@ describe('REST answers held at once', () => {
   it('once half the budget is held, a caller past its share (a quarter) is refused, while another caller under its share reads on', async () => {
     const { server, rest } = await setup(1_000_000);
     const a = rest.forCaller('Bearer a', { holdAnswers: true });
-    // Alone, a caller may pass its share up to half the budget: two answers of 200 KB.
+    // Alone, a caller may pass its share up to half the budget: two answers of 200 KB; a third
+    // would pass half, which one operation never may hold.
     await a.get('/one');
     await a.get('/two');
-    expect((await refusal(a.get('/three'))).extensions).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE', retryAfter: 1 });
-    // Another caller (another budget key) reads into the other half, up to its own share.
+    expect((await refusal(a.get('/three'))).extensions).toMatchObject({ code: 'BAD_USER_INPUT', limit: 'answerBytesInFlight' });
+    // Another caller (another budget key) reads into the other half, up to its own share: its
+    // second answer would fit an operation alone, so it may be asked again shortly.
     const b = rest.forCaller('Bearer b', { holdAnswers: true });
     await b.get('/four');
-    expect((await refusal(b.get('/five'))).extensions.code).toBe('UPSTREAM_UNAVAILABLE');
+    expect((await refusal(b.get('/five'))).extensions).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE', retryAfter: 1 });
     expect(rest.answers.inFlight()).toBe(3 * JSON.stringify(BIG).length);
     expect(server.requests).toHaveLength(5);
     a.end();
