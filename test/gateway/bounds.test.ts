@@ -11,7 +11,7 @@ import { exampleQuery } from '../../src/gateway/example.js';
 import { parseCache, parsedBytes } from '../../src/gateway/lib/parseCache.js';
 import { DEFAULTS } from '../../src/config.js';
 import { startStack, type GqlResult, type TestStack } from '../helpers/gateway.js';
-import { httpStack } from '../helpers/httpStack.js';
+import { bytesReadBy, httpStack, sendRaw } from '../helpers/httpStack.js';
 import { fakeClock } from '../helpers/clock.js';
 
 const stack = httpStack();
@@ -415,6 +415,17 @@ describe('request bodies held at once', () => {
     expect(refused.status).toBe(503);
     expect(refused.headers.get('retry-after')).toBe('1');
     expect(await refused.json()).toMatchObject({ errors: [{ extensions: { code: 'UPSTREAM_UNAVAILABLE', retryAfter: 1 } }] });
+    // Nor is what was sent of a refused body read: its connection ends as the 503 is written.
+    const large = padded(900_000);
+    const read = await bytesReadBy(Number(port), async () => {
+      const answer = await sendRaw(
+        Number(port),
+        `POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAuthorization: Bearer ${s.world.users.admin.token}\r\nContent-Length: ${large.length}\r\n\r\n${large}`,
+      );
+      expect(answer).toMatch(/^HTTP\/1\.1 503 /);
+    });
+    expect(read).toHaveLength(1);
+    expect(read[0]).toBeLessThanOrEqual(2 * 64 * 1024);
     // A small request still fits.
     expect((await s.gql('{ __typename }')).data).toEqual({ __typename: 'Query' });
     // Once A is answered, B goes through.

@@ -5,7 +5,7 @@
  * The request timeout covers receiving the request, not sending the response: a subscription's
  * event stream outlives it.
  */
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 
 import { DEFAULTS, withDefaults, type GroupConfig } from '../../config.js';
 
@@ -25,4 +25,17 @@ export function boundServer(server: Server, bounds?: Partial<HttpBounds>): void 
     1000,
     Math.ceil(server.headersTimeout / 4),
   );
+}
+
+/**
+ * Ends the connection of a request refused before its body is read (413 by its `Content-Length`,
+ * 503 over the bodies budget) as soon as the refusal is written. With `Connection: close` alone,
+ * Node resumes the request to read and drop its body and closes only once its own end is flushed:
+ * in that turn it read what the kernel held of the body, about 195 KB of each refused 900 KB body
+ * (limits.test.ts), 45 MB in the abuse bench's padded-documents attack, whose buffers doubled the
+ * well-behaved caller's p99 (docs/BENCHMARKS.md). The reset an unread body causes is the one Node's
+ * own close sends too (the rest of the body was never going to be read), after the refusal.
+ */
+export function closeWhenAnswered(req: IncomingMessage, res: ServerResponse): void {
+  res.once('finish', () => req.socket.destroy());
 }

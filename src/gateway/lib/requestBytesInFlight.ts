@@ -3,7 +3,7 @@
  * `Content-Length` (a chunked one, the body bound; none for a body of 4 KiB or less) from its
  * arrival until its response is done, and one the budget refuses (src/rest/bytesInFlight.ts: past
  * the budget, or past its caller's share once half is held) is refused before its body is read:
- * 503 `UPSTREAM_UNAVAILABLE` with `Retry-After: 1` (the connection closed, its body unread).
+ * 503 `UPSTREAM_UNAVAILABLE` with `Retry-After: 1` (the connection closed as it is written, its body unread).
  *
  * Why: each body bound holds per request, not for all of them. A body is read whole, then parsed
  * (a 900 KB string variable is a 900 KB string on the heap) and held until the operation's REST
@@ -19,6 +19,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getHeapStatistics } from 'node:v8';
 import { BytesInFlight } from '../../rest/index.js';
 import { errorBody } from './errorResponse.js';
+import { closeWhenAnswered } from './httpBounds.js';
 
 export function defaultRequestBytesInFlight(maxBodyBytes: number): number {
   return Math.max(maxBodyBytes, Math.floor(getHeapStatistics().heap_size_limit / 16));
@@ -56,6 +57,7 @@ export function requestBytesInFlight(budget: number, maxBodyBytes: number) {
           connection: 'close',
         });
         res.end(REFUSAL);
+        closeWhenAnswered(req, res);
         return false;
       }
       return true;

@@ -13,16 +13,19 @@
  * the REST API has not answered yet is not bounded so (a caller's first large mutation after a
  * restart must pass); it gets its own budget once accepted, or its address's once rejected.
  */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Plugin } from 'graphql-yoga';
 import { callerIdentity } from '../lib/callerHash.js';
 import { errorResponse } from '../lib/errorResponse.js';
+import { closeWhenAnswered } from '../lib/httpBounds.js';
 import { limitError } from '../lib/limitError.js';
 
 const CONTENT_LENGTH = /^\d+$/;
 /**
- * A body refused by its `Content-Length` is not read: the response closes the connection. Kept
- * open, Node reads and drops the rest to reuse it, and 234 anonymous 900 KB bodies in 5 s were
- * 210 MB of buffers, a full GC of the gateway's heap every 100 ms (6–16 ms pauses each).
+ * A body refused by its `Content-Length` is not read: the response closes the connection, as soon
+ * as it is written (closeWhenAnswered). Kept open, Node reads and drops the rest to reuse it, and
+ * 234 anonymous 900 KB bodies in 5 s were 210 MB of buffers, a full GC of the gateway's heap every
+ * 100 ms (6–16 ms pauses each).
  */
 const CLOSE = { connection: 'close' };
 
@@ -33,14 +36,18 @@ export function useRequestBodyLimit(
   const tooLarge = (found?: number) =>
     limitError('maxBodyBytes', maxBytes, `Request body larger than ${maxBytes} bytes${scope.why}.`, found);
   return {
-    onRequest({ request, setRequest, endResponse, fetchAPI }) {
+    onRequest({ request, setRequest, endResponse, fetchAPI, serverContext }) {
       if (!scope.applies(request)) return;
       const length = request.headers.get('content-length');
       if (length !== null) {
         if (!CONTENT_LENGTH.test(length))
           endResponse(errorResponse(fetchAPI.Response, 400, limitError('maxBodyBytes', maxBytes, 'Content-Length is not a number.')));
         // `Connection: close`: the body is not read (Node would read and drop it to reuse the connection).
-        else if (Number(length) > maxBytes) endResponse(errorResponse(fetchAPI.Response, 413, tooLarge(Number(length)), CLOSE));
+        else if (Number(length) > maxBytes) {
+          endResponse(errorResponse(fetchAPI.Response, 413, tooLarge(Number(length)), CLOSE));
+          const { req, res } = (serverContext ?? {}) as { req?: IncomingMessage; res?: ServerResponse };
+          if (req && res) closeWhenAnswered(req, res);
+        }
         return;
       }
       if (!request.headers.has('transfer-encoding') || !request.body) return;
