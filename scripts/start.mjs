@@ -2,8 +2,10 @@
  * `npm start` / `npm run upstream`: runs the compiled CLI (dist/index.js) in this process, building
  * it first (`tsc -p tsconfig.build.json`, in a child process) when dist/ is missing or older than
  * src/ or the build settings, so `npm install && npm start` works on a fresh clone. Plain
- * JavaScript: it must run before anything is compiled. Arguments go to the CLI unchanged;
- * `--build` alone (`npm run build`) builds and exits. NODE_ENV is `production` unless set.
+ * JavaScript: it must run before anything is compiled. Then it writes GraphiQL's assets to
+ * dist/graphiql/ when they are missing (scripts/graphiql-assets.mjs). Arguments go to the CLI
+ * unchanged; `--build` alone (`npm run build`) builds (both) and exits. NODE_ENV is `production`
+ * unless set.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
@@ -51,6 +53,13 @@ if (buildOnly || stale()) {
     process.exit(1);
   }
   writeFileSync(stamp, `${new Date().toISOString()}\n`);
+}
+
+// GraphiQL's assets, made once here rather than at each process's first visit (a failure only
+// means they are built then, as before).
+if (buildOnly || !existsSync(join(root, 'dist', 'graphiql', 'manifest.json'))) {
+  const assets = spawnSync(process.execPath, [join(root, 'scripts', 'graphiql-assets.mjs')], { stdio: 'inherit' });
+  if (assets.status !== 0) console.error('GraphiQL assets not written to dist/graphiql/: the gateway builds them at the first visit');
 }
 
 // A server: graphql-js checks every `instanceof` of its execution twice unless NODE_ENV is

@@ -1,13 +1,15 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { exampleQuery } from '../../src/gateway/example.js';
-import { buildGraphiqlAssets } from '../../src/gateway/lib/graphiqlAssets.js';
+import { buildGraphiqlAssets, readGraphiqlAssets, writeGraphiqlAssets } from '../../src/gateway/lib/graphiqlAssets.js';
 import { renderGraphiQL } from '../../src/gateway/lib/graphiqlOptions.js';
 import { startStack, type TestStack } from '../helpers/gateway.js';
 
@@ -103,7 +105,7 @@ async function assets() {
 }
 
 describe('GraphiQL assets', () => {
-  it("are built on the first visit, not at start, by a worker: the renderer never loads in the gateway's heap (a fresh gateway process)", async () => {
+  it("are made on the first visit, not at start, read from dist/ or built by a worker: the renderer never loads in the gateway's heap (a fresh gateway process)", async () => {
     const script = fileURLToPath(new URL('./fixtures/graphiqlLoad.mts', import.meta.url));
     const { stdout } = await promisify(execFile)(process.execPath, ['--expose-gc', '--import', 'tsx', script], { timeout: 60_000 });
     const seen = JSON.parse(stdout.trim().split('\n').at(-1)!);
@@ -132,6 +134,35 @@ describe('GraphiQL assets', () => {
       expect(assets.icon.type).toMatch(/^image\//);
     } finally {
       from.mockRestore();
+    }
+  });
+
+  it('`npm run build` writes them to dist/ once; a process reads them back, the same, when made from its renderer and whole', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'docs-graph-graphiql-'));
+    try {
+      await writeGraphiqlAssets(dir);
+      const [read, built] = await Promise.all([readGraphiqlAssets(dir), buildGraphiqlAssets()]);
+      expect(read).toBeDefined();
+      for (const name of ['script', 'style', 'icon'] as const) {
+        const { identity, gzip, br, ...rest } = read![name];
+        const { identity: i, gzip: g, br: b, ...expected } = built[name];
+        expect(rest).toEqual(expected);
+        expect([identity.equals(i), brotliDecompressSync(br).equals(i), gunzipSync(gzip).equals(i)]).toEqual([true, true, true]);
+      }
+      expect(read!.start('{}')).toBe(built.start('{}'));
+      // Made from another renderer (or another build of this module): built instead.
+      const manifest = join(dir, 'manifest.json');
+      const text = readFileSync(manifest, 'utf8');
+      writeFileSync(manifest, text.replace(/"key": "[^"]+"/, '"key": "0.0.0:other"'));
+      expect(await readGraphiqlAssets(dir)).toBeUndefined();
+      // A file cut short (a disk full, a copy interrupted): built instead, never served as immutable.
+      writeFileSync(manifest, text);
+      expect(await readGraphiqlAssets(dir)).toBeDefined();
+      writeFileSync(join(dir, 'graphiql.js.br'), built.script.br.subarray(0, 1000));
+      expect(await readGraphiqlAssets(dir)).toBeUndefined();
+      expect(await readGraphiqlAssets(join(dir, 'missing'))).toBeUndefined();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

@@ -5,8 +5,19 @@
  * worker thread, see below), compressed once (br and gzip) and then served from those shared buffers: a client that never reads holds
  * a reference to them, not a copy. Browsers keep them for a year (`immutable`, ETag); the page
  * itself is a small document rendered per request (see graphiqlOptions.ts).
+ *
+ * The build costs about 0.9 s of CPU (0.55 s of wall time, over two threads) and a worker heap of
+ * some 30 MB, at each process's first visit. So `npm run build` (and `npm start` when it builds)
+ * also writes them to dist/graphiql/ (`writeGraphiqlAssets`, run by scripts/start.mjs), and a
+ * process reads them from there (`readGraphiqlAssets`) when they were made from the renderer it
+ * has (its version and this module's build, the manifest's `key`); otherwise, or when a file is
+ * missing or of another length, it builds them as above.
  */
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Plugin } from 'graphql-yoga';
 import { negotiateEncoding } from './contentEncoding.js';
@@ -33,12 +44,17 @@ export interface GraphiQLAssets {
 
 let built: Promise<GraphiQLAssets> | undefined;
 
-/** The assets, built on the first call; every later or simultaneous call gets the same ones. */
+/** Where `npm run build` puts the assets: dist/graphiql/ (this module is in src/ or dist/, three levels down). */
+export const PREBUILT_DIR = fileURLToPath(new URL('../../../dist/graphiql/', import.meta.url));
+
+/** The assets, read from PREBUILT_DIR or built on the first call; every later or simultaneous call gets the same ones. */
 export function graphiqlAssets(): Promise<GraphiQLAssets> {
-  built ??= buildGraphiqlAssets().catch((error: unknown) => {
-    built = undefined;
-    throw error;
-  });
+  built ??= readGraphiqlAssets(PREBUILT_DIR)
+    .then((prebuilt) => prebuilt ?? buildGraphiqlAssets())
+    .catch((error: unknown) => {
+      built = undefined;
+      throw error;
+    });
   return built;
 }
 
@@ -102,23 +118,101 @@ function buildInWorker(): Promise<{ script: Part; style: Part; icon: Part & { ty
   });
 }
 
+const NAMES = { script: ['graphiql', 'js'], style: ['graphiql', 'css'], icon: ['favicon', 'ico'] } as const;
+type Name = keyof typeof NAMES;
+const TYPES: Record<Exclude<Name, 'icon'>, string> = { script: 'text/javascript; charset=utf-8', style: 'text/css; charset=utf-8' };
+const ENCODINGS = ['identity', 'gzip', 'br'] as const;
+
+function assetsOf(parts: Record<Name, { hash: string; type?: string; identity: Buffer; gzip: Buffer; br: Buffer }>): GraphiQLAssets {
+  const asset = (name: Name): Asset => {
+    const [file, ext] = NAMES[name];
+    const part = parts[name];
+    const type = name === 'icon' ? part.type! : TYPES[name];
+    return {
+      path: `${GRAPHIQL_ASSETS_PATH}${file}.${part.hash}.${ext}`,
+      type,
+      hash: part.hash,
+      identity: part.identity,
+      gzip: part.gzip,
+      br: part.br,
+    };
+  };
+  return {
+    script: asset('script'),
+    style: asset('style'),
+    icon: asset('icon'),
+    start: (optionsJson) => `YogaGraphiQL.renderYogaGraphiQL(document.querySelector('#root'), ${optionsJson});`,
+  };
+}
+
 /** Builds the assets (each call anew: `graphiqlAssets` keeps the one build). */
 export async function buildGraphiqlAssets(): Promise<GraphiQLAssets> {
   const parts = await buildInWorker();
-  const asset = (name: string, ext: string, type: string, part: Part): Asset => ({
-    path: `${GRAPHIQL_ASSETS_PATH}${name}.${part.hash}.${ext}`,
-    type,
+  const buffers = (part: Part) => ({
     hash: part.hash,
     identity: Buffer.from(part.identity),
     gzip: Buffer.from(part.gzip),
     br: Buffer.from(part.br),
   });
-  return {
-    script: asset('graphiql', 'js', 'text/javascript; charset=utf-8', parts.script),
-    style: asset('graphiql', 'css', 'text/css; charset=utf-8', parts.style),
-    icon: asset('favicon', 'ico', parts.icon.type, parts.icon),
-    start: (optionsJson) => `YogaGraphiQL.renderYogaGraphiQL(document.querySelector('#root'), ${optionsJson});`,
-  };
+  return assetsOf({ script: buffers(parts.script), style: buffers(parts.style), icon: { ...buffers(parts.icon), type: parts.icon.type } });
+}
+
+/**
+ * What prebuilt assets must have been made from: the renderer's version and this module's worker
+ * (its package.json read as a file: the gateway never loads the renderer's modules).
+ */
+async function prebuiltKey(): Promise<string> {
+  const file = createRequire(import.meta.url).resolve('@graphql-yoga/render-graphiql/package.json');
+  const { version } = JSON.parse(await readFile(file, 'utf8')) as { version: string };
+  return `${version}:${createHash('sha256').update(WORKER).digest('base64url').slice(0, 16)}`;
+}
+
+interface Manifest {
+  key: string;
+  parts: Record<Name, { hash: string; type: string; bytes: Record<(typeof ENCODINGS)[number], number> }>;
+}
+
+const fileOf = (name: Name, encoding: (typeof ENCODINGS)[number]) =>
+  `${NAMES[name].join('.')}${encoding === 'identity' ? '' : `.${encoding}`}`;
+
+/** Builds the assets and writes them to `dir` (`npm run build`): their files, then the manifest that names them. */
+export async function writeGraphiqlAssets(dir: string): Promise<void> {
+  const assets = await buildGraphiqlAssets();
+  await mkdir(dir, { recursive: true });
+  const parts = {} as Manifest['parts'];
+  for (const name of Object.keys(NAMES) as Name[]) {
+    const asset = assets[name];
+    for (const encoding of ENCODINGS) await writeFile(join(dir, fileOf(name, encoding)), asset[encoding]);
+    parts[name] = {
+      hash: asset.hash,
+      type: asset.type,
+      bytes: { identity: asset.identity.length, gzip: asset.gzip.length, br: asset.br.length },
+    };
+  }
+  const manifest: Manifest = { key: await prebuiltKey(), parts };
+  await writeFile(join(dir, 'manifest.json.tmp'), JSON.stringify(manifest, null, 2));
+  await rename(join(dir, 'manifest.json.tmp'), join(dir, 'manifest.json'));
+}
+
+/**
+ * The assets written to `dir`, if they were made from this renderer and this build (the manifest's
+ * key) and every file has the length the manifest gives; else undefined (they are built instead).
+ */
+export async function readGraphiqlAssets(dir: string): Promise<GraphiQLAssets | undefined> {
+  try {
+    const manifest = JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8')) as Manifest;
+    if (manifest.key !== (await prebuiltKey())) return undefined;
+    const parts = {} as Parameters<typeof assetsOf>[0];
+    for (const name of Object.keys(NAMES) as Name[]) {
+      const { hash, type, bytes } = manifest.parts[name];
+      const [identity, gzip, br] = await Promise.all(ENCODINGS.map((encoding) => readFile(join(dir, fileOf(name, encoding)))));
+      if (identity.length !== bytes.identity || gzip.length !== bytes.gzip || br.length !== bytes.br) return undefined;
+      parts[name] = { hash, type, identity, gzip, br };
+    }
+    return assetsOf(parts);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Serves the assets (GET and HEAD), compressed as the client accepts, 304 when its copy is current. */
