@@ -155,6 +155,11 @@ describe('GraphiQL assets', () => {
       const text = readFileSync(manifest, 'utf8');
       writeFileSync(manifest, text.replace(/"key": "[^"]+"/, '"key": "0.0.0:other"'));
       expect(await readGraphiqlAssets(dir)).toBeUndefined();
+      // A hash or a type the build would not write (they go into the page and a header): built instead.
+      writeFileSync(manifest, text.replace(/"hash": "[^"]+"/, '"hash": "x\\"><script>"'));
+      expect(await readGraphiqlAssets(dir)).toBeUndefined();
+      writeFileSync(manifest, text.replace(/"type": "[^"]+"/, '"type": "text/html\\r\\nx: y"'));
+      expect(await readGraphiqlAssets(dir)).toBeUndefined();
       // A file cut short (a disk full, a copy interrupted): built instead, never served as immutable.
       writeFileSync(manifest, text);
       expect(await readGraphiqlAssets(dir)).toBeDefined();

@@ -205,6 +205,8 @@ export async function readGraphiqlAssets(dir: string): Promise<GraphiQLAssets | 
     const parts = {} as Parameters<typeof assetsOf>[0];
     for (const name of Object.keys(NAMES) as Name[]) {
       const { hash, type, bytes } = manifest.parts[name];
+      // They become a path in the page and a Content-Type header: only what the build writes.
+      if (!/^[\w-]{16}$/.test(hash) || !/^[\w.+-]+\/[\w.+-]+(; charset=utf-8)?$/.test(type)) return undefined;
       const [identity, gzip, br] = await Promise.all(ENCODINGS.map((encoding) => readFile(join(dir, fileOf(name, encoding)))));
       if (identity.length !== bytes.identity || gzip.length !== bytes.gzip || br.length !== bytes.br) return undefined;
       parts[name] = { hash, type, identity, gzip, br };
