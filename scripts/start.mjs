@@ -8,7 +8,7 @@
  * unless set.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -37,6 +37,15 @@ function stale() {
   return sources > statSync(stamp).mtimeMs;
 }
 
+function writable(dir) {
+  try {
+    accessSync(dir, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const buildOnly = process.argv[2] === '--build';
 if (buildOnly || stale()) {
   let tsc;
@@ -56,8 +65,9 @@ if (buildOnly || stale()) {
 }
 
 // GraphiQL's assets, made once here rather than at each process's first visit (a failure only
-// means they are built then, as before).
-if (buildOnly || !existsSync(join(root, 'dist', 'graphiql', 'manifest.json'))) {
+// means they are built then, as before). Not tried where dist/ cannot be written (a read-only
+// image built without them): each start would pay for a build it cannot keep.
+if (buildOnly || (!existsSync(join(root, 'dist', 'graphiql', 'manifest.json')) && writable(join(root, 'dist')))) {
   const assets = spawnSync(process.execPath, [join(root, 'scripts', 'graphiql-assets.mjs')], { stdio: 'inherit' });
   if (assets.status !== 0) console.error('GraphiQL assets not written to dist/graphiql/: the gateway builds them at the first visit');
 }
