@@ -10,6 +10,7 @@ import { buildGateway, type Gateway, type GatewayOptions } from '../../src/gatew
 import { startChaosProxy, type ChaosProxy } from '../helpers/chaosProxy.js';
 import type { GqlResult } from '../helpers/gateway.js';
 import { fakeClock, until } from '../helpers/clock.js';
+import { bytesReadBy, sendRaw } from '../helpers/httpStack.js';
 import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
 
 interface Stack {
@@ -185,6 +186,43 @@ describe('work without an accepted token is limited per client address', () => {
     });
     expect(res.status).toBe(429);
     expect(res.headers.get('access-control-allow-origin')).toBe('https://app.example');
+  });
+
+  it("the server's refusal of a large body ends its connection unread; a small one's keeps it", async () => {
+    const clock = fakeClock();
+    const t = await stack({ anonymousRateLimit: 1, clock });
+    expect(codes([await t.post('{ __typename }'), await t.post('{ __typename }')])).toEqual(['ok', 'RATE_LIMITED']);
+    const port = Number(new URL(t.gateway.url).port);
+    const large = `{"query":"{ __typename }","variables":{"pad":"${'x'.repeat(1_000_000)}"}}`;
+    const read = await bytesReadBy(port, async () => {
+      const answer = sendRaw(
+        port,
+        `POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${large.length}\r\n\r\n${large}`,
+      );
+      for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+      clock.advance(1_000);
+      const raw = await answer;
+      expect(raw).toMatch(/^HTTP\/1\.1 429 /);
+      expect(raw).toMatch(/\r\nconnection: close\r\n/i);
+    });
+    expect(read).toHaveLength(1);
+    expect(read[0]).toBeLessThanOrEqual(2 * 64 * 1024);
+    // A small body's refusal keeps the connection for the client's next request.
+    const socket = connect(port, '127.0.0.1');
+    let text = '';
+    let ended = false;
+    socket.on('data', (d) => void (text += String(d)));
+    socket.on('end', () => void (ended = true));
+    const query = '{"query":"{ __typename }"}';
+    socket.write(`POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${query.length}\r\n\r\n${query}`);
+    for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+    clock.advance(1_000);
+    while (!text.endsWith('}')) await new Promise((r) => setImmediate(r));
+    for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+    expect(text).toMatch(/^HTTP\/1\.1 429 /);
+    expect(text).not.toMatch(/\r\nconnection: close\r\n/i);
+    expect(ended).toBe(false);
+    socket.destroy();
   });
 
   it("the server's refusal is written after a second (at most the Retry-After): a client that ignores Retry-After gets one a second per connection", async () => {

@@ -39,3 +39,13 @@ export function boundServer(server: Server, bounds?: Partial<HttpBounds>): void 
 export function closeWhenAnswered(req: IncomingMessage, res: ServerResponse): void {
   res.once('finish', () => req.socket.destroy());
 }
+
+/**
+ * Whether a request refused before its body is read should end its connection rather than keep
+ * it alive (which reads and drops the body): a body over 4 KiB, or chunked. A small one costs
+ * nothing to read, and its client keeps its connection.
+ */
+export function largeBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return length !== undefined ? !(Number(length) <= 4096) : req.headers['transfer-encoding'] !== undefined;
+}

@@ -16,7 +16,8 @@
  * is read and parsed (10 anonymous loops of the introspection query were refused ~1,500 times in
  * 5 s, each after reading and parsing its body, 1.5–2.5 ms of the event loop): by the HTTP server
  * itself (`refuseOnArrival`, before Yoga builds a Request: about a tenth of the cost), else in
- * `onRequest`; the server's refusal is written after a second (REFUSAL_DELAY_MS). Such a refusal
+ * `onRequest`; the server's refusal is written after a second (REFUSAL_DELAY_MS), and ends the
+ * connection of a body over 4 KiB unread (httpBounds.ts: else Node reads and drops it). Such a refusal
  * is not counted (the window is over already); a request under the limit is counted once, at its
  * parameters. The refusal is this replica's memory of its own count, bounded like
  * the local counter: a count only grows within its window, so it holds across replicas too.
@@ -30,6 +31,7 @@ import type { RedisHandle } from '../redis.js';
 import { systemClock, type CallerIdentity, type Clock } from '../../rest/index.js';
 import { callerIdentity } from '../lib/callerHash.js';
 import { errorBody, errorResponse } from '../lib/errorResponse.js';
+import { closeWhenAnswered, largeBody } from '../lib/httpBounds.js';
 import { requestPath } from '../lib/requestPath.js';
 
 export type RateLimitFailMode = Config['callerRateLimitFailMode'];
@@ -189,14 +191,18 @@ export function useCallerRateLimit(options: CallerRateLimitOptions & { endpoint?
       const refusal = refusalOf(req.method ?? 'GET', new URL(req.url ?? '/', 'http://localhost').href, () => identify(req));
       if (!refusal) return false;
       const body = errorBody(refusal);
+      // A large body is not read: the refusal ends the connection (httpBounds.ts).
+      const close = largeBody(req);
       const send = () => {
         if (res.destroyed) return;
         res.writeHead(429, {
           'content-type': 'application/json; charset=utf-8',
           'content-length': Buffer.byteLength(body),
           'retry-after': String(refusal.extensions.retryAfter),
+          ...(close ? { connection: 'close' } : {}),
         });
         res.end(body);
+        if (close) closeWhenAnswered(req, res);
       };
       const timer = clock.setTimeout(send, Math.min(REFUSAL_DELAY_MS, refusal.extensions.retryAfter * 1000));
       res.once('close', () => clock.clearTimeout(timer));
