@@ -29,7 +29,8 @@ export function boundServer(server: Server, bounds?: Partial<HttpBounds>): void 
 
 /**
  * Ends the connection of a request refused before its body is read (413 by its `Content-Length`,
- * 503 over the bodies budget) as soon as the refusal is written. With `Connection: close` alone,
+ * 503 over the bodies budget, the HTTP server's own 429 of a large body) as soon as the refusal is
+ * written. With `Connection: close` alone,
  * Node resumes the request to read and drop its body and closes only once its own end is flushed:
  * in that turn it read what the kernel held of the body, about 195 KB of each refused 900 KB body
  * (limits.test.ts), 45 MB in the abuse bench's padded-documents attack, whose buffers doubled the
