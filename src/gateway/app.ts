@@ -220,6 +220,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
             redis,
             log,
             onResponseCache: fanOut(options.onResponseCache, metrics?.onResponseCache),
+            parsedDocument: (query) => parsed.documentCache.get(query),
             // Whose a session is: `GET /user` with its own token, only once the REST API has accepted that token.
             userOf: (request) => {
               const authorization = request.headers.get('authorization') ?? undefined;

@@ -100,6 +100,40 @@ describe('two replicas sharing Redis', () => {
     expect(a.calls.length).toBeGreaterThan(0);
   });
 
+  it('a mutation whose document was parsed before is not looked up in the cache (it is never stored); the next read still misses', async () => {
+    const rename = (title: string) =>
+      b.post(
+        {
+          query: 'mutation Rename($input: UpdateSpaceInput!) { updateSpace(input: $input) { clientMutationId } }',
+          variables: { input: { spaceId, title } },
+        },
+        admin,
+      );
+    // The first one parses the document (looked up as any new text: its type is not known yet).
+    expect((await rename('First')).json.errors).toBeUndefined();
+    await space(b, admin);
+    expect((await space(b, admin)).json.extensions?.responseCache.hit).toBe(true);
+    // Every command replica B sends from now on.
+    const client = b.gateway.redis!.client;
+    const send = client.sendCommand.bind(client);
+    const names: string[] = [];
+    client.sendCommand = ((command: { name: string }, stream?: unknown) => {
+      names.push(command.name);
+      return send(command as never, stream as never);
+    }) as typeof client.sendCommand;
+    try {
+      expect((await rename('Second')).json.errors).toBeUndefined();
+      // No lookup (the generations are read with MGET, the result with GET); the invalidation runs.
+      expect(names.filter((name) => name === 'mget' || name === 'get')).toEqual([]);
+      expect(names).toContain('eval');
+    } finally {
+      client.sendCommand = send;
+    }
+    const after = await space(b, admin);
+    expect(after.json.extensions?.responseCache.hit).toBe(false);
+    expect(after.json.data?.space.title).toBe('Second');
+  });
+
   it('no token appears in any Redis key or value, and every key expires', async () => {
     await space(a, admin);
     await space(b, reader);

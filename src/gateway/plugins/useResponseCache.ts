@@ -45,7 +45,9 @@
  * - The mutation's response is sent only once these are done, so the caller's next read, on any
  *   replica, sees the write.
  * - Results with errors, mutations and subscriptions are never cached; a result lives the TTL of
- *   its shortest-lived type (`ttlPerType`).
+ *   its shortest-lived type (`ttlPerType`). A mutation or subscription whose text was parsed
+ *   before (the parse cache) is not looked up either: no key is made of its input, and no Redis
+ *   round trip for generations and result is made (the library asks both of every operation).
  * - Store: process memory (LRU), or Redis (responseCacheStores.ts: lookup sets that shrink as
  *   their results expire, invalidation in bounded batches) when a Redis handle is given. While
  *   Redis is down the cache is bypassed (every request is a miss, nothing is stored).
@@ -56,7 +58,14 @@ import { isAsyncIterable, type Plugin as EnvelopPlugin } from '@envelop/core';
 import type { CacheEntityRecord } from '@envelop/response-cache';
 import { useResponseCache as useYogaResponseCache } from '@graphql-yoga/plugin-response-cache';
 import { decodeGlobalID, encodeGlobalID } from '@pothos/plugin-relay';
-import { getArgumentValues, getOperationAST, type ExecutionArgs, type ExecutionResult, type OperationDefinitionNode } from 'graphql';
+import {
+  getArgumentValues,
+  getOperationAST,
+  type DocumentNode,
+  type ExecutionArgs,
+  type ExecutionResult,
+  type OperationDefinitionNode,
+} from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from '../../log.js';
 import { encodeKeys } from '../../schema/lib/node.js';
@@ -85,6 +94,11 @@ export interface ResponseCacheOptions {
    * session's user stays unknown (keys use the unknown-user generation).
    */
   userOf?: (request: Request) => Promise<string | undefined> | undefined;
+  /**
+   * The parsed document of a query text, if it was parsed before (the parse cache): a mutation or
+   * subscription known so is never looked up (no key, no Redis round trip; it is never stored).
+   */
+  parsedDocument?: (query: string) => DocumentNode | undefined;
 }
 
 /** TTL per type relative to the default: the integrations catalog changes rarely, review threads often. */
@@ -231,6 +245,11 @@ export function useResponseCache(options: ResponseCacheOptions): Plugin[] {
     // Not for introspection, which it never keeps (useClientIntrospection.ts; known at execution).
     enabled: (request) => viaParams.has(request) && !isIntrospecting(request),
     buildResponseCacheKey: async ({ documentString, operationName, variableValues, sessionId }) => {
+      // The library asks a key of every operation, then looks it up: a write's would always miss,
+      // and cost two Redis round trips and a hash of its input (up to a megabyte) first.
+      const known = options.parsedDocument?.(documentString);
+      const type = known && getOperationAST(known, operationName)?.operation;
+      if (type === 'mutation' || type === 'subscription') return NO_KEY;
       const session = sessionId ?? ANONYMOUS;
       const scope = sessions.scope(session);
       const g = await store.generations(scope);
