@@ -19,17 +19,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getHeapStatistics } from 'node:v8';
 import { BytesInFlight } from '../../rest/index.js';
 import { errorBody } from './errorResponse.js';
-import { closeWhenAnswered } from './httpBounds.js';
+import { closeWhenAnswered, SMALL_BODY_BYTES } from './httpBounds.js';
 
 export function defaultRequestBytesInFlight(maxBodyBytes: number): number {
   return Math.max(maxBodyBytes, Math.floor(getHeapStatistics().heap_size_limit / 16));
 }
-
-/**
- * Bodies up to this size are not counted: with `--max-connections` (1000) of them at once they hold
- * 4 MiB, and most requests are such (a query and its variables), so they cost no bookkeeping.
- */
-const UNCOUNTED_BYTES = 4 * 1024;
 
 const REFUSAL = errorBody({
   message: 'The gateway is reading too many large requests at once; try again shortly.',
@@ -48,7 +42,8 @@ export function requestBytesInFlight(budget: number, maxBodyBytes: number) {
       const length = req.headers['content-length'];
       const bytes =
         length !== undefined ? Math.min(Number(length) || 0, maxBodyBytes) : req.headers['transfer-encoding'] ? maxBodyBytes : 0;
-      if (bytes <= UNCOUNTED_BYTES) return true;
+      // A small body is not counted (httpBounds.ts): no bookkeeping for most requests.
+      if (bytes <= SMALL_BODY_BYTES) return true;
       if (!bodies.takeUntil(caller(), bytes, res)) {
         res.writeHead(503, {
           'content-type': 'application/json; charset=utf-8',
