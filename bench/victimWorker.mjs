@@ -7,7 +7,8 @@
  *
  * workerData: `{origin, token, spaceIds, organizationId, paceMs, queries: {one, nested}}`.
  * Messages: `{until}` sends one query every `paceMs` (one-resource and nested in turn) until the
- * epoch ms `until`, then answers `{times, failures}` (ms of each answered query, measured here);
+ * epoch ms `until`, then answers `{times, starts, failures}` (ms of each answered query, measured
+ * here, and when it was sent, ms after the run's start, in the same order);
  * `'stop'` closes the pool and answers `'stopped'`.
  */
 import { parentPort, workerData } from 'node:worker_threads';
@@ -20,8 +21,10 @@ const headers = { 'content-type': 'application/json', authorization: `Bearer ${t
 
 async function run(until) {
   const times = [];
+  const starts = [];
   let failures = 0;
   const pending = [];
+  const begun = performance.now();
   for (let i = 0; Date.now() < until; i++) {
     const body = JSON.stringify(
       i % 2
@@ -36,13 +39,14 @@ async function run(until) {
           const answer = await res.body.json();
           if (res.statusCode !== 200 || answer.errors?.length) failures++;
           times.push(performance.now() - started);
+          starts.push(started - begun);
         })
         .catch(() => void failures++),
     );
     await sleep(paceMs);
   }
   await Promise.all(pending);
-  return { times, failures };
+  return { times, starts, failures };
 }
 
 parentPort.on('message', async (message) => {
