@@ -469,15 +469,15 @@ async function startVictim(origin: string, token: string, spaceIds: string[], or
     });
   return {
     async run(until: number) {
-      const answered = answer<{ times: number[]; starts: number[]; failures: number }>();
+      const answered = answer<{ times: number[]; starts: number[]; what: string[]; failures: number }>();
       worker.postMessage({ until });
-      const { times, starts, failures } = await answered;
+      const { times, starts, what, failures } = await answered;
       // The p99 of ~200 requests is their 2nd slowest: which two, and when in the window they were sent.
       const slowest = times
-        .map((ms, i) => ({ ms, at: starts[i] }))
+        .map((ms, i) => ({ ms, at: starts[i], what: what[i] }))
         .sort((a, b) => b.ms - a.ms)
         .slice(0, 2)
-        .map(({ ms, at }) => `${f1(ms)} at ${f2(at / 1000)} s`)
+        .map(({ ms, at, what }) => `${f1(ms)} at ${f2(at / 1000)} s (${what})`)
         .join(', ');
       return { p50: median(times), p99: percentile(times, 0.99), n: times.length, failures, times, slowest };
     },
@@ -656,7 +656,7 @@ export async function runAbuse(): Promise<void> {
         [
           'attack',
           "attacker's answers (most frequent)",
-          'well-behaved p50 / p99 (ms); its two slowest requests (ms, and when they were sent: s into the attack)',
+          'well-behaved p50 / p99 (ms); its two slowest requests (ms, when they were sent: s into the attack, which query, and whether the response cache had it)',
           'p99 / baseline',
           'p99 / pooled quiet p99',
           "gateway CPU: all threads / event loop; event-loop delay p99 / max (ms); the bench's own CPU",

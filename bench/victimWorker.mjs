@@ -7,8 +7,9 @@
  *
  * workerData: `{origin, token, spaceIds, organizationId, paceMs, queries: {one, nested}}`.
  * Messages: `{until}` sends one query every `paceMs` (one-resource and nested in turn) until the
- * epoch ms `until`, then answers `{times, starts, failures}` (ms of each answered query, measured
- * here, and when it was sent, ms after the run's start, in the same order);
+ * epoch ms `until`, then answers `{times, starts, what, failures}` (ms of each answered query,
+ * measured here, when it was sent (ms after the run's start) and what it was (`one` or `nested`,
+ * and `hit` or `miss` when the response cache said), in the same order);
  * `'stop'` closes the pool and answers `'stopped'`.
  */
 import { parentPort, workerData } from 'node:worker_threads';
@@ -22,6 +23,7 @@ const headers = { 'content-type': 'application/json', authorization: `Bearer ${t
 async function run(until) {
   const times = [];
   const starts = [];
+  const what = [];
   let failures = 0;
   const pending = [];
   const begun = performance.now();
@@ -40,13 +42,15 @@ async function run(until) {
           if (res.statusCode !== 200 || answer.errors?.length) failures++;
           times.push(performance.now() - started);
           starts.push(started - begun);
+          const hit = answer.extensions?.responseCache?.hit;
+          what.push(`${i % 2 ? 'nested' : 'one'}${typeof hit === 'boolean' ? (hit ? ', hit' : ', miss') : ''}`);
         })
         .catch(() => void failures++),
     );
     await sleep(paceMs);
   }
   await Promise.all(pending);
-  return { times, starts, failures };
+  return { times, starts, what, failures };
 }
 
 parentPort.on('message', async (message) => {
