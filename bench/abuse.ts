@@ -6,7 +6,10 @@
  * for information, against its quiet windows before each attack pooled: QUIET_SECONDS). The
  * well-behaved caller runs in a worker thread (bench/victimWorker.mjs), with its own event loop:
  * the attackers build, send and read 900 KB bodies and 414 KB answers on the main thread, and its
- * latency must be the gateway's, not the wait behind them in the bench's own process. The
+ * latency must be the gateway's, not the wait behind them in the bench's own process. What an
+ * attack looks up and builds is done before its window (`prepare`), and the attackers' thread runs
+ * at ATTACKERS_NICE. The table names the caller's two slowest requests under each attack (when,
+ * which query, cache hit or miss): the p99 of ~200 requests is their 2nd slowest. The
  * gateway must live through every attack (its /health answers after each), the well-behaved
  * caller's p99 stay ≤ 3 × its baseline and ≤ 1 s, and the gateway's peak RSS ≤ 300 MiB.
  *
