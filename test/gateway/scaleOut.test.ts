@@ -13,6 +13,23 @@ const SPACE = `query Space($spaceId: String!) { space(spaceId: $spaceId) { title
 const VIEWER = 'query Viewer { viewer { displayName } }';
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
+/** Runs `f` and answers the names of the Redis commands replica `r` sent meanwhile. */
+async function commandsOf(r: Replica, f: () => Promise<unknown>): Promise<string[]> {
+  const client = r.gateway.redis!.client;
+  const send = client.sendCommand.bind(client);
+  const names: string[] = [];
+  client.sendCommand = ((command: { name: string }, stream?: unknown) => {
+    names.push(command.name);
+    return send(command as never, stream as never);
+  }) as typeof client.sendCommand;
+  try {
+    await f();
+  } finally {
+    client.sendCommand = send;
+  }
+  return names;
+}
+
 /** Waits (generously: the machine is loaded) until the replica's Redis client is ready again. */
 async function redisReady(...replicas: Replica[]) {
   const deadline = Date.now() + 20_000;
@@ -113,22 +130,12 @@ describe('two replicas sharing Redis', () => {
     expect((await rename('First')).json.errors).toBeUndefined();
     await space(b, admin);
     expect((await space(b, admin)).json.extensions?.responseCache.hit).toBe(true);
-    // Every command replica B sends from now on.
-    const client = b.gateway.redis!.client;
-    const send = client.sendCommand.bind(client);
-    const names: string[] = [];
-    client.sendCommand = ((command: { name: string }, stream?: unknown) => {
-      names.push(command.name);
-      return send(command as never, stream as never);
-    }) as typeof client.sendCommand;
-    try {
-      expect((await rename('Second')).json.errors).toBeUndefined();
-      // No lookup (the generations are read with MGET, the result with GET); the invalidation runs.
-      expect(names.filter((name) => name === 'mget' || name === 'get')).toEqual([]);
-      expect(names).toContain('eval');
-    } finally {
-      client.sendCommand = send;
-    }
+    let renamed: Awaited<ReturnType<typeof rename>> | undefined;
+    const names = await commandsOf(b, async () => (renamed = await rename('Second')));
+    expect(renamed!.json.errors).toBeUndefined();
+    // No lookup (the generations and the result are read with MGET, or GET); the invalidation runs.
+    expect(names.filter((name) => name === 'mget' || name === 'get')).toEqual([]);
+    expect(names).toContain('eval');
     const after = await space(b, admin);
     expect(after.json.extensions?.responseCache.hit).toBe(false);
     expect(after.json.data?.space.title).toBe('Second');
@@ -199,6 +206,36 @@ describe('two replicas sharing Redis', () => {
       expect(r.calls).toEqual([]);
       expect((await r.post({ documentId: 'viewer1' }, admin)).json.data?.viewer.displayName).toBe('Ada admin');
     }
+  });
+
+  it('a lookup reads its result with the generations, in one round trip; one made stale since is read again, never served', async () => {
+    // Whose the session is, known on both (its keys are then the user's, with their fallback).
+    await knownOnBoth(admin);
+    await space(b, admin);
+    expect((await space(b, admin)).json.extensions?.responseCache.hit).toBe(true);
+    // A hit: the generations and the result, one MGET (it was two: MGET, then MGET or GET).
+    let hit: unknown;
+    /** The cache's reads and writes among them. */
+    const cacheCommands = async (f: () => Promise<unknown>) => (await commandsOf(b, f)).filter((n) => ['mget', 'get', 'eval'].includes(n));
+    expect(await cacheCommands(async () => (hit = (await space(b, admin)).json.extensions?.responseCache.hit))).toEqual(['mget']);
+    expect(hit).toBe(true);
+    // A miss: the same MGET, then only the store of the result (no second read of the key).
+    const other = { query: `query Other($spaceId: String!) { space(spaceId: $spaceId) { title } }`, variables: { spaceId } };
+    expect(await cacheCommands(() => b.post(other, admin))).toEqual(['mget', 'eval']);
+    // A write on A that renews every generation: B's next lookup reads its result under the
+    // generations it saw before, finds them changed, and reads the key of the new ones instead.
+    const renamed = await a.post(
+      {
+        query: 'mutation($input: UpdateSpaceInput!) { updateSpace(input: $input) { clientMutationId } }',
+        variables: { input: { spaceId, defaultLevel: 'READ' } },
+      },
+      admin,
+    );
+    expect(renamed.json.errors).toBeUndefined();
+    let stale: Awaited<ReturnType<typeof space>> | undefined;
+    const names = await cacheCommands(async () => (stale = await space(b, admin)));
+    expect(stale!.json.extensions?.responseCache.hit).toBe(false);
+    expect(names.slice(0, 2)).toEqual(['mget', 'mget']);
   });
 
   it('a write on B that removes a member makes every cached result of theirs on A stale, whatever its types', async () => {

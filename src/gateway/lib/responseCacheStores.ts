@@ -29,6 +29,8 @@
  *   day from its last renewal; a missing one (never made, or expired) is created with a fresh
  *   random value (`SET NX`, one more round trip, once a day per key), so a generation that expired
  *   and was made again never takes a value it had before and no result of before comes back.
+ *   The same `MGET` reads the result keys of the generations this replica last saw (`seen`): when
+ *   they are still the generations, the lookup's result came with them, in one round trip.
  *
  * Any Redis failure, or Redis down (or skipped by the handle's breaker), is a miss. A renewal that
  * failed (Redis down) is made again, as a renewal of the global generation, before this replica
@@ -53,12 +55,27 @@ export interface Generations {
 /** Whose generations: a user (a hash of its id), `unknown` (a session whose user is not known yet), or none but the global one. */
 export type GenerationScope = { user: string } | 'unknown' | 'global';
 
+/**
+ * A lookup's result read in the same round trip as its generations (Redis): `value` is what the
+ * first of the keys held (undefined: none held a result), read at the same instant as the
+ * generations that made those keys.
+ */
+export interface Prefetched {
+  value: ExecutionResult | undefined;
+}
+
 export interface GenerationalCache extends Cache {
   /**
    * The current generations of a scope: the global one, and for a user, its own and the
    * unknown-user one; for `unknown`, the unknown-user one. Undefined while the store cannot be used.
+   * With `keysOf` (the result keys a lookup reads, primary first, for given generations), a store
+   * that can also reads those keys for the generations it last saw in the same round trip, and
+   * answers what they held as `prefetched` when the generations are still those.
    */
-  generations(scope: GenerationScope): Promise<Generations | undefined>;
+  generations(
+    scope: GenerationScope,
+    keysOf?: (generations: Generations) => string[],
+  ): Promise<(Generations & { prefetched?: Prefetched }) | undefined>;
   /**
    * New generations: without users, the global one (every result cached so far is stale); with
    * users (hashes of their ids), theirs and the unknown-user one.
@@ -78,6 +95,8 @@ const MEMORY_USERS = 10_000;
 const GENERATION_TTL_MS = 86_400_000;
 /** Results per step of an invalidation: the bound of one command and one reply. */
 export const INVALIDATION_BATCH = 100;
+/** Generations remembered to read results with them in one round trip (a user's each: the least recently read first out). */
+const SEEN_GENERATIONS = 10_000;
 /** Replicas' clocks may differ by this much: a lookup entry is dropped only this long after its result expired. */
 const CLOCK_SKEW_MS = 5000;
 
@@ -197,6 +216,29 @@ export function redisCache(redis: RedisHandle, options: RedisCacheOptions): Gene
   // A bump that failed (Redis down or skipped) is made again before Redis serves results again.
   let bumpPending = false;
   const fresh = () => randomBytes(12).toString('base64url');
+  /**
+   * The generations last read, by key: a lookup reads its result keys for these in the same `MGET`
+   * as the generations themselves. A value that changed since is a wrong guess, found out by that
+   * `MGET` (it reads all its keys at one instant), and costs the lookup a second round trip.
+   */
+  const seen = new Map<string, string>();
+  const remember = (keys: readonly string[], values: readonly string[]) =>
+    keys.forEach((key, i) => {
+      seen.delete(key);
+      if (seen.size >= SEEN_GENERATIONS) seen.delete(seen.keys().next().value!);
+      seen.set(key, values[i]);
+    });
+  const parsed = (texts: ReadonlyArray<string | null>): ExecutionResult | undefined => {
+    for (const text of texts) {
+      if (!text) continue;
+      try {
+        return JSON.parse(text) as ExecutionResult;
+      } catch {
+        /* not a result: the next key */
+      }
+    }
+    return undefined;
+  };
   const newGeneration = () => client.set(GENERATION_KEY, fresh(), 'PX', GENERATION_TTL_MS);
 
   /** Empties one lookup set and the results it names, a batch at a time. */
@@ -209,25 +251,32 @@ export function redisCache(redis: RedisHandle, options: RedisCacheOptions): Gene
   }
 
   return {
-    async generations(scope) {
+    async generations(scope, keysOf) {
       if (!up()) return undefined;
       const keys = [GENERATION_KEY];
       if (scope !== 'global') keys.push(UNKNOWN_USER_KEY);
       if (typeof scope === 'object') keys.push(userKey(scope.user));
+      const named = ([global, unknown, user]: readonly string[]): Generations => ({ global, unknown, user });
       try {
         return await redis.ask(async () => {
           if (bumpPending) {
             await newGeneration();
             bumpPending = false;
           }
-          let values = await client.mget(...keys);
+          const guess = keys.map((key) => seen.get(key));
+          const results = keysOf && guess.every((v) => v !== undefined) ? keysOf(named(guess as string[])) : [];
+          const read = await client.mget(...keys, ...results);
+          let values = read.slice(0, keys.length);
           if (values.some((v) => !v))
             values = (await client.eval(GENERATIONS_SCRIPT, keys.length, ...keys, GENERATION_TTL_MS, ...keys.map(fresh))) as Array<
               string | null
             >;
           if (values.some((v) => !v)) return undefined;
-          const [global, unknown, user] = values as string[];
-          return { global, unknown, user };
+          remember(keys, values as string[]);
+          const generations = named(values as string[]);
+          // The results were read under the generations guessed: theirs only if those are still current.
+          if (!results.length || values.some((v, i) => v !== guess[i])) return generations;
+          return { ...generations, prefetched: { value: parsed(read.slice(keys.length)) } };
         });
       } catch (error) {
         return failed('generations')(error as Error);
@@ -252,15 +301,7 @@ export function redisCache(redis: RedisHandle, options: RedisCacheOptions): Gene
     async getFirst(keys) {
       if (!up()) return undefined;
       const texts = await redis.ask(() => client.mget(...keys)).catch(failed('get'));
-      for (const text of texts ?? []) {
-        if (!text) continue;
-        try {
-          return JSON.parse(text) as ExecutionResult;
-        } catch {
-          /* not a result: the next key */
-        }
-      }
-      return undefined;
+      return parsed(texts ?? []);
     },
     async get(key) {
       if (!up()) return undefined;

@@ -48,6 +48,9 @@
  *   its shortest-lived type (`ttlPerType`). A mutation or subscription whose text was parsed
  *   before (the parse cache) is not looked up either: no key is made of its input, and no Redis
  *   round trip for generations and result is made (the library asks both of every operation).
+ *   Other lookups read the generations and the result in one round trip when the generations
+ *   are the ones the replica saw last (responseCacheStores.ts); the library's reads of the key
+ *   then take what that round trip read (`prefetches`).
  * - Store: process memory (LRU), or Redis (responseCacheStores.ts: lookup sets that shrink as
  *   their results expire, invalidation in bounded batches) when a Redis handle is given. While
  *   Redis is down the cache is bypassed (every request is a miss, nothing is stored).
@@ -76,7 +79,16 @@ import { callerHash } from '../lib/callerHash.js';
 import { isIntrospecting } from './useClientIntrospection.js';
 import { LRUCache } from 'lru-cache';
 import { ANONYMOUS } from '../../rest/index.js';
-import { CACHE_PREFIX, memoryCache, redisCache, sha, type GenerationalCache, type GenerationScope } from '../lib/responseCacheStores.js';
+import {
+  CACHE_PREFIX,
+  memoryCache,
+  redisCache,
+  sha,
+  type GenerationalCache,
+  type Generations,
+  type GenerationScope,
+  type Prefetched,
+} from '../lib/responseCacheStores.js';
 
 export interface ResponseCacheOptions {
   /** Default time to live of a cached result, in ms (> 0). */
@@ -232,7 +244,12 @@ export function useResponseCache(options: ResponseCacheOptions): Plugin[] {
   const { log, redis } = options;
   const types = ttlPerType(options.ttlMs);
   const fallbacks = new Map<string, string>();
-  const store = tracked(redis ? redisCache(redis, { log, now: redis.now }) : memoryCache(options.maxEntries ?? 1000), fallbacks);
+  const prefetched = prefetches();
+  const store = tracked(
+    redis ? redisCache(redis, { log, now: redis.now }) : memoryCache(options.maxEntries ?? 1000),
+    fallbacks,
+    prefetched,
+  );
   const sessions = sessionUsers(options.userOf);
   // Requests that came through Yoga's params step (not graphql-sse's own path, which the plugin cannot key).
   const viaParams = new WeakSet<Request>();
@@ -252,19 +269,26 @@ export function useResponseCache(options: ResponseCacheOptions): Plugin[] {
       if (type === 'mutation' || type === 'subscription') return NO_KEY;
       const session = sessionId ?? ANONYMOUS;
       const scope = sessions.scope(session);
-      const g = await store.generations(scope);
       // The operation and session hashed once, whatever the keys made of it (a user's and its fallback).
       const operation = sha(JSON.stringify([documentString, operationName ?? '', variableValues ?? {}, session]));
       const key = (generations: unknown[]) => `${CACHE_PREFIX}r:${sha(JSON.stringify([...generations, operation]))}`;
+      /** The keys a lookup reads, primary first: a user's session also the unknown-user key it was stored under before. */
+      const keysOf = (g: Generations): string[] => {
+        if (scope === 'global') return [key([g.global, 'anonymous'])];
+        const unknown = key([g.global, 'unknown', g.unknown]);
+        return scope === 'unknown' ? [unknown] : [key([g.global, 'user', g.user]), unknown];
+      };
+      const g = await store.generations(scope, keysOf);
       // The generations could not be read (Redis down or late): nothing is read or stored under this
       // key, even if Redis answers again before the result is stored (it would hold no generation).
       if (!g) return NO_KEY;
-      if (scope === 'global') return key([g.global, 'anonymous']);
-      const unknown = key([g.global, 'unknown', g.unknown]);
-      if (scope === 'unknown') return unknown;
-      const primary = key([g.global, 'user', g.user]);
-      if (fallbacks.size >= FALLBACKS_KEPT) fallbacks.delete(fallbacks.keys().next().value!);
-      fallbacks.set(primary, unknown);
+      const [primary, fallback] = keysOf(g);
+      // Read with the generations, in one round trip: the library's lookup of this key takes it.
+      if (g.prefetched) prefetched.put(primary, g.prefetched);
+      else if (fallback !== undefined) {
+        if (fallbacks.size >= FALLBACKS_KEPT) fallbacks.delete(fallbacks.keys().next().value!);
+        fallbacks.set(primary, fallback);
+      }
       return primary;
     },
     includeExtensionMetadata: true,
@@ -334,15 +358,51 @@ function opaqueValidator(headers: Headers): void {
 
 type TrackedCache = GenerationalCache & { settled(): Promise<unknown> };
 
+/** Reads made with the generations and not taken yet, at most (a request takes its own within a step or two). */
+const PREFETCHES_KEPT = 1000;
+
+interface Prefetches {
+  put(key: string, read: Prefetched): void;
+  take(key: string): Prefetched | undefined;
+}
+
+/**
+ * What a key's lookup read in the round trip of its generations, until the library reads that key:
+ * once for a result (the request is answered with it), twice for a miss (the library reads the key
+ * when the request's parameters come, then again as its execution starts). A result key holds its
+ * generations, so what it held is the key's value for any request that made it; a read taken by
+ * another request of the same key is a read of a moment before, and a miss taken late only makes
+ * the request run its operation, as a miss does.
+ */
+function prefetches(): Prefetches {
+  const reads = new Map<string, Prefetched & { takenOnce?: true }>();
+  return {
+    put(key, read) {
+      reads.delete(key);
+      if (reads.size >= PREFETCHES_KEPT) reads.delete(reads.keys().next().value!);
+      reads.set(key, { ...read });
+    },
+    take(key) {
+      const read = reads.get(key);
+      if (!read) return undefined;
+      if (read.value !== undefined || read.takenOnce) reads.delete(key);
+      else read.takenOnce = true;
+      return read;
+    },
+  };
+}
+
 /**
  * A store whose invalidations can be awaited (the plugin starts them without waiting), and whose
  * lookup of a key also tries the fallback key `buildResponseCacheKey` gave it.
  */
-function tracked(cache: GenerationalCache, fallbacks: Map<string, string>): TrackedCache {
+function tracked(cache: GenerationalCache, fallbacks: Map<string, string>, prefetched: Prefetches): TrackedCache {
   const pending = new Set<Promise<unknown>>();
   return {
     get(key) {
       if (key === NO_KEY) return undefined;
+      const read = prefetched.take(key);
+      if (read) return read.value;
       const fallback = fallbacks.get(key);
       if (fallback === undefined) return cache.get(key);
       fallbacks.delete(key);
@@ -350,7 +410,7 @@ function tracked(cache: GenerationalCache, fallbacks: Map<string, string>): Trac
     },
     getFirst: (keys) => cache.getFirst(keys),
     set: (key, ...rest) => (key === NO_KEY ? undefined : cache.set(key, ...rest)),
-    generations: (scope) => cache.generations(scope),
+    generations: (scope, keysOf) => cache.generations(scope, keysOf),
     bump: (users) => cache.bump(users),
     invalidate(entities) {
       const p = Promise.resolve(cache.invalidate(entities)).finally(() => pending.delete(p));
