@@ -306,12 +306,7 @@ export function redisCache(redis: RedisHandle, options: RedisCacheOptions): Gene
     async get(key) {
       if (!up()) return undefined;
       const text = await redis.ask(() => client.get(key)).catch(failed('get'));
-      if (!text) return undefined;
-      try {
-        return JSON.parse(text) as ExecutionResult;
-      } catch {
-        return undefined;
-      }
+      return parsed([text ?? null]);
     },
     async set(key, result, entities, ttl) {
       if (!up() || !(ttl > 0) || !Number.isFinite(ttl)) return;

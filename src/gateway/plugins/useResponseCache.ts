@@ -272,11 +272,24 @@ export function useResponseCache(options: ResponseCacheOptions): Plugin[] {
       // The operation and session hashed once, whatever the keys made of it (a user's and its fallback).
       const operation = sha(JSON.stringify([documentString, operationName ?? '', variableValues ?? {}, session]));
       const key = (generations: unknown[]) => `${CACHE_PREFIX}r:${sha(JSON.stringify([...generations, operation]))}`;
-      /** The keys a lookup reads, primary first: a user's session also the unknown-user key it was stored under before. */
+      /**
+       * The keys a lookup reads, primary first: a user's session also the unknown-user key it was
+       * stored under before. Hashed once per generations (the store asks for its guess's, which are
+       * usually the ones it then reads).
+       */
+      let made: { of: string; keys: string[] } | undefined;
       const keysOf = (g: Generations): string[] => {
-        if (scope === 'global') return [key([g.global, 'anonymous'])];
-        const unknown = key([g.global, 'unknown', g.unknown]);
-        return scope === 'unknown' ? [unknown] : [key([g.global, 'user', g.user]), unknown];
+        const of = `${g.global}\n${g.unknown}\n${g.user}`;
+        if (made?.of === of) return made.keys;
+        const unknown = scope === 'global' ? undefined : key([g.global, 'unknown', g.unknown]);
+        const keys =
+          scope === 'global'
+            ? [key([g.global, 'anonymous'])]
+            : scope === 'unknown'
+              ? [unknown!]
+              : [key([g.global, 'user', g.user]), unknown!];
+        made = { of, keys };
+        return keys;
       };
       const g = await store.generations(scope, keysOf);
       // The generations could not be read (Redis down or late): nothing is read or stored under this
