@@ -98,6 +98,9 @@ const part = async (identity) => {
 Promise.all([part(Buffer.from(script.slice(0, call))), part(Buffer.from(style)), part(Buffer.from(icon[2], 'base64'))]).then(([script, style, favicon]) => {
   const parts = { script, style, icon: { ...favicon, type: icon[1] } };
   parentPort.postMessage(parts, Object.values(parts).flatMap((p) => [p.identity, p.br, p.gzip]));
+  // The thread ends a moment later, once V8's background compilations of its code are done (see
+  // introspectionWorker.ts, STOP_MS).
+  setTimeout(() => {}, 50);
 });
 `;
 
