@@ -9,7 +9,9 @@
  * old generation, which only a full collection frees. An answer is counted when it has come (its
  * size is not known before), so a caller goes into debt, and its next call waits until the debt is
  * paid; a wait that would outlast the call's deadline is refused at once (RATE_LIMITED with
- * `retryAfter`), as is a call past `maxWaiting` of the caller's waiting ones.
+ * `retryAfter`), as is a call past `maxWaiting` of the caller's waiting ones. An answer one call
+ * brought to several of the caller's requests (singleFlight.ts) counts once per request: each
+ * works on it.
  *
  * Why: a large object costs the REST API, and the gateway (reading, parsing, collecting the
  * garbage), far more than a small one: one 900 KB comment read twice at a time, over and over

@@ -246,8 +246,12 @@ class CallerView implements RestCaller {
       this.since,
       (deadline) => this.transport.call(req, this.who, deadline, this.answers),
       this.leaving,
+      this.taken,
     );
   }
+
+  /** An answer shared with another of the caller's requests counts against its byte budget too (singleFlight.ts `read`). */
+  private readonly taken = (size: number) => this.transport.parts.bytes.charge(this.who.budget, size);
 
   post(path: string, body?: unknown, query?: Query): Promise<any> {
     return this.write('POST', path, body, query);

@@ -66,6 +66,8 @@ interface Flight {
   waiters: number;
   /** Aborts the call and lets no one join it any more. */
   abandon(): void;
+  /** Once answered: the length of its body (characters). */
+  size?: number;
 }
 
 /** Runs one upstream call under `deadline`. */
@@ -99,14 +101,23 @@ export class SharedReads {
     return arrival;
   }
 
-  /** A GET of caller `key`: joins an identical one in flight, takes a kept answer, or runs. */
-  read(key: string, req: Prepared, since: number | undefined, run: Run, caller: Leaving): Promise<unknown> {
+  /**
+   * A GET of caller `key`: joins an identical one in flight, takes a kept answer, or runs. `taken`
+   * hears the size of an answer this request takes without having fetched it (joined or kept):
+   * each request that takes an answer works on it (its resolvers, its result), so the caller's
+   * byte budget counts it once per request, not once per call.
+   */
+  read(key: string, req: Prepared, since: number | undefined, run: Run, caller: Leaving, taken?: (size: number) => void): Promise<unknown> {
     const state = this.state(key);
     const shared = this.enabled ? state.flights.get(req.url) : undefined;
-    if (shared) return caller.join(shared, req);
+    if (shared) {
+      const joined = caller.join(shared, req);
+      return taken ? joined.then((value) => (taken(shared.size ?? 0), value)) : joined;
+    }
     const answer = since === undefined ? undefined : state.recent.get(req.url);
     if (answer && answer.at >= since! && this.clock.now() - answer.at <= RECENT_MAX_AGE_MS) {
       if (caller.aborted) return Promise.reject(unavailableError(req.info, 'request aborted'));
+      taken?.(answer.size);
       return Promise.resolve(answer.value);
     }
     const flight = this.start(state, req, run);
@@ -154,6 +165,7 @@ export class SharedReads {
       waiters: 0,
       promise: run(deadline).then(
         ({ value, size }) => {
+          flight.size = size;
           ended();
           // Kept for the other open requests of this caller (none but this one: nobody else could take it).
           if (state.open.size > 1 && req.info.method === 'GET' && state.generation === generation && size <= RECENT_MAX_CHARS) {

@@ -72,6 +72,21 @@ describe('bytes of answers per caller', () => {
     expect(server.requests).toHaveLength(5);
   });
 
+  it('counts a shared answer once per request that takes it: two requests sharing one call pay for two', async () => {
+    const { server, rest, clock } = await setup();
+    // Two requests of one caller (two views) read the same path at once: one call, two takers.
+    const [a1, a2] = [rest.forCaller('Bearer a'), rest.forCaller('Bearer a')];
+    await expect(Promise.all([a1.get('/shared'), a2.get('/shared')])).resolves.toEqual([BIG, BIG]);
+    expect(server.requests).toHaveLength(1);
+    // 600,000 bytes taken: 200,000 over the bucket, 2 s of the rate (one take alone would leave 100,000).
+    const next = a1.get('/next');
+    await turns();
+    expect(server.requests).toHaveLength(1);
+    clock.advance(2_000);
+    await expect(clock.settle(next, 0)).resolves.toEqual(BIG);
+    expect(server.requests.map((r) => r.url)).toEqual(['/v1/shared', '/v1/next']);
+  });
+
   it("holds back only the caller in debt: another caller's call goes at once", async () => {
     const { server, rest } = await setup();
     const a = rest.forCaller('Bearer a');
