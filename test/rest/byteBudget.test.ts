@@ -87,6 +87,21 @@ describe('bytes of answers per caller', () => {
     expect(server.requests.map((r) => r.url)).toEqual(['/v1/shared', '/v1/next']);
   });
 
+  it("counts an answer kept for the caller's open requests again when another request takes it", async () => {
+    const { server, rest, clock } = await setup();
+    const [first, second] = [rest.arrive('Bearer a')!, rest.arrive('Bearer a')!];
+    await rest.forCaller('Bearer a', { arrival: first }).get('/kept');
+    // `second` arrived before the answer came back: it takes the kept answer, without a call, and pays for it.
+    await expect(rest.forCaller('Bearer a', { arrival: second }).get('/kept')).resolves.toEqual(BIG);
+    expect(server.requests).toHaveLength(1);
+    const next = rest.forCaller('Bearer a').get('/next');
+    await turns();
+    expect(server.requests).toHaveLength(1);
+    clock.advance(2_000);
+    await expect(clock.settle(next, 0)).resolves.toEqual(BIG);
+    for (const arrival of [first, second]) arrival.close();
+  });
+
   it("holds back only the caller in debt: another caller's call goes at once", async () => {
     const { server, rest } = await setup();
     const a = rest.forCaller('Bearer a');
