@@ -181,12 +181,15 @@ describe('introspection in a worker thread', () => {
     });
     expect(introspection.worker).not.toBe(first);
 
-    // One that cannot even build the schema (out of memory). 8 MiB: enough for V8 to set the
-    // worker's isolate up (with 1 or 2, Node 24 aborts the whole process while deserializing its
-    // snapshot), too little for the build (12 MiB ran out of memory there).
+    // One that runs out of memory before it can answer. 4 MiB: enough for V8 to set the worker's
+    // isolate up (with 1 or 2, Node 24 aborts the whole process while deserializing its snapshot),
+    // too little for Node's own start in it, on Node 20, 22 and 24, so none of the worker's code
+    // runs. With 8 MiB it ran out in the schema's build, hot code that V8 compiles in the
+    // background: a worker torn down then is how Node 20 aborted a test process once (STOP_MS in
+    // introspectionWorker.ts).
     await introspection.close();
     const limits = introspection.resourceLimits;
-    introspection.resourceLimits = { maxOldGenerationSizeMb: 8, maxYoungGenerationSizeMb: 1 };
+    introspection.resourceLimits = { maxOldGenerationSizeMb: 4, maxYoungGenerationSizeMb: 1 };
     try {
       const { status, result } = await stack.post({ query: '{ __schema { subscriptionType { name } } }' }, token());
       expect(status).toBe(503);
