@@ -41,6 +41,7 @@ import { getHeapStatistics } from 'node:v8';
 import type { CacheEntityRecord } from '@envelop/response-cache';
 import { createInMemoryCache, type Cache } from '@graphql-yoga/plugin-response-cache';
 import type { ExecutionResult } from 'graphql';
+import { LRUCache } from 'lru-cache';
 import type { Logger } from '../../log.js';
 import type { RedisHandle } from '../redis.js';
 import { jsonSize } from './jsonSize.js';
@@ -221,13 +222,8 @@ export function redisCache(redis: RedisHandle, options: RedisCacheOptions): Gene
    * as the generations themselves. A value that changed since is a wrong guess, found out by that
    * `MGET` (it reads all its keys at one instant), and costs the lookup a second round trip.
    */
-  const seen = new Map<string, string>();
-  const remember = (keys: readonly string[], values: readonly string[]) =>
-    keys.forEach((key, i) => {
-      seen.delete(key);
-      if (seen.size >= SEEN_GENERATIONS) seen.delete(seen.keys().next().value!);
-      seen.set(key, values[i]);
-    });
+  const seen = new LRUCache<string, string>({ max: SEEN_GENERATIONS });
+  const remember = (keys: readonly string[], values: readonly string[]) => keys.forEach((key, i) => seen.set(key, values[i]));
   const parsed = (texts: ReadonlyArray<string | null>): ExecutionResult | undefined => {
     for (const text of texts) {
       if (!text) continue;

@@ -243,7 +243,7 @@ const LIST_WRITE = /^(create|delete|duplicate|restore|publish|unpublish|remove)(
 export function useResponseCache(options: ResponseCacheOptions): Plugin[] {
   const { log, redis } = options;
   const types = ttlPerType(options.ttlMs);
-  const fallbacks = new Map<string, string>();
+  const fallbacks = new LRUCache<string, string>({ max: FALLBACKS_KEPT });
   const prefetched = prefetches();
   const store = tracked(
     redis ? redisCache(redis, { log, now: redis.now }) : memoryCache(options.maxEntries ?? 1000),
@@ -297,10 +297,11 @@ export function useResponseCache(options: ResponseCacheOptions): Plugin[] {
       if (!g) return NO_KEY;
       const [primary, fallback] = keysOf(g);
       // Read with the generations, in one round trip: the library's lookup of this key takes it.
+      // Else nothing read before for this key is taken (a read of another request that never took it).
       if (g.prefetched) prefetched.put(primary, g.prefetched);
-      else if (fallback !== undefined) {
-        if (fallbacks.size >= FALLBACKS_KEPT) fallbacks.delete(fallbacks.keys().next().value!);
-        fallbacks.set(primary, fallback);
+      else {
+        prefetched.forget(primary);
+        if (fallback !== undefined) fallbacks.set(primary, fallback);
       }
       return primary;
     },
@@ -377,6 +378,7 @@ const PREFETCHES_KEPT = 1000;
 interface Prefetches {
   put(key: string, read: Prefetched): void;
   take(key: string): Prefetched | undefined;
+  forget(key: string): void;
 }
 
 /**
@@ -388,13 +390,10 @@ interface Prefetches {
  * the request run its operation, as a miss does.
  */
 function prefetches(): Prefetches {
-  const reads = new Map<string, Prefetched & { takenOnce?: true }>();
+  const reads = new LRUCache<string, Prefetched & { takenOnce?: true }>({ max: PREFETCHES_KEPT });
   return {
-    put(key, read) {
-      reads.delete(key);
-      if (reads.size >= PREFETCHES_KEPT) reads.delete(reads.keys().next().value!);
-      reads.set(key, { ...read });
-    },
+    put: (key, read) => void reads.set(key, { ...read }),
+    forget: (key) => void reads.delete(key),
     take(key) {
       const read = reads.get(key);
       if (!read) return undefined;
@@ -409,7 +408,7 @@ function prefetches(): Prefetches {
  * A store whose invalidations can be awaited (the plugin starts them without waiting), and whose
  * lookup of a key also tries the fallback key `buildResponseCacheKey` gave it.
  */
-function tracked(cache: GenerationalCache, fallbacks: Map<string, string>, prefetched: Prefetches): TrackedCache {
+function tracked(cache: GenerationalCache, fallbacks: LRUCache<string, string>, prefetched: Prefetches): TrackedCache {
   const pending = new Set<Promise<unknown>>();
   return {
     get(key) {
