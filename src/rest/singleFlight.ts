@@ -189,6 +189,10 @@ export class SharedReads {
         deadline.abort();
       },
     };
+    // Its takers each get its failure through their own handlers (join); a flight abandoned before
+    // anyone took it (its only caller had left when it joined) has none, and an unhandled rejection
+    // ends the process: one anonymous request dropped right after it was sent did that.
+    flight.promise.catch(() => undefined);
     return flight;
   }
 

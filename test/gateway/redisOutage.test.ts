@@ -6,8 +6,10 @@
  * again only once the cool-down has passed on its (injected) clock. `/ready` stays 200 while Redis
  * is down unless Redis is required.
  */
+import { connect } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Logger } from '../../src/log.js';
+import { startStack } from '../helpers/gateway.js';
 import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
 import { startRedis, startReplica, stopAfterEach, waitFor, type Replica, type TestRedis } from '../helpers/redis.js';
 
@@ -181,6 +183,46 @@ describe('Redis frozen or gone', () => {
       expect((await ready(required)).body.checks.redis).toBe('failing');
     } finally {
       redis.freeze(false);
+    }
+  });
+});
+
+describe('a client that leaves at once', () => {
+  it('a request dropped right after it was sent leaves the gateway alive (response cache on Redis)', async () => {
+    const redis = await startRedis();
+    const t = await startStack({ redisUrl: redis.url, responseCacheTtlMs: 60_000 });
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => void unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      await waitFor(() => t.gateway.redis!.isRedisReady());
+      const spaceId = (await t.api.post(`/orgs/${t.world.orgId}/spaces`, { title: 'Left' })).body.id;
+      const body = JSON.stringify({ query: SPACE, variables: { spaceId } });
+      const { hostname, port } = new URL(t.gateway.url);
+      // Anonymous, its socket closed as soon as the request is written: the operation reaches its
+      // REST read after its client left (the cache's Redis lookup comes first), and that read is
+      // abandoned before anyone waits for it.
+      for (let i = 0; i < 5; i++)
+        await new Promise<void>((resolve) => {
+          const socket = connect(Number(port), hostname, () =>
+            socket.end(
+              `POST /graphql HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+              () => {
+                socket.destroy();
+                resolve();
+              },
+            ),
+          );
+          socket.on('error', () => resolve());
+        });
+      // Served after them (a full round trip through the gateway): their reads have settled.
+      expect((await t.gql(SPACE, { spaceId })).data).toEqual({ space: { title: 'Left' } });
+      for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+      await t.stop();
+      await redis.stop();
     }
   });
 });

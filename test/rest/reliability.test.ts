@@ -484,6 +484,29 @@ describe('single-flight', () => {
     await server.requests[1].connectionClosed;
   });
 
+  it('a call whose only caller left before it joined fails quietly: no unhandled rejection', async () => {
+    const server = await badServer();
+    server.fallback = delayed(30, json(200, { ok: true }));
+    const { rest } = client(server.url);
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => void unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      // The client went away before its operation reached this read (an aborted request's
+      // resolvers still run): the call is started, then abandoned, and its failure has no taker.
+      await expect(rest.forCaller('Bearer alice', { signal: AbortSignal.abort() }).get('/left')).rejects.toMatchObject({
+        extensions: { code: 'UPSTREAM_UNAVAILABLE' },
+      });
+      // The next read of the same path is a call of its own, answered: a round trip during which
+      // the abandoned call's failure has long settled (its abort needs a few turns of the loop).
+      await expect(rest.forCaller('Bearer alice').get('/left')).resolves.toEqual({ ok: true });
+      for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+
   it('can be turned off', async () => {
     const server = await badServer();
     server.fallback = delayed(30, json(200, {}));
