@@ -21,7 +21,8 @@ import { useClientIntrospection } from './plugins/useClientIntrospection.js';
 import { introspectionWorker, type IntrospectionWorker } from './lib/introspectionWorker.js';
 import { useStreamShutdown } from './plugins/useStreamShutdown.js';
 import { mergeRequestHooks } from './lib/mergeRequestHooks.js';
-import { maskedErrors, useUnexpectedErrorLog, yogaLogging } from './lib/maskedErrors.js';
+import { maskedErrors, UNEXPECTED_ERROR_MESSAGE, useUnexpectedErrorLog, yogaLogging } from './lib/maskedErrors.js';
+import { errorBody } from './lib/errorResponse.js';
 import { parseCache } from './lib/parseCache.js';
 import { useQueryLimits, useRequestBounds, type InFlightLimit } from './plugins/useQueryLimits.js';
 import { useRequestLog } from './plugins/useRequestLog.js';
@@ -273,7 +274,9 @@ export function buildGateway(options: GatewayOptions): Gateway {
       });
       // Its answers are held until its execution is over (useOperationEnd) or, at the latest, its
       // response closes (a streamed result that is never read: Yoga drops it without ending it).
-      res?.once('close', () => caller.end());
+      // A response already closed (its client left before the context was built) emits no more.
+      if (res?.closed) caller.end();
+      else res?.once('close', () => caller.end());
       return createContext(caller, limits, log, () => request.signal, streams.signal);
     },
   });
@@ -300,15 +303,24 @@ export function buildGateway(options: GatewayOptions): Gateway {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULTS.maxBodyBytes;
   const bodies = requestBytesInFlight(options.limits?.requestBytesInFlight ?? defaultRequestBytesInFlight(maxBodyBytes), maxBodyBytes);
   const server: Server = createServer((req: ArrivedRequest, res) => {
-    if (refuseOnArrival?.(req, res, identifyArrival)) return;
-    if (!bodies.admit(req, res, () => identifyArrival(req).budget)) return;
-    const arrival = rest.arrive(req.headers.authorization);
-    if (arrival) {
-      req[ARRIVAL] = arrival;
-      res.once('close', arrival.close);
+    // What runs here before Yoga's listener (which catches its own errors) must not throw: a throw
+    // in node:http's request listener ends the process. Nothing known throws; if something does,
+    // the request gets a 500 and the gateway goes on.
+    try {
+      if (refuseOnArrival?.(req, res, identifyArrival)) return;
+      if (!bodies.admit(req, res, () => identifyArrival(req).budget)) return;
+      const arrival = rest.arrive(req.headers.authorization);
+      if (arrival) {
+        req[ARRIVAL] = arrival;
+        res.once('close', arrival.close);
+      }
+      if (plain?.(req, res)) return;
+      return yogaListener(req, res);
+    } catch (error) {
+      log.error('request failed before the GraphQL server (a bug): answered 500', { error: (error as Error)?.name ?? String(error) });
+      if (res.headersSent) res.destroy();
+      else res.writeHead(500, { 'content-type': 'application/json; charset=utf-8', connection: 'close' }).end(UNEXPECTED_BODY);
     }
-    if (plain?.(req, res)) return;
-    return yogaListener(req, res);
   });
   boundServer(server, options.http);
   const drainer = drainable(server);
@@ -345,6 +357,12 @@ export function buildGateway(options: GatewayOptions): Gateway {
     },
   };
 }
+
+/**
+ * The answer to a request the server failed to hand to Yoga (see the server above), with the code
+ * unexpected errors take everywhere (maskedErrors.ts: the set of codes is fixed).
+ */
+const UNEXPECTED_BODY = errorBody({ message: UNEXPECTED_ERROR_MESSAGE, extensions: { code: 'UPSTREAM_ERROR' } });
 
 /** The REST client's registration of an HTTP request (see the server above). */
 const ARRIVAL = Symbol('arrival');

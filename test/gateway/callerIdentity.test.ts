@@ -188,6 +188,17 @@ describe('work without an accepted token is limited per client address', () => {
     expect(res.headers.get('access-control-allow-origin')).toBe('https://app.example');
   });
 
+  it('a request target that is no URL (`GET //`, which node:http accepts) is answered while an address is over its limit, not a crash', async () => {
+    const t = await stack({ anonymousRateLimit: 1 });
+    expect(codes([await t.post('{ __typename }'), await t.post('{ __typename }')])).toEqual(['ok', 'RATE_LIMITED']);
+    const port = Number(new URL(t.gateway.url).port);
+    for (const target of ['//', '/\\', '//[']) {
+      const answer = await sendRaw(port, `GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+      expect(answer).toMatch(/^HTTP\/1\.1 404 /);
+    }
+    expect((await fetch(`${new URL(t.gateway.url).origin}/health`)).status).toBe(200);
+  });
+
   it("the server's refusal of a large body ends its connection unread; a small one's keeps it", async () => {
     const clock = fakeClock();
     const t = await stack({ anonymousRateLimit: 1, clock });

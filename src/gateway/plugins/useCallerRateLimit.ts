@@ -175,6 +175,21 @@ export function useCallerRateLimit(options: CallerRateLimitOptions & { endpoint?
     })();
   };
 
+  /**
+   * `refusalOf` for a request target as node:http gives it (a path, or a whole URL), read as Yoga
+   * would read it. A target that does not parse as a URL (`//`, which node:http accepts) is not
+   * refused here: Yoga answers it (a 404).
+   */
+  const refusalOnArrival = (method: string, target: string, identity: () => CallerIdentity): Refusal | undefined => {
+    let href: string;
+    try {
+      href = new URL(target, 'http://localhost').href;
+    } catch {
+      return undefined;
+    }
+    return refusalOf(method, href, identity);
+  };
+
   // Operations that skip Yoga's params step (graphql-sse's own endpoint) are checked at execution.
   const checked = new WeakSet<Request>();
   const checkAtExecution = (context: { request?: Request }, stop: (result: { data: null; errors: GraphQLError[] }) => void) => {
@@ -187,8 +202,7 @@ export function useCallerRateLimit(options: CallerRateLimitOptions & { endpoint?
   return {
     refuseOnArrival(req, res, identify) {
       if (!over.size) return false;
-      // The URL as Yoga would have it (`req.url` is the request target: a path, or a whole URL).
-      const refusal = refusalOf(req.method ?? 'GET', new URL(req.url ?? '/', 'http://localhost').href, () => identify(req));
+      const refusal = refusalOnArrival(req.method ?? 'GET', req.url ?? '/', () => identify(req));
       if (!refusal) return false;
       const body = errorBody(refusal);
       // A large body is not read: the refusal ends the connection (httpBounds.ts).
