@@ -12,7 +12,9 @@ import { parseCache, parsedBytes } from '../../src/gateway/lib/parseCache.js';
 import { DEFAULTS } from '../../src/config.js';
 import { startStack, type GqlResult, type TestStack } from '../helpers/gateway.js';
 import { bytesReadBy, httpStack, sendRaw } from '../helpers/httpStack.js';
-import { fakeClock } from '../helpers/clock.js';
+import { fakeClock, until } from '../helpers/clock.js';
+import { startBadServer } from '../helpers/badServer.js';
+import { buildGateway } from '../../src/gateway/app.js';
 
 const stack = httpStack();
 let t: TestStack;
@@ -179,6 +181,46 @@ describe('response bytes', () => {
     expect([refused.status, refused.retryAfter]).toEqual([503, '1']);
     first.emit('finish');
     expect((await send(new EventEmitter())).body.errors).toBeUndefined();
+  });
+
+  it('a result whose client left before it was written holds none of the budget: clients that leave do not starve the others', async () => {
+    // The REST API: the viewer (300 KB) at once, an organization never (until the gateway gives up on it).
+    await using upstream = await startBadServer();
+    const big = JSON.stringify({ object: 'user', id: 'u1', displayName: 'x'.repeat(300_000), email: 'u1@example.com' });
+    upstream.fallback = (req, res) => {
+      if (req.url?.endsWith('/user')) res.writeHead(200, { 'content-type': 'application/json' }).end(big);
+    };
+    const gateway = buildGateway({
+      upstreamUrl: upstream.url,
+      limits: { responseBytesInFlight: 1_000_000 },
+      rest: { callerBytesPerSecond: 0 },
+    });
+    await using _ = { [Symbol.asyncDispose]: () => gateway.stop() };
+    const port = Number(new URL(await gateway.start()).port);
+    const body = JSON.stringify({ query: '{ viewer { displayName } slow: organization(organizationId: "o1") { title } }' });
+    // Six clients leave while the organization is awaited: each result (the viewer's 300 KB and an
+    // error) is made after its response closed.
+    for (let i = 1; i <= 6; i++) {
+      const socket = connect(port, '127.0.0.1');
+      socket.on('error', () => undefined);
+      socket.write(
+        `POST /graphql HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+      );
+      const held = () => upstream.requests.filter((r) => r.url.includes('/orgs/o1'));
+      await until(() => held().length === i);
+      socket.destroy();
+      // The gateway gave up on the organization: its call's connection closed.
+      await held()[i - 1].connectionClosed;
+    }
+    // 1.8 MB of results that were never written: held, they would refuse this one (503) until a restart.
+    const res = await fetch(`http://127.0.0.1:${port}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer t' },
+      body: JSON.stringify({ query: '{ viewer { displayName } }' }),
+    });
+    const result = (await res.json()) as GqlResult;
+    expect(result.errors).toBeUndefined();
+    expect([res.status, result.data?.viewer.displayName.length]).toEqual([200, 300_000]);
   });
 
   it('is checked before the response cache keeps a result: an oversized one is never stored (with Redis, stringified)', async () => {

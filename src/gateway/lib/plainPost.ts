@@ -65,9 +65,14 @@ class PlainRequest {
           controller.abort(this.res.errored ?? undefined);
         }
       };
-      this.res.once('error', abort);
-      this.res.once('close', abort);
-      this.res.once('finish', () => this.res.removeListener('close', abort));
+      // A response already closed emits no more: its client left, unless it was written whole.
+      if (this.res.closed) {
+        if (!this.res.writableFinished) abort();
+      } else {
+        this.res.once('error', abort);
+        this.res.once('close', abort);
+        this.res.once('finish', () => this.res.removeListener('close', abort));
+      }
     }
     return this.#controller.signal;
   }

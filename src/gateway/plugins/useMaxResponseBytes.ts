@@ -13,11 +13,10 @@
  * a result that would pass it while others are being written is refused with
  * UPSTREAM_UNAVAILABLE ("try again later", `retryAfter: 1`, HTTP 503), never built into text.
  */
-import type { EventEmitter } from 'node:events';
 import { getHeapStatistics } from 'node:v8';
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
-import { BytesInFlight } from '../../rest/index.js';
+import { BytesInFlight, type Closable } from '../../rest/index.js';
 import { limitError } from '../lib/limitError.js';
 import { jsonSize } from '../lib/jsonSize.js';
 import { writtenLength } from '../lib/writtenAs.js';
@@ -65,7 +64,7 @@ export function useMaxResponseBytes(maxResponseBytes: number, inFlightBudget = d
   // One budget for all results (no caller's share: `perCaller` is the whole budget).
   const inFlight = new BytesInFlight(inFlightBudget, inFlightBudget);
   /** Holds `size` bytes of the budget until the response is written (its socket done), or refuses. */
-  const admit = (result: ExecutionResult, res: EventEmitter | undefined): ExecutionResult => {
+  const admit = (result: ExecutionResult, res: Closable | undefined): ExecutionResult => {
     const size = sizes.get(result) ?? 0;
     if (size === 0) return result;
     if (res) return inFlight.takeUntil('', size, res) ? result : { data: null, errors: [busy()] };
@@ -107,7 +106,7 @@ export function useMaxResponseBytes(maxResponseBytes: number, inFlightBudget = d
     // Before serializing: what did not come from execution here (a response-cache hit) is
     // measured, and each result holds its bytes of the in-flight budget while it is written.
     onResultProcess({ result, setResult, serverContext }) {
-      const res = (serverContext as { res?: EventEmitter }).res;
+      const res = (serverContext as { res?: Closable }).res;
       if (Array.isArray(result)) setResult(result.map((r) => admit(bound(r), res)));
       else if (!isAsyncIterable(result)) setResult(admit(bound(result as ExecutionResult), res));
     },
