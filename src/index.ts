@@ -37,6 +37,7 @@ async function main(argv: string[]): Promise<void> {
     process.exit(2);
   }
   const log = createLogger(config.logLevel);
+  onUnhandledRejection(log);
   const running = command === 'upstream' ? await runUpstream(config, config.port, '--port', log) : await runGateway(config, log);
   onSignals(running, log);
 }
@@ -148,6 +149,23 @@ async function listen(start: () => Promise<string>, what: string, portFlag: stri
     if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') return fail(`Cannot start the ${what}: no such interface (check --host)`);
     return fail(`Cannot start the ${what}: ${(error as Error).message}`);
   }
+}
+
+/**
+ * A promise rejected with no handler is a bug; Node ends the process on one, so any client that
+ * found such a path could take the gateway down. It is logged (the error's class and where it was
+ * thrown, never its message, which may hold an argument value) and the process goes on. Tests run
+ * the gateway in their own process without this handler, so such a bug still fails them.
+ */
+function onUnhandledRejection(log: Logger) {
+  process.on('unhandledRejection', (reason) => {
+    const error = reason instanceof Error ? reason : undefined;
+    const at = error?.stack?.split('\n').find((line) => line.trimStart().startsWith('at '));
+    log.error('unhandled promise rejection (a bug): the gateway goes on', {
+      error: error?.name ?? typeof reason,
+      ...(at ? { at: at.trim() } : {}),
+    });
+  });
 }
 
 function onSignals(running: Running, log: Logger) {

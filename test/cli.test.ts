@@ -9,6 +9,7 @@ import { request as httpRequest } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SETTINGS, helpText } from '../src/config.js';
 import { exampleQuery } from '../src/gateway/example.js';
@@ -129,6 +130,8 @@ function heldGet(base: string, token: string, path: string) {
   });
   return { arrival, response };
 }
+
+const PLANT_REJECTION = fileURLToPath(new URL('./helpers/plantRejection.mjs', import.meta.url));
 
 /** Processes of the current test (killed in afterEach) and of the current file (afterAll). */
 const perTest: Cli[] = [];
@@ -293,6 +296,19 @@ describe('npm run upstream', { timeout: 4 * HANG_MS }, () => {
     const res = await gql(url, started.admin, '{ viewer { displayName } }');
     expect(res.body).toEqual({ data: { viewer: { displayName: 'Ada Lovelace' } } });
     expect(await gateway.stop('SIGINT')).toBe(0);
+  });
+
+  it('a promise rejected with no handler (a bug) is logged, and the gateway goes on', async () => {
+    const gateway = cli(['start', '--port', '0', '--upstream-url', started.rest, '--db', join(dir, 'unused.db')], {
+      NODE_OPTIONS: `--import=${PLANT_REJECTION}`,
+    });
+    const origin = new URL((await gateway.line(/^GraphQL: (http:\/\/\S+)$/))[1]).origin;
+    await (await fetch(`${origin}/plant-rejection`)).arrayBuffer();
+    const line = await gateway.until(() => gateway.output.split('\n').find((l) => l.includes('unhandled promise rejection')), 'log line');
+    expect(line).toMatch(/ ERROR +unhandled promise rejection .* error=TypeError at=at .*plantRejection\.mjs:\d+/);
+    expect(line).not.toContain('planted');
+    expect((await fetch(`${origin}/health`)).status).toBe(200);
+    expect(await gateway.stop('SIGTERM')).toBe(0);
   });
 
   it('SIGTERM exits 0', async () => {
