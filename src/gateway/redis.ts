@@ -132,7 +132,13 @@ export function connectRedis(options: RedisOptions): RedisHandle {
   const ready = (evenIfSlow = false) => up && client.status === 'ready' && !breaker.isOpen() && (evenIfSlow || overdue === undefined);
   const ask = <T>(command: () => Promise<T>): Promise<T> => {
     if (!ready()) return Promise.reject(new Error(SKIPPED));
-    const answer = command();
+    let answer: Promise<T>;
+    try {
+      answer = command();
+    } catch (error) {
+      // Building the command threw (its arguments): a rejection, as a command's own failure is.
+      return Promise.reject(error as Error);
+    }
     return new Promise<T>((resolve, reject) => {
       let settled = false;
       // Fired late (a busy event loop), it still lets an answer already received be read first.

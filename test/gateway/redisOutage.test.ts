@@ -129,6 +129,20 @@ describe('Redis frozen or gone', () => {
     expect((await r.post({ query: SPACE, variables: { spaceId } }, admin)).json.extensions?.responseCache.hit).toBe(true);
   });
 
+  it('a command that throws while it is built is a rejection of its request, not a throw (nor a slow mark)', async () => {
+    const r = replica();
+    await waitFor(() => r.gateway.redis!.isRedisReady());
+    const handle = r.gateway.redis!;
+    let asked: Promise<unknown> | undefined;
+    expect(() => {
+      asked = handle.ask(() => {
+        throw new TypeError('Do not know how to serialize a BigInt');
+      });
+    }).not.toThrow();
+    await expect(asked).rejects.toThrow(TypeError);
+    expect(handle.isRedisReady()).toBe(true);
+  });
+
   it('a probe that times out keeps the breaker open for another cool-down', async () => {
     const r = replica({ responseCacheTtlMs: 60_000 });
     await waitFor(() => r.gateway.redis!.isRedisReady());

@@ -425,7 +425,12 @@ function tracked(cache: GenerationalCache, fallbacks: LRUCache<string, string>, 
     generations: (scope, keysOf) => cache.generations(scope, keysOf),
     bump: (users) => cache.bump(users),
     invalidate(entities) {
-      const p = Promise.resolve(cache.invalidate(entities)).finally(() => pending.delete(p));
+      const p = Promise.resolve()
+        .then(() => cache.invalidate(entities))
+        .finally(() => pending.delete(p));
+      // Started without waiting (by the library, or before a bump): a failure is seen by `settled()`
+      // if anyone waits, and is never an unhandled rejection.
+      p.catch(() => undefined);
       pending.add(p);
       return p;
     },
