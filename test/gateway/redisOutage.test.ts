@@ -6,6 +6,7 @@
  * again only once the cool-down has passed on its (injected) clock. `/ready` stays 200 while Redis
  * is down unless Redis is required.
  */
+import { createHash } from 'node:crypto';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Logger } from '../../src/log.js';
@@ -127,6 +128,25 @@ describe('Redis frozen or gone', () => {
     expect(await requestCommands(redis)).toBe(1);
     expect(warnings.filter((w) => w.startsWith('redis:'))).toEqual([]);
     expect((await r.post({ query: SPACE, variables: { spaceId } }, admin)).json.extensions?.responseCache.hit).toBe(true);
+  });
+
+  it('an APQ registration waits for a frozen Redis a short bound too (its quota count and its store), not the command timeout', async () => {
+    const r = replica({ redis: { commandTimeoutMs: 60_000, waitMs: 20, coolDownMs: COOL_DOWN_MS, now: () => now } });
+    await waitFor(() => r.gateway.redis!.isRedisReady());
+    const query = '{ viewer { displayName } }';
+    const sha256Hash = createHash('sha256').update(query).digest('hex');
+    redis.freeze(true);
+    try {
+      // Waiting for the command timeout, the registration would outlast the test.
+      const res = await r.post({ query, extensions: { persistedQuery: { version: 1, sha256Hash } } }, admin);
+      expect(res.json.errors).toBeUndefined();
+      expect(res.json.data?.viewer.displayName).toEqual(expect.any(String));
+      // Kept in process memory meanwhile: the hash alone is answered.
+      const again = await r.post({ extensions: { persistedQuery: { version: 1, sha256Hash } } }, admin);
+      expect(again.json.data?.viewer.displayName).toEqual(res.json.data?.viewer.displayName);
+    } finally {
+      redis.freeze(false);
+    }
   });
 
   it('a command that throws while it is built is a rejection of its request, not a throw (nor a slow mark)', async () => {

@@ -235,7 +235,8 @@ function apqStore(options: PersistedOperationsOptions): ApqStore {
       return found ?? local.get(hash) ?? null;
     },
     async set(hash, document) {
-      if (shared()) await redis!.client.set(`dg:apq:${hash}`, document, 'PX', ttl).catch(failed);
+      // As every command on a request's path, waited for a short bound only (redis.ts: `ask`).
+      if (shared()) await redis!.ask(() => redis!.client.set(`dg:apq:${hash}`, document, 'PX', ttl)).catch(failed);
       remember(hash, document);
     },
   };
@@ -269,7 +270,7 @@ function apqQuota(options: PersistedOperationsOptions): ApqQuota {
   };
   const countShared = async (caller: string) => {
     const key = `dg:apq:quota:${caller}`;
-    const replies = await redis!.client.multi().set(key, '0', 'PX', QUOTA_WINDOW_MS, 'NX').incr(key).exec().catch(failed);
+    const replies = await redis!.ask(() => redis!.client.multi().set(key, '0', 'PX', QUOTA_WINDOW_MS, 'NX').incr(key).exec()).catch(failed);
     const count = replies?.[1]?.[1];
     return typeof count === 'number' ? count : null;
   };
