@@ -10,6 +10,8 @@ import type { Socket } from 'node:net';
 export interface Drainer {
   /** Resolves once every connection is closed. */
   close(graceMs?: number): Promise<void>;
+  /** Connections open now (tests). */
+  connections(): number;
 }
 
 export function drainable(server: Server): Drainer {
@@ -23,12 +25,16 @@ export function drainable(server: Server): Drainer {
     const socket = req.socket;
     inFlight.set(socket, (inFlight.get(socket) ?? 0) + 1);
     res.on('close', () => {
-      const n = (inFlight.get(socket) ?? 1) - 1;
-      inFlight.set(socket, n);
-      if (closing && n === 0) socket.destroySoon();
+      // A response closes after its socket when the client left first: the socket is gone from
+      // the map then, and must not come back (one destroyed socket kept per abandoned request).
+      const open = inFlight.get(socket);
+      if (open === undefined) return;
+      inFlight.set(socket, open - 1);
+      if (closing && open === 1) socket.destroySoon();
     });
   });
   return {
+    connections: () => inFlight.size,
     async close(graceMs = 5000) {
       closing = true;
       const closed = server.listening ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();
