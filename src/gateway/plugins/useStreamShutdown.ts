@@ -5,6 +5,7 @@
  * graphql-sse single-connection stream outlives its operations), so their connections close
  * instead of hanging until a forced socket destroy.
  */
+import type { ServerResponse } from 'node:http';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 
 export interface StreamShutdown {
@@ -13,6 +14,8 @@ export interface StreamShutdown {
   signal: AbortSignal;
   /** Aborts `signal`, waits up to `graceMs` for open subscriptions to end, then ends open event streams. */
   close(graceMs?: number): Promise<void>;
+  /** Event streams open now (tests). */
+  open(): number;
 }
 
 export function useStreamShutdown(): StreamShutdown {
@@ -39,11 +42,17 @@ export function useStreamShutdown(): StreamShutdown {
         onSubscribeError: end,
       };
     },
-    onResponse({ response, setResponse, fetchAPI }) {
+    onResponse({ response, setResponse, fetchAPI, serverContext }) {
       // The header first: `body` makes a stream of a string body (every JSON result), for nothing.
       if (!response.headers.get('content-type')?.startsWith('text/event-stream') || !response.body) return;
       const { body, close } = closableBody(response.body, fetchAPI.ReadableStream, (c) => streams.delete(c));
       streams.add(close);
+      // A stream whose client left is ended with its connection: the server adapter may never read
+      // (nor cancel) the body of a response it can no longer write, which would keep it, and the
+      // operation feeding it, until the gateway stops.
+      const res = (serverContext as { res?: ServerResponse } | undefined)?.res;
+      if (res?.closed) close();
+      else res?.once('close', close);
       setResponse(new fetchAPI.Response(body, { status: response.status, statusText: response.statusText, headers: response.headers }));
     },
   };
@@ -51,6 +60,7 @@ export function useStreamShutdown(): StreamShutdown {
   return {
     plugin,
     signal: controller.signal,
+    open: () => streams.size,
     async close(graceMs = 2000) {
       controller.abort();
       if (active > 0) {
@@ -76,7 +86,7 @@ function closableBody(
   onFinish: (close: () => void) => void,
 ): { body: ReadableStream<Uint8Array>; close: () => void } {
   const reader = source.getReader();
-  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  let controller: ReadableStreamDefaultController<Uint8Array> | undefined;
   let finished = false;
   const finish = () => {
     if (finished) return false;
@@ -87,7 +97,8 @@ function closableBody(
   const close = () => {
     if (!finish()) return;
     reader.cancel().catch(() => undefined);
-    controller.close();
+    // Undefined while nobody has started reading the body (the stream starts on its first read).
+    controller?.close();
   };
   const body = new Stream<Uint8Array>({
     start(c) {

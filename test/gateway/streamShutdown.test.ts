@@ -1,0 +1,71 @@
+/**
+ * Event streams whose client left (src/gateway/plugins/useStreamShutdown.ts): the copy that lets
+ * a stop end open streams is itself ended with its HTTP response, read or not, and a stop after
+ * such a request completes. The Fetch API is the server adapter's own (whatwg-node's ponyfill,
+ * whose ReadableStream starts on its first read, not when it is made).
+ */
+import { EventEmitter } from 'node:events';
+import { connect } from 'node:net';
+import { ReadableStream, Response } from '@whatwg-node/node-fetch';
+import { describe, expect, it } from 'vitest';
+import { useStreamShutdown } from '../../src/gateway/plugins/useStreamShutdown.js';
+import { startStack } from '../helpers/gateway.js';
+import { until } from '../helpers/clock.js';
+
+const fetchAPI = { ReadableStream, Response } as never;
+
+/** An event-stream response as Yoga makes one, handed to the plugin's `onResponse` with `res`. */
+function respond(shutdown: ReturnType<typeof useStreamShutdown>, res: EventEmitter & { closed?: boolean }) {
+  // An operation that has not sent anything yet.
+  const source = new ReadableStream<Uint8Array>({ pull: () => new Promise(() => undefined) });
+  const response = new Response(source as never, { headers: { 'content-type': 'text/event-stream' } });
+  void shutdown.plugin.onResponse!({ response, setResponse: () => undefined, fetchAPI, serverContext: { res } } as never);
+}
+
+describe('event streams whose client left', () => {
+  it('a stream never read is ended when its response closes: not kept until the gateway stops', async () => {
+    const shutdown = useStreamShutdown();
+    const res = new EventEmitter();
+    respond(shutdown, res);
+    expect(shutdown.open()).toBe(1);
+    res.emit('close');
+    expect(shutdown.open()).toBe(0);
+    await shutdown.close(0);
+  });
+
+  it('a response already closed when the stream is made ends it at once', () => {
+    const shutdown = useStreamShutdown();
+    respond(shutdown, Object.assign(new EventEmitter(), { closed: true }));
+    expect(shutdown.open()).toBe(0);
+  });
+
+  it('a stop with a stream nobody read ends it, without an error', async () => {
+    const shutdown = useStreamShutdown();
+    respond(shutdown, new EventEmitter());
+    await expect(shutdown.close(0)).resolves.toBeUndefined();
+    expect(shutdown.open()).toBe(0);
+  });
+
+  it('over HTTP: a @defer request over SSE dropped as soon as sent, then the gateway stops cleanly', async () => {
+    const s = await startStack();
+    let stopping = false;
+    try {
+      const body = JSON.stringify({
+        query: `{ organization(organizationId: "${s.world.orgId}") { title ... @defer { spaces(first: 5) { nodes { id } } } } }`,
+      });
+      const socket = connect(Number(new URL(s.gateway.url).port), '127.0.0.1');
+      socket.on('error', () => undefined);
+      socket.write(
+        `POST /graphql HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${s.world.users.admin.token}\r\nAccept: text/event-stream\r\n` +
+          `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+        () => socket.destroy(),
+      );
+      // The deferred part's call is made once the response (and its stream) exists.
+      await until(() => s.calls.some((c) => c.path.endsWith('/spaces')));
+      stopping = true;
+      await expect(s.stop()).resolves.toBeUndefined();
+    } finally {
+      if (!stopping) await s.stop();
+    }
+  });
+});
