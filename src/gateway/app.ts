@@ -23,6 +23,7 @@ import { useStreamShutdown } from './plugins/useStreamShutdown.js';
 import { mergeRequestHooks } from './lib/mergeRequestHooks.js';
 import { maskedErrors, UNEXPECTED_ERROR_MESSAGE, useUnexpectedErrorLog, yogaLogging } from './lib/maskedErrors.js';
 import { errorBody } from './lib/errorResponse.js';
+import { validRequestUrl } from './lib/requestPath.js';
 import { parseCache } from './lib/parseCache.js';
 import { useQueryLimits, useRequestBounds, type InFlightLimit } from './plugins/useQueryLimits.js';
 import { useRequestLog } from './plugins/useRequestLog.js';
@@ -307,6 +308,10 @@ export function buildGateway(options: GatewayOptions): Gateway {
     // in node:http's request listener ends the process. Nothing known throws; if something does,
     // the request gets a 500 and the gateway goes on.
     try {
+      if (!validRequestUrl(req.headers.host, req.url)) {
+        res.writeHead(400, jsonHeaders(BAD_URL_BODY)).end(BAD_URL_BODY);
+        return;
+      }
       if (refuseOnArrival?.(req, res, identifyArrival)) return;
       if (!bodies.admit(req, res, () => identifyArrival(req).budget)) return;
       const arrival = rest.arrive(req.headers.authorization);
@@ -319,7 +324,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
     } catch (error) {
       log.error('request failed before the GraphQL server (a bug): answered 500', { error: (error as Error)?.name ?? String(error) });
       if (res.headersSent) res.destroy();
-      else res.writeHead(500, { 'content-type': 'application/json; charset=utf-8', connection: 'close' }).end(UNEXPECTED_BODY);
+      else res.writeHead(500, jsonHeaders(UNEXPECTED_BODY)).end(UNEXPECTED_BODY);
     }
   });
   boundServer(server, options.http);
@@ -363,6 +368,19 @@ export function buildGateway(options: GatewayOptions): Gateway {
  * unexpected errors take everywhere (maskedErrors.ts: the set of codes is fixed).
  */
 const UNEXPECTED_BODY = errorBody({ message: UNEXPECTED_ERROR_MESSAGE, extensions: { code: 'UPSTREAM_ERROR' } });
+
+/** Headers of an error answered by the server itself, which then closes the connection. */
+const jsonHeaders = (body: string) => ({
+  'content-type': 'application/json; charset=utf-8',
+  'content-length': Buffer.byteLength(body),
+  connection: 'close',
+});
+
+/** The answer to a request whose `Host` and target make no URL (lib/requestPath.ts). */
+const BAD_URL_BODY = errorBody({
+  message: 'Bad request: the Host header and the request target do not make a valid URL.',
+  extensions: { code: 'BAD_USER_INPUT' },
+});
 
 /** The REST client's registration of an HTTP request (see the server above). */
 const ARRIVAL = Symbol('arrival');

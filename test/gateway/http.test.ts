@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
 import { boundServer } from '../../src/gateway/lib/httpBounds.js';
 import { startStack, type TestStack } from '../helpers/gateway.js';
+import { sendRaw } from '../helpers/httpStack.js';
 
 let t: TestStack;
 let url: URL;
@@ -184,5 +185,27 @@ describe('connection cap', () => {
     }
     expect(again?.received()).toMatch(/^HTTP\/1\.1 200 /);
     for (const raw of [...admitted, again!]) raw.socket.destroy();
+  });
+});
+
+describe('request URLs', () => {
+  it('a Host and target that make no URL get a 400 with a JSON error, never a stack trace; the usual ones are served', async () => {
+    const port = Number(url.port);
+    const body = JSON.stringify({ query: '{ __typename }' });
+    for (const host of ['a b', 'x:99999', '[', '%']) {
+      for (const request of [
+        `GET /graphql?query=%7B__typename%7D HTTP/1.1\r\nHost: ${host}\r\nAccept: application/json\r\nConnection: close\r\n\r\n`,
+        `POST /graphql HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+      ]) {
+        const answer = await sendRaw(port, request);
+        expect(answer, host).toMatch(/^HTTP\/1\.1 400 /);
+        expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)).errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT' });
+        expect(answer).not.toMatch(/\bat .*\.js:\d+/);
+      }
+    }
+    for (const host of ['localhost', `127.0.0.1:${port}`, 'gateway.example.com', 'exa_mple.com:443', '[::1]:8080']) {
+      const answer = await sendRaw(port, `GET /health HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+      expect(answer, host).toMatch(/^HTTP\/1\.1 200 /);
+    }
   });
 });
