@@ -79,8 +79,14 @@ function fetchRows<Row extends object>(
   for (;;) {
     const keyClause = key ? ` AND (${cols}) ${cmp} (${key.map(() => '?').join(', ')})` : '';
     const sql = `SELECT * FROM ${spec.from}${keyClause} ORDER BY ${order} LIMIT ${batch}`;
-    const rows = ctx.db.prepare(sql).all(...spec.params, ...(key ?? [])) as Row[];
-    for (const row of rows) {
+    // Row by row (`iterate`, not `all`): a batch sized from small rows may meet large ones, and
+    // only the page's rows are kept (110 rows of 1 MB after 8 small ones were read at once, past
+    // the process's heap). Leaving the loop early resets the statement.
+    let inBatch = 0;
+    let last: Row | undefined;
+    for (const row of ctx.db.prepare(sql).iterate(...spec.params, ...(key ?? [])) as IterableIterator<Row>) {
+      inBatch++;
+      last = row;
       const bytes = rowBytes(row);
       read++;
       readBytes += bytes;
@@ -89,9 +95,9 @@ function fetchRows<Row extends object>(
       out.push(row);
       pageBytes += bytes;
     }
-    if (rows.length < batch) return { rows: out, hasMore: false };
-    const last = rows[rows.length - 1];
-    key = spec.orderBy.map((c) => (last as Record<string, unknown>)[bare(c)]);
+    if (inBatch < batch || !last) return { rows: out, hasMore: false };
+    const lastRow = last;
+    key = spec.orderBy.map((c) => (lastRow as Record<string, unknown>)[bare(c)]);
     const average = Math.max(1, readBytes / read);
     batch = Math.min(most(), Math.max(1, Math.floor((PAGE_MAX_BYTES - pageBytes) / average) + 1));
   }

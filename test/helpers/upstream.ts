@@ -2,6 +2,8 @@
  * Starts the embedded REST API on a loopback port with an in-memory database, and gives a REST
  * client that checks every JSON response against the official OpenAPI description.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { SETTINGS } from '../../src/config.js';
 import { ManualClock } from '../../src/upstream/clock.js';
 import { buildUpstream, type UpstreamOptions } from '../../src/upstream/server.js';
 import { checkResponse } from './conformance.js';
@@ -96,4 +98,33 @@ export async function startUpstream(options: Omit<UpstreamOptions, 'db' | 'clock
     stop,
     [Symbol.asyncDispose]: stop,
   };
+}
+
+/**
+ * `npm run upstream -- --db <file> --port 0` as a child process (with `nodeFlags`, e.g. a heap
+ * limit), pushed to `running` for the caller to kill; resolves with its REST URL and admin token.
+ */
+export async function spawnUpstream(
+  db: string,
+  running: ChildProcess[],
+  nodeFlags: string[] = [],
+): Promise<{ child: ChildProcess; url: string; token: string; output(): string }> {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !SETTINGS.some((s) => s.env === k)));
+  const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', 'src/index.ts', 'upstream', '--db', db, '--port', '0'], {
+    cwd: new URL('../..', import.meta.url).pathname,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  running.push(child);
+  let out = '';
+  child.stderr!.on('data', (d) => (out += d));
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`upstream exited (${code}):\n${out}`)));
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const url = out.match(/^REST: (\S+)$/m)?.[1];
+      const token = out.match(/^Demo token: (\S+)$/m)?.[1];
+      if (url && token) resolve({ child, url, token, output: () => out });
+    });
+  });
 }

@@ -3,43 +3,20 @@
  * are still there after a restart on the same SQLite file, and of two concurrent merges of one
  * change request exactly one wins (REST: one 200, one 409; GraphQL: one payload, one CONFLICT).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { SETTINGS } from '../../src/config.js';
 import { startStack } from '../helpers/gateway.js';
-import { RestClient } from '../helpers/upstream.js';
+import { RestClient, spawnUpstream } from '../helpers/upstream.js';
 
-const ROOT = new URL('../..', import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), 'docs-graph-durability-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const running: ChildProcess[] = [];
 afterEach(() => running.splice(0).forEach((child) => child.exitCode === null && child.signalCode === null && child.kill('SIGKILL')));
-
-/** `npm run upstream -- --db <file> --port 0` as a child process; resolves with its REST URL and admin token. */
-async function startUpstreamProcess(db: string): Promise<{ child: ChildProcess; url: string; token: string }> {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !SETTINGS.some((s) => s.env === k)));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/index.ts', 'upstream', '--db', db, '--port', '0'], {
-    cwd: ROOT,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  running.push(child);
-  let out = '';
-  child.stderr!.on('data', (d) => (out += d));
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`upstream exited (${code}):\n${out}`)));
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const url = out.match(/^REST: (\S+)$/m)?.[1];
-      const token = out.match(/^Demo token: (\S+)$/m)?.[1];
-      if (url && token) resolve({ child, url, token });
-    });
-  });
-}
+const startUpstreamProcess = (db: string) => spawnUpstream(db, running);
 
 const killed = (child: ChildProcess) => new Promise((resolve) => child.once('exit', resolve));
 
