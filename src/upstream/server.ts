@@ -45,6 +45,8 @@ export interface Upstream {
   readonly origin: string;
   readonly db: Db;
   readonly router: Router;
+  /** Connections open now (tests). */
+  connections(): number;
   start(): Promise<string>;
   stop(): Promise<void>;
   /** Resolves when the background work started so far (OpenAPI processing, …) has finished. */
@@ -87,7 +89,9 @@ export function buildUpstream(options: UpstreamOptions = {}): Upstream {
   const drainer = drainable(server);
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
-    const url = new URL(req.url ?? '/', 'http://localhost');
+    const url = URL.canParse(req.url ?? '/', 'http://localhost') ? new URL(req.url ?? '/', 'http://localhost') : undefined;
+    // A target node:http accepts but no URL reads (`//[`): no route has it.
+    if (!url) return sendError(res, new HttpError(400, 'The request target is not a valid URL'));
     if (options.latencyMs) await delay(options.latencyMs);
     if (!url.pathname.startsWith('/v1/') && url.pathname !== '/v1') {
       return sendError(res, new HttpError(404, `No route for ${req.method} ${url.pathname}`));
@@ -126,6 +130,7 @@ export function buildUpstream(options: UpstreamOptions = {}): Upstream {
     },
     db,
     router,
+    connections: () => drainer.connections(),
     async start() {
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
@@ -196,6 +201,8 @@ function sendError(res: ServerResponse, err: unknown) {
     res.destroy();
     return;
   }
+  // The client left while its body was being read (node:http's "aborted"): nobody to answer, nothing to log.
+  if (res.req.destroyed && (err as NodeJS.ErrnoException)?.code === 'ECONNRESET') return;
   const known = err instanceof HttpError;
   if (!known) console.error('[upstream] internal error:', err);
   const status = known ? err.status : 500;

@@ -6,11 +6,14 @@
  * as far as the handler's own checks.
  */
 import { request } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createSite } from '../../src/upstream/domain/sites.js';
 import { buildUpstream } from '../../src/upstream/server.js';
 import { checkResponse } from '../helpers/conformance.js';
 import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
+import { until } from '../helpers/clock.js';
+import { sendRaw } from '../helpers/httpStack.js';
 
 const routes = (() => {
   const u = buildUpstream();
@@ -437,6 +440,41 @@ describe('the rate limit', () => {
       expect((await get(`Bearer ${admin}`)).status).toBe(200);
     } finally {
       await limited.stop();
+    }
+  });
+});
+
+describe('requests the HTTP layer takes oddly', () => {
+  const port = () => Number(new URL(t.url).port);
+
+  it('a request target node:http accepts but no URL reads is a 400, not a 500', async () => {
+    for (const target of ['//[', 'http://x:99999/v1/user']) {
+      const answer = await sendRaw(port(), `GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+      expect(answer, target).toMatch(/^HTTP\/1\.1 400 /);
+      expect(answer).toContain('"code":400');
+    }
+  });
+
+  it('a client that leaves in the middle of its body is not logged as an internal error', async () => {
+    const own = await startUpstream();
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      const socket = connect(Number(new URL(own.url).port), '127.0.0.1');
+      socket.on('error', () => undefined);
+      socket.write(
+        `POST /v1/orgs/${own.world.orgId}/spaces HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${own.world.users.admin.token}\r\n` +
+          `Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"title":`,
+      );
+      await until(() => own.upstream.connections() === 1);
+      socket.destroy();
+      // The server saw the connection close, and answered (or logged) what it was going to.
+      await until(() => own.upstream.connections() === 0);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(errors.mock.calls.map((c) => String(c[0]))).not.toContain('[upstream] internal error:');
+      expect((await own.api.get('/user')).status).toBe(200);
+    } finally {
+      errors.mockRestore();
+      await own.stop();
     }
   });
 });
