@@ -71,6 +71,9 @@ export function acrossFields<F extends Fields>(fields: F, check: (value: Record<
   return Object.assign(fields, { [ACROSS]: check });
 }
 
+/** Half of a UTF-16 surrogate pair without its other half. */
+export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 export class ValidationError extends Error {
   constructor(
     readonly field: string,
@@ -105,6 +108,8 @@ function checkShape(rule: Rule, value: unknown, path: string): void {
       return;
     case 'string': {
       if (typeof value !== 'string') throw new ValidationError(path, `must be a string, got ${describe(value)}`);
+      // JSON may escape half of a UTF-16 pair alone (`"\ud800"`): no character, and no URL or text can hold it.
+      if (LONE_SURROGATE.test(value)) throw new ValidationError(path, 'must be valid Unicode text (it holds half of a surrogate pair)');
       const len = [...value].length;
       if (rule.min !== undefined && len < rule.min) throw new ValidationError(path, `must be at least ${rule.min} characters long`);
       if (rule.max !== undefined && len > rule.max) throw new ValidationError(path, `must be at most ${rule.max} characters long`);

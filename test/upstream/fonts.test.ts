@@ -157,3 +157,25 @@ describe('custom fonts: roles', () => {
     expect((await as('create').delete(`${base}/${font.body.id}`)).status).toBe(204);
   });
 });
+
+describe('custom fonts: text that is no Unicode', () => {
+  it('a storage key holding half of a surrogate pair is a 400, and stores nothing; the list stays readable', async () => {
+    const before = (await t.api.get(base, { limit: 1000 })).body.items.length;
+    const res = await create({ fontFamily: 'Half', fontFaces: [{ weight: 400, storageKey: 'fonts/\ud800.woff2' }] });
+    expect(res.status).toBe(400);
+    expect(res.body.error.message).toBe('fontFaces[0].storageKey: must be valid Unicode text (it holds half of a surrogate pair)');
+    const list = await t.api.get(base, { limit: 1000 });
+    expect([list.status, list.body.items.length]).toEqual([200, before]);
+  });
+
+  it('one stored before keys were checked is listed with U+FFFD in its URL, not a 500 for every member', async () => {
+    const font = (await create({ fontFamily: 'Old', fontFaces: [regular] })).body;
+    t.upstream.db
+      .prepare('UPDATE fonts SET faces = ? WHERE id = ?')
+      .run(JSON.stringify([{ weight: 400, storageKey: 'fonts/\udc00x.woff2' }]), font.id);
+    const list = await as('read').get(base, { limit: 1000 });
+    expect(list.status).toBe(200);
+    const old = list.body.items.find((f: { id: string }) => f.id === font.id);
+    expect(old.fontFaces[0].sources[0].url).toBe(`${origin()}/files/fonts/%EF%BF%BDx.woff2`);
+  });
+});

@@ -1,5 +1,6 @@
 /** Custom fonts of an organization: rows, the font shape, faces by weight. */
 import { REQUIRED_FONT_WEIGHT } from '../../api/bodies/orgSettings.js';
+import { LONE_SURROGATE } from '../../api/validate.js';
 import type { RequestContext } from '../context.js';
 import type { Db } from '../db/index.js';
 import { badRequest } from '../errors.js';
@@ -27,7 +28,9 @@ const FORMATS: Record<string, 'woff2' | 'woff'> = { woff2: 'woff2', woff: 'woff'
 
 /** A stored file's public URL, on the upstream's origin (the hosted API serves them from its CDN). */
 function fileUrl(ctx: RequestContext, storageKey: string): string {
-  return `${ctx.services.origin()}/files/${storageKey.split('/').map(encodeURIComponent).join('/')}`;
+  // A key stored before keys were checked may hold half a surrogate pair, which encodeURIComponent refuses.
+  const encode = (part: string) => encodeURIComponent(part.replace(new RegExp(LONE_SURROGATE, 'g'), '\uFFFD'));
+  return `${ctx.services.origin()}/files/${storageKey.split('/').map(encode).join('/')}`;
 }
 
 function toSource(ctx: RequestContext, storageKey: string) {
