@@ -254,3 +254,24 @@ describe('DELETE /collections/{collectionId}', () => {
     expect((await t.api.delete(`/collections/${top.id}`)).status).toBe(404);
   });
 });
+
+describe('how deep collections nest', () => {
+  it('32 levels at most: a 33rd is refused (400) on create and on move, with nothing changed; reads, lists and deletes stay whole', async () => {
+    const chain = [await newCollection({ title: 'Level 1' })];
+    for (let level = 2; level <= 32; level++) chain.push(await newCollection({ title: `Level ${level}`, parent: chain.at(-1)!.id }));
+    const deeper = await t.api.post(`/orgs/${t.world.orgId}/collections`, { title: 'Level 33', parent: chain.at(-1)!.id });
+    expect([deeper.status, deeper.body.error.message]).toEqual([400, 'parent: collections nest at most 32 levels']);
+    // A pair (a collection and one nested in it) fits under level 31, not under 32.
+    const pair = await newCollection({ title: 'Pair' });
+    await newCollection({ title: 'Pair child', parent: pair.id });
+    expect((await t.api.post(`/collections/${pair.id}/move`, { parent: chain[29].id })).status).toBe(200);
+    const tooDeep = await t.api.post(`/collections/${pair.id}/move`, { parent: chain[30].id });
+    expect([tooDeep.status, tooDeep.body.error.message]).toEqual([400, 'parent: collections nest at most 32 levels']);
+    expect((await t.api.get(`/collections/${pair.id}`)).body.parent).toBe(chain[29].id);
+    // The deepest reads for a member of every role; the nested list answers; the top deletes the chain.
+    expect((await as('read').get(`/collections/${chain.at(-1)!.id}`)).status).toBe(200);
+    expect((await as('read').get(`/orgs/${t.world.orgId}/collections`, { nested: true, limit: 1000 })).status).toBe(200);
+    expect((await t.api.delete(`/collections/${chain[0].id}`)).status).toBe(204);
+    expect((await t.api.get(`/collections/${chain.at(-1)!.id}`)).status).toBe(404);
+  });
+});

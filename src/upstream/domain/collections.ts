@@ -9,7 +9,16 @@ import { contentRole, orgMembership, requireOrg, requireRole } from '../access.j
 import { dropForeignGrants, dropGrants, grantCreator } from './grants.js';
 import type { ListSpec } from '../pagination.js';
 import { dropForeignSiteSpaces } from './siteSpaces.js';
-import { detachSpaces, endPosition, nestedCollectionIds, placement, type ContentPosition } from './contentTree.js';
+import {
+  collectionHeight,
+  collectionLevel,
+  detachSpaces,
+  endPosition,
+  MAX_COLLECTION_DEPTH,
+  nestedCollectionIds,
+  placement,
+  type ContentPosition,
+} from './contentTree.js';
 
 export interface CollectionRow {
   id: string;
@@ -91,6 +100,7 @@ export function transferTarget(ctx: RequestContext, from: string, organizationId
 }
 
 export function insertCollection(ctx: RequestContext, organizationId: string, parentId: string | null, title: string) {
+  if (parentId && collectionLevel(ctx.db, parentId) >= MAX_COLLECTION_DEPTH) throw tooDeep();
   const id = newId();
   const now = ctx.now();
   ctx.db.transaction(() => {
@@ -173,6 +183,7 @@ export function updateCollection(
 export function moveCollection(db: Db, row: CollectionRow, to: { parentId: string | null; position: number }, now: string): CollectionRow {
   if (to.parentId === row.id || (to.parentId && nestedCollectionIds(db, row.id).includes(to.parentId)))
     throw badRequest('parent: cannot move a collection into itself or one of its nested collections');
+  if (to.parentId && collectionLevel(db, to.parentId) + collectionHeight(db, row.id) > MAX_COLLECTION_DEPTH) throw tooDeep();
   db.prepare('UPDATE collections SET parent_id = ?, position = ?, updated_at = ? WHERE id = ?').run(to.parentId, to.position, now, row.id);
   return findCollection(db, row.id)!;
 }
@@ -187,3 +198,5 @@ export function visibleCollections(ctx: RequestContext, organizationId: string, 
     map: (row) => toCollection(ctx, row),
   };
 }
+
+const tooDeep = () => badRequest(`parent: collections nest at most ${MAX_COLLECTION_DEPTH} levels`);

@@ -97,6 +97,40 @@ export function nestedCollectionIds(db: Db, collectionId: string): string[] {
   return rows.map((r) => r.id);
 }
 
+/**
+ * How deep collections nest: a collection at an organization's root is at level 1. Each read of
+ * a space or collection walks its ancestors (access: one condition per ancestor), so a chain of
+ * a thousand made a nested listing block the process for a minute, reads past SQLite's expression
+ * depth fail, and a delete past its trigger depth fail. 32 levels is far more than a docs tree uses.
+ */
+export const MAX_COLLECTION_DEPTH = 32;
+
+/** The level of collection `collectionId` (1 at the root), counted up to MAX_COLLECTION_DEPTH + 1. */
+export function collectionLevel(db: Db, collectionId: string): number {
+  const row = db
+    .prepare(
+      `WITH RECURSIVE up(id, level) AS (
+         SELECT parent_id, 1 FROM collections WHERE id = ?
+         UNION SELECT c.parent_id, up.level + 1 FROM collections c JOIN up ON c.id = up.id WHERE up.level <= ${MAX_COLLECTION_DEPTH})
+       SELECT MAX(level) AS level FROM up`,
+    )
+    .get(collectionId) as { level: number | null };
+  return row.level ?? 0;
+}
+
+/** The levels of collection `collectionId` and those nested in it (1 for one with none), counted up to MAX_COLLECTION_DEPTH + 1. */
+export function collectionHeight(db: Db, collectionId: string): number {
+  const row = db
+    .prepare(
+      `WITH RECURSIVE down(id, level) AS (
+         SELECT ?, 1
+         UNION SELECT c.id, down.level + 1 FROM collections c JOIN down ON c.parent_id = down.id WHERE down.level <= ${MAX_COLLECTION_DEPTH})
+       SELECT MAX(level) AS level FROM down`,
+    )
+    .get(collectionId) as { level: number };
+  return row.level;
+}
+
 /** `in-collection` is only for spaces in a collection: spaces leaving one become `private`. */
 export function detachSpaces(db: Db, collectionIds: string[], now: string): void {
   const update = db.prepare(
