@@ -108,6 +108,7 @@ describe('OpenAPI specs: create and processing', () => {
       ['not-openapi', 'hello: world\n'],
       ['no-info', JSON.stringify({ openapi: '3.0.0', paths: {} })],
       ['no-paths', JSON.stringify({ openapi: '3.0.0', info: { title: 'x', version: '1' } })],
+      ['repeated-key', 'openapi: 3.0.0\ninfo: {title: t}\npaths:\n  /a: {}\n  /a: {}\n'],
     ]) {
       const { done } = await createAndProcess(slug, { text });
       expect(done.processingState).toBe('complete');

@@ -1,4 +1,4 @@
-import { parse as parseYaml } from 'yaml';
+import { isScalar, LineCounter, parseDocument, visit } from 'yaml';
 
 export type ParseResult = { ok: true; version: string; title: string } | { ok: false; message: string };
 
@@ -28,7 +28,32 @@ export function parseOpenApi(text: string): ParseResult {
 function readText(text: string): unknown {
   const trimmed = text.trimStart();
   if (trimmed.startsWith('{')) return JSON.parse(text);
-  return parseYaml(text);
+  return readYaml(text);
+}
+
+/**
+ * YAML's `parse`, with its rule that the keys of a map are unique checked here: the library checks
+ * it by comparing each key with every earlier one of its map (20,000 `paths` took 2.8 s, 40,000
+ * took 11 s); a set per map makes it linear. Same rule (scalar keys by value), same message.
+ */
+function readYaml(text: string): unknown {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { uniqueKeys: false, lineCounter });
+  if (doc.errors.length) throw doc.errors[0];
+  visit(doc, {
+    Map(_, map) {
+      const seen = new Set<unknown>();
+      for (const { key } of map.items) {
+        if (!isScalar(key)) continue;
+        if (seen.has(key.value)) {
+          const { line, col } = lineCounter.linePos(key.range?.[0] ?? 0);
+          throw new Error(`Map keys must be unique at line ${line}, column ${col}`);
+        }
+        seen.add(key.value);
+      }
+    },
+  });
+  return doc.toJS();
 }
 
 function versionOf(doc: Record<string, unknown>): string | undefined {
