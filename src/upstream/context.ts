@@ -26,6 +26,8 @@ export interface UpstreamServices {
   shutdown: AbortSignal;
   /** Time allowed to fetch an OpenAPI spec from its URL, in ms. */
   openApiFetchTimeoutMs: number;
+  /** Time allowed to parse an OpenAPI spec (in a child process), in ms. */
+  openApiParseTimeoutMs: number;
   /** OpenAPI source URLs fetched although their address is loopback or private (a test hook). */
   openApiFetchAllow?: (url: URL) => boolean;
   /** Pause between two events of the streamed ask endpoints, in ms. */

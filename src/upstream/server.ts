@@ -6,6 +6,7 @@ import { systemClock, type Clock } from './clock.js';
 import { RequestContext, type UpstreamServices } from './context.js';
 import { openDatabase, type Db } from './db/index.js';
 import { HttpError, unauthorized } from './errors.js';
+import { resumeProcessing } from './openapi/process.js';
 import { Query } from './query.js';
 import { RateLimiter, type RateLimit } from './rateLimit.js';
 import { RAW, Reply, Router } from './router.js';
@@ -28,6 +29,8 @@ export interface UpstreamOptions {
   maxBodyBytes?: number;
   /** Time allowed to fetch an OpenAPI spec from its URL, in ms (default 10 s); beyond: FETCH_TIMEOUT. */
   openApiFetchTimeoutMs?: number;
+  /** Time allowed to parse an OpenAPI spec, in ms (default 10 s); beyond: PARSE_ERROR. */
+  openApiParseTimeoutMs?: number;
   /**
    * OpenAPI source URLs fetched although their address is loopback, private or link-local (a test
    * hook for specs served on loopback; by default every such URL is refused).
@@ -69,6 +72,7 @@ export function buildUpstream(options: UpstreamOptions = {}): Upstream {
     origin: () => origin,
     shutdown: shutdown.signal,
     openApiFetchTimeoutMs: options.openApiFetchTimeoutMs ?? 10_000,
+    openApiParseTimeoutMs: options.openApiParseTimeoutMs ?? 10_000,
     openApiFetchAllow: options.openApiFetchAllow,
     askStreamDelayMs: options.askStreamDelayMs ?? 25,
     onAskStreamEnd: options.onAskStreamEnd,
@@ -138,6 +142,7 @@ export function buildUpstream(options: UpstreamOptions = {}): Upstream {
       });
       const { address, port } = server.address() as AddressInfo;
       origin = `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
+      resumeProcessing(services);
       return `${origin}/v1`;
     },
     async stop() {

@@ -2,6 +2,8 @@ import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { UNREACHABLE } from '../../src/upstream/openapi/fetchSource.js';
+import { TOO_LARGE } from '../../src/upstream/openapi/parseInChild.js';
+import { buildUpstream } from '../../src/upstream/server.js';
 import { VALID_OPENAPI_YAML } from '../helpers/fixtures.js';
 import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
 
@@ -23,6 +25,13 @@ const allowed = new Set<string>();
 const openApiFetchAllow = (url: URL) => allowed.has(url.origin);
 
 const VALID_JSON = JSON.stringify({ swagger: '2.0', info: { title: 'Old', version: '1' }, paths: {} });
+
+/** Found by fuzzing: a 300 KB YAML flow sequence whose syntax tree outgrew the process's 128 MB heap. */
+const FLOW_150K = `[${'a,'.repeat(150_000)}]`;
+/** 530 KB of YAML whose unique-keys check took the yaml library 11 s (it compares each key with every earlier one). */
+const PATHS_40K = `openapi: 3.0.0\ninfo: {title: t}\npaths:\n${Array.from({ length: 40_000 }, (_, i) => `  /p${i}: {}`).join('\n')}`;
+/** 9 MB of JSON (served from a URL: up to 10 MB), 3 million empty objects: 150 MB of heap once parsed. */
+const LARGE_JSON = `{"a":[${'{},'.repeat(3_000_000)}{}]}`;
 
 /** A disposable HTTP server on a loopback port. */
 async function serve(handler: RequestListener): Promise<{ url: string; server: Server; close(): Promise<void> }> {
@@ -65,6 +74,7 @@ beforeAll(async () => {
     if (req.url === '/redirect') return void res.writeHead(302, { location: '/pets.yaml' }).end();
     if (req.url?.startsWith('/redirect-to/')) return void res.writeHead(302, { location: decodeURIComponent(req.url.slice(13)) }).end();
     if (req.url === '/garbage') return void res.writeHead(200).end('<html>not a spec</html>');
+    if (req.url === '/large.json') return void res.writeHead(200, { 'content-type': 'application/json' }).end(LARGE_JSON);
     res.writeHead(404).end('missing');
   });
 });
@@ -268,6 +278,67 @@ describe('OpenAPI specs: URL sources', () => {
       hanging.release();
       await hanging.close();
     }
+  });
+});
+
+describe('OpenAPI specs: parsing bounded in memory and time', () => {
+  const tooLarge = { processingState: 'complete', lastProcessErrorCode: 'PARSE_ERROR', lastProcessedErrors: [{ code: 'PARSE_ERROR' }] };
+
+  it('a 150,000-item YAML flow sequence ends PARSE_ERROR (too large), and specs are still processed after it', async () => {
+    const { done } = await createAndProcess('flow-150k', { text: FLOW_150K });
+    expect(done).toMatchObject(tooLarge);
+    expect(done.lastProcessedErrors[0].message).toMatch(new RegExp(`^${TOO_LARGE} in \\d+ MB of memory$`));
+    const after = await createAndProcess('after-flow', { text: VALID_OPENAPI_YAML });
+    expect(after.done).toMatchObject({ processingState: 'complete', lastVersion: expect.any(String) });
+  });
+
+  it('9 MB of JSON from a URL, 3 million objects, ends PARSE_ERROR (too large)', async () => {
+    const { done } = await createAndProcess('large-json', { url: `${specsServer.url}/large.json` });
+    expect(done).toMatchObject(tooLarge);
+    expect(done.lastProcessedErrors[0].message).toContain(TOO_LARGE);
+  });
+
+  it('40,000 paths: requests are answered while the spec is parsed, and it ends complete', async () => {
+    expect((await t.api.post(base, { slug: 'paths-40k', source: { text: PATHS_40K } })).status).toBe(201);
+    await vi.waitFor(async () => expect((await t.api.get(`${base}/paths-40k`)).body.processingState).toBe('progress'), { timeout: 10_000 });
+    expect((await t.api.get('/user')).status).toBe(200);
+    expect((await t.api.get(`${base}/paths-40k`)).body.processingState).toBe('progress');
+    await t.upstream.idle();
+    expect((await t.api.get(`${base}/paths-40k`)).body.processingState).toBe('complete');
+  });
+
+  it('a parse that outlasts openApiParseTimeoutMs is stopped: PARSE_ERROR', async () => {
+    await using other = await startUpstream({ openApiParseTimeoutMs: 100 });
+    const specs = `/orgs/${other.world.orgId}/openapi`;
+    await other.api.post(specs, { slug: 'slow-parse', source: { text: PATHS_40K } });
+    await other.upstream.idle();
+    const done = (await other.api.get(`${specs}/slow-parse`)).body;
+    expect(done).toMatchObject({ ...tooLarge, lastProcessedErrors: [{ code: 'PARSE_ERROR', message: `${TOO_LARGE} within 100 ms` }] });
+  });
+
+  it('specs written at once are all processed (a few at a time)', async () => {
+    const slugs = Array.from({ length: 6 }, (_, i) => `burst-${i}`);
+    await Promise.all(slugs.map((slug) => t.api.post(base, { slug, source: { text: VALID_OPENAPI_YAML } })));
+    await t.upstream.idle();
+    for (const slug of slugs)
+      expect((await t.api.get(`${base}/${slug}`)).body, slug).toMatchObject({
+        processingState: 'complete',
+        lastVersion: expect.any(String),
+      });
+  });
+
+  it('a spec a previous process left in progress is processed when a server starts', async () => {
+    await using first = await startUpstream();
+    const specs = `/orgs/${first.world.orgId}/openapi`;
+    await first.api.post(specs, { slug: 'orphan', source: { text: VALID_OPENAPI_YAML } });
+    await first.upstream.idle();
+    first.upstream.db.prepare(`UPDATE openapi_specs SET processing_state = 'progress', last_version_id = NULL WHERE slug = 'orphan'`).run();
+    const second = buildUpstream({ db: first.upstream.db, clock: first.clock });
+    await second.start();
+    await second.idle();
+    await second.stop();
+    const done = (await first.api.get(`${specs}/orphan`)).body;
+    expect(done).toMatchObject({ processingState: 'complete', lastVersion: expect.any(String) });
   });
 });
 

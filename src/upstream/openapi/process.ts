@@ -2,12 +2,16 @@
  * OpenAPI processing, in the background: `pending` (queued) → `progress` (fetching and parsing)
  * → `complete`. A success stores a new version; a failure leaves the last version and sets
  * `lastProcessErrorCode`. Each (re)start bumps `process_run`, and a run writes only while it is
- * still the latest, so a PUT during processing wins over the run it replaced.
+ * still the latest, so a PUT during processing wins over the run it replaced. The parse runs in a
+ * child process, bounded in memory and time (parseInChild.ts). Specs a server left unprocessed
+ * (it stopped, or a process died, before they were) are queued again when a server starts.
  */
 import type { UpstreamServices } from '../context.js';
 import { newId } from '../ids.js';
 import { fetchSourceText, FetchFailure } from './fetchSource.js';
-import { parseOpenApi } from './parse.js';
+import type { ParseResult } from './parse.js';
+import { parseInChild } from './parseInChild.js';
+import { turns } from './turns.js';
 
 export type ProcessErrorCode = 'FETCH_TIMEOUT' | 'FETCH_ERROR' | 'PARSE_ERROR';
 
@@ -23,8 +27,35 @@ export function startProcessing(services: UpstreamServices, specId: string): voi
   services.track(run(services, specId, row.process_run));
 }
 
+/** Queues processing of the specs left `pending` or in `progress` (by a server stopped or a process died since). */
+export function resumeProcessing(services: UpstreamServices): void {
+  const rows = services.db.prepare(`SELECT id, process_run FROM openapi_specs WHERE processing_state != 'complete'`).all() as Array<{
+    id: string;
+    process_run: number;
+  }>;
+  for (const row of rows) services.track(run(services, row.id, row.process_run));
+}
+
+/**
+ * Specs processed at once in this process: each holds its text (a fetched one up to 10 MB) and a
+ * parse process (up to its HEAP_MB); the others wait, in order and with their text unread,
+ * so that many specs written at once cost neither memory nor processes.
+ */
+const MAX_RUNNING = 2;
+const takeTurn = turns(MAX_RUNNING);
+
 async function run(services: UpstreamServices, specId: string, runNo: number): Promise<void> {
   await new Promise((resolve) => setImmediate(resolve));
+  const release = await takeTurn(services.shutdown);
+  if (!release) return;
+  try {
+    await processSpec(services, specId, runNo);
+  } finally {
+    release();
+  }
+}
+
+async function processSpec(services: UpstreamServices, specId: string, runNo: number): Promise<void> {
   const spec = current(services, specId, runNo);
   if (!spec || services.shutdown.aborted) return;
   services.db.prepare(`UPDATE openapi_specs SET processing_state = 'progress' WHERE id = ?`).run(specId);
@@ -41,7 +72,12 @@ async function run(services: UpstreamServices, specId: string, runNo: number): P
     if (!(e instanceof FetchFailure)) return; // the server is stopping
     return fail(services, specId, runNo, e.code, e.message);
   }
-  const parsed = parseOpenApi(text);
+  let parsed: ParseResult;
+  try {
+    parsed = await parseInChild(text, { timeoutMs: services.openApiParseTimeoutMs, signal: services.shutdown });
+  } catch {
+    return; // the server is stopping
+  }
   if (!parsed.ok) return fail(services, specId, runNo, 'PARSE_ERROR', parsed.message);
   succeed(services, specId, runNo, text);
 }
