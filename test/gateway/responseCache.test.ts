@@ -4,7 +4,7 @@
  * result holding what it changed a miss (payload nodes, `deletedId`, the lists a create or delete
  * changes), even when the client never selected an `id`; errors are never cached.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Role } from '../../src/api/roles.js';
 import { getNamedType, type GraphQLInputObjectType } from 'graphql';
 import { defaultEntryBytes } from '../../src/gateway/lib/responseCacheStores.js';
@@ -31,6 +31,22 @@ describe('response cache (in process)', () => {
   beforeEach(() => {
     t.resetCalls();
     hits.splice(0);
+  });
+
+  it('an operation refused at execution (its cost) writes nothing to stderr, and is not kept', async () => {
+    const warnings = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      const costly = `{ organization(organizationId: "${t.world.orgId}") { spaces(first: 100) { nodes { organization {
+        spaces(first: 100) { nodes { organization { members(first: 100) { nodes { user { restId } } } } } } } } } } }`;
+      for (let i = 0; i < 2; i++) {
+        const refused = await t.gql(costly);
+        expect(refused.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', limit: 'maxCost' });
+        expect(refused.extensions?.responseCache?.hit).not.toBe(true);
+      }
+      expect(warnings.mock.calls).toEqual([]);
+    } finally {
+      warnings.mockRestore();
+    }
   });
 
   it('answers a repeated query from the cache, with no REST call, and marks it', async () => {

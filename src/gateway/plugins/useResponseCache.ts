@@ -69,7 +69,7 @@ import {
   type ExecutionResult,
   type OperationDefinitionNode,
 } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
+import { isPromise, type Plugin } from 'graphql-yoga';
 import type { Logger } from '../../log.js';
 import { encodeKeys } from '../../schema/lib/node.js';
 import { fragmentsOf, rootFields } from '../../schema/lib/rootFields.js';
@@ -254,7 +254,11 @@ export function useResponseCache(options: ResponseCacheOptions): Plugin[] {
   // Requests that came through Yoga's params step (not graphql-sse's own path, which the plugin cannot key).
   const viaParams = new WeakSet<Request>();
   // The library answers 304 to an `If-None-Match` naming a cache key; its ETag is not that key here.
-  const { onRequest: _notModified, ...responseCache } = useYogaResponseCache({
+  const {
+    onRequest: _notModified,
+    onPluginInit,
+    ...responseCache
+  } = useYogaResponseCache({
     cache: store,
     ttl: options.ttlMs,
     ttlPerSchemaCoordinate: types,
@@ -316,7 +320,12 @@ export function useResponseCache(options: ResponseCacheOptions): Plugin[] {
         opaqueValidator(response.headers);
       },
     },
-    responseCache,
+    {
+      ...responseCache,
+      // The Envelop plugin it adds, quiet about operations a later plugin stopped (quietWhenStopped).
+      onPluginInit: (init) =>
+        onPluginInit?.({ ...init, addPlugin: (plugin) => init.addPlugin({ ...plugin, onExecute: quietWhenStopped(plugin.onExecute) }) }),
+    },
     useMutationInvalidation(store) as Plugin,
     {
       onExecutionResult({ request, result }) {
@@ -329,6 +338,36 @@ export function useResponseCache(options: ResponseCacheOptions): Plugin[] {
       },
     },
   ];
+}
+
+type OnExecute = NonNullable<Plugin['onExecute']>;
+type AfterExecute = { onExecuteDone?: (payload: unknown) => unknown } | undefined | void;
+
+/**
+ * The library's `onExecute`, its `onExecuteDone` skipped for an operation a later plugin stopped
+ * (the cost limit, the variables' depth…: every refusal at execution). It warns on stderr for
+ * each (`The cached execute function was not called…`), one unstructured line per refused
+ * request anyone may send, and has nothing to keep of such a result anyway.
+ */
+function quietWhenStopped(onExecute: OnExecute | undefined): OnExecute | undefined {
+  if (!onExecute) return undefined;
+  return (payload) => {
+    let executed = false;
+    const observed = {
+      ...payload,
+      setExecuteFn: (next: Parameters<typeof payload.setExecuteFn>[0]) =>
+        payload.setExecuteFn((args) => {
+          executed = true;
+          return next(args);
+        }),
+    };
+    const skipIfStopped = (after: AfterExecute) => {
+      const done = after?.onExecuteDone;
+      return done ? { ...after, onExecuteDone: (p: unknown) => (executed ? done.call(after, p) : undefined) } : after;
+    };
+    const after = onExecute(observed) as AfterExecute | Promise<AfterExecute>;
+    return (isPromise(after) ? after.then(skipIfStopped) : skipIfStopped(after)) as ReturnType<OnExecute>;
+  };
 }
 
 /** Sessions' users (hashes of their ids), learnt with `userOf` (see the module's doc). */
