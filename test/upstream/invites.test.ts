@@ -54,6 +54,7 @@ describe('POST /orgs/{organizationId}/invites', () => {
       [{ emails: [3] }, 'emails[0]: must be a string, got number'],
       [{ emails: ['a@b.co'], role: 'owner' }, /^role: must be one of/],
       [{ emails: ['a@b.co'], sso: 'yes' }, 'sso: must be a boolean, got string'],
+      [{ emails: Array.from({ length: 1001 }, (_, i) => `many${i}@example.com`) }, 'emails: must have at most 1000 items'],
     ] as const) {
       const res = await t.api.post(`${org}/invites`, body);
       expect(res.status).toBe(400);

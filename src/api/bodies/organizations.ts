@@ -32,13 +32,17 @@ const samlProviderFields = {
   defaultRole: roleOrNull,
 } satisfies Fields;
 
+/** The most people one invite request names. */
+export const INVITES_MAX = 1000;
+
 /** Keys: `<resource>.<operation>`, as in `bodies` of src/api/rules.ts. */
 export const organizationBodies = {
   'member.update': { role: roleOrNull },
   'team.create': { title: required(limits.teamTitle), members: ids },
   'team.update': { title: required(limits.teamTitle) },
   'invite.create': {
-    emails: required({ kind: 'array', of: email, min: 1 }),
+    // One invite row each: 60,000 in a 1 MB body took the REST API's process 0.9 s to write.
+    emails: required({ kind: 'array', of: email, min: 1, max: INVITES_MAX }),
     role: roleOrNull,
     sso: { kind: 'boolean' },
   },
