@@ -308,7 +308,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
     // in node:http's request listener ends the process. Nothing known throws; if something does,
     // the request gets a 500 and the gateway goes on.
     try {
-      if (!validRequestUrl(req.headers.host, req.url)) {
+      if (!validRequestUrl(req.headers.host, req.url, () => adapterAuthority(req))) {
         res.writeHead(400, jsonHeaders(BAD_URL_BODY)).end(BAD_URL_BODY);
         return;
       }
@@ -375,6 +375,12 @@ const jsonHeaders = (body: string) => ({
   'content-length': Buffer.byteLength(body),
   connection: 'close',
 });
+
+/** The authority the server adapter takes for a request without `Host` (whatwg-node's getHostnameWithPort). */
+function adapterAuthority(req: IncomingMessage): string {
+  const ip = req.socket?.localAddress;
+  return ip && !ip.includes('::') && !ip.includes('ffff') ? `${ip}:${req.socket.localPort}` : 'localhost';
+}
 
 /** The answer to a request whose `Host` and target make no URL (lib/requestPath.ts). */
 const BAD_URL_BODY = errorBody({

@@ -192,7 +192,7 @@ describe('request URLs', () => {
   it('a Host and target that make no URL get a 400 with a JSON error, never a stack trace; the usual ones are served', async () => {
     const port = Number(url.port);
     const body = JSON.stringify({ query: '{ __typename }' });
-    for (const host of ['a b', 'x:99999', '[', '%']) {
+    for (const host of ['a b', 'x:99999', '[', '%', 'xn--', 'xn--a.b']) {
       for (const request of [
         `GET /graphql?query=%7B__typename%7D HTTP/1.1\r\nHost: ${host}\r\nAccept: application/json\r\nConnection: close\r\n\r\n`,
         `POST /graphql HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
@@ -203,7 +203,19 @@ describe('request URLs', () => {
         expect(answer).not.toMatch(/\bat .*\.js:\d+/);
       }
     }
-    for (const host of ['localhost', `127.0.0.1:${port}`, 'gateway.example.com', 'exa_mple.com:443', '[::1]:8080']) {
+    // Without a Host, the adapter's URL is its own address and the target: a whole URL or `*` makes none.
+    for (const request of ['GET http://x/health HTTP/1.1', 'DELETE * HTTP/1.1']) {
+      const answer = await sendRaw(port, `${request}\r\nHost: \r\nConnection: close\r\n\r\n`);
+      expect(answer, request).toMatch(/^HTTP\/1\.1 400 /);
+    }
+    for (const host of [
+      'localhost',
+      `127.0.0.1:${port}`,
+      'gateway.example.com',
+      'exa_mple.com:443',
+      '[::1]:8080',
+      'xn--bcher-kva.example',
+    ]) {
       const answer = await sendRaw(port, `GET /health HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
       expect(answer, host).toMatch(/^HTTP\/1\.1 200 /);
     }

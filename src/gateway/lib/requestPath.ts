@@ -16,22 +16,23 @@ export function requestPath(url: string): string {
   return path.includes('/.') || path.includes('\\') ? new URL(url).pathname : path;
 }
 
-/** A `Host` of a DNS name or IPv4 address with an optional port (up to 5 digits; its value is checked too). */
-const PLAIN_HOST = /^[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.?(?::(\d{1,5}))?$/;
+/**
+ * A `Host` of plain DNS labels or an IPv4 address with an optional port (up to 5 digits; its value
+ * is checked too): always a valid URL's authority. A label in IDNA form (`xn--…`) may not be, and
+ * goes through a URL parse.
+ */
+const PLAIN_HOST = /^(?!xn--)[a-z0-9-]+(?:\.(?!xn--)[a-z0-9-]+)*\.?(?::(\d{1,5}))?$/i;
 
 /**
- * Whether the URL the server adapter builds for a request (`http://<Host><target>`) parses. One
- * that does not (`Host: a b`, `Host: x:99999`) made it answer 500 with the error's stack trace as
- * the body. The usual host and an origin-form target are known valid without building a URL.
+ * Whether the URL the server adapter builds for a request parses: `http://<authority><target>`,
+ * the authority its `Host` or, without one, `fallback` (the adapter's own: the socket's local
+ * address and port). One that does not (`Host: a b`, `Host: x:99999`, `Host: xn--`, an empty
+ * `Host` with a whole URL as the target) made it answer 500 with the error's stack trace as the
+ * body. The usual host and an origin-form target are known valid without building a URL.
  */
-export function validRequestUrl(host: string | undefined, target: string | undefined): boolean {
-  const authority = host ?? 'localhost';
+export function validRequestUrl(host: string | undefined, target: string | undefined, fallback: () => string): boolean {
+  const authority = host || fallback();
   const plain = PLAIN_HOST.exec(authority);
   if (plain && (plain[1] === undefined || Number(plain[1]) <= 65_535) && target?.startsWith('/')) return true;
-  try {
-    new URL(`http://${authority}${target ?? ''}`);
-    return true;
-  } catch {
-    return false;
-  }
+  return URL.canParse(`http://${authority}${target ?? ''}`);
 }
