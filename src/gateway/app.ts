@@ -48,7 +48,7 @@ import { useOperationEnd } from './plugins/useOperationEnd.js';
 import { usePersistedOperations, type PersistedOperationsOptions } from './plugins/usePersistedOperations.js';
 import { useResponseCache } from './plugins/useResponseCache.js';
 import { connectRedis, type RedisHandle, type RedisOptions } from './redis.js';
-import { boundServer, type HttpBounds } from './lib/httpBounds.js';
+import { boundServer, whenResponseDone, type HttpBounds } from './lib/httpBounds.js';
 import { SharedBodies } from './lib/sharedBodies.js';
 import { DEFAULT_COMPRESS_MIN_BYTES, useCompression } from './plugins/useCompression.js';
 import { TEXT_CHECK_MIN_BYTES } from './plugins/useMaxVariablesDepth.js';
@@ -275,9 +275,8 @@ export function buildGateway(options: GatewayOptions): Gateway {
       });
       // Its answers are held until its execution is over (useOperationEnd) or, at the latest, its
       // response closes (a streamed result that is never read: Yoga drops it without ending it).
-      // A response already closed (its client left before the context was built) emits no more.
-      if (res?.closed) caller.end();
-      else res?.once('close', () => caller.end());
+      // Also when it closed before the context was built, or its pipelined connection went (httpBounds.ts).
+      if (res) whenResponseDone(req, res, () => caller.end());
       return createContext(caller, limits, log, () => request.signal, streams.signal);
     },
   });
@@ -317,7 +316,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
       const arrival = rest.arrive(req.headers.authorization);
       if (arrival) {
         req[ARRIVAL] = arrival;
-        res.once('close', arrival.close);
+        whenResponseDone(req, res, arrival.close);
       }
       if (plain?.(req, res)) return;
       return yogaListener(req, res);

@@ -26,12 +26,6 @@ export function defaultAnswerBytesInFlight(): number {
   return Math.floor(getHeapStatistics().heap_size_limit / 8);
 }
 
-/** A response (or any stream) whose end gives bytes back: `closed` once it emitted `close`. */
-export interface Closable {
-  readonly closed?: boolean;
-  once(event: 'finish' | 'close', listener: () => void): unknown;
-}
-
 export class BytesInFlight {
   private held = 0;
   /** Bytes held per caller (budget key), while it holds any. */
@@ -69,21 +63,16 @@ export class BytesInFlight {
   }
 
   /**
-   * Takes `bytes` for `caller` until `done` emits `finish` or `close` (a response written or
-   * closed); false (nothing taken) when the budget refuses them. A response already closed (its
-   * client left while the operation ran) will emit neither: nothing is taken for it, as nothing
-   * will be written (taken, those bytes were never given back).
+   * Takes `bytes` for `caller` until `until` calls the release it is given (a response written or
+   * closed, its connection gone); false (nothing taken) when the budget refuses them.
    */
-  takeUntil(caller: string, bytes: number, done: Closable): boolean {
-    if (done.closed) return true;
+  takeUntil(caller: string, bytes: number, until: (release: () => void) => void): boolean {
     if (!this.take(caller, bytes)) return false;
     let held = true;
-    const release = () => {
+    until(() => {
       if (held) this.give(caller, bytes);
       held = false;
-    };
-    done.once('finish', release);
-    done.once('close', release);
+    });
     return true;
   }
 

@@ -28,7 +28,7 @@ export { parseRetryAfter, backoff, type RetryConfig } from './retry.js';
 export type { Arrival, LeaveSignal } from './singleFlight.js';
 export { systemClock, type Clock } from './clock.js';
 export { ByteBudgets, type ByteBudgetConfig } from './byteBudget.js';
-export { BytesInFlight, type Closable } from './bytesInFlight.js';
+export { BytesInFlight } from './bytesInFlight.js';
 export {
   ERROR_CODES,
   codeForStatus,

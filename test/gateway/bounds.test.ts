@@ -223,6 +223,35 @@ describe('response bytes', () => {
     expect([res.status, result.data?.viewer.displayName.length]).toEqual([200, 300_000]);
   });
 
+  it('a request pipelined behind another gives back its body bytes when its client leaves (its response emits nothing)', async () => {
+    // The REST API never answers: the first request of each connection stays in flight.
+    await using upstream = await startBadServer();
+    upstream.fallback = () => undefined;
+    const gateway = buildGateway({ upstreamUrl: upstream.url, limits: { requestBytesInFlight: 64 * 1024 } });
+    await using _ = { [Symbol.asyncDispose]: () => gateway.stop() };
+    const port = Number(new URL(await gateway.start()).port);
+    const post = (body: string) =>
+      `POST /graphql HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    // 20 KB of a valid body: the document padded with spaces (over the 4 KiB that bodies count from).
+    const padded = JSON.stringify({ query: `{ __typename ${' '.repeat(20_000)}}` });
+    for (let i = 1; i <= 4; i++) {
+      const socket = connect(port, '127.0.0.1');
+      socket.on('error', () => undefined);
+      socket.write(post(JSON.stringify({ query: '{ viewer { displayName } }' })) + post(padded));
+      await until(() => upstream.requests.length === i);
+      const gone = new Promise((resolve) => socket.once('close', resolve));
+      socket.destroy();
+      await gone;
+    }
+    // Held, the four bodies (80 KB) would refuse this one (503) until a restart.
+    const res = await fetch(`http://127.0.0.1:${port}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer t' },
+      body: padded,
+    });
+    expect([res.status, await res.json()]).toEqual([200, { data: { __typename: 'Query' } }]);
+  });
+
   it('is checked before the response cache keeps a result: an oversized one is never stored (with Redis, stringified)', async () => {
     await using s = await startStack({ limits: { maxResponseBytes: 1000 }, responseCacheTtlMs: 60_000 });
     const big = `{ ${Array.from({ length: 20 }, (_, i) => `a${i}: viewer { displayName email photoURL id }`).join(' ')} }`;

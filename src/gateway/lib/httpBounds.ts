@@ -56,3 +56,27 @@ export function largeBody(req: IncomingMessage): boolean {
   const length = req.headers['content-length'];
   return length !== undefined ? !(Number(length) <= SMALL_BODY_BYTES) : req.headers['transfer-encoding'] !== undefined;
 }
+
+/**
+ * Calls `done` once, when `res` is written (`finish`) or closed, or when the connection that
+ * carried `req` closes. A response queued behind another on a pipelined connection emits neither
+ * `finish` nor `close` when its client leaves (node:http drops it with the socket): what was held
+ * until its end (bytes of a budget, the REST client's registration, an operation's answers) would
+ * be held for good. The socket's listener goes when the response is done.
+ */
+export function whenResponseDone(req: IncomingMessage | undefined, res: ServerResponse, done: () => void): void {
+  const socket = req?.socket;
+  let called = false;
+  const finish = () => {
+    if (called) return;
+    called = true;
+    res.removeListener('finish', finish);
+    res.removeListener('close', finish);
+    socket?.removeListener('close', finish);
+    done();
+  };
+  if (res.closed || res.writableFinished || socket?.destroyed) return finish();
+  res.once('finish', finish);
+  res.once('close', finish);
+  socket?.once('close', finish);
+}

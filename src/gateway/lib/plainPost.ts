@@ -36,6 +36,7 @@ import type { LeaveSignal } from '../../rest/index.js';
 import type { GatewayContext } from '../../schema/context.js';
 import { executeWithHooks } from './executeHooks.js';
 import { runHooks } from './runHooks.js';
+import { whenResponseDone } from './httpBounds.js';
 
 /** The request plugins see: node:http's method, URL, headers and a signal aborted when the client leaves. */
 class PlainRequest {
@@ -52,7 +53,7 @@ class PlainRequest {
   ) {
     this.url = `http://${req.headers.host ?? 'localhost'}${req.url}`;
     this.headers = new PlainHeaders(req.headers);
-    this.left = new ClientLeft(res);
+    this.left = new ClientLeft(req, res);
   }
 
   /** As whatwg-node's: aborted when the response closes before it was written whole. */
@@ -65,14 +66,11 @@ class PlainRequest {
           controller.abort(this.res.errored ?? undefined);
         }
       };
-      // A response already closed emits no more: its client left, unless it was written whole.
-      if (this.res.closed) {
+      this.res.once('error', abort);
+      // Aborted unless the response was written whole (also when it closed before, or its pipelined connection went).
+      whenResponseDone(this.req, this.res, () => {
         if (!this.res.writableFinished) abort();
-      } else {
-        this.res.once('error', abort);
-        this.res.once('close', abort);
-        this.res.once('finish', () => this.res.removeListener('close', abort));
-      }
+      });
     }
     return this.#controller.signal;
   }
@@ -85,14 +83,19 @@ class PlainRequest {
  * young-generation collection.
  */
 class ClientLeft implements LeaveSignal {
-  constructor(private readonly res: ServerResponse) {}
+  constructor(
+    private readonly req: IncomingMessage,
+    private readonly res: ServerResponse,
+  ) {}
 
   get aborted(): boolean {
-    return this.res.closed && !this.res.writableFinished;
+    return !this.res.writableFinished && (this.res.closed || this.req.socket.destroyed);
   }
 
   addEventListener(_type: 'abort', listener: () => void): void {
-    this.res.once('close', () => {
+    // As an AbortSignal's: a listener added once aborted is not called.
+    if (this.aborted) return;
+    whenResponseDone(this.req, this.res, () => {
       if (!this.res.writableFinished) listener();
     });
   }

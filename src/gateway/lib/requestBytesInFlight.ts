@@ -19,7 +19,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getHeapStatistics } from 'node:v8';
 import { BytesInFlight } from '../../rest/index.js';
 import { errorBody } from './errorResponse.js';
-import { closeWhenAnswered, SMALL_BODY_BYTES } from './httpBounds.js';
+import { closeWhenAnswered, SMALL_BODY_BYTES, whenResponseDone } from './httpBounds.js';
 
 export function defaultRequestBytesInFlight(maxBodyBytes: number): number {
   return Math.max(maxBodyBytes, Math.floor(getHeapStatistics().heap_size_limit / 16));
@@ -44,7 +44,7 @@ export function requestBytesInFlight(budget: number, maxBodyBytes: number) {
         length !== undefined ? Math.min(Number(length) || 0, maxBodyBytes) : req.headers['transfer-encoding'] ? maxBodyBytes : 0;
       // A small body is not counted (httpBounds.ts): no bookkeeping for most requests.
       if (bytes <= SMALL_BODY_BYTES) return true;
-      if (!bodies.takeUntil(caller(), bytes, res)) {
+      if (!bodies.takeUntil(caller(), bytes, (release) => whenResponseDone(req, res, release))) {
         res.writeHead(503, {
           'content-type': 'application/json; charset=utf-8',
           'content-length': Buffer.byteLength(REFUSAL),

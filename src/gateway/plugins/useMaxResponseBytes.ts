@@ -16,7 +16,9 @@
 import { getHeapStatistics } from 'node:v8';
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
-import { BytesInFlight, type Closable } from '../../rest/index.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { BytesInFlight } from '../../rest/index.js';
+import { whenResponseDone } from '../lib/httpBounds.js';
 import { limitError } from '../lib/limitError.js';
 import { jsonSize } from '../lib/jsonSize.js';
 import { writtenLength } from '../lib/writtenAs.js';
@@ -64,10 +66,12 @@ export function useMaxResponseBytes(maxResponseBytes: number, inFlightBudget = d
   // One budget for all results (no caller's share: `perCaller` is the whole budget).
   const inFlight = new BytesInFlight(inFlightBudget, inFlightBudget);
   /** Holds `size` bytes of the budget until the response is written (its socket done), or refuses. */
-  const admit = (result: ExecutionResult, res: Closable | undefined): ExecutionResult => {
+  const admit = (result: ExecutionResult, node: NodeContext): ExecutionResult => {
     const size = sizes.get(result) ?? 0;
     if (size === 0) return result;
-    if (res) return inFlight.takeUntil('', size, res) ? result : { data: null, errors: [busy()] };
+    const { req, res } = node;
+    if (res)
+      return inFlight.takeUntil('', size, (release) => whenResponseDone(req, res, release)) ? result : { data: null, errors: [busy()] };
     // No response to wait for (another transport): held until the next turn of the event loop.
     if (!inFlight.take('', size)) return { data: null, errors: [busy()] };
     setImmediate(() => inFlight.give('', size));
@@ -106,9 +110,12 @@ export function useMaxResponseBytes(maxResponseBytes: number, inFlightBudget = d
     // Before serializing: what did not come from execution here (a response-cache hit) is
     // measured, and each result holds its bytes of the in-flight budget while it is written.
     onResultProcess({ result, setResult, serverContext }) {
-      const res = (serverContext as { res?: Closable }).res;
-      if (Array.isArray(result)) setResult(result.map((r) => admit(bound(r), res)));
-      else if (!isAsyncIterable(result)) setResult(admit(bound(result as ExecutionResult), res));
+      const node = serverContext as NodeContext;
+      if (Array.isArray(result)) setResult(result.map((r) => admit(bound(r), node)));
+      else if (!isAsyncIterable(result)) setResult(admit(bound(result as ExecutionResult), node));
     },
   };
 }
+
+/** node:http's request and response, in the server context (absent over another transport). */
+type NodeContext = { req?: IncomingMessage; res?: ServerResponse };

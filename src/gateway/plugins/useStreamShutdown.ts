@@ -5,8 +5,9 @@
  * graphql-sse single-connection stream outlives its operations), so their connections close
  * instead of hanging until a forced socket destroy.
  */
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
+import { whenResponseDone } from '../lib/httpBounds.js';
 
 export interface StreamShutdown {
   plugin: Plugin;
@@ -50,9 +51,8 @@ export function useStreamShutdown(): StreamShutdown {
       // A stream whose client left is ended with its connection: the server adapter may never read
       // (nor cancel) the body of a response it can no longer write, which would keep it, and the
       // operation feeding it, until the gateway stops.
-      const res = (serverContext as { res?: ServerResponse } | undefined)?.res;
-      if (res?.closed) close();
-      else res?.once('close', close);
+      const { req, res } = (serverContext ?? {}) as { req?: IncomingMessage; res?: ServerResponse };
+      if (res) whenResponseDone(req, res, close);
       setResponse(new fetchAPI.Response(body, { status: response.status, statusText: response.statusText, headers: response.headers }));
     },
   };
