@@ -198,9 +198,14 @@ describe('request URLs', () => {
         `POST /graphql HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
       ]) {
         const answer = await sendRaw(port, request);
+        expect(answer).not.toMatch(/\bat .*\.js:\d+/);
+        // Node's URL parser decides (Node 24's takes `xn--`, Node 20's does not): a host it takes is served as any other.
+        if (URL.canParse(`http://${host}/graphql`)) {
+          expect(answer, host).not.toMatch(/^HTTP\/1\.1 5/);
+          continue;
+        }
         expect(answer, host).toMatch(/^HTTP\/1\.1 400 /);
         expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)).errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT' });
-        expect(answer).not.toMatch(/\bat .*\.js:\d+/);
       }
     }
     // Without a Host, the adapter's URL is its own address and the target: a whole URL or `*` makes none.
