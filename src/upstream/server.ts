@@ -93,9 +93,13 @@ export function buildUpstream(options: UpstreamOptions = {}): Upstream {
   const drainer = drainable(server);
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
-    const url = URL.canParse(req.url ?? '/', 'http://localhost') ? new URL(req.url ?? '/', 'http://localhost') : undefined;
-    // A target node:http accepts but no URL reads (`//[`): no route has it.
-    if (!url) return sendError(res, new HttpError(400, 'The request target is not a valid URL'));
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://localhost');
+    } catch {
+      // A target node:http accepts but no URL reads (`//[`): no route has it.
+      return sendError(res, new HttpError(400, 'The request target is not a valid URL'));
+    }
     if (options.latencyMs) await delay(options.latencyMs);
     if (!url.pathname.startsWith('/v1/') && url.pathname !== '/v1') {
       return sendError(res, new HttpError(404, `No route for ${req.method} ${url.pathname}`));

@@ -57,6 +57,9 @@ export function largeBody(req: IncomingMessage): boolean {
   return length !== undefined ? !(Number(length) <= SMALL_BODY_BYTES) : req.headers['transfer-encoding'] !== undefined;
 }
 
+/** node:http's request and response, as a server context holds them (absent over another transport). */
+export type NodeServerContext = { req?: IncomingMessage; res?: ServerResponse };
+
 /**
  * Calls `done` once, when `res` is written (`finish`) or closed, or when the connection that
  * carried `req` closes. A response queued behind another on a pipelined connection emits neither

@@ -16,9 +16,8 @@
 import { getHeapStatistics } from 'node:v8';
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BytesInFlight } from '../../rest/index.js';
-import { whenResponseDone } from '../lib/httpBounds.js';
+import { whenResponseDone, type NodeServerContext } from '../lib/httpBounds.js';
 import { limitError } from '../lib/limitError.js';
 import { jsonSize } from '../lib/jsonSize.js';
 import { writtenLength } from '../lib/writtenAs.js';
@@ -66,7 +65,7 @@ export function useMaxResponseBytes(maxResponseBytes: number, inFlightBudget = d
   // One budget for all results (no caller's share: `perCaller` is the whole budget).
   const inFlight = new BytesInFlight(inFlightBudget, inFlightBudget);
   /** Holds `size` bytes of the budget until the response is written (its socket done), or refuses. */
-  const admit = (result: ExecutionResult, node: NodeContext): ExecutionResult => {
+  const admit = (result: ExecutionResult, node: NodeServerContext): ExecutionResult => {
     const size = sizes.get(result) ?? 0;
     if (size === 0) return result;
     const { req, res } = node;
@@ -110,12 +109,9 @@ export function useMaxResponseBytes(maxResponseBytes: number, inFlightBudget = d
     // Before serializing: what did not come from execution here (a response-cache hit) is
     // measured, and each result holds its bytes of the in-flight budget while it is written.
     onResultProcess({ result, setResult, serverContext }) {
-      const node = serverContext as NodeContext;
+      const node = serverContext as NodeServerContext;
       if (Array.isArray(result)) setResult(result.map((r) => admit(bound(r), node)));
       else if (!isAsyncIterable(result)) setResult(admit(bound(result as ExecutionResult), node));
     },
   };
 }
-
-/** node:http's request and response, in the server context (absent over another transport). */
-type NodeContext = { req?: IncomingMessage; res?: ServerResponse };

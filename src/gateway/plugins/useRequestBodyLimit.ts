@@ -13,11 +13,10 @@
  * the REST API has not answered yet is not bounded so (a caller's first large mutation after a
  * restart must pass); it gets its own budget once accepted, or its address's once rejected.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Plugin } from 'graphql-yoga';
 import { callerIdentity } from '../lib/callerHash.js';
 import { errorResponse } from '../lib/errorResponse.js';
-import { closeWhenAnswered } from '../lib/httpBounds.js';
+import { closeWhenAnswered, type NodeServerContext } from '../lib/httpBounds.js';
 import { limitError } from '../lib/limitError.js';
 
 const CONTENT_LENGTH = /^\d+$/;
@@ -45,7 +44,7 @@ export function useRequestBodyLimit(
         // `Connection: close`: the body is not read (Node would read and drop it to reuse the connection).
         else if (Number(length) > maxBytes) {
           endResponse(errorResponse(fetchAPI.Response, 413, tooLarge(Number(length)), CLOSE));
-          const { req, res } = (serverContext ?? {}) as { req?: IncomingMessage; res?: ServerResponse };
+          const { req, res } = (serverContext ?? {}) as NodeServerContext;
           if (req && res) closeWhenAnswered(req, res);
         }
         return;

@@ -5,9 +5,8 @@
  * graphql-sse single-connection stream outlives its operations), so their connections close
  * instead of hanging until a forced socket destroy.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
-import { whenResponseDone } from '../lib/httpBounds.js';
+import { whenResponseDone, type NodeServerContext } from '../lib/httpBounds.js';
 
 export interface StreamShutdown {
   plugin: Plugin;
@@ -51,7 +50,7 @@ export function useStreamShutdown(): StreamShutdown {
       // A stream whose client left is ended with its connection: the server adapter may never read
       // (nor cancel) the body of a response it can no longer write, which would keep it, and the
       // operation feeding it, until the gateway stops.
-      const { req, res } = (serverContext ?? {}) as { req?: IncomingMessage; res?: ServerResponse };
+      const { req, res } = (serverContext ?? {}) as NodeServerContext;
       if (res) whenResponseDone(req, res, close);
       setResponse(new fetchAPI.Response(body, { status: response.status, statusText: response.statusText, headers: response.headers }));
     },
