@@ -235,8 +235,8 @@ function apqStore(options: PersistedOperationsOptions): ApqStore {
       return found ?? local.get(hash) ?? null;
     },
     async set(hash, document) {
-      // As every command on a request's path, waited for a short bound only (redis.ts: `ask`).
-      if (shared()) await redis!.ask(() => redis!.client.set(`dg:apq:${hash}`, document, 'PX', ttl)).catch(failed);
+      // Waited for whole (not `ask`'s short bound): another replica may be asked for it next.
+      if (shared()) await redis!.client.set(`dg:apq:${hash}`, document, 'PX', ttl).catch(failed);
       remember(hash, document);
     },
   };
