@@ -177,7 +177,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
   const streams = useStreamShutdown();
   // Kept introspection answers' texts, compressed once for every caller (lib/sharedBodies.ts).
   const sharedBodies = new SharedBodies();
-  const introspection = introspectionWorker({ log });
+  const introspection = introspectionWorker({ log, maxBytes: limits.maxResponseBytes });
   // Parsed documents by text, bounded in bytes (see parseCache.ts), not only in entries.
   const parsed = parseCache();
   const yoga = createYoga<Record<string, unknown>, GatewayContext>({

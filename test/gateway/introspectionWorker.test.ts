@@ -5,7 +5,7 @@
  * operation names, fragments, errors and `@defer` included.
  */
 import { __Schema, execute, parse, type GraphQLField, type GraphQLSchema } from 'graphql';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { clientSchemaOf } from '../../src/schema/lib/federation.js';
 import { ANSWER_MS, IDLE_MS, MAX_PENDING } from '../../src/gateway/lib/introspectionWorker.js';
 import { startStack } from '../helpers/gateway.js';
@@ -266,6 +266,37 @@ describe('the worker and the gateway', () => {
       expect(s.gateway.introspection.worker).toBeUndefined();
     } finally {
       if (!stopped) await s.stop();
+    }
+  });
+});
+
+describe('an introspection answer over the response-bytes bound', () => {
+  it('is refused in the worker: its text never reaches the event loop, whose bound gives the same error', async () => {
+    // The full introspection answers 414 KB; the bound is 100 KB.
+    await using s = await startStack({ limits: { maxResponseBytes: 100_000 } });
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      const { data, errors } = await s.gql(FULL);
+      expect(data).toBeNull();
+      expect(errors).toMatchObject([
+        {
+          message: expect.stringMatching(/^maxResponseBytes: /),
+          extensions: { code: 'BAD_USER_INPUT', limit: 'maxResponseBytes', maximum: 100_000 },
+        },
+      ]);
+      expect(s.gateway.introspection.executions).toBe(1);
+      // Before: the event loop parsed the worker's 414 KB text, then refused the result.
+      const parsedBytes = parse.mock.calls.map(([text]) => (typeof text === 'string' ? text.length : 0));
+      expect(Math.max(0, ...parsedBytes)).toBeLessThan(100_000);
+      // A @defer'd introspection is bounded over all its parts.
+      const deferred = await s.gql(
+        `{ __typename ... @defer { __schema { types { name description fields { name description args { name description } } } } } }`,
+      );
+      expect(JSON.stringify(deferred)).toMatch(/maxResponseBytes: /);
+      // An answer within the bound is still served.
+      expect((await s.gql('{ __schema { queryType { name } } }')).data).toEqual({ __schema: { queryType: { name: 'Query' } } });
+    } finally {
+      parse.mockRestore();
     }
   });
 });

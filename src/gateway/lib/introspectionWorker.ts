@@ -51,6 +51,8 @@ import {
   type GraphQLFormattedError,
 } from 'graphql';
 import type { Logger } from '../../log.js';
+import { jsonSize } from './jsonSize.js';
+import { responseBytesError } from './limitError.js';
 import { writtenAs } from './writtenAs.js';
 
 /** Distinct operations waiting for the worker at most (each a few ms to 45 ms of its time). */
@@ -116,11 +118,22 @@ const formatted = (r) => ({
   ...(r.errors ? { errors: r.errors.map(format) } : {}),
   ...(r.incremental ? { incremental: r.incremental.map(formatted) } : {}),
 });
+// The gateway's response-bytes bound, measured as the event loop measures it (jsonSize.ts): an
+// answer over it is not sent, so the event loop never receives or parses its text.
+const maxBytes = workerData.maxBytes;
+const jsonSize = ${jsonSize.toString()};
 const run = async ({ query, variables, operationName }) => {
   const result = await normalizedExecutor({ schema, document: g.parse(query), variableValues: variables, operationName });
-  if (typeof result[Symbol.asyncIterator] !== 'function') return { json: JSON.stringify(formatted(result)) };
+  if (typeof result[Symbol.asyncIterator] !== 'function') {
+    const whole = formatted(result);
+    return jsonSize(whole, maxBytes) > maxBytes ? { tooLarge: true } : { json: JSON.stringify(whole) };
+  }
   const parts = [];
-  for await (const part of result) parts.push(formatted(part));
+  let size = 0;
+  for await (const part of result) {
+    parts.push(formatted(part));
+    if ((size += jsonSize(parts.at(-1), maxBytes - size)) > maxBytes) return { tooLarge: true };
+  }
   return { json: JSON.stringify(parts), streamed: true };
 };
 parentPort.on('message', (task) => {
@@ -134,10 +147,8 @@ parentPort.on('message', (task) => {
 });
 `;
 
-interface Answer {
-  json: string;
-  streamed?: boolean;
-}
+/** The worker's answer: its JSON text, or that it passed the response-bytes bound. */
+type Answer = { json: string; streamed?: boolean } | { tooLarge: true };
 
 interface Running {
   schema: GraphQLSchema;
@@ -159,7 +170,7 @@ interface Task {
    * simultaneous full introspections held 60 copies of the 414 KB result's objects (RSS 272 MiB,
    * against 160 when the event loop executed them one after the other).
    */
-  parsed?: Promise<{ result: Part; json: string } | { parts: Part[] }>;
+  parsed?: Promise<{ result: Part; json: string } | { parts: Part[] } | { tooLarge: true }>;
 }
 
 type FormattedError = GraphQLFormattedError & { positions?: number[]; unexpected?: true };
@@ -265,7 +276,13 @@ export interface IntrospectionWorker {
   close(): Promise<void>;
 }
 
-export function introspectionWorker({ log }: { log: Logger }): IntrospectionWorker {
+/**
+ * `maxBytes`: the gateway's `maxResponseBytes`. An answer over it is refused in the worker, as
+ * useMaxResponseBytes.ts would refuse it, without its text reaching the event loop: 13 aliases of
+ * the full introspection (5.3 MB of text, within the cost limit), eight at once, were each sent
+ * to the event loop and parsed there only to be refused (peak RSS up to 291 MiB in a fuzzing run).
+ */
+export function introspectionWorker({ log, maxBytes }: { log: Logger; maxBytes: number }): IntrospectionWorker {
   // The modules the worker loads, as Yoga resolves them: found on the first start, not at the gateway's.
   let modules: { graphql: string; executor: string } | undefined;
   const resolveModules = () => {
@@ -290,17 +307,23 @@ export function introspectionWorker({ log }: { log: Logger }): IntrospectionWork
         if (running !== current) return;
         const worker = new Worker(WORKER, {
           eval: true,
-          workerData: { ...(modules ??= resolveModules()), schema: printed },
+          workerData: { ...(modules ??= resolveModules()), schema: printed, maxBytes },
           resourceLimits: self.resourceLimits,
         });
         worker.unref();
         current.worker = worker;
-        worker.on('message', (message: { id: number; json?: string; streamed?: boolean; error?: string }) => {
+        worker.on('message', (message: { id: number; json?: string; streamed?: boolean; tooLarge?: true; error?: string }) => {
           for (const [key, task] of current.pending)
             if (task.id === message.id) {
               current.pending.delete(key);
               executions++;
-              task.settle(message.json === undefined ? new Error(message.error) : { json: message.json, streamed: message.streamed });
+              task.settle(
+                message.tooLarge
+                  ? { tooLarge: true }
+                  : message.json === undefined
+                    ? new Error(message.error)
+                    : { json: message.json, streamed: message.streamed },
+              );
             }
           if (current.pending.size === 0) {
             clearTimeout(current.idle);
@@ -373,13 +396,16 @@ export function introspectionWorker({ log }: { log: Logger }): IntrospectionWork
         task = send(current, key, { query, variables: args.variableValues, operationName: args.operationName });
       }
       // Identical operations have the same text: the errors located in one's are located in all.
-      task.parsed ??= task.answer.then(({ json, streamed }) =>
-        streamed
-          ? { parts: (JSON.parse(json) as Part[]).map((p) => revived(p, source)) }
-          : { result: revived(JSON.parse(json) as Part, source), json },
+      task.parsed ??= task.answer.then((answer) =>
+        'tooLarge' in answer
+          ? answer
+          : answer.streamed
+            ? { parts: (JSON.parse(answer.json) as Part[]).map((p) => revived(p, source)) }
+            : { result: revived(JSON.parse(answer.json) as Part, source), json: answer.json },
       );
       try {
         const parsed = await task.parsed;
+        if ('tooLarge' in parsed) return { data: null, errors: [responseBytesError(maxBytes)] };
         // Each its own top level (a later hook may set its result's fields), the data shared, as kept
         // results are; one without errors is written as the worker's text (the same JSON), made once.
         if ('result' in parsed) {

@@ -23,6 +23,18 @@ export function limitError(limit: LimitName, maximum: number, message: string, a
 }
 
 /**
+ * The refusal of a result over `maxResponseBytes` (useMaxResponseBytes.ts), also made where a
+ * result is measured before it reaches the event loop (an introspection worker's answer).
+ */
+export function responseBytesError(maximum: number): GraphQLError {
+  return limitError(
+    'maxResponseBytes',
+    maximum,
+    `Response size limit of ${maximum} bytes exceeded (each occurrence of an object counts; select fewer or smaller fields, or page).`,
+  );
+}
+
+/**
  * A GraphQL Armor `onReject` that replaces the library's error (no code, a misleading
  * "Syntax Error:" prefix) with `limitError`: reported to the validation context when there is one,
  * thrown otherwise (the token limit rejects while parsing). Use with `propagateOnRejection: false`.

@@ -18,7 +18,7 @@ import { GraphQLError, type ExecutionResult } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { BytesInFlight } from '../../rest/index.js';
 import { whenResponseDone, type NodeServerContext } from '../lib/httpBounds.js';
-import { limitError } from '../lib/limitError.js';
+import { responseBytesError } from '../lib/limitError.js';
 import { jsonSize } from '../lib/jsonSize.js';
 import { writtenLength } from '../lib/writtenAs.js';
 
@@ -43,12 +43,7 @@ export function measuredSize(result: unknown): number | undefined {
 }
 
 export function useMaxResponseBytes(maxResponseBytes: number, inFlightBudget = defaultResponseBytesInFlight(maxResponseBytes)): Plugin {
-  const refusal = () =>
-    limitError(
-      'maxResponseBytes',
-      maxResponseBytes,
-      `Response size limit of ${maxResponseBytes} bytes exceeded (each occurrence of an object counts; select fewer or smaller fields, or page).`,
-    );
+  const refusal = () => responseBytesError(maxResponseBytes);
   const busy = () =>
     new GraphQLError('The gateway is writing too many large results at once; try again shortly.', {
       extensions: { code: 'UPSTREAM_UNAVAILABLE', retryAfter: 1, http: { status: 503, headers: { 'Retry-After': '1' } } },
