@@ -149,6 +149,25 @@ describe('GET /metrics', () => {
     await expect.poll(open, { timeout: 5000 }).toBe(0);
   });
 
+  it('a subscription the client cannot receive (406 for its Accept) is ended, not counted as open', async () => {
+    await using s = await startStack({}, { askStreamDelayMs: 60_000 });
+    const url = await s.gateway.start();
+    const open = async () => value((await scrape(s.gateway)).families, 'docs_graph_subscriptions_open');
+    for (const accept of ['application/json', 'multipart/mixed', 'application/graphql-response+json']) {
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept, authorization: `Bearer ${s.world.users.admin.token}` },
+        body: JSON.stringify({
+          query: 'subscription Questions($org: String!) { suggestedQuestionsStream(organizationId: $org) }',
+          variables: { org: s.world.orgId },
+        }),
+      });
+      expect(res.status).toBe(406);
+      await res.arrayBuffer();
+      expect(await open()).toBe(0);
+    }
+  });
+
   it('the onRestCall of the options still sees every attempt', () => {
     expect(t.calls.length).toBeGreaterThanOrEqual(4);
   });

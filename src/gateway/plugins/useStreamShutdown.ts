@@ -42,6 +42,13 @@ export function useStreamShutdown(): StreamShutdown {
         onSubscribeError: end,
       };
     },
+    // After Yoga's result processors (its plugins come first): a subscription's stream that no
+    // processor takes (the client's Accept allows none: Yoga answers 406) is never read, so its
+    // end hooks (this count, the metrics' open subscriptions) and its upstream stream would wait
+    // for the gateway's stop. It is ended now.
+    onResultProcess({ result, resultProcessor }) {
+      if (!resultProcessor && isAsyncIterable(result)) void result[Symbol.asyncIterator]().return?.();
+    },
     onResponse({ response, setResponse, fetchAPI, serverContext }) {
       // The header first: `body` makes a stream of a string body (every JSON result), for nothing.
       if (!response.headers.get('content-type')?.startsWith('text/event-stream') || !response.body) return;
