@@ -378,6 +378,18 @@ describe('PDF', () => {
     const expired = await download(url);
     expect(expired.status).toBe(403);
   });
+
+  it('a link stops working when its space is deleted, and works again if the space is restored', async () => {
+    const doomed = await newSpace('Doomed');
+    const doomedCr = await newChangeRequest(doomed.id, 'Last words');
+    const { url } = (await t.api.get(`/spaces/${doomed.id}/change-requests/${doomedCr.id}/pdf`)).body as { url: string };
+    expect((await download(url)).status).toBe(200);
+    expect((await t.api.delete(`/spaces/${doomed.id}`)).status).toBe(204);
+    // Before: the signed link kept serving the deleted space's content for its hour.
+    expect((await download(url)).status).toBe(404);
+    expect((await t.api.post(`/spaces/${doomed.id}/restore`, {})).status).toBe(200);
+    expect((await download(url)).status).toBe(200);
+  });
 });
 
 describe('public spaces', () => {

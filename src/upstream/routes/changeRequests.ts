@@ -16,7 +16,7 @@ import {
   setChangeRequestFields,
   toChangeRequest,
 } from '../domain/changeRequests.js';
-import { loadSpace } from '../domain/spaces.js';
+import { loadSpace, spaceById, type SpaceRow } from '../domain/spaces.js';
 
 const base = '/spaces/{spaceId}/change-requests';
 
@@ -88,8 +88,12 @@ async function renderPdfRoute(ctx: RequestContext) {
   if ('invalid' in grant) throw forbidden(`token: ${grant.invalid}`);
   if (grant.spaceId !== ctx.params.spaceId || grant.changeRequestId !== ctx.params.changeRequestId)
     throw forbidden('token: is for another change request');
+  // The link prints what its space still holds: not once the space is deleted (it works again if
+  // the space is restored within the link's hour).
+  const space = spaceById(ctx.db, grant.spaceId) as SpaceRow | undefined;
+  if (!space || space.deleted_at) throw notFound('Space');
   const cr = changeRequestById(ctx.db, grant.changeRequestId);
-  if (!cr) throw notFound('Change request');
+  if (!cr || cr.space_id !== space.id) throw notFound('Change request');
   const wanted = grant.pages && new Set(grant.pages);
   const pages = pagesOf(ctx.db, grant.revisionId).filter((p: PageRow) => !wanted || wanted.has(p.page_id));
   const bytes = await renderPdf({
