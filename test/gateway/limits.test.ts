@@ -192,6 +192,18 @@ describe('cost', () => {
     expect((await s.gql(nodes, ids(100))).errors?.find((e) => e.extensions?.limit)).toBeUndefined();
   });
 
+  it('variables that do not validate leave no verdict: a valid value of the same shape is priced', async () => {
+    await using s = await startStack();
+    const query = 'query($ids: [ID!]!, $f: ContentFormat) { nodes(ids: $ids) { id ... on Comment { body(format: $f) { markdown } } } }';
+    const ids = Array.from({ length: 101 }, (_, i) => `Q29tbWVudDo${i}`);
+    // An enum value that does not exist: refused at execution, unpriced.
+    expect((await s.gql(query, { ids, f: 'NOPE' })).errors?.[0].extensions?.code).toBe('BAD_USER_INPUT');
+    s.resetCalls();
+    // Before: the string-blind key found that run's "no error" and the 101 ids went on to the REST API.
+    expect((await s.gql(query, { ids, f: 'MARKDOWN' })).errors?.[0].extensions).toMatchObject({ limit: 'maxIds', actual: 101 });
+    expect(s.calls).toEqual([]);
+  });
+
   it('prices by the formula: first (default 20, clamped to the maximum) multiplies, each id of nodes() is a REST call', () => {
     const cost = (query: string, variables: Record<string, unknown> = {}) =>
       operationCost(schema, parse(query), variables, undefined, { defaultPageSize: 20, maxPageSize: 100, maxIds: 100 });
