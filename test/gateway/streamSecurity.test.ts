@@ -5,17 +5,35 @@
  */
 import { TOKEN_HEADER_KEY } from 'graphql-sse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_OPERATION_ID } from '../../src/gateway/plugins/useGraphQLSSE.js';
+import { addAskContent, DOCKER_QUESTION } from '../helpers/askContent.js';
 import { fakeClock } from '../helpers/clock.js';
 import { startStack, type TestStack } from '../helpers/gateway.js';
 
 const TTL = 2000;
 const QUEUE = 6;
+const QUEUE_BYTES = 2000;
+const OPERATIONS = 3;
 let t: TestStack;
 let stream: string;
 /** Drives reservation expiry (and the REST client's deadlines, which no test here reaches). */
 const clock = fakeClock();
 beforeAll(async () => {
-  t = await startStack({ streams: { reservationTtlMs: TTL, maxReservationsPerCaller: 2, maxQueuedEventsPerCaller: QUEUE }, clock });
+  t = await startStack(
+    {
+      streams: {
+        reservationTtlMs: TTL,
+        maxReservationsPerCaller: 2,
+        maxQueuedEventsPerCaller: QUEUE,
+        maxQueuedBytesPerCaller: QUEUE_BYTES,
+        maxOperationsPerCaller: OPERATIONS,
+      },
+      clock,
+    },
+    // An answer stream's events after the first come a minute apart: an operation that lasts.
+    { askStreamDelayMs: 60_000 },
+  );
+  addAskContent(t);
   stream = `${await t.gateway.start()}/stream`;
 });
 afterAll(() => t.stop());
@@ -132,6 +150,112 @@ describe('reservations are bounded', () => {
     }
     const text = await reading;
     expect(text.match(/event: next/g)).toHaveLength(10);
+  });
+});
+
+describe('what a reservation holds is bounded', () => {
+  // Its first answer at once, the next a minute later (the upstream's delay): an operation that lasts.
+  const ASK = `subscription Ask($org: String!) { askStream(organizationId: $org, query: "${DOCKER_QUESTION}") { __typename } }`;
+  const postOperation = (streamToken: string, token: string | null, body: object) =>
+    fetch(stream, {
+      method: 'POST',
+      headers: { ...bearer(token), 'content-type': 'application/json', [TOKEN_HEADER_KEY]: streamToken },
+      body: JSON.stringify(body),
+    });
+
+  it('operations open at once, per caller (429); a completed or cancelled one frees its place', async () => {
+    const { admin } = t.world.users;
+    const token = await (await reserve(admin.token)).text();
+    const res = await fetch(stream, { headers: { ...bearer(admin.token), accept: 'text/event-stream', [TOKEN_HEADER_KEY]: token } });
+    const variables = { org: t.world.orgId };
+    for (let i = 0; i < OPERATIONS; i++)
+      expect((await postOperation(token, admin.token, { query: ASK, variables, extensions: { operationId: `q${i}` } })).status).toBe(202);
+    // Before: every operation was taken (202), a thousand a second from one token, until the heap ran out.
+    await expectRefused(
+      await postOperation(token, admin.token, { query: ASK, variables, extensions: { operationId: 'q9' } }),
+      429,
+      'RATE_LIMITED',
+    );
+    const cancelled = await fetch(`${stream}?operationId=q0`, {
+      method: 'DELETE',
+      headers: { ...bearer(admin.token), [TOKEN_HEADER_KEY]: token },
+    });
+    expect(cancelled.status).toBe(200);
+    let status = 0;
+    for (let i = 0; i < 50 && status !== 202; i++) {
+      status = (await postOperation(token, admin.token, { query: ASK, variables, extensions: { operationId: `again${i}` } })).status;
+      if (status !== 202) await sleep(20);
+    }
+    expect(status).toBe(202);
+    await res.body!.cancel();
+  });
+
+  it('an operationId over MAX_OPERATION_ID characters is refused (400): each event repeats it', async () => {
+    const { admin } = t.world.users;
+    const token = await (await reserve(admin.token)).text();
+    const res = await postOperation(token, admin.token, {
+      query: '{ __typename }',
+      extensions: { operationId: 'x'.repeat(MAX_OPERATION_ID + 1) },
+    });
+    await expectRefused(res, 400, 'BAD_USER_INPUT');
+    expect(
+      (await postOperation(token, admin.token, { query: '{ __typename }', extensions: { operationId: 'x'.repeat(MAX_OPERATION_ID) } }))
+        .status,
+    ).toBe(202);
+    await fetch(`${stream}?token=${token}`, { headers: { ...bearer(admin.token), accept: 'text/event-stream' } }).then((r) =>
+      r.body!.cancel(),
+    );
+  });
+
+  it('events queued and not read are capped in bytes too: past the cap the stream ends', async () => {
+    const token = await (await reserve(null)).text();
+    // One result of about 3 KB (200 aliases), over the 2,000 bytes of the test's cap.
+    const query = `{ ${Array.from({ length: 200 }, (_, i) => `alias${i}: __typename`).join(' ')} }`;
+    expect((await postOperation(token, null, { query, extensions: { operationId: 'big' } })).status).toBe(202);
+    const statuses: number[] = [];
+    while (statuses.length < 20 && statuses.at(-1) !== 404) {
+      statuses.push(
+        (await postOperation(token, null, { query: '{ __typename }', extensions: { operationId: `small${statuses.length}` } })).status,
+      );
+      await sleep(20);
+    }
+    // Ended at the large result (before: only the count cap, QUEUE events, ended it, some small operations later).
+    expect(statuses.at(-1)).toBe(404);
+    expect(statuses.length).toBeLessThanOrEqual(2);
+  });
+
+  it('a reservation is connected by GET only (405 for a POST), and a token names a reservation or nothing (404)', async () => {
+    const { admin, read } = t.world.users;
+    const token = await (await reserve(admin.token)).text();
+    // Before: a POST connected the stream, unclaimed: it outlived the reservation's caps and its owner check.
+    const byPost = await fetch(stream, {
+      method: 'POST',
+      headers: { ...bearer(admin.token), accept: 'text/event-stream', 'content-type': 'application/json', [TOKEN_HEADER_KEY]: token },
+      body: JSON.stringify({ query: '{ __typename }' }),
+    });
+    await expectRefused(byPost, 405, 'BAD_USER_INPUT');
+    for (const name of ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'nope'])
+      for (const who of [admin.token, read.token, null]) {
+        // Before: `__proto__` and the like found graphql-sse's object prototype: 500.
+        await expectRefused(
+          await fetch(stream, { headers: { ...bearer(who), accept: 'text/event-stream', [TOKEN_HEADER_KEY]: name } }),
+          404,
+          'NOT_FOUND',
+        );
+        await expectRefused(
+          await postOperation(name, who, { query: '{ __typename }', extensions: { operationId: 'a' } }),
+          404,
+          'NOT_FOUND',
+        );
+        await expectRefused(
+          await fetch(`${stream}?operationId=a&token=${name}`, { method: 'DELETE', headers: bearer(who) }),
+          404,
+          'NOT_FOUND',
+        );
+      }
+    const own = await fetch(stream, { headers: { ...bearer(admin.token), accept: 'text/event-stream', [TOKEN_HEADER_KEY]: token } });
+    expect(own.status).toBe(200);
+    await own.body!.cancel();
   });
 });
 

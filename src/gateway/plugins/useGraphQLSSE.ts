@@ -8,9 +8,16 @@
  *   reads or feeds another caller's stream.
  * - A reservation nobody connects to within `reservationTtlMs` is dropped, with what was queued.
  * - Reservations are capped per caller (per client address for callers without an accepted token:
- *   lib/callerHash.ts) and in total (429 RATE_LIMITED), and so are events queued
- *   for streams that were not read yet: past either cap, the stream ends (graphql-sse keeps them in
- *   an unbounded array otherwise).
+ *   lib/callerHash.ts) and in total (429 RATE_LIMITED), and so are the operations open on them
+ *   (each POST was answered 202 at once, so one token sent a thousand a second, faster than their
+ *   upstream streams ended, until the heap ran out) and the events queued for streams that were not
+ *   read yet, counted and in bytes (an event repeats its `operationId`; 950 KB ids made 50 events
+ *   50 MB): past either event cap, the stream ends (graphql-sse keeps them in an unbounded array
+ *   otherwise). An `operationId` is at most MAX_OPERATION_ID characters (400 past it).
+ * - A reservation's stream is connected by a `GET` only (405 otherwise: a `POST` connected it
+ *   unclaimed, out of the caps and of the ownership check), and a token names a reservation of
+ *   this gateway or nothing (404: graphql-sse keeps its streams in a plain object, where
+ *   `__proto__` found a prototype and answered 500).
  * - Every answer is a GraphQL result or error with a code of the fixed set: parse, validation and
  *   limit errors are results of the operation (never an HTTP 500 with a stack), the handler's own
  *   refusals (400, 404, 405, 406, 409, 415) carry `extensions.code`, anything unexpected is masked.
@@ -23,8 +30,10 @@ import type { Plugin, YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from '../../log.js';
 import { systemClock, type Clock } from '../../rest/index.js';
 import { callerBudget, callerHash } from '../lib/callerHash.js';
+import { jsonSize } from '../lib/jsonSize.js';
 import { maskError, UNEXPECTED_ERROR_MESSAGE } from '../lib/maskedErrors.js';
 import { requestPath } from '../lib/requestPath.js';
+import { measuredSize } from './useMaxResponseBytes.js';
 import { persistedStreamQuery } from './usePersistedOperations.js';
 
 export interface StreamLimits {
@@ -32,18 +41,30 @@ export interface StreamLimits {
   reservationTtlMs: number;
   maxReservationsPerCaller: number;
   maxReservations: number;
-  /** Events produced for a caller's streams and not yet read by its connection. */
+  /** Operations open on a caller's reservations (sent and not completed). */
+  maxOperationsPerCaller: number;
+  maxOperations: number;
+  /** Events produced for a caller's streams and not yet read by its connection, and their bytes. */
   maxQueuedEventsPerCaller: number;
   maxQueuedEvents: number;
+  maxQueuedBytesPerCaller: number;
+  maxQueuedBytes: number;
 }
 
 export const DEFAULT_STREAM_LIMITS: StreamLimits = {
   reservationTtlMs: 5_000,
   maxReservationsPerCaller: 4,
   maxReservations: 1_000,
+  maxOperationsPerCaller: 32,
+  maxOperations: 1_000,
   maxQueuedEventsPerCaller: 50,
   maxQueuedEvents: 1_000,
+  maxQueuedBytesPerCaller: 8 * 1024 * 1024,
+  maxQueuedBytes: 32 * 1024 * 1024,
 };
+
+/** The longest `operationId` (a client's counter or UUID; each event repeats it). */
+export const MAX_OPERATION_ID = 128;
 
 interface Reservation {
   /** Who owns it (callerHash). */
@@ -51,13 +72,20 @@ interface Reservation {
   /** Whose caps it counts against (callerBudget: a client address for callers without an accepted token). */
   budget: string;
   claimed: boolean;
+  /** Operations sent on it and not completed. */
+  operations: number;
   queued: number;
+  /** Bytes of each queued event, oldest first (an estimate: the result's JSON size and the id), and their sum. */
+  sizes: number[];
+  queuedBytes: number;
   timer: unknown;
 }
 
 interface Tally {
   reservations: number;
+  operations: number;
   queued: number;
+  queuedBytes: number;
 }
 
 type Refusal = [string, { status: number; statusText: string; headers: Record<string, string> }];
@@ -73,17 +101,19 @@ export function useGraphQLSSE(options: { endpoint?: string; limits?: Partial<Str
   const limits = { ...DEFAULT_STREAM_LIMITS, ...options.limits };
   const reservations = new Map<string, Reservation>();
   const tallies = new Map<string, Tally>();
-  const total: Tally = { reservations: 0, queued: 0 };
+  const total: Tally = { reservations: 0, operations: 0, queued: 0, queuedBytes: 0 };
   /** Requests that name a reservation (by their raw Request), and the synthetic ones that drop one. */
   const streamOf = new WeakMap<Request, string>();
   const internal = new WeakMap<Request, string>();
   const serverContexts = new WeakMap<Request, unknown>();
+  /** The reservation each counted operation (graphql-sse's request of its POST) runs on. */
+  const operationOf = new WeakMap<object, string>();
   let yoga!: YogaServerInstance<Record<string, unknown>, Record<string, unknown>>;
   let handler!: (request: Request) => Promise<Response>;
 
   const tally = (budget: string) => {
     let t = tallies.get(budget);
-    if (!t) tallies.set(budget, (t = { reservations: 0, queued: 0 }));
+    if (!t) tallies.set(budget, (t = { reservations: 0, operations: 0, queued: 0, queuedBytes: 0 }));
     return t;
   };
 
@@ -94,7 +124,7 @@ export function useGraphQLSSE(options: { endpoint?: string; limits?: Partial<Str
     const token = randomUUID();
     const timer = clock.setTimeout(() => void expire(token), limits.reservationTtlMs);
     (timer as { unref?: () => void }).unref?.();
-    reservations.set(token, { caller, budget, claimed: false, queued: 0, timer });
+    reservations.set(token, { caller, budget, claimed: false, operations: 0, queued: 0, sizes: [], queuedBytes: 0, timer });
     t.reservations++;
     total.reservations++;
     return token;
@@ -107,9 +137,13 @@ export function useGraphQLSSE(options: { endpoint?: string; limits?: Partial<Str
     reservations.delete(token);
     const t = tally(r.budget);
     t.reservations--;
+    t.operations -= r.operations;
     t.queued -= r.queued;
+    t.queuedBytes -= r.queuedBytes;
     total.reservations--;
+    total.operations -= r.operations;
     total.queued -= r.queued;
+    total.queuedBytes -= r.queuedBytes;
     if (t.reservations === 0) tallies.delete(r.budget);
   }
 
@@ -125,13 +159,22 @@ export function useGraphQLSSE(options: { endpoint?: string; limits?: Partial<Str
     await response.body?.cancel();
   }
 
-  /** Counts an event queued for the stream a request feeds; past a cap, ends that stream. */
-  function queued(raw: Request): void {
-    const token = streamOf.get(raw);
+  /**
+   * Counts an event (a result, or `null` for `complete`) queued for the stream a request feeds;
+   * past a cap, ends that stream.
+   */
+  function queued(req: SseRequest, result: unknown): void {
+    const token = streamOf.get(req.raw);
     const r = token === undefined ? undefined : reservations.get(token);
     if (!r) return;
+    const bytes = eventBytes(req, result, limits.maxQueuedBytesPerCaller);
     const t = tally(r.budget);
-    if (t.queued >= limits.maxQueuedEventsPerCaller || total.queued >= limits.maxQueuedEvents) {
+    if (
+      t.queued >= limits.maxQueuedEventsPerCaller ||
+      total.queued >= limits.maxQueuedEvents ||
+      t.queuedBytes + bytes > limits.maxQueuedBytesPerCaller ||
+      total.queuedBytes + bytes > limits.maxQueuedBytes
+    ) {
       release(token!);
       options.log?.warn('graphql-sse stream ended: too many events queued and not read');
       throw new Error('Too many queued events');
@@ -139,18 +182,68 @@ export function useGraphQLSSE(options: { endpoint?: string; limits?: Partial<Str
     r.queued++;
     t.queued++;
     total.queued++;
+    r.sizes.push(bytes);
+    r.queuedBytes += bytes;
+    t.queuedBytes += bytes;
+    total.queuedBytes += bytes;
   }
 
   function delivered(token: string): void {
     const r = reservations.get(token);
     if (!r || r.queued === 0) return;
+    const bytes = r.sizes.shift() ?? 0;
+    const t = tally(r.budget);
     r.queued--;
-    tally(r.budget).queued--;
+    t.queued--;
     total.queued--;
+    r.queuedBytes -= bytes;
+    t.queuedBytes -= bytes;
+    total.queuedBytes -= bytes;
+  }
+
+  /**
+   * An operation sent on reservation `token` (a POST): its id read from the body (parsed once,
+   * handed on to graphql-sse as the object), bounded, and counted against the caps until it
+   * completes (or its stream ends); a refusal otherwise.
+   */
+  async function operationOn(req: SseRequest, token: string, r: Reservation): Promise<Refusal | undefined> {
+    const text = typeof req.body === 'function' ? await (req.body as () => Promise<string>)() : req.body;
+    let id: unknown;
+    try {
+      const data: unknown = typeof text === 'string' ? JSON.parse(text) : text;
+      req.body = data;
+      id = (data as { extensions?: { operationId?: unknown } } | null)?.extensions?.operationId;
+    } catch {
+      req.body = text; // graphql-sse answers the invalid JSON
+      return undefined;
+    }
+    if (typeof id === 'string' && id.length > MAX_OPERATION_ID) return refusal(400, `operationId: at most ${MAX_OPERATION_ID} characters.`);
+    const t = tally(r.budget);
+    if (t.operations >= limits.maxOperationsPerCaller || total.operations >= limits.maxOperations)
+      return refusal(
+        429,
+        `Too many operations open on event streams (at most ${limits.maxOperationsPerCaller} per caller); wait for one to complete.`,
+      );
+    r.operations++;
+    t.operations++;
+    total.operations++;
+    operationOf.set(req, token);
+    return undefined;
+  }
+
+  /** An operation counted by operationOn completed. */
+  function completed(req: object): void {
+    const token = operationOf.get(req);
+    const r = token === undefined ? undefined : reservations.get(token);
+    if (!r || r.operations === 0) return;
+    operationOf.delete(req);
+    r.operations--;
+    tally(r.budget).operations--;
+    total.operations--;
   }
 
   const handlerOptions: HandlerOptions = {
-    authenticate(req) {
+    async authenticate(req) {
       const raw = req.raw;
       const own = internal.get(raw);
       if (own) return own;
@@ -163,8 +256,16 @@ export function useGraphQLSSE(options: { endpoint?: string; limits?: Partial<Str
       const given = raw.headers.get(TOKEN_HEADER_KEY) ?? new URL(raw.url, 'http://localhost').searchParams.get(TOKEN_QUERY_KEY);
       if (!given) return randomUUID(); // distinct connections (what graphql-sse does without a token)
       const r = reservations.get(given);
-      if (r && r.caller !== caller) return refusal(403, 'This event stream belongs to another caller.');
-      if (r) streamOf.set(raw, given);
+      if (!r) return refusal(404, 'No such event stream (it expired or ended); reserve one with PUT.');
+      if (r.caller !== caller) return refusal(403, 'This event stream belongs to another caller.');
+      // graphql-sse's own test of the header: a reservation's stream is connected by a GET only.
+      if (raw.method !== 'GET' && raw.headers.get('accept') === 'text/event-stream')
+        return refusal(405, 'Connect to a reserved event stream with GET.');
+      streamOf.set(raw, given);
+      if (raw.method === 'POST') {
+        const refused = await operationOn(req as SseRequest, given, r);
+        if (refused) return refused;
+      }
       return given;
     },
     onSubscribe(req, params) {
@@ -192,8 +293,11 @@ export function useGraphQLSSE(options: { endpoint?: string; limits?: Partial<Str
         return (operation?.operation === 'subscription' ? enveloped.subscribe : enveloped.execute)(args);
       }) as ReturnType<NonNullable<HandlerOptions['onSubscribe']>>;
     },
-    onNext: (_ctx, req) => queued(req.raw),
-    onComplete: (_ctx, req) => queued(req.raw),
+    onNext: (_ctx, req, result) => queued(req as SseRequest, result),
+    onComplete: (_ctx, req) => {
+      completed(req);
+      queued(req as SseRequest, null);
+    },
   };
 
   async function handle(request: Request): Promise<Response> {
@@ -275,6 +379,19 @@ export function useGraphQLSSE(options: { endpoint?: string; limits?: Partial<Str
       return handle(request).then(endResponse);
     },
   };
+}
+
+/** graphql-sse's request, as its handler passes it along: the Fetch request, and the body (parsed by operationOn). */
+type SseRequest = { raw: Request; body: unknown };
+
+/**
+ * What an event (a result, or `null` for `complete`) adds to a stream's queue, about: its JSON (as
+ * the response-bytes bound measured it, or measured up to `cap`), its operation's id and the framing.
+ */
+function eventBytes(req: SseRequest, result: unknown, cap: number): number {
+  const id = (req.body as { extensions?: { operationId?: unknown } } | null)?.extensions?.operationId;
+  const json = result === null ? 0 : (measuredSize(result) ?? jsonSize(result, cap));
+  return json + (typeof id === 'string' ? id.length : 0) + 40;
 }
 
 /** The caller a stream belongs to: its key (a hash of its token, however `Bearer` is spelled; absent: the anonymous caller). */
