@@ -54,7 +54,7 @@ const TABLE = [
     env: 'HOST',
     kind: 'string',
     fallback: () => '127.0.0.1',
-    help: 'Interface to listen on',
+    help: 'Interface to listen on (under start, the gateway only: the embedded REST API listens on 127.0.0.1)',
   },
   {
     key: 'upstreamPort',

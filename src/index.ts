@@ -38,12 +38,14 @@ async function main(argv: string[]): Promise<void> {
   }
   const log = createLogger(config.logLevel);
   onUnhandledRejection(log);
-  const running = command === 'upstream' ? await runUpstream(config, config.port, '--port', log) : await runGateway(config, log);
+  const running =
+    command === 'upstream' ? await runUpstream(config, config.host, config.port, '--port', log) : await runGateway(config, log);
   onSignals(running, log);
 }
 
 async function runUpstream(
   config: Config,
+  host: string,
   port: number,
   portFlag: string,
   log: Logger,
@@ -59,12 +61,12 @@ async function runUpstream(
   const upstream = buildUpstream({
     db,
     port,
-    host: config.host,
+    host,
     latencyMs: config.latencyMs,
     rateLimit: config.rateLimit ? { limit: config.rateLimit, windowMs: 60_000 } : undefined,
     log: config.logLevel === 'debug' ? (l) => upstreamLog.debug(`${l.method} ${l.path} ${l.status} ${l.ms.toFixed(1)}ms`) : undefined,
   });
-  const url = await listen(() => upstream.start(), `REST API on ${config.host}:${port}`, portFlag);
+  const url = await listen(() => upstream.start(), `REST API on ${host}:${port}`, portFlag);
   console.log(`REST: ${url}`);
   printDemoTokens(demo);
   return {
@@ -94,7 +96,9 @@ function fail(message: string, cause?: unknown): never {
 
 async function runGateway(config: Config, log: Logger): Promise<Running> {
   const persisted = config.persistedOperations ? await readPersistedOperations(config.persistedOperations) : undefined;
-  const embedded = config.upstreamUrl ? null : await runUpstream(config, config.upstreamPort, '--upstream-port', log);
+  // The embedded REST API serves the gateway: on loopback whatever `--host` says (the `upstream`
+  // command serves it on `--host`).
+  const embedded = config.upstreamUrl ? null : await runUpstream(config, '127.0.0.1', config.upstreamPort, '--upstream-port', log);
   // OpenTelemetry (when OTEL_EXPORTER_OTLP_ENDPOINT is set) starts before the gateway loads.
   const tracing = await (await import('./gateway/tracing.js')).startTracing();
   const { buildGateway } = await import('./gateway/app.js');

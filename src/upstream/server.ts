@@ -40,6 +40,8 @@ export interface UpstreamOptions {
   askStreamDelayMs?: number;
   /** Called when a streamed ask endpoint ends, with how (complete / aborted) and the events written. */
   onAskStreamEnd?: UpstreamServices['onAskStreamEnd'];
+  /** The HTTP server's bounds (defaults: HTTP_BOUNDS). */
+  http?: Partial<typeof HTTP_BOUNDS>;
 }
 
 export interface Upstream {
@@ -90,6 +92,16 @@ export function buildUpstream(options: UpstreamOptions = {}): Upstream {
     );
     handle(req, res).catch((err) => sendError(res, err));
   });
+  // Seconds, not Node's minutes, for a request's headers and whole request; a connection cap; every
+  // header seen (past node:http's 2,000 the rest were dropped while the body was still framed by
+  // them). Without them, 21,000 idle connections took the process's file descriptors, and with
+  // them the gateway's own port under `npm start`.
+  const bounds = { ...HTTP_BOUNDS, ...options.http };
+  server.headersTimeout = Math.min(bounds.headersTimeoutMs, bounds.requestTimeoutMs);
+  server.requestTimeout = bounds.requestTimeoutMs;
+  server.maxConnections = bounds.maxConnections;
+  server.maxHeadersCount = 0;
+  (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = 1000;
   const drainer = drainable(server);
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
@@ -162,6 +174,9 @@ export function buildUpstream(options: UpstreamOptions = {}): Upstream {
 }
 
 const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The HTTP server's bounds: a client's headers, its whole request (not the response: event streams outlive it), connections held at once. */
+export const HTTP_BOUNDS = { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, maxConnections: 1_000 };
 
 async function readJson(req: IncomingMessage, max: number): Promise<unknown> {
   const chunks: Buffer[] = [];

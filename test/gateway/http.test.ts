@@ -151,6 +151,19 @@ describe('HTTP server timeouts', () => {
   });
 });
 
+describe('request headers', () => {
+  it('a Content-Length after 2,000 other headers still bounds the body: 413 for an anonymous one over the limit', async () => {
+    const body = JSON.stringify({ query: '{ __typename }', variables: { pad: 'x'.repeat(300_000) } });
+    const filler = Array.from({ length: 2000 }, (_, i) => `x${i}: y\r\n`).join('');
+    // Before: node:http kept the first 2,000 headers only, and the body went through unbounded (200).
+    const answer = await sendRaw(
+      Number(url.port),
+      `POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n${filler}Content-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+    );
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+  });
+});
+
 describe('connection cap', () => {
   it('refuses connections past --max-connections; the admitted ones keep working, and a freed slot is reused', async () => {
     // A gateway of its own: no other test's keep-alive connection takes a slot.

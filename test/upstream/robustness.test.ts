@@ -455,6 +455,30 @@ describe('requests the HTTP layer takes oddly', () => {
     }
   });
 
+  it('holds a connection that sends nothing only until the headers timeout, and at most maxConnections at once', async () => {
+    // Before: Node's defaults (a minute for headers, five for a body, no cap): 21,000 idle
+    // connections took the process's file descriptors, the gateway's port with them.
+    const own = await startUpstream({ http: { headersTimeoutMs: 200, maxConnections: 2 } });
+    try {
+      const origin = new URL(own.url);
+      const idle = () => {
+        const socket = connect(Number(origin.port), '127.0.0.1');
+        socket.on('error', () => undefined);
+        socket.resume(); // reads what the server sends, its close included
+        return { socket, closed: new Promise<void>((resolve) => socket.once('close', () => resolve())) };
+      };
+      const held = [idle(), idle()];
+      await until(() => own.upstream.connections() === 2);
+      const third = idle();
+      await third.closed; // past the cap: closed by the server at once
+      // The idle ones go at the headers timeout (checked every second).
+      await Promise.all(held.map((h) => h.closed));
+      expect((await own.api.get('/user')).status).toBe(200);
+    } finally {
+      await own.stop();
+    }
+  });
+
   it('a client that leaves in the middle of its body is not logged as an internal error', async () => {
     const own = await startUpstream();
     const errors = vi.spyOn(console, 'error').mockImplementation(() => undefined);

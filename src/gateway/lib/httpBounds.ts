@@ -19,6 +19,11 @@ export function boundServer(server: Server, bounds?: Partial<HttpBounds>): void 
   server.headersTimeout = Math.min(b.headersTimeoutMs, b.requestTimeoutMs);
   server.keepAliveTimeout = b.keepAliveTimeoutMs;
   server.maxConnections = b.maxConnections;
+  // Every header reaches `req.headers`: past node:http's default of 2,000, the rest were dropped
+  // while its parser still framed the body by them, so a `Content-Length` after 2,000 short
+  // headers was unseen by every body bound (an anonymous 60 MB body ran the heap out). Their
+  // size stays bounded (--max-http-header-size, 16 KiB: 431 past it).
+  server.maxHeadersCount = 0;
   // Node checks both timeouts every `connectionsCheckingInterval` (default 30 s, read when the
   // server starts listening): a timeout of seconds needs a check at least every second.
   (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = Math.min(
