@@ -572,7 +572,7 @@ const TABLE = [
     max: 1_000_000,
     fallback: () => 100,
     commands: ['start'],
-    help: 'Gateway: automatic persisted queries one caller may register per hour (0: none); past it they run but are not kept',
+    help: 'Gateway: automatic persisted queries one caller (a token the REST API accepted, else the client address) may register per hour (0: none); past it they run but are not kept',
   },
 ] as const satisfies readonly Setting[];
 

@@ -7,6 +7,7 @@ import { DEFAULTS, withDefaults, type Config } from '../config.js';
 import { silentLogger, type Logger } from '../log.js';
 import {
   createRestClient,
+  provenBudget,
   systemClock,
   type Arrival,
   type Clock,
@@ -312,7 +313,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
         return;
       }
       if (refuseOnArrival?.(req, res, identifyArrival)) return;
-      if (!bodies.admit(req, res, () => identifyArrival(req).budget)) return;
+      if (!bodies.admit(req, res, () => provenBudget(identifyArrival(req)))) return;
       const arrival = rest.arrive(req.headers.authorization);
       if (arrival) {
         req[ARRIVAL] = arrival;

@@ -94,6 +94,17 @@ export interface CallerIdentity {
   proven: boolean;
 }
 
+/**
+ * Whom work the gateway takes before the REST API has answered for the token counts against (the
+ * request-bodies budget, APQ registrations): the identity's budget once its token is proven,
+ * else its client address. Fresh made-up tokens, one per request, each had a budget of their own:
+ * 300 slow bodies took the whole bodies budget (every other caller's POSTs got 503), and APQ
+ * registrations went past the per-caller quota.
+ */
+export function provenBudget(identity: CallerIdentity): string {
+  return identity.proven ? identity.budget : identity.address;
+}
+
 /** How often a proven token's expiry and place among the kept ones are renewed, at most. */
 const REFRESH_MS = 1_000;
 

@@ -508,6 +508,8 @@ describe('request bodies held at once', () => {
   it("once half the budget is held, a caller past its share (a quarter) is refused, while another caller's body is read", async () => {
     await using s = await startStack({ limits: { requestBytesInFlight: 100_000 } });
     const { hostname, port } = new URL(s.gateway.url);
+    // Both tokens proven (the REST API answered for them): each has a share of its own.
+    for (const role of ['admin', 'edit'] as const) await s.data('{ viewer { restId } }', {}, s.world.users[role].token);
     const body = padded(30_000);
     // The admin holds 30,000 bytes: its headers and half its body sent.
     const a = connect(Number(port), hostname);
@@ -530,5 +532,29 @@ describe('request bodies held at once', () => {
     expect((await post(s.world.users.edit.token)).status).toBe(200);
     a.write(body.slice(15_000));
     expect(await aAnswer).toMatch(/^HTTP\/1\.1 200 /);
+  });
+
+  it("tokens the REST API has not answered for share their client address's share: made-up ones, one per request, get none each", async () => {
+    await using s = await startStack({ limits: { requestBytesInFlight: 100_000 } });
+    const { hostname, port } = new URL(s.gateway.url);
+    await s.data('{ viewer { restId } }', {}, s.world.users.admin.token);
+    const body = padded(30_000);
+    // A made-up token holds 30,000 bytes: its headers and half its body sent.
+    const a = connect(Number(port), hostname);
+    await new Promise((r) => a.once('connect', r));
+    a.on('error', () => undefined);
+    a.write(
+      `POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAuthorization: Bearer made-up-a\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 15_000)}`,
+    );
+    const post = (token: string) =>
+      fetch(s.gateway.url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body });
+    // Another made-up token from the same address would take its address past its share: refused.
+    // Before: each made-up token had a share of its own, and 300 slow bodies took the whole budget.
+    let refused = await post('made-up-b');
+    for (let i = 0; i < 50 && refused.status !== 503; i++) refused = await post(`made-up-b${i}`);
+    expect(refused.status).toBe(503);
+    // A proven token's body is read.
+    expect((await post(s.world.users.admin.token)).status).toBe(200);
+    a.destroy();
   });
 });

@@ -135,6 +135,8 @@ describe('persisted operations', () => {
     it('each caller registers at most --apq-quota documents (the rest run, unregistered)', async () => {
       const { r, world } = await startApq({ apqQuota: 2 });
       const [admin, other] = [world.users.admin.token, world.users.outsider.token];
+      // Each token proven (the REST API answered for it): each has a quota of its own.
+      for (const token of [admin, other]) expect((await r.post({ query: '{ viewer { restId } }' }, token)).json.errors).toBeUndefined();
       const docs = [1, 2, 3].map((n) => `{ __typename${' '.repeat(n)}}`);
       for (const doc of docs)
         expect((await r.post({ query: doc, extensions: apq(doc) }, admin)).json.data).toEqual({ __typename: 'Query' });
@@ -142,6 +144,15 @@ describe('persisted operations', () => {
       // Another caller has its own quota.
       expect((await r.post({ query: docs[2], extensions: apq(docs[2]) }, other)).json.data).toEqual({ __typename: 'Query' });
       expect(await registered(r, docs[2], admin)).toBe(true);
+    });
+
+    it('tokens the REST API has not answered for count against their client address: made-up ones get no quota each', async () => {
+      const { r } = await startApq({ apqQuota: 2 });
+      const docs = [1, 2, 3, 4].map((n) => `{ __typename${' '.repeat(n)}}`);
+      // Before: a fresh made-up token per request had a quota of its own, and registered them all.
+      for (const [i, doc] of docs.entries())
+        expect((await r.post({ query: doc, extensions: apq(doc) }, `made-up-${i}`)).json.data).toEqual({ __typename: 'Query' });
+      expect(await Promise.all(docs.map((doc) => registered(r, doc, 'made-up-x')))).toEqual([true, true, false, false]);
     });
 
     it('the quota is counted in Redis for all replicas, under a key that expires and names no token', async () => {

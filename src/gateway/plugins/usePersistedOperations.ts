@@ -25,7 +25,8 @@ import type { GraphQLError } from 'graphql';
 import { createGraphQLError, type GraphQLParams, type Plugin } from 'graphql-yoga';
 import { DEFAULTS } from '../../config.js';
 import type { Logger } from '../../log.js';
-import { callerBudget } from '../lib/callerHash.js';
+import { provenBudget } from '../../rest/index.js';
+import { callerIdentity } from '../lib/callerHash.js';
 import type { RedisHandle } from '../redis.js';
 import { servedFromCache } from '../lib/servedFromCache.js';
 
@@ -143,7 +144,7 @@ export function usePersistedOperations(options: PersistedOperationsOptions): Plu
     const registration = toRegister.get(request);
     toRegister.delete(request);
     if (!registration) return;
-    if (await quota.take(callerBudget(request))) await apq.set(...registration);
+    if (await quota.take(provenBudget(callerIdentity(request)))) await apq.set(...registration);
     else options.log.debug('persisted queries: caller over its APQ registration quota, not registered');
   };
 
