@@ -192,6 +192,25 @@ describe('response cache: writes that change access (in process)', () => {
     }
   });
 
+  it("deleting a site section ends the anonymous cached reads of its space that the site's share key opened", async () => {
+    const site = newSite(t, { spaces: 1, visibility: 'share-link', published: true, spaceVisibility: 'share-link' });
+    const SHARED = `query($spaceId: String!, $key: String!) { space(spaceId: $spaceId, shareKey: $key) { title } }`;
+    const link = (await t.api.post(`${site.base}/share-links`, { name: 'section' })).body;
+    const vars = { spaceId: site.spaceIds[0], key: keyOf(link) };
+    expect((await t.gql(SHARED, vars, null)).data?.space.title).toBe('Guide 1');
+    expect((await t.gql(SHARED, vars, null)).extensions?.responseCache.hit).toBe(true);
+    const [section] = (await t.api.get(`${site.base}/sections`)).body.items as Array<{ id: string }>;
+    await t.payload(
+      'deleteSiteSection',
+      { organizationId: site.organizationId, siteId: site.siteId, siteSectionId: section.id },
+      'deletedId',
+    );
+    // Before: the key no longer opened the space at the REST API, and the cache still answered it.
+    const after = await t.gql(SHARED, vars, null);
+    expect(after.extensions?.responseCache?.hit).not.toBe(true);
+    expect(after.data?.space ?? null).toBeNull();
+  });
+
   it('a write that sets a default role renews the generation: every cached result is read again', async () => {
     const { user, spaceId, cr } = await reader('read');
     await cachedRead(user.token, spaceId, cr);

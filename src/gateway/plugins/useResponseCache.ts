@@ -164,6 +164,10 @@ export const ACCESS_WRITES: ReadonlySet<string> = new Set([
   'publishSite',
   'unpublishSite',
   'updateSitePublishingAuth',
+  // The spaces a site publishes, which its share keys open: a section brings its space, and
+  // takes it away when deleted.
+  'createSiteSection',
+  'deleteSiteSection',
 ]);
 /** Input fields that change access whatever the mutation (a space's or collection's default role). */
 const ACCESS_INPUT_FIELDS = ['defaultLevel'];
