@@ -476,6 +476,18 @@ const TABLE = [
     help: 'Gateway: connections held at once, event streams included (a new one past it is closed unanswered)',
   },
   {
+    key: 'maxConnectionsPerAddress',
+    group: 'http',
+    flag: '--max-connections-per-address',
+    env: 'MAX_CONNECTIONS_PER_ADDRESS',
+    kind: 'int',
+    min: 0,
+    max: 1_000_000,
+    fallback: () => 250,
+    commands: ['start'],
+    help: "Gateway: connections one client address holds at once (a new one past it is closed unanswered; 0: no cap; not applied with --trust-proxy-hops, where the address is a proxy's)",
+  },
+  {
     key: 'metricsPath',
     flag: '--metrics-path',
     env: 'METRICS_PATH',

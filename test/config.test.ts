@@ -74,7 +74,13 @@ describe('config', () => {
     });
     expect(c.rest).toMatchObject({ connectTimeoutMs: 700, retries: 1, headersTimeoutMs: 15_000, concurrency: 128 });
     expect(c.limits).toMatchObject({ maxDepth: 9, defaultPageSize: 20, maxIds: 100 });
-    expect(c.http).toEqual({ requestTimeoutMs: 20_000, headersTimeoutMs: 3000, keepAliveTimeoutMs: 5000, maxConnections: 1000 });
+    expect(c.http).toEqual({
+      requestTimeoutMs: 20_000,
+      headersTimeoutMs: 3000,
+      keepAliveTimeoutMs: 5000,
+      maxConnections: 1000,
+      maxConnectionsPerAddress: 250,
+    });
     expect(Object.keys(c.rest).length + Object.keys(c.limits).length + Object.keys(c.http).length).toBe(
       SETTINGS.filter((s) => s.group).length,
     );

@@ -327,7 +327,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
       else res.writeHead(500, jsonHeaders(UNEXPECTED_BODY)).end(UNEXPECTED_BODY);
     }
   });
-  boundServer(server, options.http);
+  boundServer(server, options.http, (options.trustProxyHops ?? 0) > 0);
   const drainer = drainable(server);
   let url = '';
 

@@ -201,6 +201,48 @@ describe('connection cap', () => {
   });
 });
 
+describe('connections per client address', () => {
+  const connectFrom = (to: URL, localAddress: string) =>
+    new Promise<Raw>((resolve, reject) => {
+      const socket = connect({ port: Number(to.port), host: to.hostname, localAddress });
+      let data = '';
+      socket.on('data', (chunk) => (data += chunk.toString('latin1')));
+      const closed = new Promise<string>((done) => socket.once('close', () => done(data)));
+      socket.on('error', () => undefined);
+      socket.once('connect', () => resolve({ socket, received: () => data, closed })).once('error', reject);
+    });
+  const health = (to: URL) => `GET /health HTTP/1.1\r\nHost: ${to.host}\r\n\r\n`;
+
+  it('one address holds at most --max-connections-per-address; another address still connects', async () => {
+    await using capped = await startStack({ http: { maxConnections: 10, maxConnectionsPerAddress: 2 } });
+    const to = new URL(await capped.gateway.start());
+    const held = [await connectFrom(to, '127.0.0.2'), await connectFrom(to, '127.0.0.2')];
+    for (const raw of held) {
+      raw.socket.write(health(to));
+      await answered(raw, (s) => /\r\n\r\n/.test(s));
+    }
+    // Before: one address could take every connection of --max-connections.
+    const third = await connectFrom(to, '127.0.0.2');
+    third.socket.write(health(to));
+    expect(await third.closed).toBe('');
+    const other = await connectFrom(to, '127.0.0.3');
+    other.socket.write(health(to));
+    expect(await answered(other, (s) => /\r\n\r\n/.test(s))).toMatch(/^HTTP\/1\.1 200 /);
+    for (const raw of [...held, other]) raw.socket.destroy();
+  });
+
+  it('is not applied behind trusted proxies (--trust-proxy-hops), whose address every connection has', async () => {
+    await using proxied = await startStack({ http: { maxConnections: 10, maxConnectionsPerAddress: 1 }, trustProxyHops: 1 });
+    const to = new URL(await proxied.gateway.start());
+    const held = [await connectFrom(to, '127.0.0.2'), await connectFrom(to, '127.0.0.2')];
+    for (const raw of held) {
+      raw.socket.write(health(to));
+      expect(await answered(raw, (s) => /\r\n\r\n/.test(s))).toMatch(/^HTTP\/1\.1 200 /);
+      raw.socket.destroy();
+    }
+  });
+});
+
 describe('request URLs', () => {
   it('a Host and target that make no URL get a 400 with a JSON error, never a stack trace; the usual ones are served', async () => {
     const port = Number(url.port);

@@ -6,15 +6,20 @@
  * event stream outlives it.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 
 import { DEFAULTS, withDefaults, type GroupConfig } from '../../config.js';
 
 /** The `http` settings of src/config.ts (their meaning and defaults are there); headers are due at most at `requestTimeoutMs`. */
 export type HttpBounds = GroupConfig<'http'>;
 
-/** Bounds the server; absent bounds take their defaults. */
-export function boundServer(server: Server, bounds?: Partial<HttpBounds>): void {
+/**
+ * Bounds the server; absent bounds take their defaults. `behindProxies`: the socket addresses are
+ * reverse proxies' (--trust-proxy-hops), so connections are not capped per address.
+ */
+export function boundServer(server: Server, bounds?: Partial<HttpBounds>, behindProxies = false): void {
   const b = withDefaults(DEFAULTS.http, bounds);
+  if (b.maxConnectionsPerAddress > 0 && !behindProxies) capPerAddress(server, b.maxConnectionsPerAddress);
   server.requestTimeout = b.requestTimeoutMs;
   server.headersTimeout = Math.min(b.headersTimeoutMs, b.requestTimeoutMs);
   server.keepAliveTimeout = b.keepAliveTimeoutMs;
@@ -30,6 +35,26 @@ export function boundServer(server: Server, bounds?: Partial<HttpBounds>): void 
     1000,
     Math.ceil(server.headersTimeout / 4),
   );
+}
+
+/**
+ * At most `max` connections from one client address at once: past it a new one is closed
+ * unanswered, as past --max-connections. One client holding 1,000 idle connections (reopened as
+ * the headers timeout closed them) had every other client's connection refused, `/health` too.
+ */
+function capPerAddress(server: Server, max: number): void {
+  const open = new Map<string, number>();
+  server.on('connection', (socket: Socket) => {
+    const address = socket.remoteAddress ?? '';
+    const count = (open.get(address) ?? 0) + 1;
+    if (count > max) return void socket.destroy();
+    open.set(address, count);
+    socket.once('close', () => {
+      const left = open.get(address)! - 1;
+      if (left === 0) open.delete(address);
+      else open.set(address, left);
+    });
+  });
 }
 
 /**
