@@ -17,14 +17,15 @@
  * hooks built label objects, filtered them and looked the operation up in a WeakMap in four
  * phases of every request. Operation names are the client's: past
  * MAX_OPERATION_NAMES distinct ones, new names count as `other` (a bounded number of series), and
- * each is cut to MAX_OPERATION_NAME_LENGTH characters (a bounded size of each).
+ * each is cut to MAX_LABEL_NAME_LENGTH characters (a bounded size of each), and a slow render of
+ * the whole is served again for a second (RENDER_KEPT_MS).
  */
+import { createHash } from 'node:crypto';
 import type { DocumentNode, ExecutionResult } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { DEFAULTS } from '../config.js';
 import { errorCode, type RestCall } from '../rest/index.js';
-import { boundedName } from './lib/operationName.js';
 import { requestPath } from './lib/requestPath.js';
 
 export type CircuitState = 'closed' | 'open' | 'half-open';
@@ -46,9 +47,22 @@ export interface GatewayMetrics {
 export interface MetricsOptions {
   /** Path of the metrics endpoint (default `/metrics`). */
   endpoint?: string;
+  /** A render of the registry that took this long or more is served again for RENDER_KEPT_MS (default 10 ms; tests lower it). */
+  slowRenderMs?: number;
+  /** The clock of that (ms; default `performance.now`). */
+  now?: () => number;
 }
 
 export const MAX_OPERATION_NAMES = 200;
+/** Operation names in labels are cut to this many characters, a hash of the whole name keeping cut names apart. */
+export const MAX_LABEL_NAME_LENGTH = 64;
+/**
+ * How long a slow render of `/metrics` is served again. Anyone may scrape it, and 200 operation
+ * names of 256 characters made it 3.4 MB, 65–100 ms of the event loop per render: ten clients
+ * looping on it took another caller's median latency from 5 ms to 1.4 s. Scrapers read it every
+ * 15–60 s; concurrent scrapes share one render.
+ */
+const RENDER_KEPT_MS = 1_000;
 const CIRCUIT_STATES: CircuitState[] = ['closed', 'open', 'half-open'];
 const OPERATION_LABELS = ['operationName', 'operationType', 'outcome'] as const;
 type OperationLabel = (typeof OPERATION_LABELS)[number];
@@ -61,12 +75,30 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
   const endpoint = options.endpoint ?? DEFAULTS.metricsPath;
   // The endpoint, found by its path in the request's URL string (reading `url.pathname` would make
   // Yoga parse a URL for every request).
+  const now = options.now ?? (() => performance.now());
+  const slowRenderMs = options.slowRenderMs ?? 10;
+  let render: { text: Promise<string>; until: number } | undefined;
+  /** The registry's text: one render for concurrent scrapes, and a slow one kept for RENDER_KEPT_MS. */
+  const rendered = (): Promise<string> => {
+    if (render && now() < render.until) return render.text;
+    const started = now();
+    const current: { text: Promise<string>; until: number } = { text: registry.metrics(), until: Infinity };
+    render = current;
+    current.text.then(
+      () => {
+        const took = now() - started;
+        current.until = took >= slowRenderMs ? now() + RENDER_KEPT_MS : 0;
+      },
+      () => {
+        if (render === current) render = undefined;
+      },
+    );
+    return current.text;
+  };
   const serve: Plugin = {
     onRequest({ request, fetchAPI, endResponse }) {
       if (requestPath(request.url) !== endpoint) return;
-      return registry
-        .metrics()
-        .then((text) => endResponse(new fetchAPI.Response(text, { headers: { 'Content-Type': registry.contentType } })));
+      return rendered().then((text) => endResponse(new fetchAPI.Response(text, { headers: { 'Content-Type': registry.contentType } })));
     },
   };
   const operations: OperationMetrics = {
@@ -258,15 +290,21 @@ function useOperationMetrics(metrics: OperationMetrics): Plugin {
   };
 }
 
-/** Operation names as labels: the first MAX_OPERATION_NAMES distinct ones, then `other`; each cut to MAX_OPERATION_NAME_LENGTH. */
+/** Operation names as labels: the first MAX_OPERATION_NAMES distinct ones, then `other`; each cut to MAX_LABEL_NAME_LENGTH. */
 function operationNames(): (name: string | undefined) => string {
   const seen = new Set<string>();
   return (full) => {
     if (!full) return 'Anonymous';
-    const name = boundedName(full);
+    const name = labelName(full);
     if (seen.has(name)) return name;
     if (seen.size >= MAX_OPERATION_NAMES) return 'other';
     seen.add(name);
     return name;
   };
+}
+
+/** `name` as a label: itself, or cut with a hash of the whole (distinct names stay distinct). */
+function labelName(name: string): string {
+  if (name.length <= MAX_LABEL_NAME_LENGTH) return name;
+  return `${name.slice(0, MAX_LABEL_NAME_LENGTH - 9)}…${createHash('sha256').update(name).digest('hex').slice(0, 8)}`;
 }

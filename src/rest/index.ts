@@ -40,5 +40,14 @@ export {
   type UpstreamInfo,
   type UpstreamErrorExtensions,
 } from './errors.js';
-export { ANONYMOUS, callerKey, credentialOf, addressKey, isAddressKey, provenBudget, type Credential, type CallerIdentity } from './callerKey.js';
+export {
+  ANONYMOUS,
+  callerKey,
+  credentialOf,
+  addressKey,
+  isAddressKey,
+  provenBudget,
+  type Credential,
+  type CallerIdentity,
+} from './callerKey.js';
 export { SseParser, parseSse, eventStream, MAX_EVENT_CHARS, type SseEvent, type SseStream } from './sse.js';

@@ -1,8 +1,8 @@
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseConfig } from '../../src/config.js';
 import { buildGateway, type Gateway } from '../../src/gateway/app.js';
-import { MAX_OPERATION_NAMES } from '../../src/gateway/metrics.js';
+import { MAX_LABEL_NAME_LENGTH, MAX_OPERATION_NAMES } from '../../src/gateway/metrics.js';
 import { error, startBadServer } from '../helpers/badServer.js';
 import { startStack, type TestStack } from '../helpers/gateway.js';
 
@@ -193,6 +193,38 @@ describe('retries', () => {
     } finally {
       await gateway.stop();
     }
+  });
+
+  it('cuts a long operation name to MAX_LABEL_NAME_LENGTH characters in labels, names that share a beginning kept apart', async () => {
+    await using s = await startStack();
+    const [a, b] = ['A', 'B'].map((end) => `Op${'x'.repeat(200)}${end}`);
+    for (const name of [a, b, a]) await s.data(`query ${name} { viewer { restId } }`);
+    const { families } = await scrape(s.gateway);
+    const names = samples(families, 'graphql_envelop_request')
+      .map((m) => m.labels!.operationName)
+      .filter((n) => n.startsWith('Opxx'));
+    // Before: each name was kept to 256 characters, in every series of every family (3.4 MB for 200 names).
+    expect(names).toHaveLength(2);
+    for (const name of names) expect(name.length).toBeLessThanOrEqual(MAX_LABEL_NAME_LENGTH);
+    const counts = names.map((operationName) =>
+      value(families, 'graphql_envelop_request', { operationName, operationType: 'query', outcome: 'ok' }),
+    );
+    expect(counts.sort()).toEqual([1, 2]);
+  });
+
+  it('renders once for concurrent scrapes, and serves a slow render again for a second', async () => {
+    let clock = 0;
+    await using s = await startStack({ metrics: { slowRenderMs: 0, now: () => clock } });
+    const render = vi.spyOn(s.gateway.metrics!.registry, 'metrics');
+    const origin = new URL(await s.gateway.start()).origin;
+    const get = () => fetch(`${origin}/metrics`).then((r) => r.text());
+    const [one, two] = await Promise.all([get(), get()]);
+    expect(one).toBe(two);
+    await get();
+    expect(render).toHaveBeenCalledTimes(1);
+    clock += 1_000;
+    await get();
+    expect(render).toHaveBeenCalledTimes(2);
   });
 
   it('keeps at most MAX_OPERATION_NAMES operation names as labels; later new names count as other', async () => {
