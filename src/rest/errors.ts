@@ -55,8 +55,10 @@ export function codeForStatus(status: number): ErrorCode {
   switch (status) {
     case 400:
     case 413:
+    case 414: // URI too long
     case 415:
     case 422:
+    case 431: // request header fields too large
       return 'BAD_USER_INPUT';
     case 401:
       return 'UNAUTHENTICATED';

@@ -12,6 +12,9 @@ export type QueryValue = string | number | boolean | null | undefined | readonly
 export type Query = Record<string, QueryValue>;
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
+/** The longest REST URL (path and query) sent: 8 KiB, what HTTP servers commonly take in a request line. */
+export const MAX_URL_CHARS = 8 * 1024;
+
 export interface Prepared {
   info: { method: HttpMethod; path: string };
   /** The path's template (`/spaces/{spaceId}`), computed once for the circuits and the metrics. */
@@ -46,10 +49,15 @@ export function prepare(
   const headers = ['accept', accept, 'user-agent', target.userAgent];
   if (credential.header) headers.push('authorization', credential.header);
   if (body !== undefined) headers.push('content-type', 'application/json');
+  const url = target.basePath + path + encodeQuery(query);
+  // A value that makes the URL too long for an HTTP server (ids, search strings) is the caller's
+  // input: refused here, not sent for a 414 or 431 (UPSTREAM_ERROR, after a REST call).
+  if (url.length > MAX_URL_CHARS)
+    throw inputError(`A value is too long: the REST request's URL would take ${url.length} characters (at most ${MAX_URL_CHARS})`);
   return {
     info: { method, path },
     route: routeTemplate(path),
-    url: target.basePath + path + encodeQuery(query),
+    url,
     headers,
     body: body === undefined ? undefined : JSON.stringify(body),
     secret: credential.token,

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildGateway, type Gateway } from '../../src/gateway/app.js';
 import { jsonDeeperThan } from '../../src/gateway/plugins/useMaxVariablesDepth.js';
 import type { Logger } from '../../src/log.js';
+import { MAX_URL_CHARS } from '../../src/rest/index.js';
 import { json, startBadServer, type BadServer } from '../helpers/badServer.js';
 import { startStack, type TestStack } from '../helpers/gateway.js';
 
@@ -35,6 +36,24 @@ async function raw(body: string) {
   });
   return (await res.json()) as { data?: unknown; errors?: Array<{ message: string; extensions?: Record<string, unknown> }> };
 }
+
+describe('values too long for a REST URL', () => {
+  it('are BAD_USER_INPUT before any REST call (an id, a search string)', async () => {
+    for (const [query, variables] of [
+      ['query($s: String!) { space(spaceId: $s) { title } }', { s: 'x'.repeat(MAX_URL_CHARS) }],
+      [
+        'query($o: String!, $q: String!) { organization(organizationId: $o) { members(search: $q) { nodes { role } } } }',
+        { o: t.world.orgId, q: 'q'.repeat(MAX_URL_CHARS) },
+      ],
+    ] as const) {
+      t.resetCalls();
+      // Before: one REST call, answered 431 by the REST API's HTTP server: UPSTREAM_ERROR.
+      const result = await t.gql(query, variables);
+      expect(result.errors?.[0].extensions?.code).toBe('BAD_USER_INPUT');
+      expect(t.calls.filter((c) => c.path.length > 1000)).toEqual([]);
+    }
+  });
+});
 
 describe('bad directive arguments', () => {
   const STREAM = (count: string) =>

@@ -301,6 +301,16 @@ describe('REST client faults', () => {
     expect((await failure(caller.post('/b'), 'CONFLICT')).message).toBe('already merged');
     expect((await failure(caller.put('/c', {}), 'BAD_USER_INPUT')).message).toBe('token [redacted] is odd');
   });
+
+  it('maps 414 and 431 (a URL or headers too long for the server) to BAD_USER_INPUT', async () => {
+    const server = await badServer();
+    server.script(error(414, 'URI too long'), error(431, 'headers too large'));
+    const { rest } = client(server.url);
+    const caller = rest.forCaller('Bearer t');
+    // Before: UPSTREAM_ERROR, as for a fault of the REST API.
+    await failure(caller.get('/a'), 'BAD_USER_INPUT');
+    await failure(caller.get('/b'), 'BAD_USER_INPUT');
+  });
 });
 
 describe('REST client requests', () => {
