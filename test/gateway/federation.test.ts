@@ -143,6 +143,18 @@ describe('demand control directives', () => {
 });
 
 describe('_entities', () => {
+  it('a representation whose __typename names no entity type is BAD_USER_INPUT, not echoed, with or without a token', async () => {
+    for (const typename of [undefined, 42, 'Nope\nINFO forged', 'Query', 'Node', 'PageInfo', '__Type'])
+      for (const token of [undefined, null]) {
+        t.resetCalls();
+        const result = await t.gql(ENTITIES, { reps: [{ __typename: typename, id: 'x' }] }, token);
+        // Before: UPSTREAM_ERROR ("Unexpected error." or graphql-js's own message), the typename in an ERROR log line.
+        expect(result.errors?.[0].extensions?.code, String(typename)).toBe('BAD_USER_INPUT');
+        expect(JSON.stringify(result)).not.toContain('forged');
+        expect(t.calls).toEqual([]);
+      }
+  });
+
   it('resolves representations by global id and by REST id, with the REST values', async () => {
     const reps = [
       { __typename: 'Space', id: globalId('Space', spaceId) },

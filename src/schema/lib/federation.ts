@@ -42,10 +42,10 @@ import {
   type OperationDefinitionNode,
   type SchemaExtensionNode,
 } from 'graphql';
-import type { GraphQLResolveInfo } from 'graphql';
+import type { GraphQLFieldResolver, GraphQLResolveInfo } from 'graphql';
 import type { GatewayContext } from '../context.js';
 import { costDirectives, declareCosts } from './cost.js';
-import { notFoundError } from './errors.js';
+import { notFoundError, userInputError } from './errors.js';
 import { readWithBody } from './globalIds.js';
 import { decodeKeys, nodeEntries, type NodeEntry } from './node.js';
 import { SCHEMA_INTROSPECTION, rootFieldNames } from './rootFields.js';
@@ -82,6 +82,28 @@ function resolveReference(entry: NodeEntry) {
   };
 }
 
+/**
+ * @apollo/subgraph's `_entities` resolver, given only representations whose `__typename` names an
+ * entity type: it threw a plain Error for any other (missing, unknown, `Query`, an interface),
+ * which reached the caller as UPSTREAM_ERROR and the log with the caller's text in it.
+ */
+function resolveEntities(entityTypes: GraphQLObjectType[]): GraphQLFieldResolver<unknown, unknown> {
+  const names = new Set(entityTypes.map((t) => t.name));
+  const resolve = entitiesField.resolve!;
+  return (source, args, context, info) => {
+    const representations = (args as { representations: unknown[] }).representations;
+    representations.forEach((rep, i) => {
+      const typename = (rep as { __typename?: unknown } | null)?.__typename;
+      if (typeof typename !== 'string' || !names.has(typename))
+        throw userInputError(
+          `representations[${i}].__typename: must name an entity type of this subgraph (a type with @key)`,
+          'representations',
+        );
+    });
+    return resolve(source, args, context, info);
+  };
+}
+
 const keyFields = (entry: NodeEntry) => (entry.restIdKey ? ['id', 'restId'] : ['id']);
 
 /** The schema with `_entities` (when it has entities) and `_service` on its query type. */
@@ -92,7 +114,9 @@ function withFederationFields(base: GraphQLSchema, entityTypes: GraphQLObjectTyp
   const federationQuery = new GraphQLObjectType({
     ...query.toConfig(),
     fields: () => ({
-      ...(entityTypes.length ? { _entities: { ...entitiesField, type: new GraphQLNonNull(new GraphQLList(entity)) } } : {}),
+      ...(entityTypes.length
+        ? { _entities: { ...entitiesField, type: new GraphQLNonNull(new GraphQLList(entity)), resolve: resolveEntities(entityTypes) } }
+        : {}),
       _service: { ...serviceField, resolve: () => ({ sdl: sdl() }) },
       ...query.toConfig().fields,
     }),
