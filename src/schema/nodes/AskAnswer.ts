@@ -99,6 +99,8 @@ builder.objectFields(Organization, (t) => ({
   suggestedQuestions: t.stringList({
     nullable: true,
     description: 'Questions the AI suggests for the content the caller can read (`GET /orgs/{organizationId}/ask/questions`).',
+    // A REST call of its own (cost.ts prices a field without arguments at 0).
+    extensions: { cost: { weight: 1 } },
     resolve: async (org, _args, ctx) => (await ctx.rest.load<{ questions: string[] }>(`${askPath(org.id)}/questions`)).questions,
   }),
 }));

@@ -74,6 +74,8 @@ builder.objectField(Organization, 'ssoLogins', (t) =>
     type: [SsoLogin],
     nullable: true,
     description: 'How to sign in with SSO (`GET /orgs/{organizationId}/sso`).',
+    // A REST call of its own (cost.ts prices a field without arguments at 0).
+    extensions: { cost: { weight: 1 } },
     resolve: async (org, _args, ctx) => {
       const { items } = await ctx.rest.load<{ items: RestSsoLogin[] }>(restPath`/orgs/${org.id}/sso`);
       return items.map((login) => ({ ...login, organizationId: org.id }));

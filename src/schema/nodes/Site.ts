@@ -74,6 +74,8 @@ Site.implement({
       type: SitePublishingAuth,
       nullable: true,
       description: 'Visitor-authentication settings (`GET …/publishing/auth`); organization admins only.',
+      // A REST call of its own (cost.ts prices a field without arguments at 0).
+      extensions: { cost: { weight: 1 } },
       resolve: (s, _args, ctx) => ctx.rest.load<RestPublishingAuth>(fillPath('/orgs/{organizationId}/sites/{siteId}/publishing/auth', s)!),
     }),
   }),
