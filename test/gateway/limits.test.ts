@@ -223,7 +223,9 @@ describe('cost', () => {
     expect(cost('{ nodes(ids: ["a", "b", "c"]) { id } }')).toBe(1 + 3);
     // Fields without arguments that make a REST call of their own weigh 1 (they weighed 0).
     expect(cost('{ organization(organizationId: "o") { ssoLogins { label } suggestedQuestions } }')).toBe(1 + 1 + 1);
-    expect(cost('{ organization(organizationId: "o") { sites(first: 10) { nodes { publishingAuth { backend } } } } }')).toBe(1 + 1 + 10 * 1);
+    expect(cost('{ organization(organizationId: "o") { sites(first: 10) { nodes { publishingAuth { backend } } } } }')).toBe(
+      1 + 1 + 10 * 1,
+    );
     expect(
       cost('query($r: [_Any!]!) { _entities(representations: $r) { __typename } }', {
         r: [
