@@ -23,7 +23,7 @@ import { DEFAULT_RETRY_BUDGET, RetryBudget, type RetryBudgetConfig } from './ret
 import { Leaving, SharedReads, type Arrival, type LeaveSignal } from './singleFlight.js';
 import type { SseStream } from './sse.js';
 import { openStream } from './stream.js';
-import { Transport, type Who } from './transport.js';
+import { STREAMS_TOTAL, Transport, type Who } from './transport.js';
 
 /**
  * The REST client's settings (the `rest` group of src/config.ts, where their meaning and defaults
@@ -152,7 +152,8 @@ function transportParts(config: RestClientConfig, base: URL, clock: Clock) {
   const settings: RestSettings = withDefaults(DEFAULTS.rest, config);
   const answers = new BytesInFlight(config.answerBytesInFlight ?? defaultAnswerBytesInFlight());
   const pool = new Pool(base.origin, {
-    connections: settings.concurrency,
+    // The calls' connections, and the event streams' (transport.ts: STREAMS_TOTAL), apart.
+    connections: settings.concurrency + STREAMS_TOTAL,
     connectTimeout: settings.connectTimeoutMs,
     headersTimeout: settings.headersTimeoutMs,
     bodyTimeout: settings.bodyTimeoutMs,

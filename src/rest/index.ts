@@ -23,6 +23,7 @@ export {
   type CallerOptions,
 } from './client.js';
 export { RestCallLog, type RestCall } from './callLog.js';
+export { STREAMS_PER_CALLER, STREAMS_TOTAL } from './transport.js';
 export { path, pathSegment, encodeQuery, MAX_URL_CHARS, type Query, type QueryValue, type HttpMethod } from './request.js';
 export { parseRetryAfter, backoff, type RetryConfig } from './retry.js';
 export type { Arrival, LeaveSignal } from './singleFlight.js';

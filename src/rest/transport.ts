@@ -51,11 +51,36 @@ export interface TransportParts {
   onAnswer?: (who: Who, status: number) => void;
 }
 
+/** Upstream event streams open at once, per caller (budget key) and in all (stream.ts says why). */
+export const STREAMS_PER_CALLER = 8;
+export const STREAMS_TOTAL = 64;
+
 export class Transport {
   /** Concurrency slots per budget key, kept while a call of it runs or waits. */
   private readonly slots = new Map<string, CallerSlots>();
 
+  /** Upstream event streams open, per budget key and in all (stream.ts). */
+  private readonly streams = new Map<string, number>();
+  private streamsOpen = 0;
+
   constructor(readonly parts: TransportParts) {}
+
+  /** Counts a stream opened for `budget`, or names the cap it would pass (stream.ts). */
+  takeStream(budget: string): 'caller' | 'total' | undefined {
+    const mine = this.streams.get(budget) ?? 0;
+    if (mine >= STREAMS_PER_CALLER) return 'caller';
+    if (this.streamsOpen >= STREAMS_TOTAL) return 'total';
+    this.streams.set(budget, mine + 1);
+    this.streamsOpen++;
+    return undefined;
+  }
+
+  giveStream(budget: string): void {
+    const mine = this.streams.get(budget) ?? 0;
+    if (mine <= 1) this.streams.delete(budget);
+    else this.streams.set(budget, mine - 1);
+    this.streamsOpen--;
+  }
 
   deadline(): Deadline {
     return new Deadline(this.parts.requestTimeout, this.parts.clock);

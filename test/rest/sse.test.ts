@@ -5,6 +5,7 @@ import {
   RestCallLog,
   SseParser,
   MAX_EVENT_CHARS,
+  STREAMS_PER_CALLER,
   type RestClientConfig,
   type SseEvent,
   RestError,
@@ -108,6 +109,25 @@ describe('SseParser: one event is bounded', () => {
 });
 
 describe('RestCaller.stream', () => {
+  it('opens at most STREAMS_PER_CALLER streams per caller (RATE_LIMITED past it, no call); an ended one frees its place', async () => {
+    const server = await badServer();
+    server.fallback = sse([': open\n\n']); // open until the client leaves
+    const calls = new RestCallLog();
+    const rest = createRestClient({ baseUrl: server.url, headersTimeoutMs: 1_000, streamIdleTimeoutMs: 0, onRequest: calls.record });
+    cleanup.push(() => rest.close());
+    const caller = rest.forCaller('Bearer t');
+    const open = await Promise.all(Array.from({ length: STREAMS_PER_CALLER }, () => caller.stream('/s')));
+    const sent = server.requests.length;
+    // Before: every stream was opened, on the pool's connections the concurrency limit counted free.
+    await expect(caller.stream('/s')).rejects.toMatchObject({ extensions: { code: 'RATE_LIMITED', retryAfter: 1 } });
+    expect(server.requests.length).toBe(sent);
+    // Another caller opens its own.
+    const other = await rest.forCaller('Bearer u').stream('/s');
+    await open[0].return();
+    const again = await caller.stream('/s');
+    for (const s of [...open.slice(1), other, again]) await s.return();
+  });
+
   it('errors with UPSTREAM_ERROR when an event passes MAX_EVENT_CHARS, and closes the upstream connection', async () => {
     const server = await badServer();
     server.script(sse(['data: first\n\n', `data: ${'z'.repeat(MAX_EVENT_CHARS)}`, '\n\n'], { gapMs: 5 }));
