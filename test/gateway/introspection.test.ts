@@ -50,6 +50,34 @@ describe('introspection without a token', () => {
   });
 });
 
+describe('validation suggestions ("Did you mean …?") name the schema too', () => {
+  const TYPO = '{ viewr { restId } organization(organizationId: "x") { titel } }';
+  const messages = (res: GqlResult) => (res.errors ?? []).map((e) => e.message);
+
+  it('are left out for callers without an accepted token, kept for a token the REST API accepted', async () => {
+    // First without a token (before: the suggestions named `viewer` and `title`), then with an
+    // accepted one, then without again (a cached validation is not shared).
+    for (const [authorization, suggested] of [
+      [undefined, false],
+      ['Bearer made-up', false],
+      [`Bearer ${t.world.users.admin.token}`, true],
+      [undefined, false],
+    ] as const) {
+      if (suggested) expect((await post('{ viewer { restId } }', authorization)).errors).toBeUndefined(); // the token proven
+      const found = messages(await post(TYPO, authorization));
+      expect(found, String(authorization)).toHaveLength(2);
+      expect(found[0]).toMatch(/^Cannot query field "viewr" on type "Query"\.?/);
+      for (const message of found) expect(message.includes('Did you mean'), `${authorization}: ${message}`).toBe(suggested);
+    }
+  });
+
+  it('are kept for everyone with --anonymous-introspection', async () => {
+    await using s = await startStack({ limits: { anonymousIntrospection: true } });
+    const found = messages(await s.gql(TYPO, undefined, null));
+    expect(found.some((m) => m.includes('Did you mean "viewer"'))).toBe(true);
+  });
+});
+
 describe('introspection with a token', () => {
   it('answers, after one GET /user that checks the token', async () => {
     t.resetCalls();
