@@ -241,7 +241,8 @@ export function useGraphiQLAssets(): Plugin {
           etag: `"${found.hash}${encoding ? `-${encoding}` : ''}"`,
           vary: 'Accept-Encoding',
         };
-        if (request.headers.get('if-none-match')?.includes(`"${found.hash}`))
+        const current = request.headers.get('if-none-match');
+        if (current !== null && (current.trim() === '*' || current.includes(`"${found.hash}`)))
           return endResponse(new fetchAPI.Response(null, { status: 304, headers }));
         const body = encoding ? found[encoding] : found.identity;
         if (encoding) headers['content-encoding'] = encoding;
