@@ -49,7 +49,7 @@ import { useOperationEnd } from './plugins/useOperationEnd.js';
 import { usePersistedOperations, type PersistedOperationsOptions } from './plugins/usePersistedOperations.js';
 import { useResponseCache } from './plugins/useResponseCache.js';
 import { connectRedis, type RedisHandle, type RedisOptions } from './redis.js';
-import { boundServer, whenResponseDone, type HttpBounds } from './lib/httpBounds.js';
+import { boundServer, closeWhenAnswered, whenResponseDone, type HttpBounds } from './lib/httpBounds.js';
 import { SharedBodies } from './lib/sharedBodies.js';
 import { DEFAULT_COMPRESS_MIN_BYTES, useCompression } from './plugins/useCompression.js';
 import { TEXT_CHECK_MIN_BYTES } from './plugins/useMaxVariablesDepth.js';
@@ -312,6 +312,14 @@ export function buildGateway(options: GatewayOptions): Gateway {
         res.writeHead(400, jsonHeaders(BAD_URL_BODY)).end(BAD_URL_BODY);
         return;
       }
+      // A transfer coding besides `chunked` (`gzip, chunked`): node:http unchunks the body and
+      // hands on the rest as is, which no parser here decodes (RFC 9112: 501).
+      const coding = req.headers['transfer-encoding'];
+      if (coding !== undefined && coding.trim().toLowerCase() !== 'chunked') {
+        res.writeHead(501, { ...jsonHeaders(CODING_BODY), connection: 'close' }).end(CODING_BODY);
+        closeWhenAnswered(req, res);
+        return;
+      }
       if (refuseOnArrival?.(req, res, identifyArrival)) return;
       if (!bodies.admit(req, res, () => provenBudget(identifyArrival(req)))) return;
       const arrival = rest.arrive(req.headers.authorization);
@@ -385,6 +393,11 @@ function adapterAuthority(req: IncomingMessage): string {
 /** The answer to a request whose `Host` and target make no URL (lib/requestPath.ts). */
 const BAD_URL_BODY = errorBody({
   message: 'Bad request: the Host header and the request target do not make a valid URL.',
+  extensions: { code: 'BAD_USER_INPUT' },
+});
+
+const CODING_BODY = errorBody({
+  message: 'Not implemented: a request body may be sent chunked, with no other transfer coding.',
   extensions: { code: 'BAD_USER_INPUT' },
 });
 

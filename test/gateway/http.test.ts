@@ -152,6 +152,16 @@ describe('HTTP server timeouts', () => {
 });
 
 describe('request headers', () => {
+  it('a transfer coding besides chunked is 501, never read as JSON', async () => {
+    const chunk = (text: string) => `${text.length.toString(16)}\r\n${text}\r\n`;
+    const body = `${chunk('{"query":"{ __typename }"}')}0\r\n\r\n`;
+    const head = (coding: string) =>
+      `POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: ${coding}\r\nConnection: close\r\n\r\n`;
+    // Before: taken, its gzip layer ignored (here a plain body was run as if decoded).
+    expect(await sendRaw(Number(url.port), head('gzip, chunked') + body)).toMatch(/^HTTP\/1\.1 501 /);
+    expect(await sendRaw(Number(url.port), head('chunked') + body)).toMatch(/^HTTP\/1\.1 200 /);
+  });
+
   it('a Content-Length after 2,000 other headers still bounds the body: 413 for an anonymous one over the limit', async () => {
     const body = JSON.stringify({ query: '{ __typename }', variables: { pad: 'x'.repeat(300_000) } });
     const filler = Array.from({ length: 2000 }, (_, i) => `x${i}: y\r\n`).join('');
