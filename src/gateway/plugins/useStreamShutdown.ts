@@ -59,7 +59,13 @@ export function useStreamShutdown(): StreamShutdown {
       // operation feeding it, until the gateway stops.
       const { req, res } = (serverContext ?? {}) as NodeServerContext;
       if (res) whenResponseDone(req, res, close);
-      setResponse(new fetchAPI.Response(body, { status: response.status, statusText: response.statusText, headers: response.headers }));
+      // Yoga and graphql-sse set `Connection: keep-alive`, which overrode a request's
+      // `Connection: close`: its socket stayed open until the keep-alive timeout after the stream
+      // ended. node:http decides from the request without it.
+      // (Filtered by hand: whatwg-node's Headers, made from an object of `Connection`, does not
+      // find it to delete by its lower-case name.)
+      const headers = new fetchAPI.Headers([...response.headers].filter(([name]) => name.toLowerCase() !== 'connection'));
+      setResponse(new fetchAPI.Response(body, { status: response.status, statusText: response.statusText, headers }));
     },
   };
 
