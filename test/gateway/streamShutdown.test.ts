@@ -46,24 +46,27 @@ describe('event streams whose client left', () => {
     expect(shutdown.open()).toBe(0);
   });
 
-  it('over HTTP: an event stream answered to `Connection: close` says so, and its connection ends with it', async () => {
-    await using s = await startStack();
-    const body = JSON.stringify({ query: '{ __typename }' });
-    const socket = connect(Number(new URL(s.gateway.url).port), '127.0.0.1');
-    let text = '';
-    socket.on('data', (d) => void (text += String(d)));
-    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
-    socket.write(
-      `POST /graphql HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\nConnection: close\r\n` +
-        `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-    );
-    await closed;
-    const head = text.split('\r\n\r\n')[0];
-    // Before: `Connection: keep-alive` (Yoga's, graphql-sse's), and the socket held until the keep-alive timeout.
-    expect(head).toMatch(/^HTTP\/1\.1 200 /);
-    expect(head).toMatch(/\r\nconnection: close\r\n/i);
-    expect(text).toContain('event: complete');
-  });
+  it.each(['text/event-stream', 'multipart/mixed'])(
+    'over HTTP: a %s stream answered to `Connection: close` says so, and its connection ends with it',
+    async (accept) => {
+      await using s = await startStack();
+      const body = JSON.stringify({ query: '{ __typename ... @defer { a: __typename } }' });
+      const socket = connect(Number(new URL(s.gateway.url).port), '127.0.0.1');
+      let text = '';
+      socket.on('data', (d) => void (text += String(d)));
+      const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+      socket.write(
+        `POST /graphql HTTP/1.1\r\nHost: x\r\nAccept: ${accept}\r\nConnection: close\r\n` +
+          `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
+      await closed;
+      const head = text.split('\r\n\r\n')[0];
+      // Before: `Connection: keep-alive` (Yoga's, graphql-sse's), and the socket held until the keep-alive timeout.
+      expect(head).toMatch(/^HTTP\/1\.1 200 /);
+      expect(head).toMatch(/\r\nconnection: close(\r\n|$)/i);
+      expect(text).toContain('"a":"Query"');
+    },
+  );
 
   it('over HTTP: a @defer request over SSE dropped as soon as sent, then the gateway stops cleanly', async () => {
     const s = await startStack();

@@ -51,7 +51,18 @@ export function useStreamShutdown(): StreamShutdown {
     },
     onResponse({ response, setResponse, fetchAPI, serverContext }) {
       // The header first: `body` makes a stream of a string body (every JSON result), for nothing.
-      if (!response.headers.get('content-type')?.startsWith('text/event-stream') || !response.body) return;
+      const type = response.headers.get('content-type');
+      // Yoga and graphql-sse set `Connection: keep-alive` on their streams, which overrode a
+      // request's `Connection: close`: its socket stayed open until the keep-alive timeout after
+      // the stream ended. node:http decides from the request without it. (Filtered by hand:
+      // whatwg-node's Headers, made from an object of `Connection`, does not find it to delete by
+      // its lower-case name.)
+      const headers = () => new fetchAPI.Headers([...response.headers].filter(([name]) => name.toLowerCase() !== 'connection'));
+      if (type?.startsWith('multipart/mixed') && response.body)
+        return setResponse(
+          new fetchAPI.Response(response.body, { status: response.status, statusText: response.statusText, headers: headers() }),
+        );
+      if (!type?.startsWith('text/event-stream') || !response.body) return;
       const { body, close } = closableBody(response.body, fetchAPI.ReadableStream, (c) => streams.delete(c));
       streams.add(close);
       // A stream whose client left is ended with its connection: the server adapter may never read
@@ -59,13 +70,7 @@ export function useStreamShutdown(): StreamShutdown {
       // operation feeding it, until the gateway stops.
       const { req, res } = (serverContext ?? {}) as NodeServerContext;
       if (res) whenResponseDone(req, res, close);
-      // Yoga and graphql-sse set `Connection: keep-alive`, which overrode a request's
-      // `Connection: close`: its socket stayed open until the keep-alive timeout after the stream
-      // ended. node:http decides from the request without it.
-      // (Filtered by hand: whatwg-node's Headers, made from an object of `Connection`, does not
-      // find it to delete by its lower-case name.)
-      const headers = new fetchAPI.Headers([...response.headers].filter(([name]) => name.toLowerCase() !== 'connection'));
-      setResponse(new fetchAPI.Response(body, { status: response.status, statusText: response.statusText, headers }));
+      setResponse(new fetchAPI.Response(body, { status: response.status, statusText: response.statusText, headers: headers() }));
     },
   };
 
