@@ -198,7 +198,13 @@ export function buildGateway(options: GatewayOptions): Gateway {
         [upstreamCheck(options.upstreamUrl), ...(redis ? [redisCheck(redis, options.redisRequired)] : []), ...(options.readyChecks ?? [])],
         { clock: options.clock },
       ),
-      useGraphQLSSE({ endpoint: '/graphql/stream', limits: options.streams, log, clock: options.clock }),
+      useGraphQLSSE({
+        endpoint: '/graphql/stream',
+        limits: options.streams,
+        log,
+        clock: options.clock,
+        anonymousIntrospection: limits.anonymousIntrospection ?? false,
+      }),
       // GraphiQL's scripts, styles and icon: built once on the first visit, served precompressed.
       useGraphiQLAssets(),
       // @defer and @stream: incremental delivery over multipart/mixed and SSE.

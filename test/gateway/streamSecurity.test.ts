@@ -280,6 +280,23 @@ describe('errors on /graphql/stream are GraphQL errors with codes', () => {
     }
   });
 
+  it('validation suggestions are left out for a caller whose token is not accepted, as over HTTP', async () => {
+    const typo = (token: string | null) =>
+      fetch(stream, {
+        method: 'POST',
+        headers: { ...bearer(token), 'content-type': 'application/json', accept: 'text/event-stream' },
+        body: JSON.stringify({ query: '{ viewr { restId } }' }),
+      }).then((res) => readUntil(res, 'event: complete'));
+    // Before: "Did you mean "viewer"…" to anyone.
+    for (const token of [null, 'made-up']) {
+      const text = await typo(token);
+      expect(text).toContain('Cannot query field');
+      expect(text).not.toContain('Did you mean');
+    }
+    expect((await t.gql('{ viewer { restId } }')).errors).toBeUndefined(); // the admin's token accepted
+    expect(await typo(t.world.users.admin.token)).toContain('Did you mean');
+  });
+
   it('a malformed GET (variables=notjson) is a 400 with BAD_USER_INPUT', async () => {
     const res = await fetch(`${stream}?query=${encodeURIComponent('{ viewer { restId } }')}&variables=notjson`, {
       headers: { accept: 'text/event-stream' },

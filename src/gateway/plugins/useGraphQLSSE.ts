@@ -29,8 +29,9 @@ import { createHandler, type HandlerOptions } from 'graphql-sse/lib/use/fetch';
 import type { Plugin, YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from '../../log.js';
 import { systemClock, type Clock } from '../../rest/index.js';
-import { callerBudget, callerHash } from '../lib/callerHash.js';
+import { callerBudget, callerHash, callerIdentity } from '../lib/callerHash.js';
 import { jsonSize } from '../lib/jsonSize.js';
+import { withoutSuggestions } from '../lib/suggestions.js';
 import { maskError, UNEXPECTED_ERROR_MESSAGE } from '../lib/maskedErrors.js';
 import { requestPath } from '../lib/requestPath.js';
 import { measuredSize } from './useMaxResponseBytes.js';
@@ -95,7 +96,9 @@ const CODE_BY_STATUS: Record<number, string> = { 403: 'FORBIDDEN', 404: 'NOT_FOU
 const codeOf = (status: number) => CODE_BY_STATUS[status] ?? (status >= 500 ? 'UPSTREAM_ERROR' : 'BAD_USER_INPUT');
 const EVENT = 'e'.charCodeAt(0); // a chunk that starts an `event:` (the others are `:` pings)
 
-export function useGraphQLSSE(options: { endpoint?: string; limits?: Partial<StreamLimits>; log?: Logger; clock?: Clock } = {}): Plugin {
+export function useGraphQLSSE(
+  options: { endpoint?: string; limits?: Partial<StreamLimits>; log?: Logger; clock?: Clock; anonymousIntrospection?: boolean } = {},
+): Plugin {
   const endpoint = options.endpoint ?? '/graphql/stream';
   const clock = options.clock ?? systemClock;
   const limits = { ...DEFAULT_STREAM_LIMITS, ...options.limits };
@@ -280,7 +283,11 @@ export function useGraphQLSSE(options: { endpoint?: string; limits?: Partial<Str
         return { data: null, errors: [clientError(error)] };
       }
       const errors = enveloped.validate(enveloped.schema, document);
-      if (errors.length > 0) return { data: null, errors };
+      if (errors.length > 0) {
+        // As over HTTP (useIntrospectionAccess.ts): no schema names for a caller not accepted yet.
+        const hidden = options.anonymousIntrospection || callerIdentity(raw).proven ? undefined : withoutSuggestions(errors);
+        return { data: null, errors: hidden ?? errors };
+      }
       return Promise.resolve(enveloped.contextFactory()).then((contextValue) => {
         const args: ExecutionArgs = {
           schema: enveloped.schema,

@@ -18,6 +18,7 @@ import { credentialOf, errorCode } from '../../rest/index.js';
 import type { GatewayContext } from '../../schema/context.js';
 import { SCHEMA_INTROSPECTION, rootFieldNames } from '../../schema/lib/rootFields.js';
 import { callerIdentity } from '../lib/callerHash.js';
+import { withoutSuggestions } from '../lib/suggestions.js';
 import { operationVerdict } from '../lib/operationVerdict.js';
 
 /** Root fields that show the schema: introspection and the subgraph SDL. */
@@ -29,29 +30,13 @@ const isIntrospection = operationVerdict((operation, fragments) =>
 
 const unauthenticated = (message: string) => new GraphQLError(message, { extensions: { code: 'UNAUTHENTICATED' } });
 
-/** graphql-js's suggestion at the end of a validation message: ` Did you mean "a", "b", or "c"?`. */
-const SUGGESTION = / Did you mean [^?]*\?$/;
-
-/** `error` without its suggestion, located as before. */
-const withoutSuggestion = (error: GraphQLError): GraphQLError =>
-  SUGGESTION.test(error.message)
-    ? new GraphQLError(error.message.replace(SUGGESTION, ''), {
-        nodes: error.nodes,
-        source: error.source,
-        positions: error.positions,
-        path: error.path,
-        originalError: error.originalError,
-        extensions: error.extensions,
-      })
-    : error;
-
 export function useIntrospectionAccess({ anonymous }: { anonymous: boolean }): Plugin {
   return {
     // On the result, not in validation: Yoga keeps validation results per document for every caller.
     onExecutionResult({ result, setResult, request }) {
       if (anonymous || isAsyncIterable(result) || !result?.errors?.length) return;
-      if (!result.errors.some((e) => SUGGESTION.test(e.message)) || callerIdentity(request).proven) return;
-      setResult({ ...result, errors: result.errors.map(withoutSuggestion) });
+      const errors = withoutSuggestions(result.errors);
+      if (errors && !callerIdentity(request).proven) setResult({ ...result, errors });
     },
     onExecute({ args, setResultAndStopExecution }) {
       if (!isIntrospection(args.document, args.operationName)) return;
