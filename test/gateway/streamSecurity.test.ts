@@ -190,6 +190,27 @@ describe('what a reservation holds is bounded', () => {
     await res.body!.cancel();
   });
 
+  it('a connected stream ended by the queue cap ends its response cleanly: no unhandled rejection', async () => {
+    const rejections: unknown[] = [];
+    const onRejection = (reason: unknown) => void rejections.push(reason);
+    process.on('unhandledRejection', onRejection);
+    try {
+      const { admin } = t.world.users;
+      const token = await (await reserve(admin.token)).text();
+      const res = await fetch(stream, { headers: { ...bearer(admin.token), accept: 'text/event-stream', [TOKEN_HEADER_KEY]: token } });
+      // One result of about 3 KB, over the test's 2,000 bytes: the stream ends at it.
+      const query = `{ ${Array.from({ length: 200 }, (_, i) => `alias${i}: __typename`).join(' ')} }`;
+      expect((await postOperation(token, admin.token, { query, extensions: { operationId: 'big' } })).status).toBe(202);
+      const text = await readUntil(res, 'never', 2000);
+      expect(text).not.toContain('alias199');
+      for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+      // Before: the stream's error reached the server adapter's write of the response, unhandled.
+      expect(rejections).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onRejection);
+    }
+  });
+
   it('an operationId over MAX_OPERATION_ID characters is refused (400): each event repeats it', async () => {
     const { admin } = t.world.users;
     const token = await (await reserve(admin.token)).text();

@@ -109,6 +109,8 @@ export function useGraphQLSSE(
   const streamOf = new WeakMap<Request, string>();
   const internal = new WeakMap<Request, string>();
   const serverContexts = new WeakMap<Request, unknown>();
+  /** How a connected stream is ended from outside its reads (by the queue caps), by reservation. */
+  const ends = new Map<string, () => void>();
   /** The reservation each counted operation (graphql-sse's request of its POST) runs on. */
   const operationOf = new WeakMap<object, string>();
   let yoga!: YogaServerInstance<Record<string, unknown>, Record<string, unknown>>;
@@ -180,6 +182,11 @@ export function useGraphQLSSE(
     ) {
       release(token!);
       options.log?.warn('graphql-sse stream ended: too many events queued and not read');
+      // A connected stream is ended by its reader (its response ends cleanly; graphql-sse's stream
+      // is returned, which ends its operations). An error thrown here would reach that reader
+      // through graphql-sse's adapter stream, whose failed read went unhandled.
+      const end = ends.get(token!);
+      if (end) return end();
       throw new Error('Too many queued events');
     }
     r.queued++;
@@ -330,23 +337,36 @@ export function useGraphQLSSE(
     r.claimed = true;
     clock.clearTimeout(r.timer);
     const reader = response.body!.getReader();
+    let ended = false;
     const body = new yoga.fetchAPI.ReadableStream<Uint8Array>({
+      start(controller) {
+        ends.set(token, () => {
+          ends.delete(token);
+          ended = true;
+          controller.close();
+          void reader.cancel().catch(() => undefined);
+        });
+      },
       async pull(controller) {
         try {
           const { done, value } = await reader.read();
+          if (ended) return; // closed meanwhile (a cap)
           if (done) {
             release(token);
+            ends.delete(token);
             return controller.close();
           }
           if (value[0] === EVENT) delivered(token);
           controller.enqueue(value);
         } catch (error) {
           release(token);
+          ends.delete(token);
           controller.error(error);
         }
       },
       cancel(reason) {
         release(token);
+        ends.delete(token);
         return reader.cancel(reason);
       },
     });
