@@ -143,6 +143,17 @@ describe('demand control directives', () => {
 });
 
 describe('_entities', () => {
+  it('a representation without its key is BAD_USER_INPUT, before any REST call', async () => {
+    t.resetCalls();
+    // Before: NOT_FOUND "No Space with restId undefined".
+    const result = await t.gql(ENTITIES, { reps: [{ __typename: 'Space' }] });
+    expect(result.errors?.[0]).toMatchObject({
+      message: 'A Space representation needs its key: id or restId',
+      extensions: { code: 'BAD_USER_INPUT' },
+    });
+    expect(t.calls).toEqual([]);
+  });
+
   it('a representation whose __typename names no entity type is BAD_USER_INPUT, not echoed, with or without a token', async () => {
     for (const typename of [undefined, 42, 'Nope\nINFO forged', 'Query', 'Node', 'PageInfo', '__Type'])
       for (const token of [undefined, null]) {

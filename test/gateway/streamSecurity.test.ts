@@ -223,6 +223,13 @@ describe('what a reservation holds is bounded', () => {
       (await postOperation(token, admin.token, { query: '{ __typename }', extensions: { operationId: 'x'.repeat(MAX_OPERATION_ID) } }))
         .status,
     ).toBe(202);
+    // Not a string, or a built-in member's name (before: 202 as "[object Object]", 409 for `__proto__`).
+    for (const operationId of [{ a: 1 }, 42, '__proto__', 'constructor'])
+      await expectRefused(
+        await postOperation(token, admin.token, { query: '{ __typename }', extensions: { operationId } }),
+        400,
+        'BAD_USER_INPUT',
+      );
     await fetch(`${stream}?token=${token}`, { headers: { ...bearer(admin.token), accept: 'text/event-stream' } }).then((r) =>
       r.body!.cancel(),
     );

@@ -228,6 +228,10 @@ export function useGraphQLSSE(
       return undefined;
     }
     if (typeof id === 'string' && id.length > MAX_OPERATION_ID) return refusal(400, `operationId: at most ${MAX_OPERATION_ID} characters.`);
+    // graphql-sse keeps operations by id in a plain object: an object id ran as "[object Object]",
+    // and `__proto__` was taken for an operation that exists (409).
+    if (id !== undefined && (typeof id !== 'string' || id in Object.prototype))
+      return refusal(400, 'operationId: a string, not the name of a built-in object member.');
     const t = tally(r.budget);
     if (t.operations >= limits.maxOperationsPerCaller || total.operations >= limits.maxOperations)
       return refusal(

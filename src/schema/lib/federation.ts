@@ -72,6 +72,8 @@ function localId(entry: NodeEntry, rep: Representation): string | null {
 
 function resolveReference(entry: NodeEntry) {
   return async (rep: Representation, ctx: GatewayContext, info: GraphQLResolveInfo) => {
+    if (rep.id === undefined && rep.restId === undefined)
+      throw userInputError(`A ${entry.ref.name} representation needs its key: ${keyFields(entry).join(' or ')}`, 'representations');
     const id = localId(entry, rep);
     if (id === null) {
       const key = rep.id === undefined ? `restId ${JSON.stringify(rep.restId)}` : `id ${JSON.stringify(rep.id)}`;
