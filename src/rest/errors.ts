@@ -126,11 +126,21 @@ export function circuitOpenError(upstream: Omit<UpstreamInfo, 'status'>): RestEr
   return unavailableError(upstream, 'circuit open after repeated upstream failures, retry later');
 }
 
-/** The gateway holds too many upstream calls (of this caller, or in total) to take another now. */
-export function overloadError(upstream: Omit<UpstreamInfo, 'status'>, scope: 'caller' | 'total'): RestError {
+/**
+ * The gateway holds too many upstream calls (or, with `what`, event streams: stream.ts) of this
+ * caller, or in total, to take another now.
+ */
+export function overloadError(
+  upstream: Omit<UpstreamInfo, 'status'>,
+  scope: 'caller' | 'total',
+  what: 'calls' | 'event streams' = 'calls',
+): RestError {
   return scope === 'caller'
-    ? restError('RATE_LIMITED', 'Too many concurrent upstream calls for this caller, retry later', { ...upstream, status: null }, 1)
-    : unavailableError(upstream, 'the gateway is at its limit of queued upstream calls, retry later');
+    ? restError('RATE_LIMITED', `Too many concurrent upstream ${what} for this caller, retry later`, { ...upstream, status: null }, 1)
+    : unavailableError(
+        upstream,
+        `the gateway is at its limit of ${what === 'calls' ? 'queued upstream calls' : 'upstream event streams'}, retry later`,
+      );
 }
 
 /**

@@ -12,11 +12,11 @@
 
 import type { Dispatcher } from 'undici';
 import { CircuitOpen } from './circuit.js';
-import { circuitOpenError, errorCode, restError, unavailableError, type ErrorCode } from './errors.js';
+import { circuitOpenError, errorCode, overloadError, unavailableError, type ErrorCode } from './errors.js';
 import type { Prepared } from './request.js';
 import { connectionError, connectionHealth, statusError, systemCode } from './responses.js';
 import { eventStream, type SseStream } from './sse.js';
-import { STREAMS_PER_CALLER, type Transport, type Who } from './transport.js';
+import type { Transport, Who } from './transport.js';
 
 export async function openStream(transport: Transport, req: Prepared, who: Who, signal: AbortSignal | undefined): Promise<SseStream> {
   const { pool, clock, circuits, headersTimeout, streamIdleTimeout, report } = transport.parts;
@@ -24,14 +24,7 @@ export async function openStream(transport: Transport, req: Prepared, who: Who, 
   const abort = () => controller.abort();
   if (signal?.aborted) throw unavailableError(req.info, 'request aborted');
   const refused = transport.takeStream(who.budget);
-  if (refused === 'caller')
-    throw restError(
-      'RATE_LIMITED',
-      `Too many upstream event streams open for this caller (at most ${STREAMS_PER_CALLER}); end one, then retry`,
-      { ...req.info, status: null },
-      1,
-    );
-  if (refused === 'total') throw unavailableError(req.info, 'the gateway holds as many upstream event streams as it may, retry later');
+  if (refused) throw overloadError(req.info, refused, 'event streams');
   signal?.addEventListener('abort', abort, { once: true });
   let released = false;
   const release = () => {

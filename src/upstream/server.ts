@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { boundHttpServer, type ServerBounds } from '../serverBounds.js';
 import { drainable } from '../shutdown.js';
 import { authenticate } from './auth.js';
 import { systemClock, type Clock } from './clock.js';
@@ -92,16 +93,9 @@ export function buildUpstream(options: UpstreamOptions = {}): Upstream {
     );
     handle(req, res).catch((err) => sendError(res, err));
   });
-  // Seconds, not Node's minutes, for a request's headers and whole request; a connection cap; every
-  // header seen (past node:http's 2,000 the rest were dropped while the body was still framed by
-  // them). Without them, 21,000 idle connections took the process's file descriptors, and with
-  // them the gateway's own port under `npm start`.
-  const bounds = { ...HTTP_BOUNDS, ...options.http };
-  server.headersTimeout = Math.min(bounds.headersTimeoutMs, bounds.requestTimeoutMs);
-  server.requestTimeout = bounds.requestTimeoutMs;
-  server.maxConnections = bounds.maxConnections;
-  server.maxHeadersCount = 0;
-  (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = 1000;
+  // With Node's defaults (a minute for headers, five for a body, no cap), 21,000 idle connections
+  // took the process's file descriptors, and with them the gateway's own port under `npm start`.
+  boundHttpServer(server, { ...HTTP_BOUNDS, ...options.http });
   const drainer = drainable(server);
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
@@ -175,8 +169,8 @@ export function buildUpstream(options: UpstreamOptions = {}): Upstream {
 
 const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** The HTTP server's bounds: a client's headers, its whole request (not the response: event streams outlive it), connections held at once. */
-export const HTTP_BOUNDS = { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, maxConnections: 1_000 };
+/** The HTTP server's bounds (src/serverBounds.ts). */
+export const HTTP_BOUNDS: ServerBounds = { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, maxConnections: 1_000 };
 
 async function readJson(req: IncomingMessage, max: number): Promise<unknown> {
   const chunks: Buffer[] = [];

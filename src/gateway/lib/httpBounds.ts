@@ -9,6 +9,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
 import { DEFAULTS, withDefaults, type GroupConfig } from '../../config.js';
+import { boundHttpServer } from '../../serverBounds.js';
 
 /** The `http` settings of src/config.ts (their meaning and defaults are there); headers are due at most at `requestTimeoutMs`. */
 export type HttpBounds = GroupConfig<'http'>;
@@ -20,21 +21,7 @@ export type HttpBounds = GroupConfig<'http'>;
 export function boundServer(server: Server, bounds?: Partial<HttpBounds>, behindProxies = false): void {
   const b = withDefaults(DEFAULTS.http, bounds);
   if (b.maxConnectionsPerAddress > 0 && !behindProxies) capPerAddress(server, b.maxConnectionsPerAddress);
-  server.requestTimeout = b.requestTimeoutMs;
-  server.headersTimeout = Math.min(b.headersTimeoutMs, b.requestTimeoutMs);
-  server.keepAliveTimeout = b.keepAliveTimeoutMs;
-  server.maxConnections = b.maxConnections;
-  // Every header reaches `req.headers`: past node:http's default of 2,000, the rest were dropped
-  // while its parser still framed the body by them, so a `Content-Length` after 2,000 short
-  // headers was unseen by every body bound (an anonymous 60 MB body ran the heap out). Their
-  // size stays bounded (--max-http-header-size, 16 KiB: 431 past it).
-  server.maxHeadersCount = 0;
-  // Node checks both timeouts every `connectionsCheckingInterval` (default 30 s, read when the
-  // server starts listening): a timeout of seconds needs a check at least every second.
-  (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = Math.min(
-    1000,
-    Math.ceil(server.headersTimeout / 4),
-  );
+  boundHttpServer(server, b);
 }
 
 /**

@@ -5,12 +5,23 @@
  * (useIntrospectionAccess.ts) and graphql-sse's (useGraphQLSSE.ts).
  */
 import { GraphQLError } from 'graphql';
+import { callerIdentity } from './callerHash.js';
 
 /** A suggestion at the end of a message: ` Did you mean "a", "b", or "c"?`. */
 const SUGGESTION = / Did you mean [^?]*\?$/;
 
+/**
+ * The errors `request`'s caller is given: without their suggestions unless `anonymous` (anonymous
+ * introspection is on) or its token is accepted; undefined when they are given as they are.
+ */
+export function errorsForCaller(errors: readonly GraphQLError[], request: Request, anonymous: boolean): GraphQLError[] | undefined {
+  if (anonymous) return undefined;
+  const hidden = withoutSuggestions(errors);
+  return hidden && !callerIdentity(request).proven ? hidden : undefined;
+}
+
 /** `errors` without their suggestions (each located as before), or undefined when none has one. */
-export function withoutSuggestions(errors: readonly GraphQLError[]): GraphQLError[] | undefined {
+function withoutSuggestions(errors: readonly GraphQLError[]): GraphQLError[] | undefined {
   if (!errors.some((e) => SUGGESTION.test(e.message))) return undefined;
   return errors.map((error) =>
     SUGGESTION.test(error.message)

@@ -29,9 +29,9 @@ import { createHandler, type HandlerOptions } from 'graphql-sse/lib/use/fetch';
 import type { Plugin, YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from '../../log.js';
 import { systemClock, type Clock } from '../../rest/index.js';
-import { callerBudget, callerHash, callerIdentity } from '../lib/callerHash.js';
+import { callerBudget, callerHash } from '../lib/callerHash.js';
 import { jsonSize } from '../lib/jsonSize.js';
-import { withoutSuggestions } from '../lib/suggestions.js';
+import { errorsForCaller } from '../lib/suggestions.js';
 import { maskError, UNEXPECTED_ERROR_MESSAGE } from '../lib/maskedErrors.js';
 import { requestPath } from '../lib/requestPath.js';
 import { measuredSize } from './useMaxResponseBytes.js';
@@ -296,8 +296,7 @@ export function useGraphQLSSE(
       const errors = enveloped.validate(enveloped.schema, document);
       if (errors.length > 0) {
         // As over HTTP (useIntrospectionAccess.ts): no schema names for a caller not accepted yet.
-        const hidden = options.anonymousIntrospection || callerIdentity(raw).proven ? undefined : withoutSuggestions(errors);
-        return { data: null, errors: hidden ?? errors };
+        return { data: null, errors: errorsForCaller(errors, raw, options.anonymousIntrospection ?? false) ?? errors };
       }
       return Promise.resolve(enveloped.contextFactory()).then((contextValue) => {
         const args: ExecutionArgs = {

@@ -17,8 +17,7 @@ import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { credentialOf, errorCode } from '../../rest/index.js';
 import type { GatewayContext } from '../../schema/context.js';
 import { SCHEMA_INTROSPECTION, rootFieldNames } from '../../schema/lib/rootFields.js';
-import { callerIdentity } from '../lib/callerHash.js';
-import { withoutSuggestions } from '../lib/suggestions.js';
+import { errorsForCaller } from '../lib/suggestions.js';
 import { operationVerdict } from '../lib/operationVerdict.js';
 
 /** Root fields that show the schema: introspection and the subgraph SDL. */
@@ -34,9 +33,9 @@ export function useIntrospectionAccess({ anonymous }: { anonymous: boolean }): P
   return {
     // On the result, not in validation: Yoga keeps validation results per document for every caller.
     onExecutionResult({ result, setResult, request }) {
-      if (anonymous || isAsyncIterable(result) || !result?.errors?.length) return;
-      const errors = withoutSuggestions(result.errors);
-      if (errors && !callerIdentity(request).proven) setResult({ ...result, errors });
+      if (isAsyncIterable(result) || !result?.errors?.length) return;
+      const errors = errorsForCaller(result.errors, request, anonymous);
+      if (errors) setResult({ ...result, errors });
     },
     onExecute({ args, setResultAndStopExecution }) {
       if (!isIntrospection(args.document, args.operationName)) return;

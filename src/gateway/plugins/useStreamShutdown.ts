@@ -18,6 +18,22 @@ export interface StreamShutdown {
   open(): number;
 }
 
+/**
+ * A stream's response with `body`, without the `Connection: keep-alive` Yoga and graphql-sse set
+ * on their streams: it overrode a request's `Connection: close`, whose socket then stayed open
+ * until the keep-alive timeout after the stream ended; without it node:http decides from the
+ * request. (Filtered by hand: whatwg-node's Headers, made from an object of `Connection`, does not
+ * find it to delete by its lower-case name.)
+ */
+function streamResponse(
+  fetchAPI: { Response: typeof Response; Headers: typeof Headers },
+  response: Response,
+  body: ReadableStream<Uint8Array>,
+) {
+  const headers = new fetchAPI.Headers([...response.headers].filter(([name]) => name.toLowerCase() !== 'connection'));
+  return new fetchAPI.Response(body, { status: response.status, statusText: response.statusText, headers });
+}
+
 export function useStreamShutdown(): StreamShutdown {
   const controller = new AbortController();
   const streams = new Set<() => void>();
@@ -52,16 +68,7 @@ export function useStreamShutdown(): StreamShutdown {
     onResponse({ response, setResponse, fetchAPI, serverContext }) {
       // The header first: `body` makes a stream of a string body (every JSON result), for nothing.
       const type = response.headers.get('content-type');
-      // Yoga and graphql-sse set `Connection: keep-alive` on their streams, which overrode a
-      // request's `Connection: close`: its socket stayed open until the keep-alive timeout after
-      // the stream ended. node:http decides from the request without it. (Filtered by hand:
-      // whatwg-node's Headers, made from an object of `Connection`, does not find it to delete by
-      // its lower-case name.)
-      const headers = () => new fetchAPI.Headers([...response.headers].filter(([name]) => name.toLowerCase() !== 'connection'));
-      if (type?.startsWith('multipart/mixed') && response.body)
-        return setResponse(
-          new fetchAPI.Response(response.body, { status: response.status, statusText: response.statusText, headers: headers() }),
-        );
+      if (type?.startsWith('multipart/mixed') && response.body) return setResponse(streamResponse(fetchAPI, response, response.body));
       if (!type?.startsWith('text/event-stream') || !response.body) return;
       const { body, close } = closableBody(response.body, fetchAPI.ReadableStream, (c) => streams.delete(c));
       streams.add(close);
@@ -70,7 +77,7 @@ export function useStreamShutdown(): StreamShutdown {
       // operation feeding it, until the gateway stops.
       const { req, res } = (serverContext ?? {}) as NodeServerContext;
       if (res) whenResponseDone(req, res, close);
-      setResponse(new fetchAPI.Response(body, { status: response.status, statusText: response.statusText, headers: headers() }));
+      setResponse(streamResponse(fetchAPI, response, body));
     },
   };
 
