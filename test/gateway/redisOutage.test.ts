@@ -163,6 +163,38 @@ describe('Redis frozen or gone', () => {
     expect(handle.isRedisReady()).toBe(true);
   });
 
+  it('a write while Redis is frozen does not let the results cached before it come back with Redis, on any replica', async () => {
+    const UPDATE = 'mutation($input: UpdateSpaceInput!) { updateSpace(input: $input) { space { title } } }';
+    const writer = replica({ responseCacheTtlMs: 60_000 });
+    const other = replica({ responseCacheTtlMs: 60_000 });
+    await waitFor(() => writer.gateway.redis!.isRedisReady() && other.gateway.redis!.isRedisReady());
+    const read = (r: Replica) => r.post({ query: SPACE, variables: { spaceId } }, admin);
+    await read(writer);
+    await waitFor(async () => (await read(other)).json.extensions?.responseCache.hit === true);
+    redis.freeze(true);
+    try {
+      await read(writer);
+      await waitFor(() => writer.gateway.redis!.breaker().open);
+      // The write succeeds at the REST API; its invalidation cannot reach Redis.
+      const written = await writer.post({ query: UPDATE, variables: { input: { spaceId, title: 'Written during the outage' } } }, admin);
+      expect(written.json.data?.updateSpace.space.title).toBe('Written during the outage');
+    } finally {
+      redis.freeze(false);
+    }
+    // Redis is back with what it held. The writer renews the global generation as soon as it sees
+    // Redis again (its cool-down over), without a request of its own; the other replica, which
+    // never saw the outage, reads only after that.
+    now += COOL_DOWN_MS;
+    await waitFor(() => writer.gateway.redis!.isRedisReady());
+    await waitFor(
+      async () => (await read(other)).json.data?.space.title === 'Written during the outage',
+      'the write seen on the other replica',
+    );
+    const seen = await read(writer);
+    expect(seen.json.data?.space.title).toBe('Written during the outage');
+    await upstream.api.patch(`/spaces/${spaceId}`, { title: 'Outage' });
+  }, 40_000);
+
   it('a probe that times out keeps the breaker open for another cool-down', async () => {
     const r = replica({ responseCacheTtlMs: 60_000 });
     await waitFor(() => r.gateway.redis!.isRedisReady());

@@ -32,9 +32,12 @@
  *   The same `MGET` reads the result keys of the generations this replica last saw (`seen`): when
  *   they are still the generations, the lookup's result came with them, in one round trip.
  *
- * Any Redis failure, or Redis down (or skipped by the handle's breaker), is a miss. A renewal that
- * failed (Redis down) is made again, as a renewal of the global generation, before this replica
- * reads anything from Redis again.
+ * Any Redis failure, or Redis down (or skipped by the handle's breaker), is a miss. A renewal or an
+ * invalidation that could not be made (Redis down, frozen, or skipped) is made up for by a renewal
+ * of the global generation: before this replica reads anything from Redis again, and as soon as
+ * Redis answers again (tried every second while one is owed), so another replica, which may never
+ * have seen the outage, does not serve what Redis kept from before the write for long. (A frozen
+ * or partitioned Redis keeps its results; without this, they came back with it until their TTL.)
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { getHeapStatistics } from 'node:v8';
@@ -96,6 +99,8 @@ const MEMORY_USERS = 10_000;
 const GENERATION_TTL_MS = 86_400_000;
 /** Results per step of an invalidation: the bound of one command and one reply. */
 export const INVALIDATION_BATCH = 100;
+/** How often a renewal owed since an outage is tried (see above). */
+const BUMP_RETRY_MS = 1000;
 /** Generations remembered to read results with them in one round trip (a user's each: the least recently read first out). */
 const SEEN_GENERATIONS = 10_000;
 /** Replicas' clocks may differ by this much: a lookup entry is dropped only this long after its result expired. */
@@ -214,8 +219,27 @@ export function redisCache(redis: RedisHandle, options: RedisCacheOptions): Gene
   const up = () => redis.isRedisReady();
   // Invalidations are not skipped while Redis merely answers late (reads and stores are: `ask`).
   const upEvenIfSlow = () => redis.isRedisReady({ evenIfSlow: true });
-  // A bump that failed (Redis down or skipped) is made again before Redis serves results again.
+  // A bump or an invalidation that could not be made is made up for by a global renewal (see above).
   let bumpPending = false;
+  let retry: ReturnType<typeof setInterval> | undefined;
+  const owed = (error?: Error) => {
+    if (!bumpPending)
+      log.warn('response cache: a renewal or invalidation could not reach Redis; every result is renewed once it answers', {
+        error: error?.name ?? 'Redis skipped',
+      });
+    bumpPending = true;
+    retry ??= setInterval(() => {
+      // Also what starts the handle's probe once its cool-down is over.
+      if (!bumpPending) return stopRetry();
+      if (redis.isRedisReady({ evenIfSlow: true })) void newGeneration().then(stopRetry, () => undefined);
+    }, BUMP_RETRY_MS);
+    retry.unref?.();
+  };
+  const stopRetry = () => {
+    bumpPending = false;
+    clearInterval(retry);
+    retry = undefined;
+  };
   const fresh = () => randomBytes(12).toString('base64url');
   /**
    * The generations last read, by key: a lookup reads its result keys for these in the same `MGET`
@@ -242,7 +266,8 @@ export function redisCache(redis: RedisHandle, options: RedisCacheOptions): Gene
     // A set holds at most the live results; the cap only stops a loop fed as fast as it drains.
     for (let round = 0; round < 100_000; round++) {
       const popped = (await client.eval(POP_SCRIPT, 1, key, INVALIDATION_BATCH)) as number;
-      if (popped < INVALIDATION_BATCH || !upEvenIfSlow()) return;
+      if (popped < INVALIDATION_BATCH) return;
+      if (!upEvenIfSlow()) return owed();
     }
   }
 
@@ -257,7 +282,7 @@ export function redisCache(redis: RedisHandle, options: RedisCacheOptions): Gene
         return await redis.ask(async () => {
           if (bumpPending) {
             await newGeneration();
-            bumpPending = false;
+            stopRetry();
           }
           const guess = keys.map((key) => seen.get(key));
           const results = keysOf && guess.every((v) => v !== undefined) ? keysOf(named(guess as string[])) : [];
@@ -285,13 +310,10 @@ export function redisCache(redis: RedisHandle, options: RedisCacheOptions): Gene
           const keys = [UNKNOWN_USER_KEY, ...[...new Set(users)].map(userKey)];
           await client.eval(RENEW_SCRIPT, keys.length, ...keys, GENERATION_TTL_MS, ...keys.map(fresh));
         }
-        if (!users) bumpPending = false;
+        if (!users) stopRetry();
       } catch (error) {
         // This replica reads no result from Redis before a renewal is made: a user's too, as the global one.
-        bumpPending = true;
-        log.warn('response cache: access generation not renewed while Redis is unavailable; renewed once it is back', {
-          error: (error as Error).name,
-        });
+        owed(error as Error);
       }
     },
     async getFirst(keys) {
@@ -315,11 +337,10 @@ export function redisCache(redis: RedisHandle, options: RedisCacheOptions): Gene
         .catch(failed('set'));
     },
     async invalidate(entities) {
-      if (!upEvenIfSlow()) return;
       const keys = new Set([...entities].map(lookupKey));
       for (const key of keys) {
-        if (!upEvenIfSlow()) return;
-        await drain(key).catch(failed('invalidate'));
+        if (!upEvenIfSlow()) return owed();
+        await drain(key).catch(owed);
       }
     },
   };
