@@ -183,6 +183,59 @@ describe('response bytes', () => {
     expect((await send(new EventEmitter())).body.errors).toBeUndefined();
   });
 
+  describe('streamed results take their share of the budget part by part', () => {
+    let s: TestStack;
+    let id: string;
+    beforeAll(async () => {
+      s = await startStack({ limits: { responseBytesInFlight: 1_000_000 } });
+      const spaceId = (await s.api.post(`/orgs/${s.world.orgId}/spaces`, { title: 'Streamed talk' })).body.id;
+      const cr = (await s.api.post(`/spaces/${spaceId}/change-requests`, { subject: 'Long comment' })).body;
+      await s.api.post(`/spaces/${spaceId}/change-requests/${cr.id}/comments`, { body: { markdown: 'x'.repeat(BIG) } });
+      const data = await s.data(
+        `{ changeRequest(spaceId: "${spaceId}", changeRequestId: "${cr.id}") { comments(first: 1) { nodes { id } } } }`,
+      );
+      id = data.changeRequest.comments.nodes[0].id;
+      return () => s.stop();
+    });
+    /** 3 × 200 KB in the first part, then a deferred one, to a response that ends when `res` says so. */
+    const QUERY = 'query($ids: [ID!]!) { nodes(ids: $ids) { ... on Comment { body { markdown } } } ... @defer { viewer { id } } }';
+    const open = async (path: string, accept: string, res: EventEmitter) => {
+      const response = await s.gateway.yoga.fetch(
+        `http://gateway.test${path}`,
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept, authorization: `Bearer ${s.world.users.admin.token}` },
+          body: JSON.stringify({ query: QUERY, variables: { ids: [id, id, id] } }),
+        },
+        { res },
+      );
+      return (response.body as unknown as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
+    };
+    /** Reads `chunks` until `text` has come (a client that then reads no more), answering what was read. */
+    const readUntil = async (chunks: AsyncIterator<Uint8Array>, text: RegExp) => {
+      let read = '';
+      while (!text.test(read)) {
+        const { done, value } = await chunks.next();
+        if (done) break;
+        read += Buffer.from(value).toString();
+      }
+      return read;
+    };
+
+    it('a deferred result a client does not read holds its part: the next is refused in its stream until that response is done', async () => {
+      const first = new EventEmitter();
+      // The writer stops at the first part's body: its client reads no more.
+      expect(await readUntil(await open('/graphql', 'multipart/mixed', first), /x{1000}/)).toMatch(/"markdown":"x/);
+      const refused = await readUntil(await open('/graphql', 'multipart/mixed', new EventEmitter()), /hasNext":false/);
+      expect(refused).toContain('"code":"UPSTREAM_UNAVAILABLE"');
+      expect(refused).not.toContain('xxxx');
+      first.emit('finish');
+      const next = await readUntil(await open('/graphql', 'multipart/mixed', new EventEmitter()), /hasNext":false/);
+      expect(next).toMatch(/"markdown":"x{1000}/);
+      expect(next).not.toContain('UPSTREAM_UNAVAILABLE');
+    });
+  });
+
   it('a result whose client left before it was written holds none of the budget: clients that leave do not starve the others', async () => {
     // The REST API: the viewer (300 KB) at once, an organization never (until the gateway gives up on it).
     await using upstream = await startBadServer();

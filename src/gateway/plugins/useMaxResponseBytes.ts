@@ -12,6 +12,15 @@
  * Results written over HTTP also share a budget of bytes in flight (defaultResponseBytesInFlight):
  * a result that would pass it while others are being written is refused with
  * UPSTREAM_UNAVAILABLE ("try again later", `retryAfter: 1`, HTTP 503), never built into text.
+ * Streamed results take their share part by part: each part (an incremental payload, a
+ * subscription event) holds its bytes from when it is made until its response is done, as a whole
+ * result does (a stream's writer reads ahead of what its client has read, so a part's bytes cannot
+ * be given back when the next one is made). An incremental result's parts are within the response
+ * bound together; the subscriptions' streams end with their REST stream. A part past the budget
+ * ends an incremental result with that error, and replaces a subscription event. Before, a hundred
+ * clients that never read a 3.9 MB deferred result held 3.7 MB each, past any bound. graphql-sse
+ * takes every event of a stream as it comes, read or not: its queues are bounded in
+ * useGraphQLSSE.ts.
  */
 import { getHeapStatistics } from 'node:v8';
 import { GraphQLError, type ExecutionResult } from 'graphql';
@@ -30,6 +39,8 @@ import { writtenLength } from '../lib/writtenAs.js';
 export function defaultResponseBytesInFlight(maxResponseBytes: number): number {
   return Math.max(maxResponseBytes, Math.floor(getHeapStatistics().heap_size_limit / 4));
 }
+
+type Part = { result: ExecutionResult; setResult(r: ExecutionResult): void };
 
 /**
  * Each result's size as measured before it was written (its refusal's, 0, for a refused one), for
@@ -71,32 +82,63 @@ export function useMaxResponseBytes(maxResponseBytes: number, inFlightBudget = d
     setImmediate(() => inFlight.give('', size));
     return result;
   };
-  /** A subscription's events one by one. */
-  const eachEvent = ({ result, setResult }: { result: ExecutionResult; setResult(r: ExecutionResult): void }) => {
-    const bounded = bound(result);
-    if (bounded !== result) setResult(bounded);
+  /**
+   * The in-flight share of one streamed response's parts: each part's bytes are held until the
+   * response is done (see above); false when the budget cannot take them.
+   */
+  const partsOf = (node: NodeServerContext | undefined) => {
+    let held = 0;
+    let done = false;
+    if (node?.res)
+      whenResponseDone(node.req, node.res, () => {
+        done = true;
+        if (held) inFlight.give('', held);
+        held = 0;
+      });
+    return (size: number): boolean => {
+      if (done || size === 0) return true;
+      if (!inFlight.take('', size)) return false;
+      if (node?.res) held += size;
+      else setImmediate(() => inFlight.give('', size)); // no response to wait for
+      return true;
+    };
   };
-  /** An incremental result's parts together: the part that passes the bound ends it, later parts are empty. */
-  const allParts = () => {
+  /** A subscription's events one by one, each bounded and admitted. */
+  const eachEvent = (node: NodeServerContext | undefined) => {
+    const admitPart = partsOf(node);
+    return ({ result, setResult }: Part) => {
+      const bounded = bound(result);
+      if (!admitPart(sizes.get(bounded) ?? 0)) return setResult({ data: null, errors: [busy()] });
+      if (bounded !== result) setResult(bounded);
+    };
+  };
+  /** An incremental result's parts together: the part that passes a bound ends it, later parts are empty. */
+  const allParts = (node: NodeServerContext | undefined) => {
+    const admitPart = partsOf(node);
     let total = 0;
-    return ({ result, setResult }: { result: ExecutionResult; setResult(r: ExecutionResult): void }) => {
-      if (total > maxResponseBytes) return setResult({ hasNext: false } as ExecutionResult);
-      total += jsonSize(result, maxResponseBytes - total);
-      if (total > maxResponseBytes) setResult({ errors: [refusal()], hasNext: false } as ExecutionResult);
+    let ended = false;
+    return ({ result, setResult }: Part) => {
+      if (ended) return setResult({ hasNext: false } as ExecutionResult);
+      const size = jsonSize(result, maxResponseBytes - total);
+      total += size;
+      if (total > maxResponseBytes || !admitPart(size)) {
+        ended = true;
+        setResult({ errors: [total > maxResponseBytes ? refusal() : busy()], hasNext: false } as ExecutionResult);
+      }
     };
   };
   return {
     // At the source, for every transport (HTTP, SSE, graphql-sse).
-    onExecute: () => ({
+    onExecute: ({ args }) => ({
       onExecuteDone: ({ result, setResult }) => {
-        if (isAsyncIterable(result)) return { onNext: allParts() as never };
+        if (isAsyncIterable(result)) return { onNext: allParts(args.contextValue as NodeServerContext) as never };
         const bounded = bound(result);
         if (bounded !== result) setResult(bounded);
       },
     }),
-    onSubscribe: () => ({
+    onSubscribe: ({ args }) => ({
       onSubscribeResult: ({ result, setResult }) => {
-        if (isAsyncIterable(result)) return { onNext: eachEvent as never };
+        if (isAsyncIterable(result)) return { onNext: eachEvent(args.contextValue as NodeServerContext) as never };
         const bounded = bound(result as ExecutionResult);
         if (bounded !== result) setResult(bounded);
       },
