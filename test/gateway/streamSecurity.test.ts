@@ -111,6 +111,8 @@ describe('a single-connection reservation belongs to its caller', () => {
 describe('reservations are bounded', () => {
   it('per caller (429 RATE_LIMITED), not across callers, and one nobody connects to expires at the TTL with its queued results', async () => {
     const { edit } = t.world.users;
+    // Each a caller of its own once the REST API accepted its token (see the next test).
+    for (const user of [edit, t.world.users.review]) expect((await t.gql('{ viewer { restId } }', {}, user.token)).errors).toBeUndefined();
     const first = await (await reserve(edit.token)).text();
     expect((await reserve(edit.token)).status).toBe(201);
     await expectRefused(await reserve(edit.token), 429, 'RATE_LIMITED');
@@ -124,6 +126,16 @@ describe('reservations are bounded', () => {
     await expectRefused(await post(first, edit.token, '{ viewer { restId } }', 'b'), 404, 'NOT_FOUND');
     const again = await reserve(edit.token);
     expect(again.status).toBe(201);
+  });
+
+  it('a token the REST API has not accepted counts against its client address: made-up tokens get no reservations of their own', async () => {
+    // Before: a fresh made-up token per PUT got its own share; 992 of them filled the total, and
+    // every caller's PUT got 429.
+    const made = await Promise.all([1, 2, 3].map((i) => reserve(`made-up-${i}`)));
+    expect(made.map((r) => r.status)).toEqual([201, 201, 429]);
+    expect((await reserve(null)).status).toBe(429);
+    expect((await reserve(t.world.users.admin.token)).status).toBe(201);
+    clock.advance(TTL);
   });
 
   it('events queued and not read are capped per caller: past the cap the stream ends and frees its place', async () => {
@@ -250,6 +262,31 @@ describe('what a reservation holds is bounded', () => {
     // Ended at the large result (before: only the count cap, QUEUE events, ended it, some small operations later).
     expect(statuses.at(-1)).toBe(404);
     expect(statuses.length).toBeLessThanOrEqual(2);
+  });
+
+  it('a stream of the distinct connections mode counts what it queues too: a result over the byte cap ends it', async () => {
+    const rejections: unknown[] = [];
+    const onRejection = (reason: unknown) => void rejections.push(reason);
+    process.on('unhandledRejection', onRejection);
+    try {
+      const distinct = (query: string) =>
+        fetch(stream, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+          body: JSON.stringify({ query }),
+        });
+      // graphql-sse queues a stream's events as they come, read or not: a hundred such streams of
+      // 3.9 MB results, never read, held 3.7 MB each.
+      const big = await distinct(`{ ${Array.from({ length: 200 }, (_, i) => `alias${i}: __typename`).join(' ')} }`);
+      expect(big.status).toBe(200);
+      expect(await readUntil(big, 'never', 2000)).not.toContain('alias199');
+      const small = await distinct('{ __typename }');
+      expect(await readUntil(small, 'event: complete')).toContain('"__typename":"Query"');
+      for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+      expect(rejections).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onRejection);
+    }
   });
 
   it('a reservation is connected by GET only (405 for a POST), and a token names a reservation or nothing (404)', async () => {

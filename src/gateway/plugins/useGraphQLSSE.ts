@@ -28,8 +28,8 @@ import { TOKEN_HEADER_KEY, TOKEN_QUERY_KEY } from 'graphql-sse';
 import { createHandler, type HandlerOptions } from 'graphql-sse/lib/use/fetch';
 import type { Plugin, YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from '../../log.js';
-import { systemClock, type Clock } from '../../rest/index.js';
-import { callerBudget, callerHash } from '../lib/callerHash.js';
+import { provenBudget, systemClock, type Clock } from '../../rest/index.js';
+import { callerHash, callerIdentity } from '../lib/callerHash.js';
 import { jsonSize } from '../lib/jsonSize.js';
 import { errorsForCaller } from '../lib/suggestions.js';
 import { maskError, UNEXPECTED_ERROR_MESSAGE } from '../lib/maskedErrors.js';
@@ -68,9 +68,14 @@ export const DEFAULT_STREAM_LIMITS: StreamLimits = {
 export const MAX_OPERATION_ID = 128;
 
 interface Reservation {
+  /**
+   * A stream of the distinct connections mode, counted here only for its queued events (graphql-sse
+   * queues a stream's events as they come, read or not): not a reservation, nor under their caps.
+   */
+  distinct?: true;
   /** Who owns it (callerHash). */
   caller: string;
-  /** Whose caps it counts against (callerBudget: a client address for callers without an accepted token). */
+  /** Whose caps it counts against (provenBudget: a client address until the REST API accepted its token). */
   budget: string;
   claimed: boolean;
   /** Operations sent on it and not completed. */
@@ -111,6 +116,8 @@ export function useGraphQLSSE(
   const serverContexts = new WeakMap<Request, unknown>();
   /** How a connected stream is ended from outside its reads (by the queue caps), by reservation. */
   const ends = new Map<string, () => void>();
+  /** Distinct connections' streams that passed a queue cap before they were handed to their reader. */
+  const overflowed = new Set<string>();
   /** The reservation each counted operation (graphql-sse's request of its POST) runs on. */
   const operationOf = new WeakMap<object, string>();
   let yoga!: YogaServerInstance<Record<string, unknown>, Record<string, unknown>>;
@@ -141,15 +148,34 @@ export function useGraphQLSSE(
     clock.clearTimeout(r.timer);
     reservations.delete(token);
     const t = tally(r.budget);
-    t.reservations--;
+    const counted = r.distinct ? 0 : 1;
+    t.reservations -= counted;
     t.operations -= r.operations;
     t.queued -= r.queued;
     t.queuedBytes -= r.queuedBytes;
-    total.reservations--;
+    total.reservations -= counted;
     total.operations -= r.operations;
     total.queued -= r.queued;
     total.queuedBytes -= r.queuedBytes;
-    if (t.reservations === 0) tallies.delete(r.budget);
+    if (t.reservations === 0 && t.operations === 0 && t.queued === 0) tallies.delete(r.budget);
+  }
+
+  /** A stream of the distinct connections mode: its events are counted as a reservation's are. */
+  function distinctStream(raw: Request): string {
+    const token = randomUUID();
+    reservations.set(token, {
+      distinct: true,
+      caller: callerOf(raw),
+      budget: provenBudget(callerIdentity(raw)),
+      claimed: true,
+      operations: 0,
+      queued: 0,
+      sizes: [],
+      queuedBytes: 0,
+      timer: undefined,
+    });
+    streamOf.set(raw, token);
+    return token;
   }
 
   /** Drops an unclaimed reservation: graphql-sse ends a stream (and its operations) when its reader goes away. */
@@ -187,6 +213,9 @@ export function useGraphQLSSE(
       // through graphql-sse's adapter stream, whose failed read went unhandled.
       const end = ends.get(token!);
       if (end) return end();
+      // A distinct connection's stream not handed to its reader yet: ended as it is (`claim`).
+      // Thrown, the error would reject graphql-sse's loop over the results, which nobody awaits.
+      if (r.distinct) return void overflowed.add(token!);
       throw new Error('Too many queued events');
     }
     r.queued++;
@@ -263,12 +292,14 @@ export function useGraphQLSSE(
       if (own) return own;
       const caller = callerOf(raw);
       if (raw.method === 'PUT') {
-        const token = reserve(caller, callerBudget(raw));
+        // Against its client address until the REST API accepted its token: fresh made-up tokens,
+        // one per reservation, filled every caller's share of the total (the admin's PUT got 429).
+        const token = reserve(caller, provenBudget(callerIdentity(raw)));
         if (typeof token === 'string') streamOf.set(raw, token);
         return token;
       }
       const given = raw.headers.get(TOKEN_HEADER_KEY) ?? new URL(raw.url, 'http://localhost').searchParams.get(TOKEN_QUERY_KEY);
-      if (!given) return randomUUID(); // distinct connections (what graphql-sse does without a token)
+      if (!given) return distinctStream(raw); // distinct connections (graphql-sse makes up a token for them too)
       const r = reservations.get(given);
       if (!r) return refusal(404, 'No such event stream (it expired or ended); reserve one with PUT.');
       if (r.caller !== caller) return refusal(403, 'This event stream belongs to another caller.');
@@ -327,9 +358,18 @@ export function useGraphQLSSE(
     }
     const token = streamOf.get(request);
     if (token === undefined) return withCodes(response);
+    if (overflowed.delete(token)) {
+      // Ended by a queue cap before its reader had it (its place is released already).
+      await response.body?.cancel();
+      return new yoga.fetchAPI.Response('', { status: response.status, headers: response.headers });
+    }
     if (request.method === 'PUT' && response.status !== 201) release(token);
     const isStream = response.headers.get('content-type')?.startsWith('text/event-stream');
-    if (request.method !== 'GET' || !isStream || !response.body) return withCodes(response);
+    const distinct = reservations.get(token)?.distinct === true;
+    if ((request.method !== 'GET' && !distinct) || !isStream || !response.body) {
+      if (distinct) release(token);
+      return withCodes(response);
+    }
     return claim(token, response);
   }
 
