@@ -80,6 +80,23 @@ describe('bad directive arguments', () => {
   });
 });
 
+describe('too-deep documents', () => {
+  it("a list literal nested past the parser's stack is BAD_USER_INPUT, not an unexpected error", async () => {
+    // graphql-js parses recursively: around 2,000 levels its stack ran out before the token
+    // limit (2,000) was reached, and the RangeError answered UPSTREAM_ERROR, with no log line.
+    for (const depth of [900, 1500, 2000, 3000, 30_000]) {
+      for (const query of [
+        `{ node(id: ${'['.repeat(depth)}${']'.repeat(depth)}) { id } }`,
+        `query($x: ID = ${'{a:'.repeat(depth)}1${'}'.repeat(depth)}) { __typename }`,
+      ]) {
+        const res = await raw(JSON.stringify({ query }));
+        expect(res.data ?? null).toBeNull();
+        expect(res.errors?.[0].extensions?.code).toBe('BAD_USER_INPUT');
+      }
+    }
+  });
+});
+
 describe('too-deep variables', () => {
   const n = 200_000;
   it('200,000-deep JSON variables are BAD_USER_INPUT, used or not', async () => {
