@@ -176,6 +176,15 @@ describe('response cache: writes that change access (in process)', () => {
     await revoked(user.token, spaceId, cr);
   });
 
+  it("deleteSpace: a reader no longer reads the space's change requests from the cache", async () => {
+    // Before: the lookup's result held only the change request, which the space's invalidation
+    // does not reach, and the REST API's 404 was never asked.
+    const { user, spaceId, cr } = await reader('read');
+    await cachedRead(user.token, spaceId, cr);
+    await t.payload('deleteSpace', { spaceId }, 'deletedId');
+    await revoked(user.token, spaceId, cr);
+  });
+
   it('deactivating or deleting a share link ends the anonymous cached reads its key opened', async () => {
     const site = newSite(t, { spaces: 1, visibility: 'share-link', published: true, spaceVisibility: 'share-link' });
     const SHARED = `query($spaceId: String!, $key: String!) { space(spaceId: $spaceId, shareKey: $key) { title } }`;

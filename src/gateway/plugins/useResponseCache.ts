@@ -159,6 +159,9 @@ export const ACCESS_WRITES: ReadonlySet<string> = new Set([
   'moveSpace',
   'moveCollection',
   'deleteCollection',
+  // A deleted space takes its content from everyone: a lookup of one of its change requests,
+  // comments or pages holds no Space the invalidation of the space would reach.
+  'deleteSpace',
   // A site's audience (visibility, publication, visitor authentication).
   'updateSite',
   'publishSite',
