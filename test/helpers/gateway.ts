@@ -54,7 +54,10 @@ export async function startStack(
     calls.push(c);
     spans.push({ start: end - c.ms, end });
   };
-  const gateway = buildGateway({ ...options, upstreamUrl: upstream.url, onRestCall });
+  // Every /metrics scrape renders afresh (a slow render is otherwise served again for a second:
+  // on a loaded machine a test read the metrics of before its own requests), unless a test sets it.
+  const metrics = options.metrics === false ? false : { slowRenderMs: Infinity, ...options.metrics };
+  const gateway = buildGateway({ ...options, metrics, upstreamUrl: upstream.url, onRestCall });
   const url = await gateway.start();
   const gql = async (query: string, variables?: Record<string, unknown>, token?: string | null) => {
     const t = token === undefined ? upstream.world.users.admin.token : token;
