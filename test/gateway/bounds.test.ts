@@ -360,6 +360,9 @@ describe('bytes of REST answers per caller over time', () => {
     const query = `query($s: String!, $c: String!, $n: Int!) { changeRequest(spaceId: $s, changeRequestId: $c) { comments(first: $n) { nodes { body { markdown } } } } }`;
     /** One read of the comment (pages of other sizes are other REST calls: no single-flight between them). */
     const read = (token?: string, n = 1) => s.gql(query, { s: spaceId, c: cr.id, n }, token);
+    // Both tokens accepted by the REST API first: each a budget of its own (an unproven token's
+    // reads count against its client address).
+    for (const token of [s.world.users.admin.token, s.world.users.edit.token]) await s.data('{ viewer { id } }', {}, token);
     // Two reads: 300 KB, 100 KB over the bucket, 2 s of the rate; the third waits that long (a
     // little more: each answer is the comment and its envelope).
     expect((await read()).errors).toBeUndefined();
@@ -425,6 +428,9 @@ describe('bytes of large results served without a REST call', () => {
     const query = `query($s: String!, $c: String!) { changeRequest(spaceId: $s, changeRequestId: $c) { comments(first: 1) { nodes { body { markdown } } } } }`;
     const read = () => s.gql(query, { s: spaceId, c: cr.id });
     const small = () => s.gql('{ viewer { id } }');
+    // Both tokens accepted by the REST API first: each a budget of its own.
+    for (const token of [s.world.users.admin.token, s.world.users.edit.token])
+      await s.data('{ integrations(first: 1) { nodes { name } } }', {}, token);
     // Executed once (its REST answer counted: 150 KB of the 200 KB bucket), then small results
     // from the cache: nothing more is counted, and the caller's operations run at once.
     expect((await read()).errors).toBeUndefined();

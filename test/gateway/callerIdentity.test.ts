@@ -71,13 +71,7 @@ describe('a caller is its token', () => {
   });
 
   it('eight spellings of one token share one caller’s REST concurrency slots and queue', async () => {
-    const clock = fakeClock();
-    const t = await stack({ rest: { callerConcurrency: 1, queueLimit: 1 }, clock });
-    const token = t.upstream.world.users.admin.token;
-    const orgId = t.upstream.world.orgId;
-    // The upstream never answers: one call holds the caller's slot, one waits in its queue, until the deadline.
-    t.proxy.configure({ failRate: 1, faults: ['hang'] });
-    const spellings = [
+    const { all, calls } = await oneSlotEach((token) => [
       `Bearer ${token}`,
       `bearer ${token}`,
       `BEARER ${token}`,
@@ -86,24 +80,48 @@ describe('a caller is its token', () => {
       `bEaReR ${token}`,
       `Bearer \t ${token}`,
       `BeArEr\t\t${token}`,
-    ];
-    let answered = 0;
-    // Distinct reads (no single-flight between them).
-    const results = spellings.map((authorization, i) =>
-      t
-        .post(`{ organization(organizationId: "${orgId}") { members(first: ${i + 1}) { nodes { role } } } }`, { authorization })
-        .finally(() => answered++),
-    );
-    await until(() => answered === 6);
-    clock.advance(30_000);
-    const all = codes(await Promise.all(results));
+    ]);
     expect(all.filter((c) => c === 'RATE_LIMITED')).toHaveLength(6);
     expect(all.filter((c) => c === 'UPSTREAM_UNAVAILABLE')).toHaveLength(2);
-    expect(t.proxy.count()).toBe(1);
+    expect(calls).toBe(1);
   });
 });
 
+/**
+ * Eight distinct reads at once, one per `Authorization` that `headers` makes of the admin's token
+ * (accepted by the REST API first), while the upstream never answers, with one REST slot and a
+ * queue of one per caller: what each got (after the deadline), and the REST calls made.
+ */
+async function oneSlotEach(headers: (token: string) => string[]): Promise<{ all: string[]; calls: number }> {
+  const clock = fakeClock();
+  const t = await stack({ rest: { callerConcurrency: 1, queueLimit: 1 }, clock });
+  const token = t.upstream.world.users.admin.token;
+  const orgId = t.upstream.world.orgId;
+  expect(codes([await t.post(VIEWER, { authorization: `Bearer ${token}` })])).toEqual(['ok']);
+  const before = t.proxy.count();
+  t.proxy.configure({ failRate: 1, faults: ['hang'] });
+  let answered = 0;
+  const authorizations = headers(token);
+  expect(authorizations).toHaveLength(8);
+  const results = authorizations.map((authorization, i) =>
+    t
+      .post(`{ organization(organizationId: "${orgId}") { members(first: ${i + 1}) { nodes { role } } } }`, { authorization })
+      .finally(() => answered++),
+  );
+  await until(() => answered === 6);
+  clock.advance(30_000);
+  return { all: codes(await Promise.all(results)), calls: t.proxy.count() - before };
+}
+
 describe('work without an accepted token is limited per client address', () => {
+  it('made-up tokens, a fresh one per operation, share their address’s REST concurrency slots and queue', async () => {
+    // Before: each made-up token had a slot and a queue of its own (8 calls in flight).
+    const { all, calls } = await oneSlotEach(() => Array.from({ length: 8 }, (_, i) => `Bearer made-up-${i}`));
+    expect(all.filter((c) => c === 'RATE_LIMITED')).toHaveLength(6);
+    expect(all.filter((c) => c === 'UPSTREAM_UNAVAILABLE')).toHaveLength(2);
+    expect(calls).toBe(1);
+  });
+
   it('anonymous operations count per address (the trusted proxy’s X-Forwarded-For), not as one budget for everyone', async () => {
     const t = await stack({ anonymousRateLimit: 2, trustProxyHops: 1 });
     const from = (address: string) => t.post('{ __typename }', { 'x-forwarded-for': address });

@@ -88,6 +88,10 @@ describe('an upstream that fails every call', () => {
     const t = await chaosStack({ circuitCooldownMs: 3_000 }, 1, 9, clock);
     const [id] = t.spaceIds;
     const { admin, read } = t.upstream.world.users;
+    // Tokens the REST API accepted before the outage: two callers (tokens it has not accepted yet
+    // count as their client address, one caller here).
+    for (const token of [admin.token, read.token]) expect((await t.gql('{ viewer { id } }', {}, token)).body.errors).toBeUndefined();
+    const calls = t.proxy.count();
     t.proxy.configure({ failRate: 1, faults: [503, 'reset'] });
     const answers: { body: GqlResult; restCalls: number }[] = [];
     for (let i = 0; i < 30; i++) {
@@ -103,7 +107,7 @@ describe('an upstream that fails every call', () => {
       ]);
     }
     // Ten failures in a row open it (the default threshold): every later query is answered without the upstream.
-    expect(t.proxy.count()).toBe(10);
+    expect(t.proxy.count() - calls).toBe(10);
     const last = answers[29];
     expect(last.restCalls).toBe(0);
     expect(last.body.errors![0]).toMatchObject({
@@ -120,7 +124,7 @@ describe('an upstream that fails every call', () => {
     clock.advance(3_000);
     const recovered = await t.gql(SPACE_TITLE, { id });
     expect(recovered.body).toEqual({ data: { space: { title: 'Space 0' } } });
-    expect(t.proxy.count()).toBe(11);
+    expect(t.proxy.count() - calls).toBe(11);
   });
 });
 

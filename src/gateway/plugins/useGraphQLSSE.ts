@@ -28,8 +28,8 @@ import { TOKEN_HEADER_KEY, TOKEN_QUERY_KEY } from 'graphql-sse';
 import { createHandler, type HandlerOptions } from 'graphql-sse/lib/use/fetch';
 import type { Plugin, YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from '../../log.js';
-import { provenBudget, systemClock, type Clock } from '../../rest/index.js';
-import { callerHash, callerIdentity } from '../lib/callerHash.js';
+import { systemClock, type Clock } from '../../rest/index.js';
+import { callerBudget, callerHash } from '../lib/callerHash.js';
 import { jsonSize } from '../lib/jsonSize.js';
 import { errorsForCaller } from '../lib/suggestions.js';
 import { maskError, UNEXPECTED_ERROR_MESSAGE } from '../lib/maskedErrors.js';
@@ -75,7 +75,7 @@ interface Reservation {
   distinct?: true;
   /** Who owns it (callerHash). */
   caller: string;
-  /** Whose caps it counts against (provenBudget: a client address until the REST API accepted its token). */
+  /** Whose caps it counts against (callerBudget: a client address until the REST API accepted its token). */
   budget: string;
   claimed: boolean;
   /** Operations sent on it and not completed. */
@@ -166,7 +166,7 @@ export function useGraphQLSSE(
     reservations.set(token, {
       distinct: true,
       caller: callerOf(raw),
-      budget: provenBudget(callerIdentity(raw)),
+      budget: callerBudget(raw),
       claimed: true,
       operations: 0,
       queued: 0,
@@ -294,7 +294,7 @@ export function useGraphQLSSE(
       if (raw.method === 'PUT') {
         // Against its client address until the REST API accepted its token: fresh made-up tokens,
         // one per reservation, filled every caller's share of the total (the admin's PUT got 429).
-        const token = reserve(caller, provenBudget(callerIdentity(raw)));
+        const token = reserve(caller, callerBudget(raw));
         if (typeof token === 'string') streamOf.set(raw, token);
         return token;
       }
