@@ -1,0 +1,81 @@
+/**
+ * The example app's HTTP server (node:http), started by app.mjs: serves the built app from `files`,
+ * proxies `/graphql` and `/graphql/stream` to the gateway (one origin: no CORS), and answers
+ * `/session.json` with the demo admin's token for a page opened on this machine only, by the
+ * gateway's own rule (`isLocalVisit`, src/gateway/lib/localVisit.ts, which app.mjs loads from
+ * dist/). `state` is filled as the gateway starts: `gateway` (where it listens; until then the
+ * proxy answers 503) and `demoToken`.
+ */
+import { createReadStream, existsSync, statSync } from 'node:fs';
+import { createServer, request as forward } from 'node:http';
+import { extname, join, normalize, sep } from 'node:path';
+
+const TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.json': 'application/json',
+};
+
+function serveFile(res, files, path) {
+  let file;
+  try {
+    file = path === '/' ? join(files, 'index.html') : normalize(join(files, decodeURIComponent(path)));
+  } catch {
+    file = files; // a malformed escape: not found
+  }
+  // `.built` is app.mjs's build stamp.
+  if (!file.startsWith(files + sep) || !existsSync(file) || statSync(file).isDirectory() || file === join(files, '.built')) {
+    res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
+    return res.end('Not found');
+  }
+  // Vite's assets carry a content hash in their names: cached for good; the page itself is revalidated.
+  const cache = path.startsWith('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache';
+  res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': cache });
+  createReadStream(file).pipe(res);
+}
+
+/** The gateway's answer to the page, streamed (Server-Sent Events included), its client's disconnect passed on. */
+function proxy(req, res, gateway) {
+  const headers = { ...req.headers, host: gateway.host, via: `1.1 docs-graph-app` };
+  const upstream = forward({ host: gateway.hostname, port: gateway.port, method: req.method, path: req.url, headers }, (answer) => {
+    res.writeHead(answer.statusCode ?? 502, answer.headers);
+    answer.pipe(res);
+  });
+  upstream.on('error', () => {
+    if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ errors: [{ message: 'The gateway is not reachable', extensions: { code: 'UPSTREAM_UNAVAILABLE' } }] }));
+  });
+  res.on('close', () => upstream.destroy());
+  req.pipe(upstream);
+}
+
+/** The demo token is for a page opened on this machine, by the gateway's rule (GraphiQL's). */
+const openedHere = (isLocalVisit, req) =>
+  isLocalVisit({ host: req.headers.host ?? '', headerNames: Object.keys(req.headers), header: (name) => req.headers[name] });
+
+/** The server, not listening yet (its options and state are typed in appServer.d.mts). */
+export function appServer({ files, isLocalVisit }, state) {
+  return createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (path === '/graphql' || path.startsWith('/graphql/')) {
+      if (!state.gateway) {
+        res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' });
+        return res.end(JSON.stringify({ errors: [{ message: 'The gateway is starting', extensions: { code: 'UPSTREAM_UNAVAILABLE' } }] }));
+      }
+      return proxy(req, res, state.gateway);
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { allow: 'GET, HEAD' });
+      return res.end();
+    }
+    if (path === '/session.json') {
+      res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+      return res.end(JSON.stringify({ token: state.demoToken && openedHere(isLocalVisit, req) ? state.demoToken : null }));
+    }
+    serveFile(res, files, path);
+  });
+}
