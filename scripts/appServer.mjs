@@ -55,7 +55,13 @@ function proxy(req, res, gateway) {
 
 /** The demo token is for a page opened on this machine, by the gateway's rule (GraphiQL's). */
 const openedHere = (isLocalVisit, req) =>
-  isLocalVisit({ host: req.headers.host ?? '', headerNames: Object.keys(req.headers), header: (name) => req.headers[name] });
+  isLocalVisit({
+    remoteAddress: req.socket.remoteAddress,
+    httpVersion: req.httpVersion,
+    host: req.headers.host ?? '',
+    headerNames: Object.keys(req.headers),
+    header: (name) => req.headers[name],
+  });
 
 /** The server, not listening yet (its options and state are typed in appServer.d.mts). */
 export function appServer({ files, isLocalVisit }, state) {
