@@ -1,10 +1,10 @@
 /**
  * The example app's HTTP server (node:http), started by app.mjs: serves the built app from `files`,
- * proxies `/graphql` and `/graphql/stream` to the gateway (one origin: no CORS), and answers
- * `/session.json` with the demo admin's token for a page opened on this machine only, by the
- * gateway's own rule (`isLocalVisit`, src/gateway/lib/localVisit.ts, which app.mjs loads from
- * dist/). `state` is filled as the gateway starts: `gateway` (where it listens; until then the
- * proxy answers 503) and `demoToken`.
+ * proxies `/graphql` and `/graphql/stream` to the gateway (one origin: no CORS; no other path of
+ * the gateway's: 404), and answers `/session.json` with the demo admin's token for a page opened on
+ * this machine only, by the gateway's own rule (`isLocalVisit`, src/gateway/lib/localVisit.ts,
+ * which app.mjs loads from dist/). `state` is filled as the gateway starts: `gateway` (where it
+ * listens; until then the proxy answers 503) and `demoToken`.
  */
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { createServer, request as forward } from 'node:http';
@@ -20,6 +20,11 @@ const TYPES = {
   '.json': 'application/json',
 };
 
+function notFound(res) {
+  res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
+  res.end('Not found');
+}
+
 function serveFile(res, files, path) {
   let file;
   try {
@@ -29,8 +34,7 @@ function serveFile(res, files, path) {
   }
   // `.built` is app.mjs's build stamp.
   if (!file.startsWith(files + sep) || !existsSync(file) || statSync(file).isDirectory() || file === join(files, '.built')) {
-    res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
-    return res.end('Not found');
+    return notFound(res);
   }
   // Vite's assets carry a content hash in their names: cached for good; the page itself is revalidated.
   const cache = path.startsWith('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache';
@@ -38,10 +42,30 @@ function serveFile(res, files, path) {
   createReadStream(file).pipe(res);
 }
 
+/** The gateway's paths the app proxies. */
+const GATEWAY_PATHS = new Set(['/graphql', '/graphql/stream']);
+
+/**
+ * The path and query to forward to the gateway when the request's target resolves to one of its
+ * proxied paths, else undefined. Resolved as the gateway resolves it (WHATWG URL: `..` and `.`
+ * segments, `%2e` for a dot, `\` for `/`): checked on the raw target, `/graphql/../metrics` passed
+ * the check and the gateway served its /metrics.
+ */
+function gatewayTarget(target) {
+  if (!target.startsWith('/')) return undefined; // absolute-form or `*`: not a path of this server
+  let url;
+  try {
+    url = new URL(`http://app.invalid${target}`);
+  } catch {
+    return undefined;
+  }
+  return GATEWAY_PATHS.has(url.pathname) ? url.pathname + url.search : undefined;
+}
+
 /** The gateway's answer to the page, streamed (Server-Sent Events included), its client's disconnect passed on. */
-function proxy(req, res, gateway) {
+function proxy(req, res, gateway, path) {
   const headers = { ...req.headers, host: gateway.host, via: `1.1 docs-graph-app` };
-  const upstream = forward({ host: gateway.hostname, port: gateway.port, method: req.method, path: req.url, headers }, (answer) => {
+  const upstream = forward({ host: gateway.hostname, port: gateway.port, method: req.method, path, headers }, (answer) => {
     res.writeHead(answer.statusCode ?? 502, answer.headers);
     answer.pipe(res);
   });
@@ -67,13 +91,16 @@ const openedHere = (isLocalVisit, req) =>
 export function appServer({ files, isLocalVisit }, state) {
   return createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
-    if (path === '/graphql' || path.startsWith('/graphql/')) {
+    const forwarded = gatewayTarget(req.url ?? '/');
+    if (forwarded) {
       if (!state.gateway) {
         res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' });
         return res.end(JSON.stringify({ errors: [{ message: 'The gateway is starting', extensions: { code: 'UPSTREAM_UNAVAILABLE' } }] }));
       }
-      return proxy(req, res, state.gateway);
+      return proxy(req, res, state.gateway, forwarded);
     }
+    // Any other path of the gateway's, whatever the method (the static files answer GET and HEAD only).
+    if (path.startsWith('/graphql')) return notFound(res);
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { allow: 'GET, HEAD' });
       return res.end();

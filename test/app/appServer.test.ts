@@ -4,7 +4,7 @@
  * the gateway's local-visit rule from src/.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { request as get } from 'node:http';
+import { createServer, request as get } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -49,6 +49,30 @@ function fetchRaw(
   );
 }
 
+/**
+ * A stand-in for the gateway on a loopback port: records each request's target as it arrives, and
+ * answers `{"data":{"path": <target>}}` once its body is in.
+ */
+async function startGateway() {
+  const seen: string[] = [];
+  const server = createServer((req, res) => {
+    seen.push(req.url!);
+    req
+      .resume()
+      .on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: { path: req.url } })));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    seen,
+    address: { host: `127.0.0.1:${port}`, hostname: '127.0.0.1', port: String(port) },
+    async [Symbol.asyncDispose]() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
 const sessionToken = async (port: number, headers: Record<string, string> = {}, localAddress?: string) =>
   (JSON.parse((await fetchRaw(port, '/session.json', headers, localAddress)).body) as { token: string | null }).token;
 
@@ -88,5 +112,43 @@ describe('/session.json', () => {
     expect(await session('1.0')).toEqual(['200', null]);
     // The same request over HTTP/1.1, as a browser sends it, gets the token.
     expect(await session('1.1')).toEqual(['200', TOKEN]);
+  });
+});
+
+describe('the proxy', () => {
+  it('forwards /graphql and /graphql/stream only, by their resolved path: dot segments, %2e and backslashes reach no other gateway path', async () => {
+    await using gateway = await startGateway();
+    await using app = await startApp({}, { gateway: gateway.address });
+    for (const path of [
+      '/graphql/../metrics',
+      '/graphql/stream/../../metrics',
+      '/graphql/../ready',
+      '/graphql/%2e%2e/metrics',
+      '/graphql/%2E%2E/ready',
+      '/graphql/.%2e/metrics',
+      '/graphql\\..\\metrics',
+      '/graphql/..\\health',
+      '/graphql/graphiql/../../metrics',
+      '/graphql/..%2fmetrics',
+      '/graphql/',
+      '/graphql/stream/x',
+      '/graphqlx',
+    ])
+      expect([path, (await fetchRaw(app.port, path)).status]).toEqual([path, 404]);
+    expect(gateway.seen).toEqual([]);
+
+    const resolved = [
+      ['/graphql?documentId=a', '/graphql?documentId=a'],
+      ['/graphql/stream', '/graphql/stream'],
+      ['/graphql/./stream', '/graphql/stream'],
+      ['/graphql/%2e/stream?x=1', '/graphql/stream?x=1'],
+      ['/x/../graphql?documentId=b', '/graphql?documentId=b'],
+      ['/graphql/stream/..\\stream', '/graphql/stream'],
+    ];
+    for (const [path, forwarded] of resolved) {
+      const answer = await fetchRaw(app.port, path);
+      expect([path, answer.status, JSON.parse(answer.body).data.path]).toEqual([path, 200, forwarded]);
+    }
+    expect(gateway.seen).toEqual(resolved.map(([, forwarded]) => forwarded));
   });
 });
