@@ -6,10 +6,10 @@
  *    older than its sources, its settings or the root schema.graphql.
  * 2. Builds the gateway's dist/ when it is missing or stale (scripts/dist.mjs, as `npm start` does)
  *    and loads from it the gateway code the app server uses.
- * 3. Serves the built app on --port (scripts/appServer.mjs, a small node:http server): `/graphql`
- *    and `/graphql/stream` are proxied to the gateway (one origin: no CORS), and `/session.json`
- *    names the demo admin's token to a page opened on this machine only (the loopback rule of
- *    GraphiQL, proxied requests excluded).
+ * 3. Serves the built app on --port (scripts/appServer.mjs, a small node:http server, bounded
+ *    after the gateway's settings): `/graphql` and `/graphql/stream` are proxied to the gateway
+ *    (one origin: no CORS), and `/session.json` names the demo admin's token to a page opened on
+ *    this machine only (the loopback rule of GraphiQL, proxied requests excluded).
  * 4. Starts `npm start`'s CLI (scripts/start.mjs: the embedded upstream and the gateway) with the
  *    app's manifest: `--persisted-operations examples/web/persisted-documents.json --persisted-only`,
  *    and passes its output through (`GraphQL:`, `REST:`, `Demo token` lines). Prints `App: <url>`.
@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { appServer } from './appServer.mjs';
+import { appBounds, appServer } from './appServer.mjs';
 import { buildDist, dist as gatewayDist, root } from './dist.mjs';
 
 const web = join(root, 'examples', 'web');
@@ -116,24 +116,6 @@ async function main() {
   const flags = options();
   installAndBuild();
 
-  // The gateway's code the app server uses, compiled: the gateway's child process then finds dist/ built.
-  buildDist();
-  const { isLocalVisit } = await import(pathToFileURL(join(gatewayDist, 'gateway', 'lib', 'localVisit.js')).href);
-
-  const state = { gateway: null, demoToken: null };
-  const server = appServer({ files: dist, isLocalVisit }, state);
-  await new Promise((resolve) => {
-    server.once('error', (error) =>
-      stop(
-        1,
-        error.code === 'EADDRINUSE'
-          ? `Cannot start the app on port ${flags.port}: the port is already in use (choose another with --port)`
-          : `Cannot start the app: ${error.message}`,
-      ),
-    );
-    server.listen(Number(flags.port), '127.0.0.1', resolve);
-  });
-
   const args = [
     'start',
     '--port',
@@ -146,6 +128,37 @@ async function main() {
   ];
   if (flags.db !== undefined) args.push('--db', flags.db);
   if (flags['upstream-url'] !== undefined) args.push('--upstream-url', flags['upstream-url']);
+
+  // The gateway's code the app server uses, compiled: the gateway's child process then finds dist/ built.
+  buildDist();
+  const load = (...path) => import(pathToFileURL(join(gatewayDist, ...path)).href);
+  const [{ isLocalVisit }, { boundHttpServer }, { parseConfig }] = await Promise.all([
+    load('gateway', 'lib', 'localVisit.js'),
+    load('serverBounds.js'),
+    load('config.js'),
+  ]);
+  let gatewayConfig;
+  try {
+    // The settings the gateway's child will read, from the same flags and environment.
+    gatewayConfig = parseConfig('start', args.slice(1), process.env);
+  } catch (error) {
+    stop(2, `Configuration error: ${error.message}`);
+  }
+
+  const state = { gateway: null, demoToken: null };
+  const server = appServer({ files: dist, isLocalVisit, boundHttpServer, bounds: appBounds(gatewayConfig.http) }, state);
+  await new Promise((resolve) => {
+    server.once('error', (error) =>
+      stop(
+        1,
+        error.code === 'EADDRINUSE'
+          ? `Cannot start the app on port ${flags.port}: the port is already in use (choose another with --port)`
+          : `Cannot start the app: ${error.message}`,
+      ),
+    );
+    server.listen(Number(flags.port), '127.0.0.1', resolve);
+  });
+
   const child = spawn(process.execPath, [join(root, 'scripts', 'start.mjs'), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   createInterface({ input: child.stdout }).on('line', (line) => {
     console.log(line);

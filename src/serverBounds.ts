@@ -3,7 +3,8 @@
  * the embedded REST API's, upstream/server.ts): seconds, not Node's minutes, for a client to send a
  * request's headers and its whole request (the response is not bounded: event streams outlive it),
  * a cap on the connections held at once and, optionally, on those of one client address (past
- * either, a new one is closed unanswered), and every header seen.
+ * either, a new one is closed unanswered), and every header seen. The example app's server
+ * (scripts/appServer.mjs) takes them too, from dist/.
  */
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
