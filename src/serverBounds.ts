@@ -2,20 +2,25 @@
  * What every node:http server of the process is bounded by (the gateway's, lib/httpBounds.ts, and
  * the embedded REST API's, upstream/server.ts): seconds, not Node's minutes, for a client to send a
  * request's headers and its whole request (the response is not bounded: event streams outlive it),
- * a cap on the connections held at once (past it a new one is closed unanswered), and every header
- * seen.
+ * a cap on the connections held at once and, optionally, on those of one client address (past
+ * either, a new one is closed unanswered), and every header seen. The example app's server
+ * (scripts/appServer.mjs) takes them too, from dist/.
  */
 import type { Server } from 'node:http';
+import type { Socket } from 'node:net';
 
 export interface ServerBounds {
   headersTimeoutMs: number;
   requestTimeoutMs: number;
   maxConnections: number;
+  /** Connections one client address (the socket's peer) holds at once (absent or 0: no cap). */
+  maxConnectionsPerAddress?: number;
   /** An idle keep-alive connection's life (Node's default, 5 s, when absent). */
   keepAliveTimeoutMs?: number;
 }
 
 export function boundHttpServer(server: Server, bounds: ServerBounds): void {
+  if (bounds.maxConnectionsPerAddress) capPerAddress(server, bounds.maxConnectionsPerAddress);
   server.requestTimeout = bounds.requestTimeoutMs;
   server.headersTimeout = Math.min(bounds.headersTimeoutMs, bounds.requestTimeoutMs);
   if (bounds.keepAliveTimeoutMs !== undefined) server.keepAliveTimeout = bounds.keepAliveTimeoutMs;
@@ -31,4 +36,24 @@ export function boundHttpServer(server: Server, bounds: ServerBounds): void {
     1000,
     Math.ceil(server.headersTimeout / 4),
   );
+}
+
+/**
+ * At most `max` connections from one client address at once: past it a new one is closed
+ * unanswered, as past `maxConnections`. One client holding 1,000 idle connections (reopened as
+ * the headers timeout closed them) had every other client's connection refused, `/health` too.
+ */
+function capPerAddress(server: Server, max: number): void {
+  const open = new Map<string, number>();
+  server.on('connection', (socket: Socket) => {
+    const address = socket.remoteAddress ?? '';
+    const count = (open.get(address) ?? 0) + 1;
+    if (count > max) return void socket.destroy();
+    open.set(address, count);
+    socket.once('close', () => {
+      const left = open.get(address)! - 1;
+      if (left === 0) open.delete(address);
+      else open.set(address, left);
+    });
+  });
 }

@@ -12,6 +12,7 @@ import { exampleQuery } from '../../src/gateway/example.js';
 import { buildGraphiqlAssets, readGraphiqlAssets, writeGraphiqlAssets } from '../../src/gateway/lib/graphiqlAssets.js';
 import { renderGraphiQL } from '../../src/gateway/lib/graphiqlOptions.js';
 import { startStack, type TestStack } from '../helpers/gateway.js';
+import { sendRaw } from '../helpers/httpStack.js';
 
 const TOKEN = 'demo-token-123';
 let t: TestStack;
@@ -83,6 +84,33 @@ describe('GraphiQL', () => {
         true,
       ]);
     }
+  });
+
+  it('never embeds the token for a request carrying a client-address header of other proxies and CDNs', async () => {
+    const port = new URL(url).port;
+    for (const name of [
+      'true-client-ip',
+      'cf-connecting-ip',
+      'x-client-ip',
+      'client-ip',
+      'x-forwarded',
+      'x-envoy-external-address',
+      'fastly-client-ip',
+      'x-cluster-client-ip',
+    ]) {
+      const html = await page({ host: `localhost:${port}`, [name]: '203.0.113.7' });
+      expect([name, html.includes(TOKEN), html.includes(JSON.stringify(exampleQuery('org-1')).slice(1, 60))]).toEqual([name, false, true]);
+    }
+  });
+
+  it("never embeds the token over HTTP/1.0: nginx's default proxy_pass (Host 127.0.0.1:port, no proxy header)", async () => {
+    const port = Number(new URL(url).port);
+    const get = (version: string) =>
+      sendRaw(port, `GET /graphql HTTP/${version}\r\nHost: 127.0.0.1:${port}\r\nAccept: text/html\r\nConnection: close\r\n\r\n`);
+    const [old, current] = await Promise.all([get('1.0'), get('1.1')]);
+    expect([old.match(/^HTTP\/1\.1 (\d+)/)?.[1], old.includes(TOKEN), old.includes('<div id="root">')]).toEqual(['200', false, true]);
+    // The same request over HTTP/1.1, as a browser sends it, gets the token.
+    expect([current.match(/^HTTP\/1\.1 (\d+)/)?.[1], current.includes(`Bearer ${TOKEN}`)]).toEqual(['200', true]);
   });
 
   it('the example query runs against the demo-like data without errors', async () => {

@@ -1,24 +1,25 @@
 /**
  * GraphiQL (the `graphiql` and `renderGraphiQL` options of createYoga). The page is pre-filled
- * with the demo token only when it is asked for on a loopback host (`localhost`, `127.x.x.x`,
- * `[::1]`) by a same-origin or direct visit that came through no proxy (no `Forwarded`, `Via` or
- * `X-Forwarded-*` header: behind a reverse proxy, a local `Host` says nothing of the visitor): a page
- * of another site (its `Origin` or `Sec-Fetch-Site: cross-site`) or a rebound DNS name (its `Host`)
- * never gets the token. The page rendered per request is a small document (title, options, the
- * start call); GraphiQL itself comes from immutable assets built once (graphiqlAssets.ts).
+ * with the demo token only for a visit opened on this machine (localVisit.ts: a loopback peer
+ * address and `Host`, same-origin or direct, over HTTP/1.1 or later and through no proxy): a
+ * remote client of a gateway on `--host 0.0.0.0`, a page of another site, a rebound DNS name or a
+ * visit through a reverse proxy never gets the token. The page rendered per request is a small
+ * document (title, options, the start call); GraphiQL itself comes from immutable assets built
+ * once (graphiqlAssets.ts).
  */
 import type { GraphiQLOptions, YogaServerOptions } from 'graphql-yoga';
 import { graphiqlAssets } from './graphiqlAssets.js';
+import type { NodeServerContext } from './httpBounds.js';
 import { isLocalVisit } from './localVisit.js';
 
 type Options = YogaServerOptions<object, object>;
 
 export function graphiqlOptions(demo: { token?: string; query?: string } | undefined): NonNullable<Options['graphiql']> {
   const headers = demo?.token ? JSON.stringify({ Authorization: `Bearer ${demo.token}` }, null, 2) : undefined;
-  return (request: Request): GraphiQLOptions => ({
+  return (request: Request, serverContext?: object): GraphiQLOptions => ({
     title: 'docs-graph',
     defaultQuery: demo?.query,
-    headers: headers && mayEmbedToken(request) ? headers : undefined,
+    headers: headers && mayEmbedToken(request, serverContext as NodeServerContext | undefined) ? headers : undefined,
   });
 }
 
@@ -45,8 +46,11 @@ export const renderGraphiQL = async (options?: GraphiQLOptions): Promise<string>
 `;
 };
 
-function mayEmbedToken(request: Request): boolean {
+/** Over node:http only: a request without its socket (`yoga.fetch` in process) has no peer to judge. */
+function mayEmbedToken(request: Request, { req }: NodeServerContext = {}): boolean {
   return isLocalVisit({
+    remoteAddress: req?.socket.remoteAddress,
+    httpVersion: req?.httpVersion ?? '',
     host: new URL(request.url).host,
     headerNames: request.headers.keys(),
     header: (name) => request.headers.get(name),

@@ -1,12 +1,11 @@
 /**
  * Bounds of the gateway's node:http server: how long a client may take to send a request's
  * headers and its whole request (headers and body), how long an idle keep-alive connection stays,
- * and how many connections it holds at once (past the cap, a new connection is closed unanswered).
- * The request timeout covers receiving the request, not sending the response: a subscription's
- * event stream outlives it.
+ * and how many connections it holds at once, in all and per client address (past a cap, a new
+ * connection is closed unanswered; src/serverBounds.ts). The request timeout covers receiving the
+ * request, not sending the response: a subscription's event stream outlives it.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
 
 import { DEFAULTS, withDefaults, type GroupConfig } from '../../config.js';
 import { boundHttpServer } from '../../serverBounds.js';
@@ -20,28 +19,7 @@ export type HttpBounds = GroupConfig<'http'>;
  */
 export function boundServer(server: Server, bounds?: Partial<HttpBounds>, behindProxies = false): void {
   const b = withDefaults(DEFAULTS.http, bounds);
-  if (b.maxConnectionsPerAddress > 0 && !behindProxies) capPerAddress(server, b.maxConnectionsPerAddress);
-  boundHttpServer(server, b);
-}
-
-/**
- * At most `max` connections from one client address at once: past it a new one is closed
- * unanswered, as past --max-connections. One client holding 1,000 idle connections (reopened as
- * the headers timeout closed them) had every other client's connection refused, `/health` too.
- */
-function capPerAddress(server: Server, max: number): void {
-  const open = new Map<string, number>();
-  server.on('connection', (socket: Socket) => {
-    const address = socket.remoteAddress ?? '';
-    const count = (open.get(address) ?? 0) + 1;
-    if (count > max) return void socket.destroy();
-    open.set(address, count);
-    socket.once('close', () => {
-      const left = open.get(address)! - 1;
-      if (left === 0) open.delete(address);
-      else open.set(address, left);
-    });
-  });
+  boundHttpServer(server, { ...b, maxConnectionsPerAddress: behindProxies ? 0 : b.maxConnectionsPerAddress });
 }
 
 /**
