@@ -50,8 +50,10 @@ function parse(authorization: string): Credential {
   const trimmed = authorization.trim();
   if (!trimmed) return NONE;
   const bearer = /^bearer\s+(\S+)$/i.exec(trimmed);
-  // Not a bearer token (the upstream answers 401): forwarded as sent, its own caller (never shared with another header).
-  if (!bearer) return { key: hash(`raw:${trimmed}`), header: trimmed };
+  // Not a bearer token (the upstream answers 401): forwarded as sent, its own caller (never shared
+  // with another header). Hashed with a space, which no bearer token holds: `raw:X` was also the
+  // key of the token `raw:X`.
+  if (!bearer) return { key: hash(`raw ${trimmed}`), header: trimmed };
   const token = bearer[1];
   return { key: hash(token), header: `Bearer ${token}`, token };
 }

@@ -39,6 +39,8 @@ describe('credentialOf', () => {
     expect(basic.key).not.toBe(ANONYMOUS);
     expect(basic.key).not.toBe(callerKey('Bearer dXNlcjpwdw=='));
     expect(callerKey('Bearer a b')).not.toBe(callerKey('Bearer a'));
+    // A header that is not a bearer token is never the caller of any bearer token (`X` was `Bearer raw:X`).
+    for (const header of ['X', 'Basic dXNlcjpwdw==', 'raw:X']) expect(callerKey(header)).not.toBe(callerKey(`Bearer raw:${header}`));
   });
 });
 
