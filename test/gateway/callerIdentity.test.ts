@@ -304,3 +304,33 @@ function countYogaRequests(gateway: { rest: { arrive: (...args: never[]) => unkn
   const arrive = vi.spyOn(gateway.rest, 'arrive');
   return () => arrive.mock.calls.length;
 }
+
+describe('a result is its caller’s', () => {
+  it('says no shared cache may keep it: private, no-store with a token, no-store without (GET and POST, no response cache)', async () => {
+    const t = await stack({});
+    const token = t.upstream.world.users.admin.token;
+    const url = t.gateway.url!;
+    const get = (headers: Record<string, string>) =>
+      fetch(`${url}?query=${encodeURIComponent('{ __typename }')}`, {
+        headers: { accept: 'application/json', 'x-graphql-yoga-csrf': '1', ...headers },
+      });
+    const post = (headers: Record<string, string>) =>
+      fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ query: '{ __typename }' }),
+      });
+    for (const send of [get, post]) {
+      for (const [headers, expected] of [
+        [{ authorization: `Bearer ${token}` }, 'private, no-store'],
+        [{}, 'no-store'],
+      ] as const) {
+        const res = await send(headers);
+        expect(await res.json()).toEqual({ data: { __typename: 'Query' } });
+        expect(res.headers.get('cache-control')).toBe(expected);
+      }
+    }
+    // What is not a GraphQL result says what its own plugin says (here nothing).
+    expect((await fetch(`${url.replace(/\/graphql$/, '')}/metrics`)).headers.get('cache-control')).toBeNull();
+  });
+});

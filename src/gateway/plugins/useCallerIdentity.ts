@@ -5,6 +5,11 @@
  * (lib/clientAddress.ts), and from both the budget its work counts against (the REST client knows
  * which tokens the upstream accepted). `callerIdentifier` is that one rule, also used by the HTTP
  * server before a request reaches Yoga (the rate limit's refusal on arrival).
+ *
+ * A GraphQL result is its caller's: unless a plugin said otherwise, it says `Cache-Control:
+ * private, no-store` to a caller with a token and `no-store` to one without (a share key's reads
+ * end with the link). Without it, a CDN in front of the gateway could keep a `GET` result: some
+ * keep what says nothing for a day, under a key without the `Authorization` header.
  */
 import type { Plugin } from 'graphql-yoga';
 import { DEFAULTS } from '../../config.js';
@@ -23,11 +28,19 @@ export function callerIdentifier(rest: Pick<RestClient, 'identify'>, trustProxyH
   return (authorization, socket, forwardedFor) => rest.identify(authorization, clientAddress(socket, forwardedFor, trustProxyHops));
 }
 
+/** What a GraphQL result is written as (JSON, GraphQL response JSON, multipart, event stream). */
+const RESULT_TYPE = /^(application\/(graphql-response\+)?json|multipart\/mixed|text\/event-stream)\b/;
+
 export function useCallerIdentity(identify: Identify): Plugin {
   return {
     onRequest({ request, serverContext }) {
       const { headers } = request;
       setCallerIdentity(request, identify(headers.get('authorization'), socketAddress(serverContext), headers.get('x-forwarded-for')));
+    },
+    onResponse({ request, response }) {
+      const { headers } = response;
+      if (headers.has('cache-control') || !RESULT_TYPE.test(headers.get('content-type') ?? '')) return;
+      headers.set('cache-control', request.headers.has('authorization') ? 'private, no-store' : 'no-store');
     },
   };
 }
