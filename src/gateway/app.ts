@@ -22,7 +22,7 @@ import { useClientIntrospection } from './plugins/useClientIntrospection.js';
 import { introspectionWorker, type IntrospectionWorker } from './lib/introspectionWorker.js';
 import { useStreamShutdown } from './plugins/useStreamShutdown.js';
 import { mergeRequestHooks } from './lib/mergeRequestHooks.js';
-import { maskedErrors, UNEXPECTED_ERROR_MESSAGE, useUnexpectedErrorLog, yogaLogging } from './lib/maskedErrors.js';
+import { boundedErrorLog, maskedErrors, UNEXPECTED_ERROR_MESSAGE, useUnexpectedErrorLog, yogaLogging } from './lib/maskedErrors.js';
 import { errorBody } from './lib/errorResponse.js';
 import { validRequestUrl } from './lib/requestPath.js';
 import { parseCache } from './lib/parseCache.js';
@@ -141,6 +141,8 @@ export interface Gateway {
 /** The gateway; absent options of the settings' table take its defaults (`DEFAULTS`), so callers may pass some only. */
 export function buildGateway(options: GatewayOptions): Gateway {
   const log = options.log ?? silentLogger;
+  // The ERROR lines of unexpected errors, bounded (maskedErrors.ts).
+  const errorLog = boundedErrorLog(log, () => (options.clock ?? systemClock).now());
   const limits = { ...withDefaults(DEFAULTS.limits, options.limits), responseBytesInFlight: options.limits?.responseBytesInFlight };
   const metrics = options.metrics === false ? undefined : createMetrics(options.metrics);
   const debug = (options.logLevel ?? 'debug') === 'debug';
@@ -248,7 +250,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
       // Parse, validation and variable errors carry a code of the fixed set too (BAD_USER_INPUT).
       useRequestErrorCodes(),
       // Unexpected errors: one ERROR line with the operation's name and document hash, before Yoga masks them.
-      useUnexpectedErrorLog(log),
+      useUnexpectedErrorLog(errorLog),
       // A request must be JSON or carry a non-simple header (403 FORBIDDEN); no mutation over GET (Yoga: 405).
       useCSRFPrevention(),
       ...(debug ? [useRequestLog(log)] : []),
@@ -267,7 +269,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
     extraParamNames: ['documentId'],
     landingPage: false,
     // Errors logged by class, message and path, never with the document around them (maskedErrors.ts).
-    logging: yogaLogging(log, debug),
+    logging: yogaLogging(errorLog, debug),
     cors: corsOptions(options.corsOrigins),
     // GraphiQL's assets are served by the gateway itself (no CDN), so it works offline too; loaded on the first visit.
     renderGraphiQL,

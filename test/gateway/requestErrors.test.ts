@@ -7,6 +7,8 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildGateway, type Gateway } from '../../src/gateway/app.js';
+import { ERROR_LINE_WINDOW_MS, ERROR_LINES_PER_WINDOW } from '../../src/gateway/lib/maskedErrors.js';
+import { fakeClock } from '../helpers/clock.js';
 import { jsonDeeperThan } from '../../src/gateway/plugins/useMaxVariablesDepth.js';
 import type { Logger } from '../../src/log.js';
 import { MAX_URL_CHARS } from '../../src/rest/index.js';
@@ -197,6 +199,30 @@ describe('the log of an unexpected error', () => {
     for (const line of lines) {
       expect(line).not.toContain(SECRET);
       expect(line).not.toContain('organizationId: "org1"');
+    }
+  });
+
+  it('is bounded: at most ERROR_LINES_PER_WINDOW lines a window, the rest counted on the next one', async () => {
+    // Before: one ERROR line per request, 300 in 1.9 s, for anyone to repeat.
+    const clock = fakeClock();
+    const timed = buildGateway({ upstreamUrl: bad.url, log: capture, logLevel: 'info', rest: { retries: 0 }, clock });
+    try {
+      const send = () =>
+        timed.yoga.fetch('http://gateway.test/graphql', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: 'Bearer tok' },
+          body: JSON.stringify({ query: '{ organization(organizationId: "org1") { spaces(first: 2) { nodes { title } } } }' }),
+        });
+      lines.splice(0);
+      for (let i = 0; i < ERROR_LINES_PER_WINDOW + 15; i++) await (await send()).json();
+      expect(lines.filter((l) => l.startsWith('error '))).toHaveLength(ERROR_LINES_PER_WINDOW);
+      clock.advance(ERROR_LINE_WINDOW_MS);
+      await (await send()).json();
+      const errors = lines.filter((l) => l.startsWith('error '));
+      expect(errors).toHaveLength(ERROR_LINES_PER_WINDOW + 1);
+      expect(errors.at(-1)).toContain('"suppressed":15');
+    } finally {
+      await timed.stop();
     }
   });
 });

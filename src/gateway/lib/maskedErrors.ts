@@ -106,6 +106,36 @@ export function useUnexpectedErrorLog(log: Logger): Plugin {
   };
 }
 
+/** Unexpected-error lines written per window at most; the rest are counted, and the count goes with the next line. */
+export const ERROR_LINES_PER_WINDOW = 20;
+export const ERROR_LINE_WINDOW_MS = 10_000;
+
+/**
+ * `log` with its ERROR lines bounded (the other levels as they are): an upstream answering a shape
+ * the gateway cannot use made one ERROR line per request (300 in 1.9 s), which any caller could
+ * repeat. Past ERROR_LINES_PER_WINDOW lines in a window, lines are dropped and counted; the first
+ * line of a later window carries `suppressed: <count>`.
+ */
+export function boundedErrorLog(log: Logger, now: () => number = Date.now): Logger {
+  let windowStart = -Infinity;
+  let written = 0;
+  let suppressed = 0;
+  return {
+    ...log,
+    error(msg, fields) {
+      const at = now();
+      if (at - windowStart >= ERROR_LINE_WINDOW_MS) {
+        windowStart = at;
+        written = 0;
+      }
+      if (written >= ERROR_LINES_PER_WINDOW) return void suppressed++;
+      written++;
+      log.error(msg, suppressed ? { ...fields, suppressed } : fields);
+      suppressed = 0;
+    },
+  };
+}
+
 /** Yoga's `logging` over the gateway's logger: errors as `errorText` says, those logged with their operation once. */
 export function yogaLogging(log: Logger, debug: boolean): NonNullable<YogaServerOptions<object, object>['logging']> {
   const text = (args: unknown[]) => args.map(errorText).join(' ');
