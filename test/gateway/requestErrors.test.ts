@@ -82,6 +82,31 @@ describe('bad directive arguments', () => {
   });
 });
 
+describe('refusals of what the gateway cannot read or write', () => {
+  it('415 and 406 carry a GraphQL error with BAD_USER_INPUT, not an empty body', async () => {
+    // Before: Yoga's bodiless 415 and 406, no message and no code.
+    const send = (headers: Record<string, string>, body: string) =>
+      fetch(t.gateway.url, { method: 'POST', headers: { authorization: `Bearer ${t.world.users.admin.token}`, ...headers }, body });
+    for (const [res, status] of [
+      [await send({ 'content-type': 'text/xml' }, '<query/>'), 415],
+      [await send({ 'content-type': 'multipart/form-data; boundary=x' }, '--x--'), 415],
+      [
+        await send(
+          { 'content-type': 'application/json', accept: 'application/json' },
+          JSON.stringify({ query: '{ viewer { id } ... @defer { __typename } }' }),
+        ),
+        406,
+      ],
+    ] as const) {
+      expect(res.status).toBe(status);
+      expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+      const body = (await res.json()) as { errors: Array<{ message: string; extensions: { code: string } }> };
+      expect(body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+      expect(body.errors[0].message.length).toBeGreaterThan(20);
+    }
+  });
+});
+
 describe('too-deep documents', () => {
   it("a list literal nested past the parser's stack is BAD_USER_INPUT, not an unexpected error", async () => {
     // graphql-js parses recursively: around 2,000 levels its stack ran out before the token

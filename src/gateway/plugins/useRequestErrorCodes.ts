@@ -7,7 +7,9 @@
  * becomes UPSTREAM_ERROR. Yoga's `http` hints (the response status) are kept; the
  * `originalError` Yoga attaches to some request errors (e.g. a JSON SyntaxError) is dropped. A GET
  * whose `variables` or `extensions` is not JSON is the client's BAD_USER_INPUT (400), not an
- * unexpected error.
+ * unexpected error. Yoga's bodiless refusals of a request it cannot read (415: a content type
+ * other than JSON, multipart included) or answer as asked (406: an incremental result to a client
+ * that accepts only JSON) get a GraphQL error body with BAD_USER_INPUT, as every other refusal.
  */
 import type { GraphQLError } from 'graphql';
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
@@ -50,8 +52,28 @@ function parseGETOrRefuse<T>(parse: () => T | Promise<T>): T | Promise<T> {
 
 const recodeAll = (errors: ReadonlyArray<Pick<GraphQLError, 'path' | 'extensions'>> | undefined) => errors?.forEach(recode);
 
+/** The client's mistake behind each of Yoga's bodiless refusals. */
+const BODILESS: Record<number, string> = {
+  415: 'Send the request as JSON (`content-type: application/json`), or its parameters in the URL of a GET.',
+  406: 'The result cannot be written in a format the request accepts: an incremental result (`@defer`, `@stream`) needs `accept: multipart/mixed` or `text/event-stream`.',
+};
+
 export function useRequestErrorCodes(): Plugin {
   return {
+    onResponse({ response, setResponse, fetchAPI }) {
+      const message = BODILESS[response.status];
+      if (!message || response.headers.has('content-type')) return;
+      const headers = new fetchAPI.Headers(response.headers);
+      headers.set('content-type', 'application/json; charset=utf-8');
+      headers.delete('content-length');
+      headers.delete('transfer-encoding');
+      setResponse(
+        new fetchAPI.Response(JSON.stringify({ errors: [{ message, extensions: { code: 'BAD_USER_INPUT' } }] }), {
+          status: response.status,
+          headers,
+        }),
+      );
+    },
     onRequestParse({ request, requestParser, setRequestParser }) {
       if (request.method !== 'GET' || !requestParser) return;
       setRequestParser((req) => parseGETOrRefuse(() => requestParser(req)));
