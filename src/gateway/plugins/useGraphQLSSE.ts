@@ -341,7 +341,10 @@ export function useGraphQLSSE(
         return (operation?.operation === 'subscription' ? enveloped.subscribe : enveloped.execute)(args);
       }) as ReturnType<NonNullable<HandlerOptions['onSubscribe']>>;
     },
-    onNext: (_ctx, req, result) => queued(req as SseRequest, result),
+    onNext: (_ctx, req, result) => {
+      queued(req as SseRequest, result);
+      return withoutHttpHints(result);
+    },
     onComplete: (_ctx, req) => {
       completed(req);
       queued(req as SseRequest, null);
@@ -462,6 +465,23 @@ function eventBytes(req: SseRequest, result: unknown, cap: number): number {
   const id = (req.body as { extensions?: { operationId?: unknown } } | null)?.extensions?.operationId;
   const json = result === null ? 0 : (measuredSize(result) ?? jsonSize(result, cap));
   return json + (typeof id === 'string' ? id.length : 0) + 40;
+}
+
+/**
+ * A result without the `http` hints its errors carry for Yoga's HTTP answer (a status, headers),
+ * which Yoga leaves out of what it writes and graphql-sse would print as they are.
+ */
+function withoutHttpHints<T>(result: T): T | undefined {
+  const errors = (result as { errors?: readonly GraphQLError[] } | null)?.errors;
+  if (!errors?.some((e) => e.extensions?.http !== undefined)) return undefined;
+  return {
+    ...result,
+    errors: errors.map((e) => {
+      if (e.extensions?.http === undefined) return e;
+      const { http: _http, ...extensions } = e.extensions;
+      return new GraphQLError(e.message, { nodes: e.nodes, source: e.source, positions: e.positions, path: e.path, extensions });
+    }),
+  };
 }
 
 /** The caller a stream belongs to: its key (a hash of its token, however `Bearer` is spelled; absent: the anonymous caller). */
