@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { GatewayContext } from '../context.js';
+import { restError } from '../../rest/index.js';
 import { cacheKey, type QueryParams } from '../restLoader.js';
 import { builder } from '../builder.js';
 import { userInputError } from './errors.js';
@@ -117,6 +118,9 @@ export async function resolveList<Item, Node = Item>(
   let limit = skip > 0 ? Math.min(start.l, skip + Math.max(first, 1)) : Math.max(first, 1);
   let hasNextPage = false;
   let envelope: ConnectionResult<Item, Node>['envelope'] | undefined;
+  // The walk's page tokens: one seen again would be answered by the request's loader without a
+  // REST call, and the loop would spin on settled promises (the event loop never turned again).
+  const seen = new Set([page]);
   for (;;) {
     const res = await ctx.rest.load<ListEnvelope<Item> & Record<string, unknown>>(options.path, { ...options.query, page, limit });
     envelope ??= res;
@@ -138,7 +142,11 @@ export async function resolveList<Item, Node = Item>(
       break;
     }
     if (!res.next) break;
+    // Every page read adds an edge or ends the walk (skip > 0 only on its first page), so a walk
+    // reads at most `first` + 1 pages whatever the upstream sends.
+    if (!res.items.length || seen.has(res.next.page)) throw pagesLoop(options.path);
     page = res.next.page;
+    seen.add(page);
     skip = 0;
     limit = first - edges.length;
   }
@@ -156,6 +164,11 @@ export async function resolveList<Item, Node = Item>(
     },
     envelope: envelope!,
   };
+}
+
+/** The upstream's pages go round (a token again, or an empty page that names a next one): UPSTREAM_ERROR. */
+function pagesLoop(path: string) {
+  return restError('UPSTREAM_ERROR', "Upstream error: the REST API's pages loop", { status: 200, method: 'GET', path });
 }
 
 /** An edge whose cursor is encoded when first read. */
