@@ -1,7 +1,7 @@
 /**
  * REST list pages from a misbehaving upstream (a scripted server, real HTTP): a walk over pages
  * ends with UPSTREAM_ERROR when the pages loop, after the REST calls it took, and the gateway
- * answers on.
+ * answers on; of a page with more items than asked for, only those asked for are used.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildGateway, type Gateway } from '../../src/gateway/app.js';
@@ -14,12 +14,12 @@ const space = (i: number) => ({ object: 'space', id: `s${i}`, title: `Space ${i}
 
 let bad: BadServer;
 let gateway: Gateway;
-/** How the upstream answers a page of the organization's spaces. */
-let pages: Step;
+/** How the upstream answers, by path (without the query); 404 for the others. */
+let routes: Record<string, Step> = {};
 
 beforeAll(async () => {
   bad = await startBadServer();
-  bad.fallback = (req, res) => (req.url?.startsWith(SPACES) ? pages : json(404, { error: { code: 404, message: 'nope' } }))(req, res);
+  bad.fallback = (req, res) => (routes[req.url?.split('?')[0] ?? ''] ?? json(404, { error: { code: 404, message: 'nope' } }))(req, res);
   gateway = buildGateway({ upstreamUrl: bad.url, rest: { retries: 0 } });
 });
 afterAll(async () => {
@@ -56,7 +56,7 @@ describe('a list whose pages loop', () => {
       ((req, res) => json(200, { items: [], count: 0, next: { page: String(Number(pageOf(req.url) ?? 0) + 1) } })(req, res)) as Step,
     ],
   ] as const)('%s: UPSTREAM_ERROR after %i REST call(s), and the gateway answers on', async (_name, calls, step) => {
-    pages = step;
+    routes = { [SPACES]: step };
     // Before: the first two spun the event loop for good (the page repeated was in the request's
     // loader: no REST call, so maxRestCalls never fired); the third made 1,000 calls for BAD_USER_INPUT.
     const result = await gql(SPACES_QUERY);
@@ -73,7 +73,7 @@ describe('a list whose pages loop', () => {
   });
 
   it('pages that move on are read as far as `first` needs', async () => {
-    pages = (req, res) => {
+    routes[SPACES] = (req, res) => {
       const at = Number(pageOf(req.url) ?? 0);
       json(200, { items: [space(at)], count: 1, next: { page: String(at + 1) } })(req, res);
     };
@@ -81,5 +81,30 @@ describe('a list whose pages loop', () => {
     expect(result.errors).toBeUndefined();
     expect(result.data).toEqual({ organization: { spaces: { nodes: [0, 1, 2, 3, 4].map((i) => ({ title: `Space ${i}` })) } } });
     expect(bad.requests).toHaveLength(5);
+  });
+});
+
+describe('a page with more items than the gateway asked for', () => {
+  it('only the first `limit` items are used: the others are neither edges nor primed', async () => {
+    const org = (i: number, title: string) => ({ object: 'organization', id: `o${i}`, title });
+    routes = {
+      // Asked for one organization, the upstream sends ten (before: 300,000 small items of a
+      // 13 MB page were all mapped and primed, and the heap ran out).
+      '/v1/orgs': json(200, { items: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9].map((i) => org(i, `Org ${i} (listed)`)), count: 10 }),
+      '/v1/orgs/o0/spaces': json(200, { items: [{ ...space(1), organization: 'o7' }], count: 1 }),
+      '/v1/orgs/o7': json(200, org(7, 'Org 7 (read)')),
+    };
+    const result = await gql(
+      '{ organizations(first: 1) { pageInfo { hasNextPage } nodes { title spaces(first: 1) { nodes { organization { title } } } } } }',
+    );
+    expect(result.errors).toBeUndefined();
+    // The seventh organization came from its own read, not from the page that was asked for one.
+    expect(result.data).toEqual({
+      organizations: {
+        pageInfo: { hasNextPage: false },
+        nodes: [{ title: 'Org 0 (listed)', spaces: { nodes: [{ organization: { title: 'Org 7 (read)' } }] } }],
+      },
+    });
+    expect(bad.requests.map((r) => r.url.split('?')[0])).toEqual(['/v1/orgs', '/v1/orgs/o0/spaces', '/v1/orgs/o7']);
   });
 });

@@ -124,27 +124,30 @@ export async function resolveList<Item, Node = Item>(
   for (;;) {
     const res = await ctx.rest.load<ListEnvelope<Item> & Record<string, unknown>>(options.path, { ...options.query, page, limit });
     envelope ??= res;
-    const nodes = res.items.map((item) => (options.node ? options.node(item) : (item as unknown as Node)));
+    // Only the items asked for: an upstream that sends more is wrong (mapping and priming the
+    // 300,000 items of a 13 MB page ran the heap out).
+    const items = res.items.length > limit ? res.items.slice(0, limit) : res.items;
+    const nodes = items.map((item) => (options.node ? options.node(item) : (item as unknown as Node)));
     if (options.itemPath) {
-      res.items.forEach((item, i) => {
+      items.forEach((item, i) => {
         const p = options.itemPath!(item, nodes[i]);
         if (p) ctx.rest.prime(p, nodes[i], options.primeQuery);
       });
     }
-    const last = res.items.length - 1;
+    const last = items.length - 1;
     let taken = 0;
     for (let i = skip; i <= last && edges.length < first; i++, taken++) {
       const [p, s, l] = i === last && res.next ? [res.next.page, 0, limit] : [page, i + 1, limit];
-      edges.push(lazyEdge(() => ({ p, s, l, k: k() }), res.items[i], nodes[i]));
+      edges.push(lazyEdge(() => ({ p, s, l, k: k() }), items[i], nodes[i]));
     }
     if (edges.length >= first) {
-      hasNextPage = skip + taken < res.items.length || Boolean(res.next);
+      hasNextPage = skip + taken < items.length || Boolean(res.next);
       break;
     }
     if (!res.next) break;
     // Every page read adds an edge or ends the walk (skip > 0 only on its first page), so a walk
     // reads at most `first` + 1 pages whatever the upstream sends.
-    if (!res.items.length || seen.has(res.next.page)) throw pagesLoop(options.path);
+    if (!items.length || seen.has(res.next.page)) throw pagesLoop(options.path);
     page = res.next.page;
     seen.add(page);
     skip = 0;
