@@ -13,7 +13,8 @@
  * chunks, then its text, then its parsed objects are on the heap, and an operation keeps what it
  * read until it ends: list pages of 30 MB (34 comments of 900 KB, selected by `id` alone, so the
  * response-bytes bound does not see them), a dozen at once from a token holder, exhausted `npm
- * start`'s heap. An answer that would pass the budget while others are held is not read: its
+ * start`'s heap. Once its text is in, an answer of 64 KiB or more holds what its parse builds
+ * instead (jsonShape.ts, responses.ts): up to twenty times its text for small values. An answer that would pass the budget while others are held is not read: its
  * exchange is aborted and the call fails with UPSTREAM_UNAVAILABLE (`retryAfter: 1`). So is one
  * that would pass its caller's share (a quarter of the budget) while the caller holds others, once
  * half the budget is held: one caller cannot fill the budget, and other callers' reads go on. One
@@ -114,6 +115,11 @@ export class AnswerAccount {
     untilEnd: boolean,
   ) {
     this.ended = !untilEnd;
+  }
+
+  /** The most one answer may take: the budget (one alone is always admitted, up to it). */
+  get largest(): number {
+    return this.budget.budget;
   }
 
   take(bytes: number, already = 0): boolean {

@@ -4,6 +4,7 @@
  * knows nothing of GraphQL: src/schema/lib/errors.ts turns a RestError into the GraphQL error a
  * client sees, in one place.
  */
+import { jsonShape, SHAPE_FROM_CHARS } from './jsonShape.js';
 
 /** Every `extensions.code` the gateway may give a client. */
 export const ERROR_CODES = [
@@ -175,8 +176,19 @@ export function byteBudgetError(upstream: Omit<UpstreamInfo, 'status'>, waitMs: 
   );
 }
 
+/**
+ * Objects and arrays an error body may hold to be read: `{"error": {"code", "message"}}` holds
+ * two; a large body of many (or nested deeper than MAX_JSON_DEPTH) would cost its parse's memory
+ * for one message (jsonShape.ts), and is not read.
+ */
+const MAX_ERROR_CONTAINERS = 64;
+
 /** The `error.message` of the upstream's `{"error": {"code", "message"}}` body, if any. */
 export function upstreamMessage(text: string): string | undefined {
+  if (text.length >= SHAPE_FROM_CHARS) {
+    const shape = jsonShape(text, MAX_ERROR_CONTAINERS);
+    if (shape.tooDeep || shape.containers > MAX_ERROR_CONTAINERS) return undefined;
+  }
   try {
     const parsed = JSON.parse(text) as { error?: { message?: unknown } };
     const message = parsed?.error?.message;

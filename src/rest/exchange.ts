@@ -17,7 +17,7 @@ export interface Exchanged {
   text: string;
   /** Bytes of body received (read whether kept or not). */
   bytes: number;
-  /** Bytes of `hold` this answer took: the caller keeps them (its operation's) or gives them back once the text is parsed. */
+  /** Bytes of `hold` this answer took (raised to what its parse builds: responses.ts): the caller keeps them (its operation's) or gives them back once the text is parsed. */
   held: number;
 }
 

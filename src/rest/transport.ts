@@ -170,7 +170,7 @@ export class Transport {
       });
       this.parts.bytes.charge(who.budget, res.bytes);
       try {
-        outcome = readResponse(res, req);
+        outcome = readResponse(res, req, answers);
       } catch (error) {
         answers.give(res.held);
         throw error;

@@ -8,6 +8,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRestClient, RestError, type RestClient } from '../../src/rest/index.js';
+import { jsonShape, parsedBytes } from '../../src/rest/jsonShape.js';
 import { json, startBadServer, type BadServer, type Step } from '../helpers/badServer.js';
 
 const cleanup: (() => Promise<void>)[] = [];
@@ -18,6 +19,8 @@ afterEach(async () => {
 /** A 300,000-byte budget; answers of about 200,000 bytes. */
 const BUDGET = 300_000;
 const BIG = { text: 'x'.repeat(200_000 - 12) };
+/** What one of them holds: its text, and what its parse builds beyond it (jsonShape.ts: one object). */
+const HELD = parsedBytes(JSON.stringify(BIG), jsonShape(JSON.stringify(BIG)));
 
 async function setup(budget = BUDGET): Promise<{ server: BadServer; rest: RestClient }> {
   const server = await startBadServer();
@@ -50,7 +53,7 @@ describe('REST answers held at once', () => {
     const { server, rest } = await setup();
     const operation = rest.forCaller('Bearer a', { holdAnswers: true });
     expect((await operation.get<{ text: string }>('/one')).text).toHaveLength(BIG.text.length);
-    expect(rest.answers.inFlight()).toBe(JSON.stringify(BIG).length);
+    expect(rest.answers.inFlight()).toBe(HELD);
     // Another caller's answer would pass the budget: refused at its headers (the upstream did answer).
     const other = rest.forCaller('Bearer b', { holdAnswers: true });
     const error = await refusal(other.get('/two'));
@@ -90,7 +93,7 @@ describe('REST answers held at once', () => {
     const b = rest.forCaller('Bearer b', { holdAnswers: true });
     await b.get('/four');
     expect((await refusal(b.get('/five'))).extensions).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE', retryAfter: 1 });
-    expect(rest.answers.inFlight()).toBe(3 * JSON.stringify(BIG).length);
+    expect(rest.answers.inFlight()).toBe(3 * HELD);
     expect(server.requests).toHaveLength(5);
     a.end();
     b.end();
@@ -103,7 +106,7 @@ describe('REST answers held at once', () => {
     await operation.get('/one');
     server.script(chunked);
     expect((await refusal(rest.forCaller('Bearer b').get('/two'))).extensions.code).toBe('UPSTREAM_UNAVAILABLE');
-    expect(rest.answers.inFlight()).toBe(JSON.stringify(BIG).length);
+    expect(rest.answers.inFlight()).toBe(HELD);
     operation.end();
     server.script(chunked);
     expect((await rest.forCaller('Bearer b').get<{ text: string }>('/two')).text).toHaveLength(BIG.text.length);
