@@ -10,7 +10,7 @@ import {
   type SseEvent,
   RestError,
 } from '../../src/rest/index.js';
-import { error, hang, sse, startBadServer, type BadServer } from '../helpers/badServer.js';
+import { error, hang, sse, startBadServer, type BadServer, type Step } from '../helpers/badServer.js';
 import { fakeClock, until } from '../helpers/clock.js';
 import { startUpstream } from '../helpers/upstream.js';
 
@@ -213,8 +213,9 @@ describe('RestCaller.stream', () => {
     const stream = await caller.stream('/s');
     expect(await stream.next()).toEqual({ done: false, value: { event: 'message', data: '1' } });
     const silent = stream.next();
-    // The idle timer of the wait for the next chunk (the first one was cleared when `data: 1` came).
-    await until(() => clock.delays.length === 2);
+    // The idle timer of the wait for the next chunk (after the headers' deadline, and the first
+    // idle timer, cleared when `data: 1` came).
+    await until(() => clock.delays.length === 3);
     clock.advance(199);
     await new Promise((resolve) => setImmediate(resolve));
     clock.advance(1);
@@ -244,6 +245,36 @@ describe('RestCaller.stream', () => {
     server.script(hang);
     const { caller } = client(server.url);
     await expect(caller.stream('/s')).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_UNAVAILABLE' } });
+  });
+
+  it('errors with UPSTREAM_UNAVAILABLE when only 1xx answers come past the headers timeout, and frees its place', async () => {
+    const server = await badServer();
+    // `102 Processing` every 20 ms, never a final status (undici restarts its headers timer on
+    // each: before, such a stream stayed pending for as long as they came, and held its place).
+    const processing: Step = (_req, res) => {
+      const timer = setInterval(() => (res.destroyed ? clearInterval(timer) : res.writeProcessing()), 20);
+      res.on('close', () => clearInterval(timer));
+    };
+    server.fallback = processing;
+    const clock = fakeClock();
+    const { caller, calls } = client(server.url, { clock });
+    const pending = Array.from({ length: STREAMS_PER_CALLER }, () =>
+      caller.stream('/s').then(
+        () => expect.fail('expected the stream to fail'),
+        (e: unknown) => e,
+      ),
+    );
+    await until(() => server.requests.length === STREAMS_PER_CALLER);
+    clock.advance(1_000);
+    for (const error of await Promise.all(pending))
+      expect(error).toMatchObject({
+        message: 'Upstream unavailable: timed out waiting for response headers',
+        extensions: { code: 'UPSTREAM_UNAVAILABLE', upstream: { status: null, method: 'GET', path: '/s' } },
+      });
+    expect(calls.calls.map((c) => c.code)).toEqual(Array(STREAMS_PER_CALLER).fill('UPSTREAM_UNAVAILABLE'));
+    // Their places are free again.
+    server.fallback = sse([': open\n\n']);
+    await (await caller.stream('/s')).return();
   });
 
   it('reads the embedded upstream questions stream to its end', async () => {
