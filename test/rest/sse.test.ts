@@ -108,6 +108,25 @@ describe('SseParser: one event is bounded', () => {
   });
 });
 
+describe('SseParser: each character is read once', () => {
+  it('a line of 1 MiB fed in 16-character pieces is one event, parsed well within the test timeout (82 s of CPU before)', async () => {
+    const PIECE = 'x'.repeat(16);
+    const pieces = Math.floor((MAX_EVENT_CHARS - 100) / PIECE.length);
+    async function* source() {
+      yield 'data: ';
+      for (let i = 0; i < pieces; i++) {
+        yield PIECE;
+        // A turn of the event loop now and then, so that the test's timeout can end a slow parse.
+        if (i % 4096 === 0) await new Promise((resolve) => setImmediate(resolve));
+      }
+      yield '\n\n';
+    }
+    const events = await collect(parseSse(source()));
+    expect(events).toHaveLength(1);
+    expect(events[0].data).toBe(PIECE.repeat(pieces));
+  });
+});
+
 describe('RestCaller.stream', () => {
   it('opens at most STREAMS_PER_CALLER streams per caller (RATE_LIMITED past it, no call); an ended one frees its place', async () => {
     const server = await badServer();
