@@ -212,6 +212,14 @@ function clean(message: string, secret: string | undefined): string {
 }
 
 /**
+ * A call not made: the REST API answered 401 for its operation's credential (`refusal`), and would
+ * again. The same error, for this call's method and path (status null: it got no answer).
+ */
+export function credentialRefusedError(refusal: RestError, upstream: Omit<UpstreamInfo, 'status'>): RestError {
+  return new RestError(refusal.message, { ...refusal.extensions, upstream: { ...upstream, status: null } });
+}
+
+/**
  * The operation asked for more REST calls than it may make (`maxRestCalls`): BAD_USER_INPUT like
  * the gateway's other limits (the same query would fail again: not RATE_LIMITED), with the limit's
  * name and maximum; no call was made.
