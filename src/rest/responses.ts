@@ -158,12 +158,25 @@ export function connectionError(code: string | undefined, req: Prepared): RestEr
   if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') {
     return restError('UPSTREAM_ERROR', 'Upstream response too large', { ...req.info, status: null });
   }
+  if (malformed(code)) return restError('UPSTREAM_ERROR', 'Upstream sent a malformed HTTP answer', { ...req.info, status: null });
   return unavailableError(req.info, (code && REASONS[code]) ?? `request failed${code ? ` (${code})` : ''}`);
 }
 
-/** How a connection failure (`systemCode`) bears on the upstream's health. */
+/** How a connection failure (`systemCode`) bears on the upstream's health: an answer that broke HTTP is an answer. */
 export function connectionHealth(code: string | undefined): Health {
+  if (malformed(code)) return 'healthy';
   return ORIGIN_DOWN.has(code ?? '') ? 'origin' : 'route';
+}
+
+/**
+ * The upstream answered, but not in HTTP/1.1 (llhttp's HPE_* codes: a bare CR, lines ended by LF
+ * alone, not HTTP at all), with conflicting lengths, or with headers past undici's bound: it
+ * answered wrongly (UPSTREAM_ERROR, as for invalid JSON), rather than failed to connect.
+ */
+function malformed(code: string | undefined): boolean {
+  return (
+    code !== undefined && (code.startsWith('HPE_') || code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH' || code === 'UND_ERR_HEADERS_OVERFLOW')
+  );
 }
 
 /** The error code of a Node or undici error (also inside an AggregateError or a cause). */
