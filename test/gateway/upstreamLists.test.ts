@@ -1,7 +1,8 @@
 /**
  * REST list pages from a misbehaving upstream (a scripted server, real HTTP): a walk over pages
  * ends with UPSTREAM_ERROR when the pages loop, after the REST calls it took, and the gateway
- * answers on; of a page with more items than asked for, only those asked for are used.
+ * answers on; a next page token it cannot send back is UPSTREAM_ERROR too; of a page with more
+ * items than asked for, only those asked for are used.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildGateway, type Gateway } from '../../src/gateway/app.js';
@@ -81,6 +82,27 @@ describe('a list whose pages loop', () => {
     expect(result.errors).toBeUndefined();
     expect(result.data).toEqual({ organization: { spaces: { nodes: [0, 1, 2, 3, 4].map((i) => ({ title: `Space ${i}` })) } } });
     expect(bad.requests).toHaveLength(5);
+  });
+});
+
+describe('a next page token the gateway cannot send back', () => {
+  it.each([
+    ['an object', { x: 'y'.repeat(1_000) }],
+    ['a number', 7],
+    ['1 MB long', 'P'.repeat(1024 * 1024)],
+  ])('%s is UPSTREAM_ERROR, after the one REST call', async (_name, token) => {
+    routes = { [SPACES]: json(200, { items: [space(1)], count: 1, next: { page: token } }) };
+    // Before: an object was sent back as "[object Object]" (5 copies of one node and hasNextPage),
+    // and 1 MB was the caller's BAD_USER_INPUT ("A value is too long").
+    const result = await gql(SPACES_QUERY);
+    expect(result.errors).toEqual([
+      expect.objectContaining({
+        message: "Upstream error: the REST API's next page token is unusable",
+        path: ['organization', 'spaces'],
+        extensions: { code: 'UPSTREAM_ERROR', upstream: { status: 200, method: 'GET', path: `/orgs/${ORG}/spaces` } },
+      }),
+    ]);
+    expect(bad.requests).toHaveLength(1);
   });
 });
 

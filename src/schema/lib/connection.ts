@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { GatewayContext } from '../context.js';
-import { restError } from '../../rest/index.js';
+import { encodeQuery, MAX_URL_CHARS, restError } from '../../rest/index.js';
 import { cacheKey, type QueryParams } from '../restLoader.js';
 import { builder } from '../builder.js';
 import { userInputError } from './errors.js';
@@ -124,6 +124,7 @@ export async function resolveList<Item, Node = Item>(
   for (;;) {
     const res = await ctx.rest.load<ListEnvelope<Item> & Record<string, unknown>>(options.path, { ...options.query, page, limit });
     envelope ??= res;
+    if (res.next && !usableToken(res.next.page)) throw listError(options.path, 'next page token is unusable');
     // Only the items asked for: an upstream that sends more is wrong (mapping and priming the
     // 300,000 items of a 13 MB page ran the heap out).
     const items = res.items.length > limit ? res.items.slice(0, limit) : res.items;
@@ -147,7 +148,7 @@ export async function resolveList<Item, Node = Item>(
     if (!res.next) break;
     // Every page read adds an edge or ends the walk (skip > 0 only on its first page), so a walk
     // reads at most `first` + 1 pages whatever the upstream sends.
-    if (!items.length || seen.has(res.next.page)) throw pagesLoop(options.path);
+    if (!items.length || seen.has(res.next.page)) throw listError(options.path, 'pages loop');
     page = res.next.page;
     seen.add(page);
     skip = 0;
@@ -169,9 +170,20 @@ export async function resolveList<Item, Node = Item>(
   };
 }
 
-/** The upstream's pages go round (a token again, or an empty page that names a next one): UPSTREAM_ERROR. */
-function pagesLoop(path: string) {
-  return restError('UPSTREAM_ERROR', "Upstream error: the REST API's pages loop", { status: 200, method: 'GET', path });
+/**
+ * The longest page token sent back: the upstream's, so one that would make the URL too long
+ * (MAX_URL_CHARS, half of it left for the path and filters) is its error, not the caller's.
+ */
+const MAX_PAGE_TOKEN_CHARS = MAX_URL_CHARS / 2;
+
+/** A page token the upstream may name: a string short enough to send back (an object was sent as "[object Object]"). */
+function usableToken(token: unknown): token is string {
+  return typeof token === 'string' && token.length <= MAX_PAGE_TOKEN_CHARS && encodeQuery({ page: token }).length <= MAX_PAGE_TOKEN_CHARS;
+}
+
+/** A list the upstream answered wrongly (its pages go round, a token it names cannot be sent back): UPSTREAM_ERROR. */
+function listError(path: string, what: string) {
+  return restError('UPSTREAM_ERROR', `Upstream error: the REST API's ${what}`, { status: 200, method: 'GET', path });
 }
 
 /** An edge whose cursor is encoded when first read. */
