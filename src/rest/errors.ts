@@ -113,8 +113,16 @@ export function errorForStatus(
   const code = codeForStatus(status);
   const fallback = status >= 500 ? `${DEFAULT_MESSAGES[code]} (HTTP ${status})` : DEFAULT_MESSAGES[code];
   const message = status < 500 && upstreamMessage ? clean(upstreamMessage, secret) : fallback;
-  const retryAfter = code === 'RATE_LIMITED' && retryAfterMs !== undefined ? Math.ceil(retryAfterMs / 1000) : undefined;
+  const retryAfter = code === 'RATE_LIMITED' && retryAfterMs !== undefined ? retryAfterSeconds(retryAfterMs) : undefined;
   return restError(code, message, { ...upstream, status }, retryAfter);
+}
+
+/** The most `retryAfter` a client is told, in seconds: the upstream's `Retry-After` is its text, of any size. */
+const MAX_RETRY_AFTER_SECONDS = 3_600;
+
+/** The upstream's wait as whole seconds between 0 and MAX_RETRY_AFTER_SECONDS (it passed 1e+21 on as is). */
+function retryAfterSeconds(ms: number): number {
+  return Math.min(MAX_RETRY_AFTER_SECONDS, Math.max(0, Math.ceil(ms / 1000)));
 }
 
 /** A failure without an HTTP answer: refused, reset, timed out, aborted. */

@@ -209,6 +209,23 @@ describe('REST client retries', () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it("gives clients the upstream's Retry-After as whole seconds between 0 and an hour", async () => {
+    const server = await badServer();
+    const { rest } = client(server.url, { retries: 0 });
+    for (const [header, seconds] of [
+      // Before: 1e+21 as is.
+      ['999999999999999999999', 3_600],
+      ['3601', 3_600],
+      ['0', 0],
+      ['-5', 0],
+      ['Wed, 21 Oct 2015 07:28:00 GMT', 0],
+    ] as const) {
+      server.script(error(429, 'slow down', { 'retry-after': header }));
+      const err = await failure(rest.forCaller('Bearer t').get('/orgs'), 'RATE_LIMITED');
+      expect(err.extensions.retryAfter).toBe(seconds);
+    }
+  });
+
   it('fails fast when Retry-After would outlast the call deadline', async () => {
     const server = await badServer();
     server.script(error(503, 'busy', { 'retry-after': '2' }));
