@@ -213,10 +213,22 @@ export function errorCode(err: unknown): ErrorCode | undefined {
   return ERROR_CODES.includes(code as ErrorCode) ? (code as ErrorCode) : undefined;
 }
 
+/**
+ * An upstream message as a client may see it: the caller's token redacted in any case and with
+ * whitespace between its characters (the exact token alone was: an upstream echoing it lower-cased
+ * or spaced out passed it on), whitespace runs made one space, then cut to MAX_MESSAGE (after the
+ * redaction, so a cut cannot leave part of the token).
+ */
 function clean(message: string, secret: string | undefined): string {
-  let out = message.length > MAX_MESSAGE ? `${message.slice(0, MAX_MESSAGE)}…` : message;
-  if (secret) out = out.split(secret).join('[redacted]');
-  return out;
+  // What is kept holds the whole of a token that starts in it (spaced out, it takes twice its length).
+  let out = message.replace(/\s+/g, ' ').slice(0, MAX_MESSAGE + 2 * (secret?.length ?? 0));
+  if (secret) out = out.replace(secretPattern(secret), '[redacted]');
+  return out.length > MAX_MESSAGE ? `${out.slice(0, MAX_MESSAGE)}…` : out;
+}
+
+/** The token, in any case, with a space allowed between its characters. */
+function secretPattern(secret: string): RegExp {
+  return new RegExp([...secret].map((c) => c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join(' ?'), 'gi');
 }
 
 /**

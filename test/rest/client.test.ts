@@ -368,6 +368,23 @@ describe('REST client faults', () => {
     expect((await failure(caller.put('/c', {}), 'BAD_USER_INPUT')).message).toBe('token [redacted] is odd');
   });
 
+  it('scrubs the token from an echoed message in another case, spaced out, or cut by the message bound', async () => {
+    const token = 'tok-x-SECRET123';
+    const spaced = token.split('').join(' ');
+    const server = await badServer();
+    server.script(
+      // Before: `bad token Bearer [redacted] (bearer tok-x-secret123) t o k - x - S E C R E T 1 2 3`.
+      error(401, `bad token Bearer ${token} (bearer ${token.toLowerCase()}) ${spaced}\n${token.toUpperCase().split('').join('\t')}`),
+      error(400, `${'m'.repeat(480)} ${spaced}`),
+    );
+    const { rest } = client(server.url);
+    expect((await failure(rest.forCaller(`Bearer ${token}`).get('/a'), 'UNAUTHENTICATED')).message).toBe(
+      'bad token Bearer [redacted] (bearer [redacted]) [redacted] [redacted]',
+    );
+    const cut = await failure(rest.forCaller(`Bearer ${token}`).get('/b'), 'BAD_USER_INPUT');
+    expect(cut.message).toBe(`${'m'.repeat(480)} [redacted]`);
+  });
+
   it('maps 414 and 431 (a URL or headers too long for the server) to BAD_USER_INPUT', async () => {
     const server = await badServer();
     server.script(error(414, 'URI too long'), error(431, 'headers too large'));
