@@ -7,17 +7,21 @@
  * while the caller holds others, once half the budget is held: one caller cannot fill the budget,
  * and other callers go on. One thing alone is always admitted.
  *
- * REST answers are held across callers: from the moment an answer's headers announce
- * its length (or, without a `Content-Length`, as its chunks come) until the operation that read it
- * is over (`AnswerAccount.end`; without an operation, until its text is parsed). An answer's
- * chunks, then its text, then its parsed objects are on the heap, and an operation keeps what it
- * read until it ends: list pages of 30 MB (34 comments of 900 KB, selected by `id` alone, so the
- * response-bytes bound does not see them), a dozen at once from a token holder, exhausted `npm
- * start`'s heap. An answer that would pass the budget while others are held is not read: its
- * exchange is aborted and the call fails with UPSTREAM_UNAVAILABLE (`retryAfter: 1`). So is one
- * that would pass its caller's share (a quarter of the budget) while the caller holds others, once
- * half the budget is held: one caller cannot fill the budget, and other callers' reads go on. One
- * answer alone is always admitted, up to the pool's largest answer (at most the budget).
+ * REST answers are held across callers: their bytes as they come (an answer that announced
+ * 19.9 MB and sent a byte a second held them all from its headers, and every other caller's reads
+ * were refused for its 30 s deadline; one whose announced length could not be held now is still
+ * refused at its headers, unread) until the operation that read it is over (`AnswerAccount.end`;
+ * without an operation, until its text is parsed). An answer's chunks, then its text, then its
+ * parsed objects are on the heap, and an operation keeps what it read until it ends: list pages of
+ * 30 MB (34 comments of 900 KB, selected by `id` alone, so the response-bytes bound does not see
+ * them), a dozen at once from a token holder, exhausted `npm start`'s heap. Once its text is in,
+ * an answer of 64 KiB or more holds what its parse builds instead (jsonShape.ts, responses.ts): up
+ * to twenty times its text for small values. An answer that would pass the budget while others
+ * are held is not read: its exchange is aborted and the call fails with UPSTREAM_UNAVAILABLE
+ * (`retryAfter: 1`). So is one that would pass its caller's share (a quarter of the budget) while
+ * the caller holds others, once half the budget is held: one caller cannot fill the budget, and
+ * other callers' reads go on. One answer alone is always admitted, up to the pool's largest
+ * answer (at most the budget).
  */
 import { getHeapStatistics } from 'node:v8';
 
@@ -44,14 +48,19 @@ export class BytesInFlight {
    * half the budget, and the other half stays for callers under their share.
    */
   take(caller: string, bytes: number, already = 0): boolean {
+    if (!this.fits(caller, bytes, already)) return false;
+    this.held += bytes;
+    this.byCaller.set(caller, (this.byCaller.get(caller) ?? 0) + bytes);
+    return true;
+  }
+
+  /** Whether `take` would take them now (nothing is taken). */
+  fits(caller: string, bytes: number, already = 0): boolean {
     const mine = this.byCaller.get(caller) ?? 0;
     const others = this.held - already;
     const after = this.held + bytes;
     if (others > 0 && after > this.budget) return false;
-    if (mine - already > 0 && mine + bytes > this.perCaller && after > this.budget / 2) return false;
-    this.held += bytes;
-    this.byCaller.set(caller, mine + bytes);
-    return true;
+    return !(mine - already > 0 && mine + bytes > this.perCaller && after > this.budget / 2);
   }
 
   /** Gives back bytes `caller` took. */
@@ -116,10 +125,20 @@ export class AnswerAccount {
     this.ended = !untilEnd;
   }
 
+  /** The most one answer may take: the budget (one alone is always admitted, up to it). */
+  get largest(): number {
+    return this.budget.budget;
+  }
+
   take(bytes: number, already = 0): boolean {
     if (!this.budget.take(this.caller, bytes, already)) return false;
     this.taken += bytes;
     return true;
+  }
+
+  /** Whether `take` would take them now (nothing is taken). */
+  fits(bytes: number, already = 0): boolean {
+    return this.budget.fits(this.caller, bytes, already);
   }
 
   give(bytes: number): void {

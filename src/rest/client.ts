@@ -11,11 +11,11 @@ import { Pool } from 'undici';
 import type { RestCall } from './callLog.js';
 import { credentialOf, KnownCallers, type CallerIdentity, type Credential } from './callerKey.js';
 import { DEFAULTS, withDefaults, type GroupConfig } from '../config.js';
-import { BytesInFlight, defaultAnswerBytesInFlight, type AnswerAccount } from './bytesInFlight.js';
+import { BytesInFlight, defaultAnswerBytesInFlight } from './bytesInFlight.js';
 import { ByteBudgets } from './byteBudget.js';
 import { Circuits, DEFAULT_CIRCUIT, type CircuitConfig, type CircuitStateName } from './circuit.js';
 import { systemClock, type Clock } from './clock.js';
-import { callLimitError } from './errors.js';
+import { callLimitError, credentialRefusedError, RestError } from './errors.js';
 import { Limiter, type ConcurrencyConfig } from './limiter.js';
 import { prepare, type HttpMethod, type Prepared, type Query, type Target } from './request.js';
 import { DEFAULT_BACKOFF, type RetryConfig } from './retry.js';
@@ -23,7 +23,7 @@ import { DEFAULT_RETRY_BUDGET, RetryBudget, type RetryBudgetConfig } from './ret
 import { Leaving, SharedReads, type Arrival, type LeaveSignal } from './singleFlight.js';
 import type { SseStream } from './sse.js';
 import { openStream } from './stream.js';
-import { STREAMS_TOTAL, Transport, type Who } from './transport.js';
+import { STREAMS_TOTAL, Transport, type Operation, type Who } from './transport.js';
 
 /**
  * The REST client's settings (the `rest` group of src/config.ts, where their meaning and defaults
@@ -206,7 +206,12 @@ function transportParts(config: RestClientConfig, base: URL, clock: Clock) {
   };
 }
 
-/** One caller's view: its credential, its budget, its request's signal and arrival, its operation's call count. */
+/**
+ * One caller's view: its credential, its budget, its request's signal and arrival, its operation's
+ * call count. Once the REST API answered 401 for its credential, its remaining calls fail with the
+ * same error without a call: a made-up token's operation made up to `maxCalls` of them (1,000), so
+ * one address could have the REST API answer some 600,000 calls a minute.
+ */
 class CallerView implements RestCaller {
   private readonly credential: Credential;
   private readonly who: Who;
@@ -216,8 +221,8 @@ class CallerView implements RestCaller {
   private readonly signal: LeaveSignal | undefined;
   private readonly maxCalls: number;
   private calls = 0;
-  /** Its answers' bytes of the budget of answers held at once: until `end()` with `holdAnswers`. */
-  private readonly answers: AnswerAccount;
+  /** Its answers' bytes of the budget of answers held at once (until `end()` with `holdAnswers`), and its credential's 401. */
+  private readonly op: Operation;
 
   constructor(
     private readonly transport: Transport,
@@ -231,24 +236,28 @@ class CallerView implements RestCaller {
     this.maxCalls = options.maxCalls ?? Infinity;
     this.leaving = new Leaving(options.signal);
     this.since = reads.enabled && options.arrival?.key === this.who.key ? options.arrival.since : undefined;
-    this.answers = transport.parts.answers.account(this.who.budget, options.holdAnswers ?? false);
+    this.op = { answers: transport.parts.answers.account(this.who.budget, options.holdAnswers ?? false), unauthenticated: new Map() };
   }
 
   end(): void {
-    this.answers.end();
+    this.op.answers.end();
   }
 
   // `any`: the caller names the answer's type (`get<T>`), which JSON from the wire cannot check.
   async get(path: string, query?: Query): Promise<any> {
     const req = this.prepare('GET', path, query, undefined);
-    return this.reads.read(
-      this.who.key,
-      req,
-      this.since,
-      (deadline) => this.transport.call(req, this.who, deadline, this.answers),
-      this.leaving,
-      this.taken,
-    );
+    // A read joined to another request's call learns of a 401 only from its error.
+    return this.reads
+      .read(this.who.key, req, this.since, (deadline) => this.transport.call(req, this.who, deadline, this.op), this.leaving, this.taken)
+      .catch((error: unknown) => this.refused(req, error));
+  }
+
+  /** Notes a 401 for the access of `req` (and rethrows). */
+  private refused(req: Prepared, error: unknown): never {
+    const { unauthenticated } = this.op;
+    if (error instanceof RestError && error.extensions.upstream?.status === 401 && !unauthenticated.has(req.access))
+      unauthenticated.set(req.access, error);
+    throw error;
   }
 
   /** An answer shared with another of the caller's requests counts against its byte budget too (singleFlight.ts `read`). */
@@ -272,18 +281,22 @@ class CallerView implements RestCaller {
 
   async stream(path: string, query?: Query, signal?: AbortSignal): Promise<SseStream> {
     const req = this.prepare('GET', path, query, undefined, 'text/event-stream');
-    return openStream(this.transport, req, this.who, anySignal(abortSignalOf(this.signal), signal));
+    return openStream(this.transport, req, this.who, anySignal(abortSignalOf(this.signal), signal)).catch((error: unknown) =>
+      this.refused(req, error),
+    );
   }
 
   // `any`: as for `get`, the caller names the answer's type.
   private async write(method: HttpMethod, path: string, body: unknown, query: Query | undefined): Promise<any> {
     const req = this.prepare(method, path, query, body);
-    return this.reads.write(this.who.key, req, (deadline) => this.transport.call(req, this.who, deadline, this.answers), this.leaving);
+    return this.reads.write(this.who.key, req, (deadline) => this.transport.call(req, this.who, deadline, this.op), this.leaving);
   }
 
-  /** The request, counted as one more call of this view's operation; past `maxCalls`, refused. */
+  /** The request, counted as one more call of this view's operation; past `maxCalls`, or once its credential got a 401, refused. */
   private prepare(method: HttpMethod, path: string, query: Query | undefined, body: unknown, accept?: string): Prepared {
     const req = prepare(this.transport.parts.target, this.credential, method, path, query, body, accept);
+    const refused = this.op.unauthenticated.get(req.access);
+    if (refused) throw credentialRefusedError(refused, req.info);
     if (++this.calls > this.maxCalls) throw callLimitError(this.maxCalls);
     return req;
   }

@@ -4,6 +4,7 @@
  * knows nothing of GraphQL: src/schema/lib/errors.ts turns a RestError into the GraphQL error a
  * client sees, in one place.
  */
+import { jsonShape, SHAPE_FROM_CHARS } from './jsonShape.js';
 
 /** Every `extensions.code` the gateway may give a client. */
 export const ERROR_CODES = [
@@ -112,8 +113,16 @@ export function errorForStatus(
   const code = codeForStatus(status);
   const fallback = status >= 500 ? `${DEFAULT_MESSAGES[code]} (HTTP ${status})` : DEFAULT_MESSAGES[code];
   const message = status < 500 && upstreamMessage ? clean(upstreamMessage, secret) : fallback;
-  const retryAfter = code === 'RATE_LIMITED' && retryAfterMs !== undefined ? Math.ceil(retryAfterMs / 1000) : undefined;
+  const retryAfter = code === 'RATE_LIMITED' && retryAfterMs !== undefined ? retryAfterSeconds(retryAfterMs) : undefined;
   return restError(code, message, { ...upstream, status }, retryAfter);
+}
+
+/** The most `retryAfter` a client is told, in seconds: the upstream's `Retry-After` is its text, of any size. */
+const MAX_RETRY_AFTER_SECONDS = 3_600;
+
+/** The upstream's wait as whole seconds between 0 and MAX_RETRY_AFTER_SECONDS (it passed 1e+21 on as is). */
+function retryAfterSeconds(ms: number): number {
+  return Math.min(MAX_RETRY_AFTER_SECONDS, Math.max(0, Math.ceil(ms / 1000)));
 }
 
 /** A failure without an HTTP answer: refused, reset, timed out, aborted. */
@@ -175,8 +184,19 @@ export function byteBudgetError(upstream: Omit<UpstreamInfo, 'status'>, waitMs: 
   );
 }
 
+/**
+ * Objects and arrays an error body may hold to be read: `{"error": {"code", "message"}}` holds
+ * two; a large body of many (or nested deeper than MAX_JSON_DEPTH) would cost its parse's memory
+ * for one message (jsonShape.ts), and is not read.
+ */
+const MAX_ERROR_CONTAINERS = 64;
+
 /** The `error.message` of the upstream's `{"error": {"code", "message"}}` body, if any. */
 export function upstreamMessage(text: string): string | undefined {
+  if (text.length >= SHAPE_FROM_CHARS) {
+    const shape = jsonShape(text, MAX_ERROR_CONTAINERS);
+    if (shape.tooDeep || shape.containers > MAX_ERROR_CONTAINERS) return undefined;
+  }
   try {
     const parsed = JSON.parse(text) as { error?: { message?: unknown } };
     const message = parsed?.error?.message;
@@ -193,10 +213,30 @@ export function errorCode(err: unknown): ErrorCode | undefined {
   return ERROR_CODES.includes(code as ErrorCode) ? (code as ErrorCode) : undefined;
 }
 
+/**
+ * An upstream message as a client may see it: the caller's token redacted in any case and with
+ * whitespace between its characters (the exact token alone was: an upstream echoing it lower-cased
+ * or spaced out passed it on), whitespace runs made one space, then cut to MAX_MESSAGE (after the
+ * redaction, so a cut cannot leave part of the token).
+ */
 function clean(message: string, secret: string | undefined): string {
-  let out = message.length > MAX_MESSAGE ? `${message.slice(0, MAX_MESSAGE)}…` : message;
-  if (secret) out = out.split(secret).join('[redacted]');
-  return out;
+  // What is kept holds the whole of a token that starts in it (spaced out, it takes twice its length).
+  let out = message.replace(/\s+/g, ' ').slice(0, MAX_MESSAGE + 2 * (secret?.length ?? 0));
+  if (secret) out = out.replace(secretPattern(secret), '[redacted]');
+  return out.length > MAX_MESSAGE ? `${out.slice(0, MAX_MESSAGE)}…` : out;
+}
+
+/** The token, in any case, with a space allowed between its characters. */
+function secretPattern(secret: string): RegExp {
+  return new RegExp([...secret].map((c) => c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join(' ?'), 'gi');
+}
+
+/**
+ * A call not made: the REST API answered 401 for its operation's credential (`refusal`), and would
+ * again. The same error, for this call's method and path (status null: it got no answer).
+ */
+export function credentialRefusedError(refusal: RestError, upstream: Omit<UpstreamInfo, 'status'>): RestError {
+  return new RestError(refusal.message, { ...refusal.extensions, upstream: { ...upstream, status: null } });
 }
 
 /**

@@ -17,7 +17,7 @@ export interface Exchanged {
   text: string;
   /** Bytes of body received (read whether kept or not). */
   bytes: number;
-  /** Bytes of `hold` this answer took: the caller keeps them (its operation's) or gives them back once the text is parsed. */
+  /** Bytes of `hold` this answer took (raised to what its parse builds: responses.ts): the caller keeps them (its operation's) or gives them back once the text is parsed. */
   held: number;
 }
 
@@ -28,10 +28,11 @@ export interface ExchangeOptions {
   onStatus?(status: number): void;
   /**
    * The caller's account of answer bytes held at once (bytesInFlight.ts): a kept body takes its
-   * announced length (or each chunk's, without one); one the budget refuses aborts the exchange
-   * (AnswerBytesBusy). What was taken is given back here on failure, by the caller otherwise.
+   * bytes as they come, and one whose announced length it could not hold now is refused at its
+   * headers; a refusal aborts the exchange (AnswerBytesBusy). What was taken is given back here
+   * on failure, by the caller otherwise.
    */
-  hold?: Pick<AnswerAccount, 'take' | 'give' | 'refusal'>;
+  hold?: Pick<AnswerAccount, 'take' | 'fits' | 'give' | 'refusal'>;
 }
 
 /** Sends `request` on `dispatcher`; resolves with the whole answer, rejects as `request` would. */
@@ -48,8 +49,6 @@ export function exchange(
     let chunks: Buffer[] | undefined;
     let bytes = 0;
     let held = 0;
-    /** Bytes of the body announced and taken at its headers (the rest is taken chunk by chunk). */
-    let announced = 0;
     const { hold } = options;
     let abort: ((reason?: Error) => void) | undefined;
     let aborted = false;
@@ -75,18 +74,20 @@ export function exchange(
         headers = headerRecord(rawHeaders);
         if (options.keep(status)) chunks = [];
         options.onStatus?.(status);
-        if (hold && chunks) {
-          announced = Number(headers['content-length']) || 0;
-          if (announced > 0 && !take(announced)) return false;
+        // An announced length that could not be held beside what others hold now is refused
+        // unread; otherwise nothing is taken yet: an answer that announces much and trickles
+        // held the whole budget from every other caller until its deadline.
+        const announced = Number(headers['content-length']) || 0;
+        if (hold && chunks && announced > 0 && !hold.fits(announced)) {
+          abort?.(hold.refusal(announced));
+          return false;
         }
         return true;
       },
       onData(chunk) {
         bytes += chunk.length;
         if (!chunks) return true;
-        // What passes the announced length (all of it, without one) is taken as it comes.
-        const beyond = bytes - Math.max(announced, bytes - chunk.length);
-        if (hold && beyond > 0 && !take(beyond)) return false;
+        if (hold && !take(chunk.length)) return false;
         chunks.push(chunk);
         return true;
       },

@@ -5,8 +5,9 @@
  * - client.ts: createRestClient, composing the parts below; a per-caller view (`forCaller`);
  * - transport.ts: one call with its attempts (retry.ts, retryBudget.ts), through the circuit
  *   breakers (circuit.ts), a caller's bytes over time (byteBudget.ts) and concurrency limits
- *   (limiter.ts), each attempt one exchange on the pool (exchange.ts) read by responses.ts, its
- *   answer's bytes held until its operation is over (bytesInFlight.ts);
+ *   (limiter.ts), each attempt one exchange on the pool (exchange.ts) read by responses.ts (a
+ *   large answer looked at before it is parsed: jsonShape.ts), its answer's bytes (or what its
+ *   parse builds) held until its operation is over (bytesInFlight.ts);
  * - singleFlight.ts: reads shared between one caller's requests (single-flight, kept answers);
  * - stream.ts + sse.ts: event streams; deadline.ts: a call's deadline; clock.ts: injectable time;
  * - callerKey.ts: who the caller is (one key per token) and whom a call is counted against;

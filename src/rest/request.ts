@@ -25,6 +25,12 @@ export interface Prepared {
   body?: string;
   /** The caller's credential (the token), to scrub from upstream messages. */
   secret?: string;
+  /**
+   * What the REST API lets the call in by, within its caller's operation: '' for the caller's
+   * token (or none), or the share key a call without a token carries (a 401 for one key, or for
+   * none, says nothing of another key).
+   */
+  access: string;
 }
 
 export interface Target {
@@ -61,6 +67,7 @@ export function prepare(
     headers,
     body: body === undefined ? undefined : JSON.stringify(body),
     secret: credential.token,
+    access: credential.token === undefined && typeof query?.shareKey === 'string' ? query.shareKey : '',
   };
 }
 

@@ -5,10 +5,11 @@
  * the ones `wantsBody` declines).
  */
 import type { Dispatcher } from 'undici';
-import { AnswerBytesBusy } from './bytesInFlight.js';
+import { AnswerBytesBusy, type AnswerAccount } from './bytesInFlight.js';
 import type { Deadline } from './deadline.js';
 import type { Exchanged } from './exchange.js';
 import { answerBytesError, errorCode, errorForStatus, restError, unavailableError, upstreamMessage, type RestError } from './errors.js';
+import { jsonShape, parsedBytes, SHAPE_FROM_CHARS } from './jsonShape.js';
 import type { Prepared } from './request.js';
 import { parseRetryAfter, RETRY_STATUSES, RETRYABLE_ERRORS } from './retry.js';
 
@@ -35,13 +36,14 @@ export function wantsBody(req: Prepared, status: number): boolean {
   return !(req.info.method === 'GET' && RETRY_STATUSES.has(status));
 }
 
-/** An exchanged answer (exchange.ts) as the attempt's outcome. */
-export function readResponse(res: Exchanged, req: Prepared): Outcome {
+/** An exchanged answer (exchange.ts) as the attempt's outcome; `hold` takes what parsing its body builds (`admitParse`). */
+export function readResponse(res: Exchanged, req: Prepared, hold?: ParseHold): Outcome {
   const status = res.statusCode;
   const health: Health = status >= 500 ? 'route' : 'healthy';
   if (status >= 200 && status < 300) {
     if (status === 204) return { ok: true, value: undefined, size: 0, health };
     const { text } = res;
+    if (hold) admitParse(res, req, hold);
     const value = parseBody(text, res.headers['content-type'], status, req);
     // A read's answer may be shared (joined calls, kept answers): nobody may change it.
     return { ok: true, value: req.info.method === 'GET' ? deepFreeze(value) : value, size: text.length, health };
@@ -59,6 +61,28 @@ export function statusError(res: Answered, req: Prepared, text: string): RestErr
 
 function retryAfter(res: Answered): number | undefined {
   return parseRetryAfter(header(res.headers['retry-after']));
+}
+
+/** The account an answer's bytes were taken from (bytesInFlight.ts). */
+export type ParseHold = Pick<AnswerAccount, 'take' | 'refusal' | 'largest'>;
+
+/**
+ * Before the parse of a body of SHAPE_FROM_CHARS or more (jsonShape.ts): one nested deeper than
+ * MAX_JSON_DEPTH, or whose parse would build more than one answer may hold, is UPSTREAM_ERROR
+ * unparsed; otherwise `hold` takes what the parse builds beyond the bytes the answer took
+ * (`res.held` grows to it), or the parse waits for no one: AnswerBytesBusy, as for its bytes.
+ */
+function admitParse(res: Exchanged, req: Prepared, hold: ParseHold): void {
+  const { text } = res;
+  if (text.length < SHAPE_FROM_CHARS) return;
+  const shape = jsonShape(text);
+  const info = { ...req.info, status: res.statusCode };
+  if (shape.tooDeep) throw restError('UPSTREAM_ERROR', "Upstream error: the REST API's answer is too deeply nested", info);
+  const size = parsedBytes(text, shape);
+  if (size <= res.held) return;
+  if (size > hold.largest) throw restError('UPSTREAM_ERROR', "Upstream error: the REST API's answer holds too many values", info);
+  if (!hold.take(size - res.held, res.held)) throw hold.refusal(size - res.held, res.held);
+  res.held = size;
 }
 
 /** A 2xx body: JSON (or nothing); anything else (an HTML page from a proxy, say) is UPSTREAM_ERROR. */
@@ -134,12 +158,25 @@ export function connectionError(code: string | undefined, req: Prepared): RestEr
   if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') {
     return restError('UPSTREAM_ERROR', 'Upstream response too large', { ...req.info, status: null });
   }
+  if (malformed(code)) return restError('UPSTREAM_ERROR', 'Upstream sent a malformed HTTP answer', { ...req.info, status: null });
   return unavailableError(req.info, (code && REASONS[code]) ?? `request failed${code ? ` (${code})` : ''}`);
 }
 
-/** How a connection failure (`systemCode`) bears on the upstream's health. */
+/** How a connection failure (`systemCode`) bears on the upstream's health: an answer that broke HTTP is an answer. */
 export function connectionHealth(code: string | undefined): Health {
+  if (malformed(code)) return 'healthy';
   return ORIGIN_DOWN.has(code ?? '') ? 'origin' : 'route';
+}
+
+/**
+ * The upstream answered, but not in HTTP/1.1 (llhttp's HPE_* codes: a bare CR, lines ended by LF
+ * alone, not HTTP at all), with conflicting lengths, or with headers past undici's bound: it
+ * answered wrongly (UPSTREAM_ERROR, as for invalid JSON), rather than failed to connect.
+ */
+function malformed(code: string | undefined): boolean {
+  return (
+    code !== undefined && (code.startsWith('HPE_') || code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH' || code === 'UND_ERR_HEADERS_OVERFLOW')
+  );
 }
 
 /** The error code of a Node or undici error (also inside an AggregateError or a cause). */

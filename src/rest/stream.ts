@@ -1,7 +1,8 @@
 /**
  * Opens a Server-Sent Events stream (a GET answered `text/event-stream`): through the circuits
  * (it fails fast while they are open), outside the concurrency limits (streams are long), with
- * no body timeout but an idle timer (sse.ts). A non-2xx answer rejects with its mapped error.
+ * its final status due within the headers timeout (1xx answers do not extend it), then no body
+ * timeout but an idle timer (sse.ts). A non-2xx answer rejects with its mapped error.
  *
  * Streams are bounded apart: at most STREAMS_PER_CALLER open per caller (its budget key: RATE_LIMITED
  * past it) and STREAMS_TOTAL in all (UPSTREAM_UNAVAILABLE), on connections of their own (the pool
@@ -44,6 +45,13 @@ export async function openStream(transport: Transport, req: Prepared, who: Who, 
     if (error instanceof CircuitOpen) throw circuitOpenError(req.info);
     throw error;
   }
+  // The final status within the headers timeout: undici restarts its own timer on every 1xx, so
+  // an upstream answering `102 Processing` each second held the stream (and its place) for good.
+  let late = false;
+  const timer = clock.setTimeout(() => {
+    late = true;
+    controller.abort();
+  }, headersTimeout);
   let res: Dispatcher.ResponseData;
   try {
     res = await pool.request({
@@ -56,6 +64,12 @@ export async function openStream(transport: Transport, req: Prepared, who: Who, 
     });
   } catch (err) {
     release();
+    if (late) {
+      admission.done('route');
+      const error = connectionError('UND_ERR_HEADERS_TIMEOUT', req);
+      reportAttempt(null, errorCode(error));
+      throw error;
+    }
     if (controller.signal.aborted) {
       admission.done('neutral');
       throw unavailableError(req.info, 'request aborted');
@@ -65,6 +79,8 @@ export async function openStream(transport: Transport, req: Prepared, who: Who, 
     admission.done(connectionHealth(code));
     reportAttempt(null, errorCode(error));
     throw error;
+  } finally {
+    clock.clearTimeout(timer);
   }
   admission.done(res.statusCode >= 500 ? 'route' : 'healthy');
   transport.parts.onAnswer?.(who, res.statusCode);

@@ -13,7 +13,15 @@ import type { Clock } from './clock.js';
 import { Deadline } from './deadline.js';
 import type { AnswerAccount, BytesInFlight } from './bytesInFlight.js';
 import type { ByteBudgets } from './byteBudget.js';
-import { byteBudgetError, circuitOpenError, errorCode, overloadError, unavailableError, type RestError } from './errors.js';
+import {
+  byteBudgetError,
+  circuitOpenError,
+  credentialRefusedError,
+  errorCode,
+  overloadError,
+  unavailableError,
+  type RestError,
+} from './errors.js';
 import { Limiter, Overloaded, WaitAborted, type CallerSlots } from './limiter.js';
 import type { Prepared, Target } from './request.js';
 import { exchange } from './exchange.js';
@@ -51,6 +59,18 @@ export interface TransportParts {
   onAnswer?: (who: Who, status: number) => void;
 }
 
+/** What the calls of one operation (a caller view's: client.ts) share beyond their caller. */
+export interface Operation {
+  /** Where its answers' bytes are held (bytesInFlight.ts). */
+  answers: AnswerAccount;
+  /**
+   * The 401 one of its calls got, by the call's access (request.ts): its attempts with the same
+   * access after it fail with the same error, unmade (an operation with a made-up token made up to
+   * 1,000 calls, each answered 401).
+   */
+  unauthenticated: Map<string, RestError>;
+}
+
 /** Upstream event streams open at once, per caller (budget key) and in all (stream.ts says why). */
 export const STREAMS_PER_CALLER = 8;
 export const STREAMS_TOTAL = 64;
@@ -86,14 +106,14 @@ export class Transport {
     return new Deadline(this.parts.requestTimeout, this.parts.clock);
   }
 
-  /** One REST call: attempts until success, a final failure, or the deadline; its answer's bytes go to `account` (bytesInFlight.ts). */
-  async call(req: Prepared, who: Who, deadline: Deadline, account?: AnswerAccount): Promise<{ value: unknown; size: number }> {
+  /** One REST call: attempts until success, a final failure, or the deadline; its answer's bytes go to its operation's account (bytesInFlight.ts). */
+  async call(req: Prepared, who: Who, deadline: Deadline, op?: Operation): Promise<{ value: unknown; size: number }> {
     const { retry, budget } = this.parts;
     const attempts = req.info.method === 'GET' ? Math.max(1, retry.maxAttempts) : 1;
     budget.deposit();
     let previous: RestError | undefined;
     for (let attempt = 1; ; attempt++) {
-      const outcome = await this.guardedAttempt(req, who, attempt, deadline, account);
+      const outcome = await this.guardedAttempt(req, who, attempt, deadline, op);
       if (outcome.ok) return outcome;
       // A retry the open circuit refused: the failure before it says more.
       if (outcome.circuitOpen && previous) throw previous;
@@ -108,7 +128,7 @@ export class Transport {
   }
 
   /** One attempt through the caller's byte budget, the circuits and the concurrency limits; never throws. */
-  private async guardedAttempt(req: Prepared, who: Who, attempt: number, deadline: Deadline, account?: AnswerAccount): Promise<Outcome> {
+  private async guardedAttempt(req: Prepared, who: Who, attempt: number, deadline: Deadline, op?: Operation): Promise<Outcome> {
     // A caller in debt waits before it takes a slot (it holds none meanwhile), or is refused.
     const { bytes } = this.parts;
     const wait = bytes.waitMs(who.budget);
@@ -143,7 +163,11 @@ export class Transport {
       throw error;
     }
     try {
-      outcome = await this.attemptOnce(req, who, attempt, deadline, account);
+      // Its operation's credential was refused while it waited: no call.
+      const refused = op?.unauthenticated.get(req.access);
+      outcome = refused
+        ? { ok: false, error: credentialRefusedError(refused, req.info), retryable: false, health: 'neutral' }
+        : await this.attemptOnce(req, who, attempt, deadline, op);
     } finally {
       this.parts.limiter.release(slots);
       this.forgetIfIdle(who.budget, slots);
@@ -153,9 +177,9 @@ export class Transport {
     return outcome;
   }
 
-  private async attemptOnce(req: Prepared, who: Who, attempt: number, deadline: Deadline, account?: AnswerAccount): Promise<Outcome> {
+  private async attemptOnce(req: Prepared, who: Who, attempt: number, deadline: Deadline, op?: Operation): Promise<Outcome> {
     const { clock, pool, report } = this.parts;
-    const answers = account ?? this.parts.answers.account(who.budget, false);
+    const answers = op?.answers ?? this.parts.answers.account(who.budget, false);
     const started = clock.now();
     let status: number | null = null;
     let outcome: Outcome;
@@ -170,7 +194,7 @@ export class Transport {
       });
       this.parts.bytes.charge(who.budget, res.bytes);
       try {
-        outcome = readResponse(res, req);
+        outcome = readResponse(res, req, answers);
       } catch (error) {
         answers.give(res.held);
         throw error;
@@ -181,6 +205,7 @@ export class Transport {
     } catch (err) {
       outcome = failure(err, req, deadline);
     }
+    if (op && status === 401 && !outcome.ok && !op.unauthenticated.has(req.access)) op.unauthenticated.set(req.access, outcome.error);
     report?.({
       method: req.info.method,
       path: req.info.path,

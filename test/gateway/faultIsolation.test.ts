@@ -37,6 +37,24 @@ describe('REST calls per operation', () => {
   });
 });
 
+describe('an operation whose token the REST API refused', () => {
+  it('makes no more REST calls than it had in flight when the first 401 came; its other fields get the same UNAUTHENTICATED', async () => {
+    const t = await startStack({ rest: { callerConcurrency: 4 } });
+    stops.push(() => t.stop());
+    const query = `{ ${Array.from({ length: 30 }, (_, i) => `u${i}: user(userId: "u${i}") { displayName }`).join(' ')} }`;
+    for (const token of ['made-up-token', null]) {
+      t.resetCalls();
+      const result = await t.gql(query, undefined, token);
+      // Before: 30 calls, each answered 401 (up to maxRestCalls, 1,000, per operation).
+      expect(t.calls.length).toBeLessThanOrEqual(4);
+      expect(t.calls.every((c) => c.status === 401)).toBe(true);
+      expect(result.errors).toHaveLength(30);
+      expect(new Set(result.errors!.map((e) => `${e.extensions?.code} ${e.message}`)).size).toBe(1);
+      expect(result.errors![0].extensions?.code).toBe('UNAUTHENTICATED');
+    }
+  });
+});
+
 describe('one caller’s failing id', () => {
   interface Stack {
     upstream: TestUpstream;

@@ -90,6 +90,11 @@ export function error(status: number, message: string, headers: Record<string, s
 /** Answers with the request's own Authorization header, to see what a caller sent. */
 export const echoAuthorization: Step = (req, res) => json(200, { authorization: req.headers.authorization ?? null })(req, res);
 
+/** Writes `text` on the connection as the answer, as is (HTTP or not: the server's own framing is bypassed). */
+export function rawAnswer(text: string): Step {
+  return (req) => void req.socket.write(text);
+}
+
 /** Resets the TCP connection (RST) instead of answering. */
 export const reset: Step = (req) => req.socket.resetAndDestroy();
 

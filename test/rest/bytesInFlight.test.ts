@@ -7,8 +7,10 @@
  * Through real HTTP (a scripted server).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createRestClient, RestError, type RestClient } from '../../src/rest/index.js';
+import { createRestClient, errorCode, RestError, type RestClient } from '../../src/rest/index.js';
+import { jsonShape, parsedBytes } from '../../src/rest/jsonShape.js';
 import { json, startBadServer, type BadServer, type Step } from '../helpers/badServer.js';
+import { until } from '../helpers/clock.js';
 
 const cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -18,6 +20,8 @@ afterEach(async () => {
 /** A 300,000-byte budget; answers of about 200,000 bytes. */
 const BUDGET = 300_000;
 const BIG = { text: 'x'.repeat(200_000 - 12) };
+/** What one of them holds: its text, and what its parse builds beyond it (jsonShape.ts: one object). */
+const HELD = parsedBytes(JSON.stringify(BIG), jsonShape(JSON.stringify(BIG)));
 
 async function setup(budget = BUDGET): Promise<{ server: BadServer; rest: RestClient }> {
   const server = await startBadServer();
@@ -50,7 +54,7 @@ describe('REST answers held at once', () => {
     const { server, rest } = await setup();
     const operation = rest.forCaller('Bearer a', { holdAnswers: true });
     expect((await operation.get<{ text: string }>('/one')).text).toHaveLength(BIG.text.length);
-    expect(rest.answers.inFlight()).toBe(JSON.stringify(BIG).length);
+    expect(rest.answers.inFlight()).toBe(HELD);
     // Another caller's answer would pass the budget: refused at its headers (the upstream did answer).
     const other = rest.forCaller('Bearer b', { holdAnswers: true });
     const error = await refusal(other.get('/two'));
@@ -90,7 +94,7 @@ describe('REST answers held at once', () => {
     const b = rest.forCaller('Bearer b', { holdAnswers: true });
     await b.get('/four');
     expect((await refusal(b.get('/five'))).extensions).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE', retryAfter: 1 });
-    expect(rest.answers.inFlight()).toBe(3 * JSON.stringify(BIG).length);
+    expect(rest.answers.inFlight()).toBe(3 * HELD);
     expect(server.requests).toHaveLength(5);
     a.end();
     b.end();
@@ -103,11 +107,47 @@ describe('REST answers held at once', () => {
     await operation.get('/one');
     server.script(chunked);
     expect((await refusal(rest.forCaller('Bearer b').get('/two'))).extensions.code).toBe('UPSTREAM_UNAVAILABLE');
-    expect(rest.answers.inFlight()).toBe(JSON.stringify(BIG).length);
+    expect(rest.answers.inFlight()).toBe(HELD);
     operation.end();
     server.script(chunked);
     expect((await rest.forCaller('Bearer b').get<{ text: string }>('/two')).text).toHaveLength(BIG.text.length);
     expect(rest.answers.inFlight()).toBe(0);
+  });
+
+  it("an answer that announces a large length and trickles holds what came, not what it announced: another caller's reads go on", async () => {
+    const { server, rest } = await setup();
+    // Announces nearly the whole budget, then sends one chunk and nothing more (before: its
+    // headers took all it announced for the 30 s deadline, and every other caller's answer was
+    // refused meanwhile).
+    server.script((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(BUDGET - 100) });
+      res.write('{"items": [');
+    });
+    const leave = new AbortController();
+    cleanup.push(async () => leave.abort());
+    const slow = rest.forCaller('Bearer a', { holdAnswers: true, signal: leave.signal }).get('/slow');
+    const settled = slow.catch((e: unknown) => e);
+    await until(() => rest.answers.inFlight() > 0);
+    expect(rest.answers.inFlight()).toBeLessThan(100);
+    server.fallback = json(200, { text: 'x'.repeat(1_000) });
+    expect((await rest.forCaller('Bearer b').get<{ text: string }>('/small')).text).toHaveLength(1_000);
+    leave.abort();
+    expect(errorCode(await settled)).toBe('UPSTREAM_UNAVAILABLE');
+    expect(rest.answers.inFlight()).toBe(0);
+  });
+
+  it('an answer whose announced length would pass the budget beside others is still refused at its headers, unread', async () => {
+    const { server, rest } = await setup();
+    const operation = rest.forCaller('Bearer a', { holdAnswers: true });
+    await operation.get('/one');
+    // Headers only: the refusal cannot wait for the body.
+    server.script((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(BUDGET / 2) });
+      res.flushHeaders();
+    });
+    expect((await refusal(rest.forCaller('Bearer b').get('/two'))).extensions.code).toBe('UPSTREAM_UNAVAILABLE');
+    expect(rest.answers.inFlight()).toBe(HELD);
+    operation.end();
   });
 
   it('without an operation, an answer is given back once parsed; after `end()`, at once', async () => {

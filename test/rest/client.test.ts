@@ -63,6 +63,55 @@ async function failure(promise: Promise<unknown>, code: ErrorCode): Promise<Rest
   return gqlError;
 }
 
+describe('a credential the REST API refused (401)', () => {
+  it("fails the operation's remaining calls at once with the same UNAUTHENTICATED error, without a REST call", async () => {
+    const server = await badServer();
+    server.fallback = error(401, 'The access token is invalid');
+    const { rest, calls } = client(server.url);
+    const operation = rest.forCaller('Bearer made-up-token');
+    const first = await failure(operation.get('/user'), 'UNAUTHENTICATED');
+    // Before: each made its own call, answered 401 again (up to maxRestCalls, 1,000, per operation).
+    for (const [call, method, path] of [
+      [operation.get('/orgs/o1'), 'GET', '/orgs/o1'],
+      [operation.post('/orgs/o1/spaces', { title: 'x' }), 'POST', '/orgs/o1/spaces'],
+      [operation.stream('/orgs/o1/ask/stream'), 'GET', '/orgs/o1/ask/stream'],
+    ] as const) {
+      const refused = await failure(call, 'UNAUTHENTICATED');
+      expect(refused.message).toBe(first.message);
+      expect(refused.extensions.upstream).toEqual({ status: null, method, path });
+    }
+    expect(server.requests).toHaveLength(1);
+    expect(calls.calls).toHaveLength(1);
+    // Another operation with the same token asks the REST API again.
+    await failure(rest.forCaller('Bearer made-up-token').get('/user'), 'UNAUTHENTICATED');
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('without a token, a 401 refuses the calls with the same share key, or none, and no other', async () => {
+    const server = await badServer();
+    server.fallback = (req, res) =>
+      (req.url?.includes('shareKey=good') ? json(200, { id: 's1' }) : error(401, 'Authentication required'))(req, res);
+    const { rest } = client(server.url);
+    const anonymous = rest.forCaller(undefined);
+    await failure(anonymous.get('/user'), 'UNAUTHENTICATED');
+    await failure(anonymous.get('/orgs/o1'), 'UNAUTHENTICATED');
+    await failure(anonymous.get('/spaces/s1', { shareKey: 'bad' }), 'UNAUTHENTICATED');
+    await failure(anonymous.get('/spaces/s2', { shareKey: 'bad' }), 'UNAUTHENTICATED');
+    expect(await anonymous.get('/spaces/s1', { shareKey: 'good' })).toEqual({ id: 's1' });
+    expect(server.requests.map((r) => r.url)).toEqual(['/v1/user', '/v1/spaces/s1?shareKey=bad', '/v1/spaces/s1?shareKey=good']);
+  });
+
+  it('calls of the operation waiting for a slot when the 401 comes are not made either', async () => {
+    const server = await badServer();
+    server.fallback = error(401, 'The access token is invalid');
+    const { rest } = client(server.url, { callerConcurrency: 1 });
+    const operation = rest.forCaller('Bearer made-up-token');
+    const errors = await Promise.all(Array.from({ length: 10 }, (_, i) => failure(operation.get(`/users/u${i}`), 'UNAUTHENTICATED')));
+    expect(server.requests).toHaveLength(1);
+    expect(errors.map((e) => e.extensions.upstream?.status)).toEqual([401, ...Array(9).fill(null)]);
+  });
+});
+
 describe('REST client against the embedded upstream', () => {
   it('reads the caller with its token', async () => {
     const up = await upstream();
@@ -158,6 +207,23 @@ describe('REST client retries', () => {
     expect(clock.delays).toEqual([4_000]); // the deadline: no wait
     expect(err.extensions).toMatchObject({ retryAfter: 60, upstream: { status: 429, method: 'GET', path: '/orgs' } });
     expect(server.requests).toHaveLength(1);
+  });
+
+  it("gives clients the upstream's Retry-After as whole seconds between 0 and an hour", async () => {
+    const server = await badServer();
+    const { rest } = client(server.url, { retries: 0 });
+    for (const [header, seconds] of [
+      // Before: 1e+21 as is.
+      ['999999999999999999999', 3_600],
+      ['3601', 3_600],
+      ['0', 0],
+      ['-5', 0],
+      ['Wed, 21 Oct 2015 07:28:00 GMT', 0],
+    ] as const) {
+      server.script(error(429, 'slow down', { 'retry-after': header }));
+      const err = await failure(rest.forCaller('Bearer t').get('/orgs'), 'RATE_LIMITED');
+      expect(err.extensions.retryAfter).toBe(seconds);
+    }
   });
 
   it('fails fast when Retry-After would outlast the call deadline', async () => {
@@ -300,6 +366,23 @@ describe('REST client faults', () => {
     expect((await failure(caller.get('/a'), 'FORBIDDEN')).message).toBe('role too low');
     expect((await failure(caller.post('/b'), 'CONFLICT')).message).toBe('already merged');
     expect((await failure(caller.put('/c', {}), 'BAD_USER_INPUT')).message).toBe('token [redacted] is odd');
+  });
+
+  it('scrubs the token from an echoed message in another case, spaced out, or cut by the message bound', async () => {
+    const token = 'tok-x-SECRET123';
+    const spaced = token.split('').join(' ');
+    const server = await badServer();
+    server.script(
+      // Before: `bad token Bearer [redacted] (bearer tok-x-secret123) t o k - x - S E C R E T 1 2 3`.
+      error(401, `bad token Bearer ${token} (bearer ${token.toLowerCase()}) ${spaced}\n${token.toUpperCase().split('').join('\t')}`),
+      error(400, `${'m'.repeat(480)} ${spaced}`),
+    );
+    const { rest } = client(server.url);
+    expect((await failure(rest.forCaller(`Bearer ${token}`).get('/a'), 'UNAUTHENTICATED')).message).toBe(
+      'bad token Bearer [redacted] (bearer [redacted]) [redacted] [redacted]',
+    );
+    const cut = await failure(rest.forCaller(`Bearer ${token}`).get('/b'), 'BAD_USER_INPUT');
+    expect(cut.message).toBe(`${'m'.repeat(480)} [redacted]`);
   });
 
   it('maps 414 and 431 (a URL or headers too long for the server) to BAD_USER_INPUT', async () => {

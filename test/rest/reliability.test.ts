@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { backoff, createRestClient, RestCallLog, type RestClient, type RestClientConfig, RestError } from '../../src/rest/index.js';
 import { RetryBudget } from '../../src/rest/retryBudget.js';
 import { fakeClock, until } from '../helpers/clock.js';
-import { echoAuthorization, error, json, startBadServer, type BadServer, type Step } from '../helpers/badServer.js';
+import { echoAuthorization, error, json, rawAnswer, startBadServer, type BadServer, type Step } from '../helpers/badServer.js';
 
 const cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -96,7 +96,7 @@ describe('retry budget', () => {
 });
 
 describe('circuit breaker', () => {
-  function breakerClient(server: BadServer | string, circuit: { circuitThreshold?: number } = {}) {
+  function breakerClient(server: BadServer | string, circuit: { circuitThreshold?: number; retries?: number } = {}) {
     const states: string[] = [];
     const refused: string[] = [];
     const lines: string[] = [];
@@ -239,6 +239,30 @@ describe('circuit breaker', () => {
     expect(states).toEqual(['open']);
     await expect(caller('only').get('/spaces/s')).rejects.toThrow(/circuit open/);
     expect(refused).toEqual(['*']);
+  });
+
+  it('malformed HTTP is UPSTREAM_ERROR without the parser in its message, is not retried and opens no circuit', async () => {
+    const server = await badServer();
+    const head = 'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n';
+    const answers = [
+      `${head}x-evil: a\rb\r\ncontent-length: 2\r\n\r\n{}`, // a bare CR in a header value
+      'HTTP/1.1 200 OK\ncontent-type: application/json\ncontent-length: 2\n\n{}', // lines ended by LF alone
+      `${head}content-length: 2\r\ncontent-length: 5\r\n\r\n{}`, // conflicting lengths
+      `${head}content-length: 2\r\ntransfer-encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n`, // a length and chunks
+      `${head}x-big: ${'a'.repeat(64 * 1024)}\r\ncontent-length: 2\r\n\r\n{}`, // headers past undici's bound
+      'SSH-2.0-OpenSSH\r\n\r\n', // not HTTP
+    ];
+    server.fallback = (req, res) => rawAnswer(answers[Number(/\d+$/.exec(req.url!)![0])])(req, res);
+    const { caller, states } = breakerClient(server, { circuitThreshold: 2, retries: 2 });
+    for (let i = 0; i < answers.length; i++) {
+      // Before: UPSTREAM_UNAVAILABLE "request failed (HPE_LF_EXPECTED)" and the like, a route failure.
+      await expect(caller(`c${i}`).get(`/spaces/s/${i}`)).rejects.toMatchObject({
+        message: 'Upstream sent a malformed HTTP answer',
+        extensions: { code: 'UPSTREAM_ERROR', upstream: { status: null, method: 'GET', path: `/spaces/s/${i}` } },
+      });
+    }
+    expect(server.requests).toHaveLength(answers.length);
+    expect(states).toEqual([]);
   });
 
   it('never counts 4xx answers', async () => {

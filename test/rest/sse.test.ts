@@ -10,7 +10,7 @@ import {
   type SseEvent,
   RestError,
 } from '../../src/rest/index.js';
-import { error, hang, sse, startBadServer, type BadServer } from '../helpers/badServer.js';
+import { error, hang, sse, startBadServer, type BadServer, type Step } from '../helpers/badServer.js';
 import { fakeClock, until } from '../helpers/clock.js';
 import { startUpstream } from '../helpers/upstream.js';
 
@@ -108,6 +108,25 @@ describe('SseParser: one event is bounded', () => {
   });
 });
 
+describe('SseParser: each character is read once', () => {
+  it('a line of 1 MiB fed in 16-character pieces is one event, parsed well within the test timeout (82 s of CPU before)', async () => {
+    const PIECE = 'x'.repeat(16);
+    const pieces = Math.floor((MAX_EVENT_CHARS - 100) / PIECE.length);
+    async function* source() {
+      yield 'data: ';
+      for (let i = 0; i < pieces; i++) {
+        yield PIECE;
+        // A turn of the event loop now and then, so that the test's timeout can end a slow parse.
+        if (i % 4096 === 0) await new Promise((resolve) => setImmediate(resolve));
+      }
+      yield '\n\n';
+    }
+    const events = await collect(parseSse(source()));
+    expect(events).toHaveLength(1);
+    expect(events[0].data).toBe(PIECE.repeat(pieces));
+  });
+});
+
 describe('RestCaller.stream', () => {
   it('opens at most STREAMS_PER_CALLER streams per caller (RATE_LIMITED past it, no call); an ended one frees its place', async () => {
     const server = await badServer();
@@ -160,13 +179,14 @@ describe('RestCaller.stream', () => {
 
   it('maps a non-2xx answer to the same errors as other calls', async () => {
     const server = await badServer();
-    server.script(error(401, 'The access token is invalid'), error(503, 'busy'), error(500, 'oops'));
+    // The 401 last: after it, the caller's view makes no more calls (client.ts).
+    server.script(error(503, 'busy'), error(500, 'oops'), error(401, 'The access token is invalid'));
     const { caller } = client(server.url);
+    await expect(caller.stream('/s')).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_UNAVAILABLE', upstream: { status: 503 } } });
+    await expect(caller.stream('/s')).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_ERROR', upstream: { status: 500 } } });
     await expect(caller.stream('/s')).rejects.toMatchObject({
       extensions: { code: 'UNAUTHENTICATED', upstream: { status: 401, method: 'GET', path: '/s' } },
     });
-    await expect(caller.stream('/s')).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_UNAVAILABLE', upstream: { status: 503 } } });
-    await expect(caller.stream('/s')).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_ERROR', upstream: { status: 500 } } });
     expect(server.requests).toHaveLength(3); // streams are not retried
   });
 
@@ -213,8 +233,9 @@ describe('RestCaller.stream', () => {
     const stream = await caller.stream('/s');
     expect(await stream.next()).toEqual({ done: false, value: { event: 'message', data: '1' } });
     const silent = stream.next();
-    // The idle timer of the wait for the next chunk (the first one was cleared when `data: 1` came).
-    await until(() => clock.delays.length === 2);
+    // The idle timer of the wait for the next chunk (after the headers' deadline, and the first
+    // idle timer, cleared when `data: 1` came).
+    await until(() => clock.delays.length === 3);
     clock.advance(199);
     await new Promise((resolve) => setImmediate(resolve));
     clock.advance(1);
@@ -244,6 +265,36 @@ describe('RestCaller.stream', () => {
     server.script(hang);
     const { caller } = client(server.url);
     await expect(caller.stream('/s')).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_UNAVAILABLE' } });
+  });
+
+  it('errors with UPSTREAM_UNAVAILABLE when only 1xx answers come past the headers timeout, and frees its place', async () => {
+    const server = await badServer();
+    // `102 Processing` every 20 ms, never a final status (undici restarts its headers timer on
+    // each: before, such a stream stayed pending for as long as they came, and held its place).
+    const processing: Step = (_req, res) => {
+      const timer = setInterval(() => (res.destroyed ? clearInterval(timer) : res.writeProcessing()), 20);
+      res.on('close', () => clearInterval(timer));
+    };
+    server.fallback = processing;
+    const clock = fakeClock();
+    const { caller, calls } = client(server.url, { clock });
+    const pending = Array.from({ length: STREAMS_PER_CALLER }, () =>
+      caller.stream('/s').then(
+        () => expect.fail('expected the stream to fail'),
+        (e: unknown) => e,
+      ),
+    );
+    await until(() => server.requests.length === STREAMS_PER_CALLER);
+    clock.advance(1_000);
+    for (const error of await Promise.all(pending))
+      expect(error).toMatchObject({
+        message: 'Upstream unavailable: timed out waiting for response headers',
+        extensions: { code: 'UPSTREAM_UNAVAILABLE', upstream: { status: null, method: 'GET', path: '/s' } },
+      });
+    expect(calls.calls.map((c) => c.code)).toEqual(Array(STREAMS_PER_CALLER).fill('UPSTREAM_UNAVAILABLE'));
+    // Their places are free again.
+    server.fallback = sse([': open\n\n']);
+    await (await caller.stream('/s')).return();
   });
 
   it('reads the embedded upstream questions stream to its end', async () => {

@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { GatewayContext } from '../context.js';
+import { encodeQuery, MAX_URL_CHARS, restError } from '../../rest/index.js';
 import { cacheKey, type QueryParams } from '../restLoader.js';
 import { builder } from '../builder.js';
 import { userInputError } from './errors.js';
@@ -117,28 +118,39 @@ export async function resolveList<Item, Node = Item>(
   let limit = skip > 0 ? Math.min(start.l, skip + Math.max(first, 1)) : Math.max(first, 1);
   let hasNextPage = false;
   let envelope: ConnectionResult<Item, Node>['envelope'] | undefined;
+  // The walk's page tokens: one seen again would be answered by the request's loader without a
+  // REST call, and the loop would spin on settled promises (the event loop never turned again).
+  const seen = new Set([page]);
   for (;;) {
     const res = await ctx.rest.load<ListEnvelope<Item> & Record<string, unknown>>(options.path, { ...options.query, page, limit });
     envelope ??= res;
-    const nodes = res.items.map((item) => (options.node ? options.node(item) : (item as unknown as Node)));
+    if (res.next && !usableToken(res.next.page)) throw listError(options.path, 'next page token is unusable');
+    // Only the items asked for: an upstream that sends more is wrong (mapping and priming the
+    // 300,000 items of a 13 MB page ran the heap out).
+    const items = res.items.length > limit ? res.items.slice(0, limit) : res.items;
+    const nodes = items.map((item) => (options.node ? options.node(item) : (item as unknown as Node)));
     if (options.itemPath) {
-      res.items.forEach((item, i) => {
+      items.forEach((item, i) => {
         const p = options.itemPath!(item, nodes[i]);
         if (p) ctx.rest.prime(p, nodes[i], options.primeQuery);
       });
     }
-    const last = res.items.length - 1;
+    const last = items.length - 1;
     let taken = 0;
     for (let i = skip; i <= last && edges.length < first; i++, taken++) {
       const [p, s, l] = i === last && res.next ? [res.next.page, 0, limit] : [page, i + 1, limit];
-      edges.push(lazyEdge(() => ({ p, s, l, k: k() }), res.items[i], nodes[i]));
+      edges.push(lazyEdge(() => ({ p, s, l, k: k() }), items[i], nodes[i]));
     }
     if (edges.length >= first) {
-      hasNextPage = skip + taken < res.items.length || Boolean(res.next);
+      hasNextPage = skip + taken < items.length || Boolean(res.next);
       break;
     }
     if (!res.next) break;
+    // Every page read adds an edge or ends the walk (skip > 0 only on its first page), so a walk
+    // reads at most `first` + 1 pages whatever the upstream sends.
+    if (!items.length || seen.has(res.next.page)) throw listError(options.path, 'pages loop');
     page = res.next.page;
+    seen.add(page);
     skip = 0;
     limit = first - edges.length;
   }
@@ -156,6 +168,22 @@ export async function resolveList<Item, Node = Item>(
     },
     envelope: envelope!,
   };
+}
+
+/**
+ * The longest page token sent back: the upstream's, so one that would make the URL too long
+ * (MAX_URL_CHARS, half of it left for the path and filters) is its error, not the caller's.
+ */
+const MAX_PAGE_TOKEN_CHARS = MAX_URL_CHARS / 2;
+
+/** A page token the upstream may name: a string short enough to send back (an object was sent as "[object Object]"). */
+function usableToken(token: unknown): token is string {
+  return typeof token === 'string' && token.length <= MAX_PAGE_TOKEN_CHARS && encodeQuery({ page: token }).length <= MAX_PAGE_TOKEN_CHARS;
+}
+
+/** A list the upstream answered wrongly (its pages go round, a token it names cannot be sent back): UPSTREAM_ERROR. */
+function listError(path: string, what: string) {
+  return restError('UPSTREAM_ERROR', `Upstream error: the REST API's ${what}`, { status: 200, method: 'GET', path });
 }
 
 /** An edge whose cursor is encoded when first read. */
