@@ -85,6 +85,30 @@ describe('a list whose pages loop', () => {
   });
 });
 
+describe('a refetch by list walk whose pages loop (a site redirect by its node id)', () => {
+  const REDIRECTS = `/v1/orgs/${ORG}/sites/site1/redirects`;
+  const id = Buffer.from(`SiteRedirect:${JSON.stringify([ORG, 'site1', 'r1'])}`).toString('base64');
+  it.each([
+    [
+      'a page without it naming the same page again',
+      json(200, { items: [{ object: 'site-redirect', id: 'r0' }], count: 1, next: { page: 'A' } }),
+      2,
+    ],
+    ['an empty page naming another', json(200, { items: [], count: 0, next: { page: 'B' } }), 1],
+  ] as const)('%s: UPSTREAM_ERROR, and the gateway answers on', async (_name, step, calls) => {
+    routes = { [REDIRECTS]: step };
+    // Before: the walk had a loop of its own, without the lists' check: the first spun the event
+    // loop for good after two REST calls (the page repeated was in the request's loader).
+    const result = await gql(`{ node(id: "${id}") { id } }`);
+    expect(result.errors?.[0]).toMatchObject({
+      message: "Upstream error: the REST API's pages loop",
+      extensions: { code: 'UPSTREAM_ERROR' },
+    });
+    expect(bad.requests).toHaveLength(calls);
+    expect((await gql('{ __typename }')).data).toEqual({ __typename: 'Query' });
+  });
+});
+
 describe('a next page token the gateway cannot send back', () => {
   it.each([
     ['an object', { x: 'y'.repeat(1_000) }],

@@ -118,8 +118,6 @@ export async function resolveList<Item, Node = Item>(
   let limit = skip > 0 ? Math.min(start.l, skip + Math.max(first, 1)) : Math.max(first, 1);
   let hasNextPage = false;
   let envelope: ConnectionResult<Item, Node>['envelope'] | undefined;
-  // The walk's page tokens: one seen again would be answered by the request's loader without a
-  // REST call, and the loop would spin on settled promises (the event loop never turned again).
   const seen = new Set([page]);
   for (;;) {
     const res = await ctx.rest.load<ListEnvelope<Item> & Record<string, unknown>>(options.path, { ...options.query, page, limit });
@@ -145,12 +143,10 @@ export async function resolveList<Item, Node = Item>(
       hasNextPage = skip + taken < items.length || Boolean(res.next);
       break;
     }
-    if (!res.next) break;
     // Every page read adds an edge or ends the walk (skip > 0 only on its first page), so a walk
     // reads at most `first` + 1 pages whatever the upstream sends.
-    if (!items.length || seen.has(res.next.page)) throw listError(options.path, 'pages loop');
-    page = res.next.page;
-    seen.add(page);
+    page = nextPage(options.path, res, seen, items.length);
+    if (page === undefined) break;
     skip = 0;
     limit = first - edges.length;
   }
@@ -179,6 +175,22 @@ const MAX_PAGE_TOKEN_CHARS = MAX_URL_CHARS / 2;
 /** A page token the upstream may name: a string short enough to send back (an object was sent as "[object Object]"). */
 function usableToken(token: unknown): token is string {
   return typeof token === 'string' && token.length <= MAX_PAGE_TOKEN_CHARS && encodeQuery({ page: token }).length <= MAX_PAGE_TOKEN_CHARS;
+}
+
+/**
+ * The token of the page after `res` in a walk of the list at `path` (undefined at its end), added
+ * to the walk's tokens `seen`. A token seen before would be answered by the request's loader
+ * without a REST call, and a walk would spin on settled promises (the event loop never turned
+ * again: the whole process hung); a page that brought no items yet names another goes nowhere
+ * either. Both are UPSTREAM_ERROR, as is a token that cannot be sent back.
+ */
+export function nextPage(path: string, res: ListEnvelope<unknown>, seen: Set<string | undefined>, brought: number): string | undefined {
+  if (!res.next) return undefined;
+  const token: unknown = res.next.page;
+  if (!usableToken(token)) throw listError(path, 'next page token is unusable');
+  if (!brought || seen.has(token)) throw listError(path, 'pages loop');
+  seen.add(token);
+  return token;
 }
 
 /** A list the upstream answered wrongly (its pages go round, a token it names cannot be sent back): UPSTREAM_ERROR. */

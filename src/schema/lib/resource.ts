@@ -19,7 +19,7 @@ import type { Field, Fields, Rule } from '../../api/validate.js';
 import type { GatewayContext } from '../context.js';
 import { builder } from '../builder.js';
 import { listPath, RESOURCES, writePath, type InputObjectSpec, type Resource, type ResourceName, type Write } from '../resources.js';
-import { forwardArgs, resolveList, type ConnectionArgs, type ListEnvelope } from './connection.js';
+import { forwardArgs, nextPage, resolveList, type ConnectionArgs, type ListEnvelope } from './connection.js';
 import { describeRule } from './descriptions.js';
 import { ContentFormat, enumOfValues } from './enums.js';
 import { bodyFormat } from './selection.js';
@@ -130,13 +130,15 @@ async function walkList(ctx: GatewayContext, info: ResourceInfo, keys: readonly 
   if (typeof known.shareKey === 'string') values.shareKey = known.shareKey;
   const id = keys[keys.length - 1];
   const query = info.spec.list?.shareable ? shareQuery(values) : undefined;
+  const path = info.listPath(values);
+  const seen = new Set<string | undefined>([undefined]);
   let page: string | undefined;
   do {
-    const res = await ctx.rest.load<ListEnvelope<Json>>(info.listPath(values), { ...query, page, limit: WALK_LIMIT });
+    const res = await ctx.rest.load<ListEnvelope<Json>>(path, { ...query, page, limit: WALK_LIMIT });
     const hit = res.items.find((item) => item[info.idField] === id);
     if (hit) return info.attach(hit, values);
-    page = res.next?.page;
-  } while (page);
+    page = nextPage(path, res, seen, res.items.length);
+  } while (page !== undefined);
   throw notFoundError(`${info.name} not found`);
 }
 
