@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRestClient, RestError, type RestClient } from '../../src/rest/index.js';
-import { jsonShape, MAX_JSON_DEPTH, SHAPE_FROM_CHARS } from '../../src/rest/jsonShape.js';
+import { jsonShape, LARGE_OBJECT_MEMBERS, MAX_JSON_DEPTH, SHAPE_FROM_CHARS } from '../../src/rest/jsonShape.js';
 import { json, startBadServer, type BadServer, type Step } from '../helpers/badServer.js';
 
 const cleanup: (() => Promise<void>)[] = [];
@@ -44,9 +44,21 @@ async function failure(promise: Promise<unknown>): Promise<RestError> {
 
 describe('the shape of a JSON text', () => {
   it('is read outside strings: brackets, braces and escaped quotes inside them do not count', () => {
-    expect(jsonShape('{"a":"[[{\\"]]\\\\","b":[1,{"c":"}"}]}')).toEqual({ tooDeep: false, containers: 3, commas: 2 });
+    expect(jsonShape('{"a":"[[{\\"]]\\\\","b":[1,{"c":"}"}]}')).toEqual({
+      tooDeep: false,
+      containers: 3,
+      commas: 2,
+      largeObjectMembers: 0,
+    });
     expect(jsonShape('['.repeat(MAX_JSON_DEPTH) + ']'.repeat(MAX_JSON_DEPTH))).toMatchObject({ tooDeep: false });
     expect(jsonShape('['.repeat(MAX_JSON_DEPTH + 1))).toMatchObject({ tooDeep: true });
+  });
+
+  it(`counts the members of objects of more than ${LARGE_OBJECT_MEMBERS} (hash tables once parsed), not of arrays or smaller objects`, () => {
+    const members = (n: number) => Array.from({ length: n }, (_, i) => `"k${i}":[1,2]`).join(',');
+    const large = LARGE_OBJECT_MEMBERS + 1;
+    expect(jsonShape(`{${members(LARGE_OBJECT_MEMBERS)}}`).largeObjectMembers).toBe(0);
+    expect(jsonShape(`{"a":{${members(large)}},"b":[${Array(1000).fill(1).join(',')}]}`).largeObjectMembers).toBe(large);
   });
 });
 
@@ -70,6 +82,15 @@ describe('a large answer', () => {
     const error = await failure(rest.forCaller('Bearer tok-a').get('/objects'));
     expect(error.message).toBe("Upstream error: the REST API's answer holds too many values");
     expect(error.extensions.code).toBe('UPSTREAM_ERROR');
+    expect(rest.answers.inFlight()).toBe(0);
+  });
+
+  it('of one object with many members is charged for each (900,000 members, 10.5 MB, ran the heap out): UPSTREAM_ERROR', async () => {
+    const { server, rest } = await setup(19_900_000);
+    // 2.2 MB of text and 200,000 values: 4 MB as values, about 60 MB once parsed as one object.
+    server.script(raw(`{"items":[{"id":"s1",${Array.from({ length: 200_000 }, (_, i) => `"k${i}":0`).join(',')}}]}`));
+    const error = await failure(rest.forCaller('Bearer tok-a').get('/wide'));
+    expect(error.message).toBe("Upstream error: the REST API's answer holds too many values");
     expect(rest.answers.inFlight()).toBe(0);
   });
 
