@@ -3,6 +3,7 @@
  * single-connection reservation belongs to its caller, expires when nobody connects, and is capped
  * with what it queues; errors are GraphQL errors with codes, never an HTTP 500 with a stack.
  */
+import { EventEmitter } from 'node:events';
 import { TOKEN_HEADER_KEY } from 'graphql-sse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_OPERATION_ID } from '../../src/gateway/plugins/useGraphQLSSE.js';
@@ -287,6 +288,35 @@ describe('what a reservation holds is bounded', () => {
     } finally {
       process.off('unhandledRejection', onRejection);
     }
+  });
+
+  it('what a stream wrote stays counted until its socket has taken it: streams nobody reads end past the cap', async () => {
+    // 280 streams of a 2.7 MB result that their clients never read held 900 MB: each result left
+    // the count as the writer took it, and sat in its response's buffer.
+    const query = `{ ${Array.from({ length: 70 }, (_, i) => `alias${i}: __typename`).join(' ')} }`; // about 1.4 KB
+    const open = async (res: EventEmitter & { writableLength: number }) => {
+      const response = await t.gateway.yoga.fetch(
+        'http://gateway.test/graphql/stream',
+        { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, body: JSON.stringify({ query }) },
+        { res },
+      );
+      // Read as the server's writer reads it: to its end, never cancelled.
+      if (!response.body) return '';
+      const reader = response.body.getReader();
+      let text = '';
+      for (let next = await reader.read(); !next.done; next = await reader.read()) text += Buffer.from(next.value).toString();
+      return text;
+    };
+    /** A response whose socket never takes what is written, until told. */
+    const stuck = () => Object.assign(new EventEmitter(), { writableLength: 1_000_000 });
+    const first = stuck();
+    expect(await open(first)).toContain('alias69');
+    // 1.4 KB still in the first response's buffer, 1.4 KB more would pass the 2,000 bytes.
+    expect(await open(stuck())).not.toContain('alias69');
+    first.writableLength = 0;
+    first.emit('drain');
+    first.emit('finish');
+    expect(await open(Object.assign(new EventEmitter(), { writableLength: 0 }))).toContain('alias69');
   });
 
   it('a reservation is connected by GET only (405 for a POST), and a token names a reservation or nothing (404)', async () => {
