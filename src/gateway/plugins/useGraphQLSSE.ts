@@ -209,7 +209,7 @@ export function useGraphQLSSE(
       total.queuedBytes + bytes > limits.maxQueuedBytes
     ) {
       release(token!);
-      options.log?.warn('graphql-sse stream ended: too many events queued and not read');
+      endedWarning();
       // A connected stream is ended by its reader (its response ends cleanly; graphql-sse's stream
       // is returned, which ends its operations). An error thrown here would reach that reader
       // through graphql-sse's adapter stream, whose failed read went unhandled.
@@ -227,6 +227,17 @@ export function useGraphQLSSE(
     r.queuedBytes += bytes;
     t.queuedBytes += bytes;
     total.queuedBytes += bytes;
+  }
+
+  /** One warning line per 10 s for the streams ended by a queue cap, with how many (71 lines in a second, one per stream, before). */
+  let warnedAt = -Infinity;
+  let endedSince = 0;
+  function endedWarning(): void {
+    endedSince++;
+    if (clock.now() - warnedAt < 10_000) return;
+    warnedAt = clock.now();
+    options.log?.warn('graphql-sse streams ended: too many events queued and not read', { streams: endedSince });
+    endedSince = 0;
   }
 
   function delivered(token: string): void {
