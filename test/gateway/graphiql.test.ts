@@ -97,6 +97,10 @@ describe('GraphiQL', () => {
       'x-envoy-external-address',
       'fastly-client-ip',
       'x-cluster-client-ip',
+      // Any name that says a forwarded request or a client's address.
+      'forwarded-for',
+      'x-original-forwarded-for',
+      'x-proxyuser-ip',
     ]) {
       const html = await page({ host: `localhost:${port}`, [name]: '203.0.113.7' });
       expect([name, html.includes(TOKEN), html.includes(JSON.stringify(exampleQuery('org-1')).slice(1, 60))]).toEqual([name, false, true]);

@@ -10,7 +10,8 @@
  *   `Sec-Fetch-Site: cross-site`);
  * - no proxy in between: no header a reverse proxy or CDN adds (`Forwarded`, `Via`, `X-Real-IP`,
  *   `X-Forwarded` and `X-Forwarded-*`, `True-Client-IP`, `CF-Connecting-IP`, `X-Client-IP`,
- *   `Client-IP`, `X-Envoy-External-Address`, `Fastly-Client-IP`, `X-Cluster-Client-IP`), and
+ *   `Client-IP`, `X-Envoy-External-Address`, `Fastly-Client-IP`, `X-Cluster-Client-IP`, and any
+ *   other whose name holds `forwarded` or ends in `-ip` or `-address`), and
  *   HTTP/1.1 or later: nginx's default `proxy_pass` adds none of these headers, sets `Host` to its
  *   upstream's (`127.0.0.1:port`) and speaks HTTP/1.0, which no browser does. Behind a proxy on
  *   this machine the peer is loopback and a local `Host` says nothing of the visitor.
@@ -34,7 +35,12 @@ const PROXY_HEADERS = new Set([
   'fastly-client-ip',
   'x-cluster-client-ip',
 ]);
-const proxied = (name: string) => PROXY_HEADERS.has(name) || name.startsWith('x-forwarded-');
+/**
+ * Also any header naming a forwarded request or a client's address (`Forwarded-For`,
+ * `X-Original-Forwarded-For`, `X-ProxyUser-Ip`, …): no browser sends one.
+ */
+const proxied = (name: string) =>
+  PROXY_HEADERS.has(name) || name.includes('forwarded') || name.endsWith('-ip') || name.endsWith('-address');
 
 export interface Visit {
   /** The TCP peer's address (the socket's `remoteAddress`); undefined (unknown) is not local. */
