@@ -15,7 +15,7 @@ import { BytesInFlight, defaultAnswerBytesInFlight } from './bytesInFlight.js';
 import { ByteBudgets } from './byteBudget.js';
 import { Circuits, DEFAULT_CIRCUIT, type CircuitConfig, type CircuitStateName } from './circuit.js';
 import { systemClock, type Clock } from './clock.js';
-import { callLimitError, credentialRefusedError, RestError } from './errors.js';
+import { callLimitError, credentialRefusedError } from './errors.js';
 import { Limiter, type ConcurrencyConfig } from './limiter.js';
 import { prepare, type HttpMethod, type Prepared, type Query, type Target } from './request.js';
 import { DEFAULT_BACKOFF, type RetryConfig } from './retry.js';
@@ -23,7 +23,7 @@ import { DEFAULT_RETRY_BUDGET, RetryBudget, type RetryBudgetConfig } from './ret
 import { Leaving, SharedReads, type Arrival, type LeaveSignal } from './singleFlight.js';
 import type { SseStream } from './sse.js';
 import { openStream } from './stream.js';
-import { STREAMS_TOTAL, Transport, type Operation, type Who } from './transport.js';
+import { noteUnauthenticated, STREAMS_TOTAL, Transport, type Operation, type Who } from './transport.js';
 
 /**
  * The REST client's settings (the `rest` group of src/config.ts, where their meaning and defaults
@@ -252,11 +252,9 @@ class CallerView implements RestCaller {
       .catch((error: unknown) => this.refused(req, error));
   }
 
-  /** Notes a 401 for the access of `req` (and rethrows). */
+  /** Notes a 401 for the access of `req` (and rethrows): a read joined to another request's call learns of it here. */
   private refused(req: Prepared, error: unknown): never {
-    const { unauthenticated } = this.op;
-    if (error instanceof RestError && error.extensions.upstream?.status === 401 && !unauthenticated.has(req.access))
-      unauthenticated.set(req.access, error);
+    noteUnauthenticated(this.op, req, error);
     throw error;
   }
 

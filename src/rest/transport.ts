@@ -19,8 +19,8 @@ import {
   credentialRefusedError,
   errorCode,
   overloadError,
+  RestError,
   unavailableError,
-  type RestError,
 } from './errors.js';
 import { Limiter, Overloaded, WaitAborted, type CallerSlots } from './limiter.js';
 import type { Prepared, Target } from './request.js';
@@ -69,6 +69,15 @@ export interface Operation {
    * 1,000 calls, each answered 401).
    */
   unauthenticated: Map<string, RestError>;
+}
+
+/**
+ * Notes on `op` a 401 that `error` is for the access of `req`: its operation's later calls with
+ * that access fail with it, unmade. The first one noted stays.
+ */
+export function noteUnauthenticated(op: Operation | undefined, req: Prepared, error: unknown): void {
+  if (op && error instanceof RestError && error.extensions.upstream?.status === 401 && !op.unauthenticated.has(req.access))
+    op.unauthenticated.set(req.access, error);
 }
 
 /** Upstream event streams open at once, per caller (budget key) and in all (stream.ts says why). */
@@ -205,7 +214,7 @@ export class Transport {
     } catch (err) {
       outcome = failure(err, req, deadline);
     }
-    if (op && status === 401 && !outcome.ok && !op.unauthenticated.has(req.access)) op.unauthenticated.set(req.access, outcome.error);
+    if (!outcome.ok) noteUnauthenticated(op, req, outcome.error);
     report?.({
       method: req.info.method,
       path: req.info.path,

@@ -7,6 +7,7 @@
  * start (graphql-sse), by an explicit stack. BAD_USER_INPUT `maxVariablesDepth: …`.
  */
 import type { Plugin } from 'graphql-yoga';
+import { jsonShape } from '../../rest/index.js';
 import { limitError } from '../lib/limitError.js';
 
 /** Deeper than any input of the schema, JSON content documents included; far from the stack's limit. */
@@ -27,34 +28,11 @@ export function deeperThan(value: unknown, max: number): boolean {
 
 /**
  * Whether JSON `text` nests arrays and objects more than `max` deep, read as text (strings
- * skipped), so a too-deep body is refused before JSON.parse spends its time on it. Invalid JSON is
- * left to the parser.
+ * skipped: the REST client's scan of large answers, src/rest/jsonShape.ts), so a too-deep body is
+ * refused before JSON.parse spends its time on it. Invalid JSON is left to the parser.
  */
 export function jsonDeeperThan(text: string, max: number): boolean {
-  let depth = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === QUOTE) i = stringEnd(text, i);
-    else if (c === 0x5b || c === 0x7b) {
-      if (++depth > max) return true;
-    } else if (c === 0x5d || c === 0x7d) depth--;
-  }
-  return false;
-}
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-
-/** The index of the quote that closes the string opening at `start` (the text's end if none). */
-function stringEnd(text: string, start: number): number {
-  let end = text.indexOf('"', start + 1);
-  while (end !== -1) {
-    let escapes = 0;
-    while (text.charCodeAt(end - 1 - escapes) === BACKSLASH) escapes++;
-    if (escapes % 2 === 0) return end;
-    end = text.indexOf('"', end + 1);
-  }
-  return text.length;
+  return jsonShape(text, max).tooDeep;
 }
 
 /**
