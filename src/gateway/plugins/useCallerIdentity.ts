@@ -16,6 +16,7 @@ import { DEFAULTS } from '../../config.js';
 import type { CallerIdentity, RestClient } from '../../rest/index.js';
 import { setCallerIdentity } from '../lib/callerHash.js';
 import { clientAddress, socketAddress } from '../lib/clientAddress.js';
+import type { NodeServerContext } from '../lib/httpBounds.js';
 
 /** A request's identity from its `Authorization` header, its socket's peer address and its `X-Forwarded-For`. */
 export type Identify = (
@@ -37,10 +38,16 @@ export function useCallerIdentity(identify: Identify): Plugin {
       const { headers } = request;
       setCallerIdentity(request, identify(headers.get('authorization'), socketAddress(serverContext), headers.get('x-forwarded-for')));
     },
-    onResponse({ request, response }) {
+    onResponse({ request, response, serverContext }) {
       const { headers } = response;
-      if (headers.has('cache-control') || !RESULT_TYPE.test(headers.get('content-type') ?? '')) return;
-      headers.set('cache-control', request.headers.has('authorization') ? 'private, no-store' : 'no-store');
+      if (!RESULT_TYPE.test(headers.get('content-type') ?? '')) return;
+      const value = request.headers.has('authorization') ? 'private, no-store' : 'no-store';
+      // On node:http's response when there is one: the Response's own headers are written over it
+      // (a plugin's Cache-Control wins), and they stay unmaterialized (setting one of them cost
+      // 3 % of a small query's CPU).
+      const res = (serverContext as NodeServerContext | undefined)?.res;
+      if (res && !res.headersSent) res.setHeader('cache-control', value);
+      else if (!headers.has('cache-control')) headers.set('cache-control', value);
     },
   };
 }
