@@ -46,7 +46,7 @@ export function useCallerIdentity(identify: Identify): Plugin {
       // (a plugin's Cache-Control wins), and they stay unmaterialized (setting one of them cost
       // 3 % of a small query's CPU).
       const res = (serverContext as NodeServerContext | undefined)?.res;
-      if (res && !res.headersSent) res.setHeader('cache-control', value);
+      if (typeof res?.setHeader === 'function' && !res.headersSent) res.setHeader('cache-control', value);
       else if (!headers.has('cache-control')) headers.set('cache-control', value);
     },
   };
