@@ -26,9 +26,10 @@
  *   a rolling deploy mixes no types), `dg:rc:g` the global generation, `dg:rc:g:n` the unknown-user
  *   one, `dg:rc:g:u:<hash of the user id>` a user's;
  * - a request reads the generations it needs with one `MGET`. Each is a random value that lives a
- *   day from its last renewal; a missing one (never made, or expired) is created with a fresh
- *   random value (`SET NX`, one more round trip, once a day per key), so a generation that expired
- *   and was made again never takes a value it had before and no result of before comes back.
+ *   day from its last renewal; a missing one (never made, expired, or deleted by a renewal that
+ *   Redis, out of memory, could not write) is created with a fresh random value (`SET NX`, one
+ *   more round trip, once a day per key), so a generation that expired and was made again never
+ *   takes a value it had before and no result of before comes back.
  *   The same `MGET` reads the result keys of the generations this replica last saw (`seen`): when
  *   they are still the generations, the lookup's result came with them, in one round trip.
  *
@@ -188,9 +189,16 @@ for i = 1, #KEYS do
 end
 return values`;
 
-// KEYS: generations to renew; ARGV[1]: their ttl ms, ARGV[1 + i]: the new value of KEYS[i].
+// KEYS: generations to renew; ARGV[1]: their ttl ms, ARGV[1 + i]: the new value of KEYS[i]. A
+// generation that cannot be set is deleted instead, which renews it as well (the next lookup makes
+// a fresh one, or misses while it cannot): a Redis full under \`noeviction\` refuses every SET
+// with OOM but still deletes, and without this another replica served the results of before an
+// access write until their TTL.
 const RENEW_SCRIPT = `
-for i = 1, #KEYS do redis.call('SET', KEYS[i], ARGV[i + 1], 'PX', ARGV[1]) end
+for i = 1, #KEYS do
+  local set = redis.pcall('SET', KEYS[i], ARGV[i + 1], 'PX', ARGV[1])
+  if type(set) == 'table' and set.err then redis.call('DEL', KEYS[i]) end
+end
 return #KEYS`;
 
 // KEYS[1]: a lookup set. Pops ARGV[1] results and deletes them; answers how many.
@@ -259,7 +267,7 @@ export function redisCache(redis: RedisHandle, options: RedisCacheOptions): Gene
     }
     return undefined;
   };
-  const newGeneration = () => client.set(GENERATION_KEY, fresh(), 'PX', GENERATION_TTL_MS);
+  const newGeneration = () => client.eval(RENEW_SCRIPT, 1, GENERATION_KEY, GENERATION_TTL_MS, fresh());
 
   /** Empties one lookup set and the results it names, a batch at a time. */
   async function drain(key: string) {

@@ -1,0 +1,76 @@
+/**
+ * Redis as a sick or hostile dependency of two replicas: a Redis out of memory under `noeviction`
+ * (it refuses writes that add data), and keys holding what the gateway never wrote (another
+ * program's data, a value of the wrong shape or type). Replicas are reached over real HTTP.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { addMember, createUser } from '../../src/upstream/bootstrap.js';
+import type { GqlResult } from '../helpers/gateway.js';
+import { startRedis, startReplica, stopAfterEach, waitFor, type Replica, type TestRedis } from '../helpers/redis.js';
+import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
+
+const CR = 'query($s: String!, $c: String!) { changeRequest(spaceId: $s, changeRequestId: $c) { subject } }';
+
+describe('Redis sick or holding foreign data', () => {
+  let redis: TestRedis;
+  let upstream: TestUpstream;
+  let spaceId: string;
+  let admin: string;
+  const track = stopAfterEach();
+
+  /** A replica listening on a loopback port, and a POST to it over HTTP. */
+  const replica = async () => {
+    const r = track(startReplica(upstream.url, { redisUrl: redis.url, responseCacheTtlMs: 60_000 }));
+    const url = await r.gateway.start();
+    await waitFor(() => r.gateway.redis!.isRedisReady(), 'Redis ready');
+    const post = async (body: Record<string, unknown>, token: string | null) => {
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+        body: JSON.stringify(body),
+      });
+      return { status: res.status, headers: res.headers, json: (await res.json()) as GqlResult };
+    };
+    return { ...r, post } satisfies Replica;
+  };
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    upstream = await startUpstream();
+    admin = upstream.world.users.admin.token;
+    spaceId = (await upstream.api.post(`/orgs/${upstream.world.orgId}/spaces`, { title: 'Hostile' })).body.id;
+  });
+  afterAll(async () => {
+    await upstream?.stop();
+    await redis?.stop();
+  });
+  beforeEach(async () => {
+    await redis.client.config('SET', 'maxmemory', '0');
+    await redis.client.flushall();
+  });
+
+  it('with Redis out of memory, a member removed on A makes their cached results stale on B', async () => {
+    const [a, b] = [await replica(), await replica()];
+    const user = createUser(upstream.upstream.db, upstream.clock, { displayName: 'Leaving', email: 'oom@acme.test' });
+    addMember(upstream.upstream.db, upstream.clock, upstream.world.orgId, user.id, 'read');
+    const cr = (await upstream.api.post(`/spaces/${spaceId}/change-requests`, { subject: 'Internal' })).body.id;
+    const read = { query: CR, variables: { s: spaceId, c: cr } };
+    expect((await b.post(read, user.token)).json.data?.changeRequest.subject).toBe('Internal');
+    expect((await b.post(read, user.token)).json.extensions?.responseCache.hit).toBe(true);
+
+    // Full under noeviction: every SET is refused (OOM), deletes still run.
+    await redis.client.config('SET', 'maxmemory-policy', 'noeviction');
+    await redis.client.config('SET', 'maxmemory', '1');
+    const removed = await a.post(
+      {
+        query: 'mutation($input: RemoveMemberInput!) { removeMember(input: $input) { deletedId } }',
+        variables: { input: { organizationId: upstream.world.orgId, userId: user.id } },
+      },
+      admin,
+    );
+    expect(removed.json.errors).toBeUndefined();
+    const after = await b.post(read, user.token);
+    expect(after.json.extensions?.responseCache?.hit).not.toBe(true);
+    expect(after.json.data?.changeRequest ?? null).toBeNull();
+  });
+});
