@@ -73,4 +73,32 @@ describe('Redis sick or holding foreign data', () => {
     expect(after.json.extensions?.responseCache?.hit).not.toBe(true);
     expect(after.json.data?.changeRequest ?? null).toBeNull();
   });
+
+  it('a result key holding what the gateway never stored is a miss: no value, status or header of it is answered', async () => {
+    const r = await replica();
+    const read = { query: 'query { viewer { displayName } }' };
+    const first = await r.post(read, admin);
+    expect(first.json.extensions?.responseCache).toMatchObject({ didCache: true });
+    const keys = () => redis.client.keys('dg:rc:r:*');
+    await waitFor(async () => (await keys()).length > 0, 'the result stored');
+    const hit = await r.post(read, admin);
+    expect(hit.json).toEqual(first.json.data && { data: first.json.data, extensions: { responseCache: { hit: true } } });
+    expect(hit.headers.get('etag')).toMatch(/^"[\w-]+"$/);
+
+    // Results as the gateway stores them but for their extensions: served, with no status or header but the validators.
+    const shaped = [
+      '{"data":{"viewer":{"displayName":"Ada admin"}},"extensions":{"http":{"status":302,"headers":{"Location":"https://evil.test/","Set-Cookie":"s=evil"}}}}',
+      '{"data":{"viewer":{"displayName":"Ada admin"}},"extensions":{"http":{"headers":{"ETag":"x\\r\\nSet-Cookie: s=evil"}}}}',
+    ];
+    // Anything else: a miss.
+    const foreign = ['{"errors":[{"message":"boom"}]}', '{"data":null}', '{"data":[1]}', '"text"', '123', '[]', '{}', 'not json'];
+    for (const value of [...shaped, ...foreign]) {
+      for (const key of await keys()) await redis.client.set(key, value, 'PX', 60_000);
+      const res = await r.post(read, admin);
+      expect(res.status, value).toBe(200);
+      expect(res.json.extensions?.responseCache?.hit, value).toBe(shaped.includes(value));
+      expect(res.json.data, value).toEqual(first.json.data);
+      expect([res.headers.get('location'), res.headers.get('set-cookie')], value).toEqual([null, null]);
+    }
+  });
 });

@@ -33,7 +33,8 @@
  *   The same `MGET` reads the result keys of the generations this replica last saw (`seen`): when
  *   they are still the generations, the lookup's result came with them, in one round trip.
  *
- * Any Redis failure, or Redis down (or skipped by the handle's breaker), is a miss. A renewal or an
+ * Any Redis failure, or Redis down (or skipped by the handle's breaker), is a miss; so is a value
+ * that is not a result as the gateway stores one (`storedResult`). A renewal or an
  * invalidation that could not be made (Redis down, frozen, or skipped) is made up for by a renewal
  * of the global generation: before this replica reads anything from Redis again, and as soon as
  * Redis answers again (tried every second while one is owed), so another replica, which may never
@@ -259,11 +260,14 @@ export function redisCache(redis: RedisHandle, options: RedisCacheOptions): Gene
   const parsed = (texts: ReadonlyArray<string | null>): ExecutionResult | undefined => {
     for (const text of texts) {
       if (!text) continue;
+      let value: unknown;
       try {
-        return JSON.parse(text) as ExecutionResult;
+        value = JSON.parse(text);
       } catch {
-        /* not a result: the next key */
+        continue; // not a result: the next key
       }
+      const result = storedResult(value);
+      if (result) return result;
     }
     return undefined;
   };
@@ -352,4 +356,29 @@ export function redisCache(redis: RedisHandle, options: RedisCacheOptions): Gene
       }
     },
   };
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** The validators the response-cache plugin adds to a result it stores (its key, the time it was stored). */
+const STORED_HEADERS: ReadonlyArray<[name: string, shape: RegExp]> = [
+  ['ETag', /^dg:rc:r:[\w-]+$/],
+  ['Last-Modified', /^\w{3}, \d{2} \w{3} \d{4} \d{2}:\d{2}:\d{2} GMT$/],
+];
+
+/**
+ * A result as the gateway stores one (its data, with no errors, and the plugin's validators), rebuilt
+ * from a value read from Redis; undefined (a miss) for any other value: another program's, or one
+ * of another shape. Redis's values reach no caller as they are: the plugin answers a stored
+ * result's `extensions.http` as the response's status and headers (a value holding a status 302,
+ * `Location` and `Set-Cookie` was answered so), and a JSON number or string as a result.
+ */
+function storedResult(value: unknown): ExecutionResult | undefined {
+  if (!isRecord(value) || !isRecord(value.data) || value.errors !== undefined) return undefined;
+  const stored = isRecord(value.extensions) && isRecord(value.extensions.http) ? value.extensions.http.headers : undefined;
+  const headers: Record<string, string> = {};
+  for (const [name, shape] of STORED_HEADERS) {
+    const header = isRecord(stored) ? stored[name] : undefined;
+    if (typeof header === 'string' && shape.test(header)) headers[name] = header;
+  }
+  return { data: value.data, ...(Object.keys(headers).length ? { extensions: { http: { headers } } } : {}) };
 }
