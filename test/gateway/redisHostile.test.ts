@@ -3,6 +3,7 @@
  * (it refuses writes that add data), and keys holding what the gateway never wrote (another
  * program's data, a value of the wrong shape or type). Replicas are reached over real HTTP.
  */
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { addMember, createUser } from '../../src/upstream/bootstrap.js';
 import type { GqlResult } from '../helpers/gateway.js';
@@ -99,6 +100,21 @@ describe('Redis sick or holding foreign data', () => {
       expect(res.json.extensions?.responseCache?.hit, value).toBe(shaped.includes(value));
       expect(res.json.data, value).toEqual(first.json.data);
       expect([res.headers.get('location'), res.headers.get('set-cookie')], value).toEqual([null, null]);
+    }
+  });
+
+  it('an APQ hash whose Redis value is not its document is not found: the client registers it again', async () => {
+    const [a, b] = [await replica(), await replica()];
+    const query = '{ viewer { displayName } }';
+    const sha256Hash = createHash('sha256').update(query).digest('hex');
+    const extensions = { persistedQuery: { version: 1, sha256Hash } };
+    for (const foreign of ['{ viewer { email } }', `{ viewer { displayName ${'restId '.repeat(200_000)}} }`, 'garbage {']) {
+      await redis.client.set(`dg:apq:${sha256Hash}`, foreign, 'PX', 60_000);
+      const unknown = await b.post({ extensions }, admin);
+      expect(unknown.json.errors?.map((e) => e.extensions?.code)).toEqual(['PERSISTED_QUERY_NOT_FOUND']);
+      // The client's answer to that: its query with the hash, registered on A, then run by hash on B.
+      expect((await a.post({ query, extensions }, admin)).json.data).toEqual({ viewer: { displayName: 'Ada admin' } });
+      expect((await b.post({ extensions }, admin)).json.data).toEqual({ viewer: { displayName: 'Ada admin' } });
     }
   });
 });
