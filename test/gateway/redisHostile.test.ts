@@ -117,4 +117,23 @@ describe('Redis sick or holding foreign data', () => {
       expect((await b.post({ extensions }, admin)).json.data).toEqual({ viewer: { displayName: 'Ada admin' } });
     }
   });
+
+  it('a generation key holding what is not a generation is renewed by the next lookup: the cache works again', async () => {
+    const r = await replica();
+    const foreign: Array<[string, () => Promise<unknown>]> = [
+      ['a hash', () => redis.client.hset('dg:rc:g', 'field', 'value')],
+      ['a list', () => redis.client.rpush('dg:rc:g', 'a', 'b')],
+      ['an empty string', () => redis.client.set('dg:rc:g', '')],
+      ['a string of a megabyte', () => redis.client.set('dg:rc:g', 'x'.repeat(1 << 20))],
+    ];
+    for (const [i, [what, write]] of foreign.entries()) {
+      await redis.client.del('dg:rc:g');
+      await write();
+      const read = { query: `query Q${i} { viewer { displayName } }` };
+      expect((await r.post(read, admin)).json.data, what).toEqual({ viewer: { displayName: 'Ada admin' } });
+      expect(await redis.client.type('dg:rc:g'), what).toBe('string');
+      expect(await redis.client.strlen('dg:rc:g'), what).toBeLessThanOrEqual(64);
+      expect((await r.post(read, admin)).json.extensions?.responseCache?.hit, what).toBe(true);
+    }
+  });
 });

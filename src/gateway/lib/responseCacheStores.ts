@@ -180,12 +180,25 @@ for i = 2, #KEYS do
 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])`;
 
+/** A generation as `fresh()` makes one is 16 characters: a longer value (or none) is not one. */
+const GENERATION_MAX_LENGTH = 64;
+const isGeneration = (value: string | null | undefined): value is string => !!value && value.length <= GENERATION_MAX_LENGTH;
+
 // KEYS: generations, ARGV[1]: their ttl ms, ARGV[1 + i]: a fresh random value for KEYS[i]. Creates
-// the missing ones and answers every value.
+// the missing ones and answers every value. A key holding what is not a generation (another
+// program's value: another type, an empty or long string) is renewed: else the cache stayed off
+// for as long as it was there (a GET of another type fails), or every lookup read a value of
+// megabytes.
 const GENERATIONS_SCRIPT = `
 local values = {}
 for i = 1, #KEYS do
-  redis.call('SET', KEYS[i], ARGV[i + 1], 'PX', ARGV[1], 'NX')
+  local kind = redis.call('TYPE', KEYS[i]).ok
+  local length = kind == 'string' and redis.call('STRLEN', KEYS[i]) or 0
+  if kind == 'none' or (length > 0 and length <= ${GENERATION_MAX_LENGTH}) then
+    redis.call('SET', KEYS[i], ARGV[i + 1], 'PX', ARGV[1], 'NX')
+  else
+    redis.call('SET', KEYS[i], ARGV[i + 1], 'PX', ARGV[1])
+  end
   values[i] = redis.call('GET', KEYS[i])
 end
 return values`;
@@ -300,11 +313,11 @@ export function redisCache(redis: RedisHandle, options: RedisCacheOptions): Gene
           const results = keysOf && guess.every((v) => v !== undefined) ? keysOf(named(guess as string[])) : [];
           const read = await client.mget(...keys, ...results);
           let values = read.slice(0, keys.length);
-          if (values.some((v) => !v))
+          if (!values.every(isGeneration))
             values = (await client.eval(GENERATIONS_SCRIPT, keys.length, ...keys, GENERATION_TTL_MS, ...keys.map(fresh))) as Array<
               string | null
             >;
-          if (values.some((v) => !v)) return undefined;
+          if (!values.every(isGeneration)) return undefined;
           remember(keys, values as string[]);
           const generations = named(values as string[]);
           // The results were read under the generations guessed: theirs only if those are still current.
