@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DRAIN_ROUNDS, INVALIDATION_BATCH } from '../../src/gateway/lib/responseCacheStores.js';
 import { addMember, createUser } from '../../src/upstream/bootstrap.js';
 import type { GqlResult } from '../helpers/gateway.js';
 import { startRedis, startReplica, stopAfterEach, waitFor, type Replica, type TestRedis } from '../helpers/redis.js';
@@ -135,5 +136,35 @@ describe('Redis sick or holding foreign data', () => {
       expect(await redis.client.strlen('dg:rc:g'), what).toBeLessThanOrEqual(64);
       expect((await r.post(read, admin)).json.extensions?.responseCache?.hit, what).toBe(true);
     }
+  });
+
+  it('a write of a type held by more results than DRAIN_ROUNDS batches renews every result instead: its steps are bounded', async () => {
+    const r = await replica();
+    const SPACE = { query: 'query($s: String!) { space(spaceId: $s) { title } }', variables: { s: spaceId } };
+    await r.post(SPACE, admin);
+    await waitFor(async () => (await r.post(SPACE, admin)).json.extensions?.responseCache?.hit === true, 'a hit');
+    // What callers would have stored within a TTL: more results holding a space than the drain takes.
+    const many = 3 * DRAIN_ROUNDS * INVALIDATION_BATCH;
+    const expiry = Date.now() + 60_000;
+    for (let i = 0; i < many; i += 5000) {
+      const members = Array.from({ length: Math.min(5000, many - i) }, (_, j) => [expiry, `dg:rc:r:stored${i + j}`]).flat();
+      await redis.client.zadd('dg:rc:ts:Space', ...members);
+    }
+    const client = r.gateway.redis!.client;
+    const send = client.sendCommand.bind(client);
+    let commands = 0;
+    client.sendCommand = ((command: never, stream?: never) => (commands++, send(command, stream))) as typeof client.sendCommand;
+    const created = await r.post(
+      {
+        query: 'mutation($input: CreateSpaceInput!) { createSpace(input: $input) { space { title } } }',
+        variables: { input: { organizationId: upstream.world.orgId, title: 'Many' } },
+      },
+      admin,
+    );
+    client.sendCommand = send;
+    expect(created.json.errors).toBeUndefined();
+    expect(commands).toBeLessThanOrEqual(DRAIN_ROUNDS + 20);
+    expect(await redis.client.exists('dg:rc:ts:Space')).toBe(0);
+    expect((await r.post(SPACE, admin)).json.extensions?.responseCache?.hit).toBe(false);
   });
 });
