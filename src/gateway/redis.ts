@@ -175,7 +175,7 @@ export function connectRedis(options: RedisOptions): RedisHandle {
     outage.up();
   });
   // One line per outage, not one per reconnect attempt.
-  client.on('error', (error: Error & { code?: string }) => outage.down('unavailable', error.code ?? error.name));
+  client.on('error', (error: Error & { code?: string }) => outage.down('unavailable', errorCode(error)));
   client.on('close', () => {
     up = false;
   });
@@ -194,6 +194,15 @@ export function connectRedis(options: RedisOptions): RedisHandle {
       }
     },
   };
+}
+
+/**
+ * What went wrong, for the log: a socket's code (`ECONNREFUSED`), or the first word of Redis's own
+ * answer (`WRONGPASS`, `NOAUTH`, `NOPERM`, `LOADING`: a wrong password is told from a Redis that
+ * is down), never the rest of a message, which may quote a command.
+ */
+function errorCode(error: Error & { code?: string }): string {
+  return error.code ?? (error.name === 'ReplyError' ? /^[A-Z]{2,20}(?= |$)/.exec(error.message)?.[0] : undefined) ?? error.name;
 }
 
 /** One warning when Redis goes, one info line when it is back. */

@@ -167,4 +167,28 @@ describe('Redis sick or holding foreign data', () => {
     expect(await redis.client.exists('dg:rc:ts:Space')).toBe(0);
     expect((await r.post(SPACE, admin)).json.extensions?.responseCache?.hit).toBe(false);
   });
+
+  it("a wrong or missing password: one warning naming Redis's refusal, never the password", async () => {
+    await redis.client.config('SET', 'requirepass', 'right-secret');
+    try {
+      for (const [url, refusal] of [
+        [redis.url.replace('redis://', 'redis://:wrong-secret@'), 'WRONGPASS'],
+        [redis.url, 'NOAUTH'],
+      ]) {
+        const lines: Array<[string, string, Record<string, unknown> | undefined]> = [];
+        const line = (level: string) => (msg: string, fields?: Record<string, unknown>) => void lines.push([level, msg, fields]);
+        const log = { debug: line('debug'), info: line('info'), warn: line('warn'), error: line('error') };
+        const r = track(startReplica(upstream.url, { redisUrl: url, responseCacheTtlMs: 60_000, log }));
+        await waitFor(() => lines.some(([level]) => level === 'warn'), 'the warning');
+        const read = await r.post({ query: '{ viewer { displayName } }' }, admin);
+        expect(read.json.data).toEqual({ viewer: { displayName: 'Ada admin' } });
+        expect(lines.filter(([level]) => level === 'warn')).toEqual([
+          ['warn', expect.stringMatching(/^redis: unavailable/), { redis: expect.stringMatching(/^127\.0\.0\.1:\d+$/), error: refusal }],
+        ]);
+        expect(JSON.stringify(lines)).not.toContain('secret');
+      }
+    } finally {
+      await redis.client.config('SET', 'requirepass', '');
+    }
+  });
 });
