@@ -191,4 +191,31 @@ describe('Redis sick or holding foreign data', () => {
       await redis.client.config('SET', 'requirepass', '');
     }
   });
+
+  it('a Redis whose connections keep failing is one outage: one warning, however many reconnections', async () => {
+    const warnings: string[] = [];
+    const infos: string[] = [];
+    const log = { debug() {}, info: (msg: string) => void infos.push(msg), warn: (msg: string) => void warnings.push(msg), error() {} };
+    // A cool-down longer than the test: Redis never stays up long enough to end the outage.
+    const r = track(startReplica(upstream.url, { redisUrl: redis.url, log, redis: { waitMs: 1000, coolDownMs: 600_000 } }));
+    const handle = r.gateway.redis!;
+    let errors = 0;
+    handle.client.on('error', () => void errors++);
+    try {
+      for (let flap = 1; flap <= 3; flap++) {
+        await waitFor(() => handle.isRedisReady(), 'Redis ready');
+        const before = errors;
+        // The connection dropped, and its next one refused (NOAUTH), then accepted again.
+        await redis.client.config('SET', 'requirepass', 'right-secret');
+        await redis.client.client('KILL', 'TYPE', 'normal', 'SKIPME', 'yes');
+        await waitFor(() => errors > before, 'the refused reconnection');
+        await redis.client.config('SET', 'requirepass', '');
+      }
+      await waitFor(() => handle.isRedisReady(), 'Redis ready');
+    } finally {
+      await redis.client.config('SET', 'requirepass', '');
+    }
+    expect(warnings.filter((w) => w.startsWith('redis:'))).toHaveLength(1);
+    expect(infos.filter((i) => i.startsWith('redis: answering again'))).toEqual([]);
+  });
 });
