@@ -76,6 +76,25 @@ describe('Redis sick or holding foreign data', () => {
     expect(after.json.data?.changeRequest ?? null).toBeNull();
   });
 
+  it('with Redis out of memory, a write on A that renews every result makes them stale on B', async () => {
+    const [a, b] = [await replica(), await replica()];
+    const viewer = { query: '{ viewer { displayName } }' };
+    await b.post(viewer, admin);
+    expect((await b.post(viewer, admin)).json.extensions?.responseCache.hit).toBe(true);
+    await redis.client.config('SET', 'maxmemory-policy', 'noeviction');
+    await redis.client.config('SET', 'maxmemory', '1');
+    // A space's default role: every generation renewed.
+    const opened = await a.post(
+      {
+        query: 'mutation($input: UpdateSpaceInput!) { updateSpace(input: $input) { clientMutationId } }',
+        variables: { input: { spaceId, defaultLevel: 'READ' } },
+      },
+      admin,
+    );
+    expect(opened.json.errors).toBeUndefined();
+    expect((await b.post(viewer, admin)).json.extensions?.responseCache?.hit).toBe(false);
+  });
+
   it('a result key holding what the gateway never stored is a miss: no value, status or header of it is answered', async () => {
     const r = await replica();
     const read = { query: 'query { viewer { displayName } }' };

@@ -287,7 +287,8 @@ export function redisCache(redis: RedisHandle, options: RedisCacheOptions): Gene
     }
     return undefined;
   };
-  const newGeneration = () => client.eval(RENEW_SCRIPT, 1, GENERATION_KEY, GENERATION_TTL_MS, fresh());
+  // A plain SET (no script: what a Redis refusing scripts still runs), else a delete (RENEW_SCRIPT).
+  const newGeneration = () => client.set(GENERATION_KEY, fresh(), 'PX', GENERATION_TTL_MS).catch(() => client.del(GENERATION_KEY));
 
   /**
    * Empties one lookup set and the results it names, a batch at a time. A set of more than
