@@ -21,8 +21,8 @@ describe('Redis sick or holding foreign data', () => {
   const track = stopAfterEach();
 
   /** A replica listening on a loopback port, and a POST to it over HTTP. */
-  const replica = async () => {
-    const r = track(startReplica(upstream.url, { redisUrl: redis.url, responseCacheTtlMs: 60_000 }));
+  const replica = async (options: Parameters<typeof startReplica>[1] = {}) => {
+    const r = track(startReplica(upstream.url, { redisUrl: redis.url, responseCacheTtlMs: 60_000, ...options }));
     const url = await r.gateway.start();
     await waitFor(() => r.gateway.redis!.isRedisReady(), 'Redis ready');
     const post = async (body: Record<string, unknown>, token: string | null) => {
@@ -236,5 +236,25 @@ describe('Redis sick or holding foreign data', () => {
     }
     expect(warnings.filter((w) => w.startsWith('redis:'))).toHaveLength(1);
     expect(infos.filter((i) => i.startsWith('redis: answering again'))).toEqual([]);
+  });
+
+  it("a lookup set's key holding another type is dropped: results of its type are stored again, a write of it owes nothing", async () => {
+    const warnings: string[] = [];
+    const r = await replica({ log: { debug() {}, info() {}, warn: (msg) => void warnings.push(msg), error() {} } });
+    await redis.client.set('dg:rc:ts:User', 'foreign');
+    await redis.client.hset('dg:rc:ts:Space', 'field', 'value');
+    const viewer = { query: '{ viewer { displayName } }' };
+    await r.post(viewer, admin);
+    expect((await r.post(viewer, admin)).json.extensions?.responseCache?.hit).toBe(true);
+    const created = await r.post(
+      {
+        query: 'mutation($input: CreateSpaceInput!) { createSpace(input: $input) { space { title } } }',
+        variables: { input: { organizationId: upstream.world.orgId, title: 'Foreign' } },
+      },
+      admin,
+    );
+    expect(created.json.errors).toBeUndefined();
+    expect(await redis.client.type('dg:rc:ts:Space')).not.toBe('hash');
+    expect(warnings).toEqual([]);
   });
 });

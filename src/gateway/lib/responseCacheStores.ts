@@ -173,10 +173,17 @@ export function memoryCache(max: number, entryBytes = defaultEntryBytes(max)): G
   };
 }
 
+// A lookup set's key holding another type (another program's value) indexes none of our results:
+// it is dropped. Else every store of a result of its type failed, and every write of it owed a
+// renewal, for as long as the value was there (it need not expire).
+const NOT_A_LOOKUP_SET = (key: string) => `
+local kind = redis.call('TYPE', ${key}).ok
+if kind ~= 'zset' and kind ~= 'none' then redis.call('UNLINK', ${key}) end`;
+
 // KEYS[1]: the result; KEYS[2..]: its lookup sets. ARGV: JSON, ttl ms, expiry score, prune-before score.
 // The result is stored last: a failure on the way leaves it unstored rather than unindexed.
 const SET_SCRIPT = `
-for i = 2, #KEYS do
+for i = 2, #KEYS do${NOT_A_LOOKUP_SET('KEYS[i]')}
   redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', ARGV[4])
   redis.call('ZADD', KEYS[i], ARGV[3], KEYS[1])
   if redis.call('PTTL', KEYS[i]) < tonumber(ARGV[2]) + ${CLOCK_SKEW_MS} then redis.call('PEXPIRE', KEYS[i], tonumber(ARGV[2]) + ${CLOCK_SKEW_MS}) end
@@ -219,7 +226,7 @@ end
 return #KEYS`;
 
 // KEYS[1]: a lookup set. Pops ARGV[1] results and deletes them; answers how many.
-const POP_SCRIPT = `
+const POP_SCRIPT = `${NOT_A_LOOKUP_SET('KEYS[1]')}
 local popped = redis.call('ZPOPMIN', KEYS[1], ARGV[1])
 local keys = {}
 for i = 1, #popped, 2 do keys[#keys + 1] = popped[i] end
