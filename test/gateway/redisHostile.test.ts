@@ -257,4 +257,20 @@ describe('Redis sick or holding foreign data', () => {
     expect(await redis.client.type('dg:rc:ts:Space')).not.toBe('hash');
     expect(warnings).toEqual([]);
   });
+
+  it('a rate-limit key holding what is not a count starts a window: the caller is still counted', async () => {
+    const r = await replica({ callerRateLimit: 3 });
+    const viewer = { query: '{ viewer { displayName } }' };
+    expect((await r.post(viewer, admin)).status).toBe(200);
+    const keys = await redis.client.keys('dg:rl:*');
+    expect(keys.length).toBeGreaterThan(0);
+    for (const key of keys) {
+      await redis.client.del(key);
+      await redis.client.hset(key, 'field', 'value');
+    }
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) statuses.push((await r.post(viewer, admin)).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    for (const key of keys) expect(await redis.client.pttl(key)).toBeGreaterThan(0);
+  });
 });
