@@ -273,4 +273,20 @@ describe('Redis sick or holding foreign data', () => {
     expect(statuses).toEqual([200, 200, 200, 429]);
     for (const key of keys) expect(await redis.client.pttl(key)).toBeGreaterThan(0);
   });
+
+  it('an APQ quota key holding a count that never expires starts a window: the caller registers again', async () => {
+    const r = await replica({ persistedOperations: { apqQuota: 2 } });
+    const apq = (query: string) => ({ persistedQuery: { version: 1, sha256Hash: createHash('sha256').update(query).digest('hex') } });
+    // The token accepted first: its registrations are counted against it (not its address).
+    expect((await r.post({ query: '{ viewer { email } }' }, admin)).json.errors).toBeUndefined();
+    const first = '{ viewer { displayName } }';
+    expect((await r.post({ query: first, extensions: apq(first) }, admin)).json.errors).toBeUndefined();
+    const keys = await redis.client.keys('dg:apq:quota:*');
+    expect(keys).toHaveLength(1);
+    await redis.client.set(keys[0], '1000');
+    const second = '{ viewer { restId } }';
+    expect((await r.post({ query: second, extensions: apq(second) }, admin)).json.errors).toBeUndefined();
+    expect((await r.post({ extensions: apq(second) }, admin)).json.data?.viewer.restId).toBe(upstream.world.users.admin.id);
+    expect(await redis.client.pttl(keys[0])).toBeGreaterThan(0);
+  });
 });

@@ -55,6 +55,15 @@ export interface PersistedOperationsOptions {
 
 const QUOTA_WINDOW_MS = 3_600_000;
 
+// KEYS[1]: a caller's count of registrations, ARGV[1]: the window (ms). Counts one; the first of a
+// window starts its expiry. A key holding what is not a count, or with no expiry (another
+// program's value), starts a window: else the caller could not register until someone deleted it.
+const QUOTA_SCRIPT = `
+local n = redis.pcall('INCR', KEYS[1])
+if type(n) ~= 'number' then redis.call('SET', KEYS[1], 1); n = 1 end
+if redis.call('PTTL', KEYS[1]) < 0 then redis.call('SET', KEYS[1], 1, 'PX', ARGV[1]); n = 1 end
+return n`;
+
 /** Reads a persisted operations file (a JSON object of id → document), or throws a message naming it. */
 export function loadPersistedOperations(file: string): Record<string, string> {
   let parsed: unknown;
@@ -281,9 +290,7 @@ function apqQuota(options: PersistedOperationsOptions): ApqQuota {
     return ++entry.count;
   };
   const countShared = async (caller: string) => {
-    const key = `dg:apq:quota:${caller}`;
-    const replies = await redis!.ask(() => redis!.client.multi().set(key, '0', 'PX', QUOTA_WINDOW_MS, 'NX').incr(key).exec()).catch(failed);
-    const count = replies?.[1]?.[1];
+    const count = await redis!.ask(() => redis!.client.eval(QUOTA_SCRIPT, 1, `dg:apq:quota:${caller}`, QUOTA_WINDOW_MS)).catch(failed);
     return typeof count === 'number' ? count : null;
   };
   return {
