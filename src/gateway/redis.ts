@@ -20,8 +20,8 @@
  *   flight when Redis freezes wait `waitMs` (10 ms), not the command timeout (250 ms), and a Redis
  *   slow for a moment costs no cool-down.
  *
- * One warning per outage, one info line when Redis is back. Logs name the Redis host and port
- * only, never the URL (it may hold a password).
+ * One warning per outage, one info line when Redis is back and has stayed up for a cool-down.
+ * Logs name the Redis host and port only, never the URL (it may hold a password).
  */
 import { createRequire } from 'node:module';
 import type { Command as RedisCommand, Redis } from 'ioredis';
@@ -92,10 +92,11 @@ export function connectRedis(options: RedisOptions): RedisHandle {
     lazyConnect: false,
   });
   const where = `${client.options.host}:${client.options.port}`;
-  const outage = outageLog(log, where);
+  const coolDownMs = options.coolDownMs ?? DEFAULT_REDIS_COOL_DOWN_MS;
+  const outage = outageLog(log, where, coolDownMs);
   const now = options.now ?? Date.now;
   const breaker = createBreaker({
-    coolDownMs: options.coolDownMs ?? DEFAULT_REDIS_COOL_DOWN_MS,
+    coolDownMs,
     now,
     probe: () => send(new Command('ping', [])),
     onOpen: () => outage.down(`not answering within ${commandTimeoutMs} ms, skipped for a cool-down`),
@@ -175,7 +176,7 @@ export function connectRedis(options: RedisOptions): RedisHandle {
     outage.up();
   });
   // One line per outage, not one per reconnect attempt.
-  client.on('error', (error: Error & { code?: string }) => outage.down('unavailable', error.code ?? error.name));
+  client.on('error', (error: Error & { code?: string }) => outage.down('unavailable', errorCode(error)));
   client.on('close', () => {
     up = false;
   });
@@ -187,6 +188,7 @@ export function connectRedis(options: RedisOptions): RedisHandle {
     breaker: () => ({ open: breaker.isOpen(), probing: breaker.probing() }),
     async close() {
       up = false;
+      outage.stop();
       if (client.status === 'ready' && !breaker.isOpen()) {
         await client.quit().catch(() => client.disconnect());
       } else {
@@ -196,12 +198,32 @@ export function connectRedis(options: RedisOptions): RedisHandle {
   };
 }
 
-/** One warning when Redis goes, one info line when it is back. */
-function outageLog(log: Logger, where: string) {
+/**
+ * What went wrong, for the log: a socket's code (`ECONNREFUSED`), or the first word of Redis's own
+ * answer (`WRONGPASS`, `NOAUTH`, `NOPERM`, `LOADING`: a wrong password is told from a Redis that
+ * is down), never the rest of a message, which may quote a command.
+ */
+function errorCode(error: Error & { code?: string }): string {
+  return error.code ?? (error.name === 'ReplyError' ? /^[A-Z]{2,20}(?= |$)/.exec(error.message)?.[0] : undefined) ?? error.name;
+}
+
+/**
+ * One warning when Redis goes, one info line when it is back. An outage ends once Redis has stayed
+ * up for `settleMs` (a cool-down): a Redis whose connections drop as soon as they are used (a
+ * proxy or load balancer in front of it cutting them) was one outage and one recovery per
+ * reconnection, a warning and an info line every 100 ms.
+ */
+function outageLog(log: Logger, where: string, settleMs: number) {
   let down = false;
   let wasUp = false;
+  let settling: ReturnType<typeof setTimeout> | undefined;
+  const settled = () => {
+    clearTimeout(settling);
+    settling = undefined;
+  };
   return {
     down(what: string, error?: string) {
+      settled();
       if (down) return;
       down = true;
       log.warn(`redis: ${what}, degrading (cache bypassed, rate limit per its fail mode, APQ in process memory)`, {
@@ -210,10 +232,22 @@ function outageLog(log: Logger, where: string) {
       });
     },
     up() {
-      if (down || !wasUp) log.info(down ? 'redis: answering again' : 'redis: connected', { redis: where });
-      down = false;
-      wasUp = true;
+      if (!down) {
+        if (!wasUp) log.info('redis: connected', { redis: where });
+        wasUp = true;
+        return;
+      }
+      if (settling) return;
+      settling = setTimeout(() => {
+        settling = undefined;
+        down = false;
+        wasUp = true;
+        log.info('redis: answering again', { redis: where });
+      }, settleMs);
+      settling.unref?.();
     },
+    /** The handle is closed: no line after it. */
+    stop: settled,
   };
 }
 

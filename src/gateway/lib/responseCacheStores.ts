@@ -20,19 +20,22 @@
  * - a lookup set is a sorted set scored by each result's expiry time: adding to it first drops the
  *   results that have expired, and the set itself expires with its last result;
  * - invalidation pops a bounded batch at a time (`ZPOPMIN` + `UNLINK` in one script), so neither
- *   a command nor a reply ever holds more than `batch` results;
+ *   a command nor a reply ever holds more than `batch` results, and renews the global generation
+ *   instead of draining a set of more than `DRAIN_ROUNDS` batches, so no write costs more steps;
  * - keys hold hashes only: `dg:rc:r:<hash>` results, `dg:rc:ts:<Type>` and `dg:rc:es:<hash>` lookup
  *   sets (named apart from the plain sets earlier versions kept under `dg:rc:t:` / `dg:rc:e:`, so
  *   a rolling deploy mixes no types), `dg:rc:g` the global generation, `dg:rc:g:n` the unknown-user
  *   one, `dg:rc:g:u:<hash of the user id>` a user's;
  * - a request reads the generations it needs with one `MGET`. Each is a random value that lives a
- *   day from its last renewal; a missing one (never made, or expired) is created with a fresh
- *   random value (`SET NX`, one more round trip, once a day per key), so a generation that expired
- *   and was made again never takes a value it had before and no result of before comes back.
+ *   day from its last renewal; a missing one (never made, expired, or deleted by a renewal that
+ *   Redis, out of memory, could not write) is created with a fresh random value (`SET NX`, one
+ *   more round trip, once a day per key), so a generation that expired and was made again never
+ *   takes a value it had before and no result of before comes back.
  *   The same `MGET` reads the result keys of the generations this replica last saw (`seen`): when
  *   they are still the generations, the lookup's result came with them, in one round trip.
  *
- * Any Redis failure, or Redis down (or skipped by the handle's breaker), is a miss. A renewal or an
+ * Any Redis failure, or Redis down (or skipped by the handle's breaker), is a miss; so is a value
+ * that is not a result as the gateway stores one (`storedResult`). A renewal or an
  * invalidation that could not be made (Redis down, frozen, or skipped) is made up for by a renewal
  * of the global generation: before this replica reads anything from Redis again, and as soon as
  * Redis answers again (tried every second while one is owed), so another replica, which may never
@@ -99,6 +102,8 @@ const MEMORY_USERS = 10_000;
 const GENERATION_TTL_MS = 86_400_000;
 /** Results per step of an invalidation: the bound of one command and one reply. */
 export const INVALIDATION_BATCH = 100;
+/** Steps of one lookup set's invalidation before it renews the global generation instead (see `drain`). */
+export const DRAIN_ROUNDS = 100;
 /** How often a renewal owed since an outage is tried (see above). */
 const BUMP_RETRY_MS = 1000;
 /** Generations remembered to read results with them in one round trip (a user's each: the least recently read first out). */
@@ -168,33 +173,60 @@ export function memoryCache(max: number, entryBytes = defaultEntryBytes(max)): G
   };
 }
 
+// A lookup set's key holding another type (another program's value) indexes none of our results:
+// it is dropped. Else every store of a result of its type failed, and every write of it owed a
+// renewal, for as long as the value was there (it need not expire).
+const NOT_A_LOOKUP_SET = (key: string) => `
+local kind = redis.call('TYPE', ${key}).ok
+if kind ~= 'zset' and kind ~= 'none' then redis.call('UNLINK', ${key}) end`;
+
 // KEYS[1]: the result; KEYS[2..]: its lookup sets. ARGV: JSON, ttl ms, expiry score, prune-before score.
 // The result is stored last: a failure on the way leaves it unstored rather than unindexed.
 const SET_SCRIPT = `
-for i = 2, #KEYS do
+for i = 2, #KEYS do${NOT_A_LOOKUP_SET('KEYS[i]')}
   redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', ARGV[4])
   redis.call('ZADD', KEYS[i], ARGV[3], KEYS[1])
   if redis.call('PTTL', KEYS[i]) < tonumber(ARGV[2]) + ${CLOCK_SKEW_MS} then redis.call('PEXPIRE', KEYS[i], tonumber(ARGV[2]) + ${CLOCK_SKEW_MS}) end
 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])`;
 
+/** A generation as `fresh()` makes one is 16 characters: a longer value (or none) is not one. */
+const GENERATION_MAX_LENGTH = 64;
+const isGeneration = (value: string | null | undefined): value is string => !!value && value.length <= GENERATION_MAX_LENGTH;
+
 // KEYS: generations, ARGV[1]: their ttl ms, ARGV[1 + i]: a fresh random value for KEYS[i]. Creates
-// the missing ones and answers every value.
+// the missing ones and answers every value. A key holding what is not a generation (another
+// program's value: another type, an empty or long string) is renewed: else the cache stayed off
+// for as long as it was there (a GET of another type fails), or every lookup read a value of
+// megabytes.
 const GENERATIONS_SCRIPT = `
 local values = {}
 for i = 1, #KEYS do
-  redis.call('SET', KEYS[i], ARGV[i + 1], 'PX', ARGV[1], 'NX')
+  local kind = redis.call('TYPE', KEYS[i]).ok
+  local length = kind == 'string' and redis.call('STRLEN', KEYS[i]) or 0
+  if kind == 'none' or (length > 0 and length <= ${GENERATION_MAX_LENGTH}) then
+    redis.call('SET', KEYS[i], ARGV[i + 1], 'PX', ARGV[1], 'NX')
+  else
+    redis.call('SET', KEYS[i], ARGV[i + 1], 'PX', ARGV[1])
+  end
   values[i] = redis.call('GET', KEYS[i])
 end
 return values`;
 
-// KEYS: generations to renew; ARGV[1]: their ttl ms, ARGV[1 + i]: the new value of KEYS[i].
+// KEYS: generations to renew; ARGV[1]: their ttl ms, ARGV[1 + i]: the new value of KEYS[i]. A
+// generation that cannot be set is deleted instead, which renews it as well (the next lookup makes
+// a fresh one, or misses while it cannot): a Redis full under \`noeviction\` refuses every SET
+// with OOM but still deletes, and without this another replica served the results of before an
+// access write until their TTL.
 const RENEW_SCRIPT = `
-for i = 1, #KEYS do redis.call('SET', KEYS[i], ARGV[i + 1], 'PX', ARGV[1]) end
+for i = 1, #KEYS do
+  local set = redis.pcall('SET', KEYS[i], ARGV[i + 1], 'PX', ARGV[1])
+  if type(set) == 'table' and set.err then redis.call('DEL', KEYS[i]) end
+end
 return #KEYS`;
 
 // KEYS[1]: a lookup set. Pops ARGV[1] results and deletes them; answers how many.
-const POP_SCRIPT = `
+const POP_SCRIPT = `${NOT_A_LOOKUP_SET('KEYS[1]')}
 local popped = redis.call('ZPOPMIN', KEYS[1], ARGV[1])
 local keys = {}
 for i = 1, #popped, 2 do keys[#keys + 1] = popped[i] end
@@ -251,24 +283,36 @@ export function redisCache(redis: RedisHandle, options: RedisCacheOptions): Gene
   const parsed = (texts: ReadonlyArray<string | null>): ExecutionResult | undefined => {
     for (const text of texts) {
       if (!text) continue;
+      let value: unknown;
       try {
-        return JSON.parse(text) as ExecutionResult;
+        value = JSON.parse(text);
       } catch {
-        /* not a result: the next key */
+        continue; // not a result: the next key
       }
+      const result = storedResult(value);
+      if (result) return result;
     }
     return undefined;
   };
-  const newGeneration = () => client.set(GENERATION_KEY, fresh(), 'PX', GENERATION_TTL_MS);
+  // A plain SET (no script: what a Redis refusing scripts still runs), else a delete (RENEW_SCRIPT).
+  const newGeneration = () => client.set(GENERATION_KEY, fresh(), 'PX', GENERATION_TTL_MS).catch(() => client.del(GENERATION_KEY));
 
-  /** Empties one lookup set and the results it names, a batch at a time. */
+  /**
+   * Empties one lookup set and the results it names, a batch at a time. A set of more than
+   * `DRAIN_ROUNDS` batches is not drained to its end: the global generation is renewed (every
+   * result out of reach at once) and the set dropped, its results left to expire. A set holds the
+   * live results of its type, as many as callers had stored within a TTL (a caller stored 750
+   * distinct ones a second on one replica): drained whole, 200,000 of them held a write's response
+   * 780 ms, and Redis, one batch after another.
+   */
   async function drain(key: string) {
-    // A set holds at most the live results; the cap only stops a loop fed as fast as it drains.
-    for (let round = 0; round < 100_000; round++) {
+    for (let round = 0; round < DRAIN_ROUNDS; round++) {
       const popped = (await client.eval(POP_SCRIPT, 1, key, INVALIDATION_BATCH)) as number;
       if (popped < INVALIDATION_BATCH) return;
       if (!upEvenIfSlow()) return owed();
     }
+    await newGeneration();
+    await client.unlink(key);
   }
 
   return {
@@ -288,11 +332,11 @@ export function redisCache(redis: RedisHandle, options: RedisCacheOptions): Gene
           const results = keysOf && guess.every((v) => v !== undefined) ? keysOf(named(guess as string[])) : [];
           const read = await client.mget(...keys, ...results);
           let values = read.slice(0, keys.length);
-          if (values.some((v) => !v))
+          if (!values.every(isGeneration))
             values = (await client.eval(GENERATIONS_SCRIPT, keys.length, ...keys, GENERATION_TTL_MS, ...keys.map(fresh))) as Array<
               string | null
             >;
-          if (values.some((v) => !v)) return undefined;
+          if (!values.every(isGeneration)) return undefined;
           remember(keys, values as string[]);
           const generations = named(values as string[]);
           // The results were read under the generations guessed: theirs only if those are still current.
@@ -344,4 +388,29 @@ export function redisCache(redis: RedisHandle, options: RedisCacheOptions): Gene
       }
     },
   };
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** The validators the response-cache plugin adds to a result it stores (its key, the time it was stored). */
+const STORED_HEADERS: ReadonlyArray<[name: string, shape: RegExp]> = [
+  ['ETag', /^dg:rc:r:[\w-]+$/],
+  ['Last-Modified', /^\w{3}, \d{2} \w{3} \d{4} \d{2}:\d{2}:\d{2} GMT$/],
+];
+
+/**
+ * A result as the gateway stores one (its data, with no errors, and the plugin's validators), rebuilt
+ * from a value read from Redis; undefined (a miss) for any other value: another program's, or one
+ * of another shape. Redis's values reach no caller as they are: the plugin answers a stored
+ * result's `extensions.http` as the response's status and headers (a value holding a status 302,
+ * `Location` and `Set-Cookie` was answered so), and a JSON number or string as a result.
+ */
+function storedResult(value: unknown): ExecutionResult | undefined {
+  if (!isRecord(value) || !isRecord(value.data) || value.errors !== undefined) return undefined;
+  const stored = isRecord(value.extensions) && isRecord(value.extensions.http) ? value.extensions.http.headers : undefined;
+  const headers: Record<string, string> = {};
+  for (const [name, shape] of STORED_HEADERS) {
+    const header = isRecord(stored) ? stored[name] : undefined;
+    if (typeof header === 'string' && shape.test(header)) headers[name] = header;
+  }
+  return { data: value.data, ...(Object.keys(headers).length ? { extensions: { http: { headers } } } : {}) };
 }

@@ -72,9 +72,12 @@ const REFUSAL_DELAY_MS = 1_000;
 /** Most callers the in-process counter tracks before dropping ended windows. */
 const MAX_LOCAL_CALLERS = 10_000;
 
-// One round trip, atomic: the first hit of a window starts its expiry.
+// One round trip, atomic: the first hit of a window starts its expiry. A key holding what is not a
+// count (another program's value: another type, text) starts a window: else the caller went
+// uncounted (fail mode open) or refused (closed) for as long as the value was there.
 const WINDOW_SCRIPT = `
-local n = redis.call('INCR', KEYS[1])
+local n = redis.pcall('INCR', KEYS[1])
+if type(n) ~= 'number' then redis.call('SET', KEYS[1], 1); n = 1 end
 if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end

@@ -13,7 +13,8 @@
  *   or past its caller's `apqQuota` registrations in the hour, still runs but is not registered
  *   (the client keeps sending it whole: slower, never broken). Registered hashes live in Redis when
  *   configured (`dg:apq:<hash>`, so one replica's registration serves all; the quota is counted
- *   there too), in a process map bounded in count and bytes otherwise (and while Redis is down).
+ *   there too; a value read there runs only if it has that hash), in a process map bounded in
+ *   count and bytes otherwise (and while Redis is down).
  * - `only`: nothing but the documents of the file runs (no raw document, no APQ registration),
  *   refused before parsing, so before any REST call; over graphql-sse's endpoint, refused at
  *   execution unless `persistedStreamQuery` resolved the operation's id.
@@ -53,6 +54,15 @@ export interface PersistedOperationsOptions {
 }
 
 const QUOTA_WINDOW_MS = 3_600_000;
+
+// KEYS[1]: a caller's count of registrations, ARGV[1]: the window (ms). Counts one; the first of a
+// window starts its expiry. A key holding what is not a count, or with no expiry (another
+// program's value), starts a window: else the caller could not register until someone deleted it.
+const QUOTA_SCRIPT = `
+local n = redis.pcall('INCR', KEYS[1])
+if type(n) ~= 'number' then redis.call('SET', KEYS[1], 1); n = 1 end
+if redis.call('PTTL', KEYS[1]) < 0 then redis.call('SET', KEYS[1], 1, 'PX', ARGV[1]); n = 1 end
+return n`;
 
 /** Reads a persisted operations file (a JSON object of id → document), or throws a message naming it. */
 export function loadPersistedOperations(file: string): Record<string, string> {
@@ -228,11 +238,21 @@ function apqStore(options: PersistedOperationsOptions): ApqStore {
     chars -= local.get(hash)?.length ?? 0;
     local.delete(hash);
   };
+  const maxBytes = options.apqMaxBytes ?? DEFAULTS.apqMaxBytes;
   const failed = redisFailed(log);
   const shared = () => redis && redis.isRedisReady();
+  /**
+   * What Redis holds under a hash is a document only if it has that hash: a value another program
+   * (or anyone who can write to Redis) put there ran in place of the caller's document. Read up to
+   * one byte more than any registration holds, so a larger value is neither read whole nor taken.
+   */
+  const registered = (hash: string, found: string | null) =>
+    found && createHash('sha256').update(found).digest('hex') === hash ? found : null;
   return {
     async get(hash) {
-      const found = shared() ? await redis!.ask(() => redis!.client.get(`dg:apq:${hash}`)).catch(failed) : null;
+      const found = shared()
+        ? await redis!.ask(() => redis!.client.getrange(`dg:apq:${hash}`, 0, maxBytes)).then((value) => registered(hash, value), failed)
+        : null;
       return found ?? local.get(hash) ?? null;
     },
     async set(hash, document) {
@@ -270,9 +290,7 @@ function apqQuota(options: PersistedOperationsOptions): ApqQuota {
     return ++entry.count;
   };
   const countShared = async (caller: string) => {
-    const key = `dg:apq:quota:${caller}`;
-    const replies = await redis!.ask(() => redis!.client.multi().set(key, '0', 'PX', QUOTA_WINDOW_MS, 'NX').incr(key).exec()).catch(failed);
-    const count = replies?.[1]?.[1];
+    const count = await redis!.ask(() => redis!.client.eval(QUOTA_SCRIPT, 1, `dg:apq:quota:${caller}`, QUOTA_WINDOW_MS)).catch(failed);
     return typeof count === 'number' ? count : null;
   };
   return {

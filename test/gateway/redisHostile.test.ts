@@ -1,0 +1,292 @@
+/**
+ * Redis as a sick or hostile dependency of two replicas: a Redis out of memory under `noeviction`
+ * (it refuses writes that add data), and keys holding what the gateway never wrote (another
+ * program's data, a value of the wrong shape or type). Replicas are reached over real HTTP.
+ */
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DRAIN_ROUNDS, INVALIDATION_BATCH } from '../../src/gateway/lib/responseCacheStores.js';
+import { addMember, createUser } from '../../src/upstream/bootstrap.js';
+import type { GqlResult } from '../helpers/gateway.js';
+import { startRedis, startReplica, stopAfterEach, waitFor, type Replica, type TestRedis } from '../helpers/redis.js';
+import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
+
+const CR = 'query($s: String!, $c: String!) { changeRequest(spaceId: $s, changeRequestId: $c) { subject } }';
+
+describe('Redis sick or holding foreign data', () => {
+  let redis: TestRedis;
+  let upstream: TestUpstream;
+  let spaceId: string;
+  let admin: string;
+  const track = stopAfterEach();
+
+  /** A replica listening on a loopback port, and a POST to it over HTTP. */
+  const replica = async (options: Parameters<typeof startReplica>[1] = {}) => {
+    const r = track(startReplica(upstream.url, { redisUrl: redis.url, responseCacheTtlMs: 60_000, ...options }));
+    const url = await r.gateway.start();
+    await waitFor(() => r.gateway.redis!.isRedisReady(), 'Redis ready');
+    const post = async (body: Record<string, unknown>, token: string | null) => {
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+        body: JSON.stringify(body),
+      });
+      return { status: res.status, headers: res.headers, json: (await res.json()) as GqlResult };
+    };
+    return { ...r, post } satisfies Replica;
+  };
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    upstream = await startUpstream();
+    admin = upstream.world.users.admin.token;
+    spaceId = (await upstream.api.post(`/orgs/${upstream.world.orgId}/spaces`, { title: 'Hostile' })).body.id;
+  });
+  afterAll(async () => {
+    await upstream?.stop();
+    await redis?.stop();
+  });
+  beforeEach(async () => {
+    await redis.client.config('SET', 'maxmemory', '0');
+    await redis.client.flushall();
+  });
+
+  it('with Redis out of memory, a member removed on A makes their cached results stale on B', async () => {
+    const [a, b] = [await replica(), await replica()];
+    const user = createUser(upstream.upstream.db, upstream.clock, { displayName: 'Leaving', email: 'oom@acme.test' });
+    addMember(upstream.upstream.db, upstream.clock, upstream.world.orgId, user.id, 'read');
+    const cr = (await upstream.api.post(`/spaces/${spaceId}/change-requests`, { subject: 'Internal' })).body.id;
+    const read = { query: CR, variables: { s: spaceId, c: cr } };
+    expect((await b.post(read, user.token)).json.data?.changeRequest.subject).toBe('Internal');
+    expect((await b.post(read, user.token)).json.extensions?.responseCache.hit).toBe(true);
+
+    // Full under noeviction: every SET is refused (OOM), deletes still run.
+    await redis.client.config('SET', 'maxmemory-policy', 'noeviction');
+    await redis.client.config('SET', 'maxmemory', '1');
+    const removed = await a.post(
+      {
+        query: 'mutation($input: RemoveMemberInput!) { removeMember(input: $input) { deletedId } }',
+        variables: { input: { organizationId: upstream.world.orgId, userId: user.id } },
+      },
+      admin,
+    );
+    expect(removed.json.errors).toBeUndefined();
+    const after = await b.post(read, user.token);
+    expect(after.json.extensions?.responseCache?.hit).not.toBe(true);
+    expect(after.json.data?.changeRequest ?? null).toBeNull();
+  });
+
+  it('with Redis out of memory, a write on A that renews every result makes them stale on B', async () => {
+    const [a, b] = [await replica(), await replica()];
+    const viewer = { query: '{ viewer { displayName } }' };
+    await b.post(viewer, admin);
+    expect((await b.post(viewer, admin)).json.extensions?.responseCache.hit).toBe(true);
+    await redis.client.config('SET', 'maxmemory-policy', 'noeviction');
+    await redis.client.config('SET', 'maxmemory', '1');
+    // A space's default role: every generation renewed.
+    const opened = await a.post(
+      {
+        query: 'mutation($input: UpdateSpaceInput!) { updateSpace(input: $input) { clientMutationId } }',
+        variables: { input: { spaceId, defaultLevel: 'READ' } },
+      },
+      admin,
+    );
+    expect(opened.json.errors).toBeUndefined();
+    expect((await b.post(viewer, admin)).json.extensions?.responseCache?.hit).toBe(false);
+  });
+
+  it('a result key holding what the gateway never stored is a miss: no value, status or header of it is answered', async () => {
+    const r = await replica();
+    const read = { query: 'query { viewer { displayName } }' };
+    const first = await r.post(read, admin);
+    expect(first.json.extensions?.responseCache).toMatchObject({ didCache: true });
+    const keys = () => redis.client.keys('dg:rc:r:*');
+    await waitFor(async () => (await keys()).length > 0, 'the result stored');
+    const hit = await r.post(read, admin);
+    expect(hit.json).toEqual(first.json.data && { data: first.json.data, extensions: { responseCache: { hit: true } } });
+    expect(hit.headers.get('etag')).toMatch(/^"[\w-]+"$/);
+
+    // Results as the gateway stores them but for their extensions: served, with no status or header but the validators.
+    const shaped = [
+      '{"data":{"viewer":{"displayName":"Ada admin"}},"extensions":{"http":{"status":302,"headers":{"Location":"https://evil.test/","Set-Cookie":"s=evil"}}}}',
+      '{"data":{"viewer":{"displayName":"Ada admin"}},"extensions":{"http":{"headers":{"ETag":"x\\r\\nSet-Cookie: s=evil"}}}}',
+    ];
+    // Anything else: a miss.
+    const foreign = ['{"errors":[{"message":"boom"}]}', '{"data":null}', '{"data":[1]}', '"text"', '123', '[]', '{}', 'not json'];
+    for (const value of [...shaped, ...foreign]) {
+      for (const key of await keys()) await redis.client.set(key, value, 'PX', 60_000);
+      const res = await r.post(read, admin);
+      expect(res.status, value).toBe(200);
+      expect(res.json.extensions?.responseCache?.hit, value).toBe(shaped.includes(value));
+      expect(res.json.data, value).toEqual(first.json.data);
+      expect([res.headers.get('location'), res.headers.get('set-cookie')], value).toEqual([null, null]);
+    }
+  });
+
+  it('an APQ hash whose Redis value is not its document is not found: the client registers it again', async () => {
+    const [a, b] = [await replica(), await replica()];
+    const query = '{ viewer { displayName } }';
+    const sha256Hash = createHash('sha256').update(query).digest('hex');
+    const extensions = { persistedQuery: { version: 1, sha256Hash } };
+    for (const foreign of ['{ viewer { email } }', `{ viewer { displayName ${'restId '.repeat(200_000)}} }`, 'garbage {']) {
+      await redis.client.set(`dg:apq:${sha256Hash}`, foreign, 'PX', 60_000);
+      const unknown = await b.post({ extensions }, admin);
+      expect(unknown.json.errors?.map((e) => e.extensions?.code)).toEqual(['PERSISTED_QUERY_NOT_FOUND']);
+      // The client's answer to that: its query with the hash, registered on A, then run by hash on B.
+      expect((await a.post({ query, extensions }, admin)).json.data).toEqual({ viewer: { displayName: 'Ada admin' } });
+      expect((await b.post({ extensions }, admin)).json.data).toEqual({ viewer: { displayName: 'Ada admin' } });
+    }
+  });
+
+  it('a generation key holding what is not a generation is renewed by the next lookup: the cache works again', async () => {
+    const r = await replica();
+    const foreign: Array<[string, () => Promise<unknown>]> = [
+      ['a hash', () => redis.client.hset('dg:rc:g', 'field', 'value')],
+      ['a list', () => redis.client.rpush('dg:rc:g', 'a', 'b')],
+      ['an empty string', () => redis.client.set('dg:rc:g', '')],
+      ['a string of a megabyte', () => redis.client.set('dg:rc:g', 'x'.repeat(1 << 20))],
+    ];
+    for (const [i, [what, write]] of foreign.entries()) {
+      await redis.client.del('dg:rc:g');
+      await write();
+      const read = { query: `query Q${i} { viewer { displayName } }` };
+      expect((await r.post(read, admin)).json.data, what).toEqual({ viewer: { displayName: 'Ada admin' } });
+      expect(await redis.client.type('dg:rc:g'), what).toBe('string');
+      expect(await redis.client.strlen('dg:rc:g'), what).toBeLessThanOrEqual(64);
+      expect((await r.post(read, admin)).json.extensions?.responseCache?.hit, what).toBe(true);
+    }
+  });
+
+  it('a write of a type held by more results than DRAIN_ROUNDS batches renews every result instead: its steps are bounded', async () => {
+    const r = await replica();
+    const SPACE = { query: 'query($s: String!) { space(spaceId: $s) { title } }', variables: { s: spaceId } };
+    await r.post(SPACE, admin);
+    await waitFor(async () => (await r.post(SPACE, admin)).json.extensions?.responseCache?.hit === true, 'a hit');
+    // What callers would have stored within a TTL: more results holding a space than the drain takes.
+    const many = 3 * DRAIN_ROUNDS * INVALIDATION_BATCH;
+    const expiry = Date.now() + 60_000;
+    for (let i = 0; i < many; i += 5000) {
+      const members = Array.from({ length: Math.min(5000, many - i) }, (_, j) => [expiry, `dg:rc:r:stored${i + j}`]).flat();
+      await redis.client.zadd('dg:rc:ts:Space', ...members);
+    }
+    const client = r.gateway.redis!.client;
+    const send = client.sendCommand.bind(client);
+    let commands = 0;
+    client.sendCommand = ((command: never, stream?: never) => (commands++, send(command, stream))) as typeof client.sendCommand;
+    const created = await r.post(
+      {
+        query: 'mutation($input: CreateSpaceInput!) { createSpace(input: $input) { space { title } } }',
+        variables: { input: { organizationId: upstream.world.orgId, title: 'Many' } },
+      },
+      admin,
+    );
+    client.sendCommand = send;
+    expect(created.json.errors).toBeUndefined();
+    expect(commands).toBeLessThanOrEqual(DRAIN_ROUNDS + 20);
+    expect(await redis.client.exists('dg:rc:ts:Space')).toBe(0);
+    expect((await r.post(SPACE, admin)).json.extensions?.responseCache?.hit).toBe(false);
+  });
+
+  it("a wrong or missing password: one warning naming Redis's refusal, never the password", async () => {
+    await redis.client.config('SET', 'requirepass', 'right-secret');
+    try {
+      for (const [url, refusal] of [
+        [redis.url.replace('redis://', 'redis://:wrong-secret@'), 'WRONGPASS'],
+        [redis.url, 'NOAUTH'],
+      ]) {
+        const lines: Array<[string, string, Record<string, unknown> | undefined]> = [];
+        const line = (level: string) => (msg: string, fields?: Record<string, unknown>) => void lines.push([level, msg, fields]);
+        const log = { debug: line('debug'), info: line('info'), warn: line('warn'), error: line('error') };
+        const r = track(startReplica(upstream.url, { redisUrl: url, responseCacheTtlMs: 60_000, log }));
+        await waitFor(() => lines.some(([level]) => level === 'warn'), 'the warning');
+        const read = await r.post({ query: '{ viewer { displayName } }' }, admin);
+        expect(read.json.data).toEqual({ viewer: { displayName: 'Ada admin' } });
+        expect(lines.filter(([level]) => level === 'warn')).toEqual([
+          ['warn', expect.stringMatching(/^redis: unavailable/), { redis: expect.stringMatching(/^127\.0\.0\.1:\d+$/), error: refusal }],
+        ]);
+        expect(JSON.stringify(lines)).not.toContain('secret');
+      }
+    } finally {
+      await redis.client.config('SET', 'requirepass', '');
+    }
+  });
+
+  it('a Redis whose connections keep failing is one outage: one warning, however many reconnections', async () => {
+    const warnings: string[] = [];
+    const infos: string[] = [];
+    const log = { debug() {}, info: (msg: string) => void infos.push(msg), warn: (msg: string) => void warnings.push(msg), error() {} };
+    // A cool-down longer than the test: Redis never stays up long enough to end the outage.
+    const r = track(startReplica(upstream.url, { redisUrl: redis.url, log, redis: { waitMs: 1000, coolDownMs: 600_000 } }));
+    const handle = r.gateway.redis!;
+    let errors = 0;
+    handle.client.on('error', () => void errors++);
+    try {
+      for (let flap = 1; flap <= 3; flap++) {
+        await waitFor(() => handle.isRedisReady(), 'Redis ready');
+        const before = errors;
+        // The connection dropped, and its next one refused (NOAUTH), then accepted again.
+        await redis.client.config('SET', 'requirepass', 'right-secret');
+        await redis.client.client('KILL', 'TYPE', 'normal', 'SKIPME', 'yes');
+        await waitFor(() => errors > before, 'the refused reconnection');
+        await redis.client.config('SET', 'requirepass', '');
+      }
+      await waitFor(() => handle.isRedisReady(), 'Redis ready');
+    } finally {
+      await redis.client.config('SET', 'requirepass', '');
+    }
+    expect(warnings.filter((w) => w.startsWith('redis:'))).toHaveLength(1);
+    expect(infos.filter((i) => i.startsWith('redis: answering again'))).toEqual([]);
+  });
+
+  it("a lookup set's key holding another type is dropped: results of its type are stored again, a write of it owes nothing", async () => {
+    const warnings: string[] = [];
+    const r = await replica({ log: { debug() {}, info() {}, warn: (msg) => void warnings.push(msg), error() {} } });
+    await redis.client.set('dg:rc:ts:User', 'foreign');
+    await redis.client.hset('dg:rc:ts:Space', 'field', 'value');
+    const viewer = { query: '{ viewer { displayName } }' };
+    await r.post(viewer, admin);
+    expect((await r.post(viewer, admin)).json.extensions?.responseCache?.hit).toBe(true);
+    const created = await r.post(
+      {
+        query: 'mutation($input: CreateSpaceInput!) { createSpace(input: $input) { space { title } } }',
+        variables: { input: { organizationId: upstream.world.orgId, title: 'Foreign' } },
+      },
+      admin,
+    );
+    expect(created.json.errors).toBeUndefined();
+    expect(await redis.client.type('dg:rc:ts:Space')).not.toBe('hash');
+    expect(warnings).toEqual([]);
+  });
+
+  it('a rate-limit key holding what is not a count starts a window: the caller is still counted', async () => {
+    const r = await replica({ callerRateLimit: 3 });
+    const viewer = { query: '{ viewer { displayName } }' };
+    expect((await r.post(viewer, admin)).status).toBe(200);
+    const keys = await redis.client.keys('dg:rl:*');
+    expect(keys.length).toBeGreaterThan(0);
+    for (const key of keys) {
+      await redis.client.del(key);
+      await redis.client.hset(key, 'field', 'value');
+    }
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) statuses.push((await r.post(viewer, admin)).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    for (const key of keys) expect(await redis.client.pttl(key)).toBeGreaterThan(0);
+  });
+
+  it('an APQ quota key holding a count that never expires starts a window: the caller registers again', async () => {
+    const r = await replica({ persistedOperations: { apqQuota: 2 } });
+    const apq = (query: string) => ({ persistedQuery: { version: 1, sha256Hash: createHash('sha256').update(query).digest('hex') } });
+    // The token accepted first: its registrations are counted against it (not its address).
+    expect((await r.post({ query: '{ viewer { email } }' }, admin)).json.errors).toBeUndefined();
+    const first = '{ viewer { displayName } }';
+    expect((await r.post({ query: first, extensions: apq(first) }, admin)).json.errors).toBeUndefined();
+    const keys = await redis.client.keys('dg:apq:quota:*');
+    expect(keys).toHaveLength(1);
+    await redis.client.set(keys[0], '1000');
+    const second = '{ viewer { restId } }';
+    expect((await r.post({ query: second, extensions: apq(second) }, admin)).json.errors).toBeUndefined();
+    expect((await r.post({ extensions: apq(second) }, admin)).json.data?.viewer.restId).toBe(upstream.world.users.admin.id);
+    expect(await redis.client.pttl(keys[0])).toBeGreaterThan(0);
+  });
+});
