@@ -392,6 +392,40 @@ describe('errors on /graphql/stream are GraphQL errors with codes', () => {
     expect(await typo(t.world.users.admin.token)).toContain('Did you mean');
   });
 
+  it('variables that do not coerce, an unknown operation name and a mutation over GET are results with BAD_USER_INPUT', async () => {
+    const admin = bearer(t.world.users.admin.token);
+    const sent = (body: Record<string, unknown>) => () =>
+      fetch(stream, {
+        method: 'POST',
+        headers: { ...admin, 'content-type': 'application/json', accept: 'text/event-stream' },
+        body: JSON.stringify(body),
+      });
+    const mutationOverGet = () =>
+      fetch(`${stream}?query=${encodeURIComponent('mutation { __typename }')}`, { headers: { ...admin, accept: 'text/event-stream' } });
+    t.resetCalls();
+    // Before: a 400 "Unable to detect operation AST" for the first two (graphql-sse took the
+    // result without `data` for execution arguments), OPERATION_RESOLUTION_FAILURE and BAD_REQUEST.
+    for (const [send, message] of [
+      [sent({ query: 'query($n: Int!) { organizations(first: $n) { nodes { restId } } }' }), 'was not provided'],
+      [sent({ query: 'query($n: Int!) { organizations(first: $n) { nodes { restId } } }', variables: { n: 'x' } }), 'got invalid value'],
+      [sent({ query: 'query A { __typename } query B { __typename }' }), 'Could not determine what operation to execute'],
+      [sent({ query: '{ __typename }', operationName: 'C' }), 'Could not determine what operation to execute'],
+      [mutationOverGet, 'mutation operation from a POST request'],
+    ] as const) {
+      const response = await send();
+      expect(response.status).toBe(200);
+      const text = await readUntil(response, 'event: complete');
+      const result = JSON.parse(/^data: (.*)$/m.exec(text)![1]) as {
+        data: unknown;
+        errors: Array<{ message: string; extensions: object }>;
+      };
+      expect(result.data).toBeNull();
+      expect(result.errors[0].message).toContain(message);
+      expect(result.errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT' });
+    }
+    expect(t.calls).toEqual([]);
+  });
+
   it('a malformed GET (variables=notjson) is a 400 with BAD_USER_INPUT', async () => {
     const res = await fetch(`${stream}?query=${encodeURIComponent('{ viewer { restId } }')}&variables=notjson`, {
       headers: { accept: 'text/event-stream' },

@@ -24,10 +24,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { getOperationAST, GraphQLError, type ExecutionArgs } from 'graphql';
+import { getOperationAST, GraphQLError, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import { TOKEN_HEADER_KEY, TOKEN_QUERY_KEY } from 'graphql-sse';
 import { createHandler, type HandlerOptions } from 'graphql-sse/lib/use/fetch';
-import type { Plugin, YogaServerInstance } from 'graphql-yoga';
+import { isAsyncIterable, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from '../../log.js';
 import { systemClock, type Clock } from '../../rest/index.js';
 import { callerBudget, callerHash } from '../lib/callerHash.js';
@@ -38,6 +38,7 @@ import { maskError, UNEXPECTED_ERROR_MESSAGE } from '../lib/maskedErrors.js';
 import { requestPath } from '../lib/requestPath.js';
 import { measuredSize } from './useMaxResponseBytes.js';
 import { persistedStreamQuery } from './usePersistedOperations.js';
+import { recodeAll } from './useRequestErrorCodes.js';
 
 export interface StreamLimits {
   /** A reservation nobody connected to is dropped after this long. */
@@ -335,24 +336,27 @@ export function useGraphQLSSE(
       try {
         document = enveloped.parse(persisted ?? params.query);
       } catch (error) {
-        return { data: null, errors: [clientError(error)] };
+        // Yoga's check of the operation to run (and of a mutation over GET) throws at parse.
+        return earlyResult({ data: null, errors: [clientError(error)] });
       }
       const errors = enveloped.validate(enveloped.schema, document);
       if (errors.length > 0) {
         // As over HTTP (useIntrospectionAccess.ts): no schema names for a caller not accepted yet.
         return { data: null, errors: errorsForCaller(errors, raw, options.anonymousIntrospection ?? false) ?? errors };
       }
-      return Promise.resolve(enveloped.contextFactory()).then((contextValue) => {
-        const args: ExecutionArgs = {
-          schema: enveloped.schema,
-          document,
-          contextValue,
-          variableValues: params.variables,
-          operationName: params.operationName,
-        };
-        const operation = getOperationAST(document, params.operationName);
-        return (operation?.operation === 'subscription' ? enveloped.subscribe : enveloped.execute)(args);
-      }) as ReturnType<NonNullable<HandlerOptions['onSubscribe']>>;
+      return Promise.resolve(enveloped.contextFactory())
+        .then((contextValue) => {
+          const args: ExecutionArgs = {
+            schema: enveloped.schema,
+            document,
+            contextValue,
+            variableValues: params.variables,
+            operationName: params.operationName,
+          };
+          const operation = getOperationAST(document, params.operationName);
+          return (operation?.operation === 'subscription' ? enveloped.subscribe : enveloped.execute)(args);
+        })
+        .then(earlyResult) as ReturnType<NonNullable<HandlerOptions['onSubscribe']>>;
     },
     onNext: (_ctx, req, result) => {
       queued(req as SseRequest, result);
@@ -489,6 +493,19 @@ export function useGraphQLSSE(
       return handle(request).then(endResponse);
     },
   };
+}
+
+/**
+ * A result that ends an operation before it ran (variables that do not coerce, no operation of the
+ * name, a mutation over GET), as graphql-sse sends it: with `data` (graphql-sse takes an object
+ * without it for execution arguments and answered 400 "Unable to detect operation AST") and codes
+ * of the set (Yoga's `OPERATION_RESOLUTION_FAILURE` and `BAD_REQUEST` reached clients, as over
+ * HTTP they do not: useRequestErrorCodes.ts recodes results there).
+ */
+function earlyResult<T>(result: T): T | ExecutionResult {
+  if (isAsyncIterable(result) || !result || typeof result !== 'object') return result;
+  recodeAll((result as ExecutionResult).errors);
+  return 'data' in result ? result : { data: null, ...result };
 }
 
 /** graphql-sse's request, as its handler passes it along: the Fetch request, and the body (parsed by operationOn). */
