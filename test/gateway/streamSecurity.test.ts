@@ -203,6 +203,27 @@ describe('what a reservation holds is bounded', () => {
     await res.body!.cancel();
   });
 
+  it('an operation graphql-sse refuses (no operationId, no query, an id in use) takes no place', async () => {
+    const { admin } = t.world.users;
+    const token = await (await reserve(admin.token)).text();
+    const res = await fetch(stream, { headers: { ...bearer(admin.token), accept: 'text/event-stream', [TOKEN_HEADER_KEY]: token } });
+    const variables = { org: t.world.orgId };
+    expect((await postOperation(token, admin.token, { query: ASK, variables, extensions: { operationId: 'long' } })).status).toBe(202);
+    // Before: each refused POST stayed counted until the stream ended; after OPERATIONS of them,
+    // every operation on any of the caller's reservations got 429.
+    for (let i = 0; i < OPERATIONS; i++) {
+      await expectRefused(await postOperation(token, admin.token, { query: ASK, variables }), 400, 'BAD_USER_INPUT');
+      await expectRefused(await postOperation(token, admin.token, { extensions: { operationId: `none${i}` } }), 400, 'BAD_USER_INPUT');
+      await expectRefused(
+        await postOperation(token, admin.token, { query: ASK, variables, extensions: { operationId: 'long' } }),
+        409,
+        'CONFLICT',
+      );
+    }
+    expect((await postOperation(token, admin.token, { query: ASK, variables, extensions: { operationId: 'next' } })).status).toBe(202);
+    await res.body!.cancel();
+  });
+
   it('a connected stream ended by the queue cap ends its response cleanly: no unhandled rejection', async () => {
     const rejections: unknown[] = [];
     const onRejection = (reason: unknown) => void rejections.push(reason);

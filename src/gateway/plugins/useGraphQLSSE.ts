@@ -121,8 +121,8 @@ export function useGraphQLSSE(
   const ends = new Map<string, () => void>();
   /** Distinct connections' streams that passed a queue cap before they were handed to their reader. */
   const overflowed = new Set<string>();
-  /** The reservation each counted operation (graphql-sse's request of its POST) runs on. */
-  const operationOf = new WeakMap<object, string>();
+  /** The reservation each counted operation (its POST) runs on. */
+  const operationOf = new WeakMap<Request, string>();
   let yoga!: YogaServerInstance<Record<string, unknown>, Record<string, unknown>>;
   let handler!: (request: Request) => Promise<Response>;
 
@@ -284,16 +284,16 @@ export function useGraphQLSSE(
     r.operations++;
     t.operations++;
     total.operations++;
-    operationOf.set(req, token);
+    operationOf.set(req.raw, token);
     return undefined;
   }
 
-  /** An operation counted by operationOn completed. */
-  function completed(req: object): void {
-    const token = operationOf.get(req);
+  /** An operation counted by operationOn (its POST) completed, or was refused. */
+  function completed(raw: Request): void {
+    const token = operationOf.get(raw);
     const r = token === undefined ? undefined : reservations.get(token);
     if (!r || r.operations === 0) return;
-    operationOf.delete(req);
+    operationOf.delete(raw);
     r.operations--;
     tally(r.budget).operations--;
     total.operations--;
@@ -363,7 +363,7 @@ export function useGraphQLSSE(
       return withoutHttpHints(result);
     },
     onComplete: (_ctx, req) => {
-      completed(req);
+      completed((req as SseRequest).raw);
       queued(req as SseRequest, null);
     },
   };
@@ -373,9 +373,14 @@ export function useGraphQLSSE(
     try {
       response = await handler(request);
     } catch (error) {
+      completed(request);
       options.log?.error('graphql-sse request failed', { error: String(error) });
       return errorResponse(500, UNEXPECTED_ERROR_MESSAGE);
     }
+    // An operation graphql-sse refused after it was counted (no operationId, no query, an id in
+    // use: 400, 409) or dropped before it ran (204) never completes: uncounted here, each such POST
+    // held its place until the stream ended (32 of them, and every further operation got 429).
+    if (response.status !== 202) completed(request);
     const token = streamOf.get(request);
     if (token === undefined) return withCodes(response);
     if (overflowed.delete(token)) {
