@@ -418,6 +418,21 @@ describe('bytes of large results served without a REST call', () => {
     expect((await clock.settle(waiting, 10_000)).errors).toBeUndefined();
   });
 
+  it("`_service`'s SDL, printed once and served from memory, counts against its caller as a kept introspection answer", async () => {
+    const clock = fakeClock();
+    // 20,000 bytes a second, 80,000 at once; the SDL is about 135 KB: three of it are 16 s in debt.
+    await using s = await startStack({ clock, rest: { callerBytesPerSecond: 20_000 } });
+    await s.data('{ viewer { id } }'); // the token accepted by the REST API: a budget of its own
+    // Before: 20 aliases of it, 2.8 MB a result, were served to one token as fast as it asked.
+    const sdl = await s.gql('{ a: _service { sdl } b: _service { sdl } c: _service { sdl } }');
+    expect(sdl.data.a.sdl.length).toBeGreaterThan(100_000);
+    const refused = await s.gql('{ viewer { id } }');
+    expect(refused.errors?.[0].extensions).toMatchObject({ code: 'RATE_LIMITED', retryAfter: expect.any(Number) });
+    expect(refused.errors?.[0].message).toContain('callerBytesPerSecond');
+    // Another caller is served at once.
+    expect((await s.gql('{ viewer { id } }', {}, s.world.users.edit.token)).errors).toBeUndefined();
+  });
+
   it('a large response-cache hit counts against its caller; a small one does not', async () => {
     const clock = fakeClock();
     // 50,000 bytes a second, 200,000 at once; a comment of about 150 KB.

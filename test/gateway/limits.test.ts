@@ -1,4 +1,6 @@
 import { connect } from 'node:net';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { buildSchema, getIntrospectionQuery, parse, type GraphQLObjectType } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULTS } from '../../src/config.js';
@@ -203,6 +205,47 @@ describe('cost', () => {
     expect((await s.gql(query, { ids, f: 'MARKDOWN' })).errors?.[0].extensions).toMatchObject({ limit: 'maxIds', actual: 101 });
     expect(s.calls).toEqual([]);
   });
+
+  it('the verdicts kept stay small: object variables with many keys, refusals of many shapes', async () => {
+    await using s = await startStack();
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    /** Heap kept by `run` (after a warm-up: what the first requests and documents grow once). */
+    const heapGrowth = async (run: () => Promise<void>) => {
+      gc();
+      const before = process.memoryUsage().heapUsed;
+      await run();
+      gc();
+      return process.memoryUsage().heapUsed - before;
+    };
+    // `_Any` takes an object as it is: each of 64 shapes (the verdicts kept per document) kept
+    // its 10,000 keys (130 KB) in its key, 8 MB in all.
+    const entities = 'query($r: [_Any!]!) { _entities(representations: $r) { __typename } }';
+    const representations = (n: number) => [
+      { __typename: 'Space', id: 'x', ...Object.fromEntries(Array.from({ length: 10_000 }, (_, k) => [`k${n}_${k}`, 1])) },
+    ];
+    const notFound = async (n: number) =>
+      expect((await s.gql(entities, { r: representations(n) })).errors?.[0].extensions?.code).toBe('NOT_FOUND');
+    for (let i = 0; i < 64; i++) await notFound(-1); // warms up
+    const shapes = await heapGrowth(async () => {
+      for (let n = 0; n < 63; n++) await notFound(n);
+    });
+    expect(shapes).toBeLessThan(3 * 1024 * 1024);
+    // A refusal was kept as its error, stack included (1.4 KB): 64 shapes of 64 documents held
+    // 9 MB more than one shape of 64 others (2 MB as numbers). At 1,024 documents: 90 MB.
+    const over = (d: number) =>
+      `query($n: Int) { organizations(first: 100) { nodes { spaces(first: 100) { nodes {
+        changeRequests(first: $n) { nodes { comments(first: 100) { nodes { id } } } } } } } } } # ${d}`;
+    const refused = async (d: number, n: number) => expect((await s.gql(over(d), { n })).errors?.[0].extensions?.limit).toBe('maxCost');
+    for (let d = 1000; d < 1128; d++) await refused(d, 100); // warms up
+    const documents = await heapGrowth(async () => {
+      for (let d = 0; d < 64; d++) await refused(d, 100);
+    });
+    const refusals = await heapGrowth(async () => {
+      for (let d = 64; d < 128; d++) for (let n = 100; n < 164; n++) await refused(d, n);
+    });
+    expect(refusals - documents).toBeLessThan(64 * 64 * 1200);
+  }, 60_000);
 
   it('prices by the formula: first (default 20, clamped to the maximum) multiplies, each id of nodes() is a REST call', () => {
     const cost = (query: string, variables: Record<string, unknown> = {}) =>

@@ -203,6 +203,27 @@ describe('what a reservation holds is bounded', () => {
     await res.body!.cancel();
   });
 
+  it('an operation graphql-sse refuses (no operationId, no query, an id in use) takes no place', async () => {
+    const { admin } = t.world.users;
+    const token = await (await reserve(admin.token)).text();
+    const res = await fetch(stream, { headers: { ...bearer(admin.token), accept: 'text/event-stream', [TOKEN_HEADER_KEY]: token } });
+    const variables = { org: t.world.orgId };
+    expect((await postOperation(token, admin.token, { query: ASK, variables, extensions: { operationId: 'long' } })).status).toBe(202);
+    // Before: each refused POST stayed counted until the stream ended; after OPERATIONS of them,
+    // every operation on any of the caller's reservations got 429.
+    for (let i = 0; i < OPERATIONS; i++) {
+      await expectRefused(await postOperation(token, admin.token, { query: ASK, variables }), 400, 'BAD_USER_INPUT');
+      await expectRefused(await postOperation(token, admin.token, { extensions: { operationId: `none${i}` } }), 400, 'BAD_USER_INPUT');
+      await expectRefused(
+        await postOperation(token, admin.token, { query: ASK, variables, extensions: { operationId: 'long' } }),
+        409,
+        'CONFLICT',
+      );
+    }
+    expect((await postOperation(token, admin.token, { query: ASK, variables, extensions: { operationId: 'next' } })).status).toBe(202);
+    await res.body!.cancel();
+  });
+
   it('a connected stream ended by the queue cap ends its response cleanly: no unhandled rejection', async () => {
     const rejections: unknown[] = [];
     const onRejection = (reason: unknown) => void rejections.push(reason);
@@ -390,6 +411,40 @@ describe('errors on /graphql/stream are GraphQL errors with codes', () => {
     }
     expect((await t.gql('{ viewer { restId } }')).errors).toBeUndefined(); // the admin's token accepted
     expect(await typo(t.world.users.admin.token)).toContain('Did you mean');
+  });
+
+  it('variables that do not coerce, an unknown operation name and a mutation over GET are results with BAD_USER_INPUT', async () => {
+    const admin = bearer(t.world.users.admin.token);
+    const sent = (body: Record<string, unknown>) => () =>
+      fetch(stream, {
+        method: 'POST',
+        headers: { ...admin, 'content-type': 'application/json', accept: 'text/event-stream' },
+        body: JSON.stringify(body),
+      });
+    const mutationOverGet = () =>
+      fetch(`${stream}?query=${encodeURIComponent('mutation { __typename }')}`, { headers: { ...admin, accept: 'text/event-stream' } });
+    t.resetCalls();
+    // Before: a 400 "Unable to detect operation AST" for the first two (graphql-sse took the
+    // result without `data` for execution arguments), OPERATION_RESOLUTION_FAILURE and BAD_REQUEST.
+    for (const [send, message] of [
+      [sent({ query: 'query($n: Int!) { organizations(first: $n) { nodes { restId } } }' }), 'was not provided'],
+      [sent({ query: 'query($n: Int!) { organizations(first: $n) { nodes { restId } } }', variables: { n: 'x' } }), 'got invalid value'],
+      [sent({ query: 'query A { __typename } query B { __typename }' }), 'Could not determine what operation to execute'],
+      [sent({ query: '{ __typename }', operationName: 'C' }), 'Could not determine what operation to execute'],
+      [mutationOverGet, 'mutation operation from a POST request'],
+    ] as const) {
+      const response = await send();
+      expect(response.status).toBe(200);
+      const text = await readUntil(response, 'event: complete');
+      const result = JSON.parse(/^data: (.*)$/m.exec(text)![1]) as {
+        data: unknown;
+        errors: Array<{ message: string; extensions: object }>;
+      };
+      expect(result.data).toBeNull();
+      expect(result.errors[0].message).toContain(message);
+      expect(result.errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT' });
+    }
+    expect(t.calls).toEqual([]);
   });
 
   it('a malformed GET (variables=notjson) is a 400 with BAD_USER_INPUT', async () => {

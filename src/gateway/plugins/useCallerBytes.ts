@@ -11,12 +11,17 @@
  *
  * Placed after the response-bytes bound (useRequestBounds), whose measure of each result it reuses.
  * Results that ran count nothing here: their large parts came from the REST API, whose answers the
- * REST client counts. Event streams (graphql-sse) skip the wait: their events are bounded per event.
+ * REST client counts; except those that select `_service`, whose SDL (some 135 KB, printed once)
+ * comes from memory as a kept introspection answer does: 20 aliases of it, 2.8 MB a result, were
+ * served 53 MB a second to one token, uncounted. Event streams (graphql-sse) skip the wait: their
+ * events are bounded per event.
  */
 import { GraphQLError } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { ByteBudgets, Clock } from '../../rest/index.js';
+import { rootFieldNames } from '../../schema/lib/rootFields.js';
 import { callerBudget } from '../lib/callerHash.js';
+import { operationVerdict } from '../lib/operationVerdict.js';
 import { servedFromCache } from '../lib/servedFromCache.js';
 import { measuredSize } from './useMaxResponseBytes.js';
 
@@ -33,15 +38,19 @@ const refusal = (waitMs: number) =>
     extensions: { code: 'RATE_LIMITED', retryAfter: Math.max(1, Math.ceil(waitMs / 1000)), http: { status: 429 } },
   });
 
+const selectsService = operationVerdict((operation, fragments) => rootFieldNames(operation, fragments).has('_service'));
+
 /** `callDeadlineMs`: the REST client's deadline for a call (a REST call waiting for its share is refused past it too). */
 export function useCallerBytes(bytes: ByteBudgets, clock: Clock, callDeadlineMs = 30_000): Plugin {
   const maxWaitMs = Math.min(MAX_WAIT_MS, callDeadlineMs);
+  /** Requests whose operation selects `_service`. */
+  const printsSdl = new WeakSet<Request>();
   /**
    * Counts a result served without a REST call against its caller, when it is large: its size as
    * the response-bytes bound measured it (this plugin comes after it, so it is not walked again).
    */
   const charge = (result: unknown, request: Request) => {
-    if (!servedFromCache(result)) return;
+    if (!servedFromCache(result) && !printsSdl.has(request)) return;
     const size = measuredSize(result) ?? 0;
     if (size >= bytes.large) bytes.charge(callerBudget(request), size);
   };
@@ -53,6 +62,10 @@ export function useCallerBytes(bytes: ByteBudgets, clock: Clock, callDeadlineMs 
       if (wait <= 0) return;
       if (wait >= maxWaitMs || !bytes.enter(budget, MAX_WAITING_OPERATIONS)) throw refusal(wait);
       return new Promise<void>((resolve) => clock.setTimeout(resolve, wait)).finally(() => bytes.leave(budget));
+    },
+    onExecute({ args }) {
+      const { request } = args.contextValue as { request?: Request };
+      if (bytes.enabled && request && selectsService(args.document, args.operationName)) printsSdl.add(request);
     },
     onResultProcess({ result, request }) {
       if (!bytes.enabled || isAsyncIterable(result)) return;

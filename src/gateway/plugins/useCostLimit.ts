@@ -30,6 +30,7 @@
 import { getOperationAST, getVariableValues, type DocumentNode, type GraphQLError, type GraphQLField, type GraphQLSchema } from 'graphql';
 import type { ComplexityEstimator } from 'graphql-query-complexity';
 import type { Plugin } from 'graphql-yoga';
+import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { GatewayLimits } from '../context.js';
 import { introspectionCost } from '../lib/introspectionCost.js';
@@ -62,25 +63,46 @@ const VERDICTS_PER_DOCUMENT = 64;
 export function useCostLimit(limits: CostLimits): Plugin {
   // Pricing walks the whole operation (getComplexity): done once per document, operation and
   // variables shape, not on every request.
-  const verdicts = new WeakMap<DocumentNode, Map<string, GraphQLError | null>>();
+  const verdicts = new WeakMap<DocumentNode, Map<string, Verdict>>();
   const check = ({ args, setResultAndStopExecution }: CheckPayload) => {
     let byShape = verdicts.get(args.document);
     if (!byShape) verdicts.set(args.document, (byShape = new Map()));
-    const key = `${args.operationName ?? ''}\n${variablesShape(args)}`;
-    let error = byShape.get(key);
-    if (error === undefined) {
-      error = costError(args, limits);
+    const key = verdictKey(args);
+    let verdict = byShape.get(key);
+    if (verdict === undefined) {
+      verdict = price(args, limits);
       // Not priced (execution refuses it): no verdict is kept. The key leaves strings out, so a
       // kept "no error" for variables that did not validate (an enum value that does not exist)
       // let valid ones of the same shape run unpriced: 40,000 ids in `nodes(ids:)` ran the
       // gateway out of memory.
-      if (error === undefined) return;
+      if (verdict === undefined) return;
       if (byShape.size >= VERDICTS_PER_DOCUMENT) byShape.clear();
-      byShape.set(key, error);
+      byShape.set(key, verdict);
     }
-    if (error) setResultAndStopExecution({ errors: [error] });
+    if (verdict !== null) setResultAndStopExecution({ errors: [refusal(verdict, limits)] });
   };
   return { onExecute: check, onSubscribe: check };
+}
+
+/**
+ * What pricing found, kept per document and variables shape: null (within the limits), the cost
+ * (Infinity: too large to price), or the list longer than `maxIds` (its field and length). Kept
+ * as values, each refusal made when it is sent: a kept GraphQLError holds its stack, some 1.4 KB,
+ * and 64 shapes of 1,024 cached documents grew the heap by 90 MB.
+ */
+type Verdict = null | number | readonly [field: string, count: number];
+
+/** Longest verdict key kept as it is; a longer one is kept as its SHA-256 (which has no newline, unlike a key). */
+const MAX_KEY_CHARS = 128;
+
+/**
+ * The key of the verdict on this operation and variables shape. The shape of an object a variable
+ * carries as it is (`_entities(representations:)`'s `_Any`, a `JSON` input) holds each of its
+ * keys: 64 shapes of 770 KB (60,000 keys) kept per document ran the heap out.
+ */
+function verdictKey(args: CheckPayload['args']): string {
+  const key = `${args.operationName ?? ''}\n${variablesShape(args)}`;
+  return key.length > MAX_KEY_CHARS ? createHash('sha256').update(key).digest('base64') : key;
 }
 
 /**
@@ -130,10 +152,10 @@ interface CheckPayload {
 }
 
 /**
- * The operation's cost error, null when it is within the limits, undefined when it is not priced
- * because execution will refuse it anyway (an unknown operation, variables that do not validate).
+ * The operation's verdict (see Verdict), undefined when it is not priced because execution will
+ * refuse it anyway (an unknown operation, variables that do not validate).
  */
-function costError(args: CheckPayload['args'], limits: CostLimits): GraphQLError | null | undefined {
+function price(args: CheckPayload['args'], limits: CostLimits): Verdict | undefined {
   const operation = getOperationAST(args.document, args.operationName ?? undefined);
   if (!operation) return undefined; // unknown or ambiguous operation: execution reports it
   const variables = (args.variableValues ?? {}) as Record<string, unknown>;
@@ -142,25 +164,28 @@ function costError(args: CheckPayload['args'], limits: CostLimits): GraphQLError
   try {
     cost = operationCost(args.schema, args.document, variables, operation.name?.value, limits);
   } catch (error) {
-    if (error instanceof TooManyIds)
-      return limitError(
-        'maxIds',
-        limits.maxIds,
-        `\`${error.field}\` takes at most ${limits.maxIds} items, found ${error.count}.`,
-        error.count,
-      );
+    return error instanceof TooManyIds ? [error.field, error.count] : Infinity;
+  }
+  return cost <= limits.maxCost ? null : cost;
+}
+
+/** The error of a verdict over a limit. */
+function refusal(verdict: Exclude<Verdict, null>, limits: CostLimits): GraphQLError {
+  if (typeof verdict !== 'number') {
+    const [field, count] = verdict;
+    return limitError('maxIds', limits.maxIds, `\`${field}\` takes at most ${limits.maxIds} items, found ${count}.`, count);
+  }
+  if (verdict === Infinity)
     return limitError(
       'maxCost',
       limits.maxCost,
       `Query too large to price (more than ${MAX_EVALUATED_FIELDS} fields with fragments expanded).`,
     );
-  }
-  if (cost <= limits.maxCost) return null;
   return limitError(
     'maxCost',
     limits.maxCost,
-    `Query cost limit of ${limits.maxCost} exceeded, found ${cost} (connections multiply the cost of their selection by \`first\`).`,
-    cost,
+    `Query cost limit of ${limits.maxCost} exceeded, found ${verdict} (connections multiply the cost of their selection by \`first\`).`,
+    verdict,
   );
 }
 

@@ -24,10 +24,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { getOperationAST, GraphQLError, type ExecutionArgs } from 'graphql';
+import { getOperationAST, GraphQLError, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import { TOKEN_HEADER_KEY, TOKEN_QUERY_KEY } from 'graphql-sse';
 import { createHandler, type HandlerOptions } from 'graphql-sse/lib/use/fetch';
-import type { Plugin, YogaServerInstance } from 'graphql-yoga';
+import { isAsyncIterable, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from '../../log.js';
 import { systemClock, type Clock } from '../../rest/index.js';
 import { callerBudget, callerHash } from '../lib/callerHash.js';
@@ -38,6 +38,7 @@ import { maskError, UNEXPECTED_ERROR_MESSAGE } from '../lib/maskedErrors.js';
 import { requestPath } from '../lib/requestPath.js';
 import { measuredSize } from './useMaxResponseBytes.js';
 import { persistedStreamQuery } from './usePersistedOperations.js';
+import { recodeAll } from './useRequestErrorCodes.js';
 
 export interface StreamLimits {
   /** A reservation nobody connected to is dropped after this long. */
@@ -120,8 +121,8 @@ export function useGraphQLSSE(
   const ends = new Map<string, () => void>();
   /** Distinct connections' streams that passed a queue cap before they were handed to their reader. */
   const overflowed = new Set<string>();
-  /** The reservation each counted operation (graphql-sse's request of its POST) runs on. */
-  const operationOf = new WeakMap<object, string>();
+  /** The reservation each counted operation (its POST) runs on. */
+  const operationOf = new WeakMap<Request, string>();
   let yoga!: YogaServerInstance<Record<string, unknown>, Record<string, unknown>>;
   let handler!: (request: Request) => Promise<Response>;
 
@@ -283,16 +284,16 @@ export function useGraphQLSSE(
     r.operations++;
     t.operations++;
     total.operations++;
-    operationOf.set(req, token);
+    operationOf.set(req.raw, token);
     return undefined;
   }
 
-  /** An operation counted by operationOn completed. */
-  function completed(req: object): void {
-    const token = operationOf.get(req);
+  /** An operation counted by operationOn (its POST) completed, or was refused. */
+  function completed(raw: Request): void {
+    const token = operationOf.get(raw);
     const r = token === undefined ? undefined : reservations.get(token);
     if (!r || r.operations === 0) return;
-    operationOf.delete(req);
+    operationOf.delete(raw);
     r.operations--;
     tally(r.budget).operations--;
     total.operations--;
@@ -335,31 +336,34 @@ export function useGraphQLSSE(
       try {
         document = enveloped.parse(persisted ?? params.query);
       } catch (error) {
-        return { data: null, errors: [clientError(error)] };
+        // Yoga's check of the operation to run (and of a mutation over GET) throws at parse.
+        return earlyResult({ data: null, errors: [clientError(error)] });
       }
       const errors = enveloped.validate(enveloped.schema, document);
       if (errors.length > 0) {
         // As over HTTP (useIntrospectionAccess.ts): no schema names for a caller not accepted yet.
         return { data: null, errors: errorsForCaller(errors, raw, options.anonymousIntrospection ?? false) ?? errors };
       }
-      return Promise.resolve(enveloped.contextFactory()).then((contextValue) => {
-        const args: ExecutionArgs = {
-          schema: enveloped.schema,
-          document,
-          contextValue,
-          variableValues: params.variables,
-          operationName: params.operationName,
-        };
-        const operation = getOperationAST(document, params.operationName);
-        return (operation?.operation === 'subscription' ? enveloped.subscribe : enveloped.execute)(args);
-      }) as ReturnType<NonNullable<HandlerOptions['onSubscribe']>>;
+      return Promise.resolve(enveloped.contextFactory())
+        .then((contextValue) => {
+          const args: ExecutionArgs = {
+            schema: enveloped.schema,
+            document,
+            contextValue,
+            variableValues: params.variables,
+            operationName: params.operationName,
+          };
+          const operation = getOperationAST(document, params.operationName);
+          return (operation?.operation === 'subscription' ? enveloped.subscribe : enveloped.execute)(args);
+        })
+        .then(earlyResult) as ReturnType<NonNullable<HandlerOptions['onSubscribe']>>;
     },
     onNext: (_ctx, req, result) => {
       queued(req as SseRequest, result);
       return withoutHttpHints(result);
     },
     onComplete: (_ctx, req) => {
-      completed(req);
+      completed((req as SseRequest).raw);
       queued(req as SseRequest, null);
     },
   };
@@ -369,9 +373,14 @@ export function useGraphQLSSE(
     try {
       response = await handler(request);
     } catch (error) {
+      completed(request);
       options.log?.error('graphql-sse request failed', { error: String(error) });
       return errorResponse(500, UNEXPECTED_ERROR_MESSAGE);
     }
+    // An operation graphql-sse refused after it was counted (no operationId, no query, an id in
+    // use: 400, 409) or dropped before it ran (204) never completes: uncounted here, each such POST
+    // held its place until the stream ended (32 of them, and every further operation got 429).
+    if (response.status !== 202) completed(request);
     const token = streamOf.get(request);
     if (token === undefined) return withCodes(response);
     if (overflowed.delete(token)) {
@@ -489,6 +498,19 @@ export function useGraphQLSSE(
       return handle(request).then(endResponse);
     },
   };
+}
+
+/**
+ * A result that ends an operation before it ran (variables that do not coerce, no operation of the
+ * name, a mutation over GET), as graphql-sse sends it: with `data` (graphql-sse takes an object
+ * without it for execution arguments and answered 400 "Unable to detect operation AST") and codes
+ * of the set (Yoga's `OPERATION_RESOLUTION_FAILURE` and `BAD_REQUEST` reached clients, as over
+ * HTTP they do not: useRequestErrorCodes.ts recodes results there).
+ */
+function earlyResult<T>(result: T): T | ExecutionResult {
+  if (isAsyncIterable(result) || !result || typeof result !== 'object') return result;
+  recodeAll((result as ExecutionResult).errors);
+  return 'data' in result ? result : { data: null, ...result };
 }
 
 /** graphql-sse's request, as its handler passes it along: the Fetch request, and the body (parsed by operationOn). */
