@@ -359,7 +359,7 @@ const TABLE = [
     max: 10_000,
     fallback: () => 100,
     commands: ['start'],
-    help: 'Gateway: most ids in one `nodes(ids:)` and representations in one `_entities` (each is priced as a REST call)',
+    help: 'Gateway: most ids and representations in all the `nodes(ids:)` and `_entities` lists of one operation (each is priced as a REST call)',
   },
   {
     key: 'maxFields',

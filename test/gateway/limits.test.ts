@@ -1,12 +1,14 @@
 import { connect } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { buildSchema, getIntrospectionQuery, parse, type GraphQLObjectType } from 'graphql';
+import { buildSchema, getIntrospectionQuery, GraphQLError, parse, type GraphQLObjectType } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULTS } from '../../src/config.js';
 import { exampleQuery } from '../../src/gateway/example.js';
 import { operationCost } from '../../src/gateway/plugins/useCostLimit.js';
 import { costDirectives, declareCosts } from '../../src/schema/lib/cost.js';
+import { fromRestError, notFoundError, userInputError } from '../../src/schema/lib/errors.js';
+import { RestError } from '../../src/rest/index.js';
 import { countFields } from '../../src/gateway/plugins/useMaxFields.js';
 import { schema } from '../../src/schema/index.js';
 import { insertSpace } from '../../src/upstream/domain/spaces.js';
@@ -377,6 +379,36 @@ describe('lists of objects to load in arguments (over real HTTP)', () => {
     t.resetCalls();
     const reps = Array.from({ length: 500 }, (_, i) => ({ __typename: 'Space', id: `space-${i}` }));
     await expectRefused(post(url, ENTITIES, { reps }, null), 'maxIds', 100, 500);
+  });
+
+  it('the ids of all the lists of an operation count together: 30 aliases of 100 made-up representations are one refusal', async () => {
+    // Before: each list within 100 passed; a 5 KB body without a token made 3,000 NOT_FOUND errors
+    // (some 400 ms of the event loop), no REST call.
+    const aliases = Array.from({ length: 30 }, (_, i) => `a${i}: _entities(representations: $reps) { __typename }`).join(' ');
+    const reps = Array.from({ length: 100 }, (_, i) => ({ __typename: 'Space', id: `x${i}` }));
+    t.resetCalls();
+    const error = await expectRefused(post(url, `query($reps: [_Any!]!) { ${aliases} }`, { reps }, null), 'maxIds', 100, 3000);
+    expect(error.message).toMatch(/in all its `nodes\(ids:\)` and `_entities/);
+    // Two lists of 60 ids, each within the bound alone, from a token: refused too; one of 60 passes.
+    const read = t.world.users.read.token;
+    t.resetCalls();
+    await expectRefused(
+      post(url, 'query($ids: [ID!]!) { a: nodes(ids: $ids) { id } b: nodes(ids: $ids) { id } }', { ids: ids(60) }, read),
+      'maxIds',
+      100,
+      120,
+    );
+    expect((await post(url, NODES, { ids: ids(60) }, read)).errors?.find((e) => e.extensions?.limit)).toBeUndefined();
+  });
+
+  it("the schema's client errors capture no stack (one cost some 100 µs to capture and format, per failed item)", () => {
+    const frames = /\n\s+at /;
+    expect(notFoundError('No Space with id "x"').stack).not.toMatch(frames);
+    expect(userInputError('bad id', 'id').stack).not.toMatch(frames);
+    const located = new GraphQLError('401', { originalError: new RestError('Unauthorized', { code: 'UNAUTHENTICATED' }), path: ['a', 0] });
+    expect(fromRestError(located)!.stack).not.toMatch(frames);
+    // What a stack looks like here, so the checks above can fail.
+    expect(new GraphQLError('plain').stack).toMatch(frames);
   });
 
   it('each id is priced as a REST call: 40 ids are over a cost limit of 30, 20 are within it', async () => {

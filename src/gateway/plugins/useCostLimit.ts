@@ -21,7 +21,11 @@
  *
  * A list of objects to load, `nodes(ids:)` or `_entities(representations:)`, costs one REST call
  * per item on top: 1 + n × (1 + its selection) (routers: `assumedSize` = `maxIds`'s default items);
- * more than `maxIds` items are refused outright.
+ * more than `maxIds` items in all the operation's such lists (aliases and spreads counted each time)
+ * are refused outright. Per operation, not per list: an item that fails costs its error without a
+ * REST call (an unreadable id, a representation of no entity, a lookup after the token's 401), and
+ * 30 aliases of `_entities` with 100 made-up representations each, a 5 KB body without a token,
+ * built 3,000 errors and held the event loop some 400 ms.
  *
  * Abstract selections take their costliest branch. Example: `organization { spaces(first: 100)
  * { nodes { changeRequests(first: 100) { nodes { comments(first: 100) { nodes { id } } } } } } }`
@@ -44,10 +48,11 @@ const { getComplexity } = createRequire(import.meta.url)('graphql-query-complexi
 export type CostLimits = Pick<GatewayLimits, 'maxCost' | 'defaultPageSize' | 'maxPageSize'> & { maxIds: number };
 type Pages = Omit<CostLimits, 'maxCost'>;
 
-/** Thrown by the estimator at a list argument longer than `maxIds`. */
+/** Thrown by the estimator once the operation's lists of objects to load hold more than `maxIds` items. */
 class TooManyIds extends Error {
   constructor(
-    readonly field: string,
+    /** The list that went past the bound, or undefined when no list alone does (several together). */
+    readonly field: string | undefined,
     readonly count: number,
   ) {
     super(field);
@@ -90,7 +95,7 @@ export function useCostLimit(limits: CostLimits): Plugin {
  * as values, each refusal made when it is sent: a kept GraphQLError holds its stack, some 1.4 KB,
  * and 64 shapes of 1,024 cached documents grew the heap by 90 MB.
  */
-type Verdict = null | number | readonly [field: string, count: number];
+type Verdict = null | number | readonly [field: string | undefined, count: number];
 
 /** Longest verdict key kept as it is; a longer one is kept as its SHA-256 (which has no newline, unlike a key). */
 const MAX_KEY_CHARS = 128;
@@ -173,7 +178,10 @@ function price(args: CheckPayload['args'], limits: CostLimits): Verdict | undefi
 function refusal(verdict: Exclude<Verdict, null>, limits: CostLimits): GraphQLError {
   if (typeof verdict !== 'number') {
     const [field, count] = verdict;
-    return limitError('maxIds', limits.maxIds, `\`${field}\` takes at most ${limits.maxIds} items, found ${count}.`, count);
+    const message = field
+      ? `\`${field}\` takes at most ${limits.maxIds} items, found ${count}.`
+      : `An operation takes at most ${limits.maxIds} ids and representations in all its \`nodes(ids:)\` and \`_entities(representations:)\`, found ${count}.`;
+    return limitError('maxIds', limits.maxIds, message, count);
   }
   if (verdict === Infinity)
     return limitError(
@@ -196,24 +204,33 @@ export function operationCost(
   operationName: string | undefined,
   limits: Pages,
 ): number {
-  return getComplexity({
+  const items = { loaded: 0 };
+  const cost = getComplexity({
     schema,
     query: document,
     variables,
     operationName,
-    estimators: [restCostEstimator(schema, limits)],
+    estimators: [restCostEstimator(schema, limits, items)],
     maxQueryNodes: MAX_EVALUATED_FIELDS,
   });
+  if (items.loaded > limits.maxIds) throw new TooManyIds(undefined, items.loaded);
+  return cost;
 }
 
-/** The estimator of the formula above, from the fields' declared `@cost` and `@listSize` (cost.ts). */
-export function restCostEstimator(schema: GraphQLSchema, pages: Pages): ComplexityEstimator {
+/**
+ * The estimator of the formula above, from the fields' declared `@cost` and `@listSize` (cost.ts);
+ * it adds the items of the lists of objects to load it prices to `items.loaded` (see above).
+ */
+export function restCostEstimator(schema: GraphQLSchema, pages: Pages, items = { loaded: 0 }): ComplexityEstimator {
   return ({ type, field, args, childComplexity }) => {
     if (field.name.startsWith('__') || type.name.startsWith('__')) return introspectionCost(schema, type.name, field.name, childComplexity);
     const { cost, listSize } = costOf(field);
     const weight = cost?.weight ?? 0;
-    const items = loadedItems(field, args, pages.maxIds);
-    if (items !== undefined) return weight + items * (weight + childComplexity);
+    const loaded = loadedItems(field, args, pages.maxIds);
+    if (loaded !== undefined) {
+      items.loaded += loaded;
+      return weight + loaded * (weight + childComplexity);
+    }
     return weight + pageSize(listSize, args, pages) * childComplexity;
   };
 }

@@ -21,7 +21,6 @@
  */
 import { createRequire } from 'node:module';
 import { EntityType, entitiesField, serviceField } from '@apollo/subgraph/dist/types.js';
-import { decodeGlobalID } from '@pothos/plugin-relay';
 import {
   GraphQLInterfaceType,
   GraphQLList,
@@ -46,7 +45,7 @@ import type { GraphQLFieldResolver, GraphQLResolveInfo } from 'graphql';
 import type { GatewayContext } from '../context.js';
 import { costDirectives, declareCosts } from './cost.js';
 import { notFoundError, userInputError } from './errors.js';
-import { readWithBody } from './globalIds.js';
+import { decodeNodeId, readWithBody } from './globalIds.js';
 import { decodeKeys, nodeEntries, type NodeEntry } from './node.js';
 import { SCHEMA_INTROSPECTION, rootFieldNames } from './rootFields.js';
 
@@ -63,7 +62,7 @@ function localId(entry: NodeEntry, rep: Representation): string | null {
   if (rep.id === undefined) return entry.restIdKey && typeof rep.restId === 'string' && rep.restId ? rep.restId : null;
   if (typeof rep.id !== 'string') return null;
   try {
-    const { typename, id } = decodeGlobalID(rep.id);
+    const { typename, id } = decodeNodeId(rep.id);
     return typename === entry.ref.name && decodeKeys(id, entry.arity) ? id : null;
   } catch {
     return null;

@@ -5,7 +5,7 @@
  */
 import { decodeGlobalID, resolveNodes } from '@pothos/plugin-relay';
 import type { GraphQLResolveInfo } from 'graphql';
-import { userInputError } from './errors.js';
+import { stackless, userInputError } from './errors.js';
 import { bodyFormat, type BodyFormat } from './selection.js';
 
 /** Names of the node types, filled as each node ref is registered (src/schema/lib/node.ts). */
@@ -22,7 +22,8 @@ interface DecodedId {
 /** The builder's `decodeGlobalID`: never throws, so one bad id cannot fail a whole `nodes` list. */
 export function decodeNodeId(globalID: string): DecodedId {
   try {
-    const decoded = decodeGlobalID(globalID);
+    // Pothos throws an error (with its stack: stackless) for an id that does not decode.
+    const decoded = stackless(() => decodeGlobalID(globalID));
     if (nodeTypeNames.has(decoded.typename)) return decoded;
   } catch {
     /* unreadable */
