@@ -659,7 +659,10 @@ function readFlags(settings: readonly Setting[], argv: string[]): Map<Setting, s
     const setting = token.kind === 'option' && token.rawName.startsWith('--') ? byName.get(token.name) : undefined;
     if (!setting) throw new ConfigError(`Unknown option ${name} (see --help)`);
     const value = token.kind === 'option' ? (token.value ?? (setting.kind === 'bool' ? 'true' : undefined)) : undefined;
-    if (value === undefined) throw new ConfigError(`${setting.flag} needs a value`);
+    // An empty value is none (`--host "$HOST"` with HOST unset): taken as given, `--host ''` listened
+    // on every interface, `--db ''` kept the data in a temporary file and `--persisted-operations ''`
+    // loaded nothing, each without a word.
+    if (value === undefined || value.trim() === '') throw new ConfigError(`${setting.flag} needs a value`);
     fromFlags.set(setting, value);
   }
   return fromFlags;

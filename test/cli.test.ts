@@ -455,6 +455,9 @@ describe('options', { timeout: 2 * HANG_MS }, () => {
       [['start', '--verbose'], {}, /Unknown option --verbose/],
       [['upstream', '--upstream-url', 'http://127.0.0.1:1/v1'], {}, /Unknown option --upstream-url/],
       [['serve'], {}, /Unknown command serve/],
+      // Empty, as `--host "$HOST"` with HOST unset: not every interface, nor a temporary database.
+      [['start', '--host', '', '--port', '0', '--upstream-port', '0', '--db', ':memory:'], {}, /--host needs a value/],
+      [['start', '--port', '0', '--upstream-port', '0', '--db='], {}, /--db needs a value/],
     ];
     const runs = cases.map(([args, env]) => cli(args, env));
     const codes = await Promise.all(runs.map((r) => r.exit()));

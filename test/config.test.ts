@@ -103,6 +103,8 @@ describe('config', () => {
     expect(parseConfig('start', ['--redis-required=false'], { REDIS_REQUIRED: 'true' }).redisRequired).toBe(false);
     expect(() => parseConfig('start', ['--redis-required', 'true'], {})).toThrow('Unknown option true (see --help)');
     expect(() => parseConfig('start', ['--port'], {})).toThrow('--port needs a value');
+    for (const flag of ['--host', '--db', '--persisted-operations', '--cors-origin', '--port'])
+      expect(() => parseConfig('start', [flag, ' '], {})).toThrow(`${flag} needs a value`);
     expect(() => parseConfig('start', ['-p', '1'], {})).toThrow('Unknown option -p (see --help)');
     expect(() => parseConfig('start', ['--', '--port', '1'], {})).toThrow('Unknown option -- (see --help)');
   });
