@@ -468,6 +468,13 @@ describe('options', { timeout: 2 * HANG_MS }, () => {
     });
   });
 
+  it.runIf(process.platform === 'linux')('a --db where no directory can be made stops with a message and exit code 1', async () => {
+    // Under /proc mkdir answers ENOENT although the parent exists: a recursive mkdir never returned.
+    const run = cli(['start', '--port', '0', '--upstream-port', '0', '--db', '/proc/no-such-dir/docs.db']);
+    expect(await run.exit()).toBe(1);
+    expect(run.stderr).toMatch(/^Cannot open the database \/proc\/no-such-dir\/docs.db \(--db \/ DOCS_GRAPH_DB\): ENOENT/m);
+  });
+
   it('a port in use gives a clear message naming the flag and exit code 1', async () => {
     const busy: Server = createServer();
     await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r));
