@@ -636,6 +636,10 @@ export function parseConfig(command: Command, argv: string[], env: NodeJS.Proces
     throw new ConfigError(
       `--upstream-caller-concurrency (${c.rest.callerConcurrency}) must not exceed --upstream-concurrency (${c.rest.concurrency})`,
     );
+  // One port for both servers: the embedded REST API took it and the gateway then failed with
+  // "the port is already in use", after the demo content was written.
+  if (command === 'start' && !c.upstreamUrl && c.port !== 0 && c.port === c.upstreamPort)
+    throw new ConfigError(`--port and --upstream-port (${c.port}) must differ: the gateway and the embedded REST API each listen on one`);
   if (c.metricsPath !== 'off' && !/^\/[\w./-]*$/.test(c.metricsPath))
     throw new ConfigError(`--metrics-path: "${c.metricsPath}" must be a path starting with / or off`);
   return c;

@@ -458,6 +458,7 @@ describe('options', { timeout: 2 * HANG_MS }, () => {
       // Empty, as `--host "$HOST"` with HOST unset: not every interface, nor a temporary database.
       [['start', '--host', '', '--port', '0', '--upstream-port', '0', '--db', ':memory:'], {}, /--host needs a value/],
       [['start', '--port', '0', '--upstream-port', '0', '--db='], {}, /--db needs a value/],
+      [['start', '--port', '4321', '--db', ':memory:'], { UPSTREAM_PORT: '4321' }, /--port and --upstream-port \(4321\) must differ/],
     ];
     const runs = cases.map(([args, env]) => cli(args, env));
     const codes = await Promise.all(runs.map((r) => r.exit()));

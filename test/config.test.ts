@@ -23,6 +23,9 @@ describe('config', () => {
     expect(() => parseConfig('start', ['--nope', '1'], {})).toThrow(ConfigError);
     expect(() => parseConfig('upstream', ['--upstream-url', 'https://api.gitbook.com/v1'], {})).toThrow(/Unknown option/);
     expect(() => parseConfig('start', ['--default-page-size', '200', '--max-page-size', '100'], {})).toThrow(/default-page-size/);
+    expect(() => parseConfig('start', ['--port', '4010'], {})).toThrow('--port and --upstream-port (4010) must differ');
+    expect(parseConfig('start', ['--port', '4010', '--upstream-url', 'https://api.gitbook.com/v1'], {}).port).toBe(4010);
+    expect(parseConfig('start', ['--port', '0', '--upstream-port', '0'], {}).port).toBe(0);
   });
 
   it('accepts the hosted API URL', () => {
