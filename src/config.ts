@@ -616,6 +616,9 @@ export class ConfigError extends Error {}
 
 const settingsFor = (command: Command) => SETTINGS.filter((s) => !s.commands || s.commands.includes(command));
 
+/** Paths the gateway serves besides its metrics: GraphQL, liveness and readiness. */
+const SERVED_PATHS = ['/graphql', '/health', '/ready'];
+
 /** Reads flags (`--port 4100` or `--port=4100`) and environment variables into a typed config. */
 export function parseConfig(command: Command, argv: string[], env: NodeJS.ProcessEnv = process.env): Config {
   const settings = settingsFor(command);
@@ -642,6 +645,9 @@ export function parseConfig(command: Command, argv: string[], env: NodeJS.Proces
     throw new ConfigError(`--port and --upstream-port (${c.port}) must differ: the gateway and the embedded REST API each listen on one`);
   if (c.metricsPath !== 'off' && !/^\/[\w./-]*$/.test(c.metricsPath))
     throw new ConfigError(`--metrics-path: "${c.metricsPath}" must be a path starting with / or off`);
+  // On /graphql the metrics answered every GraphQL request; on /health or /ready they were unreachable.
+  if (SERVED_PATHS.includes(c.metricsPath.replace(/\/+$/, '')))
+    throw new ConfigError(`--metrics-path: "${c.metricsPath}" is a path the gateway serves already (${SERVED_PATHS.join(', ')})`);
   return c;
 }
 

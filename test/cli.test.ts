@@ -459,6 +459,12 @@ describe('options', { timeout: 2 * HANG_MS }, () => {
       [['start', '--host', '', '--port', '0', '--upstream-port', '0', '--db', ':memory:'], {}, /--host needs a value/],
       [['start', '--port', '0', '--upstream-port', '0', '--db='], {}, /--db needs a value/],
       [['start', '--port', '4321', '--db', ':memory:'], { UPSTREAM_PORT: '4321' }, /--port and --upstream-port \(4321\) must differ/],
+      // The metrics answered every GraphQL request.
+      [
+        ['start', '--metrics-path', '/graphql', '--port', '0', '--upstream-port', '0', '--db', ':memory:'],
+        {},
+        /--metrics-path: "\/graphql" is a path the gateway serves already/,
+      ],
     ];
     const runs = cases.map(([args, env]) => cli(args, env));
     const codes = await Promise.all(runs.map((r) => r.exit()));

@@ -24,6 +24,11 @@ describe('config', () => {
     expect(() => parseConfig('upstream', ['--upstream-url', 'https://api.gitbook.com/v1'], {})).toThrow(/Unknown option/);
     expect(() => parseConfig('start', ['--default-page-size', '200', '--max-page-size', '100'], {})).toThrow(/default-page-size/);
     expect(() => parseConfig('start', ['--port', '4010'], {})).toThrow('--port and --upstream-port (4010) must differ');
+    for (const path of ['/graphql', '/graphql/', '/health', '/ready'])
+      expect(() => parseConfig('start', ['--metrics-path', path], {})).toThrow(
+        `--metrics-path: "${path}" is a path the gateway serves already`,
+      );
+    expect(parseConfig('start', ['--metrics-path', '/graphql-metrics'], {}).metricsPath).toBe('/graphql-metrics');
     expect(parseConfig('start', ['--port', '4010', '--upstream-url', 'https://api.gitbook.com/v1'], {}).port).toBe(4010);
     expect(parseConfig('start', ['--port', '0', '--upstream-port', '0'], {}).port).toBe(0);
   });
