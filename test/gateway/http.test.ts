@@ -342,6 +342,23 @@ describe('pipelined requests', () => {
     other.socket.destroy();
   });
 
+  it('a large body waiting behind the one running closes the connection: the bodies budget counts it only once it runs', async () => {
+    await using g = await holdingGateway();
+    const raw = await openTo(g.to);
+    const body = JSON.stringify({ query: `{ space(spaceId: "s1") { title } ${' '.repeat(20_000)}}` });
+    raw.socket.write(
+      g.request(0) +
+        `POST /graphql HTTP/1.1\r\nHost: ${g.to.host}\r\nAuthorization: Bearer t\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+    );
+    await raw.closed;
+    const other = await openTo(g.to);
+    other.socket.write(g.request(999));
+    await until(() => g.upstream.requests.some((r) => r.url === '/v1/spaces/s999'));
+    expect(g.upstream.requests.map((r) => r.url).filter((u) => u !== '/v1/spaces/s0')).toEqual(['/v1/spaces/s999']);
+    g.release();
+    other.socket.destroy();
+  });
+
   it(`past ${MAX_PIPELINED} waiting behind the one running, the connection is closed and no more of them run`, async () => {
     await using g = await holdingGateway();
     const raw = await openTo(g.to);

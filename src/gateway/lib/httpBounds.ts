@@ -89,12 +89,12 @@ type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
 /**
  * Hands `listener` one request of a connection at a time: a request pipelined behind another waits
- * (unread, nothing done for it) until that one's response is done, then runs; past MAX_PIPELINED
- * waiting, the connection is closed. node:http emits every request of a packet at once (it stops
- * reading only once written responses wait), so one write of 300 small queries ran 300 operations
- * at once: 100 connections of them (10 MB sent) ran a token holder's gateway out of its 128 MB
- * heap, and 200 connections of 2,340 pipelined 404s stalled `/health` for 20 s. Responses go out
- * in order anyway: running them one by one delays no answer a client could have read sooner.
+ * (nothing done for it) until that one's response is done, then runs. Past MAX_PIPELINED waiting,
+ * or when one waiting has a large body, the connection is closed. node:http emits every request of
+ * a packet at once (it stops reading only once written responses wait), so one write of 300 small
+ * queries ran 300 operations at once: 100 connections of them (10 MB sent) ran a token holder's
+ * gateway out of its 128 MB heap. Responses go out in order anyway: running them one by one delays
+ * no answer a client could have read sooner.
  */
 export function onePerConnection(listener: Listener): Listener {
   const waiting = new WeakMap<object, Array<[IncomingMessage, ServerResponse]>>();
@@ -111,7 +111,9 @@ export function onePerConnection(listener: Listener): Listener {
   return (req, res) => {
     const queue = waiting.get(req.socket);
     if (!queue) return run(req, res);
-    if (queue.length >= MAX_PIPELINED) return void req.socket.destroy();
+    // A large body waiting would be held outside the bodies budget (requestBytesInFlight.ts),
+    // which counts a body only once its request runs: its connection is closed too.
+    if (queue.length >= MAX_PIPELINED || largeBody(req)) return void req.socket.destroy();
     queue.push([req, res]);
   };
 }
