@@ -616,6 +616,9 @@ export class ConfigError extends Error {}
 
 const settingsFor = (command: Command) => SETTINGS.filter((s) => !s.commands || s.commands.includes(command));
 
+/** Paths the gateway serves besides its metrics: GraphQL, liveness and readiness. */
+const SERVED_PATHS = ['/graphql', '/health', '/ready'];
+
 /** Reads flags (`--port 4100` or `--port=4100`) and environment variables into a typed config. */
 export function parseConfig(command: Command, argv: string[], env: NodeJS.ProcessEnv = process.env): Config {
   const settings = settingsFor(command);
@@ -636,8 +639,15 @@ export function parseConfig(command: Command, argv: string[], env: NodeJS.Proces
     throw new ConfigError(
       `--upstream-caller-concurrency (${c.rest.callerConcurrency}) must not exceed --upstream-concurrency (${c.rest.concurrency})`,
     );
+  // One port for both servers: the embedded REST API took it and the gateway then failed with
+  // "the port is already in use", after the demo content was written.
+  if (command === 'start' && !c.upstreamUrl && c.port !== 0 && c.port === c.upstreamPort)
+    throw new ConfigError(`--port and --upstream-port (${c.port}) must differ: the gateway and the embedded REST API each listen on one`);
   if (c.metricsPath !== 'off' && !/^\/[\w./-]*$/.test(c.metricsPath))
     throw new ConfigError(`--metrics-path: "${c.metricsPath}" must be a path starting with / or off`);
+  // On /graphql the metrics answered every GraphQL request; on /health or /ready they were unreachable.
+  if (SERVED_PATHS.includes(c.metricsPath.replace(/\/+$/, '')))
+    throw new ConfigError(`--metrics-path: "${c.metricsPath}" is a path the gateway serves already (${SERVED_PATHS.join(', ')})`);
   return c;
 }
 
@@ -659,7 +669,10 @@ function readFlags(settings: readonly Setting[], argv: string[]): Map<Setting, s
     const setting = token.kind === 'option' && token.rawName.startsWith('--') ? byName.get(token.name) : undefined;
     if (!setting) throw new ConfigError(`Unknown option ${name} (see --help)`);
     const value = token.kind === 'option' ? (token.value ?? (setting.kind === 'bool' ? 'true' : undefined)) : undefined;
-    if (value === undefined) throw new ConfigError(`${setting.flag} needs a value`);
+    // An empty value is none (`--host "$HOST"` with HOST unset): taken as given, `--host ''` listened
+    // on every interface, `--db ''` kept the data in a temporary file and `--persisted-operations ''`
+    // loaded nothing, each without a word.
+    if (value === undefined || value.trim() === '') throw new ConfigError(`${setting.flag} needs a value`);
     fromFlags.set(setting, value);
   }
   return fromFlags;

@@ -455,6 +455,16 @@ describe('options', { timeout: 2 * HANG_MS }, () => {
       [['start', '--verbose'], {}, /Unknown option --verbose/],
       [['upstream', '--upstream-url', 'http://127.0.0.1:1/v1'], {}, /Unknown option --upstream-url/],
       [['serve'], {}, /Unknown command serve/],
+      // Empty, as `--host "$HOST"` with HOST unset: not every interface, nor a temporary database.
+      [['start', '--host', '', '--port', '0', '--upstream-port', '0', '--db', ':memory:'], {}, /--host needs a value/],
+      [['start', '--port', '0', '--upstream-port', '0', '--db='], {}, /--db needs a value/],
+      [['start', '--port', '4321', '--db', ':memory:'], { UPSTREAM_PORT: '4321' }, /--port and --upstream-port \(4321\) must differ/],
+      // The metrics answered every GraphQL request.
+      [
+        ['start', '--metrics-path', '/graphql', '--port', '0', '--upstream-port', '0', '--db', ':memory:'],
+        {},
+        /--metrics-path: "\/graphql" is a path the gateway serves already/,
+      ],
     ];
     const runs = cases.map(([args, env]) => cli(args, env));
     const codes = await Promise.all(runs.map((r) => r.exit()));
@@ -463,6 +473,20 @@ describe('options', { timeout: 2 * HANG_MS }, () => {
       expect(run.stderr).toMatch(cases[i][2]);
       expect(run.stdout).not.toMatch(/^(REST|GraphQL|Demo token)/m);
     });
+  });
+
+  it.runIf(process.platform === 'linux')('a --db where no directory can be made stops with a message and exit code 1', async () => {
+    // Under /proc mkdir answers ENOENT although the parent exists: a recursive mkdir never returned.
+    const run = cli(['start', '--port', '0', '--upstream-port', '0', '--db', '/proc/no-such-dir/docs.db']);
+    expect(await run.exit()).toBe(1);
+    expect(run.stderr).toMatch(/^Cannot open the database \/proc\/no-such-dir\/docs.db \(--db \/ DOCS_GRAPH_DB\): ENOENT/m);
+  });
+
+  it.runIf(process.platform === 'linux')('--persisted-operations naming no regular file stops with a message and exit code 1', async () => {
+    // /dev/zero was read until the process held 16 GB and aborted; a named pipe blocked for good.
+    const run = cli(['start', '--port', '0', '--upstream-port', '0', '--db', ':memory:', '--persisted-operations', '/dev/zero']);
+    expect(await run.exit()).toBe(1);
+    expect(run.stderr).toContain('Cannot read the persisted operations file /dev/zero: not a regular file');
   });
 
   it('a port in use gives a clear message naming the flag and exit code 1', async () => {

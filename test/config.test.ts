@@ -23,6 +23,14 @@ describe('config', () => {
     expect(() => parseConfig('start', ['--nope', '1'], {})).toThrow(ConfigError);
     expect(() => parseConfig('upstream', ['--upstream-url', 'https://api.gitbook.com/v1'], {})).toThrow(/Unknown option/);
     expect(() => parseConfig('start', ['--default-page-size', '200', '--max-page-size', '100'], {})).toThrow(/default-page-size/);
+    expect(() => parseConfig('start', ['--port', '4010'], {})).toThrow('--port and --upstream-port (4010) must differ');
+    for (const path of ['/graphql', '/graphql/', '/health', '/ready'])
+      expect(() => parseConfig('start', ['--metrics-path', path], {})).toThrow(
+        `--metrics-path: "${path}" is a path the gateway serves already`,
+      );
+    expect(parseConfig('start', ['--metrics-path', '/graphql-metrics'], {}).metricsPath).toBe('/graphql-metrics');
+    expect(parseConfig('start', ['--port', '4010', '--upstream-url', 'https://api.gitbook.com/v1'], {}).port).toBe(4010);
+    expect(parseConfig('start', ['--port', '0', '--upstream-port', '0'], {}).port).toBe(0);
   });
 
   it('accepts the hosted API URL', () => {
@@ -103,6 +111,8 @@ describe('config', () => {
     expect(parseConfig('start', ['--redis-required=false'], { REDIS_REQUIRED: 'true' }).redisRequired).toBe(false);
     expect(() => parseConfig('start', ['--redis-required', 'true'], {})).toThrow('Unknown option true (see --help)');
     expect(() => parseConfig('start', ['--port'], {})).toThrow('--port needs a value');
+    for (const flag of ['--host', '--db', '--persisted-operations', '--cors-origin', '--port'])
+      expect(() => parseConfig('start', [flag, ' '], {})).toThrow(`${flag} needs a value`);
     expect(() => parseConfig('start', ['-p', '1'], {})).toThrow('Unknown option -p (see --help)');
     expect(() => parseConfig('start', ['--', '--port', '1'], {})).toThrow('Unknown option -- (see --help)');
   });

@@ -49,7 +49,7 @@ import { useOperationEnd } from './plugins/useOperationEnd.js';
 import { usePersistedOperations, type PersistedOperationsOptions } from './plugins/usePersistedOperations.js';
 import { useResponseCache } from './plugins/useResponseCache.js';
 import { connectRedis, type RedisHandle, type RedisOptions } from './redis.js';
-import { boundServer, closeWhenAnswered, whenResponseDone, type HttpBounds } from './lib/httpBounds.js';
+import { boundServer, closeWhenAnswered, onePerConnection, whenResponseDone, type HttpBounds } from './lib/httpBounds.js';
 import { SharedBodies } from './lib/sharedBodies.js';
 import { DEFAULT_COMPRESS_MIN_BYTES, useCompression } from './plugins/useCompression.js';
 import { TEXT_CHECK_MIN_BYTES } from './plugins/useMaxVariablesDepth.js';
@@ -311,38 +311,40 @@ export function buildGateway(options: GatewayOptions): Gateway {
   // Bytes of request bodies held at once, across requests (lib/requestBytesInFlight.ts).
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULTS.maxBodyBytes;
   const bodies = requestBytesInFlight(options.limits?.requestBytesInFlight ?? defaultRequestBytesInFlight(maxBodyBytes), maxBodyBytes);
-  const server: Server = createServer((req: ArrivedRequest, res) => {
-    // What runs here before Yoga's listener (which catches its own errors) must not throw: a throw
-    // in node:http's request listener ends the process. Nothing known throws; if something does,
-    // the request gets a 500 and the gateway goes on.
-    try {
-      if (!validRequestUrl(req.headers.host, req.url, () => adapterAuthority(req))) {
-        res.writeHead(400, jsonHeaders(BAD_URL_BODY)).end(BAD_URL_BODY);
-        return;
+  const server: Server = createServer(
+    onePerConnection((req: ArrivedRequest, res) => {
+      // What runs here before Yoga's listener (which catches its own errors) must not throw: a throw
+      // in node:http's request listener ends the process. Nothing known throws; if something does,
+      // the request gets a 500 and the gateway goes on.
+      try {
+        if (!validRequestUrl(req.headers.host, req.url, () => adapterAuthority(req))) {
+          res.writeHead(400, jsonHeaders(BAD_URL_BODY)).end(BAD_URL_BODY);
+          return;
+        }
+        // A transfer coding besides `chunked` (`gzip, chunked`): node:http unchunks the body and
+        // hands on the rest as is, which no parser here decodes (RFC 9112: 501).
+        const coding = req.headers['transfer-encoding'];
+        if (coding !== undefined && coding.trim().toLowerCase() !== 'chunked') {
+          res.writeHead(501, { ...jsonHeaders(CODING_BODY), connection: 'close' }).end(CODING_BODY);
+          closeWhenAnswered(req, res);
+          return;
+        }
+        if (refuseOnArrival?.(req, res, identifyArrival)) return;
+        if (!bodies.admit(req, res, () => provenBudget(identifyArrival(req)))) return;
+        const arrival = rest.arrive(req.headers.authorization);
+        if (arrival) {
+          req[ARRIVAL] = arrival;
+          whenResponseDone(req, res, arrival.close);
+        }
+        if (plain?.(req, res)) return;
+        return yogaListener(req, res);
+      } catch (error) {
+        log.error('request failed before the GraphQL server (a bug): answered 500', { error: (error as Error)?.name ?? String(error) });
+        if (res.headersSent) res.destroy();
+        else res.writeHead(500, jsonHeaders(UNEXPECTED_BODY)).end(UNEXPECTED_BODY);
       }
-      // A transfer coding besides `chunked` (`gzip, chunked`): node:http unchunks the body and
-      // hands on the rest as is, which no parser here decodes (RFC 9112: 501).
-      const coding = req.headers['transfer-encoding'];
-      if (coding !== undefined && coding.trim().toLowerCase() !== 'chunked') {
-        res.writeHead(501, { ...jsonHeaders(CODING_BODY), connection: 'close' }).end(CODING_BODY);
-        closeWhenAnswered(req, res);
-        return;
-      }
-      if (refuseOnArrival?.(req, res, identifyArrival)) return;
-      if (!bodies.admit(req, res, () => provenBudget(identifyArrival(req)))) return;
-      const arrival = rest.arrive(req.headers.authorization);
-      if (arrival) {
-        req[ARRIVAL] = arrival;
-        whenResponseDone(req, res, arrival.close);
-      }
-      if (plain?.(req, res)) return;
-      return yogaListener(req, res);
-    } catch (error) {
-      log.error('request failed before the GraphQL server (a bug): answered 500', { error: (error as Error)?.name ?? String(error) });
-      if (res.headersSent) res.destroy();
-      else res.writeHead(500, jsonHeaders(UNEXPECTED_BODY)).end(UNEXPECTED_BODY);
-    }
-  });
+    }),
+  );
   boundServer(server, options.http, (options.trustProxyHops ?? 0) > 0);
   const drainer = drainable(server);
   let url = '';

@@ -9,7 +9,10 @@ import { createServer } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
-import { boundServer } from '../../src/gateway/lib/httpBounds.js';
+import { buildGateway } from '../../src/gateway/app.js';
+import { boundServer, MAX_PIPELINED } from '../../src/gateway/lib/httpBounds.js';
+import { startBadServer, error, type Step } from '../helpers/badServer.js';
+import { until } from '../helpers/clock.js';
 import { startStack, type TestStack } from '../helpers/gateway.js';
 import { sendRaw } from '../helpers/httpStack.js';
 
@@ -289,5 +292,86 @@ describe('request URLs', () => {
       const answer = await sendRaw(port, `GET /health HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
       expect(answer, host).toMatch(/^HTTP\/1\.1 200 /);
     }
+  });
+});
+
+describe('pipelined requests', () => {
+  /** A gateway in front of a REST API that answers each call only when the test says (`release`). */
+  async function holdingGateway() {
+    const upstream = await startBadServer();
+    const held: Array<() => void> = [];
+    upstream.fallback = ((req, res) => void held.push(() => error(404, 'no such space')(req, res))) satisfies Step;
+    const gateway = buildGateway({ upstreamUrl: upstream.url });
+    const to = new URL(await gateway.start());
+    const request = (i: number) => {
+      const body = JSON.stringify({ query: `{ space(spaceId: "s${i}") { title } }` });
+      return `POST /graphql HTTP/1.1\r\nHost: ${to.host}\r\nAuthorization: Bearer t\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+    };
+    return {
+      upstream,
+      to,
+      request,
+      release: () => held.splice(0).forEach((answer) => answer()),
+      async [Symbol.asyncDispose]() {
+        await gateway.stop(0);
+        await upstream.stop();
+      },
+    };
+  }
+
+  it('run one at a time per connection, in order: each is answered, but none runs before the one ahead is', async () => {
+    await using g = await holdingGateway();
+    const raw = await openTo(g.to);
+    raw.socket.write(Array.from({ length: 10 }, (_, i) => g.request(i)).join(''));
+    await until(() => g.upstream.requests.length === 1);
+    // A request on another connection, sent after the ten, reaches the REST API: had the nine
+    // behind the first run at once (node:http hands them all on), their calls would be there too.
+    const other = await openTo(g.to);
+    other.socket.write(g.request(99));
+    await until(() => g.upstream.requests.length === 2);
+    expect(g.upstream.requests.map((r) => r.url)).toEqual(['/v1/spaces/s0', '/v1/spaces/s99']);
+    for (let i = 1; i <= 10; i++) {
+      g.release();
+      await until(() => g.upstream.requests.length === Math.min(i + 2, 11));
+    }
+    await answered(raw, (text) => text.split('HTTP/1.1 200').length === 11);
+    expect(g.upstream.requests.map((r) => r.url).filter((u) => u !== '/v1/spaces/s99')).toEqual(
+      Array.from({ length: 10 }, (_, i) => `/v1/spaces/s${i}`),
+    );
+    raw.socket.destroy();
+    other.socket.destroy();
+  });
+
+  it('a large body waiting behind the one running closes the connection: the bodies budget counts it only once it runs', async () => {
+    await using g = await holdingGateway();
+    const raw = await openTo(g.to);
+    const body = JSON.stringify({ query: `{ space(spaceId: "s1") { title } ${' '.repeat(20_000)}}` });
+    raw.socket.write(
+      g.request(0) +
+        `POST /graphql HTTP/1.1\r\nHost: ${g.to.host}\r\nAuthorization: Bearer t\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+    );
+    await raw.closed;
+    const other = await openTo(g.to);
+    other.socket.write(g.request(999));
+    await until(() => g.upstream.requests.some((r) => r.url === '/v1/spaces/s999'));
+    expect(g.upstream.requests.map((r) => r.url).filter((u) => u !== '/v1/spaces/s0')).toEqual(['/v1/spaces/s999']);
+    g.release();
+    other.socket.destroy();
+  });
+
+  it(`past ${MAX_PIPELINED} waiting behind the one running, the connection is closed and no more of them run`, async () => {
+    await using g = await holdingGateway();
+    const raw = await openTo(g.to);
+    // 300 small queries in one write ran 300 operations at once: 100 such connections (10 MB)
+    // ran a gateway with a 128 MB heap out of memory.
+    raw.socket.write(Array.from({ length: 300 }, (_, i) => g.request(i)).join(''));
+    await raw.closed;
+    // As above, a request sent after them shows what reached the REST API: at most the first.
+    const other = await openTo(g.to);
+    other.socket.write(g.request(999));
+    await until(() => g.upstream.requests.some((r) => r.url === '/v1/spaces/s999'));
+    expect(g.upstream.requests.map((r) => r.url).filter((u) => u !== '/v1/spaces/s0')).toEqual(['/v1/spaces/s999']);
+    g.release();
+    other.socket.destroy();
   });
 });

@@ -105,6 +105,18 @@ describe('refusals of what the gateway cannot read or write', () => {
       expect(body.errors[0].message.length).toBeGreaterThan(20);
     }
   });
+
+  it("a 406 for an Accept naming no format the gateway writes says which it writes, not only an incremental result's", async () => {
+    const res = await fetch(t.gateway.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/html', authorization: `Bearer ${t.world.users.admin.token}` },
+      body: JSON.stringify({ query: '{ __typename }' }),
+    });
+    expect(res.status).toBe(406);
+    const body = (await res.json()) as { errors: Array<{ message: string; extensions: { code: string } }> };
+    expect(body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+    expect(body.errors[0].message).toMatch(/`application\/json`/);
+  });
 });
 
 describe('too-deep documents', () => {

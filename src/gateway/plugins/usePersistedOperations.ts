@@ -20,7 +20,7 @@
  *   execution unless `persistedStreamQuery` resolved the operation's id.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { usePersistedOperations as useYogaPersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
 import type { GraphQLError } from 'graphql';
 import { createGraphQLError, type GraphQLParams, type Plugin } from 'graphql-yoga';
@@ -68,6 +68,9 @@ return n`;
 export function loadPersistedOperations(file: string): Record<string, string> {
   let parsed: unknown;
   try {
+    // A regular file only: /dev/zero was read until the process held 16 GB and aborted (50 s),
+    // and a named pipe with no writer blocked the start for good.
+    if (!statSync(file).isFile()) throw new Error('not a regular file');
     parsed = JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
     throw new Error(`Cannot read the persisted operations file ${file}: ${(error as Error).message}`, { cause: error });

@@ -56,7 +56,8 @@ export const recodeAll = (errors: ReadonlyArray<Pick<GraphQLError, 'path' | 'ext
 /** The client's mistake behind each of Yoga's bodiless refusals. */
 const BODILESS: Record<number, string> = {
   415: 'Send the request as JSON (`content-type: application/json`), or its parameters in the URL of a GET.',
-  406: 'The result cannot be written in a format the request accepts: an incremental result (`@defer`, `@stream`) needs `accept: multipart/mixed` or `text/event-stream`.',
+  // Not only an incremental result's: `accept: text/html` on a plain query is refused too.
+  406: 'The result cannot be written in a format the request accepts (`accept`): a result is written as `application/json` or `application/graphql-response+json`, an incremental one (`@defer`, `@stream`) as `multipart/mixed` or `text/event-stream`, a subscription as `text/event-stream`.',
 };
 
 export function useRequestErrorCodes(): Plugin {

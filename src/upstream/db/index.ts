@@ -1,5 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { migrations } from './migrations/index.js';
 
@@ -16,7 +16,7 @@ export type Db = BetterSqlite3.Database;
 
 /** Opens (and creates) the SQLite database and brings its schema up to date. */
 export function openDatabase(file: string): Db {
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  if (file !== ':memory:') makeDirectory(dirname(file));
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('foreign_keys = ON');
@@ -24,6 +24,22 @@ export function openDatabase(file: string): Db {
   migrate(db);
   cacheStatements(db);
   return db;
+}
+
+/**
+ * Creates `dir` and its missing parents, one at a time. `mkdirSync(dir, { recursive: true })`
+ * never returned for a directory under /proc (`--db /proc/x/docs.db`), where mkdir answers ENOENT
+ * although the parent exists: the start spun a core, printed nothing and ignored Ctrl-C.
+ */
+function makeDirectory(dir: string): void {
+  if (existsSync(dir)) return;
+  const parent = dirname(dir);
+  if (parent !== dir) makeDirectory(parent);
+  try {
+    mkdirSync(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
 }
 
 /**
