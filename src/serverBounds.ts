@@ -19,7 +19,15 @@ export interface ServerBounds {
   keepAliveTimeoutMs?: number;
 }
 
+/**
+ * Requests a connection may have pipelined behind the one being answered: past it, the client is
+ * not waiting for its answers but flooding, and its connection is closed (here, for what one read
+ * of it holds; the gateway also by what waits: lib/httpBounds.ts).
+ */
+export const MAX_PIPELINED = 16;
+
 export function boundHttpServer(server: Server, bounds: ServerBounds): void {
+  boundPipelining(server);
   if (bounds.maxConnectionsPerAddress) capPerAddress(server, bounds.maxConnectionsPerAddress);
   server.requestTimeout = bounds.requestTimeoutMs;
   server.headersTimeout = Math.min(bounds.headersTimeoutMs, bounds.requestTimeoutMs);
@@ -55,5 +63,35 @@ function capPerAddress(server: Server, max: number): void {
       if (left === 0) open.delete(address);
       else open.set(address, left);
     });
+  });
+}
+
+/** What node:http's connection listener leaves on a socket: its parser, whose `onIncoming` it calls per request. */
+type ParsedSocket = Socket & { parser?: { onIncoming?: (req: unknown, keepAlive: unknown) => unknown } | null };
+
+/**
+ * Closes a connection one read of which holds more than MAX_PIPELINED + 1 requests, and parses no
+ * further into that read. node:http parses all that a read of the socket holds (up to 64 KiB) at
+ * once, and makes a request and a response for each before anyone can refuse them: 3,640
+ * `GET / HTTP/1.1` without a `Host` fit in one read, each held until its connection closed, so 60
+ * connections sending one such packet (3.9 MB, no token) ran `npm start`'s heap out; node:http
+ * answers them itself (400), so no listener of ours saw one. Node calls the parser's `onIncoming`
+ * for each request; an answer of 2 from it (what Node answers for an upgrade) stops the parse of
+ * the read, and the connection is closed. Reads are counted between ticks: Node parses a read
+ * before it runs the next tick. An older or newer Node without `onIncoming` is left as it is.
+ */
+function boundPipelining(server: Server): void {
+  server.on('connection', (socket: ParsedSocket) => {
+    const parser = socket.parser;
+    const onIncoming = parser?.onIncoming;
+    if (!parser || typeof onIncoming !== 'function') return;
+    let inRead = 0;
+    const endOfRead = () => (inRead = 0);
+    parser.onIncoming = (req: unknown, keepAlive: unknown) => {
+      if (inRead++ === 0) process.nextTick(endOfRead);
+      if (inRead <= MAX_PIPELINED + 1) return onIncoming(req, keepAlive);
+      socket.destroy();
+      return 2;
+    };
   });
 }

@@ -8,7 +8,9 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 
 import { DEFAULTS, withDefaults, type GroupConfig } from '../../config.js';
-import { boundHttpServer } from '../../serverBounds.js';
+import { boundHttpServer, MAX_PIPELINED } from '../../serverBounds.js';
+
+export { MAX_PIPELINED } from '../../serverBounds.js';
 
 /** The `http` settings of src/config.ts (their meaning and defaults are there); headers are due at most at `requestTimeoutMs`. */
 export type HttpBounds = GroupConfig<'http'>;
@@ -78,12 +80,6 @@ export function whenResponseDone(req: IncomingMessage | undefined, res: ServerRe
   res.once('close', finish);
   socket?.once('close', finish);
 }
-
-/**
- * Requests a connection may have pipelined behind the one being answered: past it, the client is
- * not waiting for its answers but flooding, and its connection is closed.
- */
-export const MAX_PIPELINED = 16;
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
