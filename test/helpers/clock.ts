@@ -67,7 +67,18 @@ export function fakeClock(start = 1_000_000): FakeClock {
   return clock;
 }
 
-/** Waits (turn by turn of the event loop, no timer) until `condition` holds; the test's timeout bounds it. */
+/** Past this, `until` gives up: beyond vitest's test timeout (20 s), so only a test already failed sees it. */
+const UNTIL_GIVES_UP_MS = 30_000;
+
+/**
+ * Waits (turn by turn of the event loop, no timer) until `condition` holds; the test's timeout
+ * fails the test. The loop itself stops a little after (it throws): left turning, it went on
+ * after its test had timed out and starved every later file of its worker.
+ */
 export async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((resolve) => setImmediate(resolve));
+  const giveUpAt = Date.now() + UNTIL_GIVES_UP_MS;
+  while (!condition()) {
+    if (Date.now() > giveUpAt) throw new Error(`until: still false after ${UNTIL_GIVES_UP_MS} ms`);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
 }
