@@ -329,6 +329,17 @@ export function buildGateway(options: GatewayOptions): Gateway {
           closeWhenAnswered(req, res);
           return;
         }
+        // A content coding (`gzip`): no parser here decodes one, so a gzip body was answered 400
+        // "invalid JSON" and a plain one labelled gzip was run as it came (RFC 9110: 415, and
+        // `Accept-Encoding` names the codings taken).
+        const contentCoding = req.headers['content-encoding']?.trim().toLowerCase();
+        if (contentCoding && contentCoding !== 'identity') {
+          res
+            .writeHead(415, { ...jsonHeaders(CONTENT_CODING_BODY), 'accept-encoding': 'identity', connection: 'close' })
+            .end(CONTENT_CODING_BODY);
+          closeWhenAnswered(req, res);
+          return;
+        }
         if (refuseOnArrival?.(req, res, identifyArrival)) return;
         if (!bodies.admit(req, res, () => provenBudget(identifyArrival(req)))) return;
         const arrival = rest.arrive(req.headers.authorization);
@@ -408,6 +419,11 @@ const BAD_URL_BODY = errorBody({
 
 const CODING_BODY = errorBody({
   message: 'Not implemented: a request body may be sent chunked, with no other transfer coding.',
+  extensions: { code: 'BAD_USER_INPUT' },
+});
+
+const CONTENT_CODING_BODY = errorBody({
+  message: 'Unsupported Media Type: a request body is taken without a content coding (no Content-Encoding, or identity).',
   extensions: { code: 'BAD_USER_INPUT' },
 });
 

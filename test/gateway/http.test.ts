@@ -8,6 +8,7 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { createServer } from 'node:http';
 import { connect, type Socket } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
 import { buildGateway } from '../../src/gateway/app.js';
@@ -164,6 +165,24 @@ describe('request headers', () => {
     // Before: taken, its gzip layer ignored (here a plain body was run as if decoded).
     expect(await sendRaw(Number(url.port), head('gzip, chunked') + body)).toMatch(/^HTTP\/1\.1 501 /);
     expect(await sendRaw(Number(url.port), head('chunked') + body)).toMatch(/^HTTP\/1\.1 200 /);
+  });
+
+  it('a body with a content coding is 415 naming the one taken, never read as JSON', async () => {
+    const post = (headers: Record<string, string>, body: Buffer | string) =>
+      fetch(new URL('/graphql', url), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: typeof body === 'string' ? body : new Blob([new Uint8Array(body)]),
+      });
+    const query = JSON.stringify({ query: '{ __typename }' });
+    // Before: 400 "invalid JSON" for a gzip body; a plain one labelled gzip ran as it came (200).
+    for (const body of [gzipSync(query), query]) {
+      const res = await post({ 'content-encoding': 'gzip' }, body);
+      expect(res.status).toBe(415);
+      expect(res.headers.get('accept-encoding')).toBe('identity');
+      expect(((await res.json()) as { errors: Array<{ extensions: { code: string } }> }).errors[0].extensions.code).toBe('BAD_USER_INPUT');
+    }
+    expect((await post({ 'content-encoding': 'identity' }, query)).status).toBe(200);
   });
 
   it('a Content-Length after 2,000 other headers still bounds the body: 413 for an anonymous one over the limit', async () => {
