@@ -74,6 +74,23 @@ export interface RedisHandle {
 /** Longest wait between two reconnect attempts. */
 const MAX_RECONNECT_DELAY_MS = 2000;
 export const DEFAULT_REDIS_COOL_DOWN_MS = 5000;
+
+// KEYS[1]: a counter, ARGV[1]: its window (ms). Counts one, in one atomic round trip; the first count
+// of a window starts its expiry. A key holding what is not one of our counts (another program's
+// value: another type, text, a number with no expiry) starts a window too: else its caller went
+// uncounted or was refused, or could not register, for as long as the value was there.
+const WINDOW_SCRIPT = `
+local n = redis.pcall('INCR', KEYS[1])
+if type(n) ~= 'number' or redis.call('PTTL', KEYS[1]) < 0 then redis.call('SET', KEYS[1], 1, 'PX', ARGV[1]); n = 1 end
+return {n, redis.call('PTTL', KEYS[1])}`;
+
+/**
+ * Counts one against `key` in a fixed window of `windowMs` (the per-caller rate limit, the APQ
+ * quota), for a request (`ask`): the count so far in the window and the ms until it ends.
+ */
+export function countInWindow(redis: RedisHandle, key: string, windowMs: number): Promise<[count: number, resetMs: number]> {
+  return redis.ask(() => redis.client.eval(WINDOW_SCRIPT, 1, key, windowMs)) as Promise<[number, number]>;
+}
 const SKIPPED = 'Redis skipped (breaker open)';
 const SLOW = 'Redis slow (not answered in time, the request goes on without it)';
 

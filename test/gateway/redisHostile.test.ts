@@ -7,8 +7,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DRAIN_ROUNDS, INVALIDATION_BATCH } from '../../src/gateway/lib/responseCacheStores.js';
 import { addMember, createUser } from '../../src/upstream/bootstrap.js';
-import type { GqlResult } from '../helpers/gateway.js';
-import { startRedis, startReplica, stopAfterEach, waitFor, type Replica, type TestRedis } from '../helpers/redis.js';
+import { listening, startRedis, startReplica, stopAfterEach, waitFor, type TestRedis } from '../helpers/redis.js';
 import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
 
 const CR = 'query($s: String!, $c: String!) { changeRequest(spaceId: $s, changeRequestId: $c) { subject } }';
@@ -22,18 +21,9 @@ describe('Redis sick or holding foreign data', () => {
 
   /** A replica listening on a loopback port, and a POST to it over HTTP. */
   const replica = async (options: Parameters<typeof startReplica>[1] = {}) => {
-    const r = track(startReplica(upstream.url, { redisUrl: redis.url, responseCacheTtlMs: 60_000, ...options }));
-    const url = await r.gateway.start();
+    const r = await listening(track(startReplica(upstream.url, { redisUrl: redis.url, responseCacheTtlMs: 60_000, ...options })));
     await waitFor(() => r.gateway.redis!.isRedisReady(), 'Redis ready');
-    const post = async (body: Record<string, unknown>, token: string | null) => {
-      const res = await fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-        body: JSON.stringify(body),
-      });
-      return { status: res.status, headers: res.headers, json: (await res.json()) as GqlResult };
-    };
-    return { ...r, post } satisfies Replica;
+    return r;
   };
 
   beforeAll(async () => {

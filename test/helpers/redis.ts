@@ -126,14 +126,25 @@ export function startReplica(upstreamUrl: string, options: Omit<GatewayOptions, 
     gateway,
     calls,
     stop: () => gateway.stop(),
-    async post(body, token) {
-      const res = await gateway.yoga.fetch('http://gateway.test/graphql', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-        body: JSON.stringify(body),
-      });
-      return { status: res.status, headers: res.headers, json: (await res.json()) as GqlResult };
-    },
+    post: postWith((init) => gateway.yoga.fetch('http://gateway.test/graphql', init)),
+  };
+}
+
+/** The replica listening on a loopback port, its `post` sent there over real HTTP. */
+export async function listening(replica: Replica): Promise<Replica> {
+  const url = await replica.gateway.start();
+  return { ...replica, post: postWith((init) => fetch(url, init)) };
+}
+
+/** A Replica's `post`, sending with `send`. */
+function postWith(send: (init: RequestInit) => Response | Promise<Response>): Replica['post'] {
+  return async (body, token) => {
+    const res = await send({
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify(body),
+    });
+    return { status: res.status, headers: res.headers, json: (await res.json()) as GqlResult };
   };
 }
 

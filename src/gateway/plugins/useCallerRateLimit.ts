@@ -27,7 +27,7 @@ import { createGraphQLError, type Plugin } from 'graphql-yoga';
 import type { GraphQLError } from 'graphql';
 import { DEFAULTS, type Config } from '../../config.js';
 import type { Logger } from '../../log.js';
-import type { RedisHandle } from '../redis.js';
+import { countInWindow, type RedisHandle } from '../redis.js';
 import { systemClock, type CallerIdentity, type Clock } from '../../rest/index.js';
 import { callerIdentity } from '../lib/callerHash.js';
 import { errorBody, errorResponse } from '../lib/errorResponse.js';
@@ -72,17 +72,6 @@ const REFUSAL_DELAY_MS = 1_000;
 /** Most callers the in-process counter tracks before dropping ended windows. */
 const MAX_LOCAL_CALLERS = 10_000;
 
-// One round trip, atomic: the first hit of a window starts its expiry. A key holding what is not a
-// count (another program's value: another type, text) starts a window: else the caller went
-// uncounted (fail mode open) or refused (closed) for as long as the value was there.
-const WINDOW_SCRIPT = `
-local n = redis.pcall('INCR', KEYS[1])
-if type(n) ~= 'number' then redis.call('SET', KEYS[1], 1); n = 1 end
-if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
-local ttl = redis.call('PTTL', KEYS[1])
-if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
-return {n, ttl}`;
-
 /** The rate limit's plugin, and its refusal of callers known over their limit as their requests arrive. */
 export interface CallerRateLimit extends Plugin {
   /**
@@ -116,7 +105,7 @@ export function useCallerRateLimit(options: CallerRateLimitOptions & { endpoint?
   const countInRedis = async (key: string): Promise<Count | null> => {
     if (!redis!.isRedisReady()) return null;
     try {
-      const [count, resetMs] = (await redis!.ask(() => redis!.client.eval(WINDOW_SCRIPT, 1, `dg:rl:${key}`, windowMs))) as [number, number];
+      const [count, resetMs] = await countInWindow(redis!, `dg:rl:${key}`, windowMs);
       return { count, resetMs };
     } catch (error) {
       log.debug('rate limit: redis failed', { error: (error as Error).name, failMode });

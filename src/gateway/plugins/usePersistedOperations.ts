@@ -28,7 +28,7 @@ import { DEFAULTS } from '../../config.js';
 import type { Logger } from '../../log.js';
 import { provenBudget } from '../../rest/index.js';
 import { callerIdentity } from '../lib/callerHash.js';
-import type { RedisHandle } from '../redis.js';
+import { countInWindow, type RedisHandle } from '../redis.js';
 import { servedFromCache } from '../lib/servedFromCache.js';
 
 export interface PersistedOperationsOptions {
@@ -54,15 +54,6 @@ export interface PersistedOperationsOptions {
 }
 
 const QUOTA_WINDOW_MS = 3_600_000;
-
-// KEYS[1]: a caller's count of registrations, ARGV[1]: the window (ms). Counts one; the first of a
-// window starts its expiry. A key holding what is not a count, or with no expiry (another
-// program's value), starts a window: else the caller could not register until someone deleted it.
-const QUOTA_SCRIPT = `
-local n = redis.pcall('INCR', KEYS[1])
-if type(n) ~= 'number' then redis.call('SET', KEYS[1], 1); n = 1 end
-if redis.call('PTTL', KEYS[1]) < 0 then redis.call('SET', KEYS[1], 1, 'PX', ARGV[1]); n = 1 end
-return n`;
 
 /** Reads a persisted operations file (a JSON object of id → document), or throws a message naming it. */
 export function loadPersistedOperations(file: string): Record<string, string> {
@@ -293,8 +284,8 @@ function apqQuota(options: PersistedOperationsOptions): ApqQuota {
     return ++entry.count;
   };
   const countShared = async (caller: string) => {
-    const count = await redis!.ask(() => redis!.client.eval(QUOTA_SCRIPT, 1, `dg:apq:quota:${caller}`, QUOTA_WINDOW_MS)).catch(failed);
-    return typeof count === 'number' ? count : null;
+    const counted = await countInWindow(redis!, `dg:apq:quota:${caller}`, QUOTA_WINDOW_MS).catch(failed);
+    return typeof counted?.[0] === 'number' ? counted[0] : null;
   };
   return {
     async take(caller) {
