@@ -57,28 +57,59 @@ export function largeBody(req: IncomingMessage): boolean {
 /** node:http's request and response, as a server context holds them (absent over another transport). */
 export type NodeServerContext = { req?: IncomingMessage; res?: ServerResponse };
 
+/** The callbacks waiting for one response's end, and the socket whose close also ends it. */
+type Waiting = { callbacks: Array<() => void>; socket?: IncomingMessage['socket']; end(): void };
+const WAITING = Symbol('whenResponseDone');
+type Watched = ServerResponse & { [WAITING]?: Waiting };
+
 /**
  * Calls `done` once, when `res` is written (`finish`) or closed, or when the connection that
  * carried `req` closes. A response queued behind another on a pipelined connection emits neither
  * `finish` nor `close` when its client leaves (node:http drops it with the socket): what was held
  * until its end (bytes of a budget, the REST client's registration, an operation's answers) would
  * be held for good. The socket's listener goes when the response is done.
+ *
+ * A response's callbacks share one set of listeners, called in the order they were added: a small
+ * query waits on its end in five places (the pipelining queue, the caller's registration, the
+ * client-left signal, the bodies and results budgets), and three `once` listeners each, added and
+ * removed per request, were about a twentieth of what such a request allocated.
  */
 export function whenResponseDone(req: IncomingMessage | undefined, res: ServerResponse, done: () => void): void {
   const socket = req?.socket;
-  let called = false;
-  const finish = () => {
-    if (called) return;
-    called = true;
-    res.removeListener('finish', finish);
-    res.removeListener('close', finish);
-    socket?.removeListener('close', finish);
-    done();
+  if (res.closed || res.writableFinished || socket?.destroyed) return done();
+  const watched = res as Watched;
+  const waiting = watched[WAITING];
+  if (waiting) {
+    waiting.callbacks.push(done);
+    if (socket && !waiting.socket) (waiting.socket = socket).on('close', waiting.end);
+    return;
+  }
+  const state: Waiting = {
+    callbacks: [done],
+    socket,
+    end() {
+      if (watched[WAITING] !== state) return;
+      watched[WAITING] = undefined;
+      res.removeListener('finish', state.end);
+      res.removeListener('close', state.end);
+      state.socket?.removeListener('close', state.end);
+      // Every callback runs, one that throws included (each releases something of its own).
+      let failure: unknown;
+      for (const callback of state.callbacks) {
+        try {
+          callback();
+        } catch (error) {
+          failure ??= error;
+        }
+      }
+      if (failure !== undefined) throw failure;
+    },
   };
-  if (res.closed || res.writableFinished || socket?.destroyed) return finish();
-  res.once('finish', finish);
-  res.once('close', finish);
-  socket?.once('close', finish);
+  watched[WAITING] = state;
+  // `on`, not `once`: `end` removes all three itself (and runs once).
+  res.on('finish', state.end);
+  res.on('close', state.end);
+  socket?.on('close', state.end);
 }
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
