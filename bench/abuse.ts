@@ -23,6 +23,7 @@ import { connect, type Socket } from 'node:net';
 import { Worker } from 'node:worker_threads';
 import { Pool } from 'undici';
 import {
+  lightLoad,
   f1,
   f2,
   freePort,
@@ -530,7 +531,7 @@ async function alive(origin: string): Promise<boolean> {
 
 export async function runAbuse(): Promise<void> {
   const started = performance.now();
-  const host = machine();
+  const host = `${machine()}; light load: ${await lightLoad(PACE_MS)}`;
   const upstream = await startUpstream(
     {
       spaces: 6,

@@ -13,6 +13,7 @@
  *  (e) the gateway's RSS right after start and its peak (VmHWM) under this load.
  */
 import {
+  lightLoad,
   distinct,
   depth,
   f1,
@@ -55,7 +56,7 @@ type Workload = (typeof WORKLOADS)[number];
 
 export async function runDefault(): Promise<void> {
   const started = performance.now();
-  const host = machine();
+  const host = `${machine()}; light load: ${await lightLoad(LATENCY_MS)}`;
   const upstream = await startUpstream(
     { spaces: 6, changeRequests: 4, comments: 0, replies: 0, callers: 1, plainSpaces: PLAIN_SPACES },
     LATENCY_MS,

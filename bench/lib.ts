@@ -314,6 +314,21 @@ export function machine(): string {
   return `${cpus()[0]?.model ?? 'unknown CPU'}, ${availableParallelism()} cores, Node ${process.version}, load average ${one.toFixed(2)} / ${five.toFixed(2)} (1 / 5 min) at the start`;
 }
 
+/**
+ * The machine's light-load slowdown (bench/lightLoad.mjs, about 6 s): a fixed piece of JavaScript
+ * back to back and once every `paceMs`, in a process of its own. The latency cells and the abuse
+ * bench's well-behaved caller send one request at a time, so their figures carry this factor.
+ */
+export async function lightLoad(paceMs: number): Promise<string> {
+  const child = spawn(process.execPath, [`${ROOT}bench/lightLoad.mjs`, String(paceMs)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  await new Promise((resolve) => child.once('close', resolve));
+  const [loaded, paced] = (/^LIGHT: (\S+) (\S+)$/m.exec(out)?.slice(1) ?? []).map(Number);
+  if (!(loaded > 0 && paced > 0)) return 'light-load slowdown not measured';
+  return `a fixed piece of JavaScript (bench/lightLoad.mjs) took ${loaded.toFixed(2)} ms back to back and ${paced.toFixed(2)} ms run once every ${paceMs} ms (${(paced / loaded).toFixed(2)} ×) at the start`;
+}
+
 export const f1 = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : '–');
 export const f2 = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : '–');
 
