@@ -9,6 +9,7 @@
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { createServer, request as forward } from 'node:http';
 import { extname, join, normalize, sep } from 'node:path';
+import { pipeline } from 'node:stream';
 
 const TYPES = {
   '.html': 'text/html; charset=utf-8',
@@ -39,7 +40,11 @@ function serveFile(res, files, path) {
   // Vite's assets carry a content hash in their names: cached for good; the page itself is revalidated.
   const cache = path.startsWith('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache';
   res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': cache });
-  createReadStream(file).pipe(res);
+  // pipeline, not pipe: a client that left mid-file kept the file open (pipe leaves its source
+  // paused, not closed), 2,000 aborted downloads of the app's script held 2,000 descriptors, and
+  // at the process's limit the next open failed with EMFILE, an 'error' nobody listened to: the
+  // app server (and `npm run app`) exited. A read error now ends the response, not the process.
+  pipeline(createReadStream(file), res, () => undefined);
 }
 
 /** The gateway's paths the app proxies. */

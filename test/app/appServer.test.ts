@@ -4,7 +4,7 @@
  * the gateway's local-visit rule and server bounds from src/, in front of a stand-in gateway that
  * records what reaches it.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readlinkSync, rmSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, request as get } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -14,6 +14,7 @@ import { appBounds, appServer, type AppServerOptions, type AppState } from '../.
 import { DEFAULTS } from '../../src/config.js';
 import { isLocalVisit } from '../../src/gateway/lib/localVisit.js';
 import { boundHttpServer } from '../../src/serverBounds.js';
+import { until } from '../helpers/clock.js';
 import { sendRaw } from '../helpers/httpStack.js';
 import { PROXY_HEADER_NAMES } from '../helpers/proxyHeaders.js';
 
@@ -31,6 +32,7 @@ async function startApp(options: Partial<AppServerOptions> = {}, state: Partial<
   const { port } = server.address() as AddressInfo;
   return {
     port,
+    files,
     async [Symbol.asyncDispose]() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
@@ -116,6 +118,43 @@ describe('/session.json', () => {
     expect(await session('1.0')).toEqual(['200', null]);
     // The same request over HTTP/1.1, as a browser sends it, gets the token.
     expect(await session('1.1')).toEqual(['200', TOKEN]);
+  });
+});
+
+/** This process's open descriptors of `file` (the app server runs in it), from /proc (Linux). */
+const openDescriptors = (file: string) =>
+  readdirSync('/proc/self/fd').filter((fd) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`) === file;
+    } catch {
+      return false; // closed meanwhile (readdirSync's own descriptor among them)
+    }
+  }).length;
+
+describe.runIf(existsSync('/proc/self/fd'))('static files', () => {
+  it('a client that leaves mid-file leaves no file open', async () => {
+    await using app = await startApp();
+    mkdirSync(join(app.files, 'assets'));
+    // Larger than the socket buffers: the server is still writing it when the client leaves.
+    const file = join(app.files, 'assets', 'index-abc.js');
+    writeFileSync(file, 'x'.repeat(4 * 1024 * 1024));
+    const left = Array.from(
+      { length: 20 },
+      () =>
+        new Promise<void>((resolve) => {
+          const socket = connect({ port: app.port, host: '127.0.0.1' }, () =>
+            socket.write(`GET /assets/index-abc.js HTTP/1.1\r\nHost: 127.0.0.1:${app.port}\r\n\r\n`),
+          );
+          socket.once('data', () => socket.destroy()).once('close', () => resolve());
+        }),
+    );
+    await Promise.all(left);
+    // Before: each download left its file open for good (2,000 of them held 2,000 descriptors; at
+    // the process's limit the next open's EMFILE was an unhandled 'error' and the app server exited).
+    await until(() => openDescriptors(file) === 0);
+    const whole = await fetchRaw(app.port, '/assets/index-abc.js');
+    expect([whole.status, whole.body.length]).toEqual([200, 4 * 1024 * 1024]);
+    expect(openDescriptors(file)).toBe(0);
   });
 });
 
