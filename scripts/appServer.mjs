@@ -72,8 +72,9 @@ function gatewayTarget(target) {
  * the gateway's headers and request timeouts and connection cap and, as every request the app
  * proxies reaches the gateway from one address (127.0.0.1), at most four fifths of the gateway's
  * per-address cap in proxied requests at once (200 of 250: the rest is left to GraphiQL and other
- * clients on this machine), and a quarter of that per client address (50). Without them, 260 POSTs
- * whose bodies never finished took the gateway's 250 for themselves: every app user got 502.
+ * clients on this machine), and a quarter of that per client address (50), in connections and in
+ * proxied requests. Without them, 260 POSTs whose bodies never finished took the gateway's 250 for
+ * themselves: every app user got 502.
  */
 export function appBounds(gateway) {
   const maxProxied = Math.max(1, Math.floor(((gateway.maxConnectionsPerAddress || gateway.maxConnections) * 4) / 5));
@@ -146,6 +147,10 @@ const openedHere = (isLocalVisit, req) =>
  */
 export function appServer({ files, isLocalVisit, boundHttpServer, bounds }, state) {
   let proxied = 0;
+  // Proxied requests in flight by client address. Its cap is the per-address connection cap's
+  // number: node:http runs the requests pipelined on one connection at once, so one connection
+  // sending 16 GETs per write had all 200 proxied, and every other client got 503.
+  const proxiedBy = new Map();
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     const forwarded = gatewayTarget(req.url ?? '/');
@@ -153,8 +158,17 @@ export function appServer({ files, isLocalVisit, boundHttpServer, bounds }, stat
       if (!state.gateway) return unavailable(res, 'The gateway is starting');
       // Refused, not queued: a queue would hold the client's connection and body all the same.
       if (proxied >= bounds.maxProxied) return unavailable(res, 'The app has too many requests in flight to the gateway');
+      const address = req.socket.remoteAddress ?? '';
+      const mine = proxiedBy.get(address) ?? 0;
+      if (mine >= bounds.maxConnectionsPerAddress) return unavailable(res, 'This client has too many requests in flight to the gateway');
       proxied++;
-      return proxy(req, res, state.gateway, forwarded, () => proxied--);
+      proxiedBy.set(address, mine + 1);
+      return proxy(req, res, state.gateway, forwarded, () => {
+        proxied--;
+        const left = proxiedBy.get(address) - 1;
+        if (left === 0) proxiedBy.delete(address);
+        else proxiedBy.set(address, left);
+      });
     }
     // Any other path of the gateway's, whatever the method (the static files answer GET and HEAD only).
     if (path.startsWith('/graphql')) return notFound(res);

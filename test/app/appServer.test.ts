@@ -222,6 +222,49 @@ describe("the app server's bounds", () => {
     return { outcome: await Promise.race([proxied, answered]), received: () => received };
   }
 
+  it("a client pipelining requests on one connection takes no more of the proxy than its address's share", async () => {
+    // A stand-in gateway that holds every request: what the app proxied stays in flight.
+    const held: Array<{ url: string; answer: () => void }> = [];
+    const holding = createServer((req, res) => {
+      held.push({ url: req.url!, answer: () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"data":{}}') });
+    });
+    await new Promise<void>((resolve) => holding.listen(0, '127.0.0.1', resolve));
+    const gatewayPort = String((holding.address() as AddressInfo).port);
+    const bounds = { headersTimeoutMs: 10_000, requestTimeoutMs: 20_000, maxConnections: 50, maxConnectionsPerAddress: 3, maxProxied: 5 };
+    await using app = await startApp(
+      { bounds },
+      { gateway: { host: `127.0.0.1:${gatewayPort}`, hostname: '127.0.0.1', port: gatewayPort } },
+    );
+    const socket = connect({ port: app.port, host: '127.0.0.1', localAddress: '127.0.0.2' });
+    try {
+      let received = '';
+      socket.on('data', (chunk) => (received += chunk.toString('latin1'))).on('error', () => undefined);
+      await new Promise((resolve) => socket.once('connect', resolve));
+      // Before: node:http ran all 5 at once, each was proxied, and the proxy was full for everyone.
+      socket.write([1, 2, 3, 4, 5].map((i) => `GET /graphql?documentId=${i} HTTP/1.1\r\nHost: 127.0.0.1:${app.port}\r\n\r\n`).join(''));
+      await until(() => held.length >= 3);
+      let otherAnswered = false;
+      const other = fetchRaw(app.port, '/graphql?documentId=other', {}, '127.0.0.3').finally(() => (otherAnswered = true));
+      await until(() => otherAnswered || held.some((h) => h.url.endsWith('other')));
+      expect(held.map((h) => h.url)).toEqual([
+        '/graphql?documentId=1',
+        '/graphql?documentId=2',
+        '/graphql?documentId=3',
+        '/graphql?documentId=other',
+      ]);
+      held[3].answer();
+      expect((await other).status).toBe(200);
+      // The pipelining client's own requests past its share are refused (its answers come in order).
+      for (const h of held.slice(0, 3)) h.answer();
+      await until(() => (received.match(/^HTTP\/1\.1 \d+/gm) ?? []).length >= 4);
+      expect(received.match(/^HTTP\/1\.1 \d+/gm)).toEqual(['HTTP/1.1 200', 'HTTP/1.1 200', 'HTTP/1.1 200', 'HTTP/1.1 503']);
+    } finally {
+      socket.destroy();
+      holding.closeAllConnections();
+      await new Promise((resolve) => holding.close(resolve));
+    }
+  });
+
   it("a client holding slow bodies takes neither the gateway's per-address cap nor the proxy's: another client is answered", async () => {
     // The gateway caps 6 connections per address; the app holds 3 per client and proxies 5 at once.
     await using gateway = await startGateway(6);
