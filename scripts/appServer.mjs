@@ -118,10 +118,15 @@ function proxy(req, res, gateway, path, onDone) {
   const headers = { ...req.headers, host: gateway.host, via: `1.1 docs-graph-app` };
   const upstream = forward({ host: gateway.hostname, port: gateway.port, method: req.method, path, headers }, (answer) => {
     res.writeHead(answer.statusCode ?? 502, answer.headers);
-    answer.pipe(res);
+    // pipeline, not pipe: an answer cut short (the gateway restarting, or ending its drain) cuts
+    // the page's response too, so its client sees the failure; with pipe, it waited for the rest
+    // for good (and held its place in the proxy).
+    pipeline(answer, res, () => undefined);
   });
   upstream.on('error', () => {
-    if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' });
+    // Once the answer has begun, the page's response is cut as it was (not finished with this JSON).
+    if (res.headersSent) return void res.destroy();
+    res.writeHead(502, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ errors: [{ message: 'The gateway is not reachable', extensions: { code: 'UPSTREAM_UNAVAILABLE' } }] }));
   });
   whenDone(req, res, () => {

@@ -194,6 +194,37 @@ describe('the proxy', () => {
     }
     expect(gateway.seen).toEqual(resolved.map(([, forwarded]) => forwarded));
   });
+
+  it("cuts the page's response when the gateway's answer is cut short (a restart): its client does not wait for the rest", async () => {
+    // A gateway that sends its headers and the start of a body, then goes.
+    const cutting = createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', ...(req.url!.includes('length') ? { 'content-length': '100' } : {}) });
+      res.write('{"data":', () => res.socket!.destroy());
+    });
+    await new Promise<void>((resolve) => cutting.listen(0, '127.0.0.1', resolve));
+    const port = String((cutting.address() as AddressInfo).port);
+    await using app = await startApp({}, { gateway: { host: `127.0.0.1:${port}`, hostname: '127.0.0.1', port } });
+    try {
+      for (const path of ['/graphql?documentId=chunked', '/graphql?documentId=length']) {
+        // Before: the page's response stayed open after its first bytes, until its client gave up.
+        const outcome = await new Promise<string>((resolve) =>
+          get({ host: '127.0.0.1', port: app.port, path }, (res) => {
+            let body = '';
+            res
+              .on('data', (chunk) => (body += chunk))
+              .on('end', () => resolve(`ended: ${body}`))
+              .on('error', () => resolve(`cut: ${body}`));
+          })
+            .on('error', (error) => resolve(`failed: ${error.message}`))
+            .end(),
+        );
+        expect([path, outcome]).toEqual([path, 'cut: {"data":']);
+      }
+    } finally {
+      cutting.closeAllConnections();
+      await new Promise((resolve) => cutting.close(resolve));
+    }
+  });
 });
 
 describe("the app server's bounds", () => {
