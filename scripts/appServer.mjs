@@ -9,6 +9,7 @@
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { createServer, request as forward } from 'node:http';
 import { extname, join, normalize, sep } from 'node:path';
+import { pipeline } from 'node:stream';
 
 const TYPES = {
   '.html': 'text/html; charset=utf-8',
@@ -39,7 +40,11 @@ function serveFile(res, files, path) {
   // Vite's assets carry a content hash in their names: cached for good; the page itself is revalidated.
   const cache = path.startsWith('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache';
   res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': cache });
-  createReadStream(file).pipe(res);
+  // pipeline, not pipe: a client that left mid-file kept the file open (pipe leaves its source
+  // paused, not closed), 2,000 aborted downloads of the app's script held 2,000 descriptors, and
+  // at the process's limit the next open failed with EMFILE, an 'error' nobody listened to: the
+  // app server (and `npm run app`) exited. A read error now ends the response, not the process.
+  pipeline(createReadStream(file), res, () => undefined);
 }
 
 /** The gateway's paths the app proxies. */
@@ -67,8 +72,9 @@ function gatewayTarget(target) {
  * the gateway's headers and request timeouts and connection cap and, as every request the app
  * proxies reaches the gateway from one address (127.0.0.1), at most four fifths of the gateway's
  * per-address cap in proxied requests at once (200 of 250: the rest is left to GraphiQL and other
- * clients on this machine), and a quarter of that per client address (50). Without them, 260 POSTs
- * whose bodies never finished took the gateway's 250 for themselves: every app user got 502.
+ * clients on this machine), and a quarter of that per client address (50), in connections and in
+ * proxied requests. Without them, 260 POSTs whose bodies never finished took the gateway's 250 for
+ * themselves: every app user got 502.
  */
 export function appBounds(gateway) {
   const maxProxied = Math.max(1, Math.floor(((gateway.maxConnectionsPerAddress || gateway.maxConnections) * 4) / 5));
@@ -112,10 +118,15 @@ function proxy(req, res, gateway, path, onDone) {
   const headers = { ...req.headers, host: gateway.host, via: `1.1 docs-graph-app` };
   const upstream = forward({ host: gateway.hostname, port: gateway.port, method: req.method, path, headers }, (answer) => {
     res.writeHead(answer.statusCode ?? 502, answer.headers);
-    answer.pipe(res);
+    // pipeline, not pipe: an answer cut short (the gateway restarting, or ending its drain) cuts
+    // the page's response too, so its client sees the failure; with pipe, it waited for the rest
+    // for good (and held its place in the proxy).
+    pipeline(answer, res, () => undefined);
   });
   upstream.on('error', () => {
-    if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' });
+    // Once the answer has begun, the page's response is cut as it was (not finished with this JSON).
+    if (res.headersSent) return void res.destroy();
+    res.writeHead(502, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ errors: [{ message: 'The gateway is not reachable', extensions: { code: 'UPSTREAM_UNAVAILABLE' } }] }));
   });
   whenDone(req, res, () => {
@@ -141,6 +152,10 @@ const openedHere = (isLocalVisit, req) =>
  */
 export function appServer({ files, isLocalVisit, boundHttpServer, bounds }, state) {
   let proxied = 0;
+  // Proxied requests in flight by client address. Its cap is the per-address connection cap's
+  // number: node:http runs the requests pipelined on one connection at once, so one connection
+  // sending 16 GETs per write had all 200 proxied, and every other client got 503.
+  const proxiedBy = new Map();
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     const forwarded = gatewayTarget(req.url ?? '/');
@@ -148,8 +163,17 @@ export function appServer({ files, isLocalVisit, boundHttpServer, bounds }, stat
       if (!state.gateway) return unavailable(res, 'The gateway is starting');
       // Refused, not queued: a queue would hold the client's connection and body all the same.
       if (proxied >= bounds.maxProxied) return unavailable(res, 'The app has too many requests in flight to the gateway');
+      const address = req.socket.remoteAddress ?? '';
+      const mine = proxiedBy.get(address) ?? 0;
+      if (mine >= bounds.maxConnectionsPerAddress) return unavailable(res, 'This client has too many requests in flight to the gateway');
       proxied++;
-      return proxy(req, res, state.gateway, forwarded, () => proxied--);
+      proxiedBy.set(address, mine + 1);
+      return proxy(req, res, state.gateway, forwarded, () => {
+        proxied--;
+        const left = proxiedBy.get(address) - 1;
+        if (left === 0) proxiedBy.delete(address);
+        else proxiedBy.set(address, left);
+      });
     }
     // Any other path of the gateway's, whatever the method (the static files answer GET and HEAD only).
     if (path.startsWith('/graphql')) return notFound(res);

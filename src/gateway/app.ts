@@ -31,7 +31,7 @@ import { useRequestLog } from './plugins/useRequestLog.js';
 import { useRequestErrorCodes } from './plugins/useRequestErrorCodes.js';
 import { useOneRuleValidation } from './plugins/useOneRuleValidation.js';
 import { useGraphQLSSE, type StreamLimits } from './plugins/useGraphQLSSE.js';
-import { corsOptions } from './lib/corsOptions.js';
+import { corsOptions, useVaryOrigin } from './lib/corsOptions.js';
 import { defaultRequestBytesInFlight, requestBytesInFlight } from './lib/requestBytesInFlight.js';
 import { graphiqlOptions, renderGraphiQL } from './lib/graphiqlOptions.js';
 import { useGraphiQLAssets } from './lib/graphiqlAssets.js';
@@ -258,6 +258,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
       useCSRFPrevention(),
       ...(debug ? [useRequestLog(log)] : []),
       ...(metrics?.plugins ?? []),
+      ...useVaryOrigin(options.corsOrigins),
       // Last: compresses the response every other plugin has finished.
       useCompression(options.compressMinBytes ?? DEFAULT_COMPRESS_MIN_BYTES, sharedBodies),
     ]),

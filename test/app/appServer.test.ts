@@ -4,7 +4,7 @@
  * the gateway's local-visit rule and server bounds from src/, in front of a stand-in gateway that
  * records what reaches it.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readlinkSync, rmSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, request as get } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -14,6 +14,7 @@ import { appBounds, appServer, type AppServerOptions, type AppState } from '../.
 import { DEFAULTS } from '../../src/config.js';
 import { isLocalVisit } from '../../src/gateway/lib/localVisit.js';
 import { boundHttpServer } from '../../src/serverBounds.js';
+import { until } from '../helpers/clock.js';
 import { sendRaw } from '../helpers/httpStack.js';
 import { PROXY_HEADER_NAMES } from '../helpers/proxyHeaders.js';
 
@@ -31,6 +32,7 @@ async function startApp(options: Partial<AppServerOptions> = {}, state: Partial<
   const { port } = server.address() as AddressInfo;
   return {
     port,
+    files,
     async [Symbol.asyncDispose]() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
@@ -119,6 +121,43 @@ describe('/session.json', () => {
   });
 });
 
+/** This process's open descriptors of `file` (the app server runs in it), from /proc (Linux). */
+const openDescriptors = (file: string) =>
+  readdirSync('/proc/self/fd').filter((fd) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`) === file;
+    } catch {
+      return false; // closed meanwhile (readdirSync's own descriptor among them)
+    }
+  }).length;
+
+describe.runIf(existsSync('/proc/self/fd'))('static files', () => {
+  it('a client that leaves mid-file leaves no file open', async () => {
+    await using app = await startApp();
+    mkdirSync(join(app.files, 'assets'));
+    // Larger than the socket buffers: the server is still writing it when the client leaves.
+    const file = join(app.files, 'assets', 'index-abc.js');
+    writeFileSync(file, 'x'.repeat(4 * 1024 * 1024));
+    const left = Array.from(
+      { length: 20 },
+      () =>
+        new Promise<void>((resolve) => {
+          const socket = connect({ port: app.port, host: '127.0.0.1' }, () =>
+            socket.write(`GET /assets/index-abc.js HTTP/1.1\r\nHost: 127.0.0.1:${app.port}\r\n\r\n`),
+          );
+          socket.once('data', () => socket.destroy()).once('close', () => resolve());
+        }),
+    );
+    await Promise.all(left);
+    // Before: each download left its file open for good (2,000 of them held 2,000 descriptors; at
+    // the process's limit the next open's EMFILE was an unhandled 'error' and the app server exited).
+    await until(() => openDescriptors(file) === 0);
+    const whole = await fetchRaw(app.port, '/assets/index-abc.js');
+    expect([whole.status, whole.body.length]).toEqual([200, 4 * 1024 * 1024]);
+    expect(openDescriptors(file)).toBe(0);
+  });
+});
+
 describe('the proxy', () => {
   it('forwards /graphql and /graphql/stream only, by their resolved path: dot segments, %2e and backslashes reach no other gateway path', async () => {
     await using gateway = await startGateway();
@@ -155,6 +194,37 @@ describe('the proxy', () => {
     }
     expect(gateway.seen).toEqual(resolved.map(([, forwarded]) => forwarded));
   });
+
+  it("cuts the page's response when the gateway's answer is cut short (a restart): its client does not wait for the rest", async () => {
+    // A gateway that sends its headers and the start of a body, then goes.
+    const cutting = createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', ...(req.url!.includes('length') ? { 'content-length': '100' } : {}) });
+      res.write('{"data":', () => res.socket!.destroy());
+    });
+    await new Promise<void>((resolve) => cutting.listen(0, '127.0.0.1', resolve));
+    const port = String((cutting.address() as AddressInfo).port);
+    await using app = await startApp({}, { gateway: { host: `127.0.0.1:${port}`, hostname: '127.0.0.1', port } });
+    try {
+      for (const path of ['/graphql?documentId=chunked', '/graphql?documentId=length']) {
+        // Before: the page's response stayed open after its first bytes, until its client gave up.
+        const outcome = await new Promise<string>((resolve) =>
+          get({ host: '127.0.0.1', port: app.port, path }, (res) => {
+            let body = '';
+            res
+              .on('data', (chunk) => (body += chunk))
+              .on('end', () => resolve(`ended: ${body}`))
+              .on('error', () => resolve(`cut: ${body}`));
+          })
+            .on('error', (error) => resolve(`failed: ${error.message}`))
+            .end(),
+        );
+        expect([path, outcome]).toEqual([path, 'cut: {"data":']);
+      }
+    } finally {
+      cutting.closeAllConnections();
+      await new Promise((resolve) => cutting.close(resolve));
+    }
+  });
 });
 
 describe("the app server's bounds", () => {
@@ -182,6 +252,49 @@ describe("the app server's bounds", () => {
     );
     return { outcome: await Promise.race([proxied, answered]), received: () => received };
   }
+
+  it("a client pipelining requests on one connection takes no more of the proxy than its address's share", async () => {
+    // A stand-in gateway that holds every request: what the app proxied stays in flight.
+    const held: Array<{ url: string; answer: () => void }> = [];
+    const holding = createServer((req, res) => {
+      held.push({ url: req.url!, answer: () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"data":{}}') });
+    });
+    await new Promise<void>((resolve) => holding.listen(0, '127.0.0.1', resolve));
+    const gatewayPort = String((holding.address() as AddressInfo).port);
+    const bounds = { headersTimeoutMs: 10_000, requestTimeoutMs: 20_000, maxConnections: 50, maxConnectionsPerAddress: 3, maxProxied: 5 };
+    await using app = await startApp(
+      { bounds },
+      { gateway: { host: `127.0.0.1:${gatewayPort}`, hostname: '127.0.0.1', port: gatewayPort } },
+    );
+    const socket = connect({ port: app.port, host: '127.0.0.1', localAddress: '127.0.0.2' });
+    try {
+      let received = '';
+      socket.on('data', (chunk) => (received += chunk.toString('latin1'))).on('error', () => undefined);
+      await new Promise((resolve) => socket.once('connect', resolve));
+      // Before: node:http ran all 5 at once, each was proxied, and the proxy was full for everyone.
+      socket.write([1, 2, 3, 4, 5].map((i) => `GET /graphql?documentId=${i} HTTP/1.1\r\nHost: 127.0.0.1:${app.port}\r\n\r\n`).join(''));
+      await until(() => held.length >= 3);
+      let otherAnswered = false;
+      const other = fetchRaw(app.port, '/graphql?documentId=other', {}, '127.0.0.3').finally(() => (otherAnswered = true));
+      await until(() => otherAnswered || held.some((h) => h.url.endsWith('other')));
+      expect(held.map((h) => h.url)).toEqual([
+        '/graphql?documentId=1',
+        '/graphql?documentId=2',
+        '/graphql?documentId=3',
+        '/graphql?documentId=other',
+      ]);
+      held[3].answer();
+      expect((await other).status).toBe(200);
+      // The pipelining client's own requests past its share are refused (its answers come in order).
+      for (const h of held.slice(0, 3)) h.answer();
+      await until(() => (received.match(/^HTTP\/1\.1 \d+/gm) ?? []).length >= 4);
+      expect(received.match(/^HTTP\/1\.1 \d+/gm)).toEqual(['HTTP/1.1 200', 'HTTP/1.1 200', 'HTTP/1.1 200', 'HTTP/1.1 503']);
+    } finally {
+      socket.destroy();
+      holding.closeAllConnections();
+      await new Promise((resolve) => holding.close(resolve));
+    }
+  });
 
   it("a client holding slow bodies takes neither the gateway's per-address cap nor the proxy's: another client is answered", async () => {
     // The gateway caps 6 connections per address; the app holds 3 per client and proxies 5 at once.

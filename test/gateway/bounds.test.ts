@@ -183,6 +183,36 @@ describe('response bytes', () => {
     expect((await send(new EventEmitter())).body.errors).toBeUndefined();
   });
 
+  it('a caller holding results its clients never read takes at most its share: other callers are still answered', async () => {
+    // A budget of 1,000,000 bytes, a share of 250,000 (one whole result) once half of it is held.
+    await using s = await startStack({ limits: { responseBytesInFlight: 1_000_000, maxResponseBytes: 250_000 } });
+    const spaceId = (await s.api.post(`/orgs/${s.world.orgId}/spaces`, { title: 'Held talk' })).body.id;
+    const cr = (await s.api.post(`/spaces/${spaceId}/change-requests`, { subject: 'Long comment' })).body;
+    await s.api.post(`/spaces/${spaceId}/change-requests/${cr.id}/comments`, { body: { markdown: 'x'.repeat(BIG) } });
+    const query = `{ changeRequest(spaceId: "${spaceId}", changeRequestId: "${cr.id}") { comments(first: 1) { nodes { body { markdown } } } } }`;
+    // Both tokens accepted by the REST API first: each a budget key of its own.
+    for (const token of [s.world.users.admin.token, s.world.users.edit.token]) await s.data('{ viewer { id } }', {}, token);
+    /** One result of about 200 KB, to a response that is never done (its client reads nothing). */
+    const send = async (token: string) => {
+      const response = await s.gateway.yoga.fetch(
+        'http://gateway.test/graphql',
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+          body: JSON.stringify({ query }),
+        },
+        { res: new EventEmitter() },
+      );
+      return ((await response.json()) as GqlResult).errors?.[0]?.extensions?.code ?? 'answered';
+    };
+    const held = [];
+    for (let i = 0; i < 5; i++) held.push(await send(s.world.users.admin.token));
+    // Half the budget, then its share: the holder's later results are refused.
+    expect(held).toEqual(['answered', 'answered', 'UPSTREAM_UNAVAILABLE', 'UPSTREAM_UNAVAILABLE', 'UPSTREAM_UNAVAILABLE']);
+    // Before: the holder took the whole budget (4 results), and every other caller's large result got 503.
+    expect(await send(s.world.users.edit.token)).toBe('answered');
+  });
+
   describe('streamed results take their share of the budget part by part', () => {
     let s: TestStack;
     let id: string;

@@ -330,6 +330,33 @@ describe('a result is its caller’s', () => {
         expect(res.headers.get('cache-control')).toBe(expected);
       }
     }
+    // Event streams too (Yoga's SSE, graphql-sse's): before, they said their own `no-cache`, which
+    // lets a shared cache store a token's events.
+    const streams = [
+      (headers: Record<string, string>) =>
+        fetch(`${url}?query=${encodeURIComponent('{ __typename }')}`, {
+          headers: { accept: 'text/event-stream', 'x-graphql-yoga-csrf': '1', ...headers },
+        }),
+      (headers: Record<string, string>) =>
+        fetch(`${url}/stream`, {
+          method: 'POST',
+          headers: { accept: 'text/event-stream', 'content-type': 'application/json', ...headers },
+          body: JSON.stringify({ query: '{ __typename }' }),
+        }),
+    ];
+    for (const send of streams)
+      for (const [headers, expected] of [
+        [{ authorization: `Bearer ${token}` }, 'private, no-store'],
+        [{}, 'no-store'],
+      ] as const) {
+        const res = await send(headers);
+        expect(await res.text()).toContain('{"data":{"__typename":"Query"}}');
+        expect([res.url, res.headers.get('content-type'), res.headers.get('cache-control')]).toEqual([
+          res.url,
+          expect.stringMatching(/^text\/event-stream/),
+          expected,
+        ]);
+      }
     // What is not a GraphQL result says what its own plugin says (here nothing).
     expect((await fetch(`${url.replace(/\/graphql$/, '')}/metrics`)).headers.get('cache-control')).toBeNull();
   });

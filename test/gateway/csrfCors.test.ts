@@ -108,4 +108,31 @@ describe('CORS', () => {
       expect((await post(openUrl, origin)).headers.get('access-control-allow-origin')).toBeNull();
     }
   });
+
+  it("says Vary: Origin on every response, its CORS headers being the request's origin's: a cache keeps one per origin", async () => {
+    const page = await (await fetch(openUrl, { headers: { accept: 'text/html' } })).text();
+    const asset = new URL(page.match(/src="(\/graphql\/graphiql\/[^"]+\.js)"/)![1], openUrl).href;
+    // Before: none said it; GraphiQL's script, `public, max-age=31536000, immutable`, was kept by a
+    // shared cache with the first visitor's `Access-Control-Allow-Origin` (or none) for every origin.
+    const vary = (res: Response) =>
+      res.headers
+        .get('vary')
+        ?.split(',')
+        .map((name) => name.trim().toLowerCase());
+    for (const origin of [APP, 'http://localhost:3000', EVIL, undefined]) {
+      const headers: Record<string, string> = origin ? { origin } : {};
+      const script = await fetch(asset, { headers: { ...headers, 'accept-encoding': 'gzip' } });
+      expect([origin, script.status, script.headers.get('cache-control'), vary(script)]).toEqual([
+        origin,
+        200,
+        expect.stringContaining('public'),
+        ['accept-encoding', 'origin'],
+      ]);
+      expect(script.headers.get('access-control-allow-origin')).toBe(origin === APP || origin === 'http://localhost:3000' ? origin : null);
+      if (origin) expect([origin, vary(await preflight(openUrl, origin))]).toEqual([origin, expect.arrayContaining(['origin'])]);
+      expect([origin, vary(await post(openUrl, origin ?? APP))]).toEqual([origin, expect.arrayContaining(['origin'])]);
+    }
+    // CORS off: no response depends on the origin.
+    expect(vary(await post(url, APP)) ?? []).not.toContain('origin');
+  });
 });

@@ -40,8 +40,13 @@ export function useCallerIdentity(identify: Identify): Plugin {
     },
     onResponse({ request, response, serverContext }) {
       const { headers } = response;
-      if (!RESULT_TYPE.test(headers.get('content-type') ?? '')) return;
+      const type = headers.get('content-type') ?? '';
+      if (!RESULT_TYPE.test(type)) return;
       const value = request.headers.has('authorization') ? 'private, no-store' : 'no-store';
+      // Yoga's and graphql-sse's event streams say `no-cache`, which lets a shared cache store a
+      // token's events (only not reuse them unchecked): theirs is said over, as any result's.
+      if (type.startsWith('text/event-stream') && headers.get('cache-control')?.toLowerCase() === 'no-cache')
+        return headers.set('cache-control', value);
       // On node:http's response when there is one: the Response's own headers are written over it
       // (a plugin's Cache-Control wins), and they stay unmaterialized (setting one of them cost
       // 3 % of a small query's CPU).

@@ -15,6 +15,7 @@ import { promisify } from 'node:util';
 import { brotliCompress, brotliCompressSync, constants, gzip, gzipSync, type BrotliOptions, type ZlibOptions } from 'node:zlib';
 import type { Plugin } from 'graphql-yoga';
 import { negotiateEncoding, type Encoding } from '../lib/contentEncoding.js';
+import { addVary } from '../lib/vary.js';
 import type { SharedBodies } from '../lib/sharedBodies.js';
 
 export const DEFAULT_COMPRESS_MIN_BYTES = 1024;
@@ -63,7 +64,7 @@ export function useCompression(minBytes = DEFAULT_COMPRESS_MIN_BYTES, shared?: S
       const encoding = negotiateEncoding(request.headers.get('accept-encoding'));
       if (!encoding) {
         // Another client would get it compressed: caches must tell them apart.
-        response.headers.append('vary', 'Accept-Encoding');
+        addVary(response.headers, 'Accept-Encoding');
         // A body the same for every caller is written from bytes made once.
         const text = shared && stringBody(response);
         const bytes = text === undefined ? undefined : shared!.bytes(text);
@@ -77,7 +78,7 @@ export function useCompression(minBytes = DEFAULT_COMPRESS_MIN_BYTES, shared?: S
         return;
       }
       const headers = new fetchAPI.Headers(response.headers);
-      headers.append('vary', 'Accept-Encoding');
+      addVary(headers, 'Accept-Encoding');
       const init = { status: response.status, statusText: response.statusText, headers };
       const send = (compressed: Buffer) => {
         headers.set('content-encoding', encoding);

@@ -10,7 +10,8 @@
  * each event. Checked where results are made, so every transport (graphql-sse too) is bounded,
  * and once more before serializing for results that were not executed (response-cache hits).
  * Results written over HTTP also share a budget of bytes in flight (defaultResponseBytesInFlight):
- * a result that would pass it while others are being written is refused with
+ * a result that would pass it while others are being written, or pass its caller's share (a
+ * quarter of it, at least one whole result) once half of it is held, is refused with
  * UPSTREAM_UNAVAILABLE ("try again later", `retryAfter: 1`, HTTP 503), never built into text.
  * Streamed results take their share part by part: each part (an incremental payload, a
  * subscription event) holds its bytes from when it is made until its response is done, as a whole
@@ -27,6 +28,7 @@ import { GraphQLError, type ExecutionResult } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { BytesInFlight } from '../../rest/index.js';
 import { whenResponseDone, type NodeServerContext } from '../lib/httpBounds.js';
+import { callerBudget } from '../lib/callerHash.js';
 import { responseBytesError } from '../lib/limitError.js';
 import { jsonSize } from '../lib/jsonSize.js';
 import { writtenLength } from '../lib/writtenAs.js';
@@ -41,6 +43,12 @@ export function defaultResponseBytesInFlight(maxResponseBytes: number): number {
 }
 
 type Part = { result: ExecutionResult; setResult(r: ExecutionResult): void };
+
+/** An operation's context as this bound reads it: node:http's request and response (when over HTTP) and the Fetch request. */
+type OperationContext = NodeServerContext & { request?: Request };
+
+/** Whose share a streamed result's parts take: its request's caller ('' when the context has no request). */
+const callerOf = (context: OperationContext | undefined) => (context?.request ? callerBudget(context.request) : '');
 
 /**
  * Each result's size as measured before it was written (its refusal's, 0, for a refused one), for
@@ -68,44 +76,49 @@ export function useMaxResponseBytes(maxResponseBytes: number, inFlightBudget = d
     sizes.set(bounded, bounded === result ? size : 0);
     return bounded;
   };
-  // One budget for all results (no caller's share: `perCaller` is the whole budget).
-  const inFlight = new BytesInFlight(inFlightBudget, inFlightBudget);
+  // One budget for all results, each caller (its budget key: lib/callerHash.ts) with its share, as
+  // for REST answers (src/rest/bytesInFlight.ts): a result is held until its client has read it,
+  // and one token holding a dozen responses it never read (3.6 MB each, a few bytes a second of
+  // its own) had every other caller's large result refused (503) for as long as it kept them open.
+  // A share is never less than one whole result: all the parts of one stream fit it.
+  const inFlight = new BytesInFlight(inFlightBudget, Math.max(maxResponseBytes, Math.floor(inFlightBudget / 4)));
   /** Holds `size` bytes of the budget until the response is written (its socket done), or refuses. */
-  const admit = (result: ExecutionResult, node: NodeServerContext): ExecutionResult => {
+  const admit = (result: ExecutionResult, node: NodeServerContext, caller: string): ExecutionResult => {
     const size = sizes.get(result) ?? 0;
     if (size === 0) return result;
     const { req, res } = node;
     if (res)
-      return inFlight.takeUntil('', size, (release) => whenResponseDone(req, res, release)) ? result : { data: null, errors: [busy()] };
+      return inFlight.takeUntil(caller, size, (release) => whenResponseDone(req, res, release)) ? result : { data: null, errors: [busy()] };
     // No response to wait for (another transport): held until the next turn of the event loop.
-    if (!inFlight.take('', size)) return { data: null, errors: [busy()] };
-    setImmediate(() => inFlight.give('', size));
+    if (!inFlight.take(caller, size)) return { data: null, errors: [busy()] };
+    setImmediate(() => inFlight.give(caller, size));
     return result;
   };
   /**
    * The in-flight share of one streamed response's parts: each part's bytes are held until the
    * response is done (see above); false when the budget cannot take them.
    */
-  const partsOf = (node: NodeServerContext | undefined) => {
+  const partsOf = (context: OperationContext | undefined) => {
+    const caller = callerOf(context);
     let held = 0;
     let done = false;
-    if (node?.res)
-      whenResponseDone(node.req, node.res, () => {
+    if (context?.res)
+      whenResponseDone(context.req, context.res, () => {
         done = true;
-        if (held) inFlight.give('', held);
+        if (held) inFlight.give(caller, held);
         held = 0;
       });
     return (size: number): boolean => {
       if (done || size === 0) return true;
-      if (!inFlight.take('', size)) return false;
-      if (node?.res) held += size;
-      else setImmediate(() => inFlight.give('', size)); // no response to wait for
+      if (!inFlight.take(caller, size)) return false;
+      if (context?.res) held += size;
+      else setImmediate(() => inFlight.give(caller, size)); // no response to wait for
       return true;
     };
   };
   /** A subscription's events one by one, each bounded and admitted. */
-  const eachEvent = (node: NodeServerContext | undefined) => {
-    const admitPart = partsOf(node);
+  const eachEvent = (context: OperationContext | undefined) => {
+    const admitPart = partsOf(context);
     return ({ result, setResult }: Part) => {
       const bounded = bound(result);
       if (!admitPart(sizes.get(bounded) ?? 0)) return setResult({ data: null, errors: [busy()] });
@@ -113,8 +126,8 @@ export function useMaxResponseBytes(maxResponseBytes: number, inFlightBudget = d
     };
   };
   /** An incremental result's parts together: the part that passes a bound ends it, later parts are empty. */
-  const allParts = (node: NodeServerContext | undefined) => {
-    const admitPart = partsOf(node);
+  const allParts = (context: OperationContext | undefined) => {
+    const admitPart = partsOf(context);
     let total = 0;
     let ended = false;
     return ({ result, setResult }: Part) => {
@@ -131,24 +144,25 @@ export function useMaxResponseBytes(maxResponseBytes: number, inFlightBudget = d
     // At the source, for every transport (HTTP, SSE, graphql-sse).
     onExecute: ({ args }) => ({
       onExecuteDone: ({ result, setResult }) => {
-        if (isAsyncIterable(result)) return { onNext: allParts(args.contextValue as NodeServerContext) as never };
+        if (isAsyncIterable(result)) return { onNext: allParts(args.contextValue as OperationContext) as never };
         const bounded = bound(result);
         if (bounded !== result) setResult(bounded);
       },
     }),
     onSubscribe: ({ args }) => ({
       onSubscribeResult: ({ result, setResult }) => {
-        if (isAsyncIterable(result)) return { onNext: eachEvent(args.contextValue as NodeServerContext) as never };
+        if (isAsyncIterable(result)) return { onNext: eachEvent(args.contextValue as OperationContext) as never };
         const bounded = bound(result as ExecutionResult);
         if (bounded !== result) setResult(bounded);
       },
     }),
     // Before serializing: what did not come from execution here (a response-cache hit) is
     // measured, and each result holds its bytes of the in-flight budget while it is written.
-    onResultProcess({ result, setResult, serverContext }) {
+    onResultProcess({ request, result, setResult, serverContext }) {
       const node = serverContext as NodeServerContext;
-      if (Array.isArray(result)) setResult(result.map((r) => admit(bound(r), node)));
-      else if (!isAsyncIterable(result)) setResult(admit(bound(result as ExecutionResult), node));
+      const caller = callerBudget(request);
+      if (Array.isArray(result)) setResult(result.map((r) => admit(bound(r), node, caller)));
+      else if (!isAsyncIterable(result)) setResult(admit(bound(result as ExecutionResult), node, caller));
     },
   };
 }
