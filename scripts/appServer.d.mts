@@ -15,7 +15,9 @@ export interface AppState {
   demoToken: string | null;
 }
 
-export interface AppBounds extends Required<Omit<ServerBounds, 'keepAliveTimeoutMs'>> {
+export interface AppBounds extends Required<Omit<ServerBounds, 'keepAliveTimeoutMs' | 'writeStallTimeoutMs'>> {
+  /** As the gateway's (absent: unread answers are held for as long as their clients stay). */
+  writeStallTimeoutMs?: number;
   /** Requests proxied to the gateway at once: past it, 503 at once. */
   maxProxied: number;
 }

@@ -82,6 +82,7 @@ export function appBounds(gateway) {
     headersTimeoutMs: gateway.headersTimeoutMs,
     requestTimeoutMs: gateway.requestTimeoutMs,
     maxConnections: gateway.maxConnections,
+    writeStallTimeoutMs: gateway.writeStallTimeoutMs,
     maxConnectionsPerAddress: Math.max(1, Math.floor(maxProxied / 4)),
     maxProxied,
   };

@@ -464,6 +464,18 @@ const TABLE = [
     help: 'Gateway: an idle keep-alive connection closes after this (behind a load balancer: longer than its idle timeout)',
   },
   {
+    key: 'writeStallTimeoutMs',
+    group: 'http',
+    flag: '--write-stall-timeout-ms',
+    env: 'WRITE_STALL_TIMEOUT_MS',
+    kind: 'int',
+    min: 1000,
+    max: 600_000,
+    fallback: () => 30_000,
+    commands: ['start'],
+    help: 'Gateway: a connection whose client has read nothing of what waits to be written to it (a result, an event stream) for this long is closed',
+  },
+  {
     key: 'maxConnections',
     group: 'http',
     flag: '--max-connections',

@@ -17,6 +17,8 @@ export interface ServerBounds {
   maxConnectionsPerAddress?: number;
   /** An idle keep-alive connection's life (Node's default, 5 s, when absent). */
   keepAliveTimeoutMs?: number;
+  /** How long a connection may leave what waits to be written to it unread (absent or 0: for good). */
+  writeStallTimeoutMs?: number;
 }
 
 /**
@@ -32,6 +34,7 @@ export function boundHttpServer(server: Server, bounds: ServerBounds): void {
   server.requestTimeout = bounds.requestTimeoutMs;
   server.headersTimeout = Math.min(bounds.headersTimeoutMs, bounds.requestTimeoutMs);
   if (bounds.keepAliveTimeoutMs !== undefined) server.keepAliveTimeout = bounds.keepAliveTimeoutMs;
+  if (bounds.writeStallTimeoutMs) closeStalledWrites(server, bounds.writeStallTimeoutMs);
   server.maxConnections = bounds.maxConnections;
   // Every header reaches `req.headers`: past node:http's default of 2,000, the rest were dropped
   // while its parser still framed the body by them, so a `Content-Length` after 2,000 short
@@ -63,6 +66,23 @@ function capPerAddress(server: Server, max: number): void {
       if (left === 0) open.delete(address);
       else open.set(address, left);
     });
+  });
+}
+
+/**
+ * Closes a connection that has written nothing for `ms` while bytes wait to be written to it: its
+ * client reads nothing of its response. Such a response holds its bytes (the results budget's
+ * share of its caller, lib/httpBounds.ts and useMaxResponseBytes.ts, an event stream's queue)
+ * for as long as the client keeps the connection open: a dozen connections of one token that
+ * never read their 3.6 MB results held that token's share for good. node:http arms a socket
+ * timeout of `server.timeout` on each connection, renewed by every read and write (a client
+ * reading slowly renews it); on its expiry the server's `timeout` listener decides. A connection
+ * with nothing waiting (a request whose REST calls are slow, a quiet event stream) is left open.
+ */
+function closeStalledWrites(server: Server, ms: number): void {
+  server.timeout = ms;
+  server.on('timeout', (socket: Socket) => {
+    if (socket.writableLength > 0) socket.destroy();
   });
 }
 

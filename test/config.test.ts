@@ -86,6 +86,7 @@ describe('config', () => {
       requestTimeoutMs: 20_000,
       headersTimeoutMs: 3000,
       keepAliveTimeoutMs: 5000,
+      writeStallTimeoutMs: 30_000,
       maxConnections: 1000,
       maxConnectionsPerAddress: 250,
     });

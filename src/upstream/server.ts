@@ -170,7 +170,12 @@ export function buildUpstream(options: UpstreamOptions = {}): Upstream {
 const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The HTTP server's bounds (src/serverBounds.ts). */
-export const HTTP_BOUNDS: ServerBounds = { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, maxConnections: 1_000 };
+export const HTTP_BOUNDS: ServerBounds = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  maxConnections: 1_000,
+  writeStallTimeoutMs: 30_000,
+};
 
 async function readJson(req: IncomingMessage, max: number): Promise<unknown> {
   const chunks: Buffer[] = [];

@@ -91,9 +91,9 @@ describe('HTTP server timeouts', () => {
     const config = parseConfig('start', [], {});
     boundServer(server, config.http);
     const checked = (server as unknown as { connectionsCheckingInterval: number }).connectionsCheckingInterval;
-    expect([server.requestTimeout, server.headersTimeout, server.keepAliveTimeout, server.maxConnections, checked]).toEqual([
-      20_000, 10_000, 5_000, 1_000, 1_000,
-    ]);
+    expect([server.requestTimeout, server.headersTimeout, server.keepAliveTimeout, server.maxConnections, checked, server.timeout]).toEqual(
+      [20_000, 10_000, 5_000, 1_000, 1_000, 30_000],
+    );
     boundServer(server, { requestTimeoutMs: 2000, headersTimeoutMs: 5000 });
     expect([server.requestTimeout, server.headersTimeout]).toEqual([2000, 2000]);
   });
@@ -153,6 +153,40 @@ describe('HTTP server timeouts', () => {
     ok.socket.write(`${postHead(BODY.length)}${BODY}`);
     expect(await answered(ok, (s) => s.includes('"Query"'))).toMatch(/^HTTP\/1\.1 200 /);
     ok.socket.destroy();
+  });
+});
+
+describe('a response its client does not read', () => {
+  it('is closed once nothing was written for --write-stall-timeout-ms; a connection with nothing to write is left open', async () => {
+    const stalled = new Set<Socket>();
+    const server = createServer((req, res) => {
+      // 32 MB: more than loopback's socket buffers hold, so most of it waits to be written.
+      if (req.url === '/large') return void res.end(Buffer.alloc(32 * 1024 * 1024, 'x'));
+      // Answered only once its connection's stall timer has fired with nothing waiting to be written.
+      void until(() => stalled.has(req.socket)).then(() => res.end('late'));
+    });
+    boundServer(server, { writeStallTimeoutMs: 1000 });
+    server.on('timeout', (socket: Socket) => stalled.add(socket));
+    const accepted: Socket[] = [];
+    server.on('connection', (socket: Socket) => accepted.push(socket));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const to = new URL(`http://127.0.0.1:${(server.address() as { port: number }).port}`);
+    try {
+      const reader = await openTo(to);
+      reader.socket.pause();
+      reader.socket.write(`GET /large HTTP/1.1\r\nHost: ${to.host}\r\n\r\n`);
+      await until(() => accepted.length === 1 && accepted[0].writableLength > 0);
+      await until(() => accepted[0].destroyed);
+      const slow = await openTo(to);
+      slow.socket.write(`GET /slow HTTP/1.1\r\nHost: ${to.host}\r\n\r\n`);
+      await until(() => slow.received().endsWith('late'));
+      expect([accepted.length, accepted[1].destroyed, stalled.has(accepted[1])]).toEqual([2, false, true]);
+      slow.socket.destroy();
+      reader.socket.destroy();
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
 
