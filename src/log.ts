@@ -7,19 +7,45 @@ export interface Logger {
   error(msg: string, fields?: Record<string, unknown>): void;
 }
 
-/** Leveled logger: one line per entry, `key=value` fields; warnings and errors go to stderr. */
-export function createLogger(level: LogLevel, scope = ''): Logger {
+/** Where lines go: stdout, and stderr for warnings and errors. */
+export interface LogOutput {
+  stdout: NodeJS.WritableStream & { writableLength: number };
+  stderr: NodeJS.WritableStream & { writableLength: number };
+}
+
+/**
+ * Bytes of lines a stream may hold not yet written before further lines are dropped and counted.
+ * Writes to a pipe are queued in memory while its reader does not read: with stdout piped to a
+ * log shipper that stalled, an anonymous client's requests at `debug` (one 620-byte line each)
+ * took the gateway from 117 to 171 MiB RSS in 45,000 requests, and on without bound.
+ */
+export const MAX_PENDING_LOG_BYTES = 1024 * 1024;
+
+/** Lines dropped per stream since its last line written (every logger writing to it counts). */
+const dropped = new WeakMap<object, number>();
+
+/**
+ * Leveled logger: one line per entry, `key=value` fields; warnings and errors go to stderr. Past
+ * MAX_PENDING_LOG_BYTES not yet written to its stream, a line is dropped; the next one written
+ * there carries `dropped=<count>`.
+ */
+export function createLogger(level: LogLevel, scope = '', output: LogOutput = process): Logger {
   const min = LOG_LEVELS.indexOf(level);
   const write = (l: LogLevel) => (msg: string, fields?: Record<string, unknown>) => {
     if (LOG_LEVELS.indexOf(l) < min) return;
-    const extra = fields
+    const stream = l === 'warn' || l === 'error' ? output.stderr : output.stdout;
+    const lost = dropped.get(stream) ?? 0;
+    if (stream.writableLength > MAX_PENDING_LOG_BYTES) return void dropped.set(stream, lost + 1);
+    const all = lost ? { ...fields, dropped: lost } : fields;
+    const extra = all
       ? ' ' +
-        Object.entries(fields)
+        Object.entries(all)
           .map(([k, v]) => `${k}=${typeof v === 'string' ? oneLine(v) : JSON.stringify(v)}`)
           .join(' ')
       : '';
     const line = `${new Date().toISOString()} ${l.toUpperCase().padEnd(5)} ${scope ? `[${scope}] ` : ''}${oneLine(msg)}${extra}`;
-    (l === 'warn' || l === 'error' ? process.stderr : process.stdout).write(line + '\n');
+    dropped.delete(stream);
+    stream.write(line + '\n');
   };
   return { debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error') };
 }

@@ -2,8 +2,10 @@
  * The logger writes one line per entry, whatever the message and fields hold: a caller's text in
  * an exception's message (an `_entities` typename with line breaks) forged whole log lines.
  */
+import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createLogger } from '../src/log.js';
+import { createLogger, MAX_PENDING_LOG_BYTES } from '../src/log.js';
+import { startStack } from './helpers/gateway.js';
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -26,5 +28,39 @@ describe('createLogger', () => {
     expect(line).toContain('error=x\\r\\n2026-01-01T00:00:00.000Z INFO');
     expect(line).toContain('sep=a\\u2028b\\u007f');
     expect(line).toContain('n=1');
+  });
+
+  it('drops lines while MAX_PENDING_LOG_BYTES wait for a stream nobody reads, and counts them on the next line', async () => {
+    // A pipe whose reader stalled: writes wait in memory until it reads again.
+    const lines: string[] = [];
+    let waiting: (() => void) | undefined;
+    let reading = false;
+    const pipe = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(chunk.toString('utf8'));
+        if (reading) done();
+        else waiting = done;
+      },
+    });
+    const t = await startStack({ log: createLogger('debug', 'gateway', { stdout: pipe, stderr: pipe }), logLevel: 'debug' });
+    try {
+      pipe.write(Buffer.alloc(MAX_PENDING_LOG_BYTES + 1, 'x'));
+      const held = pipe.writableLength;
+      expect(held).toBeGreaterThan(MAX_PENDING_LOG_BYTES);
+      const query = `query ${'N'.repeat(250)} { __typename }`;
+      for (let i = 0; i < 20; i++) expect((await t.gql(query, undefined, null)).data).toEqual({ __typename: 'Query' });
+      // Before: every request's lines were queued behind it (620 bytes each, without bound).
+      expect(pipe.writableLength).toBe(held);
+      reading = true;
+      waiting?.();
+      await expect.poll(() => pipe.writableLength).toBe(0);
+      lines.length = 0;
+      await t.gql(query, undefined, null);
+      expect(lines[0]).toMatch(/ dropped=\d+\n$/);
+      expect(Number(lines[0].match(/ dropped=(\d+)/)![1])).toBeGreaterThanOrEqual(20);
+      expect(lines.slice(1).join('')).not.toContain('dropped=');
+    } finally {
+      await t.stop();
+    }
   });
 });

@@ -145,7 +145,9 @@ export function buildGateway(options: GatewayOptions): Gateway {
   // The ERROR lines of unexpected errors, bounded (maskedErrors.ts).
   const errorLog = boundedErrorLog(log, () => (options.clock ?? systemClock).now());
   const limits = { ...withDefaults(DEFAULTS.limits, options.limits), responseBytesInFlight: options.limits?.responseBytesInFlight };
-  const metrics = options.metrics === false ? undefined : createMetrics(options.metrics);
+  // Operation names enter the labels from callers with a token the REST API accepted (metrics.ts).
+  const namesFrom = (request: Request) => rest.identify(request.headers.get('authorization'), undefined).proven;
+  const metrics = options.metrics === false ? undefined : createMetrics({ namesFrom, ...options.metrics });
   const debug = (options.logLevel ?? 'debug') === 'debug';
   const rest = createRestClient({
     ...options.rest,

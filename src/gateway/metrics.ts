@@ -51,6 +51,11 @@ export interface MetricsOptions {
   slowRenderMs?: number;
   /** The clock of that (ms; default `performance.now`). */
   now?: () => number;
+  /**
+   * Whether a request's caller may add an operation name to the labels (default: every caller;
+   * the gateway passes "its token is one the REST API accepted").
+   */
+  namesFrom?: (request: Request) => boolean;
 }
 
 export const MAX_OPERATION_NAMES = 200;
@@ -122,7 +127,7 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
       registers: [registry],
     }),
     subscriptions,
-    names: operationNames(),
+    names: operationNames(options.namesFrom),
   };
 
   const upstream = new Histogram({
@@ -180,7 +185,7 @@ interface OperationMetrics {
   durations: Histogram<OperationLabel>;
   errors: Counter<'operationName' | 'operationType' | 'phase' | 'code'>;
   subscriptions: Gauge;
-  names: (name: string | undefined) => string;
+  names: (name: string | undefined, request?: Request) => string;
 }
 
 /** What the labels say of an operation: as @envelop/prometheus read it, the request's operation name or the document's first definition's. */
@@ -201,10 +206,16 @@ type Phase = 'parse' | 'validate' | 'context' | 'execute';
  */
 function useOperationMetrics(metrics: OperationMetrics): Plugin {
   const { requests, durations, errors, subscriptions, names } = metrics;
-  const operationOf = (document: DocumentNode, context: { params?: { operationName?: string | null } }): Operation => {
+  // The name's label is decided when first read (an operation's first error or its end): by then
+  // its REST calls have answered, so a token's first operation finds it accepted.
+  const operationOf = (document: DocumentNode, context: { params?: { operationName?: string | null }; request?: Request }): Operation => {
     const first = document.definitions[0] as { name?: { value: string }; operation?: string } | undefined;
+    const name = context.params?.operationName || first?.name?.value || 'Anonymous';
+    let label: string | undefined;
     return {
-      operationName: names(context.params?.operationName || first?.name?.value || 'Anonymous'),
+      get operationName() {
+        return (label ??= names(name, context.request));
+      },
       operationType: first?.operation ?? 'unknown',
     };
   };
@@ -241,8 +252,8 @@ function useOperationMetrics(metrics: OperationMetrics): Plugin {
   return {
     onPluginInit({ registerContextErrorHandler }) {
       registerContextErrorHandler(({ context, error }) => {
-        const params = (context as { params?: { operationName?: string | null } }).params;
-        countError({ operationName: names(params?.operationName || 'Anonymous'), operationType: 'unknown' }, 'context', error);
+        const { params, request } = context as { params?: { operationName?: string | null }; request?: Request };
+        countError({ operationName: names(params?.operationName || 'Anonymous', request), operationType: 'unknown' }, 'context', error);
       });
     },
     onParse: () => afterParse,
@@ -290,14 +301,20 @@ function useOperationMetrics(metrics: OperationMetrics): Plugin {
   };
 }
 
-/** Operation names as labels: the first MAX_OPERATION_NAMES distinct ones, then `other`; each cut to MAX_LABEL_NAME_LENGTH. */
-function operationNames(): (name: string | undefined) => string {
+/**
+ * Operation names as labels: the first MAX_OPERATION_NAMES distinct ones, then `other`; each cut to
+ * MAX_LABEL_NAME_LENGTH. A new name is added only for a caller `namesFrom` accepts (others' count
+ * as `other` until it is added): an anonymous client's 200 requests of made-up names took every
+ * place, and every operation of every caller after them counted as `other` until a restart.
+ */
+function operationNames(namesFrom?: (request: Request) => boolean): (name: string | undefined, request?: Request) => string {
   const seen = new Set<string>();
-  return (full) => {
-    if (!full) return 'Anonymous';
+  return (full, request) => {
+    // Not a name of the client's: no place taken.
+    if (!full || full === 'Anonymous') return 'Anonymous';
     const name = labelName(full);
     if (seen.has(name)) return name;
-    if (seen.size >= MAX_OPERATION_NAMES) return 'other';
+    if (seen.size >= MAX_OPERATION_NAMES || (namesFrom && !(request && namesFrom(request)))) return 'other';
     seen.add(name);
     return name;
   };

@@ -7,6 +7,10 @@
  * Process-global (one tracer provider, W3C trace-context propagation); when off, nothing of
  * OpenTelemetry is imported.
  */
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import type { Socket } from 'node:net';
 import type { Plugin } from 'graphql-yoga';
 
 export interface Tracing {
@@ -34,7 +38,8 @@ export async function startTracing(env: NodeJS.ProcessEnv = process.env): Promis
   const resource = resources
     .resourceFromAttributes({ 'service.name': 'docs-graph' })
     .merge(resources.detectResources({ detectors: [resources.envDetector] }));
-  const provider = new sdk.NodeTracerProvider({ resource, spanProcessors: [new sdk.BatchSpanProcessor(new OTLPTraceExporter())] });
+  const exporter = new OTLPTraceExporter({ httpAgentOptions: (protocol) => collectorAgent(protocol, env) });
+  const provider = new sdk.NodeTracerProvider({ resource, spanProcessors: [new sdk.BatchSpanProcessor(exporter)] });
   // The global provider, AsyncLocalStorage context and W3C `traceparent` propagation.
   provider.register();
   const undici = new UndiciInstrumentation(restSpanHooks());
@@ -46,4 +51,50 @@ export async function startTracing(env: NodeJS.ProcessEnv = process.env): Promis
       await provider.shutdown().catch(() => undefined);
     },
   };
+}
+
+/**
+ * Bytes the collector may send in answer to one export, headers included. An OTLP answer is an
+ * empty object or a short `partialSuccess`, but the exporter keeps every byte of it and parses it
+ * as JSON: a collector (or whatever listens at its address) answering a body without end took the
+ * gateway's RSS past 1 GiB in 25 s, and a 200 MB answer ended it (heap out of memory).
+ */
+export const COLLECTOR_ANSWER_BYTES = 64 * 1024;
+
+/**
+ * The exporter's connection pool (keep-alive, as its own), whose sockets are closed once they read
+ * more than COLLECTOR_ANSWER_BYTES of one answer: that export fails, the next opens a new one. TLS
+ * reads the certificate files of the standard variables, as the exporter's own pool would.
+ */
+function collectorAgent(protocol: string, env: NodeJS.ProcessEnv): http.Agent {
+  const agent =
+    protocol === 'http:'
+      ? new http.Agent({ keepAlive: true })
+      : new https.Agent({
+          keepAlive: true,
+          ca: certificateFile(env, 'CERTIFICATE'),
+          cert: certificateFile(env, 'CLIENT_CERTIFICATE'),
+          key: certificateFile(env, 'CLIENT_KEY'),
+        });
+  const read = new WeakMap<Socket, number>();
+  const connect = agent.createConnection.bind(agent);
+  agent.createConnection = (options, callback) => {
+    const socket = connect(options, callback) as Socket;
+    read.set(socket, 0);
+    socket.on('data', (chunk: Buffer) => {
+      const bytes = (read.get(socket) ?? 0) + chunk.length;
+      read.set(socket, bytes);
+      if (bytes > COLLECTOR_ANSWER_BYTES) socket.destroy(new Error(`collector answer over ${COLLECTOR_ANSWER_BYTES} bytes`));
+    });
+    return socket;
+  };
+  // Back in the pool: its answer is over, the next one counts from 0.
+  agent.on('free', (socket: Socket) => read.set(socket, 0));
+  return agent;
+}
+
+/** `OTEL_EXPORTER_OTLP_TRACES_<name>`, else `OTEL_EXPORTER_OTLP_<name>`: a file's content, as the exporter reads it. */
+function certificateFile(env: NodeJS.ProcessEnv, name: string): Buffer | undefined {
+  const file = env[`OTEL_EXPORTER_OTLP_TRACES_${name}`]?.trim() || env[`OTEL_EXPORTER_OTLP_${name}`]?.trim();
+  return file ? readFileSync(file) : undefined;
 }

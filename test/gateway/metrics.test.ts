@@ -229,7 +229,9 @@ describe('retries', () => {
 
   it('keeps at most MAX_OPERATION_NAMES operation names as labels; later new names count as other', async () => {
     await using s = await startStack();
-    for (let i = 0; i <= MAX_OPERATION_NAMES; i++) await s.data(`query Op${i} { __typename }`);
+    // A token the REST API accepted (by its first operation's REST call): its operations' names are added.
+    await s.data('query Op0 { viewer { id } }');
+    for (let i = 1; i <= MAX_OPERATION_NAMES; i++) await s.data(`query Op${i} { __typename }`);
     await s.data('query Op0 { __typename }');
     const { families } = await scrape(s.gateway);
     const names = new Set(samples(families, 'graphql_envelop_request').map((m) => m.labels!.operationName));
@@ -237,6 +239,25 @@ describe('retries', () => {
     expect(names.has(`Op${MAX_OPERATION_NAMES}`)).toBe(false);
     expect(value(families, 'graphql_envelop_request', { operationName: 'other' })).toBe(1);
     expect(value(families, 'graphql_envelop_request', { operationName: 'Op0' })).toBe(2);
+  });
+
+  it("an anonymous client's made-up names take no place: a token holder's operations keep their names", async () => {
+    await using s = await startStack({ anonymousRateLimit: 0 });
+    // Before: these took every place, and every later operation of anyone counted as other.
+    for (let i = 0; i < MAX_OPERATION_NAMES; i++) await s.gql(`query Junk${i} { __typename }`, undefined, null);
+    // A made-up token is no better (its operation makes no REST call that could accept it).
+    await s.gql('query JunkToken { __typename }', undefined, 'gb_api_made_up');
+    // A token's first operation: its name is decided once its REST calls answered.
+    await s.data('query Dashboard { viewer { id } }');
+    await s.data('query Dashboard { viewer { id } }');
+    await s.gql('query Dashboard { viewer { id } }', undefined, null);
+    const { families } = await scrape(s.gateway);
+    const names = new Set(samples(families, 'graphql_envelop_request').map((m) => m.labels!.operationName));
+    expect([...names].sort()).toEqual(['Dashboard', 'other']);
+    expect(value(families, 'graphql_envelop_request', { operationName: 'other', outcome: 'ok' })).toBe(MAX_OPERATION_NAMES + 1);
+    // Once added, a name counts for anyone.
+    expect(value(families, 'graphql_envelop_request', { operationName: 'Dashboard', outcome: 'error' })).toBe(1);
+    expect(value(families, 'graphql_envelop_request', { operationName: 'Dashboard', outcome: 'ok' })).toBe(2);
   });
 
   it('--metrics-path takes a path or off', () => {

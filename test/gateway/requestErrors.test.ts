@@ -263,3 +263,25 @@ describe('the log of an unexpected error', () => {
     }
   });
 });
+
+describe('the debug line of a failed REST call', () => {
+  it("names its class, code and path, never the REST API's message (which may quote a variable's value)", async () => {
+    const SECRET = 'var_parent_7d41e';
+    const debugLines: string[] = [];
+    const debugLog: Logger = { ...capture, debug: (msg) => void debugLines.push(msg) };
+    const stack = await startStack({ log: debugLog, logLevel: 'debug' });
+    try {
+      const res = await stack.gql(
+        'mutation Create($org: String!, $parent: String) { createSpace(input: { organizationId: $org, title: "t", parent: $parent }) { space { id } } }',
+        { org: stack.world.orgId, parent: SECRET },
+      );
+      // The caller is told, in its own answer.
+      expect(res.errors?.[0]).toMatchObject({ extensions: { code: 'BAD_USER_INPUT' } });
+      expect(res.errors?.[0].message).toContain(SECRET);
+      expect(debugLines).toContain('RestError BAD_USER_INPUT at createSpace');
+      for (const line of debugLines) expect(line).not.toContain(SECRET);
+    } finally {
+      await stack.stop();
+    }
+  });
+});

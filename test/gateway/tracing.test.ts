@@ -39,6 +39,9 @@ let child: ChildProcess;
 let url: string;
 const exported: string[] = [];
 const spans: OtlpSpan[] = [];
+/** Set: the receiver answers the next export with a body that goes on until the gateway closes the socket (or 64 MiB). */
+let endless: { written: number; closedByGateway?: boolean } | undefined;
+const ENDLESS_CAP = 64 * 1024 * 1024;
 
 /** An OTLP/HTTP traces receiver: keeps the raw bodies and the decoded spans. */
 async function startReceiver(): Promise<string> {
@@ -50,7 +53,20 @@ async function startReceiver(): Promise<string> {
       exported.push(body);
       for (const rs of JSON.parse(body).resourceSpans ?? []) for (const ss of rs.scopeSpans ?? []) spans.push(...(ss.spans ?? []));
     }
-    res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    if (!endless) return void res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    const answer = endless;
+    endless = undefined;
+    res.writeHead(200, { 'content-type': 'application/json' }).write('{"partialSuccess":{"errorMessage":"');
+    const chunk = Buffer.alloc(64 * 1024, 'x');
+    res.on('close', () => (answer.closedByGateway ??= !res.writableFinished));
+    const pump = () => {
+      while (!res.destroyed && answer.written < ENDLESS_CAP) {
+        answer.written += chunk.length;
+        if (!res.write(chunk)) return void res.once('drain', pump);
+      }
+      if (!res.destroyed) res.end('"}}');
+    };
+    pump();
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   return `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
@@ -176,6 +192,19 @@ describe('OpenTelemetry tracing', () => {
     const rest = trace.find((s) => s.kind === CLIENT)!;
     expect(rest.name).toBe('GET /spaces/{spaceId}');
     expect(Number(attr(rest, 'http.response.status_code'))).toBe(404);
+  });
+
+  it("reads at most COLLECTOR_ANSWER_BYTES of the collector's answer, and exports on after it", async () => {
+    const answer = { written: 0 } as NonNullable<typeof endless>;
+    endless = answer;
+    expect((await query({ query: '{ __typename }' })).errors).toBeUndefined();
+    await expect.poll(() => answer.closedByGateway, { timeout: 10_000, interval: 50 }).toBeDefined();
+    // Without a bound the gateway read all 64 MiB (and a body without end, until it ran out of memory).
+    expect(answer).toMatchObject({ closedByGateway: true });
+    expect(answer.written).toBeLessThan(ENDLESS_CAP);
+    const traceId = hex(16);
+    await query({ query: '{ viewer { name } }' }, { traceparent: `00-${traceId}-${hex(8)}-01` });
+    await traceSpans(traceId, (s) => s.some((x) => x.kind === SERVER));
   });
 
   it('exports no token, REST id or variable value', async () => {

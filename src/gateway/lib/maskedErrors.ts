@@ -66,6 +66,15 @@ export function errorText(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${cut(error.message)}` : String(error);
 }
 
+/** A caller's failed outcome in a log line: its class and code and its path, never its message. */
+function outcomeText(error: unknown): string {
+  const code = errorCode(error);
+  if (code === undefined) return errorText(error);
+  const original = error instanceof GraphQLError ? error.originalError : undefined;
+  const what = `${original && !(original instanceof GraphQLError) ? original.name : (error as Error).name} ${code}`;
+  return error instanceof GraphQLError && error.path ? `${what} at ${error.path.join('.')}` : what;
+}
+
 const hashes = new WeakMap<DocumentNode, string>();
 /** SHA-256 (hex) of the document's text, as APQ and persisted documents name it. */
 export function documentHash(document: DocumentNode): string {
@@ -146,8 +155,10 @@ export function yogaLogging(log: Logger, debug: boolean): NonNullable<YogaServer
     error: (...args: unknown[]) => {
       if (args.length && args.every((a) => typeof a === 'object' && a !== null && logged.has(a))) return;
       // A failed REST call (a code of the fixed set: counted in the metrics by code) is the caller's
-      // outcome, not the gateway's fault: no ERROR line each (a caller could write thousands).
-      if (args.some((a) => errorCode(a) !== undefined)) log.debug(text(args));
+      // outcome, not the gateway's fault: no ERROR line each (a caller could write thousands), and
+      // its code rather than its message, which may quote the caller's input (the REST API's
+      // `parent: no collection <the variable's value> in this organization`).
+      if (args.some((a) => errorCode(a) !== undefined)) log.debug(args.map(outcomeText).join(' '));
       else log.error(text(args));
     },
   };
