@@ -145,7 +145,8 @@ export function buildGateway(options: GatewayOptions): Gateway {
   // The ERROR lines of unexpected errors, bounded (maskedErrors.ts).
   const errorLog = boundedErrorLog(log, () => (options.clock ?? systemClock).now());
   const limits = { ...withDefaults(DEFAULTS.limits, options.limits), responseBytesInFlight: options.limits?.responseBytesInFlight };
-  // Operation names enter the labels from callers with a token the REST API accepted (metrics.ts).
+  // Operation names enter the labels and span names from callers with a token the REST API accepted
+  // (metrics.ts, plugins/useTracing.ts).
   const namesFrom = (request: Request) => rest.identify(request.headers.get('authorization'), undefined).proven;
   const metrics = options.metrics === false ? undefined : createMetrics({ namesFrom, ...options.metrics });
   const debug = (options.logLevel ?? 'debug') === 'debug';
@@ -199,7 +200,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
       useCallerIdentity(identify),
       // Without an accepted token, a body of at most twice the document bound, refused before it is read.
       useAnonymousBodyLimit(limits.maxDocumentBytes, options.maxBodyBytes ?? DEFAULTS.maxBodyBytes),
-      ...(options.tracing ? [options.tracing.plugin] : []),
+      ...(options.tracing ? [options.tracing.plugin(namesFrom)] : []),
       // GET /ready (GET /health is Yoga's built-in liveness check).
       useReadiness(
         [upstreamCheck(options.upstreamUrl), ...(redis ? [redisCheck(redis, options.redisRequired)] : []), ...(options.readyChecks ?? [])],

@@ -12,10 +12,15 @@ import http from 'node:http';
 import https from 'node:https';
 import type { Socket } from 'node:net';
 import type { Plugin } from 'graphql-yoga';
+import type { NamesFrom } from './plugins/useTracing.js';
 
 export interface Tracing {
-  /** The Yoga plugin that makes a span per GraphQL operation (pass as the gateway's `tracing`). */
-  plugin: Plugin;
+  /**
+   * The Yoga plugin that makes a span per GraphQL operation, its spans named by the operation's
+   * name for the callers `namesFrom` accepts (the gateway passes "its token is one the REST API
+   * accepted"; default: every caller).
+   */
+  plugin(namesFrom?: NamesFrom): Plugin;
   /** Flushes the spans not yet exported (best effort: an unreachable collector is no error) and stops tracing. */
   shutdown(): Promise<void>;
 }
@@ -45,7 +50,7 @@ export async function startTracing(env: NodeJS.ProcessEnv = process.env): Promis
   const undici = new UndiciInstrumentation(restSpanHooks());
   undici.setTracerProvider(provider);
   return {
-    plugin: useTracing(provider.getTracer('docs-graph')),
+    plugin: (namesFrom) => useTracing(provider.getTracer('docs-graph'), namesFrom),
     async shutdown() {
       undici.disable();
       await provider.shutdown().catch(() => undefined);

@@ -22,7 +22,10 @@ const log: Logger = { debug: write, info: write, warn: write, error: write };
 
 let t: TestStack;
 beforeAll(async () => {
-  t = await startStack({ log, tracing: { plugin: useTracing(provider.getTracer('test')), shutdown: async () => undefined } });
+  t = await startStack({
+    log,
+    tracing: { plugin: (namesFrom) => useTracing(provider.getTracer('test'), namesFrom), shutdown: async () => undefined },
+  });
 });
 afterAll(async () => {
   await t.stop();
@@ -42,6 +45,26 @@ describe('operation names', () => {
     expect(exporter.getFinishedSpans().map((s) => s.name)).toContain(`query ${name}`);
     const hash = createHash('sha256').update(named(name)).digest('hex');
     expect(lines.some((l) => l.includes(`graphql query ${name} `) && l.includes(hash))).toBe(true);
+  });
+
+  it("names a span by its operation's name only for a caller whose token the REST API accepted", async () => {
+    // The admin's token, once the REST API has accepted it (as any token's first REST call does).
+    expect((await t.gql('{ viewer { id } }')).errors).toBeUndefined();
+    exporter.reset();
+    for (const [token, name] of [
+      [null, 'AnonymousJunk1'],
+      ['not-a-token', 'UnknownTokenJunk2'],
+      [undefined, 'AdminDashboard'],
+    ] as const) {
+      const res = await t.gql(`query ${name} { __typename }`, {}, token);
+      expect(res.data).toEqual({ __typename: 'Query' });
+    }
+    const spans = exporter.getFinishedSpans().filter((s) => s.attributes['graphql.operation.type'] === 'query');
+    expect(spans.map((s) => [s.name, s.attributes['graphql.operation.name']])).toEqual([
+      ['query', undefined],
+      ['query', undefined],
+      ['query AdminDashboard', 'AdminDashboard'],
+    ]);
   });
 
   it('a longer name is refused with BAD_USER_INPUT before any REST call, and kept nowhere whole', async () => {

@@ -6,7 +6,11 @@
  *   `traceparent` when it sends one. The operation runs in the span's context, so every REST call
  *   it makes is a child; a streamed result (@defer/@stream, subscription) ends the span when it ends.
  *   Attributes: operation name (cut to MAX_OPERATION_NAME_LENGTH, as in the span's name) and type, the error codes of the result; never the document,
- *   variables or headers.
+ *   variables or headers. The name is a caller's text: it is given to the span only when
+ *   `namesFrom` says the caller may name it (the gateway: its token is one the REST API accepted,
+ *   decided when the span ends, so a token's first operation is named); other spans are named by
+ *   their type alone (`query`). Anonymous `query Junk1`, `query Junk2`… made one span name
+ *   each, without bound, for the tracing backend to index, as they did metric labels.
  * - One CLIENT span per REST attempt, from undici's instrumentation (which also sends
  *   `traceparent` upstream), named and labelled with the route template: `url.full`/`url.path`
  *   carry the template, not the ids; `url.query` is dropped; no header is recorded.
@@ -39,9 +43,16 @@ interface OperationSpan {
   span: Span;
   /** Ends when the stream ends, not when the operation returns. */
   streaming: boolean;
+  request: Request;
+  /** The operation's type and name, set at its start, given to the span at its end. */
+  type?: string;
+  name?: string;
 }
 
-export function useTracing(tracer: Tracer): Plugin {
+/** Whether a request's caller may name its spans (default: every caller). */
+export type NamesFrom = (request: Request) => boolean;
+
+export function useTracing(tracer: Tracer, namesFrom: NamesFrom = () => true): Plugin {
   const operations = new WeakMap<Span, OperationSpan>();
   const active = () => {
     const span = trace.getActiveSpan();
@@ -52,18 +63,25 @@ export function useTracing(tracer: Tracer): Plugin {
     if (!op) return undefined;
     const ast = getOperationAST(args.document, args.operationName);
     const type = ast?.operation ?? 'query';
-    const name = boundedName(ast?.name?.value);
-    op.span.updateName(name ? `${type} ${name}` : type);
+    op.type = type;
+    op.name = boundedName(ast?.name?.value);
+    op.span.updateName(type);
     op.span.setAttribute('graphql.operation.type', type);
-    if (name) op.span.setAttribute('graphql.operation.name', name);
     return op;
+  };
+  const end = (op: OperationSpan) => {
+    if (op.name && namesFrom(op.request)) {
+      op.span.updateName(`${op.type} ${op.name}`);
+      op.span.setAttribute('graphql.operation.name', op.name);
+    }
+    op.span.end();
   };
   const done = (op: OperationSpan, result: unknown) => {
     if (!isAsyncIterable(result)) return recordErrors(op.span, result as ExecutionResult);
     op.streaming = true;
     return {
       onNext: ({ result: part }: { result: unknown }) => recordErrors(op.span, part as ExecutionResult),
-      onEnd: () => op.span.end(),
+      onEnd: () => end(op),
     };
   };
   return {
@@ -71,13 +89,13 @@ export function useTracing(tracer: Tracer): Plugin {
       operation: ({ request }, wrapped) => {
         const parent = propagation.extract(ROOT_CONTEXT, request.headers, headerGetter);
         const span = tracer.startSpan('graphql.operation', { kind: SpanKind.SERVER }, parent);
-        const op: OperationSpan = { span, streaming: false };
+        const op: OperationSpan = { span, streaming: false, request };
         operations.set(span, op);
         return context.with(trace.setSpan(parent, span), async () => {
           try {
             await wrapped();
           } finally {
-            if (!op.streaming) span.end();
+            if (!op.streaming) end(op);
           }
         });
       },
