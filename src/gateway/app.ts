@@ -52,7 +52,6 @@ import { connectRedis, type RedisHandle, type RedisOptions } from './redis.js';
 import { boundServer, closeWhenAnswered, onePerConnection, whenResponseDone, type HttpBounds } from './lib/httpBounds.js';
 import { SharedBodies } from './lib/sharedBodies.js';
 import { DEFAULT_COMPRESS_MIN_BYTES, useCompression } from './plugins/useCompression.js';
-import { usePlainExecutor } from './plugins/usePlainExecutor.js';
 import { TEXT_CHECK_MIN_BYTES } from './plugins/useMaxVariablesDepth.js';
 
 /**
@@ -192,8 +191,6 @@ export function buildGateway(options: GatewayOptions): Gateway {
     // Subscriptions: Yoga's own SSE at /graphql, the graphql-sse protocol (both modes) at /graphql/stream.
     // The plugins' onRequest hooks run as one, in this order (see mergeRequestHooks.ts).
     plugins: mergeRequestHooks([
-      // graphql-js's executor for an operation without @defer or @stream (first: later hooks wrap it).
-      usePlainExecutor(),
       // Before graphql-sse (which answers in onRequest); Yoga's own bound is off (see the plugin).
       useRequestBodyLimit(options.maxBodyBytes ?? DEFAULTS.maxBodyBytes),
       // Who the caller is (its key, its client address, whom its work counts against), before anyone asks.

@@ -1,8 +1,7 @@
 /**
- * Operations without `@defer` or `@stream` run on graphql-js's executor, the others on Yoga's
- * (usePlainExecutor.ts): what a client sees is the same on either. A variable that does not
- * coerce is refused with HTTP 400 (as Yoga's executor marks it), over the small-POST path and over
- * Yoga's (GET); a field's error leaves its siblings; `@defer` still arrives in parts.
+ * What an operation's execution answers, over the small-POST path (lib/plainPost.ts) and over
+ * Yoga's (GET): a variable that does not coerce is refused with HTTP 400 (as Yoga's executor marks
+ * it); a field's error leaves its siblings; `@defer` arrives in parts.
  */
 import { describe, expect, it } from 'vitest';
 import { httpStack } from '../helpers/httpStack.js';
