@@ -17,11 +17,19 @@ const HEADING = /^(#{1,6})\s+(.+?)\s*#*\s*$/;
 const LIST_ITEM = /^\s*[-*+]\s+(.*)$/;
 const QUOTE = /^\s*>\s?(.*)$/;
 
+/**
+ * Block quotes nest at most this deep (markdown-it's CommonMark preset stops at 20 too); deeper `>`
+ * stay text. A comment of `>` × 3,000 made a document nesting 6,000 levels: JSON.stringify
+ * overflowed the stack on it (10,000: the converter did), so the comment, once stored, failed its
+ * create and every list of its change request's comments with a 500.
+ */
+export const MAX_QUOTE_DEPTH = 20;
+
 export function markdownToDocument(markdown: string): JsonDocument {
-  return { object: 'document', data: {}, nodes: blocks(markdown.split(/\r?\n/)) };
+  return { object: 'document', data: {}, nodes: blocks(markdown.split(/\r?\n/), 0) };
 }
 
-function blocks(lines: string[]): Block[] {
+function blocks(lines: string[], depth: number): Block[] {
   const out: Block[] = [];
   let i = 0;
   const take = (test: (line: string) => boolean) => {
@@ -42,9 +50,11 @@ function blocks(lines: string[]): Block[] {
     } else if (heading) {
       i++;
       out.push(block(`heading-${Math.min(heading[1].length, 3)}`, inline(heading[2])));
+    } else if (QUOTE.test(line) && depth === MAX_QUOTE_DEPTH) {
+      out.push(paragraph(take((l) => QUOTE.test(l)).join('\n')));
     } else if (QUOTE.test(line)) {
       const quoted = take((l) => QUOTE.test(l)).map((l) => QUOTE.exec(l)![1]);
-      out.push(block('blockquote', blocks(quoted).map(quotable)));
+      out.push(block('blockquote', blocks(quoted, depth + 1).map(quotable)));
     } else if (LIST_ITEM.test(line)) {
       const items = take((l) => LIST_ITEM.test(l)).map((l) => LIST_ITEM.exec(l)![1]);
       out.push(
