@@ -202,7 +202,7 @@ const SMALL_BODY_BYTES = 4 * 1024;
 
 /**
  * Bytes of request bodies the embedded upstream reads at once by default: a quarter of V8's heap
- * limit (32 MiB under `npm start`, whose heap it shares with the gateway), some 30 bodies of 1 MiB.
+ * limit (about 38 MiB under `npm start`, whose heap it shares with the gateway), some 38 bodies of 1 MiB.
  * The gateway's own writes stay well within it: its request bodies are bounded at a sixteenth.
  */
 export function defaultBodyBytesInFlight(): number {
