@@ -333,7 +333,7 @@ describe('a list of large comments', () => {
   });
 });
 
-describe('a comment of deeply nested quotes', () => {
+describe('a comment whose document could be huge', () => {
   /** A read without the OpenAPI check: Ajv's check of a document takes seconds past a dozen levels of quotes. */
   const read = async (path: string, init: RequestInit = {}) => {
     const res = await fetch(`${t.url}${path}`, {
@@ -360,5 +360,27 @@ describe('a comment of deeply nested quotes', () => {
     const listed = await read(list);
     expect(listed.status).toBe(200);
     expect(listed.body.count).toBe(2);
+  });
+  it('holds one node per 6 characters of markdown at most (and 64): the rest is one plain leaf, the text kept', async () => {
+    const crId = (await as.edit.post(`/spaces/${spaceId}/change-requests`, { subject: 'Marks' })).body.id;
+    const list = `/spaces/${spaceId}/change-requests/${crId}/comments`;
+    // 500,000 leaves of `*a*` and ` ` made 25 MB of JSON, more of heap: one read ran `npm start` out of it.
+    const text = '*a* '.repeat(240_000);
+    const created = await read(`${list}?format=markdown`, { method: 'POST', body: JSON.stringify(markdown(text)) });
+    expect(created.status).toBe(200);
+    const got = await read(`${list}/${created.body.id}`);
+    expect(got.status).toBe(200);
+    const leaves: Array<{ text: string; marks: unknown[] }> = got.body.body.document.nodes.flatMap((b: any) =>
+      b.nodes.flatMap((t: any) => t.leaves),
+    );
+    // The budget, and the rest (one leaf) with the text before the last mark (one more).
+    expect(leaves.length).toBeLessThanOrEqual(64 + text.length / 6 + 2);
+    expect(JSON.stringify(got.body).length).toBeLessThan(12 * text.length);
+    // The marks made, then the rest as written.
+    expect(leaves[0]).toEqual({ object: 'leaf', text: 'a', marks: [{ object: 'mark', type: 'italic' }] });
+    const rest = leaves[leaves.length - 1];
+    expect(rest.marks).toEqual([]);
+    expect(text.endsWith(rest.text)).toBe(true);
+    expect(rest.text.length).toBeGreaterThan(text.length / 2);
   });
 });
