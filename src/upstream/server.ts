@@ -217,7 +217,9 @@ async function readJson(req: IncomingMessage, max: number): Promise<unknown> {
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > max) throw new HttpError(413, `body: must be at most ${max} bytes`);
+    // The rest of the body is left unread: the connection closes with the answer (kept alive, it
+    // was reset under the client's next request on it).
+    if (size > max) throw new HttpError(413, `body: must be at most ${max} bytes`, { connection: 'close' });
     chunks.push(chunk);
   }
   if (!size) return undefined;

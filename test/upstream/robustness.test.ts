@@ -5,7 +5,7 @@
  * 500. Path parameters are ids of real objects (a fresh fixture per route), so each request gets
  * as far as the handler's own checks.
  */
-import { request } from 'node:http';
+import { Agent, request } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createSite } from '../../src/upstream/domain/sites.js';
@@ -509,6 +509,34 @@ describe('requests the HTTP layer takes oddly', () => {
       expect(await sendRaw(port, `${head(Buffer.byteLength(large))}${large}`)).toMatch(/^HTTP\/1\.1 201 /);
     } finally {
       await own.stop();
+    }
+  });
+
+  it('a body past maxBodyBytes is a 413 that closes its connection: the next request is not sent on a socket about to be reset', async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const send = (method: string, path: string, body?: Buffer) =>
+      new Promise<string>((resolve) => {
+        const req = request(`${t.url}${path}`, {
+          method,
+          agent,
+          headers: {
+            authorization: `Bearer ${t.world.users.admin.token}`,
+            ...(body ? { 'content-type': 'application/json', 'content-length': body.length } : {}),
+          },
+        });
+        req.on('response', (res) => {
+          res.resume();
+          res.on('end', () => resolve(`${res.statusCode} ${res.headers.connection}`));
+        });
+        req.on('error', (e: NodeJS.ErrnoException) => resolve(`error ${e.code}`));
+        req.end(body);
+      });
+    try {
+      const big = Buffer.from(JSON.stringify({ title: 'x'.repeat(2 * 1024 * 1024) }));
+      expect(await send('POST', `/orgs/${t.world.orgId}/spaces`, big)).toBe('413 close');
+      expect(await send('GET', '/user')).toBe('200 keep-alive');
+    } finally {
+      agent.destroy();
     }
   });
 
