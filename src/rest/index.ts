@@ -25,7 +25,7 @@ export {
 } from './client.js';
 export { RestCallLog, type RestCall } from './callLog.js';
 export { STREAMS_PER_CALLER, STREAMS_TOTAL } from './transport.js';
-export { path, pathSegment, encodeQuery, MAX_URL_CHARS, type Query, type QueryValue, type HttpMethod } from './request.js';
+export { path, pathSegment, uriComponent, encodeQuery, MAX_URL_CHARS, type Query, type QueryValue, type HttpMethod } from './request.js';
 export { parseRetryAfter, backoff, type RetryConfig } from './retry.js';
 export type { Arrival, LeaveSignal } from './singleFlight.js';
 export { systemClock, type Clock } from './clock.js';

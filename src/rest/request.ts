@@ -100,5 +100,18 @@ export function path(strings: TemplateStringsArray, ...values: (string | number)
 export function pathSegment(value: string | number): string {
   const text = String(value);
   if (text === '' || text === '.' || text === '..') throw inputError(`Invalid identifier ${JSON.stringify(text)}`);
-  return encodeURIComponent(text);
+  return uriComponent(text);
+}
+
+/**
+ * `encodeURIComponent`, but text holding half of a UTF-16 surrogate pair (JSON may escape one
+ * alone: `"\ud800"`) is the caller's input error: no URL can carry it, and encodeURIComponent's
+ * URIError reached clients as an unexpected error (UPSTREAM_ERROR) for an id or a search string.
+ */
+export function uriComponent(text: string): string {
+  try {
+    return encodeURIComponent(text);
+  } catch {
+    throw inputError('A value is not valid Unicode text: it holds half of a surrogate pair');
+  }
 }

@@ -12,7 +12,7 @@
  * `process.nextTick`, a delay on every level of a nested query).
  */
 import DataLoader from 'dataloader';
-import type { Query as QueryParams, RestCaller } from '../rest/index.js';
+import { uriComponent, type Query as QueryParams, type RestCaller } from '../rest/index.js';
 
 export type { QueryParams };
 export type WriteMethod = 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -24,7 +24,7 @@ export function cacheKey(path: string, query?: QueryParams): string {
     .filter(([, v]) => v !== undefined && v !== null && !Array.isArray(v))
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   if (!entries.length) return path;
-  return `${path}?${entries.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`).join('&')}`;
+  return `${path}?${entries.map(([k, v]) => `${uriComponent(k)}=${uriComponent(String(v))}`).join('&')}`;
 }
 
 export class RestLoader {

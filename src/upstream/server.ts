@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { getHeapStatistics } from 'node:v8';
 import { boundHttpServer, type ServerBounds } from '../serverBounds.js';
 import { drainable } from '../shutdown.js';
 import { authenticate } from './auth.js';
@@ -28,6 +29,8 @@ export interface UpstreamOptions {
   log?: (line: { method: string; path: string; status: number; ms: number }) => void;
   /** Largest accepted JSON body, in bytes (default 1 MiB). */
   maxBodyBytes?: number;
+  /** Bytes of request bodies read at once, across requests (default: defaultBodyBytesInFlight). */
+  bodyBytesInFlight?: number;
   /** Time allowed to fetch an OpenAPI spec from its URL, in ms (default 10 s); beyond: FETCH_TIMEOUT. */
   openApiFetchTimeoutMs?: number;
   /** Time allowed to parse an OpenAPI spec, in ms (default 10 s); beyond: PARSE_ERROR. */
@@ -67,6 +70,9 @@ export function buildUpstream(options: UpstreamOptions = {}): Upstream {
   const pending = new Set<Promise<unknown>>();
   const shutdown = new AbortController();
   const limiter = options.rateLimit ? new RateLimiter(options.rateLimit, clock) : null;
+  const maxBodyBytes = options.maxBodyBytes ?? 1 << 20;
+  const bodyBudget = Math.max(maxBodyBytes, options.bodyBytesInFlight ?? defaultBodyBytesInFlight());
+  let bodyBytesHeld = 0;
   let origin = '';
 
   const services: UpstreamServices = {
@@ -120,7 +126,8 @@ export function buildUpstream(options: UpstreamOptions = {}): Upstream {
     if (!caller && !match.route.options.anonymous) throw unauthorized();
     // Per user (however the header is spelled), or per address for anonymous calls.
     if (limiter) limiter.take(caller ? `user:${caller.id}` : `ip:${req.socket.remoteAddress}`);
-    const body = await readJson(req, options.maxBodyBytes ?? 1 << 20);
+    holdBody(req, res);
+    const body = await readJson(req, maxBodyBytes);
     const aborted = new AbortController();
     res.on('close', () => aborted.abort());
     const signal = AbortSignal.any([aborted.signal, shutdown.signal]);
@@ -133,6 +140,27 @@ export function buildUpstream(options: UpstreamOptions = {}): Upstream {
       return;
     }
     sendJson(res, 200, result);
+  }
+
+  /**
+   * Counts the request's body (its Content-Length; a chunked one, the body bound) among the bytes
+   * read at once until its response is done, or refuses it (503, `Retry-After: 1`, its connection
+   * closed, its body unread) when that would pass the budget: each body is bounded, but not all of
+   * them. 600 connections with a token, each 1 MiB of body sent but its last byte, held 600 MB of
+   * `npm start`'s memory (the gateway's process) until the request timeout, and 1,000 would hold a
+   * gigabyte. A body of SMALL_BODY_BYTES or less is not counted: no bookkeeping for most requests.
+   */
+  function holdBody(req: IncomingMessage, res: ServerResponse) {
+    const length = req.headers['content-length'];
+    const bytes = length !== undefined ? Math.min(Number(length) || 0, maxBodyBytes) : req.headers['transfer-encoding'] ? maxBodyBytes : 0;
+    if (bytes <= SMALL_BODY_BYTES) return;
+    if (bodyBytesHeld + bytes > bodyBudget)
+      throw new HttpError(503, 'body: too many request bodies are being read at once; retry shortly', {
+        'retry-after': '1',
+        connection: 'close',
+      });
+    bodyBytesHeld += bytes;
+    res.once('close', () => (bodyBytesHeld -= bytes));
   }
 
   return {
@@ -169,6 +197,18 @@ export function buildUpstream(options: UpstreamOptions = {}): Upstream {
 
 const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** A body this small is not counted among the bytes read at once (holdBody). */
+const SMALL_BODY_BYTES = 4 * 1024;
+
+/**
+ * Bytes of request bodies the embedded upstream reads at once by default: a quarter of V8's heap
+ * limit (about 38 MiB under `npm start`, whose heap it shares with the gateway), some 38 bodies of 1 MiB.
+ * The gateway's own writes stay well within it: its request bodies are bounded at a sixteenth.
+ */
+export function defaultBodyBytesInFlight(): number {
+  return Math.floor(getHeapStatistics().heap_size_limit / 4);
+}
+
 /** The HTTP server's bounds (src/serverBounds.ts). */
 export const HTTP_BOUNDS: ServerBounds = {
   headersTimeoutMs: 10_000,
@@ -182,7 +222,9 @@ async function readJson(req: IncomingMessage, max: number): Promise<unknown> {
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > max) throw new HttpError(413, `body: must be at most ${max} bytes`);
+    // The rest of the body is left unread: the connection closes with the answer (kept alive, it
+    // was reset under the client's next request on it).
+    if (size > max) throw new HttpError(413, `body: must be at most ${max} bytes`, { connection: 'close' });
     chunks.push(chunk);
   }
   if (!size) return undefined;

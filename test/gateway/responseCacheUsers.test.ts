@@ -209,7 +209,7 @@ for (const store of ['memory', 'redis'] as const) {
       expect((await read()).extensions?.responseCache.hit).toBe(false);
     });
 
-    it('a write the REST API refused (no token, a junk token, a reader forbidden, a member not found) makes nothing stale, renews nothing', async () => {
+    it('a write the REST API or the gateway refused (no token, a junk token, a reader forbidden, a member not found, bad input) makes nothing stale, renews nothing', async () => {
       const b = await member('read');
       const reader = await member('read');
       await known(b.user.token);
@@ -242,7 +242,17 @@ for (const store of ['memory', 'redis'] as const) {
         const missing = await t.gql(MEMBER, { i: { organizationId: t.world.orgId, userId: `nobody${i}`, role: 'ADMIN' } });
         codes.push(missing.errors?.[0]?.extensions?.code);
       }
-      expect(new Set(codes)).toEqual(new Set(['UNAUTHENTICATED', 'FORBIDDEN', 'NOT_FOUND']));
+      // Input the gateway refuses before any REST call, from anyone: a grant to no one (an access
+      // write: it renewed the global generation), an id that is no path segment (a delete: it forgot
+      // every cached space).
+      const GRANT = `mutation($i: GrantSpacePermissionInput!) { grantSpacePermission(input: $i) { clientMutationId } }`;
+      const DELETE = `mutation($i: DeleteSpaceInput!) { deleteSpace(input: $i) { deletedId } }`;
+      for (const token of [null, 'junk-token-that-the-upstream-rejects', reader.user.token, undefined]) {
+        const grant = await t.gql(GRANT, { i: { spaceId: b.spaceId, role: 'READ' } }, token);
+        const deleted = await t.gql(DELETE, { i: { spaceId: '..' } }, token);
+        codes.push(grant.errors?.[0]?.extensions?.code, deleted.errors?.[0]?.extensions?.code);
+      }
+      expect(new Set(codes)).toEqual(new Set(['UNAUTHENTICATED', 'FORBIDDEN', 'NOT_FOUND', 'BAD_USER_INPUT']));
       t.resetCalls();
       const after = await read();
       expect(after.extensions?.responseCache.hit).toBe(true);

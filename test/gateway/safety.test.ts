@@ -230,6 +230,34 @@ describe('malformed requests are the client’s BAD_USER_INPUT, masked, and log 
     expect(text).not.toContain('SyntaxError');
     expect(lines.filter((l) => l.startsWith('error '))).toEqual([]);
   });
+
+  it('half of a surrogate pair in an id or a query argument: BAD_USER_INPUT at its field, no REST call, no ERROR line', async () => {
+    const orgId = t.world.orgId;
+    const post = (query: string, variables: Record<string, unknown>) =>
+      fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token()}` },
+        body: JSON.stringify({ query, variables }),
+      });
+    const cases: Array<[string, Record<string, unknown>, string]> = [
+      ['query($v: String!) { space(spaceId: $v) { title } }', { v: 'a\ud800' }, 'space'],
+      ['mutation($v: String!) { deleteSpace(input: { spaceId: $v }) { deletedId } }', { v: '\udc00' }, 'deleteSpace'],
+      [
+        `query($v: String) { organization(organizationId: "${orgId}") { members(search: $v) { nodes { role } } } }`,
+        { v: '\ud800' },
+        'organization',
+      ],
+    ];
+    t.resetCalls();
+    for (const [query, variables, field] of cases) {
+      // JSON.stringify escapes the lone half (`"\ud800"`), as a client's JSON would.
+      const body = (await (await post(query, variables)).json()) as GqlResult;
+      expect(body.errors?.map((e) => [e.extensions?.code, e.path?.[0]])).toEqual([['BAD_USER_INPUT', field]]);
+      expect(body.errors?.[0].message).toMatch(/surrogate/);
+    }
+    expect(t.calls).toEqual([]);
+    expect(lines.filter((l) => l.startsWith('error '))).toEqual([]);
+  });
 });
 
 describe('log level', () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { editChangeRequestPages } from '../../src/upstream/content/merge.js';
 import { pagesOf } from '../../src/upstream/content/revisions.js';
+import { MAX_QUOTE_DEPTH } from '../../src/upstream/ask/document.js';
 import { PAGE_MAX_BYTES } from '../../src/upstream/pagination.js';
 import { fixtures } from '../helpers/fixtures.js';
 import { startUpstream, type RestClient, type TestUpstream } from '../helpers/upstream.js';
@@ -329,5 +330,57 @@ describe('a list of large comments', () => {
     for (const size of sizes) expect(size).toBeLessThan(PAGE_MAX_BYTES + 1024 * 1024);
     // Newest first, as any comment list.
     expect(seen).toEqual([...posted].reverse());
+  });
+});
+
+describe('a comment whose document could be huge', () => {
+  /** A read without the OpenAPI check: Ajv's check of a document takes seconds past a dozen levels of quotes. */
+  const read = async (path: string, init: RequestInit = {}) => {
+    const res = await fetch(`${t.url}${path}`, {
+      ...init,
+      headers: { authorization: `Bearer ${as.comment.token}`, 'content-type': 'application/json' },
+    });
+    return { status: res.status, body: await res.json() };
+  };
+
+  it('is created, read and listed as a document whose quotes nest MAX_QUOTE_DEPTH deep, the deeper `>` kept as text', async () => {
+    const crId = (await as.edit.post(`/spaces/${spaceId}/change-requests`, { subject: 'Quotes' })).body.id;
+    const list = `/spaces/${spaceId}/change-requests/${crId}/comments`;
+    // 3,000 levels overflowed JSON.stringify, 100,000 the converter: a 500 for a stored comment.
+    for (const levels of [3_000, 100_000]) {
+      const created = await read(list, { method: 'POST', body: JSON.stringify(markdown(`${'>'.repeat(levels)} deep`)) });
+      expect(created.status).toBe(200);
+      let node = created.body.body.document.nodes[0];
+      for (let depth = 1; depth < MAX_QUOTE_DEPTH; depth++) node = node.nodes[0];
+      expect(node.type).toBe('blockquote');
+      expect(node.nodes[0].type).toBe('paragraph');
+      expect(node.nodes[0].nodes[0].leaves[0].text).toBe(`${'>'.repeat(levels - MAX_QUOTE_DEPTH)} deep`);
+      expect((await read(`${list}/${created.body.id}`)).body).toEqual(created.body);
+    }
+    const listed = await read(list);
+    expect(listed.status).toBe(200);
+    expect(listed.body.count).toBe(2);
+  });
+  it('holds one node per 6 characters of markdown at most (and 64): the rest is one plain leaf, the text kept', async () => {
+    const crId = (await as.edit.post(`/spaces/${spaceId}/change-requests`, { subject: 'Marks' })).body.id;
+    const list = `/spaces/${spaceId}/change-requests/${crId}/comments`;
+    // 500,000 leaves of `*a*` and ` ` made 25 MB of JSON, more of heap: one read ran `npm start` out of it.
+    const text = '*a* '.repeat(240_000);
+    const created = await read(`${list}?format=markdown`, { method: 'POST', body: JSON.stringify(markdown(text)) });
+    expect(created.status).toBe(200);
+    const got = await read(`${list}/${created.body.id}`);
+    expect(got.status).toBe(200);
+    const leaves: Array<{ text: string; marks: unknown[] }> = got.body.body.document.nodes.flatMap((b: any) =>
+      b.nodes.flatMap((t: any) => t.leaves),
+    );
+    // The budget, and the rest (one leaf) with the text before the last mark (one more).
+    expect(leaves.length).toBeLessThanOrEqual(64 + text.length / 6 + 2);
+    expect(JSON.stringify(got.body).length).toBeLessThan(12 * text.length);
+    // The marks made, then the rest as written.
+    expect(leaves[0]).toEqual({ object: 'leaf', text: 'a', marks: [{ object: 'mark', type: 'italic' }] });
+    const rest = leaves[leaves.length - 1];
+    expect(rest.marks).toEqual([]);
+    expect(text.endsWith(rest.text)).toBe(true);
+    expect(rest.text.length).toBeGreaterThan(text.length / 2);
   });
 });

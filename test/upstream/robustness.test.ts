@@ -5,7 +5,7 @@
  * 500. Path parameters are ids of real objects (a fresh fixture per route), so each request gets
  * as far as the handler's own checks.
  */
-import { request } from 'node:http';
+import { Agent, request } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createSite } from '../../src/upstream/domain/sites.js';
@@ -476,6 +476,67 @@ describe('requests the HTTP layer takes oddly', () => {
       expect((await own.api.get('/user')).status).toBe(200);
     } finally {
       await own.stop();
+    }
+  });
+
+  it('reads at most bodyBytesInFlight of request bodies at once: past it a 503 with Retry-After, until one is done', async () => {
+    // Before: each body was bounded, not all of them: 600 connections of 1 MiB sent but its last
+    // byte held 600 MB of `npm start`'s memory until the request timeout.
+    const own = await startUpstream({ bodyBytesInFlight: 2 * 1024 * 1024 });
+    try {
+      const port = Number(new URL(own.url).port);
+      const head = (length: number) =>
+        `POST /v1/orgs/${own.world.orgId}/spaces HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${own.world.users.admin.token}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${length}\r\nConnection: close\r\n\r\n`;
+      const MiB = 1024 * 1024;
+      const held = [0, 1].map(() => {
+        const socket = connect(port, '127.0.0.1');
+        socket.on('error', () => undefined);
+        socket.write(head(MiB) + '{"title":"' + ' '.repeat(64 * 1024));
+        return socket;
+      });
+      await until(() => own.upstream.connections() === 2);
+      // A third large body is refused before it is read; a small one still passes.
+      // JSON may end in white space: a large body that is a small space.
+      const large = `{"title":"Large"}${' '.repeat(MiB - 100)}`;
+      const third = await sendRaw(port, `${head(Buffer.byteLength(large))}${large}`);
+      expect(third).toMatch(/^HTTP\/1\.1 503 /);
+      expect(third.toLowerCase()).toContain('retry-after: 1');
+      expect((await own.api.post(`/orgs/${own.world.orgId}/spaces`, { title: 'Small' })).status).toBe(201);
+      // Once the held ones are gone, their bytes are given back.
+      held.forEach((socket) => socket.destroy());
+      await until(() => own.upstream.connections() === 0);
+      expect(await sendRaw(port, `${head(Buffer.byteLength(large))}${large}`)).toMatch(/^HTTP\/1\.1 201 /);
+    } finally {
+      await own.stop();
+    }
+  });
+
+  it('a body past maxBodyBytes is a 413 that closes its connection: the next request is not sent on a socket about to be reset', async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const send = (method: string, path: string, body?: Buffer) =>
+      new Promise<string>((resolve) => {
+        const req = request(`${t.url}${path}`, {
+          method,
+          agent,
+          headers: {
+            authorization: `Bearer ${t.world.users.admin.token}`,
+            ...(body ? { 'content-type': 'application/json', 'content-length': body.length } : {}),
+          },
+        });
+        req.on('response', (res) => {
+          res.resume();
+          res.on('end', () => resolve(`${res.statusCode} ${res.headers.connection}`));
+        });
+        req.on('error', (e: NodeJS.ErrnoException) => resolve(`error ${e.code}`));
+        req.end(body);
+      });
+    try {
+      const big = Buffer.from(JSON.stringify({ title: 'x'.repeat(2 * 1024 * 1024) }));
+      expect(await send('POST', `/orgs/${t.world.orgId}/spaces`, big)).toBe('413 close');
+      expect(await send('GET', '/user')).toBe('200 keep-alive');
+    } finally {
+      agent.destroy();
     }
   });
 

@@ -22,9 +22,10 @@
  * clients that never read a 3.9 MB deferred result held 3.7 MB each, past any bound. graphql-sse
  * takes every event of a stream as it comes, read or not: its queues are bounded in
  * useGraphQLSSE.ts.
+ * A mutation's result is not refused whole (madeWrites): its writes are made.
  */
 import { getHeapStatistics } from 'node:v8';
-import { GraphQLError, type ExecutionResult } from 'graphql';
+import { getOperationAST, GraphQLError, type ExecutionResult } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { BytesInFlight } from '../../rest/index.js';
 import { whenResponseDone, type NodeServerContext } from '../lib/httpBounds.js';
@@ -61,6 +62,29 @@ export function measuredSize(result: unknown): number | undefined {
   return typeof result === 'object' && result !== null ? sizes.get(result) : undefined;
 }
 
+/** Results of mutations, whose writes are made (madeWrites). */
+const mutationResults = new WeakSet<object>();
+
+/**
+ * What a mutation's result too large to send (or past the budget) becomes: its writes are made, so
+ * a refusal of it all (`data: null`) read as a failed write, and a client that retried it wrote it
+ * twice (30 aliases of createSpace echoing a 150 KB clientMutationId made 30 spaces, answered
+ * `data: null` and BAD_USER_INPUT). Each root field keeps its own errors (its write failed); one
+ * with a payload gets null and `error` at its path, saying that its write was made.
+ */
+function madeWrites(result: ExecutionResult, error: GraphQLError): ExecutionResult {
+  const errors = (result.errors ?? []).filter((e) => e.path?.length === 1);
+  const data: Record<string, null> = {};
+  for (const [key, value] of Object.entries(result.data ?? {})) {
+    data[key] = null;
+    if (value !== null)
+      errors.push(
+        new GraphQLError(`The write was made; its payload is left out. ${error.message}`, { path: [key], extensions: error.extensions }),
+      );
+  }
+  return { data, errors };
+}
+
 export function useMaxResponseBytes(maxResponseBytes: number, inFlightBudget = defaultResponseBytesInFlight(maxResponseBytes)): Plugin {
   const refusal = () => responseBytesError(maxResponseBytes);
   const busy = () =>
@@ -72,7 +96,8 @@ export function useMaxResponseBytes(maxResponseBytes: number, inFlightBudget = d
     // A result written as a text made once (a kept introspection answer) is that text's length.
     const size = writtenLength(result) ?? jsonSize(result, maxResponseBytes);
     // `data: null`: the operation ran (and graphql-sse takes a result without `data` for arguments).
-    const bounded = size > maxResponseBytes ? { data: null, errors: [refusal()] } : result;
+    const refused = mutationResults.has(result) ? madeWrites(result, refusal()) : { data: null, errors: [refusal()] };
+    const bounded = size > maxResponseBytes ? refused : result;
     sizes.set(bounded, bounded === result ? size : 0);
     return bounded;
   };
@@ -87,10 +112,16 @@ export function useMaxResponseBytes(maxResponseBytes: number, inFlightBudget = d
     const size = sizes.get(result) ?? 0;
     if (size === 0) return result;
     const { req, res } = node;
-    if (res)
-      return inFlight.takeUntil(caller, size, (release) => whenResponseDone(req, res, release)) ? result : { data: null, errors: [busy()] };
+    const refused = (): ExecutionResult => {
+      if (!mutationResults.has(result)) return { data: null, errors: [busy()] };
+      // Not "try again": its writes are made (the result says which); a few hundred bytes, not counted.
+      const made = madeWrites(result, new GraphQLError(busy().message, { extensions: { code: 'UPSTREAM_UNAVAILABLE' } }));
+      sizes.set(made, 0);
+      return made;
+    };
+    if (res) return inFlight.takeUntil(caller, size, (release) => whenResponseDone(req, res, release)) ? result : refused();
     // No response to wait for (another transport): held until the next turn of the event loop.
-    if (!inFlight.take(caller, size)) return { data: null, errors: [busy()] };
+    if (!inFlight.take(caller, size)) return refused();
     setImmediate(() => inFlight.give(caller, size));
     return result;
   };
@@ -145,6 +176,7 @@ export function useMaxResponseBytes(maxResponseBytes: number, inFlightBudget = d
     onExecute: ({ args }) => ({
       onExecuteDone: ({ result, setResult }) => {
         if (isAsyncIterable(result)) return { onNext: allParts(args.contextValue as OperationContext) as never };
+        if (getOperationAST(args.document, args.operationName)?.operation === 'mutation') mutationResults.add(result);
         const bounded = bound(result);
         if (bounded !== result) setResult(bounded);
       },

@@ -14,8 +14,9 @@
  *   (`organizationId`, `spaceId` + `changeRequestId`, …: the parents whose lists a create or delete
  *   changes) and every cached result holding a node of the type it creates or deletes (root lists,
  *   empty lists). A write the REST API refused (a 4xx answer to it, a 401 to any call; an
- *   operation refused before it ran) changed nothing and invalidates nothing: without that, a
- *   caller with no token could empty every caller's cache, and add a Redis key per request.
+ *   operation refused before it ran; input the gateway refused before the write) changed nothing
+ *   and invalidates nothing: without that, a caller with no token could empty every caller's
+ *   cache, and add a Redis key per request.
  * - A write that changes who may read what (ACCESS_WRITES: permissions, members, teams, SAML/SSO,
  *   share links, site audience, transfers and moves, a `defaultLevel`) renews access generations
  *   (responseCacheStores.ts), which are part of result keys, so the results cached before it are
@@ -137,7 +138,8 @@ const NODES_BY_INPUT_KEYS: Array<[typename: string, keys: string[]]> = [
  * Writes that change who may read what: every write of the resources that grant access (members,
  * teams, SAML providers, share links; from the resource table), and the hand-written ones. Their
  * success or failure renews the access generation (a failed write may have been made), unless the
- * REST API refused it (`refused`: a 4xx answer to the write, a 401), which changed nothing.
+ * REST API or the gateway refused it (`refused`: a 4xx answer to the write, a 401, bad input), which
+ * changed nothing.
  */
 const ACCESS_RESOURCES = ['Member', 'Team', 'SamlProvider', 'ShareLink'] as const;
 export const ACCESS_WRITES: ReadonlySet<string> = new Set([
@@ -523,8 +525,12 @@ interface Write {
  * Whether the write of the root field at `key` was refused: not run at all (the operation was
  * refused before execution, no data), or answered with errors that are each a refusal by the REST
  * API: a 4xx answer to a write request (401, 403, 404, 409, 429: the request was not applied), or
- * a 401 to any call (the token is not accepted: nothing it sent was written). A 5xx, no answer, or
- * an error of the gateway's own may hide a write that was made.
+ * a 401 to any call (the token is not accepted: nothing it sent was written); or by the gateway:
+ * the root field's own BAD_USER_INPUT with no REST answer and no limit named (its input checked
+ * against src/api rules, an id that is no path segment), which a mutation raises before its write.
+ * Without that last one, a caller with no token emptied every caller's cache with input the gateway
+ * refused (`grantSpacePermission` without users: the global generation renewed, no REST call).
+ * A 5xx, no answer, or another error of the gateway's own may hide a write that was made.
  */
 function refused(result: ExecutionResult, key: string): boolean {
   if (result.data === undefined) return true;
@@ -532,7 +538,12 @@ function refused(result: ExecutionResult, key: string): boolean {
   return (
     errors.length > 0 &&
     errors.every((e) => {
-      const { code, upstream } = (e.extensions ?? {}) as { code?: unknown; upstream?: { method?: unknown; status?: unknown } };
+      const { code, upstream, limit } = (e.extensions ?? {}) as {
+        code?: unknown;
+        upstream?: { method?: unknown; status?: unknown };
+        limit?: unknown;
+      };
+      if (code === 'BAD_USER_INPUT' && !upstream && limit === undefined && e.path?.length === 1) return true;
       const status = typeof upstream?.status === 'number' ? upstream.status : 0;
       return code === 'UNAUTHENTICATED' || (status >= 400 && status < 500 && upstream?.method !== 'GET');
     })

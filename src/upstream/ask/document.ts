@@ -17,11 +17,40 @@ const HEADING = /^(#{1,6})\s+(.+?)\s*#*\s*$/;
 const LIST_ITEM = /^\s*[-*+]\s+(.*)$/;
 const QUOTE = /^\s*>\s?(.*)$/;
 
+/**
+ * Block quotes nest at most this deep (markdown-it's CommonMark preset stops at 20 too); deeper `>`
+ * stay text. A comment of `>` × 3,000 made a document nesting 6,000 levels: JSON.stringify
+ * overflowed the stack on it (10,000: the converter did), so the comment, once stored, failed its
+ * create and every list of its change request's comments with a 500.
+ */
+export const MAX_QUOTE_DEPTH = 20;
+
+/**
+ * Nodes (blocks, texts, leaves) a document of `length` characters of markdown holds at most: 64,
+ * and one per 6 characters. Past them the rest of the markdown is one plain leaf. A node is some
+ * 60 bytes of JSON (and more of heap), so a document stays within about 11 times its markdown, as
+ * prose is: a 1 MB comment of `*a* ` made 500,000 leaves, and one read of it (the default format)
+ * ran the process (gateway and REST API under `npm start`) out of heap.
+ */
+const nodeBudget = (length: number) => 64 + Math.floor(length / 6);
+
+/** Nodes the document being converted may still make (the conversion is synchronous: one at a time). */
+let nodesLeft = 0;
+
 export function markdownToDocument(markdown: string): JsonDocument {
-  return { object: 'document', data: {}, nodes: blocks(markdown.split(/\r?\n/)) };
+  nodesLeft = nodeBudget(markdown.length);
+  return { object: 'document', data: {}, nodes: blocks(markdown.split(/\r?\n/), 0) };
 }
 
-function blocks(lines: string[]): Block[] {
+/** The rest of a document once its nodes are spent: one paragraph of plain text. */
+const plain = (value: string): Block => ({
+  object: 'block',
+  type: 'paragraph',
+  data: {},
+  nodes: [{ object: 'text', leaves: [{ object: 'leaf', text: value, marks: [] }] }],
+});
+
+function blocks(lines: string[], depth: number): Block[] {
   const out: Block[] = [];
   let i = 0;
   const take = (test: (line: string) => boolean) => {
@@ -30,6 +59,10 @@ function blocks(lines: string[]): Block[] {
     return taken;
   };
   while (i < lines.length) {
+    if (nodesLeft <= 0) {
+      out.push(plain(lines.slice(i).join('\n')));
+      break;
+    }
     const line = lines[i];
     const fence = FENCE.exec(line);
     const heading = HEADING.exec(line);
@@ -42,17 +75,22 @@ function blocks(lines: string[]): Block[] {
     } else if (heading) {
       i++;
       out.push(block(`heading-${Math.min(heading[1].length, 3)}`, inline(heading[2])));
+    } else if (QUOTE.test(line) && depth === MAX_QUOTE_DEPTH) {
+      out.push(paragraph(take((l) => QUOTE.test(l)).join('\n')));
     } else if (QUOTE.test(line)) {
       const quoted = take((l) => QUOTE.test(l)).map((l) => QUOTE.exec(l)![1]);
-      out.push(block('blockquote', blocks(quoted).map(quotable)));
+      out.push(block('blockquote', blocks(quoted, depth + 1).map(quotable)));
     } else if (LIST_ITEM.test(line)) {
       const items = take((l) => LIST_ITEM.test(l)).map((l) => LIST_ITEM.exec(l)![1]);
-      out.push(
-        block(
-          'list-unordered',
-          items.map((item) => block('list-item', [paragraph(item)])),
-        ),
-      );
+      const listed: Block[] = [];
+      for (const [n, item] of items.entries()) {
+        if (nodesLeft <= 0) {
+          listed.push(block('list-item', [plain(items.slice(n).join('\n'))]));
+          break;
+        }
+        listed.push(block('list-item', [paragraph(item)]));
+      }
+      out.push(block('list-unordered', listed));
     } else {
       out.push(paragraph(take(isParagraphLine).join('\n')));
     }
@@ -62,17 +100,22 @@ function blocks(lines: string[]): Block[] {
 
 const isParagraphLine = (l: string) => Boolean(l.trim()) && ![FENCE, HEADING, QUOTE, LIST_ITEM].some((pattern) => pattern.test(l));
 
-const block = (type: string, nodes: Array<Block | Text>, data: Record<string, unknown> = {}): Block => ({
-  object: 'block',
-  type,
-  data,
-  nodes,
-});
+const block = (type: string, nodes: Array<Block | Text>, data: Record<string, unknown> = {}): Block => {
+  nodesLeft--;
+  return { object: 'block', type, data, nodes };
+};
 
 const paragraph = (text: string) => block('paragraph', inline(text));
 
 function codeBlock(lines: string[], syntax: string): Block {
-  const codeLines = lines.map((l) => block('code-line', [text(l, [])]));
+  const codeLines: Block[] = [];
+  for (const [n, l] of lines.entries()) {
+    if (nodesLeft <= 0) {
+      codeLines.push(block('code-line', [text(lines.slice(n).join('\n'), [])]));
+      break;
+    }
+    codeLines.push(block('code-line', [text(l, [])]));
+  }
   return block('code', codeLines, syntax ? { syntax } : {});
 }
 
@@ -83,17 +126,17 @@ function quotable(b: Block): Block {
   return block('paragraph', [{ object: 'text', leaves: [leaf(lines.join('\n'), 'code')] }]);
 }
 
-const text = (value: string, marks: Mark[]): Text => ({
-  object: 'text',
-  leaves: [{ object: 'leaf', text: value, marks }],
-});
+const text = (value: string, marks: Mark[]): Text => {
+  nodesLeft -= 2;
+  return { object: 'text', leaves: [{ object: 'leaf', text: value, marks }] };
+};
 
 /** Inline marks: `**bold**`, `*italic*` / `_italic_`, `` `code` ``; one text node with a leaf per run. */
 function inline(source: string): Text[] {
   const leaves: Leaf[] = [];
   const pattern = /\*\*(.+?)\*\*|`([^`]+)`|\*([^*]+)\*|\b_([^_]+)_\b/g;
   let last = 0;
-  for (let m = pattern.exec(source); m; m = pattern.exec(source)) {
+  for (let m = pattern.exec(source); m && nodesLeft > 0; m = pattern.exec(source)) {
     if (m.index > last) leaves.push(leaf(source.slice(last, m.index)));
     if (m[1] !== undefined) leaves.push(leaf(m[1], 'bold'));
     else if (m[2] !== undefined) leaves.push(leaf(m[2], 'code'));
@@ -104,8 +147,7 @@ function inline(source: string): Text[] {
   return [{ object: 'text', leaves }];
 }
 
-const leaf = (value: string, mark?: Mark['type']): Leaf => ({
-  object: 'leaf',
-  text: value,
-  marks: mark ? [{ object: 'mark', type: mark }] : [],
-});
+const leaf = (value: string, mark?: Mark['type']): Leaf => {
+  nodesLeft--;
+  return { object: 'leaf', text: value, marks: mark ? [{ object: 'mark', type: mark }] : [] };
+};
