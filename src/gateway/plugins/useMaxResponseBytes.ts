@@ -96,8 +96,9 @@ export function useMaxResponseBytes(maxResponseBytes: number, inFlightBudget = d
     // A result written as a text made once (a kept introspection answer) is that text's length.
     const size = writtenLength(result) ?? jsonSize(result, maxResponseBytes);
     // `data: null`: the operation ran (and graphql-sse takes a result without `data` for arguments).
-    const refused = mutationResults.has(result) ? madeWrites(result, refusal()) : { data: null, errors: [refusal()] };
-    const bounded = size > maxResponseBytes ? refused : result;
+    // The refusal is made only for a result over the bound (a GraphQLError captures a stack).
+    const bounded =
+      size <= maxResponseBytes ? result : mutationResults.has(result) ? madeWrites(result, refusal()) : { data: null, errors: [refusal()] };
     sizes.set(bounded, bounded === result ? size : 0);
     return bounded;
   };
