@@ -362,6 +362,18 @@ const TABLE = [
     help: 'Gateway: most ids and representations in all the `nodes(ids:)` and `_entities` lists of one operation (each is priced as a REST call)',
   },
   {
+    key: 'maxListItems',
+    group: 'limits',
+    flag: '--max-list-items',
+    env: 'MAX_LIST_ITEMS',
+    kind: 'int',
+    min: 1,
+    max: 100_000,
+    fallback: () => 1000,
+    commands: ['start'],
+    help: "Gateway: most items in one list the variables pass where the schema takes a list (an argument's or an input field's, e.g. a grant's `users`); a JSON value's own arrays are not counted",
+  },
+  {
     key: 'maxFields',
     group: 'limits',
     flag: '--max-fields',

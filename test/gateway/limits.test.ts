@@ -422,6 +422,55 @@ describe('lists of objects to load in arguments (over real HTTP)', () => {
   });
 });
 
+describe('lists in variables (over real HTTP)', () => {
+  const post = async (query: string, variables: Record<string, unknown>) => {
+    const res = await fetch(await httpUrl(), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${t.world.users.admin.token}` },
+      body: JSON.stringify({ query, variables }),
+    });
+    return (await res.json()) as GqlResult;
+  };
+  const max = DEFAULTS.limits.maxListItems;
+  const users = (n: number) => Array.from({ length: n }, (_, i) => `user-${i}`);
+  const GRANT = 'mutation($input: GrantSpacePermissionInput!) { grantSpacePermission(input: $input) { space { id } } }';
+  const GRANT_USERS =
+    'mutation($s: String!, $u: [String!]) { grantSpacePermission(input: {spaceId: $s, role: READ, users: $u}) { space { id } } }';
+
+  it(`a list of more than ${max} items where the schema takes a list is refused before any REST call, in an input or alone`, async () => {
+    t.resetCalls();
+    const refused = await expectRefused(
+      post(GRANT, { input: { spaceId: 'x', role: 'READ', users: users(max + 1) } }),
+      'maxListItems',
+      max,
+      max + 1,
+    );
+    expect(refused.message).toContain('`$input.users` holds 1001 items');
+    t.resetCalls();
+    const alone = await expectRefused(post(GRANT_USERS, { s: 'x', u: users(40_000) }), 'maxListItems', max, 40_000);
+    expect(alone.message).toContain('`$u` holds 40000 items');
+  });
+
+  it(`${max} items pass the bound (the REST API answers for them); a JSON value's own arrays are not counted`, async () => {
+    const atMax = await post(GRANT, { input: { spaceId: 'no-such-space', role: 'READ', users: users(max) } });
+    expect(atMax.errors?.map((e) => e.extensions?.limit)).not.toContain('maxListItems');
+    expect(atMax.errors?.[0].extensions?.code).toBe('NOT_FOUND');
+    const json = await post('mutation($input: PublishIntegrationInput!) { publishIntegration(input: $input) { clientMutationId } }', {
+      input: {
+        integrationName: 'an-integration',
+        title: 'An integration',
+        description: 'What it does',
+        script: 'https://integration.example/script.js',
+        scopes: [],
+        organization: 'no-such-org',
+        configurations: { items: users(5000) },
+      },
+    });
+    // Not refused by the bound: it ran (the resolver's own check of the configuration's fields answered).
+    expect(json.errors?.map((e) => [e.path, e.extensions?.limit])).toEqual([[['publishIntegration'], undefined]]);
+  });
+});
+
 describe('request body (over real HTTP)', () => {
   let url: string;
   beforeAll(async () => {

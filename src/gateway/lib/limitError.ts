@@ -9,6 +9,7 @@ import type { GatewayLimits } from '../context.js';
 export type LimitName =
   | keyof Pick<GatewayLimits, 'maxDepth' | 'maxAliases' | 'maxTokens' | 'maxCost'>
   | 'maxIds'
+  | 'maxListItems'
   | 'maxFields'
   | 'maxBodyBytes'
   | 'maxDocumentBytes'

@@ -16,6 +16,7 @@ import { useMaxAliases } from './useMaxAliases.js';
 import { useMaxDocumentBytes } from './useMaxDocumentBytes.js';
 import { useMaxDepth } from './useMaxDepth.js';
 import { useMaxFields } from './useMaxFields.js';
+import { useMaxListItems } from './useMaxListItems.js';
 import { useMaxOperationName } from './useMaxOperationName.js';
 import { useMaxResponseBytes } from './useMaxResponseBytes.js';
 import { useMaxTokens } from './useMaxTokens.js';
@@ -39,6 +40,8 @@ export function useQueryLimits(limits: GatewayLimits & InFlightLimit, shared?: S
     useDirectiveArguments(),
     useIntrospectionAccess({ anonymous: limits.anonymousIntrospection ?? false }),
     useCostLimit(limits),
+    // After the cost, whose `--max-ids` is the tighter bound of the lists it prices.
+    useMaxListItems(limits.maxListItems),
     // After access and cost: kept introspection results are served to requests that passed both.
     useIntrospectionCache(shared),
   ];
