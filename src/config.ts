@@ -559,7 +559,7 @@ const TABLE = [
     choices: ['open', 'closed'],
     fallback: () => 'open',
     commands: ['start'],
-    help: 'Gateway: while Redis is down, open lets operations through uncounted, closed refuses them',
+    help: "Gateway: while Redis is down, open counts operations in each replica's memory (each allows the limit), closed refuses them",
   },
   {
     key: 'redisRequired',

@@ -1,11 +1,12 @@
 /**
  * The per-caller rate limit in process (no Redis): each token gets its operations per minute; the
  * one over the limit is RATE_LIMITED with `retryAfter` and HTTP 429 + `Retry-After`, before any REST
- * call; other tokens are spared. With a Redis that cannot be reached, the fail mode decides.
+ * call; other tokens are spared. With a Redis that cannot be reached, the fail mode decides: each
+ * replica counts alone (open), or operations are refused (closed).
  */
 import { describe, expect, it } from 'vitest';
 import { startUpstream } from '../helpers/upstream.js';
-import { startReplica, stopAfterEach } from '../helpers/redis.js';
+import { listening, startReplica, stopAfterEach } from '../helpers/redis.js';
 
 const VIEWER = '{ viewer { displayName } }';
 
@@ -43,12 +44,21 @@ describe('caller rate limit (in process)', () => {
     expect(other.json.data?.viewer.displayName).toBe('Ada read');
   });
 
-  it('with Redis unreachable: fail-open lets operations through, fail-closed refuses them', async () => {
+  it('with Redis unreachable: fail-open counts in the replica alone, fail-closed refuses operations', async () => {
     const upstream = track(await startUpstream());
     const dead = 'redis://127.0.0.1:1';
     const token = upstream.world.users.admin.token;
-    const open = track(startReplica(upstream.url, { callerRateLimit: 1, redisUrl: dead, callerRateLimitFailMode: 'open' }));
-    for (let i = 0; i < 3; i++) expect((await open.post({ query: VIEWER }, token)).json.data?.viewer.displayName).toBe('Ada admin');
+    // Each replica allows the limit: a token's third operation, an address's third anonymous one, are over it.
+    for (const [caller, query] of [
+      [token, VIEWER],
+      [null, '{ __typename }'],
+    ] as const) {
+      const options = { callerRateLimit: 2, anonymousRateLimit: 2, redisUrl: dead, callerRateLimitFailMode: 'open' } as const;
+      const open = track(await listening(startReplica(upstream.url, options)));
+      const statuses: number[] = [];
+      for (let i = 0; i < 3; i++) statuses.push((await open.post({ query }, caller)).status);
+      expect(statuses).toEqual([200, 200, 429]);
+    }
 
     const replica = track(startReplica(upstream.url, { callerRateLimit: 1, redisUrl: dead, callerRateLimitFailMode: 'closed' }));
     const refused = await replica.post({ query: VIEWER }, token);

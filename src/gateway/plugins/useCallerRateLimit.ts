@@ -10,7 +10,9 @@
  * resolver call), while this limit is per operation and caller whatever the fields, and must
  * answer before the response cache (a cached answer counts too) and before any resolver runs.
  *
- * While Redis is down, `failMode` decides: `open` lets operations through uncounted, `closed`
+ * While Redis is down, `failMode` decides: `open` counts in this replica's memory alone (each
+ * replica then allows the limit: a bound still, where operations went through uncounted and a
+ * Redis slow after a start let 300 anonymous operations of one address through), `closed`
  * refuses them with RATE_LIMITED (retry after a second). *
  * A caller found over its limit is refused at once, for the rest of its window, before its body
  * is read and parsed (10 anonymous loops of the introspection query were refused ~1,500 times in
@@ -115,8 +117,8 @@ export function useCallerRateLimit(options: CallerRateLimitOptions & { endpoint?
 
   /** Counts one operation against `key`; the error when that was over `limit`. */
   const countAgainst = async (key: string, limit: number, what: string): Promise<GraphQLError | undefined> => {
-    const counted = redis ? await countInRedis(key) : countLocally(key);
-    if (!counted) return failMode === 'closed' ? rateLimited('Rate limit unavailable, retry later', 1) : undefined;
+    const counted = redis ? ((await countInRedis(key)) ?? (failMode === 'open' ? countLocally(key) : null)) : countLocally(key);
+    if (!counted) return rateLimited('Rate limit unavailable, retry later', 1);
     if (counted.count <= limit) return undefined;
     const error = rateLimited(
       `Rate limit exceeded: at most ${limit} operations per minute ${what}`,
