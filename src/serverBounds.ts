@@ -6,7 +6,7 @@
  * either, a new one is closed unanswered), and every header seen. The example app's server
  * (scripts/appServer.mjs) takes them too, from dist/.
  */
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import type { Socket } from 'node:net';
 
 export interface ServerBounds {
@@ -27,6 +27,25 @@ export interface ServerBounds {
  * of it holds; the gateway also by what waits: lib/httpBounds.ts).
  */
 export const MAX_PIPELINED = 16;
+
+/**
+ * A small body: most requests' (a query and its variables, a REST write). The bodies budgets do not
+ * count one (the gateway's, lib/requestBytesInFlight.ts: 1,000 connections of them hold 4 MiB; the
+ * embedded REST API's, upstream/server.ts), and a refusal keeps its connection (reading it costs
+ * nothing).
+ */
+export const SMALL_BODY_BYTES = 4 * 1024;
+
+/**
+ * The bytes a request's body holds while it is read, for a budget of bodies read at once: its
+ * `Content-Length` (a chunked one, the body bound `maxBodyBytes`), at most `maxBodyBytes`; 0 for a
+ * small body (SMALL_BODY_BYTES or less), which is not counted.
+ */
+export function heldBodyBytes(req: IncomingMessage, maxBodyBytes: number): number {
+  const length = req.headers['content-length'];
+  const bytes = length !== undefined ? Math.min(Number(length) || 0, maxBodyBytes) : req.headers['transfer-encoding'] ? maxBodyBytes : 0;
+  return bytes <= SMALL_BODY_BYTES ? 0 : bytes;
+}
 
 export function boundHttpServer(server: Server, bounds: ServerBounds): void {
   boundPipelining(server);

@@ -144,10 +144,10 @@ export function buildGateway(options: GatewayOptions): Gateway {
   // The ERROR lines of unexpected errors, bounded (maskedErrors.ts).
   const errorLog = boundedErrorLog(log, () => (options.clock ?? systemClock).now());
   const limits = { ...withDefaults(DEFAULTS.limits, options.limits), responseBytesInFlight: options.limits?.responseBytesInFlight };
-  // Operation names enter the labels and span names from callers with a token the REST API accepted
-  // (metrics.ts, plugins/useTracing.ts).
-  const namesFrom = (request: Request) => rest.identify(request.headers.get('authorization'), undefined).proven;
-  const metrics = options.metrics === false ? undefined : createMetrics({ namesFrom, ...options.metrics });
+  // Whether the request's token is one the REST API accepted: only such callers add operation names
+  // to the labels and span names (metrics.ts, plugins/useTracing.ts) and have response-cache sessions.
+  const acceptedToken = (request: Request) => rest.identify(request.headers.get('authorization') ?? undefined, undefined).proven;
+  const metrics = options.metrics === false ? undefined : createMetrics({ namesFrom: acceptedToken, ...options.metrics });
   const debug = (options.logLevel ?? 'debug') === 'debug';
   const rest = createRestClient({
     ...options.rest,
@@ -197,7 +197,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
       useCallerIdentity(identify),
       // Without an accepted token, a body of at most twice the document bound, refused before it is read.
       useAnonymousBodyLimit(limits.maxDocumentBytes, options.maxBodyBytes ?? DEFAULTS.maxBodyBytes),
-      ...(options.tracing ? [options.tracing.plugin(namesFrom)] : []),
+      ...(options.tracing ? [options.tracing.plugin(acceptedToken)] : []),
       // GET /ready (GET /health is Yoga's built-in liveness check).
       useReadiness(
         [upstreamCheck(options.upstreamUrl), ...(redis ? [redisCheck(redis, options.redisRequired)] : []), ...(options.readyChecks ?? [])],
@@ -237,10 +237,9 @@ export function buildGateway(options: GatewayOptions): Gateway {
             parsedDocument: (query) => parsed.documentCache.get(query),
             // Whose a session is: `GET /user` with its own token, only once the REST API has accepted that token.
             userOf: (request) => {
-              const authorization = request.headers.get('authorization') ?? undefined;
-              if (!rest.identify(authorization, undefined).proven) return undefined;
+              if (!acceptedToken(request)) return undefined;
               return rest
-                .forCaller(authorization, { budget: callerBudget(request), maxCalls: 1 })
+                .forCaller(request.headers.get('authorization') ?? undefined, { budget: callerBudget(request), maxCalls: 1 })
                 .get<{ id?: unknown }>('/user')
                 .then((user) => (typeof user?.id === 'string' ? user.id : undefined));
             },

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getHeapStatistics } from 'node:v8';
-import { boundHttpServer, type ServerBounds } from '../serverBounds.js';
+import { boundHttpServer, heldBodyBytes, type ServerBounds } from '../serverBounds.js';
 import { drainable } from '../shutdown.js';
 import { authenticate } from './auth.js';
 import { systemClock, type Clock } from './clock.js';
@@ -148,12 +148,12 @@ export function buildUpstream(options: UpstreamOptions = {}): Upstream {
    * closed, its body unread) when that would pass the budget: each body is bounded, but not all of
    * them. 600 connections with a token, each 1 MiB of body sent but its last byte, held 600 MB of
    * `npm start`'s memory (the gateway's process) until the request timeout, and 1,000 would hold a
-   * gigabyte. A body of SMALL_BODY_BYTES or less is not counted: no bookkeeping for most requests.
+   * gigabyte. Bytes as the gateway counts its own bodies (heldBodyBytes): a small body is not
+   * counted, no bookkeeping for most requests.
    */
   function holdBody(req: IncomingMessage, res: ServerResponse) {
-    const length = req.headers['content-length'];
-    const bytes = length !== undefined ? Math.min(Number(length) || 0, maxBodyBytes) : req.headers['transfer-encoding'] ? maxBodyBytes : 0;
-    if (bytes <= SMALL_BODY_BYTES) return;
+    const bytes = heldBodyBytes(req, maxBodyBytes);
+    if (!bytes) return;
     if (bodyBytesHeld + bytes > bodyBudget)
       throw new HttpError(503, 'body: too many request bodies are being read at once; retry shortly', {
         'retry-after': '1',
@@ -196,9 +196,6 @@ export function buildUpstream(options: UpstreamOptions = {}): Upstream {
 }
 
 const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** A body this small is not counted among the bytes read at once (holdBody). */
-const SMALL_BODY_BYTES = 4 * 1024;
 
 /**
  * Bytes of request bodies the embedded upstream reads at once by default: a quarter of V8's heap

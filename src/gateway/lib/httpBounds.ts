@@ -8,9 +8,9 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 
 import { DEFAULTS, withDefaults, type GroupConfig } from '../../config.js';
-import { boundHttpServer, MAX_PIPELINED } from '../../serverBounds.js';
+import { boundHttpServer, MAX_PIPELINED, SMALL_BODY_BYTES } from '../../serverBounds.js';
 
-export { MAX_PIPELINED } from '../../serverBounds.js';
+export { heldBodyBytes, MAX_PIPELINED } from '../../serverBounds.js';
 
 /** The `http` settings of src/config.ts (their meaning and defaults are there); headers are due at most at `requestTimeoutMs`. */
 export type HttpBounds = GroupConfig<'http'>;
@@ -37,13 +37,6 @@ export function boundServer(server: Server, bounds?: Partial<HttpBounds>, behind
 export function closeWhenAnswered(req: IncomingMessage, res: ServerResponse): void {
   res.once('finish', () => req.socket.destroy());
 }
-
-/**
- * A small body: most requests' (a query and its variables). The bodies budget does not count one
- * (requestBytesInFlight.ts: 1,000 connections of them hold 4 MiB), and a refusal keeps its
- * connection (reading it costs nothing).
- */
-export const SMALL_BODY_BYTES = 4 * 1024;
 
 /**
  * Whether a request refused before its body is read should end its connection rather than keep

@@ -19,7 +19,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getHeapStatistics } from 'node:v8';
 import { BytesInFlight } from '../../rest/index.js';
 import { errorBody } from './errorResponse.js';
-import { closeWhenAnswered, SMALL_BODY_BYTES, whenResponseDone } from './httpBounds.js';
+import { closeWhenAnswered, heldBodyBytes, whenResponseDone } from './httpBounds.js';
 
 export function defaultRequestBytesInFlight(maxBodyBytes: number): number {
   return Math.max(maxBodyBytes, Math.floor(getHeapStatistics().heap_size_limit / 16));
@@ -39,11 +39,9 @@ export function requestBytesInFlight(budget: number, maxBodyBytes: number) {
   const bodies = new BytesInFlight(budget);
   return {
     admit(req: IncomingMessage, res: ServerResponse, caller: () => string): boolean {
-      const length = req.headers['content-length'];
-      const bytes =
-        length !== undefined ? Math.min(Number(length) || 0, maxBodyBytes) : req.headers['transfer-encoding'] ? maxBodyBytes : 0;
-      // A small body is not counted (httpBounds.ts): no bookkeeping for most requests.
-      if (bytes <= SMALL_BODY_BYTES) return true;
+      const bytes = heldBodyBytes(req, maxBodyBytes);
+      // A small body is not counted (0): no bookkeeping for most requests.
+      if (!bytes) return true;
       if (!bodies.takeUntil(caller(), bytes, (release) => whenResponseDone(req, res, release))) {
         res.writeHead(503, {
           'content-type': 'application/json; charset=utf-8',

@@ -151,7 +151,8 @@ function shapeOf(value: unknown): string {
   }
 }
 
-interface CheckPayload {
+/** What an `onExecute` / `onSubscribe` check reads of its payload (the list bound's too: useMaxListItems.ts). */
+export interface CheckPayload {
   args: { schema: GraphQLSchema; document: DocumentNode; variableValues?: unknown; operationName?: string | null };
   setResultAndStopExecution(result: { errors: Error[] }): void;
 }

@@ -10,18 +10,10 @@
  * (`--max-tokens`); a JSON value's own arrays (a content document) are not the schema's lists and
  * are not counted; `nodes(ids:)` and `_entities` have their tighter bound (`--max-ids`).
  */
-import {
-  getOperationAST,
-  isInputObjectType,
-  isListType,
-  isNonNullType,
-  typeFromAST,
-  type DocumentNode,
-  type GraphQLInputType,
-  type GraphQLSchema,
-} from 'graphql';
+import { getOperationAST, isInputObjectType, isListType, isNonNullType, typeFromAST, type GraphQLInputType } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { limitError } from '../lib/limitError.js';
+import type { CheckPayload } from './useCostLimit.js';
 
 /** A list past the bound: where (`$input.users`) and how many items it holds. */
 type TooLong = readonly [where: string, items: number];
@@ -52,13 +44,8 @@ function longList(type: GraphQLInputType, value: unknown, max: number, where: st
   return undefined;
 }
 
-interface Payload {
-  args: { schema: GraphQLSchema; document: DocumentNode; variableValues?: unknown; operationName?: string | null };
-  setResultAndStopExecution(result: { errors: Error[] }): void;
-}
-
 export function useMaxListItems(maxListItems: number): Plugin {
-  const check = ({ args, setResultAndStopExecution }: Payload) => {
+  const check = ({ args, setResultAndStopExecution }: CheckPayload) => {
     const variables = args.variableValues;
     if (!variables || typeof variables !== 'object') return;
     for (const definition of getOperationAST(args.document, args.operationName)?.variableDefinitions ?? []) {
