@@ -8,6 +8,7 @@
  */
 import type { IncomingMessage, Server } from 'node:http';
 import type { Socket } from 'node:net';
+import { clientNetwork } from './clientNetwork.js';
 
 export interface ServerBounds {
   headersTimeoutMs: number;
@@ -76,7 +77,8 @@ export function boundHttpServer(server: Server, bounds: ServerBounds): void {
 function capPerAddress(server: Server, max: number): void {
   const open = new Map<string, number>();
   server.on('connection', (socket: Socket) => {
-    const address = socket.remoteAddress ?? '';
+    // An IPv6 client by its /64 (clientNetwork.ts): it has 2^64 addresses to open connections from.
+    const address = clientNetwork(socket.remoteAddress ?? '');
     const count = (open.get(address) ?? 0) + 1;
     if (count > max) return void socket.destroy();
     open.set(address, count);

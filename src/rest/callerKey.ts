@@ -16,6 +16,7 @@
  * The keys of the last few headers seen are kept, so a hash is not recomputed each time.
  */
 import { createHash } from 'node:crypto';
+import { clientNetwork } from '../clientNetwork.js';
 import { systemClock, type Clock } from './clock.js';
 
 export const ANONYMOUS = 'anonymous';
@@ -69,12 +70,12 @@ export function callerKey(authorization: string | null | undefined): string {
 const KEPT_ADDRESSES = 1024;
 const addressKeys = new Map<string, string>();
 
-/** The budget key of a client address (hashed: addresses stay out of keys, logs and Redis). */
+/** The budget key of a client address, its network's (`clientNetwork`), hashed: addresses stay out of keys, logs and Redis. */
 export function addressKey(address: string | undefined): string {
   const text = address ?? 'unknown';
   let key = addressKeys.get(text);
   if (key === undefined) {
-    key = `addr:${hash(text).slice(0, 22)}`;
+    key = `addr:${hash(clientNetwork(text)).slice(0, 22)}`;
     if (addressKeys.size >= KEPT_ADDRESSES) addressKeys.delete(addressKeys.keys().next().value!);
     addressKeys.set(text, key);
   }

@@ -130,6 +130,18 @@ describe('work without an accepted token is limited per client address', () => {
     expect(codes([await from('10.0.0.2'), await from('1.2.3.4, 10.0.0.1')])).toEqual(['ok', 'RATE_LIMITED']);
   });
 
+  it('an IPv6 client counts by its /64: an address of its own per request gets no fresh budget', async () => {
+    const t = await stack({ anonymousRateLimit: 2, trustProxyHops: 1 });
+    const from = (address: string) => t.post('{ __typename }', { 'x-forwarded-for': address });
+    expect(codes([await from('2001:db8:7:1::1'), await from('2001:db8:7:1::2'), await from('2001:db8:7:1:a:b:c:d')])).toEqual([
+      'ok',
+      'ok',
+      'RATE_LIMITED',
+    ]);
+    // Another /64 is another client.
+    expect(codes([await from('2001:db8:7:2::1')])).toEqual(['ok']);
+  });
+
   it('without trusted proxies, X-Forwarded-For is ignored: the socket’s address counts', async () => {
     const t = await stack({ anonymousRateLimit: 2 });
     const results = [];

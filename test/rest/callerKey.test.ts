@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { KnownCallers } from '../../src/rest/callerKey.js';
+import { clientNetwork } from '../../src/clientNetwork.js';
 import { ANONYMOUS, addressKey, callerKey, credentialOf } from '../../src/rest/index.js';
 import { fakeClock } from '../helpers/clock.js';
 
@@ -18,6 +19,35 @@ describe('addressKey', () => {
     expect(addressKey('203.0.113.7')).toBe(first);
     expect(addressKey(undefined)).toBe(addressKey(undefined));
     expect(addressKey(undefined)).not.toBe(first);
+  });
+
+  it('counts an IPv6 client by its /64, however the address is written; an IPv4 one (mapped or not) by its address', () => {
+    const one = [
+      '2001:db8:1:2::1',
+      '2001:db8:1:2:ffff:ffff:ffff:ffff',
+      '2001:0DB8:0001:0002:0:0:0:7',
+      '2001:db8:1:2:0:0:1.2.3.4',
+      'fe80::1%eth0',
+    ];
+    expect(one.map(clientNetwork)).toEqual([
+      '2001:db8:1:2::/64',
+      '2001:db8:1:2::/64',
+      '2001:db8:1:2::/64',
+      '2001:db8:1:2::/64',
+      'fe80:0:0:0::/64',
+    ]);
+    expect(new Set(one.slice(0, 4).map(addressKey)).size).toBe(1);
+    expect(addressKey('2001:db8:1:3::1')).not.toBe(addressKey('2001:db8:1:2::1'));
+    expect(clientNetwork('::')).toBe('0:0:0:0::/64');
+    expect(clientNetwork('::1')).toBe('0:0:0:0::/64');
+    // A dual-stack socket reports an IPv4 peer as IPv4-mapped: the same client as its IPv4 address.
+    expect(clientNetwork('::ffff:203.0.113.7')).toBe('203.0.113.7');
+    expect(clientNetwork('::ffff:cb00:7107')).toBe('203.0.113.7');
+    expect(addressKey('::ffff:203.0.113.7')).toBe(addressKey('203.0.113.7'));
+    expect(addressKey('203.0.113.7')).not.toBe(addressKey('203.0.113.8'));
+    // Not an IP address (what a trusted proxy wrote): kept as written.
+    expect(clientNetwork('unknown')).toBe('unknown');
+    expect(clientNetwork('2001:db8::1::2')).toBe('2001:db8::1::2');
   });
 });
 
