@@ -1,6 +1,6 @@
 /**
  * An HTTP proxy on 127.0.0.1 (port 0) in front of a real upstream, for tests that need the upstream
- * to hang, go away and come back, or answer some paths late. It records each request's method,
+ * to hang, go away and come back, or answer some paths late (before or after the upstream answered). It records each request's method,
  * path and headers (to see what the gateway sent, e.g. `traceparent`).
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -22,6 +22,11 @@ export interface SwitchProxy {
   mode: 'pass' | 'hang';
   /** Extra delay before forwarding a request to this path: ms, or a promise to wait for; default none. */
   delay: (path: string) => number | Promise<void>;
+  /**
+   * A promise to wait for once the upstream has answered a request (method, path), before passing
+   * its answer on: an answer as of then, delivered later; default none.
+   */
+  holdAnswer: (method: string, path: string) => Promise<void> | undefined;
   /** Closes the port (connections are refused) and drops open connections. */
   goAway(): Promise<void>;
   /** Listens again on the same port. */
@@ -37,6 +42,7 @@ export async function startSwitchProxy(upstreamUrl: string): Promise<SwitchProxy
     requests: [] as ProxiedRequest[],
     mode: 'pass',
     delay: () => 0,
+    holdAnswer: () => undefined,
   } as unknown as SwitchProxy;
 
   const forward = async (req: IncomingMessage, res: ServerResponse) => {
@@ -49,6 +55,13 @@ export async function startSwitchProxy(upstreamUrl: string): Promise<SwitchProxy
     delete headers.connection;
     const body = ['GET', 'HEAD'].includes(req.method ?? 'GET') ? undefined : await readBody(req);
     const answer = await request(target + req.url, { method: req.method as 'GET', headers, body });
+    const held = self.holdAnswer(req.method ?? '', new URL(req.url ?? '/', target).pathname);
+    if (held) {
+      const text = await answer.body.arrayBuffer();
+      await held;
+      res.writeHead(answer.statusCode, answer.headers as Record<string, string>);
+      return void res.end(Buffer.from(text));
+    }
     res.writeHead(answer.statusCode, answer.headers as Record<string, string>);
     for await (const chunk of answer.body) res.write(chunk);
     res.end();

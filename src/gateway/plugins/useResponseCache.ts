@@ -43,6 +43,11 @@
  *   generation is unchanged, since every user's write renews it): learning a user costs no miss.
  * - A result computed before a renewal and stored after it is out of reach all the same: its key
  *   holds the generations read when the request looked the cache up, before it read anything.
+ *   Likewise a result computed before an invalidation of one of its objects or types (on any
+ *   replica) and stored after it is not stored: the store refuses a result holding anything
+ *   invalidated since its request's lookup (responseCacheStores.ts). The lookup of a key is
+ *   remembered until its result is stored (the earliest, when requests of one key overlap; at
+ *   most `INVALIDATION_MARK_MS`): a result whose lookup is not known is not stored.
  * - The mutation's response is sent only once these are done, so the caller's next read, on any
  *   replica, sees the write.
  * - Results with errors, mutations and subscriptions are never cached; a result lives the TTL of
@@ -82,6 +87,7 @@ import { LRUCache } from 'lru-cache';
 import { ANONYMOUS } from '../../rest/index.js';
 import {
   CACHE_PREFIX,
+  INVALIDATION_MARK_MS,
   memoryCache,
   redisCache,
   sha,
@@ -242,6 +248,8 @@ const LOOKUPS_IN_FLIGHT = 64;
 const LOOKUP_RETRY_MS = 60_000;
 /** Fallback keys waiting for the lookup that follows their key (bounded: one per request in flight). */
 const FALLBACKS_KEPT = 1000;
+/** Keys whose lookup's invalidation count waits for their result (one per request in flight). */
+const LOOKUPS_KEPT = 1000;
 
 /** The key of a request whose generations could not be read: never read nor stored. */
 const NO_KEY = `${CACHE_PREFIX}r:none`;
@@ -254,10 +262,12 @@ export function useResponseCache(options: ResponseCacheOptions): Plugin[] {
   const types = ttlPerType(options.ttlMs);
   const fallbacks = new LRUCache<string, string>({ max: FALLBACKS_KEPT });
   const prefetched = prefetches();
+  const lookups = new LRUCache<string, number>({ max: LOOKUPS_KEPT, ttl: INVALIDATION_MARK_MS });
   const store = tracked(
     redis ? redisCache(redis, { log, now: redis.now }) : memoryCache(options.maxEntries ?? 1000),
     fallbacks,
     prefetched,
+    lookups,
   );
   const sessions = sessionUsers(options.userOf);
   // Requests that came through Yoga's params step (not graphql-sse's own path, which the plugin cannot key).
@@ -309,6 +319,8 @@ export function useResponseCache(options: ResponseCacheOptions): Plugin[] {
       // key, even if Redis answers again before the result is stored (it would hold no generation).
       if (!g) return NO_KEY;
       const [primary, fallback] = keysOf(g);
+      // The invalidations its result must postdate: the earliest of the lookups of this key in flight.
+      lookups.set(primary, Math.min(g.invalidations, lookups.get(primary) ?? Infinity), { noUpdateTTL: lookups.has(primary) });
       // Read with the generations, in one round trip: the library's lookup of this key takes it.
       // Else nothing read before for this key is taken (a read of another request that never took it).
       if (g.prefetched) prefetched.put(primary, g.prefetched);
@@ -456,20 +468,38 @@ function prefetches(): Prefetches {
  * A store whose invalidations can be awaited (the plugin starts them without waiting), and whose
  * lookup of a key also tries the fallback key `buildResponseCacheKey` gave it.
  */
-function tracked(cache: GenerationalCache, fallbacks: LRUCache<string, string>, prefetched: Prefetches): TrackedCache {
+function tracked(
+  cache: GenerationalCache,
+  fallbacks: LRUCache<string, string>,
+  prefetched: Prefetches,
+  lookups: LRUCache<string, number>,
+): TrackedCache {
   const pending = new Set<Promise<unknown>>();
+  // A result found: its request stores nothing, so its lookup is not kept (else a later miss of the key counted from it).
+  const hit = <T>(key: string, value: T) => {
+    if (value != null) lookups.delete(key);
+    return value;
+  };
   return {
     get(key) {
       if (key === NO_KEY) return undefined;
       const read = prefetched.take(key);
-      if (read) return read.value;
+      if (read) return hit(key, read.value);
       const fallback = fallbacks.get(key);
-      if (fallback === undefined) return cache.get(key);
+      if (fallback === undefined) {
+        const value = cache.get(key);
+        return isPromise(value) ? value.then((v) => hit(key, v)) : hit(key, value);
+      }
       fallbacks.delete(key);
-      return cache.getFirst([key, fallback]);
+      return cache.getFirst([key, fallback]).then((value) => hit(key, value));
     },
     getFirst: (keys) => cache.getFirst(keys),
-    set: (key, ...rest) => (key === NO_KEY ? undefined : cache.set(key, ...rest)),
+    set(key, result, entities, ttl) {
+      const since = lookups.get(key);
+      lookups.delete(key);
+      if (key === NO_KEY || since === undefined) return;
+      return cache.set(key, result, entities, ttl, since);
+    },
     generations: (scope, keysOf) => cache.generations(scope, keysOf),
     bump: (users) => cache.bump(users),
     invalidate(entities) {

@@ -1,0 +1,83 @@
+/**
+ * The response cache under a race: a read whose REST answer predates a write, and that ends (and
+ * would be stored) after the write's invalidation, is not kept, on two replicas sharing Redis and
+ * on one replica in process. A proxy holds the read's answer until the test releases it.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startSwitchProxy, type SwitchProxy } from '../helpers/switchProxy.js';
+import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
+import { listening, startRedis, startReplica, stopAfterEach, waitFor, type Replica, type TestRedis } from '../helpers/redis.js';
+
+const SPACE = `query Space($spaceId: String!) { space(spaceId: $spaceId) { title } }`;
+const RENAME = 'mutation Rename($input: UpdateSpaceInput!) { updateSpace(input: $input) { space { title } } }';
+
+describe('response cache: a read that overlaps a write', () => {
+  let redis: TestRedis;
+  let upstream: TestUpstream;
+  let proxy: SwitchProxy;
+  let admin: string;
+  let spaceId: string;
+  const track = stopAfterEach();
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    upstream = await startUpstream();
+    proxy = await startSwitchProxy(upstream.url);
+    admin = upstream.world.users.admin.token;
+  });
+  afterAll(async () => {
+    await proxy?.stop();
+    await upstream?.stop();
+    await redis?.stop();
+  });
+  beforeEach(async () => {
+    await redis.client.flushall();
+    proxy.holdAnswer = () => undefined;
+    spaceId = (await upstream.api.post(`/orgs/${upstream.world.orgId}/spaces`, { title: 'Before' })).body.id;
+  });
+
+  const replica = (upstreamUrl: string, shared: boolean) =>
+    listening(track(startReplica(upstreamUrl, { responseCacheTtlMs: 60_000, ...(shared ? { redisUrl: redis.url } : {}) })));
+  const read = (r: Replica) => r.post({ query: SPACE, variables: { spaceId } }, admin);
+  const rename = (r: Replica, title: string) => r.post({ query: RENAME, variables: { input: { spaceId, title } } }, admin);
+
+  /**
+   * `reader` reads the space; its GET's answer (the title before) is held until `writer` has renamed
+   * it, then delivered. The reader's next read, and the writer's, must see the write.
+   */
+  async function race(reader: Replica, writer: Replica) {
+    let answered!: () => void;
+    const held = new Promise<void>((resolve) => (answered = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    proxy.holdAnswer = (method, path) => {
+      if (method !== 'GET' || !path.endsWith(`/spaces/${spaceId}`)) return undefined;
+      proxy.holdAnswer = () => undefined;
+      answered();
+      return released;
+    };
+    const slow = read(reader);
+    await held; // the upstream answered the read: the title before
+    const renamed = await rename(writer, 'After');
+    expect(renamed.json.errors).toBeUndefined();
+    release();
+    expect((await slow).json.data?.space.title).toBe('Before');
+
+    const next = await read(reader);
+    expect(next.json.data?.space.title).toBe('After');
+    expect(next.json.extensions?.responseCache.hit).toBe(false);
+    expect((await read(writer)).json.data?.space.title).toBe('After');
+  }
+
+  it('two replicas on one Redis: the write on A is not undone by the read B stores after it', async () => {
+    const a = await replica(upstream.url, true);
+    const b = await replica(proxy.url, true);
+    await waitFor(() => !!a.gateway.redis?.isRedisReady() && !!b.gateway.redis?.isRedisReady(), 'Redis ready');
+    await race(b, a);
+  });
+
+  it("one replica in process: the caller's own write is not undone by its read in flight", async () => {
+    const one = await replica(proxy.url, false);
+    await race(one, one);
+  });
+});
