@@ -1,15 +1,33 @@
 /**
  * The response cache under a race: a read whose REST answer predates a write, and that ends (and
  * would be stored) after the write's invalidation, is not kept, on two replicas sharing Redis and
- * on one replica in process. A proxy holds the read's answer until the test releases it.
+ * on one replica in process; nor is a read that started after the write but took, by single-flight,
+ * the answer of one started before it. A proxy holds the read's answer until the test releases it.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { SharedReads } from '../../src/rest/singleFlight.js';
 import { startSwitchProxy, type SwitchProxy } from '../helpers/switchProxy.js';
 import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
 import { listening, startRedis, startReplica, stopAfterEach, waitFor, type Replica, type TestRedis } from '../helpers/redis.js';
 
 const SPACE = `query Space($spaceId: String!) { space(spaceId: $spaceId) { title } }`;
+const SPACE_AND_VISIBILITY = `query SpaceAndVisibility($spaceId: String!) { space(spaceId: $spaceId) { title visibility } }`;
 const RENAME = 'mutation Rename($input: UpdateSpaceInput!) { updateSpace(input: $input) { space { title } } }';
+
+/** Holds the answer of the next GET of the space through `proxy` until `release()`; `held` once the upstream answered it. */
+function holdNextRead(proxy: SwitchProxy, spaceId: string) {
+  let answered!: () => void;
+  const held = new Promise<void>((resolve) => (answered = resolve));
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  proxy.holdAnswer = (method, path) => {
+    if (method !== 'GET' || !path.endsWith(`/spaces/${spaceId}`)) return undefined;
+    proxy.holdAnswer = () => undefined;
+    answered();
+    return released;
+  };
+  return { held, release };
+}
 
 describe('response cache: a read that overlaps a write', () => {
   let redis: TestRedis;
@@ -46,16 +64,7 @@ describe('response cache: a read that overlaps a write', () => {
    * it, then delivered. The reader's next read, and the writer's, must see the write.
    */
   async function race(reader: Replica, writer: Replica) {
-    let answered!: () => void;
-    const held = new Promise<void>((resolve) => (answered = resolve));
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    proxy.holdAnswer = (method, path) => {
-      if (method !== 'GET' || !path.endsWith(`/spaces/${spaceId}`)) return undefined;
-      proxy.holdAnswer = () => undefined;
-      answered();
-      return released;
-    };
+    const { held, release } = holdNextRead(proxy, spaceId);
     const slow = read(reader);
     await held; // the upstream answered the read: the title before
     const renamed = await rename(writer, 'After');
@@ -79,5 +88,55 @@ describe('response cache: a read that overlaps a write', () => {
   it("one replica in process: the caller's own write is not undone by its read in flight", async () => {
     const one = await replica(proxy.url, false);
     await race(one, one);
+  });
+});
+
+describe('response cache: a read that joins one in flight from before a write', () => {
+  let redis: TestRedis;
+  let upstream: TestUpstream;
+  let proxy: SwitchProxy;
+  const track = stopAfterEach();
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    upstream = await startUpstream();
+    proxy = await startSwitchProxy(upstream.url);
+  });
+  afterAll(async () => {
+    await proxy?.stop();
+    await upstream?.stop();
+    await redis?.stop();
+  });
+
+  it('the caller renames on A, then reads on B, where its read joins one B started before: that result is not stored', async () => {
+    const admin = upstream.world.users.admin.token;
+    const spaceId = (await upstream.api.post(`/orgs/${upstream.world.orgId}/spaces`, { title: 'Before' })).body.id;
+    const replica = (url: string) => listening(track(startReplica(url, { responseCacheTtlMs: 60_000, redisUrl: redis.url })));
+    const a = await replica(upstream.url);
+    const b = await replica(proxy.url);
+    await waitFor(() => !!a.gateway.redis?.isRedisReady() && !!b.gateway.redis?.isRedisReady(), 'Redis ready');
+
+    const { held, release } = holdNextRead(proxy, spaceId);
+    // The reads of the space on either replica, as single-flight sees them (joined or not).
+    const reads = vi.spyOn(SharedReads.prototype, 'read');
+    const readsOfSpace = () => reads.mock.calls.filter(([, req]) => req.url.endsWith(`/spaces/${spaceId}`)).length;
+    try {
+      const first = b.post({ query: SPACE, variables: { spaceId } }, admin);
+      await held; // B's read has the title before
+      const renamed = await a.post({ query: RENAME, variables: { input: { spaceId, title: 'After' } } }, admin);
+      expect(renamed.json.errors).toBeUndefined();
+      // Another query, looked up after the write: its read of the space joins B's read in flight.
+      const joined = b.post({ query: SPACE_AND_VISIBILITY, variables: { spaceId } }, admin);
+      await waitFor(() => readsOfSpace() === 2, 'the second read joined');
+      release();
+      expect((await first).json.data?.space.title).toBe('Before');
+      expect((await joined).json.data?.space.title).toBe('Before');
+      expect(proxy.requests.filter((r) => r.method === 'GET' && r.url.endsWith(`/spaces/${spaceId}`))).toHaveLength(1);
+    } finally {
+      reads.mockRestore();
+    }
+    const next = await b.post({ query: SPACE_AND_VISIBILITY, variables: { spaceId } }, admin);
+    expect(next.json.data?.space.title).toBe('After');
+    expect(next.json.extensions?.responseCache.hit).toBe(false);
   });
 });

@@ -47,7 +47,9 @@
  *   replica) and stored after it is not stored: the store refuses a result holding anything
  *   invalidated since its request's lookup (responseCacheStores.ts). The lookup of a key is
  *   remembered until its result is stored (the earliest, when requests of one key overlap; at
- *   most `INVALIDATION_MARK_MS`): a result whose lookup is not known is not stored.
+ *   most `INVALIDATION_MARK_MS`): a result whose lookup is not known is not stored. Nor is the
+ *   result of an operation that took the answer of a REST call another request of its caller
+ *   started earlier (`tookEarlierRead`: single-flight), which may predate its lookup.
  * - The mutation's response is sent only once these are done, so the caller's next read, on any
  *   replica, sees the write.
  * - Results with errors, mutations and subscriptions are never cached; a result lives the TTL of
@@ -118,6 +120,12 @@ export interface ResponseCacheOptions {
    * subscription known so is never looked up (no key, no Redis round trip; it is never stored).
    */
   parsedDocument?: (query: string) => DocumentNode | undefined;
+  /**
+   * Whether an operation (by its context) took an answer of a REST call that another request
+   * started before its own (single-flight): an answer that may predate its lookup, so its result
+   * is not stored.
+   */
+  tookEarlierRead?: (context: unknown) => boolean;
 }
 
 /** TTL per type relative to the default: the integrations catalog changes rarely, review threads often. */
@@ -262,6 +270,8 @@ export function useResponseCache(options: ResponseCacheOptions): Plugin[] {
   const types = ttlPerType(options.ttlMs);
   const fallbacks = new LRUCache<string, string>({ max: FALLBACKS_KEPT });
   const prefetched = prefetches();
+  // Each operation's key, by its context (for `tookEarlierRead`).
+  const keys = new WeakMap<object, string>();
   const lookups = new LRUCache<string, number>({ max: LOOKUPS_KEPT, ttl: INVALIDATION_MARK_MS });
   const store = tracked(
     redis ? redisCache(redis, { log, now: redis.now }) : memoryCache(options.maxEntries ?? 1000),
@@ -270,6 +280,11 @@ export function useResponseCache(options: ResponseCacheOptions): Plugin[] {
     lookups,
   );
   const sessions = sessionUsers(options.userOf);
+  // An operation that took an earlier call's answer: its lookup is forgotten, so its result is not stored.
+  const earlierRead = (context: unknown) => {
+    const key = typeof context === 'object' && context ? keys.get(context) : undefined;
+    if (key !== undefined && options.tookEarlierRead?.(context)) lookups.delete(key);
+  };
   // Requests that came through Yoga's params step (not graphql-sse's own path, which the plugin cannot key).
   const viaParams = new WeakSet<Request>();
   // The library answers 304 to an `If-None-Match` naming a cache key; its ETag is not that key here.
@@ -284,7 +299,7 @@ export function useResponseCache(options: ResponseCacheOptions): Plugin[] {
     session: (request) => callerHash(request),
     // Not for introspection, which it never keeps (useClientIntrospection.ts; known at execution).
     enabled: (request) => viaParams.has(request) && !isIntrospecting(request),
-    buildResponseCacheKey: async ({ documentString, operationName, variableValues, sessionId }) => {
+    buildResponseCacheKey: async ({ documentString, operationName, variableValues, sessionId, context }) => {
       // The library asks a key of every operation, then looks it up: a write's would always miss,
       // and cost two Redis round trips and a hash of its input (up to a megabyte) first.
       const known = options.parsedDocument?.(documentString);
@@ -321,6 +336,7 @@ export function useResponseCache(options: ResponseCacheOptions): Plugin[] {
       const [primary, fallback] = keysOf(g);
       // The invalidations its result must postdate: the earliest of the lookups of this key in flight.
       lookups.set(primary, Math.min(g.invalidations, lookups.get(primary) ?? Infinity), { noUpdateTTL: lookups.has(primary) });
+      if (typeof context === 'object' && context) keys.set(context, primary);
       // Read with the generations, in one round trip: the library's lookup of this key takes it.
       // Else nothing read before for this key is taken (a read of another request that never took it).
       if (g.prefetched) prefetched.put(primary, g.prefetched);
@@ -345,7 +361,10 @@ export function useResponseCache(options: ResponseCacheOptions): Plugin[] {
       ...responseCache,
       // The Envelop plugin it adds, quiet about operations a later plugin stopped (quietWhenStopped).
       onPluginInit: (init) =>
-        onPluginInit?.({ ...init, addPlugin: (plugin) => init.addPlugin({ ...plugin, onExecute: quietWhenStopped(plugin.onExecute) }) }),
+        onPluginInit?.({
+          ...init,
+          addPlugin: (plugin) => init.addPlugin({ ...plugin, onExecute: quietWhenStopped(beforeStoring(plugin.onExecute, earlierRead)) }),
+        }),
     },
     useMutationInvalidation(store) as Plugin,
     {
@@ -388,6 +407,27 @@ function quietWhenStopped(onExecute: OnExecute | undefined): OnExecute | undefin
     };
     const after = onExecute(observed) as AfterExecute | Promise<AfterExecute>;
     return (isPromise(after) ? after.then(skipIfStopped) : skipIfStopped(after)) as ReturnType<OnExecute>;
+  };
+}
+
+/** The library's `onExecute`, `before` called with the operation's context once it is done, before its result is stored. */
+function beforeStoring(onExecute: OnExecute | undefined, before: (context: unknown) => void): OnExecute | undefined {
+  if (!onExecute) return undefined;
+  return (payload) => {
+    const first = (after: AfterExecute) => {
+      const done = after?.onExecuteDone;
+      return done
+        ? {
+            ...after,
+            onExecuteDone: (p: unknown) => {
+              before(payload.args.contextValue);
+              return done.call(after, p);
+            },
+          }
+        : after;
+    };
+    const after = onExecute(payload) as AfterExecute | Promise<AfterExecute>;
+    return (isPromise(after) ? after.then(first) : first(after)) as ReturnType<OnExecute>;
   };
 }
 
