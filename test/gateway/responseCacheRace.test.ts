@@ -2,10 +2,13 @@
  * The response cache under a race: a read whose REST answer predates a write, and that ends (and
  * would be stored) after the write's invalidation, is not kept, on two replicas sharing Redis and
  * on one replica in process; nor is a read that started after the write but took, by single-flight,
- * the answer of one started before it. A proxy holds the read's answer until the test releases it.
+ * the answer of one started before it; nor, for a while, a read after a write that got no answer,
+ * which the REST API may make later. A proxy holds a read's answer, or a write, until the test
+ * releases it.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SharedReads } from '../../src/rest/singleFlight.js';
+import { addMember, createUser } from '../../src/upstream/bootstrap.js';
 import { startSwitchProxy, type SwitchProxy } from '../helpers/switchProxy.js';
 import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
 import { listening, startRedis, startReplica, stopAfterEach, waitFor, type Replica, type TestRedis } from '../helpers/redis.js';
@@ -138,5 +141,92 @@ describe('response cache: a read that joins one in flight from before a write', 
     const next = await b.post({ query: SPACE_AND_VISIBILITY, variables: { spaceId } }, admin);
     expect(next.json.data?.space.title).toBe('After');
     expect(next.json.extensions?.responseCache.hit).toBe(false);
+  });
+});
+
+describe('response cache: a write that got no answer', () => {
+  let redis: TestRedis;
+  let upstream: TestUpstream;
+  let proxy: SwitchProxy;
+  const track = stopAfterEach();
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    upstream = await startUpstream();
+    proxy = await startSwitchProxy(upstream.url);
+  });
+  afterAll(async () => {
+    await proxy?.stop();
+    await upstream?.stop();
+    await redis?.stop();
+  });
+  beforeEach(async () => {
+    await redis.client.flushall();
+    proxy.delay = () => 0;
+  });
+
+  /** A replica whose REST calls give up after 300 ms without an answer; over Redis when `shared`. */
+  const replica = (url: string, shared: boolean) =>
+    listening(
+      track(
+        startReplica(url, {
+          responseCacheTtlMs: 60_000,
+          rest: { headersTimeoutMs: 300, retries: 0 },
+          ...(shared ? { redisUrl: redis.url } : {}),
+        }),
+      ),
+    );
+  /** Holds every request of `method` to `path` (before the upstream sees it) until `release()`. */
+  const holdWrites = (method: string, path: string) => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    proxy.delay = (p, m) => (p === path && m === method ? released : 0);
+    return release;
+  };
+
+  it('renamed after the gateway gave up on it: no read of before is kept meanwhile (in process)', async () => {
+    const admin = upstream.world.users.admin.token;
+    const spaceId = (await upstream.api.post(`/orgs/${upstream.world.orgId}/spaces`, { title: 'Before' })).body.id;
+    const one = await replica(proxy.url, false);
+    const read = () => one.post({ query: SPACE, variables: { spaceId } }, admin);
+    const release = holdWrites('PATCH', `/v1/spaces/${spaceId}`);
+    const renamed = await one.post({ query: RENAME, variables: { input: { spaceId, title: 'After' } } }, admin);
+    expect(renamed.json.errors?.[0].extensions).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE', upstream: { method: 'PATCH' } });
+    expect(proxy.requests.filter((r) => r.method === 'PATCH')).toHaveLength(1); // never retried
+    expect((await read()).json.data?.space.title).toBe('Before');
+    release(); // the write is made now
+    await waitFor(async () => (await upstream.api.get(`/spaces/${spaceId}`)).body.title === 'After', 'the write made');
+    const after = await read();
+    expect(after.json.data?.space.title).toBe('After');
+    expect(proxy.requests.filter((r) => r.method === 'PATCH')).toHaveLength(1);
+  });
+
+  it('a member removed after the gateway gave up on it: no read of theirs is kept meanwhile, on any replica', async () => {
+    const admin = upstream.world.users.admin.token;
+    const user = createUser(upstream.upstream.db, upstream.clock, { displayName: 'Leaving', email: 'leaving@acme.test' });
+    addMember(upstream.upstream.db, upstream.clock, upstream.world.orgId, user.id, 'read');
+    const spaceId = (await upstream.api.post(`/orgs/${upstream.world.orgId}/spaces`, { title: 'Members only' })).body.id;
+    const a = await replica(upstream.url, true);
+    const b = await replica(proxy.url, true);
+    await waitFor(() => !!a.gateway.redis?.isRedisReady() && !!b.gateway.redis?.isRedisReady(), 'Redis ready');
+    const read = () => a.post({ query: SPACE, variables: { spaceId } }, user.token);
+    const release = holdWrites('DELETE', `/v1/orgs/${upstream.world.orgId}/members/${user.id}`);
+    const removed = await b.post(
+      {
+        query: 'mutation($input: RemoveMemberInput!) { removeMember(input: $input) { clientMutationId } }',
+        variables: { input: { organizationId: upstream.world.orgId, userId: user.id } },
+      },
+      admin,
+    );
+    expect(removed.json.errors?.[0].extensions).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE', upstream: { method: 'DELETE' } });
+    expect((await read()).json.data?.space.title).toBe('Members only');
+    release();
+    await waitFor(
+      async () => (await upstream.api.get(`/orgs/${upstream.world.orgId}/members/${user.id}`)).status === 404,
+      'the removal made',
+    );
+    const after = await read();
+    expect(after.json.extensions?.responseCache?.hit).not.toBe(true);
+    expect(after.json.data?.space ?? null).toBeNull();
   });
 });

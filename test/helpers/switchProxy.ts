@@ -20,8 +20,8 @@ export interface SwitchProxy {
   readonly requests: ProxiedRequest[];
   /** `pass` forwards; `hang` accepts requests and never answers. */
   mode: 'pass' | 'hang';
-  /** Extra delay before forwarding a request to this path: ms, or a promise to wait for; default none. */
-  delay: (path: string) => number | Promise<void>;
+  /** Extra delay before forwarding a request to this path (with this method): ms, or a promise to wait for; default none. */
+  delay: (path: string, method: string) => number | Promise<void>;
   /**
    * A promise to wait for once the upstream has answered a request (method, path), before passing
    * its answer on: an answer as of then, delivered later; default none.
@@ -48,12 +48,13 @@ export async function startSwitchProxy(upstreamUrl: string): Promise<SwitchProxy
   const forward = async (req: IncomingMessage, res: ServerResponse) => {
     self.requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers });
     if (self.mode === 'hang') return;
-    const wait = self.delay(new URL(req.url ?? '/', target).pathname);
+    // Read before any delay: a write held here still reaches the upstream once the client gave up on it.
+    const body = ['GET', 'HEAD'].includes(req.method ?? 'GET') ? undefined : await readBody(req);
+    const wait = self.delay(new URL(req.url ?? '/', target).pathname, req.method ?? '');
     if (wait) await (typeof wait === 'number' ? new Promise((resolve) => setTimeout(resolve, wait)) : wait);
     const headers = { ...req.headers };
     delete headers.host;
     delete headers.connection;
-    const body = ['GET', 'HEAD'].includes(req.method ?? 'GET') ? undefined : await readBody(req);
     const answer = await request(target + req.url, { method: req.method as 'GET', headers, body });
     const held = self.holdAnswer(req.method ?? '', new URL(req.url ?? '/', target).pathname);
     if (held) {

@@ -42,6 +42,9 @@
  * served until its TTL: the writer's own next read, on any replica, included.
  * In Redis the count is `dg:rc:n` and the marks `dg:rc:m:<lookup set's name>`, living
  * `INVALIDATION_MARK_MS`: a request whose lookup is older than that stores nothing.
+ * A write that got no answer (a timeout, a reset) may still be made after its invalidation:
+ * `unsettle` keeps what it names (or, with `EVERY_RESULT`, everything) from being stored for as
+ * long, whatever the lookup's count (a mark `unsettled`, which an invalidation does not replace).
  *
  * Any Redis failure, or Redis down (or skipped by the handle's breaker), is a miss; so is a value
  * that is not a result as the gateway stores one (`storedResult`). A renewal or an
@@ -104,7 +107,15 @@ export interface GenerationalCache extends Cache {
   bump(users?: readonly string[]): Promise<void>;
   /** The first of `keys` that holds a result (the primary key first). */
   getFirst(keys: readonly string[]): Promise<ExecutionResult | undefined>;
+  /**
+   * A write that may still be made (no answer to it): no result holding any of `entities`
+   * (`EVERY_RESULT`: no result at all) is stored for `INVALIDATION_MARK_MS`.
+   */
+  unsettle(entities: readonly CacheEntityRecord[]): Promise<void>;
 }
+
+/** For `unsettle`: every result, whatever it holds. */
+export const EVERY_RESULT: CacheEntityRecord = { typename: '*' };
 
 export const CACHE_PREFIX = 'dg:rc:';
 const GENERATION_KEY = `${CACHE_PREFIX}g`;
@@ -169,12 +180,15 @@ export function memoryCache(max: number, entryBytes = defaultEntryBytes(max)): G
   const markOf = ({ typename, id }: CacheEntityRecord) => (id == null ? typename : `${typename}:${id}`);
   const lastInvalidated = (e: CacheEntityRecord) =>
     Math.max(marks.get(e.typename) ?? forgotten, e.id == null ? 0 : (marks.get(markOf(e)) ?? forgotten));
+  const unsettled = new LRUCache<string, true>({ max: MEMORY_MARKS, ttl: INVALIDATION_MARK_MS });
+  const isUnsettled = (e: CacheEntityRecord) => unsettled.has(e.typename) || (e.id != null && unsettled.has(markOf(e)));
   return {
     get: (key) => inner.get(key),
     set(key, result, entities, ttl, since) {
       if (jsonSize(result, entryBytes) > entryBytes) return;
       const held = [...entities]; // an iterator, read once
       if (since !== undefined && held.some((e) => lastInvalidated(e) > since)) return;
+      if (unsettled.has(EVERY_RESULT.typename) || held.some(isUnsettled)) return;
       return inner.set(key, result, held, ttl);
     },
     invalidate(entities) {
@@ -182,6 +196,9 @@ export function memoryCache(max: number, entryBytes = defaultEntryBytes(max)): G
       invalidations++;
       for (const e of invalidated) marks.set(markOf(e), invalidations);
       return inner.invalidate(invalidated);
+    },
+    async unsettle(entities) {
+      for (const e of entities) unsettled.set(markOf(e), true);
     },
     async getFirst(keys) {
       for (const key of keys) {
@@ -220,9 +237,10 @@ const NOT_A_LOOKUP_SET = (key: string) => `
 local kind = redis.call('TYPE', ${key}).ok
 if kind ~= 'zset' and kind ~= 'none' then redis.call('UNLINK', ${key}) end`;
 
-// KEYS[1]: the result; KEYS[2..n+1]: its lookup sets, KEYS[n+2..]: their invalidation marks. ARGV:
-// JSON, ttl ms, expiry score, prune-before score, n, the invalidations counted at the lookup.
-// Nothing is stored when a mark is newer than that count (or is not a count). The result is
+// KEYS[1]: the result; KEYS[2..n+1]: its lookup sets, KEYS[n+2..]: their invalidation marks and
+// EVERY_RESULT's. ARGV: JSON, ttl ms, expiry score, prune-before score, n, the invalidations counted
+// at the lookup. Nothing is stored when a mark is newer than that count (or is not a count:
+// `unsettled`, another program's value). The result is
 // stored last: a failure on the way leaves it unstored rather than unindexed.
 const SET_SCRIPT = `
 local n = tonumber(ARGV[5])
@@ -246,7 +264,9 @@ local kind = redis.call('TYPE', KEYS[1]).ok
 if kind ~= 'none' and (kind ~= 'string' or not tonumber(redis.call('GET', KEYS[1]))) then redis.call('DEL', KEYS[1]) end
 local count = redis.call('INCR', KEYS[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
-for i = 2, #KEYS do redis.call('SET', KEYS[i], count, 'PX', ARGV[1]) end
+for i = 2, #KEYS do
+  if redis.call('GET', KEYS[i]) ~= 'unsettled' then redis.call('SET', KEYS[i], count, 'PX', ARGV[1]) end
+end
 return count`;
 
 /** A generation as `fresh()` makes one is 16 characters: a longer value (or none) is not one. */
@@ -439,9 +459,19 @@ export function redisCache(redis: RedisHandle, options: RedisCacheOptions): Gene
       ];
       const at = now();
       const args = [JSON.stringify(result), ttl, at + ttl, at - CLOCK_SKEW_MS, lookups.length, since];
+      const marks = [...lookups, lookupKey(EVERY_RESULT)].map(markKey);
       await redis
-        .ask(() => client.eval(SET_SCRIPT, 1 + 2 * lookups.length, key, ...lookups, ...lookups.map(markKey), ...args))
+        .ask(() => client.eval(SET_SCRIPT, 1 + lookups.length + marks.length, key, ...lookups, ...marks, ...args))
         .catch(failed('set'));
+    },
+    async unsettle(entities) {
+      const marks = [...new Set(entities.map((e) => markKey(lookupKey(e))))];
+      if (!marks.length) return;
+      if (!upEvenIfSlow()) return owed();
+      const pipeline = client.multi();
+      for (const mark of marks) pipeline.set(mark, 'unsettled', 'PX', INVALIDATION_MARK_MS);
+      // Not made: the global renewal owed is made before this replica reads again, and on Redis's return.
+      await pipeline.exec().catch(owed);
     },
     async invalidate(entities) {
       const keys = new Set([...entities].map(lookupKey));

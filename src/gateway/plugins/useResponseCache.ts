@@ -50,6 +50,9 @@
  *   most `INVALIDATION_MARK_MS`): a result whose lookup is not known is not stored. Nor is the
  *   result of an operation that took the answer of a REST call another request of its caller
  *   started earlier (`tookEarlierRead`: single-flight), which may predate its lookup.
+ * - A write that got no answer (UPSTREAM_UNAVAILABLE without a status: a timeout, a reset) may be
+ *   made after its invalidation: for `INVALIDATION_MARK_MS`, no result holding what it names (an
+ *   access write: no result) is stored (`unsettle`).
  * - The mutation's response is sent only once these are done, so the caller's next read, on any
  *   replica, sees the write.
  * - Results with errors, mutations and subscriptions are never cached; a result lives the TTL of
@@ -89,6 +92,7 @@ import { LRUCache } from 'lru-cache';
 import { ANONYMOUS } from '../../rest/index.js';
 import {
   CACHE_PREFIX,
+  EVERY_RESULT,
   INVALIDATION_MARK_MS,
   memoryCache,
   redisCache,
@@ -542,6 +546,7 @@ function tracked(
     },
     generations: (scope, keysOf) => cache.generations(scope, keysOf),
     bump: (users) => cache.bump(users),
+    unsettle: (entities) => cache.unsettle(entities),
     invalidate(entities) {
       const p = Promise.resolve()
         .then(() => cache.invalidate(entities))
@@ -572,6 +577,11 @@ function useMutationInvalidation(store: TrackedCache): EnvelopPlugin {
           const access = made.some((w) => w.access === 'global') ? 'global' : made.flatMap((w) => (w.access ? [w.access] : []));
           if (!isAsyncIterable(result)) collectDeletedIds(result.data, entities);
           if (entities.length) void store.invalidate(entities); // awaited by settled() below
+          // A write that got no answer may be made after this: what it names (an access write: any
+          // result) is not stored for a while (responseCacheStores.ts).
+          const unanswered = isAsyncIterable(result) ? [] : made.filter((w) => noAnswer(result, w.key));
+          if (unanswered.length)
+            await store.unsettle(unanswered.some((w) => w.access) ? [EVERY_RESULT] : unanswered.flatMap((w) => w.entities));
           if (access === 'global') await store.bump();
           else if (access.length) await store.bump(access.map(sha));
           await store.settled();
@@ -618,6 +628,18 @@ function refused(result: ExecutionResult, key: string): boolean {
       return code === 'UNAUTHENTICATED' || (status >= 400 && status < 500 && upstream?.method !== 'GET');
     })
   );
+}
+
+/**
+ * Whether a write of the root field at `key` got no answer: UPSTREAM_UNAVAILABLE for a call other
+ * than a GET, with no status (a timeout, a reset, the client gone). The REST API may have made it,
+ * or make it later: it was sent (or may have been).
+ */
+function noAnswer(result: ExecutionResult, key: string): boolean {
+  return (result.errors ?? []).some((e) => {
+    const { code, upstream } = (e.extensions ?? {}) as { code?: unknown; upstream?: { method?: unknown; status?: unknown } };
+    return e.path?.[0] === key && code === 'UPSTREAM_UNAVAILABLE' && upstream?.method !== 'GET' && upstream?.status == null;
+  });
 }
 
 function mutationWrites(args: ExecutionArgs, operation: OperationDefinitionNode): Write[] {
