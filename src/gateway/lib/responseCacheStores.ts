@@ -257,15 +257,17 @@ redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return 1`;
 
 // KEYS[1]: the invalidations count, KEYS[2..]: the marks of the lookup sets invalidated. ARGV: the
-// marks' ttl ms, the count's. Counts one invalidation and marks each with the new count (a count
-// that is not one, another program's value, is started afresh).
+// marks' ttl ms, the count's. Counts one invalidation and marks each with the new count, but for an
+// `unsettled` one (a count that is not one, or a mark of another type, another program's value, is
+// replaced).
 const MARK_SCRIPT = `
 local kind = redis.call('TYPE', KEYS[1]).ok
 if kind ~= 'none' and (kind ~= 'string' or not tonumber(redis.call('GET', KEYS[1]))) then redis.call('DEL', KEYS[1]) end
 local count = redis.call('INCR', KEYS[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 for i = 2, #KEYS do
-  if redis.call('GET', KEYS[i]) ~= 'unsettled' then redis.call('SET', KEYS[i], count, 'PX', ARGV[1]) end
+  local kind = redis.call('TYPE', KEYS[i]).ok
+  if kind ~= 'string' or redis.call('GET', KEYS[i]) ~= 'unsettled' then redis.call('SET', KEYS[i], count, 'PX', ARGV[1]) end
 end
 return count`;
 
