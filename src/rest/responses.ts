@@ -8,7 +8,16 @@ import type { Dispatcher } from 'undici';
 import { AnswerBytesBusy, type AnswerAccount } from './bytesInFlight.js';
 import type { Deadline } from './deadline.js';
 import type { Exchanged } from './exchange.js';
-import { answerBytesError, errorCode, errorForStatus, restError, unavailableError, upstreamMessage, type RestError } from './errors.js';
+import {
+  answerBytesError,
+  errorCode,
+  errorForStatus,
+  restError,
+  unavailableError,
+  upstreamMessage,
+  WRITE_MAY_BE_MADE,
+  type RestError,
+} from './errors.js';
 import { jsonShape, parsedBytes, SHAPE_FROM_CHARS } from './jsonShape.js';
 import type { Prepared } from './request.js';
 import { parseRetryAfter, RETRY_STATUSES, RETRYABLE_ERRORS } from './retry.js';
@@ -168,7 +177,7 @@ export function connectionError(code: string | undefined, req: Prepared): RestEr
  * Not when no connection could be had (nothing was sent), nor for a read.
  */
 function mayBeMade(req: Prepared, code: string | undefined): string {
-  return req.info.method === 'GET' || ORIGIN_DOWN.has(code ?? '') ? '' : '; the write may have been made';
+  return req.info.method === 'GET' || ORIGIN_DOWN.has(code ?? '') ? '' : WRITE_MAY_BE_MADE;
 }
 
 /** How a connection failure (`systemCode`) bears on the upstream's health: an answer that broke HTTP is an answer. */

@@ -14,7 +14,7 @@
  */
 import type { Clock } from './clock.js';
 import type { Deadline } from './deadline.js';
-import { unavailableError } from './errors.js';
+import { unavailableError, WRITE_MAY_BE_MADE } from './errors.js';
 import type { Prepared } from './request.js';
 
 /** A request of one caller, open from its arrival until `close()`. */
@@ -276,15 +276,17 @@ export class Leaving {
     const leave = () => {
       if (--flight.waiters === 0) flight.abandon();
     };
+    // A write's call was started: it may be made all the same.
+    const aborted = () => unavailableError(req.info, `request aborted${req.info.method === 'GET' ? '' : WRITE_MAY_BE_MADE}`);
     if (this.signal.aborted) {
       leave();
-      return Promise.reject(unavailableError(req.info, 'request aborted'));
+      return Promise.reject(aborted());
     }
     return new Promise((resolve, reject) => {
       const onAbort = () => {
         this.leaving.delete(onAbort);
         leave();
-        reject(unavailableError(req.info, 'request aborted'));
+        reject(aborted());
       };
       this.leaving.add(onAbort);
       flight.promise.then(

@@ -201,6 +201,25 @@ describe('response cache: a write that got no answer', () => {
     expect(proxy.requests.filter((r) => r.method === 'PATCH')).toHaveLength(1);
   });
 
+  it('a write never sent (connection refused) keeps nothing from being stored after it', async () => {
+    const admin = upstream.world.users.admin.token;
+    const spaceId = (await upstream.api.post(`/orgs/${upstream.world.orgId}/spaces`, { title: 'Steady' })).body.id;
+    const one = await replica(proxy.url, false);
+    const read = () => one.post({ query: SPACE, variables: { spaceId } }, admin);
+    await proxy.goAway();
+    try {
+      const refused = await one.post({ query: RENAME, variables: { input: { spaceId, title: 'Never' } } }, admin);
+      expect(refused.json.errors?.[0].extensions).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE', upstream: { method: 'PATCH' } });
+      expect(refused.json.errors?.[0].message).not.toMatch(/may have been made/);
+    } finally {
+      await proxy.comeBack();
+    }
+    expect((await read()).json.extensions?.responseCache).toMatchObject({ hit: false, didCache: true });
+    const again = await read();
+    expect(again.json.data?.space.title).toBe('Steady');
+    expect(again.json.extensions?.responseCache.hit).toBe(true);
+  });
+
   it('a member removed after the gateway gave up on it: no read of theirs is kept meanwhile, on any replica', async () => {
     const admin = upstream.world.users.admin.token;
     const user = createUser(upstream.upstream.db, upstream.clock, { displayName: 'Leaving', email: 'leaving@acme.test' });

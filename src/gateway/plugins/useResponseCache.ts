@@ -50,8 +50,8 @@
  *   most `INVALIDATION_MARK_MS`): a result whose lookup is not known is not stored. Nor is the
  *   result of an operation that took the answer of a REST call another request of its caller
  *   started earlier (`tookEarlierRead`: single-flight), which may predate its lookup.
- * - A write that got no answer (UPSTREAM_UNAVAILABLE without a status: a timeout, a reset) may be
- *   made after its invalidation: for `INVALIDATION_MARK_MS`, no result holding what it names (an
+ * - A write sent that got no answer (a timeout, a reset: `WRITE_MAY_BE_MADE`) may be made after
+ *   its invalidation: for `INVALIDATION_MARK_MS`, no result holding what it names (an
  *   access write: no result) is stored (`unsettle`).
  * - The mutation's response is sent only once these are done, so the caller's next read, on any
  *   replica, sees the write.
@@ -89,7 +89,7 @@ import type { RedisHandle } from '../redis.js';
 import { callerHash } from '../lib/callerHash.js';
 import { isIntrospecting } from './useClientIntrospection.js';
 import { LRUCache } from 'lru-cache';
-import { ANONYMOUS } from '../../rest/index.js';
+import { ANONYMOUS, WRITE_MAY_BE_MADE } from '../../rest/index.js';
 import {
   CACHE_PREFIX,
   EVERY_RESULT,
@@ -631,15 +631,15 @@ function refused(result: ExecutionResult, key: string): boolean {
 }
 
 /**
- * Whether a write of the root field at `key` got no answer: UPSTREAM_UNAVAILABLE for a call other
- * than a GET, with no status (a timeout, a reset, the client gone). The REST API may have made it,
- * or make it later: it was sent (or may have been).
+ * Whether a write of the root field at `key` was sent and got no answer (a timeout, a reset: its
+ * error says `WRITE_MAY_BE_MADE`): the REST API may have made it, or make it later. Not one never
+ * sent (connection refused, an open circuit): else any caller's write during an outage kept every
+ * result from being stored.
  */
 function noAnswer(result: ExecutionResult, key: string): boolean {
-  return (result.errors ?? []).some((e) => {
-    const { code, upstream } = (e.extensions ?? {}) as { code?: unknown; upstream?: { method?: unknown; status?: unknown } };
-    return e.path?.[0] === key && code === 'UPSTREAM_UNAVAILABLE' && upstream?.method !== 'GET' && upstream?.status == null;
-  });
+  return (result.errors ?? []).some(
+    (e) => e.path?.[0] === key && e.extensions?.code === 'UPSTREAM_UNAVAILABLE' && e.message.endsWith(WRITE_MAY_BE_MADE),
+  );
 }
 
 function mutationWrites(args: ExecutionArgs, operation: OperationDefinitionNode): Write[] {
