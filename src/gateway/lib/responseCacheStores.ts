@@ -72,7 +72,7 @@ export interface Generations {
 }
 
 /** What `generations` answers: also the invalidations counted so far, which a result's `set` names. */
-export type Lookup = Generations & { invalidations: number; prefetched?: Prefetched };
+export type GenerationsRead = Generations & { invalidations: number; prefetched?: Prefetched };
 
 /** Whose generations: a user (a hash of its id), `unknown` (a session whose user is not known yet), or none but the global one. */
 export type GenerationScope = { user: string } | 'unknown' | 'global';
@@ -94,7 +94,7 @@ export interface GenerationalCache extends Cache {
    * that can also reads those keys for the generations it last saw in the same round trip, and
    * answers what they held as `prefetched` when the generations are still those.
    */
-  generations(scope: GenerationScope, keysOf?: (generations: Generations) => string[]): Promise<Lookup | undefined>;
+  generations(scope: GenerationScope, keysOf?: (generations: Generations) => string[]): Promise<GenerationsRead | undefined>;
   /**
    * Stores a result unless an object or type of `entities` was invalidated after `invalidations`
    * were counted (its request's lookup): see above.
@@ -240,8 +240,8 @@ if kind ~= 'zset' and kind ~= 'none' then redis.call('UNLINK', ${key}) end`;
 // KEYS[1]: the result; KEYS[2..n+1]: its lookup sets, KEYS[n+2..]: their invalidation marks and
 // EVERY_RESULT's. ARGV: JSON, ttl ms, expiry score, prune-before score, n, the invalidations counted
 // at the lookup. Nothing is stored when a mark is newer than that count (or is not a count:
-// `unsettled`, another program's value). The result is
-// stored last: a failure on the way leaves it unstored rather than unindexed.
+// `unsettled`, another program's value). The result is stored last: a failure on the way leaves it
+// unstored rather than unindexed.
 const SET_SCRIPT = `
 local n = tonumber(ARGV[5])
 for i = n + 2, #KEYS do
