@@ -235,6 +235,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
             log,
             onResponseCache: fanOut(options.onResponseCache, metrics?.onResponseCache),
             parsedDocument: (query) => parsed.documentCache.get(query),
+            tookEarlierRead: (context) => (context as Partial<GatewayContext>).caller?.tookEarlierRead() ?? false,
             // Whose a session is: `GET /user` with its own token, only once the REST API has accepted that token.
             userOf: (request) => {
               if (!acceptedToken(request)) return undefined;

@@ -99,6 +99,12 @@ export interface RestCaller {
   stream(path: string, query?: Query, signal?: AbortSignal): Promise<SseStream>;
   /** The operation is over (`holdAnswers`): the bytes of the answers it read no longer count as held. Idempotent. */
   end(): void;
+  /**
+   * Whether this view took the answer of a GET that another request of the caller started before
+   * the view was made (single-flight, kept answers): an answer that may predate whatever the
+   * request saw before its operation ran (its response cache lookup, a write of another replica).
+   */
+  tookEarlierRead(): boolean;
 }
 
 export interface RestClient {
@@ -221,6 +227,9 @@ class CallerView implements RestCaller {
   private readonly signal: LeaveSignal | undefined;
   private readonly maxCalls: number;
   private calls = 0;
+  /** When the view was made, and whether it took an answer of a call started before (`tookEarlierRead`). */
+  private readonly madeAt: number;
+  private earlierRead = false;
   /** Its answers' bytes of the budget of answers held at once (until `end()` with `holdAnswers`), and its credential's 401. */
   private readonly op: Operation;
 
@@ -237,10 +246,15 @@ class CallerView implements RestCaller {
     this.leaving = new Leaving(options.signal);
     this.since = reads.enabled && options.arrival?.key === this.who.key ? options.arrival.since : undefined;
     this.op = { answers: transport.parts.answers.account(this.who.budget, options.holdAnswers ?? false), unauthenticated: new Map() };
+    this.madeAt = reads.now();
   }
 
   end(): void {
     this.op.answers.end();
+  }
+
+  tookEarlierRead(): boolean {
+    return this.earlierRead;
   }
 
   // `any`: the caller names the answer's type (`get<T>`), which JSON from the wire cannot check.
@@ -259,7 +273,10 @@ class CallerView implements RestCaller {
   }
 
   /** An answer shared with another of the caller's requests counts against its byte budget too (singleFlight.ts `read`). */
-  private readonly taken = (size: number) => this.transport.parts.bytes.charge(this.who.budget, size);
+  private readonly taken = (size: number, startedAt: number) => {
+    if (startedAt <= this.madeAt) this.earlierRead = true; // the same instant counts: which came first is not known
+    this.transport.parts.bytes.charge(this.who.budget, size);
+  };
 
   post(path: string, body?: unknown, query?: Query): Promise<any> {
     return this.write('POST', path, body, query);

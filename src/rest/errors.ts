@@ -125,6 +125,12 @@ function retryAfterSeconds(ms: number): number {
   return Math.min(MAX_RETRY_AFTER_SECONDS, Math.max(0, Math.ceil(ms / 1000)));
 }
 
+/**
+ * The end of the message of a write's error that got no answer once sent (responses.ts): the
+ * upstream may have made it, or make it yet.
+ */
+export const WRITE_MAY_BE_MADE = '; the write may have been made';
+
 /** A failure without an HTTP answer: refused, reset, timed out, aborted. */
 export function unavailableError(upstream: Omit<UpstreamInfo, 'status'>, reason: string): RestError {
   return restError('UPSTREAM_UNAVAILABLE', `Upstream unavailable: ${reason}`, { ...upstream, status: null });

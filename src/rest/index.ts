@@ -39,6 +39,7 @@ export {
   restError,
   inputError,
   RestError,
+  WRITE_MAY_BE_MADE,
   type ErrorCode,
   type UpstreamInfo,
   type UpstreamErrorExtensions,

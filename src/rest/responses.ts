@@ -8,7 +8,16 @@ import type { Dispatcher } from 'undici';
 import { AnswerBytesBusy, type AnswerAccount } from './bytesInFlight.js';
 import type { Deadline } from './deadline.js';
 import type { Exchanged } from './exchange.js';
-import { answerBytesError, errorCode, errorForStatus, restError, unavailableError, upstreamMessage, type RestError } from './errors.js';
+import {
+  answerBytesError,
+  errorCode,
+  errorForStatus,
+  restError,
+  unavailableError,
+  upstreamMessage,
+  WRITE_MAY_BE_MADE,
+  type RestError,
+} from './errors.js';
 import { jsonShape, parsedBytes, SHAPE_FROM_CHARS } from './jsonShape.js';
 import type { Prepared } from './request.js';
 import { parseRetryAfter, RETRY_STATUSES, RETRYABLE_ERRORS } from './retry.js';
@@ -138,7 +147,7 @@ export function failure(err: unknown, req: Prepared, deadline: Deadline): Outcom
   if (deadline.signal.aborted) {
     return {
       ok: false,
-      error: unavailableError(req.info, deadline.reason()),
+      error: unavailableError(req.info, deadline.reason() + mayBeMade(req, undefined)),
       retryable: false,
       health: deadline.expired ? 'route' : 'neutral',
     };
@@ -159,7 +168,16 @@ export function connectionError(code: string | undefined, req: Prepared): RestEr
     return restError('UPSTREAM_ERROR', 'Upstream response too large', { ...req.info, status: null });
   }
   if (malformed(code)) return restError('UPSTREAM_ERROR', 'Upstream sent a malformed HTTP answer', { ...req.info, status: null });
-  return unavailableError(req.info, (code && REASONS[code]) ?? `request failed${code ? ` (${code})` : ''}`);
+  return unavailableError(req.info, ((code && REASONS[code]) ?? `request failed${code ? ` (${code})` : ''}`) + mayBeMade(req, code));
+}
+
+/**
+ * What a write that got no answer adds to its error: it may have been made (or be made yet), so a
+ * client does not take UPSTREAM_UNAVAILABLE's "try again later" as "it failed" and repeat a create.
+ * Not when no connection could be had (nothing was sent), nor for a read.
+ */
+function mayBeMade(req: Prepared, code: string | undefined): string {
+  return req.info.method === 'GET' || ORIGIN_DOWN.has(code ?? '') ? '' : WRITE_MAY_BE_MADE;
 }
 
 /** How a connection failure (`systemCode`) bears on the upstream's health: an answer that broke HTTP is an answer. */

@@ -14,7 +14,7 @@
  */
 import type { Clock } from './clock.js';
 import type { Deadline } from './deadline.js';
-import { unavailableError } from './errors.js';
+import { unavailableError, WRITE_MAY_BE_MADE } from './errors.js';
 import type { Prepared } from './request.js';
 
 /** A request of one caller, open from its arrival until `close()`. */
@@ -51,10 +51,11 @@ interface CallerReads {
   generation: number;
 }
 
-/** A GET's answer (frozen, so every taker may share it) and when it came. */
+/** A GET's answer (frozen, so every taker may share it), when it came and when its call started. */
 interface Answer {
   value: unknown;
   at: number;
+  startedAt: number;
   /** Length of its body as received (characters). */
   size: number;
 }
@@ -62,6 +63,8 @@ interface Answer {
 /** One upstream call (all its attempts), shared by the GETs that joined it. */
 interface Flight {
   promise: Promise<unknown>;
+  /** When the call started (the clock's time). */
+  startedAt: number;
   /** Joiners still waiting; when the last one leaves (its client went away), the call is aborted. */
   waiters: number;
   /** Aborts the call and lets no one join it any more. */
@@ -82,6 +85,11 @@ export class SharedReads {
     private readonly clock: Clock,
     private readonly newDeadline: () => Deadline,
   ) {}
+
+  /** The time on the clock of `since` and of the calls' starts. */
+  now(): number {
+    return this.clock.now();
+  }
 
   /** Registers a request of caller `key` as it arrives; undefined when sharing is off. */
   arrive(key: string): Arrival | undefined {
@@ -105,19 +113,27 @@ export class SharedReads {
    * A GET of caller `key`: joins an identical one in flight, takes a kept answer, or runs. `taken`
    * hears the size of an answer this request takes without having fetched it (joined or kept):
    * each request that takes an answer works on it (its resolvers, its result), so the caller's
-   * byte budget counts it once per request, not once per call.
+   * byte budget counts it once per request, not once per call; and when that answer's call
+   * started, which may be before this request arrived.
    */
-  read(key: string, req: Prepared, since: number | undefined, run: Run, caller: Leaving, taken?: (size: number) => void): Promise<unknown> {
+  read(
+    key: string,
+    req: Prepared,
+    since: number | undefined,
+    run: Run,
+    caller: Leaving,
+    taken?: (size: number, startedAt: number) => void,
+  ): Promise<unknown> {
     const state = this.state(key);
     const shared = this.enabled ? state.flights.get(req.url) : undefined;
     if (shared) {
       const joined = caller.join(shared, req);
-      return taken ? joined.then((value) => (taken(shared.size ?? 0), value)) : joined;
+      return taken ? joined.then((value) => (taken(shared.size ?? 0, shared.startedAt), value)) : joined;
     }
     const answer = since === undefined ? undefined : state.recent.get(req.url);
     if (answer && answer.at >= since! && this.clock.now() - answer.at <= RECENT_MAX_AGE_MS) {
       if (caller.aborted) return Promise.reject(unavailableError(req.info, 'request aborted'));
-      taken?.(answer.size);
+      taken?.(answer.size, answer.startedAt);
       return Promise.resolve(answer.value);
     }
     const flight = this.start(state, req, run);
@@ -161,7 +177,9 @@ export class SharedReads {
       state.running--;
       this.forgetIfIdle(state);
     };
+    const startedAt = this.clock.now();
     const flight: Flight = {
+      startedAt,
       waiters: 0,
       promise: run(deadline).then(
         ({ value, size }) => {
@@ -173,7 +191,7 @@ export class SharedReads {
             const replaced = state.recent.get(req.url);
             if (replaced) state.recentChars -= replaced.size;
             state.recent.delete(req.url);
-            state.recent.set(req.url, { value, at, size });
+            state.recent.set(req.url, { value, at, size, startedAt });
             state.recentChars += size;
             this.prune(state, at);
           }
@@ -258,15 +276,17 @@ export class Leaving {
     const leave = () => {
       if (--flight.waiters === 0) flight.abandon();
     };
+    // A write's call was started: it may be made all the same.
+    const aborted = () => unavailableError(req.info, `request aborted${req.info.method === 'GET' ? '' : WRITE_MAY_BE_MADE}`);
     if (this.signal.aborted) {
       leave();
-      return Promise.reject(unavailableError(req.info, 'request aborted'));
+      return Promise.reject(aborted());
     }
     return new Promise((resolve, reject) => {
       const onAbort = () => {
         this.leaving.delete(onAbort);
         leave();
-        reject(unavailableError(req.info, 'request aborted'));
+        reject(aborted());
       };
       this.leaving.add(onAbort);
       flight.promise.then(

@@ -2,11 +2,12 @@
  * The per-caller rate limit in process (no Redis): each token gets its operations per minute; the
  * one over the limit is RATE_LIMITED with `retryAfter` and HTTP 429 + `Retry-After`, before any REST
  * call; other tokens are spared. With a Redis that cannot be reached, the fail mode decides: each
- * replica counts alone (open), or operations are refused (closed).
+ * replica counts alone (open), or operations are refused (closed); a replica's own count holds what
+ * Redis counted too, so Redis failing mid-window gives no caller a second limit.
  */
 import { describe, expect, it } from 'vitest';
 import { startUpstream } from '../helpers/upstream.js';
-import { listening, startReplica, stopAfterEach } from '../helpers/redis.js';
+import { listening, startRedis, startReplica, stopAfterEach, waitFor } from '../helpers/redis.js';
 
 const VIEWER = '{ viewer { displayName } }';
 
@@ -65,5 +66,31 @@ describe('caller rate limit (in process)', () => {
     expect(refused.status).toBe(429);
     expect(refused.json.errors?.[0].extensions).toMatchObject({ code: 'RATE_LIMITED', retryAfter: 1 });
     expect(replica.calls).toEqual([]);
+  });
+
+  it('Redis frozen mid-window (fail-open): each replica allows the limit in all, what Redis counted included', async () => {
+    const upstream = track(await startUpstream());
+    const redis = track(await startRedis());
+    const token = upstream.world.users.admin.token;
+    const options = { callerRateLimit: 4, redisUrl: redis.url, callerRateLimitFailMode: 'open', redis: { commandTimeoutMs: 300 } } as const;
+    const [a, b] = [
+      track(await listening(startReplica(upstream.url, options))),
+      track(await listening(startReplica(upstream.url, options))),
+    ];
+    await waitFor(() => !!a.gateway.redis?.isRedisReady() && !!b.gateway.redis?.isRedisReady(), 'Redis ready');
+    let through = 0;
+    const send = async (r: typeof a) => ((await r.post({ query: VIEWER }, token)).status === 200 ? through++ : undefined);
+    // Counted in Redis: two operations on each replica.
+    for (const r of [a, b, a, b]) await send(r);
+    expect(through).toBe(4);
+    expect(await redis.client.keys('dg:rl:*')).toHaveLength(1);
+    redis.freeze(true);
+    try {
+      // Counted in each replica alone: each has let two through already, so two more each at most.
+      for (let i = 0; i < 4; i++) for (const r of [a, b]) await send(r);
+    } finally {
+      redis.freeze(false);
+    }
+    expect(through).toBe(2 * 4);
   });
 });

@@ -165,6 +165,24 @@ describe('error codes', () => {
     expect((await t.upstream.api.get(`/spaces/${id}`)).body.title).toBe('Space 0');
   });
 
+  it('a write whose connection is reset reaches the upstream once, and its error does not say it failed', async () => {
+    const t = await chaosStack({ circuitThreshold: 0 });
+    const [id] = t.spaceIds;
+    t.proxy.configure({ failRate: 1, faults: ['reset'], methods: ['PATCH'] });
+    const { body } = await t.gql(`mutation($input: UpdateSpaceInput!) { updateSpace(input: $input) { space { title } } }`, {
+      input: { spaceId: id, title: 'Renamed' },
+    });
+    expect(body.errors![0]).toMatchObject({
+      message: expect.stringMatching(/^Upstream unavailable: .*; the write may have been made$/),
+      extensions: { code: 'UPSTREAM_UNAVAILABLE', upstream: { status: null, method: 'PATCH', path: `/spaces/${id}` } },
+    });
+    expect(t.proxy.count('PATCH')).toBe(1);
+    // A read reset the same way says nothing of a write.
+    t.proxy.configure({ failRate: 1, faults: ['reset'], methods: ['GET'] });
+    const read = await t.gql(SPACE_TITLE, { id });
+    expect(read.body.errors![0].message).not.toMatch(/write/);
+  });
+
   it('a hanging upstream gives UPSTREAM_UNAVAILABLE at the deadline, not a hung gateway', async () => {
     const clock = fakeClock();
     const t = await chaosStack({ requestTimeoutMs: 1_000, headersTimeoutMs: 10_000 }, 1, 9, clock);

@@ -1,6 +1,6 @@
 /**
  * An HTTP proxy on 127.0.0.1 (port 0) in front of a real upstream, for tests that need the upstream
- * to hang, go away and come back, or answer some paths late. It records each request's method,
+ * to hang, go away and come back, or answer some paths late (before or after the upstream answered). It records each request's method,
  * path and headers (to see what the gateway sent, e.g. `traceparent`).
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -20,8 +20,13 @@ export interface SwitchProxy {
   readonly requests: ProxiedRequest[];
   /** `pass` forwards; `hang` accepts requests and never answers. */
   mode: 'pass' | 'hang';
-  /** Extra delay before forwarding a request to this path: ms, or a promise to wait for; default none. */
-  delay: (path: string) => number | Promise<void>;
+  /** Extra delay before forwarding a request to this path (with this method): ms, or a promise to wait for; default none. */
+  delay: (path: string, method: string) => number | Promise<void>;
+  /**
+   * A promise to wait for once the upstream has answered a request (method, path), before passing
+   * its answer on: an answer as of then, delivered later; default none.
+   */
+  holdAnswer: (method: string, path: string) => Promise<void> | undefined;
   /** Closes the port (connections are refused) and drops open connections. */
   goAway(): Promise<void>;
   /** Listens again on the same port. */
@@ -37,18 +42,27 @@ export async function startSwitchProxy(upstreamUrl: string): Promise<SwitchProxy
     requests: [] as ProxiedRequest[],
     mode: 'pass',
     delay: () => 0,
+    holdAnswer: () => undefined,
   } as unknown as SwitchProxy;
 
   const forward = async (req: IncomingMessage, res: ServerResponse) => {
     self.requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers });
     if (self.mode === 'hang') return;
-    const wait = self.delay(new URL(req.url ?? '/', target).pathname);
+    // Read before any delay: a write held here still reaches the upstream once the client gave up on it.
+    const body = ['GET', 'HEAD'].includes(req.method ?? 'GET') ? undefined : await readBody(req);
+    const wait = self.delay(new URL(req.url ?? '/', target).pathname, req.method ?? '');
     if (wait) await (typeof wait === 'number' ? new Promise((resolve) => setTimeout(resolve, wait)) : wait);
     const headers = { ...req.headers };
     delete headers.host;
     delete headers.connection;
-    const body = ['GET', 'HEAD'].includes(req.method ?? 'GET') ? undefined : await readBody(req);
     const answer = await request(target + req.url, { method: req.method as 'GET', headers, body });
+    const held = self.holdAnswer(req.method ?? '', new URL(req.url ?? '/', target).pathname);
+    if (held) {
+      const text = await answer.body.arrayBuffer();
+      await held;
+      res.writeHead(answer.statusCode, answer.headers as Record<string, string>);
+      return void res.end(Buffer.from(text));
+    }
     res.writeHead(answer.statusCode, answer.headers as Record<string, string>);
     for await (const chunk of answer.body) res.write(chunk);
     res.end();

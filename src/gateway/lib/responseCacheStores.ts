@@ -34,6 +34,18 @@
  *   The same `MGET` reads the result keys of the generations this replica last saw (`seen`): when
  *   they are still the generations, the lookup's result came with them, in one round trip.
  *
+ * A result is stored only if no object or type it holds was invalidated since its request looked
+ * the cache up: each store counts invalidations (`invalidations`, read with the generations) and
+ * marks each object and type invalidated with the count, so a read whose REST answer predates a
+ * write, and that is stored after the write's invalidation (on any replica), is not kept. Without
+ * that, the write's invalidation came before the result it should have forgotten, which was then
+ * served until its TTL: the writer's own next read, on any replica, included.
+ * In Redis the count is `dg:rc:n` and the marks `dg:rc:m:<lookup set's name>`, living
+ * `INVALIDATION_MARK_MS`: a request whose lookup is older than that stores nothing.
+ * A write that got no answer (a timeout, a reset) may still be made after its invalidation:
+ * `unsettle` keeps what it names (or, with `EVERY_RESULT`, everything) from being stored for as
+ * long, whatever the lookup's count (a mark `unsettled`, which an invalidation does not replace).
+ *
  * Any Redis failure, or Redis down (or skipped by the handle's breaker), is a miss; so is a value
  * that is not a result as the gateway stores one (`storedResult`). A renewal or an
  * invalidation that could not be made (Redis down, frozen, or skipped) is made up for by a renewal
@@ -59,6 +71,9 @@ export interface Generations {
   user?: string;
 }
 
+/** What `generations` answers: also the invalidations counted so far, which a result's `set` names. */
+export type GenerationsRead = Generations & { invalidations: number; prefetched?: Prefetched };
+
 /** Whose generations: a user (a hash of its id), `unknown` (a session whose user is not known yet), or none but the global one. */
 export type GenerationScope = { user: string } | 'unknown' | 'global';
 
@@ -79,10 +94,12 @@ export interface GenerationalCache extends Cache {
    * that can also reads those keys for the generations it last saw in the same round trip, and
    * answers what they held as `prefetched` when the generations are still those.
    */
-  generations(
-    scope: GenerationScope,
-    keysOf?: (generations: Generations) => string[],
-  ): Promise<(Generations & { prefetched?: Prefetched }) | undefined>;
+  generations(scope: GenerationScope, keysOf?: (generations: Generations) => string[]): Promise<GenerationsRead | undefined>;
+  /**
+   * Stores a result unless an object or type of `entities` was invalidated after `invalidations`
+   * were counted (its request's lookup): see above.
+   */
+  set(id: string, data: ExecutionResult, entities: Iterable<CacheEntityRecord>, ttl: number, invalidations?: number): Promise<void> | void;
   /**
    * New generations: without users, the global one (every result cached so far is stale); with
    * users (hashes of their ids), theirs and the unknown-user one.
@@ -90,11 +107,21 @@ export interface GenerationalCache extends Cache {
   bump(users?: readonly string[]): Promise<void>;
   /** The first of `keys` that holds a result (the primary key first). */
   getFirst(keys: readonly string[]): Promise<ExecutionResult | undefined>;
+  /**
+   * A write that may still be made (no answer to it): no result holding any of `entities`
+   * (`EVERY_RESULT`: no result at all) is stored for `INVALIDATION_MARK_MS`.
+   */
+  unsettle(entities: readonly CacheEntityRecord[]): Promise<void>;
 }
+
+/** For `unsettle`: every result, whatever it holds. */
+export const EVERY_RESULT: CacheEntityRecord = { typename: '*' };
 
 export const CACHE_PREFIX = 'dg:rc:';
 const GENERATION_KEY = `${CACHE_PREFIX}g`;
 const UNKNOWN_USER_KEY = `${CACHE_PREFIX}g:n`;
+const INVALIDATIONS_KEY = `${CACHE_PREFIX}n`;
+const markKey = (lookupKey: string) => `${CACHE_PREFIX}m:${lookupKey.slice(CACHE_PREFIX.length)}`;
 const userKey = (user: string) => `${CACHE_PREFIX}g:u:${user}`;
 /** Users whose generation the in-process store keeps (the least recently renewed first out). */
 const MEMORY_USERS = 10_000;
@@ -110,6 +137,10 @@ const BUMP_RETRY_MS = 1000;
 const SEEN_GENERATIONS = 10_000;
 /** Replicas' clocks may differ by this much: a lookup entry is dropped only this long after its result expired. */
 const CLOCK_SKEW_MS = 5000;
+/** How long an invalidation's marks live: a request whose lookup is older stores no result. */
+export const INVALIDATION_MARK_MS = 60_000;
+/** Objects and types whose last invalidation the in-process store remembers. */
+const MEMORY_MARKS = 10_000;
 
 /** A short, opaque digest for cache keys and validators (never a token or raw id in Redis). */
 export const sha = (s: string) => createHash('sha256').update(s).digest('base64url');
@@ -139,10 +170,36 @@ export function memoryCache(max: number, entryBytes = defaultEntryBytes(max)): G
   let dropped = 0;
   const users = new Map<string, number>();
   const userGeneration = (user: string) => String(users.get(user) ?? dropped);
+  // The last invalidation of each object (`Type:id`) and type; one forgotten counts as the latest forgotten.
+  let invalidations = 0;
+  let forgotten = 0;
+  const marks = new LRUCache<string, number>({
+    max: MEMORY_MARKS,
+    disposeAfter: (count, _key, reason) => void (reason === 'evict' && (forgotten = Math.max(forgotten, count))),
+  });
+  const markOf = ({ typename, id }: CacheEntityRecord) => (id == null ? typename : `${typename}:${id}`);
+  const lastInvalidated = (e: CacheEntityRecord) =>
+    Math.max(marks.get(e.typename) ?? forgotten, e.id == null ? 0 : (marks.get(markOf(e)) ?? forgotten));
+  const unsettled = new LRUCache<string, true>({ max: MEMORY_MARKS, ttl: INVALIDATION_MARK_MS });
+  const isUnsettled = (e: CacheEntityRecord) => unsettled.has(e.typename) || (e.id != null && unsettled.has(markOf(e)));
   return {
     get: (key) => inner.get(key),
-    set: (key, result, ...rest) => (jsonSize(result, entryBytes) > entryBytes ? undefined : inner.set(key, result, ...rest)),
-    invalidate: (entities) => inner.invalidate(entities),
+    set(key, result, entities, ttl, since) {
+      if (jsonSize(result, entryBytes) > entryBytes) return;
+      const held = [...entities]; // an iterator, read once
+      if (since !== undefined && held.some((e) => lastInvalidated(e) > since)) return;
+      if (unsettled.has(EVERY_RESULT.typename) || held.some(isUnsettled)) return;
+      return inner.set(key, result, held, ttl);
+    },
+    invalidate(entities) {
+      const invalidated = [...entities];
+      invalidations++;
+      for (const e of invalidated) marks.set(markOf(e), invalidations);
+      return inner.invalidate(invalidated);
+    },
+    async unsettle(entities) {
+      for (const e of entities) unsettled.set(markOf(e), true);
+    },
     async getFirst(keys) {
       for (const key of keys) {
         const result = await inner.get(key);
@@ -151,9 +208,9 @@ export function memoryCache(max: number, entryBytes = defaultEntryBytes(max)): G
       return undefined;
     },
     async generations(scope) {
-      if (scope === 'global') return { global: String(global) };
-      if (scope === 'unknown') return { global: String(global), unknown: String(unknown) };
-      return { global: String(global), unknown: String(unknown), user: userGeneration(scope.user) };
+      if (scope === 'global') return { global: String(global), invalidations };
+      if (scope === 'unknown') return { global: String(global), unknown: String(unknown), invalidations };
+      return { global: String(global), unknown: String(unknown), user: userGeneration(scope.user), invalidations };
     },
     async bump(renewed) {
       if (!renewed) {
@@ -180,15 +237,39 @@ const NOT_A_LOOKUP_SET = (key: string) => `
 local kind = redis.call('TYPE', ${key}).ok
 if kind ~= 'zset' and kind ~= 'none' then redis.call('UNLINK', ${key}) end`;
 
-// KEYS[1]: the result; KEYS[2..]: its lookup sets. ARGV: JSON, ttl ms, expiry score, prune-before score.
-// The result is stored last: a failure on the way leaves it unstored rather than unindexed.
+// KEYS[1]: the result; KEYS[2..n+1]: its lookup sets, KEYS[n+2..]: their invalidation marks and
+// EVERY_RESULT's. ARGV: JSON, ttl ms, expiry score, prune-before score, n, the invalidations counted
+// at the lookup. Nothing is stored when a mark is newer than that count (or is not a count:
+// `unsettled`, another program's value). The result is stored last: a failure on the way leaves it
+// unstored rather than unindexed.
 const SET_SCRIPT = `
-for i = 2, #KEYS do${NOT_A_LOOKUP_SET('KEYS[i]')}
+local n = tonumber(ARGV[5])
+for i = n + 2, #KEYS do
+  local mark = redis.call('GET', KEYS[i])
+  if mark and not (tonumber(mark) and tonumber(mark) <= tonumber(ARGV[6])) then return 0 end
+end
+for i = 2, n + 1 do${NOT_A_LOOKUP_SET('KEYS[i]')}
   redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', ARGV[4])
   redis.call('ZADD', KEYS[i], ARGV[3], KEYS[1])
   if redis.call('PTTL', KEYS[i]) < tonumber(ARGV[2]) + ${CLOCK_SKEW_MS} then redis.call('PEXPIRE', KEYS[i], tonumber(ARGV[2]) + ${CLOCK_SKEW_MS}) end
 end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])`;
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1`;
+
+// KEYS[1]: the invalidations count, KEYS[2..]: the marks of the lookup sets invalidated. ARGV: the
+// marks' ttl ms, the count's. Counts one invalidation and marks each with the new count, but for an
+// `unsettled` one (a count that is not one, or a mark of another type, another program's value, is
+// replaced).
+const MARK_SCRIPT = `
+local kind = redis.call('TYPE', KEYS[1]).ok
+if kind ~= 'none' and (kind ~= 'string' or not tonumber(redis.call('GET', KEYS[1]))) then redis.call('DEL', KEYS[1]) end
+local count = redis.call('INCR', KEYS[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+for i = 2, #KEYS do
+  local kind = redis.call('TYPE', KEYS[i]).ok
+  if kind ~= 'string' or redis.call('GET', KEYS[i]) ~= 'unsettled' then redis.call('SET', KEYS[i], count, 'PX', ARGV[1]) end
+end
+return count`;
 
 /** A generation as `fresh()` makes one is 16 characters: a longer value (or none) is not one. */
 const GENERATION_MAX_LENGTH = 64;
@@ -330,7 +411,10 @@ export function redisCache(redis: RedisHandle, options: RedisCacheOptions): Gene
           }
           const guess = keys.map((key) => seen.get(key));
           const results = keysOf && guess.every((v) => v !== undefined) ? keysOf(named(guess as string[])) : [];
-          const read = await client.mget(...keys, ...results);
+          const read = await client.mget(...keys, ...results, INVALIDATIONS_KEY);
+          const counted = read.pop();
+          // None yet (or expired with every mark): 0. Not a count: -1, older than every mark.
+          const invalidations = counted == null ? 0 : /^\d{1,15}$/.test(counted) ? Number(counted) : -1;
           let values = read.slice(0, keys.length);
           if (!values.every(isGeneration))
             values = (await client.eval(GENERATIONS_SCRIPT, keys.length, ...keys, GENERATION_TTL_MS, ...keys.map(fresh))) as Array<
@@ -338,7 +422,7 @@ export function redisCache(redis: RedisHandle, options: RedisCacheOptions): Gene
             >;
           if (!values.every(isGeneration)) return undefined;
           remember(keys, values as string[]);
-          const generations = named(values as string[]);
+          const generations = { ...named(values as string[]), invalidations };
           // The results were read under the generations guessed: theirs only if those are still current.
           if (!results.length || values.some((v, i) => v !== guess[i])) return generations;
           return { ...generations, prefetched: { value: parsed(read.slice(keys.length)) } };
@@ -370,18 +454,40 @@ export function redisCache(redis: RedisHandle, options: RedisCacheOptions): Gene
       const text = await redis.ask(() => client.get(key)).catch(failed('get'));
       return parsed([text ?? null]);
     },
-    async set(key, result, entities, ttl) {
+    async set(key, result, entities, ttl, since = -1) {
       if (!up() || !(ttl > 0) || !Number.isFinite(ttl)) return;
       const lookups = [
         ...new Set([...entities].flatMap((e) => (e.id == null ? [lookupKey(e)] : [lookupKey(e), lookupKey({ typename: e.typename })]))),
       ];
       const at = now();
+      const args = [JSON.stringify(result), ttl, at + ttl, at - CLOCK_SKEW_MS, lookups.length, since];
+      const marks = [...lookups, lookupKey(EVERY_RESULT)].map(markKey);
       await redis
-        .ask(() => client.eval(SET_SCRIPT, 1 + lookups.length, key, ...lookups, JSON.stringify(result), ttl, at + ttl, at - CLOCK_SKEW_MS))
+        .ask(() => client.eval(SET_SCRIPT, 1 + lookups.length + marks.length, key, ...lookups, ...marks, ...args))
         .catch(failed('set'));
+    },
+    async unsettle(entities) {
+      const marks = [...new Set(entities.map((e) => markKey(lookupKey(e))))];
+      if (!marks.length) return;
+      if (!upEvenIfSlow()) return owed();
+      const pipeline = client.multi();
+      for (const mark of marks) pipeline.set(mark, 'unsettled', 'PX', INVALIDATION_MARK_MS);
+      // Not made: the global renewal owed is made before this replica reads again, and on Redis's return.
+      await pipeline.exec().catch(owed);
     },
     async invalidate(entities) {
       const keys = new Set([...entities].map(lookupKey));
+      if (!keys.size) return;
+      if (!upEvenIfSlow()) return owed();
+      // Marked before the results are forgotten: a result stored after the marks is refused, one
+      // stored before them is in a lookup set when it is emptied.
+      const marked = await client
+        .eval(MARK_SCRIPT, 1 + keys.size, INVALIDATIONS_KEY, ...[...keys].map(markKey), INVALIDATION_MARK_MS, GENERATION_TTL_MS)
+        .then(
+          () => true,
+          (error: Error) => (owed(error), false),
+        );
+      if (!marked) return;
       for (const key of keys) {
         if (!upEvenIfSlow()) return owed();
         await drain(key).catch(owed);

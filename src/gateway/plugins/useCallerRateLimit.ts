@@ -11,7 +11,8 @@
  * answer before the response cache (a cached answer counts too) and before any resolver runs.
  *
  * While Redis is down, `failMode` decides: `open` counts in this replica's memory alone (each
- * replica then allows the limit: a bound still, where operations went through uncounted and a
+ * replica then allows the limit, the operations Redis counted in the window included: the replica
+ * counts every operation it lets through: a bound still, where operations went through uncounted and a
  * Redis slow after a start let 300 anonymous operations of one address through), `closed`
  * refuses them with RATE_LIMITED (retry after a second). *
  * A caller found over its limit is refused at once, for the rest of its window, before its body
@@ -115,9 +116,17 @@ export function useCallerRateLimit(options: CallerRateLimitOptions & { endpoint?
     }
   };
 
-  /** Counts one operation against `key`; the error when that was over `limit`. */
+  /**
+   * Counts one operation against `key`; the error when that was over `limit`. The replica's own
+   * count counts every operation it let through, those Redis counted too: else, with Redis slow
+   * for a moment (a request waits 10 ms for it, then counts in the replica), a caller had the limit
+   * in Redis and again in each replica (a burst of 60 operations split over two replicas, limit
+   * 20: 46 went through). So fail-open allows the limit per replica, counted or not in Redis.
+   */
   const countAgainst = async (key: string, limit: number, what: string): Promise<GraphQLError | undefined> => {
-    const counted = redis ? ((await countInRedis(key)) ?? (failMode === 'open' ? countLocally(key) : null)) : countLocally(key);
+    const inRedis = redis ? await countInRedis(key) : null;
+    const inReplica = !redis || failMode === 'open' ? countLocally(key) : null;
+    const counted = inRedis ?? inReplica;
     if (!counted) return rateLimited('Rate limit unavailable, retry later', 1);
     if (counted.count <= limit) return undefined;
     const error = rateLimited(

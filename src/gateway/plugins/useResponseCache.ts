@@ -43,6 +43,16 @@
  *   generation is unchanged, since every user's write renews it): learning a user costs no miss.
  * - A result computed before a renewal and stored after it is out of reach all the same: its key
  *   holds the generations read when the request looked the cache up, before it read anything.
+ *   Likewise a result computed before an invalidation of one of its objects or types (on any
+ *   replica) and stored after it is not stored: the store refuses a result holding anything
+ *   invalidated since its request's lookup (responseCacheStores.ts). The lookup of a key is
+ *   remembered until its result is stored (the earliest, when requests of one key overlap; at
+ *   most `INVALIDATION_MARK_MS`): a result whose lookup is not known is not stored. Nor is the
+ *   result of an operation that took the answer of a REST call another request of its caller
+ *   started earlier (`tookEarlierRead`: single-flight), which may predate its lookup.
+ * - A write sent that got no answer (a timeout, a reset: `WRITE_MAY_BE_MADE`) may be made after
+ *   its invalidation: for `INVALIDATION_MARK_MS`, no result holding what it names (an
+ *   access write: no result) is stored (`unsettle`).
  * - The mutation's response is sent only once these are done, so the caller's next read, on any
  *   replica, sees the write.
  * - Results with errors, mutations and subscriptions are never cached; a result lives the TTL of
@@ -79,9 +89,11 @@ import type { RedisHandle } from '../redis.js';
 import { callerHash } from '../lib/callerHash.js';
 import { isIntrospecting } from './useClientIntrospection.js';
 import { LRUCache } from 'lru-cache';
-import { ANONYMOUS } from '../../rest/index.js';
+import { ANONYMOUS, WRITE_MAY_BE_MADE } from '../../rest/index.js';
 import {
   CACHE_PREFIX,
+  EVERY_RESULT,
+  INVALIDATION_MARK_MS,
   memoryCache,
   redisCache,
   sha,
@@ -112,6 +124,12 @@ export interface ResponseCacheOptions {
    * subscription known so is never looked up (no key, no Redis round trip; it is never stored).
    */
   parsedDocument?: (query: string) => DocumentNode | undefined;
+  /**
+   * Whether an operation (by its context) took an answer of a REST call that another request
+   * started before its own (single-flight): an answer that may predate its lookup, so its result
+   * is not stored.
+   */
+  tookEarlierRead?: (context: unknown) => boolean;
 }
 
 /** TTL per type relative to the default: the integrations catalog changes rarely, review threads often. */
@@ -242,6 +260,8 @@ const LOOKUPS_IN_FLIGHT = 64;
 const LOOKUP_RETRY_MS = 60_000;
 /** Fallback keys waiting for the lookup that follows their key (bounded: one per request in flight). */
 const FALLBACKS_KEPT = 1000;
+/** Keys whose lookup's invalidation count waits for their result (one per request in flight). */
+const LOOKUPS_KEPT = 1000;
 
 /** The key of a request whose generations could not be read: never read nor stored. */
 const NO_KEY = `${CACHE_PREFIX}r:none`;
@@ -254,12 +274,21 @@ export function useResponseCache(options: ResponseCacheOptions): Plugin[] {
   const types = ttlPerType(options.ttlMs);
   const fallbacks = new LRUCache<string, string>({ max: FALLBACKS_KEPT });
   const prefetched = prefetches();
+  // Each operation's key, by its context (for `tookEarlierRead`).
+  const keys = new WeakMap<object, string>();
+  const lookups = new LRUCache<string, number>({ max: LOOKUPS_KEPT, ttl: INVALIDATION_MARK_MS });
   const store = tracked(
     redis ? redisCache(redis, { log, now: redis.now }) : memoryCache(options.maxEntries ?? 1000),
     fallbacks,
     prefetched,
+    lookups,
   );
   const sessions = sessionUsers(options.userOf);
+  // An operation that took an earlier call's answer: its lookup is forgotten, so its result is not stored.
+  const earlierRead = (context: unknown) => {
+    const key = typeof context === 'object' && context ? keys.get(context) : undefined;
+    if (key !== undefined && options.tookEarlierRead?.(context)) lookups.delete(key);
+  };
   // Requests that came through Yoga's params step (not graphql-sse's own path, which the plugin cannot key).
   const viaParams = new WeakSet<Request>();
   // The library answers 304 to an `If-None-Match` naming a cache key; its ETag is not that key here.
@@ -274,7 +303,7 @@ export function useResponseCache(options: ResponseCacheOptions): Plugin[] {
     session: (request) => callerHash(request),
     // Not for introspection, which it never keeps (useClientIntrospection.ts; known at execution).
     enabled: (request) => viaParams.has(request) && !isIntrospecting(request),
-    buildResponseCacheKey: async ({ documentString, operationName, variableValues, sessionId }) => {
+    buildResponseCacheKey: async ({ documentString, operationName, variableValues, sessionId, context }) => {
       // The library asks a key of every operation, then looks it up: a write's would always miss,
       // and cost two Redis round trips and a hash of its input (up to a megabyte) first.
       const known = options.parsedDocument?.(documentString);
@@ -309,6 +338,9 @@ export function useResponseCache(options: ResponseCacheOptions): Plugin[] {
       // key, even if Redis answers again before the result is stored (it would hold no generation).
       if (!g) return NO_KEY;
       const [primary, fallback] = keysOf(g);
+      // The invalidations its result must postdate: the earliest of the lookups of this key in flight.
+      lookups.set(primary, Math.min(g.invalidations, lookups.get(primary) ?? Infinity), { noUpdateTTL: lookups.has(primary) });
+      if (typeof context === 'object' && context) keys.set(context, primary);
       // Read with the generations, in one round trip: the library's lookup of this key takes it.
       // Else nothing read before for this key is taken (a read of another request that never took it).
       if (g.prefetched) prefetched.put(primary, g.prefetched);
@@ -333,7 +365,10 @@ export function useResponseCache(options: ResponseCacheOptions): Plugin[] {
       ...responseCache,
       // The Envelop plugin it adds, quiet about operations a later plugin stopped (quietWhenStopped).
       onPluginInit: (init) =>
-        onPluginInit?.({ ...init, addPlugin: (plugin) => init.addPlugin({ ...plugin, onExecute: quietWhenStopped(plugin.onExecute) }) }),
+        onPluginInit?.({
+          ...init,
+          addPlugin: (plugin) => init.addPlugin({ ...plugin, onExecute: quietWhenStopped(beforeStoring(plugin.onExecute, earlierRead)) }),
+        }),
     },
     useMutationInvalidation(store) as Plugin,
     {
@@ -376,6 +411,27 @@ function quietWhenStopped(onExecute: OnExecute | undefined): OnExecute | undefin
     };
     const after = onExecute(observed) as AfterExecute | Promise<AfterExecute>;
     return (isPromise(after) ? after.then(skipIfStopped) : skipIfStopped(after)) as ReturnType<OnExecute>;
+  };
+}
+
+/** The library's `onExecute`, `before` called with the operation's context once it is done, before its result is stored. */
+function beforeStoring(onExecute: OnExecute | undefined, before: (context: unknown) => void): OnExecute | undefined {
+  if (!onExecute) return undefined;
+  return (payload) => {
+    const first = (after: AfterExecute) => {
+      const done = after?.onExecuteDone;
+      return done
+        ? {
+            ...after,
+            onExecuteDone: (p: unknown) => {
+              before(payload.args.contextValue);
+              return done.call(after, p);
+            },
+          }
+        : after;
+    };
+    const after = onExecute(payload) as AfterExecute | Promise<AfterExecute>;
+    return (isPromise(after) ? after.then(first) : first(after)) as ReturnType<OnExecute>;
   };
 }
 
@@ -456,22 +512,41 @@ function prefetches(): Prefetches {
  * A store whose invalidations can be awaited (the plugin starts them without waiting), and whose
  * lookup of a key also tries the fallback key `buildResponseCacheKey` gave it.
  */
-function tracked(cache: GenerationalCache, fallbacks: LRUCache<string, string>, prefetched: Prefetches): TrackedCache {
+function tracked(
+  cache: GenerationalCache,
+  fallbacks: LRUCache<string, string>,
+  prefetched: Prefetches,
+  lookups: LRUCache<string, number>,
+): TrackedCache {
   const pending = new Set<Promise<unknown>>();
+  // A result found: its request stores nothing, so its lookup is not kept (else a later miss of the key counted from it).
+  const hit = <T>(key: string, value: T) => {
+    if (value != null) lookups.delete(key);
+    return value;
+  };
   return {
     get(key) {
       if (key === NO_KEY) return undefined;
       const read = prefetched.take(key);
-      if (read) return read.value;
+      if (read) return hit(key, read.value);
       const fallback = fallbacks.get(key);
-      if (fallback === undefined) return cache.get(key);
+      if (fallback === undefined) {
+        const value = cache.get(key);
+        return isPromise(value) ? value.then((v) => hit(key, v)) : hit(key, value);
+      }
       fallbacks.delete(key);
-      return cache.getFirst([key, fallback]);
+      return cache.getFirst([key, fallback]).then((value) => hit(key, value));
     },
     getFirst: (keys) => cache.getFirst(keys),
-    set: (key, ...rest) => (key === NO_KEY ? undefined : cache.set(key, ...rest)),
+    set(key, result, entities, ttl) {
+      const since = lookups.get(key);
+      lookups.delete(key);
+      if (key === NO_KEY || since === undefined) return;
+      return cache.set(key, result, entities, ttl, since);
+    },
     generations: (scope, keysOf) => cache.generations(scope, keysOf),
     bump: (users) => cache.bump(users),
+    unsettle: (entities) => cache.unsettle(entities),
     invalidate(entities) {
       const p = Promise.resolve()
         .then(() => cache.invalidate(entities))
@@ -502,6 +577,11 @@ function useMutationInvalidation(store: TrackedCache): EnvelopPlugin {
           const access = made.some((w) => w.access === 'global') ? 'global' : made.flatMap((w) => (w.access ? [w.access] : []));
           if (!isAsyncIterable(result)) collectDeletedIds(result.data, entities);
           if (entities.length) void store.invalidate(entities); // awaited by settled() below
+          // A write that got no answer may be made after this: what it names (an access write: any
+          // result) is not stored for a while (responseCacheStores.ts).
+          const unanswered = isAsyncIterable(result) ? [] : made.filter((w) => noAnswer(result, w.key));
+          if (unanswered.length)
+            await store.unsettle(unanswered.some((w) => w.access) ? [EVERY_RESULT] : unanswered.flatMap((w) => w.entities));
           if (access === 'global') await store.bump();
           else if (access.length) await store.bump(access.map(sha));
           await store.settled();
@@ -547,6 +627,18 @@ function refused(result: ExecutionResult, key: string): boolean {
       const status = typeof upstream?.status === 'number' ? upstream.status : 0;
       return code === 'UNAUTHENTICATED' || (status >= 400 && status < 500 && upstream?.method !== 'GET');
     })
+  );
+}
+
+/**
+ * Whether a write of the root field at `key` was sent and got no answer (a timeout, a reset: its
+ * error says `WRITE_MAY_BE_MADE`): the REST API may have made it, or make it later. Not one never
+ * sent (connection refused, an open circuit): else any caller's write during an outage kept every
+ * result from being stored.
+ */
+function noAnswer(result: ExecutionResult, key: string): boolean {
+  return (result.errors ?? []).some(
+    (e) => e.path?.[0] === key && e.extensions?.code === 'UPSTREAM_UNAVAILABLE' && e.message.endsWith(WRITE_MAY_BE_MADE),
   );
 }
 
