@@ -4,6 +4,7 @@
  * finish (closing their connection after the response), and destroy what is left after a grace
  * period.
  */
+import { setMaxListeners } from 'node:events';
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 
@@ -45,4 +46,24 @@ export function drainable(server: Server): Drainer {
       clearTimeout(force);
     },
   };
+}
+
+/**
+ * Aborts `controller` when the long-lived `signal` (a server's shutdown) aborts, until the
+ * returned function unlinks them (when the work `controller` stands for is over). Not
+ * `AbortSignal.any([short, signal])`: Node 20 keeps a WeakRef to each signal `any` makes in its
+ * sources for as long as they live, so every request left 50 bytes in the shutdown signal for
+ * good (the embedded REST API's 120,000 calls grew `npm start`'s heap by 6 MB, without end). A
+ * listener is removed; the signal takes any number of them (one per request in flight) without
+ * Node's warning past ten.
+ */
+export function abortWith(controller: AbortController, signal: AbortSignal): () => void {
+  if (signal.aborted) {
+    controller.abort(signal.reason);
+    return () => {};
+  }
+  setMaxListeners(0, signal);
+  const abort = () => controller.abort(signal.reason);
+  signal.addEventListener('abort', abort, { once: true });
+  return () => signal.removeEventListener('abort', abort);
 }

@@ -101,6 +101,8 @@ export interface GatewayOptions extends Partial<GatewaySettings> {
   log?: Logger;
   /** Caps of graphql-sse's single-connection mode (reservations, queued events). */
   streams?: Partial<StreamLimits>;
+  /** Most rate-limit windows counted in process at once (default MAX_LOCAL_WINDOWS of useCallerRateLimit.ts). */
+  rateLimitWindows?: number;
   /** Called for each REST attempt (tests count calls with it). */
   onRestCall?: (call: RestCall) => void;
   /** Time of the REST client (deadlines, backoff, circuits), of graphql-sse reservations and of `/ready` (its timeouts and reuse); default the process's, tests pass a fake one. */
@@ -171,6 +173,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
           redis,
           log,
           clock: options.clock,
+          maxLocalWindows: options.rateLimitWindows,
         })
       : undefined;
   // Who a request's caller is: one rule for the plugin below and for the server's refusal on arrival.

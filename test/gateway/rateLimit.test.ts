@@ -45,6 +45,28 @@ describe('caller rate limit (in process)', () => {
     expect(other.json.data?.viewer.displayName).toBe('Ada read');
   });
 
+  it('holds at most its windows in process, the one that ends first going past them (each count scanned them all past 10,000)', async () => {
+    const upstream = track(await startUpstream());
+    const options = { anonymousRateLimit: 2, trustProxyHops: 1, rateLimitWindows: 50 } as const;
+    const { url } = track(await listening(startReplica(upstream.url, options))).gateway;
+    const from = async (address: string) =>
+      (
+        await fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-forwarded-for': address },
+          body: JSON.stringify({ query: '{ __typename }' }),
+        })
+      ).status;
+    // The first address at its limit (not over it), then 60 more addresses, one operation each.
+    expect([await from('10.0.0.1'), await from('10.0.0.1')]).toEqual([200, 200]);
+    for (let i = 2; i < 62; i++) expect(await from(`10.0.1.${i}`)).toBe(200);
+    // Its window went with the 51st: its operation starts a new one (it was refused, and the
+    // windows grew with every address seen within the minute).
+    expect(await from('10.0.0.1')).toBe(200);
+    // The last one's window is still counted.
+    expect([await from('10.0.1.61'), await from('10.0.1.61')]).toEqual([200, 429]);
+  });
+
   it('with Redis unreachable: fail-open counts in the replica alone, fail-closed refuses operations', async () => {
     const upstream = track(await startUpstream());
     const dead = 'redis://127.0.0.1:1';

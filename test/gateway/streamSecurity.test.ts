@@ -4,6 +4,8 @@
  * with what it queues; errors are GraphQL errors with codes, never an HTTP 500 with a stack.
  */
 import { EventEmitter } from 'node:events';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { TOKEN_HEADER_KEY } from 'graphql-sse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_OPERATION_ID } from '../../src/gateway/plugins/useGraphQLSSE.js';
@@ -453,4 +455,28 @@ describe('errors on /graphql/stream are GraphQL errors with codes', () => {
     });
     await expectRefused(res, 400, 'BAD_USER_INPUT');
   });
+});
+
+describe('a refused reservation', () => {
+  it('keeps nothing: PUTs from new client addresses while every reservation is taken leave the heap as it was', async () => {
+    await using s = await startStack({ trustProxyHops: 1, streams: { maxReservations: 2, reservationTtlMs: 600_000 } });
+    const url = `${await s.gateway.start()}/stream`;
+    const put = async (address: string) => (await fetch(url, { method: 'PUT', headers: { 'x-forwarded-for': address } })).status;
+    expect([await put('10.9.0.1'), await put('10.9.0.2')]).toEqual([201, 201]);
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const refused = async (from: number, to: number) => {
+      for (let i = from; i < to; i += 50)
+        expect(
+          await Promise.all(Array.from({ length: 50 }, (_, k) => put(`10.${(i + k) >> 16}.${((i + k) >> 8) & 255}.${(i + k) & 255}`))),
+        ).toEqual(Array(50).fill(429));
+    };
+    await refused(0, 6000); // warms up (and fills the 1,024 address keys kept)
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    await refused(6000, 14_000);
+    gc();
+    // Before: 8,000 empty tallies (one per new address), about 1.8 MB.
+    expect(process.memoryUsage().heapUsed - before).toBeLessThan(600_000);
+  }, 60_000);
 });

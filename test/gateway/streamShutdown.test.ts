@@ -7,7 +7,7 @@
 import { EventEmitter } from 'node:events';
 import { connect } from 'node:net';
 import { Headers, ReadableStream, Response } from '@whatwg-node/node-fetch';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { useStreamShutdown } from '../../src/gateway/plugins/useStreamShutdown.js';
 import { startStack } from '../helpers/gateway.js';
 import { until } from '../helpers/clock.js';
@@ -89,5 +89,47 @@ describe('event streams whose client left', () => {
     } finally {
       if (!stopping) await s.stop();
     }
+  });
+});
+
+describe("subscriptions and the gateway's stop signal", () => {
+  /** What Node keeps of the signals AbortSignal.any made from `signal` (its own bookkeeping, which no public API reads). */
+  function dependants(signal: AbortSignal): number {
+    const key = Object.getOwnPropertySymbols(signal).find((s) => s.description === 'kDependantSignals');
+    return key === undefined ? 0 : ((signal as unknown as Record<symbol, Set<unknown> | undefined>)[key]?.size ?? 0);
+  }
+
+  it('a finished subscription leaves nothing in a signal that outlives it (AbortSignal.any kept 50 bytes per subscription in the stop signal)', async () => {
+    await using s = await startStack({}, { askStreamDelayMs: 0 });
+    const url = await s.gateway.start();
+    const sources = new Set<AbortSignal>();
+    const any = AbortSignal.any.bind(AbortSignal);
+    const spy = vi.spyOn(AbortSignal, 'any').mockImplementation((signals) => {
+      for (const signal of signals) sources.add(signal);
+      return any(signals);
+    });
+    try {
+      for (let i = 0; i < 20; i++) {
+        const res = await fetch(url, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'text/event-stream',
+            authorization: `Bearer ${s.world.users.admin.token}`,
+          },
+          body: JSON.stringify({
+            query: 'subscription Questions($org: String!) { suggestedQuestionsStream(organizationId: $org) }',
+            variables: { org: s.world.orgId },
+          }),
+        });
+        expect(await res.text()).toContain('event: complete');
+      }
+    } finally {
+      spy.mockRestore();
+    }
+    expect(sources.size).toBeGreaterThan(0);
+    // Each signal served one subscription (its request's signal is in two: the subscription's and
+    // its REST stream's); none holds an entry per subscription (the stop signal held 20).
+    expect(Math.max(...[...sources].map(dependants))).toBeLessThanOrEqual(2);
   });
 });

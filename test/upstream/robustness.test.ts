@@ -5,7 +5,9 @@
  * 500. Path parameters are ids of real objects (a fresh fixture per route), so each request gets
  * as far as the handler's own checks.
  */
-import { Agent, request } from 'node:http';
+import { Agent, get as httpGet, request } from 'node:http';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createSite } from '../../src/upstream/domain/sites.js';
@@ -442,6 +444,42 @@ describe('the rate limit', () => {
       await limited.stop();
     }
   });
+});
+
+describe('the rate limit of anonymous calls', () => {
+  it('forgets the windows that ended: calls from 8,000 client addresses, a window apart, leave the heap as it was', async () => {
+    const limited = await startUpstream({ rateLimit: { limit: 3, windowMs: 60_000 } });
+    try {
+      const { port } = new URL(limited.url);
+      // An anonymous route (a space may be read with a share key): its calls are counted per address
+      // (401 without one).
+      const get = (localAddress: string) =>
+        new Promise<number>((resolve, reject) =>
+          httpGet({ host: '127.0.0.1', port, path: '/v1/spaces/none', localAddress, agent: false }, (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode!));
+          }).on('error', reject),
+        );
+      const from = async (first: number) => {
+        for (let i = first; i < first + 8000; i += 50)
+          expect(await Promise.all(Array.from({ length: 50 }, (_, k) => get(`127.1.${((i + k) >> 8) & 255}.${(i + k) & 255}`)))).toEqual(
+            Array(50).fill(401),
+          );
+        limited.clock.advance(60_000);
+      };
+      setFlagsFromString('--expose-gc');
+      const gc = runInNewContext('gc') as () => void;
+      await from(0); // warms up
+      gc();
+      const before = process.memoryUsage().heapUsed;
+      await from(8000);
+      gc();
+      // Before: 8,000 windows more, about 1 MB.
+      expect(process.memoryUsage().heapUsed - before).toBeLessThan(400_000);
+    } finally {
+      await limited.stop();
+    }
+  }, 60_000);
 });
 
 describe('requests the HTTP layer takes oddly', () => {

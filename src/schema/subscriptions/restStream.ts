@@ -11,6 +11,7 @@
 import { Repeater } from 'graphql-yoga';
 import type { GatewayContext } from '../context.js';
 import { errorCode, restError, RestError, type Query } from '../../rest/index.js';
+import { abortWith } from '../../shutdown.js';
 
 /** Maps an event's parsed JSON to a payload; undefined skips the event. `any`: each reader names
  * the event shape it expects (`{type, answer}`), unchecked, as a JSON.parse result is. */
@@ -22,13 +23,19 @@ export type StreamRequest = () => { path: string; query?: Query };
 /** Opens the REST stream on the first `next()`; each `push` waits for the consumer (no read-ahead). */
 export function restSubscription<T>(ctx: GatewayContext, request: StreamRequest, read: EventReader<T>): Repeater<T | RestError> {
   return new Repeater(async (push, stop) => {
-    const ended = new AbortController(); // `return()` (client gone, dispose) stops the Repeater: end the request
-    void stop.then(() => ended.abort());
+    // `return()` (client gone, dispose) stops the Repeater, and so does the gateway stopping: end
+    // the request (abortWith: AbortSignal.any left 50 bytes in the gateway's signal per subscription).
+    const ended = new AbortController();
+    const unlink = abortWith(ended, ctx.shutdown);
+    void stop.then(() => {
+      unlink();
+      ended.abort();
+    });
     let path = '';
     try {
       const target = request();
       path = target.path;
-      const signal = AbortSignal.any([ctx.clientSignal(), ctx.shutdown, ended.signal]);
+      const signal = AbortSignal.any([ctx.clientSignal(), ended.signal]);
       for await (const { event, data } of await ctx.caller.stream(path, target.query, signal)) {
         const value = event === 'message' ? readEvent(read, data, path) : undefined;
         if (value !== undefined) await push(value);
