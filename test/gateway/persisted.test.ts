@@ -161,6 +161,8 @@ describe('persisted operations', () => {
       const [a, b] = [0, 1].map(() => track(startReplica(upstream.url, { redisUrl: redis.url, persistedOperations: { apqQuota: 1 } })));
       await vi.waitFor(() => expect(a.gateway.redis?.isRedisReady() && b.gateway.redis?.isRedisReady()).toBe(true), { timeout: 20_000 });
       const token = upstream.world.users.admin.token;
+      // The token proven on both replicas (the REST API answered for it): its registrations are for every replica.
+      for (const r of [a, b]) expect((await r.post({ query: '{ viewer { restId } }' }, token)).json.errors).toBeUndefined();
       const [one, two] = ['{ __typename }', '{ __typename  }'];
       await a.post({ query: one, extensions: apq(one) }, token);
       expect((await b.post({ query: two, extensions: apq(two) }, token)).json.data).toEqual({ __typename: 'Query' });
@@ -169,6 +171,23 @@ describe('persisted operations', () => {
       expect(quotaKeys).toHaveLength(1);
       expect(quotaKeys[0]).not.toContain(token);
       expect(await redis.client.pttl(quotaKeys[0])).toBeGreaterThan(0);
+    });
+
+    it('a caller without an accepted token registers on its replica only: nothing of it is kept in Redis', async () => {
+      const upstream = track(await startUpstream());
+      const redis = track(await startRedis());
+      const [a, b] = [0, 1].map(() => track(startReplica(upstream.url, { redisUrl: redis.url })));
+      await vi.waitFor(() => expect(a.gateway.redis?.isRedisReady() && b.gateway.redis?.isRedisReady()).toBe(true), { timeout: 20_000 });
+      const docs = [1, 2, 3].map((n) => `{ __typename${' '.repeat(n)}}`);
+      for (const [i, doc] of docs.entries()) {
+        // No token, a made-up one, and a real one on its first operation (not answered for yet).
+        const token = [null, 'made-up', upstream.world.users.outsider.token][i];
+        expect((await a.post({ query: doc, extensions: apq(doc) }, token)).json.data).toEqual({ __typename: 'Query' });
+      }
+      // Before: each was kept a day in Redis, with a quota key per client address.
+      expect([...(await dumpRedis(redis.client)).keys()].filter((k) => k.startsWith('dg:apq:'))).toEqual([]);
+      expect(await Promise.all(docs.map((doc) => registered(a, doc, 'made-up')))).toEqual([true, true, true]);
+      expect(await Promise.all(docs.map((doc) => registered(b, doc, 'made-up')))).toEqual([false, false, false]);
     });
 
     it('a document refused by a query limit (cost) is not registered', async () => {

@@ -14,7 +14,8 @@
  *   (the client keeps sending it whole: slower, never broken). Registered hashes live in Redis when
  *   configured (`dg:apq:<hash>`, so one replica's registration serves all; the quota is counted
  *   there too; a value read there runs only if it has that hash), in a process map bounded in
- *   count and bytes otherwise (and while Redis is down).
+ *   count and bytes otherwise (and while Redis is down); a caller whose token the REST API has not
+ *   accepted registers in the process map only (Redis would hold a quota per client address).
  * - `only`: nothing but the documents of the file runs (no raw document, no APQ registration),
  *   refused before parsing, so before any REST call; over graphql-sse's endpoint, refused at
  *   execution unless `persistedStreamQuery` resolved the operation's id.
@@ -26,7 +27,7 @@ import type { GraphQLError } from 'graphql';
 import { createGraphQLError, type GraphQLParams, type Plugin } from 'graphql-yoga';
 import { DEFAULTS } from '../../config.js';
 import type { Logger } from '../../log.js';
-import { provenBudget } from '../../rest/index.js';
+import { isAddressKey, provenBudget } from '../../rest/index.js';
 import { callerIdentity } from '../lib/callerHash.js';
 import { countInWindow, type RedisHandle } from '../redis.js';
 import { servedFromCache } from '../lib/servedFromCache.js';
@@ -148,7 +149,13 @@ export function usePersistedOperations(options: PersistedOperationsOptions): Plu
     const registration = toRegister.get(request);
     toRegister.delete(request);
     if (!registration) return;
-    if (await quota.take(provenBudget(callerIdentity(request)))) await apq.set(...registration);
+    const caller = provenBudget(callerIdentity(request));
+    // Only a caller whose token the REST API accepted registers for every replica (Redis): one
+    // without (no token, a made-up one, one not answered for yet) registers in this process's
+    // bounded map. Counted per client address, anonymous registrations kept a day in Redis grew
+    // with the number of addresses (20 addresses × 100 documents of 30 KB: 63 MB), without bound.
+    const shared = !isAddressKey(caller);
+    if (await quota.take(caller, shared)) await apq.set(...registration, shared);
     else options.log.debug('persisted queries: caller over its APQ registration quota, not registered');
   };
 
@@ -206,7 +213,8 @@ export function usePersistedOperations(options: PersistedOperationsOptions): Plu
 
 interface ApqStore {
   get(hash: string): Promise<string | null>;
-  set(hash: string, document: string): Promise<void>;
+  /** Registers `document`: in Redis too when `shared` (and Redis is up). */
+  set(hash: string, document: string, shared: boolean): Promise<void>;
 }
 
 const redisFailed = (log: Logger) => (error: Error) => {
@@ -249,17 +257,17 @@ function apqStore(options: PersistedOperationsOptions): ApqStore {
         : null;
       return found ?? local.get(hash) ?? null;
     },
-    async set(hash, document) {
+    async set(hash, document, everywhere) {
       // Waited for whole (not `ask`'s short bound): another replica may be asked for it next.
-      if (shared()) await redis!.client.set(`dg:apq:${hash}`, document, 'PX', ttl).catch(failed);
+      if (everywhere && shared()) await redis!.client.set(`dg:apq:${hash}`, document, 'PX', ttl).catch(failed);
       remember(hash, document);
     },
   };
 }
 
 interface ApqQuota {
-  /** Counts one registration of `caller` in the current hour; false past the quota. */
-  take(caller: string): Promise<boolean>;
+  /** Counts one registration of `caller` in the current hour (in Redis too when `shared`); false past the quota. */
+  take(caller: string, shared: boolean): Promise<boolean>;
 }
 
 /**
@@ -288,8 +296,8 @@ function apqQuota(options: PersistedOperationsOptions): ApqQuota {
     return typeof counted?.[0] === 'number' ? counted[0] : null;
   };
   return {
-    async take(caller) {
-      const count = (redis && redis.isRedisReady() ? await countShared(caller) : null) ?? countLocally(caller);
+    async take(caller, shared) {
+      const count = (shared && redis && redis.isRedisReady() ? await countShared(caller) : null) ?? countLocally(caller);
       return count <= limit;
     },
   };
