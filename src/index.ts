@@ -175,7 +175,12 @@ function onUnhandledRejection(log: Logger) {
 function onSignals(running: Running, log: Logger) {
   let stopping = false;
   const stop = async (signal: string) => {
-    if (stopping) return;
+    // A second signal while draining (Ctrl-C twice, or an operator's second kill): exit now, as a
+    // REST call or a stream that does not end (an upstream holding a write) could hold the drain.
+    if (stopping) {
+      log.warn(`${signal} again: exiting without waiting for open requests and streams`);
+      process.exit(1);
+    }
     stopping = true;
     log.info(`${signal}: draining open requests and streams`);
     try {

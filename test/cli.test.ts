@@ -10,12 +10,13 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SETTINGS, helpText } from '../src/config.js';
 import { exampleQuery } from '../src/gateway/example.js';
 import { addMember, createOrganization, createUser } from '../src/upstream/bootstrap.js';
 import { systemClock } from '../src/upstream/clock.js';
 import { openDatabase } from '../src/upstream/db/index.js';
+import { hang, startBadServer } from './helpers/badServer.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const ROLES = ['create', 'edit', 'review', 'comment', 'read', 'guest'];
@@ -400,6 +401,27 @@ describe('npm start', { timeout: 4 * HANG_MS }, () => {
     expect(res.status).toBe(200);
     expect(html).toContain(started.admin);
     expect(html).toContain('query Example');
+  });
+
+  it('a second signal while draining exits at once (1), whatever the drain still waits for', async () => {
+    // An upstream that takes requests and never answers: the drain would wait for the REST call.
+    const upstream = await startBadServer();
+    upstream.fallback = hang;
+    const gateway = cli(['start', '--port', '0', '--upstream-url', upstream.url, '--db', join(dir, 'unused.db')]);
+    try {
+      const url = (await gateway.line(/^GraphQL: (http:\/\/\S+)$/))[1];
+      const pending = gql(url, started.admin, '{ viewer { displayName } }').catch(() => undefined);
+      await vi.waitFor(() => expect(upstream.requests.length).toBeGreaterThan(0), { timeout: HANG_MS, interval: 50 });
+      gateway.child.kill('SIGTERM');
+      await gateway.line(/SIGTERM: draining/);
+      // Before: ignored; the process exited 0 once the drain's grace (5 s) had cut the request.
+      expect(await gateway.stop('SIGTERM')).toBe(1);
+      expect(gateway.output).toMatch(/SIGTERM again: exiting without waiting/);
+      await pending;
+    } finally {
+      gateway.kill();
+      await upstream.stop();
+    }
   });
 
   it('SIGTERM exits 0', async () => {
