@@ -118,6 +118,8 @@ describe('Redis sick or holding foreign data', () => {
     const query = '{ viewer { displayName } }';
     const sha256Hash = createHash('sha256').update(query).digest('hex');
     const extensions = { persistedQuery: { version: 1, sha256Hash } };
+    // The token proven on A (the REST API answered for it): its registrations are for every replica.
+    expect((await a.post({ query: '{ viewer { restId } }' }, admin)).json.errors).toBeUndefined();
     for (const foreign of ['{ viewer { email } }', `{ viewer { displayName ${'restId '.repeat(200_000)}} }`, 'garbage {']) {
       await redis.client.set(`dg:apq:${sha256Hash}`, foreign, 'PX', 60_000);
       const unknown = await b.post({ extensions }, admin);
