@@ -577,7 +577,7 @@ const TABLE = [
     kind: 'string',
     fallback: () => undefined,
     commands: ['start'],
-    help: 'Gateway: JSON file of id → document (Relay persistConfig, Codegen client preset; ids as written) run by {"documentId": id} or GET ?documentId=',
+    help: 'Gateway: JSON file of id → document (Relay persistConfig, Codegen client preset; ids as written) run by {"documentId": id} or GET ?documentId=; at most 16 MiB and 10,000 ids, each document checked at start',
   },
   {
     key: 'persistedOnly',

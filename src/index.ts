@@ -95,7 +95,7 @@ function fail(message: string, cause?: unknown): never {
 }
 
 async function runGateway(config: Config, log: Logger): Promise<Running> {
-  const persisted = config.persistedOperations ? await readPersistedOperations(config.persistedOperations) : undefined;
+  const persisted = config.persistedOperations ? await readPersistedOperations(config.persistedOperations, config) : undefined;
   // The embedded REST API serves the gateway: on loopback whatever `--host` says (the `upstream`
   // command serves it on `--host`).
   const embedded = config.upstreamUrl ? null : await runUpstream(config, '127.0.0.1', config.upstreamPort, '--upstream-port', log);
@@ -128,10 +128,10 @@ async function runGateway(config: Config, log: Logger): Promise<Running> {
 }
 
 /** The --persisted-operations file, or a stop with a message naming it (before anything starts). */
-async function readPersistedOperations(file: string): Promise<Record<string, string>> {
+async function readPersistedOperations(file: string, config: Config): Promise<Record<string, string>> {
   const { loadPersistedOperations } = await import('./gateway/plugins/usePersistedOperations.js');
   try {
-    return loadPersistedOperations(file);
+    return loadPersistedOperations(file, config.limits);
   } catch (error) {
     return fail(`--persisted-operations / PERSISTED_OPERATIONS: ${(error as Error).message}`);
   }

@@ -4,7 +4,7 @@
  * are reused across assertions (each spawn costs a second or two) and always killed afterwards.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -487,6 +487,25 @@ describe('options', { timeout: 2 * HANG_MS }, () => {
     const run = cli(['start', '--port', '0', '--upstream-port', '0', '--db', ':memory:', '--persisted-operations', '/dev/zero']);
     expect(await run.exit()).toBe(1);
     expect(run.stderr).toContain('Cannot read the persisted operations file /dev/zero: not a regular file');
+  });
+
+  it('a persisted document a request would get refused stops the start, before anything listens', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'persisted-'));
+    const file = join(dir, 'persisted.json');
+    writeFileSync(file, JSON.stringify({ ok: 'query { viewer { id } }', typo: 'query { viewr { id } }' }));
+    try {
+      const run = cli(['start', '--port', '0', '--upstream-port', '0', '--db', ':memory:', '--persisted-operations', file]);
+      expect(await run.exit()).toBe(1);
+      // One line, no stack; it started nothing (it answered each request naming the id with the error).
+      const [line, ...rest] = run.stderr.split('\n');
+      expect(rest).toEqual(['']);
+      expect(line).toMatch(
+        `--persisted-operations / PERSISTED_OPERATIONS: ${file}: the document of "typo" would be refused: Cannot query field "viewr" on type "Query".`,
+      );
+      expect(run.stdout).toBe('');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('a port in use gives a clear message naming the flag and exit code 1', async () => {
