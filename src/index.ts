@@ -36,6 +36,12 @@ async function main(argv: string[]): Promise<void> {
     console.error(`Configuration error: ${error.message}`);
     process.exit(2);
   }
+  // Tracing takes the standard OTEL_* variables (not settings): its endpoint is checked here, before anything starts.
+  const tracingError = command === 'start' ? (await import('./gateway/tracing.js')).tracingEndpointError() : undefined;
+  if (tracingError) {
+    console.error(`Configuration error: ${tracingError}`);
+    process.exit(2);
+  }
   const log = createLogger(config.logLevel);
   onUnhandledRejection(log);
   const running =

@@ -465,12 +465,25 @@ describe('options', { timeout: 2 * HANG_MS }, () => {
         {},
         /--metrics-path: "\/graphql" is a path the gateway serves already/,
       ],
+      // Ended the start with a stack trace printing the password, after the embedded REST API had started.
+      [
+        ['start', '--port', '0', '--upstream-port', '0', '--db', ':memory:'],
+        { REDIS_URL: 'redis://:s3cret@127.0.0.1:99999' },
+        /^Configuration error: REDIS_URL: must be a redis:\/\/ or rediss:\/\/ URL/,
+      ],
+      // The exporter took it as unset and sent the spans to localhost:4318, while tracing was logged as on.
+      [
+        ['start', '--port', '0', '--upstream-port', '0', '--db', ':memory:'],
+        { OTEL_EXPORTER_OTLP_ENDPOINT: 'collector.internal:4318' },
+        /^Configuration error: OTEL_EXPORTER_OTLP_ENDPOINT: must be an http\(s\) URL/,
+      ],
     ];
     const runs = cases.map(([args, env]) => cli(args, env));
     const codes = await Promise.all(runs.map((r) => r.exit()));
     runs.forEach((run, i) => {
       expect(codes[i], cases[i][0].join(' ')).toBe(2);
       expect(run.stderr).toMatch(cases[i][2]);
+      expect(run.stderr).not.toContain('s3cret');
       expect(run.stdout).not.toMatch(/^(REST|GraphQL|Demo token)/m);
     });
   });
