@@ -10,8 +10,14 @@ import type { Plugin } from 'graphql-yoga';
 import { jsonShape } from '../../rest/index.js';
 import { limitError } from '../lib/limitError.js';
 
-/** Deeper than any input of the schema, JSON content documents included; far from the stack's limit. */
-export const MAX_VARIABLES_DEPTH = 100;
+/**
+ * Deeper than any input of the schema needs; far from the stack's limit. The REST API refuses a
+ * body nested more than 64 levels (the embedded one's bound, src/upstream/server.ts), and a
+ * mutation's input is its body one level down the variables (the variables object 0, the input,
+ * the body's root, 1): so a JSON value (an integration setting's `default`) nested 60 to 95 deep
+ * passed 100 here and cost a REST call the REST API refused. The same bound refuses it before.
+ */
+export const MAX_VARIABLES_DEPTH = 64;
 
 /** Whether `value` nests arrays/objects more than `max` deep below itself (without recursion). */
 export function deeperThan(value: unknown, max: number): boolean {
