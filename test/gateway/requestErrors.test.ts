@@ -239,6 +239,46 @@ describe('a JSON value of a mutation input nested as deep as the REST API refuse
   });
 });
 
+describe('half of a surrogate pair in a variable', () => {
+  // JSON escapes it (`"\ud800"`); graphql-js refuses it in a document, the REST body rules in a
+  // string they know, but a JSON value's strings and keys reached the REST API and were stored.
+  const publish = (name: string, configuration: Record<string, unknown>, padding = '') =>
+    t.mutate(
+      'publishIntegration',
+      {
+        integrationName: name,
+        organization: t.world.orgId,
+        title: 'Text',
+        description: 'Text',
+        scopes: [],
+        script: `export default {} // ${padding}`,
+        configurations: { space: configuration },
+      },
+      'clientMutationId',
+    );
+
+  it('anywhere in a JSON value, as a string or a key, is BAD_USER_INPUT before any REST call', async () => {
+    // Small bodies (parsed at once) and large ones (whose text is checked first).
+    for (const padding of ['', 'x'.repeat(8 * 1024)])
+      for (const configuration of [
+        { properties: { x: { type: 'string', default: 'half \ud800 of a pair' } } },
+        { properties: { x: { type: 'string', default: [{ deep: ['\udc00'] }] } } },
+        { properties: { x: { type: 'string', default: { ['key \udbff']: 1 } } } },
+      ]) {
+        t.resetCalls();
+        const refused = await publish('half-pair', configuration, padding);
+        expect(refused.errors?.[0]).toMatchObject({
+          message: 'A variable is not valid Unicode text: a string or key holds half of a surrogate pair.',
+          extensions: { code: 'BAD_USER_INPUT' },
+        });
+        expect(t.calls).toEqual([]);
+      }
+    expect(t.upstream.db.prepare("SELECT count(*) AS n FROM integrations WHERE name = 'half-pair'").get()).toEqual({ n: 0 });
+    // A whole pair (an emoji) is text.
+    expect((await publish('whole-pair', { properties: { x: { type: 'string', default: 'a \ud83d\ude00' } } })).errors).toBeUndefined();
+  });
+});
+
 describe('the log of an unexpected error', () => {
   const SECRET = 'sk_inline_share_key_9f2c';
   let bad: BadServer;
