@@ -3,8 +3,8 @@
  * process on loopback ports chosen by the OS, with temporary SQLite files or `:memory:`. Processes
  * are reused across assertions (each spawn costs a second or two) and always killed afterwards.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -16,6 +16,8 @@ import { exampleQuery } from '../src/gateway/example.js';
 import { addMember, createOrganization, createUser } from '../src/upstream/bootstrap.js';
 import { systemClock } from '../src/upstream/clock.js';
 import { openDatabase } from '../src/upstream/db/index.js';
+import { ensureDemo } from '../src/upstream/demo/index.js';
+import { silentLogger } from '../src/log.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const ROLES = ['create', 'edit', 'review', 'comment', 'read', 'guest'];
@@ -36,9 +38,11 @@ class Cli {
   /** Called on every chunk of output and on exit (the waiters check their condition again). */
   private readonly changed = new Set<() => void>();
 
-  constructor(args: string[], env: Record<string, string> = {}) {
+  /** `runAs`: a command (and its arguments) that runs node, e.g. setpriv as another user. */
+  constructor(args: string[], env: Record<string, string> = {}, runAs: string[] = []) {
     const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !SETTINGS.some((s) => s.env === k)));
-    this.child = spawn(process.execPath, ['--import', 'tsx', 'src/index.ts', ...args], {
+    const command = [...runAs, process.execPath, '--import', 'tsx', 'src/index.ts', ...args];
+    this.child = spawn(command[0], command.slice(1), {
       cwd: ROOT,
       env: { ...clean, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -136,8 +140,8 @@ const PLANT_REJECTION = fileURLToPath(new URL('./helpers/plantRejection.mjs', im
 /** Processes of the current test (killed in afterEach) and of the current file (afterAll). */
 const perTest: Cli[] = [];
 const perFile: Cli[] = [];
-const cli = (args: string[], env?: Record<string, string>) => {
-  const p = new Cli(args, env);
+const cli = (args: string[], env?: Record<string, string>, runAs?: string[]) => {
+  const p = new Cli(args, env, runAs);
   perTest.push(p);
   return p;
 };
@@ -494,6 +498,33 @@ describe('options', { timeout: 2 * HANG_MS }, () => {
     expect(await run.exit()).toBe(1);
     expect(run.stderr).toMatch(/^Cannot open the database \/proc\/no-such-dir\/docs.db \(--db \/ DOCS_GRAPH_DB\): ENOENT/m);
   });
+
+  // Root writes whatever the modes say: as root, the CLI runs as nobody (setpriv, util-linux).
+  const asRoot = process.platform === 'linux' && process.getuid?.() === 0;
+  it.runIf(process.platform === 'linux' && (!asRoot || spawnSync('setpriv', ['--version']).status === 0))(
+    'a database it may read but not write stops the start with a message and exit code 1',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'docs-graph-readonly-'));
+      const file = join(dir, 'docs.db');
+      try {
+        const db = openDatabase(file);
+        await ensureDemo(db, silentLogger);
+        db.close();
+        // The file not writable in a directory that is (SQLite makes its -wal and -shm there): SQLite
+        // opened it read-only without a word, and it started, served reads and answered every write HTTP 500.
+        if (asRoot) chmodSync(dir, 0o777);
+        chmodSync(file, 0o444);
+        const runAs = asRoot ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'] : [];
+        const run = cli(['upstream', '--port', '0', '--db', file], {}, runAs);
+        expect(await run.exit()).toBe(1);
+        expect(run.stderr).toBe(`Cannot open the database ${file} (--db / DOCS_GRAPH_DB): attempt to write a readonly database\n`);
+        expect(run.stdout).toBe('');
+      } finally {
+        chmodSync(dir, 0o755);
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 
   it.runIf(process.platform === 'linux')('--persisted-operations naming no regular file stops with a message and exit code 1', async () => {
     // /dev/zero was read until the process held 16 GB and aborted; a named pipe blocked for good.
