@@ -244,6 +244,12 @@ describe('persisted operations', () => {
     );
     const many = Object.fromEntries(Array.from({ length: PERSISTED_MAX_IDS + 1 }, (_, i) => [`id${i}`, VIEWER]));
     expect(refusal('many.json', many)).toBe(`: ${PERSISTED_MAX_IDS + 1} ids, more than ${PERSISTED_MAX_IDS}`);
+    // Counted before parsing: 1.7 million tiny ids in 16 MiB ran the heap out while parsing.
+    const unparsed = `{${'"a":"",'.repeat(PERSISTED_MAX_IDS)}"b":"" not JSON`;
+    expect(refusal('many-unparsed.json', unparsed)).toBe(`: ${PERSISTED_MAX_IDS + 1} ids, more than ${PERSISTED_MAX_IDS}`);
+    expect(refusal('nested.json', { a: { b: VIEWER } })).toBe(
+      ': expected a JSON object of id → GraphQL document (no nested object or array)',
+    );
     expect(refusal('empty-id.json', { '': VIEWER })).toBe(`: the id "" must have 1 to ${PERSISTED_ID_MAX_LENGTH} characters`);
     expect(refusal('long-id.json', { ['x'.repeat(PERSISTED_ID_MAX_LENGTH + 1)]: VIEWER })).toMatch(/^: the id "x{40}…" must have/);
     expect(refusal('syntax.json', { ok: VIEWER, broken: 'query { viewer {' })).toBe(
