@@ -247,6 +247,9 @@ describe('persisted operations', () => {
     // Counted before parsing: 1.7 million tiny ids in 16 MiB ran the heap out while parsing.
     const unparsed = `{${'"a":"",'.repeat(PERSISTED_MAX_IDS)}"b":"" not JSON`;
     expect(refusal('many-unparsed.json', unparsed)).toBe(`: ${PERSISTED_MAX_IDS + 1} ids, more than ${PERSISTED_MAX_IDS}`);
+    expect(refusal('twice.json', `{"a": ${JSON.stringify(VIEWER)}, "b": "", "a": ${JSON.stringify(ORG)}}`)).toBe(
+      ': 1 id(s) written more than once',
+    );
     expect(refusal('nested.json', { a: { b: VIEWER } })).toBe(
       ': expected a JSON object of id → GraphQL document (no nested object or array)',
     );

@@ -111,6 +111,10 @@ export function loadPersistedOperations(file: string, limits: GatewayLimits = DE
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
     throw new Error(`${file}: expected a JSON object of id → GraphQL document`);
   const entries = Object.entries(parsed);
+  // JSON.parse keeps the last of an id written twice (a merge of two manifests): its other document
+  // was dropped without a word. An id per comma, so fewer ids than that means one came twice.
+  if (entries.length > 0 && entries.length < shape.commas + 1)
+    throw new Error(`${file}: ${shape.commas + 1 - entries.length} id(s) written more than once`);
   const check = documentCheck(limits);
   for (const [id, document] of entries) {
     const named = JSON.stringify(id.length > 40 ? `${id.slice(0, 40)}…` : id);
