@@ -691,10 +691,15 @@ function readFlags(settings: readonly Setting[], argv: string[]): Map<Setting, s
   // Not strict: unknown options, positionals and a bool's inline value come back as tokens, judged below.
   const { tokens } = parseArgs({ args: argv, options, strict: false, allowPositionals: true, tokens: true });
   const fromFlags = new Map<Setting, string>();
+  let previous: Setting | undefined;
   for (const token of tokens) {
     if (token.kind === 'option-terminator') throw new ConfigError('Unknown option -- (see --help)');
     const name = token.kind === 'option' ? token.rawName : token.value;
+    // `--redis-required false`: a bool flag alone is true, so `false` came as an unknown option.
+    if (token.kind === 'positional' && previous?.kind === 'bool')
+      throw new ConfigError(`${previous.flag} takes its value after = (${previous.flag}=${token.value}), not as the next argument`);
     const setting = token.kind === 'option' && token.rawName.startsWith('--') ? byName.get(token.name) : undefined;
+    previous = setting;
     if (!setting) throw new ConfigError(`Unknown option ${name} (see --help)`);
     const value = token.kind === 'option' ? (token.value ?? (setting.kind === 'bool' ? 'true' : undefined)) : undefined;
     // An empty value is none (`--host "$HOST"` with HOST unset): taken as given, `--host ''` listened

@@ -146,7 +146,11 @@ describe('config', () => {
     expect(parseConfig('start', ['--port', '5', '--port=6'], {}).port).toBe(6);
     expect(parseConfig('start', ['--redis-required'], {}).redisRequired).toBe(true);
     expect(parseConfig('start', ['--redis-required=false'], { REDIS_REQUIRED: 'true' }).redisRequired).toBe(false);
-    expect(() => parseConfig('start', ['--redis-required', 'true'], {})).toThrow('Unknown option true (see --help)');
+    // `false` was an unknown option: said as the mistake it is.
+    expect(() => parseConfig('start', ['--redis-required', 'false'], {})).toThrow(
+      '--redis-required takes its value after = (--redis-required=false), not as the next argument',
+    );
+    expect(() => parseConfig('start', ['--port', '1', 'true'], {})).toThrow('Unknown option true (see --help)');
     expect(() => parseConfig('start', ['--port'], {})).toThrow('--port needs a value');
     for (const flag of ['--host', '--db', '--persisted-operations', '--cors-origin', '--port'])
       expect(() => parseConfig('start', [flag, ' '], {})).toThrow(`${flag} needs a value`);
