@@ -726,7 +726,8 @@ export function withDefaults<T extends object>(defaults: T, given: Partial<T> | 
   return out;
 }
 
-const nonEmpty = (v: string | undefined) => (v === undefined || v === '' ? undefined : v);
+/** An environment variable set to nothing, or to blanks only, is unset: `DOCS_GRAPH_DB=' '` made a database file named ` `. */
+const nonEmpty = (v: string | undefined) => (v === undefined || v.trim() === '' ? undefined : v);
 
 function redisUrl(raw: string): boolean {
   let url: URL;

@@ -69,6 +69,15 @@ describe('config', () => {
       expect(refusal(['--metrics-path', path])).toMatch(/must be a path starting with \/ \(no empty, \. or \.\. segment\) or off$/);
   });
 
+  it('takes an environment variable set to blanks as unset, as one set to nothing', () => {
+    // A database file named ` ` in the working directory; a gateway listening on no interface.
+    expect(parseConfig('start', [], { DOCS_GRAPH_DB: ' ', HOST: '\t', PORT: '  ' })).toMatchObject({
+      db: './data/docs-graph.db',
+      host: '127.0.0.1',
+      port: 4000,
+    });
+  });
+
   it('accepts the hosted API URL', () => {
     expect(parseConfig('start', [], { GITBOOK_API_URL: 'https://api.gitbook.com/v1/' }).upstreamUrl).toBe('https://api.gitbook.com/v1');
   });
