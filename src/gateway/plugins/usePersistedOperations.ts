@@ -103,10 +103,10 @@ export function loadPersistedOperations(file: string, limits: GatewayLimits = DE
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    // One line (JSON.parse quotes the text around a mistake, newlines included).
-    throw new Error(`Cannot read the persisted operations file ${file}: ${(error as Error).message.replace(/\s+/g, ' ')}`, {
-      cause: error,
-    });
+    // Without the text V8 quotes around an unexpected token: a file named by mistake (an .env)
+    // had the start of a secret printed (`Unexpected token 'R', "REDIS_URL="... is not valid JSON`).
+    const message = (error as Error).message.replace(/, (\.\.\.)?".*"(\.\.\.)? is not valid JSON$/s, ' (not valid JSON)');
+    throw new Error(`Cannot read the persisted operations file ${file}: ${message}`, { cause: error });
   }
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
     throw new Error(`${file}: expected a JSON object of id → GraphQL document`);
