@@ -256,7 +256,11 @@ describe('persisted operations', () => {
     expect(refusal('empty-id.json', { '': VIEWER })).toBe(`: the id "" must have 1 to ${PERSISTED_ID_MAX_LENGTH} characters`);
     expect(refusal('long-id.json', { ['x'.repeat(PERSISTED_ID_MAX_LENGTH + 1)]: VIEWER })).toMatch(/^: the id "x{40}…" must have/);
     expect(refusal('syntax.json', { ok: VIEWER, broken: 'query { viewer {' })).toBe(
-      ': the document of "broken" would be refused: Syntax Error: Expected Name, found <EOF>.',
+      ': the document of "broken" would be refused: Syntax Error: Expected Name, found <EOF> at line 1, column 17.',
+    );
+    // Not the token: a file of other strings named by mistake has a secret there.
+    expect(refusal('secrets.json', { apiKey: 'sk_live_s3cret' })).toBe(
+      ': the document of "apiKey" would be refused: Syntax Error: Unexpected Name at line 1, column 1.',
     );
     expect(refusal('unknown.json', { a: 'query { nosuch }' })).toBe(
       ': the document of "a" would be refused: Cannot query field "nosuch" on type "Query".',

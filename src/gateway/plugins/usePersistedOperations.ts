@@ -155,7 +155,13 @@ function documentCheck(limits: GatewayLimits): (document: string) => string | un
       const errors = run.validate(run.schema, run.parse(document), specifiedRules);
       return errors.length ? errors[0].message : undefined;
     } catch (error) {
-      return (error as Error).message;
+      // A syntax error quotes the token it met: where a file of other strings (secrets.json) was
+      // named by mistake, that is the secret. Its place instead.
+      const at = (error as GraphQLError).locations?.[0];
+      const message = (error as Error).message;
+      return at && message.startsWith('Syntax Error:')
+        ? `${message.replace(/ "[^"]*"/g, '').replace(/\.$/, '')} at line ${at.line}, column ${at.column}.`
+        : message;
     }
   };
 }
