@@ -577,7 +577,7 @@ const TABLE = [
     kind: 'string',
     fallback: () => undefined,
     commands: ['start'],
-    help: 'Gateway: JSON file of id → document (Relay persistConfig, Codegen client preset; ids as written) run by {"documentId": id} or GET ?documentId=',
+    help: 'Gateway: JSON file of id → document (Relay persistConfig, Codegen client preset; ids as written) run by {"documentId": id} or GET ?documentId=; at most 16 MiB and 10,000 ids, each document checked at start',
   },
   {
     key: 'persistedOnly',
@@ -640,8 +640,9 @@ export class ConfigError extends Error {}
 
 const settingsFor = (command: Command) => SETTINGS.filter((s) => !s.commands || s.commands.includes(command));
 
-/** Paths the gateway serves besides its metrics: GraphQL, liveness and readiness. */
+/** Paths the gateway serves besides its metrics: GraphQL (and below it: graphql-sse's, GraphiQL's assets), liveness and readiness. */
 const SERVED_PATHS = ['/graphql', '/health', '/ready'];
+const served = (path: string) => SERVED_PATHS.includes(path) || path.startsWith('/graphql/');
 
 /** Reads flags (`--port 4100` or `--port=4100`) and environment variables into a typed config. */
 export function parseConfig(command: Command, argv: string[], env: NodeJS.ProcessEnv = process.env): Config {
@@ -667,11 +668,14 @@ export function parseConfig(command: Command, argv: string[], env: NodeJS.Proces
   // "the port is already in use", after the demo content was written.
   if (command === 'start' && !c.upstreamUrl && c.port !== 0 && c.port === c.upstreamPort)
     throw new ConfigError(`--port and --upstream-port (${c.port}) must differ: the gateway and the embedded REST API each listen on one`);
-  if (c.metricsPath !== 'off' && !/^\/[\w./-]*$/.test(c.metricsPath))
-    throw new ConfigError(`--metrics-path: "${c.metricsPath}" must be a path starting with / or off`);
-  // On /graphql the metrics answered every GraphQL request; on /health or /ready they were unreachable.
-  if (SERVED_PATHS.includes(c.metricsPath.replace(/\/+$/, '')))
-    throw new ConfigError(`--metrics-path: "${c.metricsPath}" is a path the gateway serves already (${SERVED_PATHS.join(', ')})`);
+  // `.`, `..` and empty segments: clients resolve them away before asking, so the metrics were unreachable.
+  if (c.metricsPath !== 'off' && (!/^\/[\w./-]*$/.test(c.metricsPath) || /\/\/|\/\.\.?(\/|$)/.test(c.metricsPath)))
+    throw new ConfigError(`--metrics-path: "${c.metricsPath}" must be a path starting with / (no empty, . or .. segment) or off`);
+  // On /graphql the metrics answered every GraphQL request; on /health, /ready or /graphql/stream they were unreachable.
+  if (served(c.metricsPath.replace(/\/+$/, '')))
+    throw new ConfigError(
+      `--metrics-path: "${c.metricsPath}" is a path the gateway serves already (${SERVED_PATHS.join(', ')} and below /graphql)`,
+    );
   return c;
 }
 
@@ -687,10 +691,15 @@ function readFlags(settings: readonly Setting[], argv: string[]): Map<Setting, s
   // Not strict: unknown options, positionals and a bool's inline value come back as tokens, judged below.
   const { tokens } = parseArgs({ args: argv, options, strict: false, allowPositionals: true, tokens: true });
   const fromFlags = new Map<Setting, string>();
+  let previous: Setting | undefined;
   for (const token of tokens) {
     if (token.kind === 'option-terminator') throw new ConfigError('Unknown option -- (see --help)');
     const name = token.kind === 'option' ? token.rawName : token.value;
+    // `--redis-required false`: a bool flag alone is true, so `false` came as an unknown option.
+    if (token.kind === 'positional' && previous?.kind === 'bool')
+      throw new ConfigError(`${previous.flag} takes its value after = (${previous.flag}=${token.value}), not as the next argument`);
     const setting = token.kind === 'option' && token.rawName.startsWith('--') ? byName.get(token.name) : undefined;
+    previous = setting;
     if (!setting) throw new ConfigError(`Unknown option ${name} (see --help)`);
     const value = token.kind === 'option' ? (token.value ?? (setting.kind === 'bool' ? 'true' : undefined)) : undefined;
     // An empty value is none (`--host "$HOST"` with HOST unset): taken as given, `--host ''` listened
@@ -717,7 +726,20 @@ export function withDefaults<T extends object>(defaults: T, given: Partial<T> | 
   return out;
 }
 
-const nonEmpty = (v: string | undefined) => (v === undefined || v === '' ? undefined : v);
+/** An environment variable set to nothing, or to blanks only, is unset: `DOCS_GRAPH_DB=' '` made a database file named ` `. */
+const nonEmpty = (v: string | undefined) => (v === undefined || v.trim() === '' ? undefined : v);
+
+function redisUrl(raw: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(raw);
+    decodeURIComponent(url.username);
+    decodeURIComponent(url.password);
+  } catch {
+    return false;
+  }
+  return /^rediss?:$/.test(url.protocol) && url.hostname !== '' && /^(\/\d*)?$/.test(url.pathname);
+}
 
 function convert(s: Setting, raw: string, source: string): unknown {
   switch (s.kind) {
@@ -728,15 +750,22 @@ function convert(s: Setting, raw: string, source: string): unknown {
       return n;
     }
     case 'url': {
+      // Shown without what stands between `//` and `@`: a password must not reach a terminal or a log.
+      const shown = raw.replace(/\/\/[^/?#]*@/, '//…@');
       let url: URL;
       try {
         url = new URL(raw);
       } catch {
-        throw new ConfigError(`${source}: "${raw}" is not a URL`);
+        throw new ConfigError(`${source}: "${shown}" is not a URL`);
       }
-      if (!/^https?:$/.test(url.protocol)) throw new ConfigError(`${source}: "${raw}" must be an http(s) URL`);
-      const trimmed = raw.replace(/\/+$/, '');
-      if (!trimmed.endsWith('/v1')) throw new ConfigError(`${source}: "${raw}" must end in /v1 (e.g. https://api.gitbook.com/v1)`);
+      if (!/^https?:$/.test(url.protocol)) throw new ConfigError(`${source}: "${shown}" must be an http(s) URL`);
+      // The REST client calls the URL's origin and path: a user and password were never sent (each
+      // caller's token is) but were printed at start, and a query or fragment went to /ready only.
+      if (url.username || url.password) throw new ConfigError(`${source}: must hold no user or password (each caller's token is sent)`);
+      if (url.search || url.hash || raw.includes('?') || raw.includes('#'))
+        throw new ConfigError(`${source}: "${shown}" must have no query or fragment`);
+      const trimmed = `${url.origin}${url.pathname}`.replace(/\/+$/, '');
+      if (!trimmed.endsWith('/v1')) throw new ConfigError(`${source}: "${shown}" must end in /v1 (e.g. https://api.gitbook.com/v1)`);
       return trimmed;
     }
     case 'level':
@@ -760,11 +789,19 @@ function convert(s: Setting, raw: string, source: string): unknown {
         if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.origin !== origin)
           throw new ConfigError(`${source}: "${origin}" is not an origin (scheme://host[:port], no path or trailing slash)`);
       }
+      // `--cors-origin ,` turned CORS off, as unset.
+      if (!origins.length) throw new ConfigError(`${source}: names no origin`);
       return origins;
     }
     case 'redis':
-      if (!/^rediss?:\/\/[^/]/.test(raw))
-        throw new ConfigError(`${source}: must be a redis:// or rediss:// URL (e.g. redis://127.0.0.1:6379)`);
+      // Checked as ioredis reads it (WHATWG URL, the user and password percent-decoded, the path a
+      // database number), never shown (it may hold a password): a port past 65535, a space in the
+      // host or a bad %-escape ended the start with a stack trace that printed the URL, after the
+      // embedded REST API had started, and `/abc` as the database was taken as database 0.
+      if (!redisUrl(raw))
+        throw new ConfigError(
+          `${source}: must be a redis:// or rediss:// URL: redis[s]://[[user]:password@]host[:port][/db] (e.g. redis://127.0.0.1:6379)`,
+        );
       return raw;
     case 'choice':
       if (!s.choices!.includes(raw)) throw new ConfigError(`${source}: "${raw}" must be one of ${s.choices!.join(', ')}`);

@@ -36,6 +36,12 @@ async function main(argv: string[]): Promise<void> {
     console.error(`Configuration error: ${error.message}`);
     process.exit(2);
   }
+  // Tracing takes the standard OTEL_* variables (not settings): its endpoint is checked here, before anything starts.
+  const tracingError = command === 'start' ? (await import('./gateway/tracing.js')).tracingEndpointError() : undefined;
+  if (tracingError) {
+    console.error(`Configuration error: ${tracingError}`);
+    process.exit(2);
+  }
   const log = createLogger(config.logLevel);
   onUnhandledRejection(log);
   const running =
@@ -95,7 +101,7 @@ function fail(message: string, cause?: unknown): never {
 }
 
 async function runGateway(config: Config, log: Logger): Promise<Running> {
-  const persisted = config.persistedOperations ? await readPersistedOperations(config.persistedOperations) : undefined;
+  const persisted = config.persistedOperations ? await readPersistedOperations(config.persistedOperations, config.limits) : undefined;
   // The embedded REST API serves the gateway: on loopback whatever `--host` says (the `upstream`
   // command serves it on `--host`).
   const embedded = config.upstreamUrl ? null : await runUpstream(config, '127.0.0.1', config.upstreamPort, '--upstream-port', log);
@@ -127,11 +133,11 @@ async function runGateway(config: Config, log: Logger): Promise<Running> {
   };
 }
 
-/** The --persisted-operations file, or a stop with a message naming it (before anything starts). */
-async function readPersistedOperations(file: string): Promise<Record<string, string>> {
+/** The --persisted-operations file, its documents checked against `limits`, or a stop with a message naming it (before anything starts). */
+async function readPersistedOperations(file: string, limits: Config['limits']): Promise<Record<string, string>> {
   const { loadPersistedOperations } = await import('./gateway/plugins/usePersistedOperations.js');
   try {
-    return loadPersistedOperations(file);
+    return loadPersistedOperations(file, limits);
   } catch (error) {
     return fail(`--persisted-operations / PERSISTED_OPERATIONS: ${(error as Error).message}`);
   }

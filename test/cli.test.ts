@@ -3,8 +3,8 @@
  * process on loopback ports chosen by the OS, with temporary SQLite files or `:memory:`. Processes
  * are reused across assertions (each spawn costs a second or two) and always killed afterwards.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -16,6 +16,8 @@ import { exampleQuery } from '../src/gateway/example.js';
 import { addMember, createOrganization, createUser } from '../src/upstream/bootstrap.js';
 import { systemClock } from '../src/upstream/clock.js';
 import { openDatabase } from '../src/upstream/db/index.js';
+import { ensureDemo } from '../src/upstream/demo/index.js';
+import { silentLogger } from '../src/log.js';
 import { hang, startBadServer } from './helpers/badServer.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
@@ -37,9 +39,11 @@ class Cli {
   /** Called on every chunk of output and on exit (the waiters check their condition again). */
   private readonly changed = new Set<() => void>();
 
-  constructor(args: string[], env: Record<string, string> = {}) {
+  /** `runAs`: a command (and its arguments) that runs node, e.g. setpriv as another user. */
+  constructor(args: string[], env: Record<string, string> = {}, runAs: string[] = []) {
     const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !SETTINGS.some((s) => s.env === k)));
-    this.child = spawn(process.execPath, ['--import', 'tsx', 'src/index.ts', ...args], {
+    const command = [...runAs, process.execPath, '--import', 'tsx', 'src/index.ts', ...args];
+    this.child = spawn(command[0], command.slice(1), {
       cwd: ROOT,
       env: { ...clean, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -137,8 +141,8 @@ const PLANT_REJECTION = fileURLToPath(new URL('./helpers/plantRejection.mjs', im
 /** Processes of the current test (killed in afterEach) and of the current file (afterAll). */
 const perTest: Cli[] = [];
 const perFile: Cli[] = [];
-const cli = (args: string[], env?: Record<string, string>) => {
-  const p = new Cli(args, env);
+const cli = (args: string[], env?: Record<string, string>, runAs?: string[]) => {
+  const p = new Cli(args, env, runAs);
   perTest.push(p);
   return p;
 };
@@ -487,12 +491,25 @@ describe('options', { timeout: 2 * HANG_MS }, () => {
         {},
         /--metrics-path: "\/graphql" is a path the gateway serves already/,
       ],
+      // Ended the start with a stack trace printing the password, after the embedded REST API had started.
+      [
+        ['start', '--port', '0', '--upstream-port', '0', '--db', ':memory:'],
+        { REDIS_URL: 'redis://:s3cret@127.0.0.1:99999' },
+        /^Configuration error: REDIS_URL: must be a redis:\/\/ or rediss:\/\/ URL/,
+      ],
+      // The exporter took it as unset and sent the spans to localhost:4318, while tracing was logged as on.
+      [
+        ['start', '--port', '0', '--upstream-port', '0', '--db', ':memory:'],
+        { OTEL_EXPORTER_OTLP_ENDPOINT: 'collector.internal:4318' },
+        /^Configuration error: OTEL_EXPORTER_OTLP_ENDPOINT: must be an http\(s\) URL/,
+      ],
     ];
     const runs = cases.map(([args, env]) => cli(args, env));
     const codes = await Promise.all(runs.map((r) => r.exit()));
     runs.forEach((run, i) => {
       expect(codes[i], cases[i][0].join(' ')).toBe(2);
       expect(run.stderr).toMatch(cases[i][2]);
+      expect(run.stderr).not.toContain('s3cret');
       expect(run.stdout).not.toMatch(/^(REST|GraphQL|Demo token)/m);
     });
   });
@@ -504,11 +521,57 @@ describe('options', { timeout: 2 * HANG_MS }, () => {
     expect(run.stderr).toMatch(/^Cannot open the database \/proc\/no-such-dir\/docs.db \(--db \/ DOCS_GRAPH_DB\): ENOENT/m);
   });
 
+  // Root writes whatever the modes say: as root, the CLI runs as nobody (setpriv, util-linux).
+  const asRoot = process.platform === 'linux' && process.getuid?.() === 0;
+  it.runIf(process.platform === 'linux' && (!asRoot || spawnSync('setpriv', ['--version']).status === 0))(
+    'a database it may read but not write stops the start with a message and exit code 1',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'docs-graph-readonly-'));
+      const file = join(dir, 'docs.db');
+      try {
+        const db = openDatabase(file);
+        await ensureDemo(db, silentLogger);
+        db.close();
+        // The file not writable in a directory that is (SQLite makes its -wal and -shm there): SQLite
+        // opened it read-only without a word, and it started, served reads and answered every write HTTP 500.
+        if (asRoot) chmodSync(dir, 0o777);
+        chmodSync(file, 0o444);
+        const runAs = asRoot ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'] : [];
+        const run = cli(['upstream', '--port', '0', '--db', file], {}, runAs);
+        expect(await run.exit()).toBe(1);
+        expect(run.stderr).toBe(`Cannot open the database ${file} (--db / DOCS_GRAPH_DB): attempt to write a readonly database\n`);
+        expect(run.stdout).toBe('');
+      } finally {
+        chmodSync(dir, 0o755);
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
+
   it.runIf(process.platform === 'linux')('--persisted-operations naming no regular file stops with a message and exit code 1', async () => {
     // /dev/zero was read until the process held 16 GB and aborted; a named pipe blocked for good.
     const run = cli(['start', '--port', '0', '--upstream-port', '0', '--db', ':memory:', '--persisted-operations', '/dev/zero']);
     expect(await run.exit()).toBe(1);
     expect(run.stderr).toContain('Cannot read the persisted operations file /dev/zero: not a regular file');
+  });
+
+  it('a persisted document a request would get refused stops the start, before anything listens', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'persisted-'));
+    const file = join(dir, 'persisted.json');
+    writeFileSync(file, JSON.stringify({ ok: 'query { viewer { id } }', typo: 'query { viewr { id } }' }));
+    try {
+      const run = cli(['start', '--port', '0', '--upstream-port', '0', '--db', ':memory:', '--persisted-operations', file]);
+      expect(await run.exit()).toBe(1);
+      // One line, no stack; it started nothing (it answered each request naming the id with the error).
+      const [line, ...rest] = run.stderr.split('\n');
+      expect(rest).toEqual(['']);
+      expect(line).toMatch(
+        `--persisted-operations / PERSISTED_OPERATIONS: ${file}: the document of "typo" would be refused: Cannot query field "viewr" on type "Query".`,
+      );
+      expect(run.stdout).toBe('');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('a port in use gives a clear message naming the flag and exit code 1', async () => {

@@ -33,6 +33,51 @@ describe('config', () => {
     expect(parseConfig('start', ['--port', '0', '--upstream-port', '0'], {}).port).toBe(0);
   });
 
+  it('refuses a URL, origin list or path that would start silently wrong, never showing a password', () => {
+    const refusal = (argv: string[], env: Record<string, string> = {}) => {
+      try {
+        parseConfig('start', argv, env);
+      } catch (error) {
+        expect(error).toBeInstanceOf(ConfigError);
+        expect((error as Error).message).not.toContain('s3cret');
+        return (error as Error).message;
+      }
+      return 'accepted';
+    };
+    // A user and password were never sent (the REST client calls the origin with each caller's
+    // token) but `Upstream: <url>` printed them; a query or fragment went to /ready's check only.
+    expect(refusal(['--upstream-url', 'https://me:s3cret@api.example.com/v1'])).toBe(
+      "--upstream-url: must hold no user or password (each caller's token is sent)",
+    );
+    expect(refusal([], { GITBOOK_API_URL: 'https://me:s3cret@exa mple.com/v1' })).toBe(
+      'GITBOOK_API_URL: "https://…@exa mple.com/v1" is not a URL',
+    );
+    expect(refusal(['--upstream-url', 'https://api.example.com/v1?v=/v1'])).toMatch(/must have no query or fragment$/);
+    expect(refusal(['--upstream-url', 'https://api.example.com/v1#/v1'])).toMatch(/must have no query or fragment$/);
+    expect(parseConfig('start', ['--upstream-url', 'https:/API.example.com:443/v1/'], {}).upstreamUrl).toBe('https://api.example.com/v1');
+    // Each ended the start with a stack trace printing the URL, after the embedded REST API had started.
+    for (const url of ['redis://:s3cret@127.0.0.1:99999', 'redis://me:s3cret@', 'redis://:s3cret@a b:6379', 'redis://:s3cret%zz@h:6379'])
+      expect(refusal(['--redis-url', url])).toMatch(/^--redis-url: must be a redis:\/\/ or rediss:\/\/ URL/);
+    // Taken as database 0.
+    expect(refusal([], { REDIS_URL: 'redis://:s3cret@h:6379/cache' })).toMatch(/^REDIS_URL: must be a redis:\/\//);
+    expect(parseConfig('start', ['--redis-url', 'rediss://me:s3cret@[::1]:6380/2'], {}).redisUrl).toBe('rediss://me:s3cret@[::1]:6380/2');
+    // CORS off, as unset.
+    expect(refusal(['--cors-origin', ' , '])).toBe('--cors-origin: names no origin');
+    // Unreachable: graphql-sse answers there, and clients resolve `..` and `//` away.
+    expect(refusal(['--metrics-path', '/graphql/stream'])).toMatch(/is a path the gateway serves already/);
+    for (const path of ['/ready/../metrics', '//metrics', '/a/./b'])
+      expect(refusal(['--metrics-path', path])).toMatch(/must be a path starting with \/ \(no empty, \. or \.\. segment\) or off$/);
+  });
+
+  it('takes an environment variable set to blanks as unset, as one set to nothing', () => {
+    // A database file named ` ` in the working directory; a gateway listening on no interface.
+    expect(parseConfig('start', [], { DOCS_GRAPH_DB: ' ', HOST: '\t', PORT: '  ' })).toMatchObject({
+      db: './data/docs-graph.db',
+      host: '127.0.0.1',
+      port: 4000,
+    });
+  });
+
   it('accepts the hosted API URL', () => {
     expect(parseConfig('start', [], { GITBOOK_API_URL: 'https://api.gitbook.com/v1/' }).upstreamUrl).toBe('https://api.gitbook.com/v1');
   });
@@ -110,7 +155,11 @@ describe('config', () => {
     expect(parseConfig('start', ['--port', '5', '--port=6'], {}).port).toBe(6);
     expect(parseConfig('start', ['--redis-required'], {}).redisRequired).toBe(true);
     expect(parseConfig('start', ['--redis-required=false'], { REDIS_REQUIRED: 'true' }).redisRequired).toBe(false);
-    expect(() => parseConfig('start', ['--redis-required', 'true'], {})).toThrow('Unknown option true (see --help)');
+    // `false` was an unknown option: said as the mistake it is.
+    expect(() => parseConfig('start', ['--redis-required', 'false'], {})).toThrow(
+      '--redis-required takes its value after = (--redis-required=false), not as the next argument',
+    );
+    expect(() => parseConfig('start', ['--port', '1', 'true'], {})).toThrow('Unknown option true (see --help)');
     expect(() => parseConfig('start', ['--port'], {})).toThrow('--port needs a value');
     for (const flag of ['--host', '--db', '--persisted-operations', '--cors-origin', '--port'])
       expect(() => parseConfig('start', [flag, ' '], {})).toThrow(`${flag} needs a value`);

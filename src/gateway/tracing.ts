@@ -27,7 +27,26 @@ export interface Tracing {
 
 export function tracingEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
   if (env.OTEL_SDK_DISABLED?.toLowerCase() === 'true' || env.OTEL_TRACES_EXPORTER?.toLowerCase() === 'none') return false;
-  return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
+  // Blank is unset, as the exporter reads it.
+  return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim());
+}
+
+/**
+ * Why the endpoint tracing would export to is unusable, naming its variable (never its value: it
+ * may hold a password), or undefined. The exporter takes one it cannot parse as unset and sent the
+ * spans to its default, localhost:4318, while the gateway logged tracing as on; one of another
+ * scheme (`file:`) failed every export.
+ */
+export function tracingEndpointError(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (!tracingEnabled(env)) return undefined;
+  const name = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim() ? 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' : 'OTEL_EXPORTER_OTLP_ENDPOINT';
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(env[name]!.trim()).protocol;
+  } catch {
+    protocol = undefined;
+  }
+  return protocol === 'http:' || protocol === 'https:' ? undefined : `${name}: must be an http(s) URL (e.g. http://localhost:4318)`;
 }
 
 /** Starts tracing when the environment asks for it; undefined (and nothing loaded) otherwise. */

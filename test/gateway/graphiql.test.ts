@@ -50,6 +50,28 @@ describe('GraphiQL', () => {
       expect([headers, (await page(headers)).includes(`Bearer ${TOKEN}`)]).toEqual([headers, true]);
   });
 
+  it('is served only when the client prefers HTML to JSON (Accept q-values), JSON otherwise', async () => {
+    const typename = `${url}?query=${encodeURIComponent('{ __typename }')}`;
+    const answer = async (accept: string) => {
+      const res = await request(typename, { headers: { accept, 'x-graphql-yoga-csrf': '1' } });
+      const body = await res.body.text();
+      return `${res.statusCode} ${String(res.headers['content-type']).split(';')[0]}${body.includes('<!doctype html>') ? ' page' : ''}`;
+    };
+    const json = '200 application/json';
+    // A client that asks for JSON first got the page.
+    expect(await answer('text/html;q=0.1, application/json')).toBe(json);
+    expect(await answer('application/json, text/html;q=0.5')).toBe(json);
+    expect(await answer('text/html;q=0, */*')).toBe(json);
+    expect(await answer('application/graphql-response+json, text/html;q=0.9')).toBe('200 application/graphql-response+json');
+    expect(await answer('*/*')).toBe(json);
+    // Browsers (Chrome's and Firefox's navigation headers), and HTML preferred or equal.
+    const page = '200 text/html page';
+    expect(await answer('text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8')).toBe(page);
+    expect(await answer('text/html')).toBe(page);
+    expect(await answer('application/json;q=0.5, text/html')).toBe(page);
+    expect(await answer('text/html, application/json')).toBe(page);
+  });
+
   it('never embeds the token for another Host (DNS rebinding) or a cross-site request; the example query stays', async () => {
     const port = new URL(url).port;
     for (const headers of <Record<string, string>[]>[

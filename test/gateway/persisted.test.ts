@@ -11,7 +11,13 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { loadPersistedOperations } from '../../src/gateway/plugins/usePersistedOperations.js';
+import { DEFAULTS } from '../../src/config.js';
+import {
+  loadPersistedOperations,
+  PERSISTED_FILE_MAX_BYTES,
+  PERSISTED_ID_MAX_LENGTH,
+  PERSISTED_MAX_IDS,
+} from '../../src/gateway/plugins/usePersistedOperations.js';
 import { startUpstream } from '../helpers/upstream.js';
 import { dumpRedis, startRedis, startReplica, stopAfterEach, type Replica } from '../helpers/redis.js';
 
@@ -233,5 +239,60 @@ describe('persisted operations', () => {
     writeFileSync(join(dir, 'bad.json'), JSON.stringify({ a: 1 }));
     expect(() => loadPersistedOperations(join(dir, 'bad.json'))).toThrow(/bad\.json: the document of "a" is not a string/);
     expect(() => loadPersistedOperations(join(dir, 'missing.json'))).toThrow(/Cannot read the persisted operations file .*missing\.json/);
+  });
+
+  it('refuses at start a file past its bounds, or a document a request naming it would get refused', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'persisted-'));
+    const refusal = (name: string, content: string | object, limits?: Partial<typeof DEFAULTS.limits>) => {
+      const file = join(dir, name);
+      writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content));
+      try {
+        loadPersistedOperations(file, { ...DEFAULTS.limits, ...limits });
+        return 'loaded';
+      } catch (error) {
+        const message = (error as Error).message;
+        // One line, naming the file.
+        expect(message).not.toContain('\n');
+        expect(message).toContain(file);
+        return message.slice(message.indexOf(file) + file.length);
+      }
+    };
+    // Read whole and kept: a 14 MB file of 300,000 ids held 229 MB of RSS; a 10 MB file of `[`, 750 MB to parse.
+    expect(refusal('big.json', ' '.repeat(PERSISTED_FILE_MAX_BYTES + 1))).toBe(
+      `: ${PERSISTED_FILE_MAX_BYTES + 1} bytes, more than ${PERSISTED_FILE_MAX_BYTES}`,
+    );
+    const many = Object.fromEntries(Array.from({ length: PERSISTED_MAX_IDS + 1 }, (_, i) => [`id${i}`, VIEWER]));
+    expect(refusal('many.json', many)).toBe(`: ${PERSISTED_MAX_IDS + 1} ids, more than ${PERSISTED_MAX_IDS}`);
+    // Counted before parsing: 1.7 million tiny ids in 16 MiB ran the heap out while parsing.
+    const unparsed = `{${'"a":"",'.repeat(PERSISTED_MAX_IDS)}"b":"" not JSON`;
+    expect(refusal('many-unparsed.json', unparsed)).toBe(`: ${PERSISTED_MAX_IDS + 1} ids, more than ${PERSISTED_MAX_IDS}`);
+    expect(refusal('twice.json', `{"a": ${JSON.stringify(VIEWER)}, "b": "", "a": ${JSON.stringify(ORG)}}`)).toBe(
+      ': 1 id(s) written more than once',
+    );
+    expect(refusal('nested.json', { a: { b: VIEWER } })).toBe(
+      ': expected a JSON object of id → GraphQL document (no nested object or array)',
+    );
+    expect(refusal('empty-id.json', { '': VIEWER })).toBe(`: the id "" must have 1 to ${PERSISTED_ID_MAX_LENGTH} characters`);
+    expect(refusal('long-id.json', { ['x'.repeat(PERSISTED_ID_MAX_LENGTH + 1)]: VIEWER })).toMatch(/^: the id "x{40}…" must have/);
+    expect(refusal('syntax.json', { ok: VIEWER, broken: 'query { viewer {' })).toBe(
+      ': the document of "broken" would be refused: Syntax Error: Expected Name, found <EOF> at line 1, column 17.',
+    );
+    // Not the token: a file of other strings named by mistake has a secret there.
+    expect(refusal('secrets.json', { apiKey: 'sk_live_s3cret' })).toBe(
+      ': the document of "apiKey" would be refused: Syntax Error: Unexpected Name at line 1, column 1.',
+    );
+    expect(refusal('unknown.json', { a: 'query { nosuch }' })).toBe(
+      ': the document of "a" would be refused: Cannot query field "nosuch" on type "Query".',
+    );
+    expect(refusal('deep.json', { a: VIEWER }, { maxDepth: 1 })).toMatch(/^: the document of "a" would be refused: maxDepth: /);
+    expect(refusal('tokens.json', { a: VIEWER }, { maxTokens: 5 })).toMatch(/^: the document of "a" would be refused: maxTokens: /);
+    expect(refusal('bytes.json', { a: VIEWER + ' '.repeat(2000) }, { maxDocumentBytes: 1024 })).toMatch(/: maxDocumentBytes: /);
+    // Never the text around the mistake: the start of a secret, for a file named by mistake.
+    expect(refusal('.env', 'REDIS_URL=redis://:s3cret@cache:6379\n')).toBe(": Unexpected token 'R' (not valid JSON)");
+    expect(refusal('json.json', '{\n  "a":\n  s3cret }')).toBe(": Unexpected token 's' (not valid JSON)");
+    expect(refusal('short.json', '{"a": "')).toMatch(/^: Unterminated string in JSON at position 7/);
+    // Ids are opaque: a key JSON objects have otherwise is one like any other; a byte order mark is no mistake.
+    expect(refusal('proto.json', `\uFEFF{"__proto__": ${JSON.stringify(VIEWER)}, "constructor": ${JSON.stringify(ORG)}}`)).toBe('loaded');
+    expect(Object.keys(loadPersistedOperations(join(dir, 'proto.json')))).toEqual(['__proto__', 'constructor']);
   });
 });

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildGateway, type Gateway } from '../../src/gateway/app.js';
 import { ERROR_LINE_WINDOW_MS, ERROR_LINES_PER_WINDOW } from '../../src/gateway/lib/maskedErrors.js';
 import { fakeClock } from '../helpers/clock.js';
-import { jsonDeeperThan } from '../../src/gateway/plugins/useMaxVariablesDepth.js';
+import { jsonDeeperThan, MAX_VARIABLES_DEPTH } from '../../src/gateway/plugins/useMaxVariablesDepth.js';
 import type { Logger } from '../../src/log.js';
 import { MAX_URL_CHARS } from '../../src/rest/index.js';
 import { json, startBadServer, type BadServer } from '../helpers/badServer.js';
@@ -146,7 +146,11 @@ describe('too-deep variables', () => {
     for (const body of cases) {
       const res = await raw(body);
       expect(res.data ?? null).toBeNull();
-      expect(res.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', limit: 'maxVariablesDepth', maximum: 100 });
+      expect(res.errors?.[0].extensions).toMatchObject({
+        code: 'BAD_USER_INPUT',
+        limit: 'maxVariablesDepth',
+        maximum: MAX_VARIABLES_DEPTH,
+      });
     }
   });
 
@@ -172,7 +176,11 @@ describe('too-deep variables', () => {
       });
       expect(res.status).toBe(200);
       const body = (await res.json()) as { errors?: Array<{ extensions?: Record<string, unknown> }> };
-      expect(body.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', limit: 'maxVariablesDepth', maximum: 100 });
+      expect(body.errors?.[0].extensions).toMatchObject({
+        code: 'BAD_USER_INPUT',
+        limit: 'maxVariablesDepth',
+        maximum: MAX_VARIABLES_DEPTH,
+      });
       expect(parse.mock.calls.filter(([text]) => typeof text === 'string' && text.length > n)).toEqual([]);
     } finally {
       parse.mockRestore();
@@ -187,10 +195,11 @@ describe('too-deep variables', () => {
     expect(jsonDeeperThan('{"a": "\\"}', 0)).toBe(true);
   });
 
-  it('variables 100 deep pass, 101 do not', async () => {
+  it('variables 64 deep pass, 65 do not', async () => {
+    expect(MAX_VARIABLES_DEPTH).toBe(64);
     const nested = (depth: number) => `{"query": "query E { __typename }", "variables": {"x": ${'['.repeat(depth)}${']'.repeat(depth)}}}`;
-    expect(await raw(nested(100))).toEqual({ data: { __typename: 'Query' } });
-    expect((await raw(nested(101))).errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', limit: 'maxVariablesDepth' });
+    expect(await raw(nested(64))).toEqual({ data: { __typename: 'Query' } });
+    expect((await raw(nested(65))).errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', limit: 'maxVariablesDepth' });
     // Over HTTP, a body under 4 KiB skips the text check (it parses cheaply) and is refused at its parameters.
     const url = t.gateway.url || (await t.gateway.start());
     const res = await fetch(url, {
@@ -199,7 +208,74 @@ describe('too-deep variables', () => {
       body: nested(1500),
     });
     const body = (await res.json()) as { errors?: Array<{ extensions?: Record<string, unknown> }> };
-    expect(body.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', limit: 'maxVariablesDepth', maximum: 100 });
+    expect(body.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', limit: 'maxVariablesDepth', maximum: MAX_VARIABLES_DEPTH });
+  });
+});
+
+describe('a JSON value of a mutation input nested as deep as the REST API refuses', () => {
+  // An integration setting's `default` takes any JSON: the body is the input, five levels above it.
+  const publish = (depth: number) => {
+    let value: unknown = { leaf: true };
+    for (let i = 1; i < depth; i++) value = { a: value };
+    const input = {
+      integrationName: `deep-${depth}`,
+      organization: t.world.orgId,
+      title: 'Deep',
+      description: 'Deep',
+      scopes: [],
+      script: 'export default {}',
+      configurations: { space: { properties: { x: { type: 'string', default: value } } } },
+    };
+    return t.mutate('publishIntegration', input, 'clientMutationId');
+  };
+
+  it('is refused by the gateway with BAD_USER_INPUT before any REST call (the REST API answered it 400)', async () => {
+    t.resetCalls();
+    const refused = await publish(60);
+    expect(refused.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', limit: 'maxVariablesDepth' });
+    expect(t.calls).toEqual([]);
+    // One level less is a body of 64 levels, which the REST API takes.
+    expect((await publish(59)).errors).toBeUndefined();
+  });
+});
+
+describe('half of a surrogate pair in a variable', () => {
+  // JSON escapes it (`"\ud800"`); graphql-js refuses it in a document, the REST body rules in a
+  // string they know, but a JSON value's strings and keys reached the REST API and were stored.
+  const publish = (name: string, configuration: Record<string, unknown>, padding = '') =>
+    t.mutate(
+      'publishIntegration',
+      {
+        integrationName: name,
+        organization: t.world.orgId,
+        title: 'Text',
+        description: 'Text',
+        scopes: [],
+        script: `export default {} // ${padding}`,
+        configurations: { space: configuration },
+      },
+      'clientMutationId',
+    );
+
+  it('anywhere in a JSON value, as a string or a key, is BAD_USER_INPUT before any REST call', async () => {
+    // Small bodies (parsed at once) and large ones (whose text is checked first).
+    for (const padding of ['', 'x'.repeat(8 * 1024)])
+      for (const configuration of [
+        { properties: { x: { type: 'string', default: 'half \ud800 of a pair' } } },
+        { properties: { x: { type: 'string', default: [{ deep: ['\udc00'] }] } } },
+        { properties: { x: { type: 'string', default: { ['key \udbff']: 1 } } } },
+      ]) {
+        t.resetCalls();
+        const refused = await publish('half-pair', configuration, padding);
+        expect(refused.errors?.[0]).toMatchObject({
+          message: 'A variable is not valid Unicode text: a string or key holds half of a surrogate pair.',
+          extensions: { code: 'BAD_USER_INPUT' },
+        });
+        expect(t.calls).toEqual([]);
+      }
+    expect(t.upstream.db.prepare("SELECT count(*) AS n FROM integrations WHERE name = 'half-pair'").get()).toEqual({ n: 0 });
+    // A whole pair (an emoji) is text.
+    expect((await publish('whole-pair', { properties: { x: { type: 'string', default: 'a \ud83d\ude00' } } })).errors).toBeUndefined();
   });
 });
 

@@ -231,7 +231,7 @@ describe('malformed requests are the client’s BAD_USER_INPUT, masked, and log 
     expect(lines.filter((l) => l.startsWith('error '))).toEqual([]);
   });
 
-  it('half of a surrogate pair in an id or a query argument: BAD_USER_INPUT at its field, no REST call, no ERROR line', async () => {
+  it('half of a surrogate pair in an id or a query argument: BAD_USER_INPUT for the request, no REST call, no ERROR line', async () => {
     const orgId = t.world.orgId;
     const post = (query: string, variables: Record<string, unknown>) =>
       fetch(url, {
@@ -239,21 +239,20 @@ describe('malformed requests are the client’s BAD_USER_INPUT, masked, and log 
         headers: { 'content-type': 'application/json', authorization: `Bearer ${token()}` },
         body: JSON.stringify({ query, variables }),
       });
-    const cases: Array<[string, Record<string, unknown>, string]> = [
-      ['query($v: String!) { space(spaceId: $v) { title } }', { v: 'a\ud800' }, 'space'],
-      ['mutation($v: String!) { deleteSpace(input: { spaceId: $v }) { deletedId } }', { v: '\udc00' }, 'deleteSpace'],
-      [
-        `query($v: String) { organization(organizationId: "${orgId}") { members(search: $v) { nodes { role } } } }`,
-        { v: '\ud800' },
-        'organization',
-      ],
+    const cases: Array<[string, Record<string, unknown>]> = [
+      ['query($v: String!) { space(spaceId: $v) { title } }', { v: 'a\ud800' }],
+      ['mutation($v: String!) { deleteSpace(input: { spaceId: $v }) { deletedId } }', { v: '\udc00' }],
+      [`query($v: String) { organization(organizationId: "${orgId}") { members(search: $v) { nodes { role } } } }`, { v: '\ud800' }],
     ];
     t.resetCalls();
-    for (const [query, variables, field] of cases) {
-      // JSON.stringify escapes the lone half (`"\ud800"`), as a client's JSON would.
+    for (const [query, variables] of cases) {
+      // JSON.stringify escapes the lone half (`"\ud800"`), as a client's JSON would. Refused as a
+      // variable that cannot be coerced is (graphql-js refuses it written in the document): the
+      // whole request, before any field runs (useMaxVariablesDepth.ts).
       const body = (await (await post(query, variables)).json()) as GqlResult;
-      expect(body.errors?.map((e) => [e.extensions?.code, e.path?.[0]])).toEqual([['BAD_USER_INPUT', field]]);
+      expect(body.errors?.map((e) => [e.extensions?.code, e.path])).toEqual([['BAD_USER_INPUT', undefined]]);
       expect(body.errors?.[0].message).toMatch(/surrogate/);
+      expect(body.data).toBeUndefined();
     }
     expect(t.calls).toEqual([]);
     expect(lines.filter((l) => l.startsWith('error '))).toEqual([]);

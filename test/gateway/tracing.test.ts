@@ -11,7 +11,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tracingEnabled } from '../../src/gateway/tracing.js';
+import { tracingEnabled, tracingEndpointError } from '../../src/gateway/tracing.js';
 import { startSwitchProxy, type SwitchProxy } from '../helpers/switchProxy.js';
 import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
 
@@ -131,6 +131,22 @@ describe('OpenTelemetry tracing', () => {
     expect(tracingEnabled({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://collector:4318/v1/traces' })).toBe(true);
     expect(tracingEnabled({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SDK_DISABLED: 'true' })).toBe(false);
     expect(tracingEnabled({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_TRACES_EXPORTER: 'none' })).toBe(false);
+    // Blank is unset, as the exporter reads it (it then sent the spans to localhost:4318).
+    expect(tracingEnabled({ OTEL_EXPORTER_OTLP_ENDPOINT: ' ' })).toBe(false);
+  });
+
+  it('an endpoint that is no http(s) URL is named (its value never shown), the one the exporter uses', () => {
+    expect(tracingEndpointError({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://me:s3cret@collector:4318' })).toBeUndefined();
+    expect(tracingEndpointError({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' })).toBe(
+      'OTEL_EXPORTER_OTLP_ENDPOINT: must be an http(s) URL (e.g. http://localhost:4318)',
+    );
+    expect(tracingEndpointError({ OTEL_EXPORTER_OTLP_ENDPOINT: 'x', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'file:///tmp/s3cret' })).toBe(
+      'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: must be an http(s) URL (e.g. http://localhost:4318)',
+    );
+    expect(
+      tracingEndpointError({ OTEL_EXPORTER_OTLP_ENDPOINT: 'x', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://c/v1/traces' }),
+    ).toBeUndefined();
+    expect(tracingEndpointError({ OTEL_EXPORTER_OTLP_ENDPOINT: 'x', OTEL_SDK_DISABLED: 'true' })).toBeUndefined();
   });
 
   it('with OTEL_EXPORTER_OTLP_ENDPOINT unset, the gateway loads nothing of OpenTelemetry', async () => {

@@ -16,11 +16,40 @@ type Options = YogaServerOptions<object, object>;
 
 export function graphiqlOptions(demo: { token?: string; query?: string } | undefined): NonNullable<Options['graphiql']> {
   const headers = demo?.token ? JSON.stringify({ Authorization: `Bearer ${demo.token}` }, null, 2) : undefined;
-  return (request: Request, serverContext?: object): GraphiQLOptions => ({
-    title: 'docs-graph',
-    defaultQuery: demo?.query,
-    headers: headers && mayEmbedToken(request, serverContext as NodeServerContext | undefined) ? headers : undefined,
+  return (request: Request, serverContext?: object): GraphiQLOptions | false =>
+    prefersHtml(request.headers.get('accept')) && {
+      title: 'docs-graph',
+      defaultQuery: demo?.query,
+      headers: headers && mayEmbedToken(request, serverContext as NodeServerContext | undefined) ? headers : undefined,
+    };
+}
+
+/** The JSON types a GraphQL GET is answered in. */
+const JSON_TYPES = ['application/json', 'application/graphql-response+json'];
+
+/**
+ * Whether `accept` prefers the page to JSON: it names `text/html` with a quality above 0 and no
+ * lower than any JSON type's (each type's quality is that of its most specific range, `*` ranges
+ * included). Yoga renders GraphiQL whenever the header contains
+ * `text/html`: `text/html;q=0.1, application/json` (a client that asks for JSON first) got the page.
+ * An equal quality keeps the page (browsers list `text/html` first).
+ */
+export function prefersHtml(accept: string | null): boolean {
+  if (!accept) return false;
+  const ranges = accept.split(',').map((part) => {
+    const [range, ...params] = part.split(';').map((p) => p.trim().toLowerCase());
+    const q = params.find((p) => p.startsWith('q='));
+    const quality = q === undefined ? 1 : Number(q.slice(2));
+    return { range, quality: Number.isFinite(quality) ? Math.min(Math.max(quality, 0), 1) : 0 };
   });
+  const qualityOf = (type: string) => {
+    const [major] = type.split('/');
+    const match =
+      ranges.find((r) => r.range === type) ?? ranges.find((r) => r.range === `${major}/*`) ?? ranges.find((r) => r.range === '*/*');
+    return match?.quality ?? 0;
+  };
+  const html = ranges.find((r) => r.range === 'text/html')?.quality ?? 0;
+  return html > 0 && JSON_TYPES.every((type) => qualityOf(type) <= html);
 }
 
 /** The page: its options inline (JSON with `<` escaped, so no text of theirs can close the script), the rest by reference. */

@@ -5,25 +5,50 @@
  * request body before it is parsed (JSON.parse of a 200,000-deep body took the event loop 40–60 ms),
  * on the request's parameters (GET, and what the text check cannot see) and again where operations
  * start (graphql-sse), by an explicit stack. BAD_USER_INPUT `maxVariablesDepth: …`.
+ *
+ * The same walk refuses a string (or an object key) holding half of a UTF-16 surrogate pair alone,
+ * which JSON may escape (`"\ud800"`) but no text can hold: graphql-js refuses it written in a
+ * document, and the REST body rules where they know a string, but a JSON value's strings and keys
+ * (an integration setting's `default`, a map's keys) reached the REST API as they were, and were
+ * stored. BAD_USER_INPUT, before any REST call.
  */
+import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { LONE_SURROGATE } from '../../api/validate.js';
 import { jsonShape } from '../../rest/index.js';
 import { limitError } from '../lib/limitError.js';
 
-/** Deeper than any input of the schema, JSON content documents included; far from the stack's limit. */
-export const MAX_VARIABLES_DEPTH = 100;
+/**
+ * Deeper than any input of the schema needs; far from the stack's limit. The REST API refuses a
+ * body nested more than 64 levels (the embedded one's bound, src/upstream/server.ts), and a
+ * mutation's input is its body one level down the variables (the variables object 0, the input,
+ * the body's root, 1): so a JSON value (an integration setting's `default`) nested 60 to 95 deep
+ * passed 100 here and cost a REST call the REST API refused. The same bound refuses it before.
+ */
+export const MAX_VARIABLES_DEPTH = 64;
 
-/** Whether `value` nests arrays/objects more than `max` deep below itself (without recursion). */
-export function deeperThan(value: unknown, max: number): boolean {
-  const stack: Array<[unknown, number]> = [[value, 0]];
+/**
+ * What is wrong with `value`, walked without recursion: `depth` when it nests arrays/objects more
+ * than `max` deep below itself, `text` when a string or key in it is not well-formed UTF-16.
+ */
+export function variablesProblem(value: unknown, max: number): 'depth' | 'text' | undefined {
+  // Strings are looked at where they are met, objects and arrays pushed: no tuple per value.
+  const problem = (child: unknown, depth: number) => {
+    if (typeof child === 'string') return LONE_SURROGATE.test(child);
+    if (child !== null && typeof child === 'object') stack.push([child, depth]);
+    return false;
+  };
+  const stack: Array<[unknown, number]> = [];
+  if (problem(value, 0)) return 'text';
   while (stack.length) {
     const [item, depth] = stack.pop()!;
-    if (item === null || typeof item !== 'object') continue;
-    if (depth > max) return true;
-    for (const child of Array.isArray(item) ? item : Object.values(item))
-      if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+    if (depth > max) return 'depth';
+    if (Array.isArray(item)) {
+      for (const child of item) if (problem(child, depth + 1)) return 'text';
+    } else
+      for (const [key, child] of Object.entries(item as object)) if (LONE_SURROGATE.test(key) || problem(child, depth + 1)) return 'text';
   }
-  return false;
+  return undefined;
 }
 
 /**
@@ -49,14 +74,22 @@ export const TEXT_CHECK_MIN_BYTES = 4 * 1024;
 
 const tooDeep = () =>
   limitError('maxVariablesDepth', MAX_VARIABLES_DEPTH, `Variables may nest at most ${MAX_VARIABLES_DEPTH} lists or objects deep.`);
+const notText = () =>
+  new GraphQLError('A variable is not valid Unicode text: a string or key holds half of a surrogate pair.', {
+    extensions: { code: 'BAD_USER_INPUT' },
+  });
+
+/** A JSON text with no `\uD800`–`\uDFFF` escape holds no half of a surrogate pair (its UTF-8 decoding never makes one). */
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 
 export function useMaxVariablesDepth(): Plugin {
   const checked = new WeakSet<object>();
-  const check = (variables: unknown): boolean => {
-    if (!variables || typeof variables !== 'object' || checked.has(variables)) return true;
-    if (deeperThan(variables, MAX_VARIABLES_DEPTH)) return false;
+  const check = (variables: unknown): GraphQLError | undefined => {
+    if (!variables || typeof variables !== 'object' || checked.has(variables)) return undefined;
+    const problem = variablesProblem(variables, MAX_VARIABLES_DEPTH);
+    if (problem) return problem === 'depth' ? tooDeep() : notText();
     checked.add(variables);
-    return true;
+    return undefined;
   };
   return {
     // Yoga's JSON parser calls `request.json()`: for a body large enough that parsing it costs
@@ -69,27 +102,31 @@ export function useMaxVariablesDepth(): Plugin {
       setRequestParser((req) => requestParser(withCheckedJson(req, checked)));
     },
     onParams({ params }) {
-      if (!check(params.variables)) throw tooDeep();
+      const error = check(params.variables);
+      if (error) throw error;
     },
     onExecute({ args, setResultAndStopExecution }) {
-      if (!check(args.variableValues)) setResultAndStopExecution({ errors: [tooDeep()] });
+      const error = check(args.variableValues);
+      if (error) setResultAndStopExecution({ errors: [error] });
     },
     onSubscribe({ args, setResultAndStopExecution }) {
-      if (!check(args.variableValues)) setResultAndStopExecution({ errors: [tooDeep()] });
+      const error = check(args.variableValues);
+      if (error) setResultAndStopExecution({ errors: [error] });
     },
   };
 }
 
 /**
  * The request, whose `json()` refuses a body nested too deep before parsing it; the variables and
- * extensions of a body that passed are marked `checked` (not walked again: 60,000 keys took 4 ms).
+ * extensions of a body that passed are marked `checked` (not walked again: 60,000 keys took 4 ms),
+ * unless its text escapes a surrogate (then the walk looks for a half pair).
  */
 function withCheckedJson(request: Request, checked: WeakSet<object>): Request {
   const json = async () => {
     const text = await request.text();
     if (jsonDeeperThan(text, MAX_BODY_DEPTH)) throw tooDeep();
     const body = JSON.parse(text) as unknown;
-    if (body && typeof body === 'object' && !Array.isArray(body))
+    if (body && typeof body === 'object' && !Array.isArray(body) && !SURROGATE_ESCAPE.test(text))
       for (const part of [(body as Record<string, unknown>).variables, (body as Record<string, unknown>).extensions])
         if (part && typeof part === 'object') checked.add(part);
     return body;

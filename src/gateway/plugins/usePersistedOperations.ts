@@ -23,14 +23,23 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { usePersistedOperations as useYogaPersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
-import type { GraphQLError } from 'graphql';
-import { createGraphQLError, type GraphQLParams, type Plugin } from 'graphql-yoga';
+import { parse, specifiedRules, validate, type GraphQLError } from 'graphql';
+import { createGraphQLError, envelop, type GraphQLParams, type Plugin } from 'graphql-yoga';
 import { DEFAULTS } from '../../config.js';
+import type { GatewayLimits } from '../../schema/context.js';
+import { schema } from '../../schema/index.js';
 import type { Logger } from '../../log.js';
-import { isAddressKey, provenBudget } from '../../rest/index.js';
+import { isAddressKey, jsonShape, provenBudget } from '../../rest/index.js';
 import { callerIdentity } from '../lib/callerHash.js';
 import { countInWindow, type RedisHandle } from '../redis.js';
 import { servedFromCache } from '../lib/servedFromCache.js';
+import { useMaxAliases } from './useMaxAliases.js';
+import { useMaxDepth } from './useMaxDepth.js';
+import { useMaxDocumentBytes } from './useMaxDocumentBytes.js';
+import { useMaxFields } from './useMaxFields.js';
+import { useMaxOperationName } from './useMaxOperationName.js';
+import { useMaxTokens } from './useMaxTokens.js';
+import { useOneRuleValidation } from './useOneRuleValidation.js';
 
 export interface PersistedOperationsOptions {
   /** id → document. */
@@ -56,22 +65,106 @@ export interface PersistedOperationsOptions {
 
 const QUOTA_WINDOW_MS = 3_600_000;
 
-/** Reads a persisted operations file (a JSON object of id → document), or throws a message naming it. */
-export function loadPersistedOperations(file: string): Record<string, string> {
+/**
+ * Bounds of the --persisted-operations file, checked before anything starts: read whole and kept,
+ * a 14 MB file of 300,000 ids held 229 MB of RSS, and a 10 MB file of `[` took 750 MB to parse.
+ * Each document is also checked as a request's would be (below), so a manifest that does not fit
+ * the gateway stops its start instead of failing each request that names one of its ids.
+ */
+export const PERSISTED_FILE_MAX_BYTES = 16 * 1024 * 1024;
+export const PERSISTED_MAX_IDS = 10_000;
+/** Relay's ids are 32 or 64 hex digits, Codegen's `sha256:` and 64. */
+export const PERSISTED_ID_MAX_LENGTH = 256;
+
+/**
+ * Reads a persisted operations file (a JSON object of id → document) and checks each document
+ * against the schema and `limits` (those a request's document meets before execution: bytes,
+ * tokens, fields, operation name, depth, aliases, and graphql-js's validation), or throws a
+ * message naming the file (and the id).
+ */
+export function loadPersistedOperations(file: string, limits: GatewayLimits = DEFAULTS.limits): Record<string, string> {
   let parsed: unknown;
+  let text: string;
   try {
     // A regular file only: /dev/zero was read until the process held 16 GB and aborted (50 s),
     // and a named pipe with no writer blocked the start for good.
-    if (!statSync(file).isFile()) throw new Error('not a regular file');
-    parsed = JSON.parse(readFileSync(file, 'utf8'));
+    const stat = statSync(file);
+    if (!stat.isFile()) throw new Error('not a regular file');
+    if (stat.size > PERSISTED_FILE_MAX_BYTES) throw new Error(`${stat.size} bytes, more than ${PERSISTED_FILE_MAX_BYTES}`);
+    // A byte order mark (Windows editors write one) is no JSON, but no mistake either.
+    text = readFileSync(file, 'utf8').replace(/^\uFEFF/, '');
   } catch (error) {
     throw new Error(`Cannot read the persisted operations file ${file}: ${(error as Error).message}`, { cause: error });
   }
+  // Its ids counted on the text, before it is parsed: 1.7 million tiny ones in 16 MiB ran the
+  // heap out while parsing. A manifest is one object of strings (nesting 1 deep, an id per comma).
+  const shape = jsonShape(text, 1);
+  if (shape.tooDeep) throw new Error(`${file}: expected a JSON object of id → GraphQL document (no nested object or array)`);
+  if (shape.commas + 1 > PERSISTED_MAX_IDS) throw new Error(`${file}: ${shape.commas + 1} ids, more than ${PERSISTED_MAX_IDS}`);
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    // Without the text V8 quotes around an unexpected token: a file named by mistake (an .env)
+    // had the start of a secret printed (`Unexpected token 'R', "REDIS_URL="... is not valid JSON`).
+    const message = (error as Error).message.replace(/, (\.\.\.)?".*"(\.\.\.)? is not valid JSON$/s, ' (not valid JSON)');
+    throw new Error(`Cannot read the persisted operations file ${file}: ${message}`, { cause: error });
+  }
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
     throw new Error(`${file}: expected a JSON object of id → GraphQL document`);
-  for (const [id, document] of Object.entries(parsed))
-    if (typeof document !== 'string') throw new Error(`${file}: the document of ${JSON.stringify(id)} is not a string`);
+  const entries = Object.entries(parsed);
+  // JSON.parse keeps the last of an id written twice (a merge of two manifests): its other document
+  // was dropped without a word. An id per comma, so fewer ids than that means one came twice.
+  if (entries.length > 0 && entries.length < shape.commas + 1)
+    throw new Error(`${file}: ${shape.commas + 1 - entries.length} id(s) written more than once`);
+  const check = documentCheck(limits);
+  for (const [id, document] of entries) {
+    const named = JSON.stringify(id.length > 40 ? `${id.slice(0, 40)}…` : id);
+    if (id === '' || id.length > PERSISTED_ID_MAX_LENGTH)
+      throw new Error(`${file}: the id ${named} must have 1 to ${PERSISTED_ID_MAX_LENGTH} characters`);
+    if (typeof document !== 'string') throw new Error(`${file}: the document of ${named} is not a string`);
+    const problem = check(document);
+    if (problem) throw new Error(`${file}: the document of ${named} would be refused: ${problem}`);
+  }
   return parsed as Record<string, string>;
+}
+
+/**
+ * The first error a request would get for `document` before its execution (the gateway's own
+ * plugins, as it runs them), or undefined. Cost, list sizes and directive arguments depend on the
+ * variables: they are checked per request.
+ */
+function documentCheck(limits: GatewayLimits): (document: string) => string | undefined {
+  const getEnveloped = envelop({
+    plugins: [
+      {
+        onPluginInit: ({ setSchema }) => setSchema(schema),
+        onParse: ({ setParseFn }) => setParseFn(parse),
+        onValidate: ({ setValidationFn }) => setValidationFn(validate),
+      },
+      useMaxDocumentBytes(limits.maxDocumentBytes),
+      useMaxTokens(limits.maxTokens),
+      useMaxFields(limits.maxFields),
+      useMaxOperationName(),
+      useMaxDepth(limits.maxDepth),
+      useMaxAliases(limits.maxAliases),
+      useOneRuleValidation(),
+    ],
+  });
+  return (document) => {
+    const run = getEnveloped({});
+    try {
+      const errors = run.validate(run.schema, run.parse(document), specifiedRules);
+      return errors.length ? errors[0].message : undefined;
+    } catch (error) {
+      // A syntax error quotes the token it met: where a file of other strings (secrets.json) was
+      // named by mistake, that is the secret. Its place instead.
+      const at = (error as GraphQLError).locations?.[0];
+      const message = (error as Error).message;
+      return at && message.startsWith('Syntax Error:')
+        ? `${message.replace(/ "[^"]*"/g, '').replace(/\.$/, '')} at line ${at.line}, column ${at.column}.`
+        : message;
+    }
+  };
 }
 
 interface ApqExtension {

@@ -22,8 +22,24 @@ export function openDatabase(file: string): Db {
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
   migrate(db);
+  probeWrite(db);
   cacheStatements(db);
   return db;
+}
+
+/**
+ * Writes and rolls back, so a database this process cannot write stops the start: SQLite opens a
+ * file it may read but not write (its mode or owner, its `-wal` file's, a read-only mount)
+ * read-only without a word, and a migrated one started, served reads, then answered every write
+ * HTTP 500 with a stack trace in the log. Throws SQLite's "attempt to write a readonly database".
+ */
+function probeWrite(db: Db): void {
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    db.exec('CREATE TABLE write_probe (x)');
+  } finally {
+    db.exec('ROLLBACK');
+  }
 }
 
 /**
