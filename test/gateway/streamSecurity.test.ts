@@ -472,11 +472,17 @@ describe('a refused reservation', () => {
         ).toEqual(Array(50).fill(429));
     };
     await refused(0, 6000); // warms up (and fills the 1,024 address keys kept)
-    gc();
-    const before = process.memoryUsage().heapUsed;
-    await refused(6000, 14_000);
-    gc();
-    // Before: 8,000 empty tallies (one per new address), about 1.8 MB.
-    expect(process.memoryUsage().heapUsed - before).toBeLessThan(600_000);
-  }, 60_000);
+    // Before: 8,000 empty tallies (one per new address), about 1.8 MB, in every round. The heap
+    // also moves with what else the test process does (other files' leftovers in the full suite):
+    // one round of three without growth is enough.
+    const growth: number[] = [];
+    for (let round = 0; round < 3 && !(growth.at(-1)! < 600_000); round++) {
+      gc();
+      const before = process.memoryUsage().heapUsed;
+      await refused(6000 + round * 8000, 14_000 + round * 8000);
+      gc();
+      growth.push(process.memoryUsage().heapUsed - before);
+    }
+    expect(Math.min(...growth)).toBeLessThan(600_000);
+  }, 120_000);
 });
