@@ -1,6 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
 import { Agent, fetch, type Response } from 'undici';
+import { abortWith } from '../../shutdown.js';
 
 export type FetchErrorCode = 'FETCH_TIMEOUT' | 'FETCH_ERROR';
 
@@ -111,7 +112,11 @@ export interface FetchOptions {
  */
 export async function fetchSourceText(source: string, options: FetchOptions): Promise<string> {
   const timeout = AbortSignal.timeout(options.timeoutMs);
-  const signal = AbortSignal.any([options.signal, timeout]);
+  // The server's shutdown signal lives as long as the process: linked by a listener removed below,
+  // not given to AbortSignal.any (which left 50 bytes in it per fetch for good; see abortWith).
+  const stopped = new AbortController();
+  const unlink = abortWith(stopped, options.signal);
+  const signal = AbortSignal.any([stopped.signal, timeout]);
   try {
     const res = await follow(new URL(source), signal, options.allow);
     if (!res.ok) {
@@ -124,6 +129,8 @@ export async function fetchSourceText(source: string, options: FetchOptions): Pr
     if (timeout.aborted) throw new FetchFailure('FETCH_TIMEOUT', `No complete answer within ${options.timeoutMs} ms`);
     if (e instanceof FetchFailure) throw e;
     throw new FetchFailure('FETCH_ERROR', UNREACHABLE);
+  } finally {
+    unlink();
   }
 }
 
