@@ -1,7 +1,8 @@
 /**
  * REST list envelopes (`{items, count, next?: {page}}`) as forward Relay connections. A cursor
- * encodes the upstream page token and the offset within that page, so resuming costs one REST
- * call; list items prime the request's loader so the objects are never fetched again.
+ * encodes the upstream page token and the offset within that page (with the id of the item there,
+ * to find it again after deletions), so resuming costs one REST call; list items prime the
+ * request's loader so the objects are never fetched again.
  */
 import { createHash } from 'node:crypto';
 import type { GatewayContext } from '../context.js';
@@ -17,14 +18,19 @@ export interface ListEnvelope<T> {
 }
 
 /** Where to resume: the page token to fetch (none: the first page), the items to skip in it, the
- * page size it was fetched with (offsets are only meaningful with the same size), and which list
- * it belongs to (a short hash of the REST path and filters). */
+ * page size it was fetched with (offsets are only meaningful with the same size), which list it
+ * belongs to (a short hash of the REST path and filters), and, with a skip, the id of the last
+ * item skipped (the anchor: see `realign`). */
 interface Cursor {
   p?: string;
   s: number;
   l: number;
   k: string;
+  a?: string;
 }
+
+/** The longest anchor a cursor carries (REST ids are 20 characters; a longer id goes without one). */
+const MAX_ANCHOR_CHARS = 100;
 
 /** Identifies a list: the same path and filters give the same key. */
 function listKey(path: string, query?: QueryParams): string {
@@ -45,6 +51,7 @@ export function decodeCursor(cursor: string, key: string, maxPageSize: number): 
       typeof c === 'object' &&
       c.k === key &&
       (c.p === undefined || typeof c.p === 'string') &&
+      (c.a === undefined || (typeof c.a === 'string' && c.a.length <= MAX_ANCHOR_CHARS)) &&
       Number.isInteger(c.s) &&
       c.s >= 0 &&
       Number.isInteger(c.l) &&
@@ -109,7 +116,9 @@ export async function resolveList<Item, Node = Item>(
   // The list's key and the cursors are computed only when asked for (most selections take no cursor).
   let key: string | undefined;
   const k = () => (key ??= listKey(options.path, options.query));
-  const start = args.after ? decodeCursor(args.after, k(), ctx.config.maxPageSize) : { p: undefined, s: 0, l: Math.max(first, 1) };
+  const start: Cursor | { p: undefined; s: number; l: number; a?: undefined } = args.after
+    ? decodeCursor(args.after, k(), ctx.config.maxPageSize)
+    : { p: undefined, s: 0, l: Math.max(first, 1) };
   const edges: Array<Edge<Item, Node>> = [];
   let page = start.p;
   let skip = start.s;
@@ -133,11 +142,13 @@ export async function resolveList<Item, Node = Item>(
         if (p) ctx.rest.prime(p, nodes[i], options.primeQuery);
       });
     }
+    if (skip > 0 && start.a !== undefined) skip = realign(nodes, skip, start.a);
     const last = items.length - 1;
     let taken = 0;
     for (let i = skip; i <= last && edges.length < first; i++, taken++) {
       const [p, s, l] = i === last && res.next ? [res.next.page, 0, limit] : [page, i + 1, limit];
-      edges.push(lazyEdge(() => ({ p, s, l, k: k() }), items[i], nodes[i]));
+      const node = nodes[i];
+      edges.push(lazyEdge(() => ({ p, s, l, k: k(), ...(s > 0 ? { a: anchorOf(node) } : undefined) }), items[i], node));
     }
     if (edges.length >= first) {
       hasNextPage = skip + taken < items.length || Boolean(res.next);
@@ -164,6 +175,26 @@ export async function resolveList<Item, Node = Item>(
     },
     envelope: envelope!,
   };
+}
+
+/** The id a cursor names its item by (integrations: `name`), if it has a short one. */
+function anchorOf(node: unknown): string | undefined {
+  const o = node as { id?: unknown; name?: unknown } | null;
+  const id = typeof o?.id === 'string' ? o.id : typeof o?.name === 'string' ? o.name : undefined;
+  return id !== undefined && id.length <= MAX_ANCHOR_CHARS ? id : undefined;
+}
+
+/**
+ * The items to skip on a cursor's page, `skip` counted when the cursor was made: the items up to
+ * and including the anchor where it now is. An item deleted (or inserted) before it since would
+ * otherwise shift the offset, and an item was skipped (or served twice), where REST's keyset
+ * tokens lose nothing. An anchor no longer on the page was deleted itself: the one before it is
+ * then the last item served, as nearly as the gateway can tell.
+ */
+function realign(nodes: unknown[], skip: number, anchor: string): number {
+  if (anchorOf(nodes[skip - 1]) === anchor) return skip;
+  const at = nodes.findIndex((n) => anchorOf(n) === anchor);
+  return at >= 0 ? at + 1 : skip - 1;
 }
 
 /**

@@ -1,0 +1,62 @@
+/**
+ * A cursor inside a REST page (a skip on the page's token) resumes after its own item when items
+ * before it on that page were deleted or the item itself was: REST's keyset tokens lose nothing
+ * then, and neither may the graph (an offset alone skipped an item).
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startStack, type TestStack } from '../helpers/gateway.js';
+
+let t: TestStack;
+let spaceId: string;
+let crId: string;
+let base: string;
+
+beforeAll(async () => {
+  t = await startStack();
+  spaceId = (await t.api.post(`/orgs/${t.world.orgId}/spaces`, { title: 'Resume' })).body.id;
+  crId = (await t.api.post(`/spaces/${spaceId}/change-requests`, { subject: 'Walk' })).body.id;
+  base = `/spaces/${spaceId}/change-requests/${crId}/comments`;
+});
+afterAll(() => t.stop());
+
+const REPLIES = `query($s: String!, $cr: String!, $c: String!, $first: Int, $after: String) {
+  comment(spaceId: $s, changeRequestId: $cr, commentId: $c) {
+    replies(first: $first, after: $after) { edges { cursor node { restId } } pageInfo { hasNextPage endCursor } } } }`;
+
+async function thread(count: number) {
+  const commentId = (await t.api.post(base, { body: { markdown: 'thread' } })).body.id as string;
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) ids.push((await t.api.post(`${base}/${commentId}/replies`, { body: { markdown: `r${i}` } })).body.id);
+  const replies = async (first: number, after?: string) =>
+    (await t.data(REPLIES, { s: spaceId, cr: crId, c: commentId, first, after })).comment.replies;
+  const remove = async (id: string) => expect((await t.api.delete(`${base}/${commentId}/replies/${id}`)).status).toBe(204);
+  const add = async () => (await t.api.post(`${base}/${commentId}/replies`, { body: { markdown: 'new' } })).body.id as string;
+  return { ids, replies, remove, add };
+}
+
+const restIds = (conn: { edges: Array<{ node: { restId: string } }> }) => conn.edges.map((e) => e.node.restId);
+
+it('resumes after its own item when one before it on the page was deleted', async () => {
+  const { ids, replies, remove } = await thread(6);
+  const page = await replies(6);
+  expect(restIds(page)).toEqual(ids);
+  await remove(ids[1]);
+  // The third edge's cursor: the fourth reply comes next, as it would from a REST token there.
+  expect(restIds(await replies(2, page.edges[2].cursor))).toEqual([ids[3], ids[4]]);
+});
+
+it('resumes after the one before when its own item was deleted', async () => {
+  const { ids, replies, remove } = await thread(6);
+  const page = await replies(6);
+  await remove(ids[2]);
+  expect(restIds(await replies(2, page.edges[2].cursor))).toEqual([ids[3], ids[4]]);
+});
+
+it('a poll from the end cursor sees every reply added after items of its page went', async () => {
+  const { ids, replies, remove, add } = await thread(3);
+  const end = await replies(5);
+  expect(end.pageInfo.hasNextPage).toBe(false);
+  await remove(ids[0]);
+  const added = [await add(), await add()];
+  expect(restIds(await replies(5, end.pageInfo.endCursor))).toEqual(added);
+});
