@@ -1,7 +1,7 @@
 /**
  * A cursor inside a REST page (a skip on the page's token) resumes after its own item when items
- * before it on that page were deleted or the item itself was: REST's keyset tokens lose nothing
- * then, and neither may the graph (an offset alone skipped an item).
+ * before it on that page were added, deleted, or the item itself was deleted: REST's keyset tokens
+ * lose or repeat nothing then, and neither may the graph (an offset alone skipped or repeated one).
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startStack, type TestStack } from '../helpers/gateway.js';
@@ -59,4 +59,16 @@ it('a poll from the end cursor sees every reply added after items of its page we
   await remove(ids[0]);
   const added = [await add(), await add()];
   expect(restIds(await replies(5, end.pageInfo.endCursor))).toEqual(added);
+});
+
+const COMMENTS = `query($s: String!, $cr: String!, $first: Int, $after: String) {
+  changeRequest(spaceId: $s, changeRequestId: $cr) { comments(first: $first, after: $after) { edges { cursor node { restId } } } } }`;
+
+it('serves no item twice when one was added before it on its page (comments list newest first)', async () => {
+  for (let i = 0; i < 5; i++) await t.api.post(base, { body: { markdown: `c${i}` } });
+  const comments = async (first: number, after?: string) =>
+    (await t.data(COMMENTS, { s: spaceId, cr: crId, first, after })).changeRequest.comments;
+  const page = await comments(5);
+  await t.api.post(base, { body: { markdown: 'newest' } });
+  expect(restIds(await comments(2, page.edges[1].cursor))).toEqual(restIds(page).slice(2, 4));
 });
