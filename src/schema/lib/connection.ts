@@ -37,6 +37,14 @@ function listKey(path: string, query?: QueryParams): string {
   return createHash('sha256').update(cacheKey(path, query)).digest('base64url').slice(0, 10);
 }
 
+/** The query of a list without what only shapes its items (see ListOptions.primeQuery). */
+function listFilters(options: Pick<ListOptions<unknown, unknown>, 'query' | 'primeQuery'>): QueryParams | undefined {
+  if (!options.primeQuery || !options.query) return options.query;
+  const filters = { ...options.query };
+  for (const name of Object.keys(options.primeQuery)) delete filters[name];
+  return filters;
+}
+
 export function encodeCursor(c: Cursor): string {
   return Buffer.from(JSON.stringify(c)).toString('base64url');
 }
@@ -93,7 +101,9 @@ export interface ListOptions<Item, Node> {
   /** REST path of a list item's object, to prime the loader with it (with the edge's node when
    * `node` is given: `{permission, user}` primes the user's path with the user). */
   itemPath?: (item: Item, node: Node) => string | undefined;
-  /** The query the items are primed under (e.g. the `format` their bodies were listed in). */
+  /** The part of `query` that shapes the items but not the list (the `format` their bodies were
+   * listed in): the items are primed under it, and it is no part of the list's key, so a cursor
+   * stays good whatever body format the next page's selection needs (the pages are the same). */
   primeQuery?: QueryParams;
 }
 
@@ -115,7 +125,7 @@ export async function resolveList<Item, Node = Item>(
   const first = pageSize(ctx, args.first);
   // The list's key and the cursors are computed only when asked for (most selections take no cursor).
   let key: string | undefined;
-  const k = () => (key ??= listKey(options.path, options.query));
+  const k = () => (key ??= listKey(options.path, listFilters(options)));
   const start: Cursor | { p: undefined; s: number; l: number; a?: undefined } = args.after
     ? decodeCursor(args.after, k(), ctx.config.maxPageSize)
     : { p: undefined, s: 0, l: Math.max(first, 1) };
