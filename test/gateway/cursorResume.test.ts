@@ -72,3 +72,19 @@ it('serves no item twice when one was added before it on its page (comments list
   await t.api.post(base, { body: { markdown: 'newest' } });
   expect(restIds(await comments(2, page.edges[1].cursor))).toEqual(restIds(page).slice(2, 4));
 });
+
+const CHANGE_REQUESTS = `query($s: String!, $first: Int, $after: String) {
+  space(spaceId: $s) { changeRequests(first: $first, after: $after, status: DRAFT) { edges { cursor node { restId } } } } }`;
+
+it.each([
+  ['its own item', 2],
+  ['the item before it', 1],
+])('resumes in place when an update moved %s to the front (change requests list latest updated first)', async (_what, moved) => {
+  const space = (await t.api.post(`/orgs/${t.world.orgId}/spaces`, { title: 'Moves' })).body.id;
+  for (let i = 0; i < 5; i++) await t.api.post(`/spaces/${space}/change-requests`, { subject: `cr${i}` });
+  const changeRequests = async (first: number, after?: string) =>
+    (await t.data(CHANGE_REQUESTS, { s: space, first, after })).space.changeRequests;
+  const page = await changeRequests(5);
+  expect((await t.api.patch(`/spaces/${space}/change-requests/${page.edges[moved].node.restId}`, { subject: 'moved' })).status).toBe(200);
+  expect(restIds(await changeRequests(2, page.edges[2].cursor))).toEqual(restIds(page).slice(3, 5));
+});

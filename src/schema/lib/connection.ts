@@ -19,14 +19,15 @@ export interface ListEnvelope<T> {
 
 /** Where to resume: the page token to fetch (none: the first page), the items to skip in it, the
  * page size it was fetched with (offsets are only meaningful with the same size), which list it
- * belongs to (a short hash of the REST path and filters), and, with a skip, the id of the last
- * item skipped (the anchor: see `realign`). */
+ * belongs to (a short hash of the REST path and filters), and, with a skip, the ids of the last
+ * item skipped and of the one before it on the page (the anchors: see `realign`). */
 interface Cursor {
   p?: string;
   s: number;
   l: number;
   k: string;
   a?: string;
+  b?: string;
 }
 
 /** The longest anchor a cursor carries (REST ids are 20 characters; a longer id goes without one). */
@@ -59,7 +60,7 @@ export function decodeCursor(cursor: string, key: string, maxPageSize: number): 
       typeof c === 'object' &&
       c.k === key &&
       (c.p === undefined || typeof c.p === 'string') &&
-      (c.a === undefined || (typeof c.a === 'string' && c.a.length <= MAX_ANCHOR_CHARS)) &&
+      [c.a, c.b].every((id) => id === undefined || (typeof id === 'string' && id.length <= MAX_ANCHOR_CHARS)) &&
       Number.isInteger(c.s) &&
       c.s >= 0 &&
       Number.isInteger(c.l) &&
@@ -126,7 +127,7 @@ export async function resolveList<Item, Node = Item>(
   // The list's key and the cursors are computed only when asked for (most selections take no cursor).
   let key: string | undefined;
   const k = () => (key ??= listKey(options.path, listFilters(options)));
-  const start: Cursor | { p: undefined; s: number; l: number; a?: undefined } = args.after
+  const start: Cursor | { p: undefined; s: number; l: number; a?: undefined; b?: undefined } = args.after
     ? decodeCursor(args.after, k(), ctx.config.maxPageSize)
     : { p: undefined, s: 0, l: Math.max(first, 1) };
   const edges: Array<Edge<Item, Node>> = [];
@@ -152,13 +153,14 @@ export async function resolveList<Item, Node = Item>(
         if (p) ctx.rest.prime(p, nodes[i], options.primeQuery);
       });
     }
-    if (skip > 0 && start.a !== undefined) skip = realign(nodes, skip, start.a);
+    if (skip > 0 && start.a !== undefined) skip = realign(nodes, skip, start.a, start.b);
     const last = items.length - 1;
     let taken = 0;
     for (let i = skip; i <= last && edges.length < first; i++, taken++) {
       const [p, s, l] = i === last && res.next ? [res.next.page, 0, limit] : [page, i + 1, limit];
-      const node = nodes[i];
-      edges.push(lazyEdge(() => ({ p, s, l, k: k(), ...(s > 0 ? { a: anchorOf(node) } : undefined) }), items[i], node));
+      const [node, before] = [nodes[i], nodes[i - 1]];
+      const anchors = () => (s > 0 ? { a: anchorOf(node), b: i > 0 ? anchorOf(before) : undefined } : undefined);
+      edges.push(lazyEdge(() => ({ p, s, l, k: k(), ...anchors() }), items[i], node));
     }
     if (edges.length >= first) {
       hasNextPage = skip + taken < items.length || Boolean(res.next);
@@ -195,16 +197,23 @@ function anchorOf(node: unknown): string | undefined {
 }
 
 /**
- * The items to skip on a cursor's page, `skip` counted when the cursor was made: the items up to
- * and including the anchor where it now is. An item deleted (or inserted) before it since would
- * otherwise shift the offset, and an item was skipped (or served twice), where REST's keyset
- * tokens lose nothing. An anchor no longer on the page was deleted itself: the one before it is
- * then the last item served, as nearly as the gateway can tell.
+ * The items to skip on a cursor's page, `skip` counted when the cursor was made, found again by
+ * the ids of the last item served (`anchor`) and of the one before it (`before`, none when the
+ * anchor opened the page): an item deleted (or inserted) before them since would otherwise shift
+ * the offset, and an item was skipped (or served twice), where REST's keyset tokens lose nothing.
+ * - Both still side by side (or one of them gone): skip up to the one still there.
+ * - Apart: one of them moved, as an update moves an item of a list sorted by a date to its front
+ *   (change requests, members by `lastSeenAt`): the other one, the later of the two, is in place.
+ * - Both gone: they were deleted, and the offset counts them.
  */
-function realign(nodes: unknown[], skip: number, anchor: string): number {
-  if (anchorOf(nodes[skip - 1]) === anchor) return skip;
-  const at = nodes.findIndex((n) => anchorOf(n) === anchor);
-  return at >= 0 ? at + 1 : skip - 1;
+function realign(nodes: unknown[], skip: number, anchor: string, before: string | undefined): number {
+  const indexOf = (id: string | undefined) => (id === undefined ? -1 : nodes.findIndex((n) => anchorOf(n) === id));
+  if (anchorOf(nodes[skip - 1]) === anchor && (before === undefined || anchorOf(nodes[skip - 2]) === before)) return skip;
+  const [at, beforeAt] = [indexOf(anchor), indexOf(before)];
+  if (at >= 0 && beforeAt >= 0 && beforeAt !== at - 1) return Math.max(at, beforeAt) + 1;
+  if (at >= 0) return at + 1;
+  if (beforeAt >= 0) return beforeAt + 1;
+  return Math.max(0, skip - (before === undefined ? 1 : 2));
 }
 
 /**
