@@ -88,3 +88,21 @@ it.each([
   expect((await t.api.patch(`/spaces/${space}/change-requests/${page.edges[moved].node.restId}`, { subject: 'moved' })).status).toBe(200);
   expect(restIds(await changeRequests(2, page.edges[2].cursor))).toEqual(restIds(page).slice(3, 5));
 });
+
+const MEMBERS = `query($o: String!, $first: Int, $after: String) {
+  organization(organizationId: $o) { members(first: $first, after: $after, sort: LAST_SEEN_AT, order: ASC) {
+    edges { cursor node { restId } } } } }`;
+
+it.each([
+  ['its own member', 2],
+  ['the member before it', 1],
+])('resumes in place when a ping moved %s to the end (members by last seen, oldest first)', async (_what, moved) => {
+  const members = async (first: number, after?: string) => (await t.data(MEMBERS, { o: t.world.orgId, first, after })).organization.members;
+  const page = await members(100);
+  expect(page.edges.length).toBeGreaterThanOrEqual(5);
+  const mover = Object.values(t.world.users).find((u) => u.id === page.edges[moved].node.restId)!;
+  expect((await t.api.as(mover.token).post(`/orgs/${t.world.orgId}/ping`, {})).status).toBe(200);
+  // What follows the cursor: the members after it that stayed, then the mover at its new place.
+  const stayed = restIds(page).slice(3);
+  expect(restIds(await members(100, page.edges[2].cursor))).toEqual([...stayed, mover.id]);
+});

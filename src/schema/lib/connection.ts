@@ -203,14 +203,18 @@ function anchorOf(node: unknown): string | undefined {
  * the offset, and an item was skipped (or served twice), where REST's keyset tokens lose nothing.
  * - Both still side by side (or one of them gone): skip up to the one still there.
  * - Apart: one of them moved, as an update moves an item of a list sorted by a date to its front
- *   (change requests, members by `lastSeenAt`): the other one, the later of the two, is in place.
+ *   or its end (change requests, members by `lastSeenAt`): the one nearer where it was is in
+ *   place (a tie: the later one), and the mover is served again where it now is, as REST does.
  * - Both gone: they were deleted, and the offset counts them.
  */
 function realign(nodes: unknown[], skip: number, anchor: string, before: string | undefined): number {
   const indexOf = (id: string | undefined) => (id === undefined ? -1 : nodes.findIndex((n) => anchorOf(n) === id));
   if (anchorOf(nodes[skip - 1]) === anchor && (before === undefined || anchorOf(nodes[skip - 2]) === before)) return skip;
   const [at, beforeAt] = [indexOf(anchor), indexOf(before)];
-  if (at >= 0 && beforeAt >= 0 && beforeAt !== at - 1) return Math.max(at, beforeAt) + 1;
+  if (at >= 0 && beforeAt >= 0 && beforeAt !== at - 1) {
+    const [anchorMoved, beforeMoved] = [Math.abs(at - (skip - 1)), Math.abs(beforeAt - (skip - 2))];
+    return (anchorMoved === beforeMoved ? Math.max(at, beforeAt) : anchorMoved < beforeMoved ? at : beforeAt) + 1;
+  }
   if (at >= 0) return at + 1;
   if (beforeAt >= 0) return beforeAt + 1;
   return Math.max(0, skip - (before === undefined ? 1 : 2));
