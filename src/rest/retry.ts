@@ -41,6 +41,11 @@ export function parseRetryAfter(value: string | undefined, now = Date.now()): nu
   if (!value) return undefined;
   const trimmed = value.trim();
   if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  // Not delay-seconds, but a number all the same: read as seconds, a fraction rounded up, a
+  // negative one as none. V8's Date.parse read `0.001` as a date in 2000, so "retry now".
+  if (/^[+-]?\d+(\.\d+)?$/.test(trimmed)) return Math.max(0, Math.ceil(Number(trimmed))) * 1000;
+  // An HTTP date names its day and month; anything else is unreadable.
+  if (!/[a-z]/i.test(trimmed)) return undefined;
   const date = Date.parse(trimmed);
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }

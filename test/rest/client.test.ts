@@ -469,5 +469,10 @@ describe('REST client requests', () => {
     expect(parseRetryAfter('Tue, 31 Dec 2024 00:00:00 GMT', now)).toBe(0);
     expect(parseRetryAfter('soon', now)).toBeUndefined();
     expect(parseRetryAfter(undefined, now)).toBeUndefined();
+    // Numbers that are not delay-seconds, which Date.parse read as dates in 2000 (before: 0, "retry now").
+    expect(parseRetryAfter('0.001', now)).toBe(1000);
+    expect(parseRetryAfter('1.5', now)).toBe(2000);
+    expect(parseRetryAfter('-1', now)).toBe(0);
+    expect(parseRetryAfter('12 12 12', now)).toBeUndefined();
   });
 });
