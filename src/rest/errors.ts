@@ -84,6 +84,8 @@ export function codeForStatus(status: number): ErrorCode {
 /** A failed REST call, or input refused before one: what a client may see of it is `message` and `extensions`. */
 export class RestError extends Error {
   override readonly name = 'RestError';
+  /** A write sent that got no answer (`unansweredError`): the upstream may have made it, or make it yet. */
+  mayBeMade = false;
   constructor(
     message: string,
     readonly extensions: { code: ErrorCode; upstream?: UpstreamInfo; retryAfter?: number; limit?: string; maximum?: number },
@@ -125,15 +127,29 @@ function retryAfterSeconds(ms: number): number {
   return Math.min(MAX_RETRY_AFTER_SECONDS, Math.max(0, Math.ceil(ms / 1000)));
 }
 
-/**
- * The end of the message of a write's error that got no answer once sent (responses.ts): the
- * upstream may have made it, or make it yet.
- */
-export const WRITE_MAY_BE_MADE = '; the write may have been made';
-
 /** A failure without an HTTP answer: refused, reset, timed out, aborted. */
 export function unavailableError(upstream: Omit<UpstreamInfo, 'status'>, reason: string): RestError {
   return restError('UPSTREAM_UNAVAILABLE', `Upstream unavailable: ${reason}`, { ...upstream, status: null });
+}
+
+/**
+ * A call sent that got no answer (timed out, reset, its client gone): a read's is
+ * `unavailableError`; a write's also says that it may have been made (or be made yet), so a client
+ * does not take UPSTREAM_UNAVAILABLE's "try again later" as "it failed" and repeat a create, and
+ * is marked `mayBeMade` (the response cache stores nothing it names for a while). A call never
+ * sent (no connection, an open circuit) is an `unavailableError`.
+ */
+export function unansweredError(upstream: Omit<UpstreamInfo, 'status'>, reason: string): RestError {
+  if (upstream.method === 'GET') return unavailableError(upstream, reason);
+  const error = unavailableError(upstream, `${reason}; the write may have been made`);
+  error.mayBeMade = true;
+  return error;
+}
+
+/** Whether `err` (a RestError, or the GraphQL error made of one) is a write that may have been made. */
+export function writeMayBeMade(err: unknown): boolean {
+  const original = (err as { originalError?: unknown } | undefined)?.originalError;
+  return (err instanceof RestError && err.mayBeMade) || (original !== undefined && original !== err && writeMayBeMade(original));
 }
 
 /** The circuit breaker is open: no REST call was made. */

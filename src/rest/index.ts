@@ -39,7 +39,7 @@ export {
   restError,
   inputError,
   RestError,
-  WRITE_MAY_BE_MADE,
+  writeMayBeMade,
   type ErrorCode,
   type UpstreamInfo,
   type UpstreamErrorExtensions,

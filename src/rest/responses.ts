@@ -13,9 +13,9 @@ import {
   errorCode,
   errorForStatus,
   restError,
+  unansweredError,
   unavailableError,
   upstreamMessage,
-  WRITE_MAY_BE_MADE,
   type RestError,
 } from './errors.js';
 import { jsonShape, parsedBytes, SHAPE_FROM_CHARS } from './jsonShape.js';
@@ -147,7 +147,7 @@ export function failure(err: unknown, req: Prepared, deadline: Deadline): Outcom
   if (deadline.signal.aborted) {
     return {
       ok: false,
-      error: unavailableError(req.info, deadline.reason() + mayBeMade(req, undefined)),
+      error: unansweredError(req.info, deadline.reason()),
       retryable: false,
       health: deadline.expired ? 'route' : 'neutral',
     };
@@ -168,16 +168,9 @@ export function connectionError(code: string | undefined, req: Prepared): RestEr
     return restError('UPSTREAM_ERROR', 'Upstream response too large', { ...req.info, status: null });
   }
   if (malformed(code)) return restError('UPSTREAM_ERROR', 'Upstream sent a malformed HTTP answer', { ...req.info, status: null });
-  return unavailableError(req.info, ((code && REASONS[code]) ?? `request failed${code ? ` (${code})` : ''}`) + mayBeMade(req, code));
-}
-
-/**
- * What a write that got no answer adds to its error: it may have been made (or be made yet), so a
- * client does not take UPSTREAM_UNAVAILABLE's "try again later" as "it failed" and repeat a create.
- * Not when no connection could be had (nothing was sent), nor for a read.
- */
-function mayBeMade(req: Prepared, code: string | undefined): string {
-  return req.info.method === 'GET' || ORIGIN_DOWN.has(code ?? '') ? '' : WRITE_MAY_BE_MADE;
+  const reason = (code && REASONS[code]) ?? `request failed${code ? ` (${code})` : ''}`;
+  // No connection could be had: nothing was sent.
+  return ORIGIN_DOWN.has(code ?? '') ? unavailableError(req.info, reason) : unansweredError(req.info, reason);
 }
 
 /** How a connection failure (`systemCode`) bears on the upstream's health: an answer that broke HTTP is an answer. */

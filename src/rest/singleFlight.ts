@@ -14,7 +14,7 @@
  */
 import type { Clock } from './clock.js';
 import type { Deadline } from './deadline.js';
-import { unavailableError, WRITE_MAY_BE_MADE } from './errors.js';
+import { unansweredError, unavailableError } from './errors.js';
 import type { Prepared } from './request.js';
 
 /** A request of one caller, open from its arrival until `close()`. */
@@ -277,7 +277,7 @@ export class Leaving {
       if (--flight.waiters === 0) flight.abandon();
     };
     // A write's call was started: it may be made all the same.
-    const aborted = () => unavailableError(req.info, `request aborted${req.info.method === 'GET' ? '' : WRITE_MAY_BE_MADE}`);
+    const aborted = () => unansweredError(req.info, 'request aborted');
     if (this.signal.aborted) {
       leave();
       return Promise.reject(aborted());

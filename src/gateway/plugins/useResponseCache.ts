@@ -50,7 +50,7 @@
  *   most `INVALIDATION_MARK_MS`): a result whose lookup is not known is not stored. Nor is the
  *   result of an operation that took the answer of a REST call another request of its caller
  *   started earlier (`tookEarlierRead`: single-flight), which may predate its lookup.
- * - A write sent that got no answer (a timeout, a reset: `WRITE_MAY_BE_MADE`) may be made after
+ * - A write sent that got no answer (a timeout, a reset: `writeMayBeMade`) may be made after
  *   its invalidation: for `INVALIDATION_MARK_MS`, no result holding what it names (an
  *   access write: no result) is stored (`unsettle`).
  * - The mutation's response is sent only once these are done, so the caller's next read, on any
@@ -89,7 +89,7 @@ import type { RedisHandle } from '../redis.js';
 import { callerHash } from '../lib/callerHash.js';
 import { isIntrospecting } from './useClientIntrospection.js';
 import { LRUCache } from 'lru-cache';
-import { ANONYMOUS, WRITE_MAY_BE_MADE } from '../../rest/index.js';
+import { ANONYMOUS, writeMayBeMade } from '../../rest/index.js';
 import {
   CACHE_PREFIX,
   EVERY_RESULT,
@@ -632,14 +632,12 @@ function refused(result: ExecutionResult, key: string): boolean {
 
 /**
  * Whether a write of the root field at `key` was sent and got no answer (a timeout, a reset: its
- * error says `WRITE_MAY_BE_MADE`): the REST API may have made it, or make it later. Not one never
+ * error is `writeMayBeMade`): the REST API may have made it, or make it later. Not one never
  * sent (connection refused, an open circuit): else any caller's write during an outage kept every
  * result from being stored.
  */
 function noAnswer(result: ExecutionResult, key: string): boolean {
-  return (result.errors ?? []).some(
-    (e) => e.path?.[0] === key && e.extensions?.code === 'UPSTREAM_UNAVAILABLE' && e.message.endsWith(WRITE_MAY_BE_MADE),
-  );
+  return (result.errors ?? []).some((e) => e.path?.[0] === key && writeMayBeMade(e));
 }
 
 function mutationWrites(args: ExecutionArgs, operation: OperationDefinitionNode): Write[] {
