@@ -33,13 +33,9 @@ import { isAddressKey, jsonShape, provenBudget } from '../../rest/index.js';
 import { callerIdentity } from '../lib/callerHash.js';
 import { countInWindow, type RedisHandle } from '../redis.js';
 import { servedFromCache } from '../lib/servedFromCache.js';
-import { useMaxAliases } from './useMaxAliases.js';
-import { useMaxDepth } from './useMaxDepth.js';
 import { useMaxDocumentBytes } from './useMaxDocumentBytes.js';
-import { useMaxFields } from './useMaxFields.js';
-import { useMaxOperationName } from './useMaxOperationName.js';
-import { useMaxTokens } from './useMaxTokens.js';
 import { useOneRuleValidation } from './useOneRuleValidation.js';
+import { useDocumentLimits } from './useQueryLimits.js';
 
 export interface PersistedOperationsOptions {
   /** id → document. */
@@ -142,11 +138,7 @@ function documentCheck(limits: GatewayLimits): (document: string) => string | un
         onValidate: ({ setValidationFn }) => setValidationFn(validate),
       },
       useMaxDocumentBytes(limits.maxDocumentBytes),
-      useMaxTokens(limits.maxTokens),
-      useMaxFields(limits.maxFields),
-      useMaxOperationName(),
-      useMaxDepth(limits.maxDepth),
-      useMaxAliases(limits.maxAliases),
+      ...useDocumentLimits(limits),
       useOneRuleValidation(),
     ],
   });

@@ -30,13 +30,21 @@ export interface InFlightLimit {
 }
 
 /** `shared`: the gateway's bodies the same for every caller (kept introspection answers' texts, see lib/sharedBodies.ts). */
+/**
+ * The limits that depend on the document alone (its parse and validation): also what each document
+ * of a persisted operations file is checked against at start (usePersistedOperations.ts).
+ */
+export const useDocumentLimits = (limits: GatewayLimits): Plugin[] => [
+  useMaxTokens(limits.maxTokens),
+  useMaxFields(limits.maxFields),
+  useMaxOperationName(),
+  useMaxDepth(limits.maxDepth),
+  useMaxAliases(limits.maxAliases),
+];
+
 export function useQueryLimits(limits: GatewayLimits & InFlightLimit, shared?: SharedBodies): Plugin[] {
   return [
-    useMaxTokens(limits.maxTokens),
-    useMaxFields(limits.maxFields),
-    useMaxOperationName(),
-    useMaxDepth(limits.maxDepth),
-    useMaxAliases(limits.maxAliases),
+    ...useDocumentLimits(limits),
     useDirectiveArguments(),
     useIntrospectionAccess({ anonymous: limits.anonymousIntrospection ?? false }),
     useCostLimit(limits),
