@@ -32,6 +32,22 @@ function holdNextRead(proxy: SwitchProxy, spaceId: string) {
   return { held, release };
 }
 
+/** Redis, the embedded upstream and a switch proxy in front of it, started once for a describe block. */
+function startedOnce(take: (stack: { redis: TestRedis; upstream: TestUpstream; proxy: SwitchProxy }) => void): void {
+  let stack: { redis: TestRedis; upstream: TestUpstream; proxy: SwitchProxy } | undefined;
+  beforeAll(async () => {
+    const redis = await startRedis();
+    const upstream = await startUpstream();
+    stack = { redis, upstream, proxy: await startSwitchProxy(upstream.url) };
+    take(stack);
+  });
+  afterAll(async () => {
+    await stack?.proxy.stop();
+    await stack?.upstream.stop();
+    await stack?.redis.stop();
+  });
+}
+
 describe('response cache: a read that overlaps a write', () => {
   let redis: TestRedis;
   let upstream: TestUpstream;
@@ -40,16 +56,9 @@ describe('response cache: a read that overlaps a write', () => {
   let spaceId: string;
   const track = stopAfterEach();
 
-  beforeAll(async () => {
-    redis = await startRedis();
-    upstream = await startUpstream();
-    proxy = await startSwitchProxy(upstream.url);
+  startedOnce((stack) => {
+    ({ redis, upstream, proxy } = stack);
     admin = upstream.world.users.admin.token;
-  });
-  afterAll(async () => {
-    await proxy?.stop();
-    await upstream?.stop();
-    await redis?.stop();
   });
   beforeEach(async () => {
     await redis.client.flushall();
@@ -100,16 +109,7 @@ describe('response cache: a read that joins one in flight from before a write', 
   let proxy: SwitchProxy;
   const track = stopAfterEach();
 
-  beforeAll(async () => {
-    redis = await startRedis();
-    upstream = await startUpstream();
-    proxy = await startSwitchProxy(upstream.url);
-  });
-  afterAll(async () => {
-    await proxy?.stop();
-    await upstream?.stop();
-    await redis?.stop();
-  });
+  startedOnce((stack) => ({ redis, upstream, proxy } = stack));
 
   it('the caller renames on A, then reads on B, where its read joins one B started before: that result is not stored', async () => {
     const admin = upstream.world.users.admin.token;
@@ -150,16 +150,7 @@ describe('response cache: a write that got no answer', () => {
   let proxy: SwitchProxy;
   const track = stopAfterEach();
 
-  beforeAll(async () => {
-    redis = await startRedis();
-    upstream = await startUpstream();
-    proxy = await startSwitchProxy(upstream.url);
-  });
-  afterAll(async () => {
-    await proxy?.stop();
-    await upstream?.stop();
-    await redis?.stop();
-  });
+  startedOnce((stack) => ({ redis, upstream, proxy } = stack));
   beforeEach(async () => {
     await redis.client.flushall();
     proxy.delay = () => 0;
