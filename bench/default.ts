@@ -11,6 +11,9 @@
  *  (c) its p50 latency with `latencyMs` injected per REST call, against the REST floor;
  *  (d) a burst of identical nested queries from one token, and from two;
  *  (e) the gateway's RSS right after start and its peak (VmHWM) under this load.
+ * Beside the varied cells, in the same rounds: the least a server of this stack costs for the same
+ * query (bench/bare.mjs: graphql-yoga with one resolver and nothing else, and graphql-js's `execute`
+ * over node:http), so the gateway's ratio reads against what its framework alone takes.
  */
 import {
   lightLoad,
@@ -25,6 +28,7 @@ import {
   mib,
   restRequest,
   setting,
+  startBare,
   startGateway,
   startProxy,
   startUpstream,
@@ -73,8 +77,10 @@ export async function runDefault(): Promise<void> {
     children.push(slowGateway);
     const proxy = await startProxy(upstream.url);
     children.push(proxy);
+    const bare = { yoga: await startBare(upstream.url, 'yoga'), graphql: await startBare(upstream.url, 'graphql') };
+    children.push(bare.yoga, bare.graphql);
 
-    const rates = await throughputs(upstream, gateway, proxy);
+    const rates = await throughputs(upstream, gateway, proxy, bare);
     const cold = await nestedCold(upstream, slowGateway);
     const calls = await nestedCalls(upstream, slowGateway);
     const latency = await nestedLatency(upstream, slowGateway);
@@ -106,8 +112,9 @@ type Sample = {
   cpuMs: number;
   /** REST calls per request (the gateway's, from its /metrics). */ restCalls: number;
 };
-type Target = 'direct' | 'proxy' | 'gateway';
-type Rates = Record<Workload, Record<number, Record<Target, Sample>>>;
+/** The bare servers (bench/bare.mjs) run the varied workload only. */
+type Target = 'direct' | 'proxy' | 'gateway' | 'yoga' | 'graphql';
+type Rates = Record<Workload, Record<number, Record<'direct' | 'proxy' | 'gateway', Sample> & Partial<Record<'yoga' | 'graphql', Sample>>>>;
 
 /** A space id per request: always the first seeded one (`same`), or one drawn at random (`varied`). */
 function spacePicker(upstream: UpstreamThread, workload: Workload): () => string {
@@ -120,22 +127,31 @@ function spacePicker(upstream: UpstreamThread, workload: Workload): () => string
  * CPU time its process spent per request (robust to a shared machine's load; none for the upstream),
  * from /proc/<pid>/stat before and after each cell.
  */
-async function throughputs(upstream: UpstreamThread, gateway: Child, proxy: Child): Promise<Rates> {
+async function throughputs(
+  upstream: UpstreamThread,
+  gateway: Child,
+  proxy: Child,
+  bare: Record<'yoga' | 'graphql', Child>,
+): Promise<Rates> {
   const { token } = upstream.seeded;
   const restBase = new URL(upstream.url).pathname;
-  const targets = (workload: Workload): Record<Target, [string, Once, Child | null]> => {
+  const targets = (workload: Workload): Partial<Record<Target, [string, Once, Child | null]>> => {
     const space = spacePicker(upstream, workload);
+    const query = graphqlRequest('/graphql', token, ONE_RESOURCE, () => ({ space: space() }));
     return {
       direct: [new URL(upstream.url).origin, restRequest(() => `${restBase}/spaces/${space()}`, token), null],
       proxy: [new URL(proxy.url).origin, restRequest(() => `${restBase}/spaces/${space()}`, token), proxy],
-      gateway: [new URL(gateway.url).origin, graphqlRequest('/graphql', token, ONE_RESOURCE, () => ({ space: space() })), gateway],
+      gateway: [new URL(gateway.url).origin, query, gateway],
+      ...(workload === 'varied'
+        ? { yoga: [new URL(bare.yoga.url).origin, query, bare.yoga], graphql: [new URL(bare.graphql.url).origin, query, bare.graphql] }
+        : {}),
     };
   };
-  for (const [origin, once] of Object.values(targets('varied'))) await load(origin, 10, 1, once); // warm-up (JIT, pools)
+  for (const [origin, once] of Object.values(targets('varied')) as Array<[string, Once, Child | null]>) await load(origin, 10, 1, once); // warm-up (JIT, pools)
   const rates = { same: {}, varied: {} } as Rates;
   for (const workload of WORKLOADS) {
     for (const connections of CONNECTIONS) {
-      const samples: Record<Target, Sample[]> = { direct: [], proxy: [], gateway: [] };
+      const samples: Partial<Record<Target, Sample[]>> = {};
       for (let round = 0; round < ROUNDS; round++) {
         for (const [name, [origin, once, child]] of Object.entries(targets(workload)) as Array<[Target, [string, Once, Child | null]]>) {
           const calls = name === 'gateway' ? await upstreamCalls(origin) : NaN;
@@ -143,11 +159,11 @@ async function throughputs(upstream: UpstreamThread, gateway: Child, proxy: Chil
           const run = await load(origin, connections, SECONDS, once);
           const cpuMs = child ? (child.cpuMs() - cpu) / Math.max(1, run.done) : NaN;
           const restCalls = name === 'gateway' ? ((await upstreamCalls(origin)) - calls) / Math.max(1, run.done) : 1;
-          samples[name].push({ ...run, cpuMs, restCalls });
+          (samples[name] ??= []).push({ ...run, cpuMs, restCalls });
         }
       }
       rates[workload][connections] = Object.fromEntries(
-        Object.entries(samples).map(([name, s]) => [
+        (Object.entries(samples) as Array<[Target, Sample[]]>).map(([name, s]) => [
           name,
           {
             rate: median(s.map((x) => x.rate)),
@@ -156,7 +172,7 @@ async function throughputs(upstream: UpstreamThread, gateway: Child, proxy: Chil
             restCalls: median(s.map((x) => x.restCalls)),
           },
         ]),
-      ) as Record<Target, Sample>;
+      ) as Rates[Workload][number];
       console.log(`bench: ${workload}, ${connections} connections: ${JSON.stringify(rates[workload][connections])}`);
     }
   }
@@ -335,6 +351,14 @@ function report(r: {
       `${f2(cpu)} ×`,
       `≤ 3 × the proxy hop's, 0 errors: ${goal(cpu <= 3 && gateway.errors === 0)}`,
     ]);
+    const { yoga, graphql } = r.rates.varied[c];
+    if (yoga && graphql)
+      rows.push([
+        `the stack alone, the same load (bench/bare.mjs: no bound, check, metric or cache): CPU time per request (ms) of graphql-yoga with one resolver / of graphql-js's \`execute\` over node:http (errors)`,
+        `${f2(yoga.cpuMs)} / ${f2(graphql.cpuMs)} (${yoga.errors} / ${graphql.errors})`,
+        `${f2(yoga.cpuMs / proxy.cpuMs)} × / ${f2(graphql.cpuMs / proxy.cpuMs)} × the proxy hop's`,
+        '',
+      ]);
   }
   const { calls, distinct: d, depth: dp } = r.calls;
   rows.push([

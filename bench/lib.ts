@@ -136,6 +136,11 @@ export function startProxy(target: string, fail?: string, slow?: { word: string;
   return startChild(['bench/proxy.mjs', ...args], process.env, /^PROXY: (\S+)$/m);
 }
 
+/** bench/bare.mjs (the stack's least cost: graphql-yoga, or graphql-js alone) in front of `upstreamUrl`. */
+export function startBare(upstreamUrl: string, mode: 'yoga' | 'graphql'): Promise<Child> {
+  return startChild(['bench/bare.mjs', upstreamUrl, mode], { ...process.env, NODE_ENV: 'production' }, /^BARE: (\S+)$/m);
+}
+
 async function startChild(
   args: string[],
   env: NodeJS.ProcessEnv,
