@@ -118,6 +118,10 @@ describe('a small JSON POST answers the same on the fast path as through Yoga', 
       JSON.stringify({ query: '{ viewer { displayName ... @defer { email } } }' }),
       { accept: 'application/json' },
     ],
+    // Yoga's parser takes `application/json` as written, alone or before `;` (415 otherwise).
+    ['a content type in capitals', JSON.stringify({ query: '{ __typename }' }), { 'content-type': 'APPLICATION/JSON' }],
+    ['a space before the parameters', JSON.stringify({ query: '{ __typename }' }), { 'content-type': 'application/json ; charset=utf-8' }],
+    ['a list of content types', JSON.stringify({ query: '{ __typename }' }), { 'content-type': 'application/json, text/plain' }],
     ['a streamed list, no Accept', JSON.stringify({ query: '{ organizations { nodes @stream(initialCount: 0) { id } } }' }), {}],
   ])('%s', async (_name, body, headers) => {
     const { first, fast, yoga } = await both(body, { ...auth, ...headers });

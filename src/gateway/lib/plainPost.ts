@@ -142,8 +142,12 @@ class PlainHeaders {
   }
 }
 
-/** The JSON body types Yoga's POST parser takes (`application/json`, any parameters). */
-const JSON_TYPE = /^application\/json\s*(;|$)/i;
+/**
+ * The JSON body types Yoga's POST parser takes, as it matches them (isContentTypeMatch): exactly
+ * `application/json`, or it and `;` and parameters. Matched in any case or with a space before the
+ * `;`, `APPLICATION/JSON` ran here where Yoga answers 415.
+ */
+const JSON_TYPE = /^application\/json(;|$)/;
 /** Accepted types whose result processors stream (SSE, multipart): Yoga's path. */
 const STREAMED = /text\/event-stream|multipart\//i;
 const PARAMS = new Set(['query', 'variables', 'operationName']);
