@@ -157,6 +157,14 @@ describe('with CORS and the response cache on', () => {
     expect(hit).toEqual(seen(await post(t.gateway.url, body, headers, true)));
   });
 
+  it('a refusal a response hook rewrites (406) gets the later hooks on both paths (Vary: Origin)', async () => {
+    const headers = { origin: 'https://app.example', authorization: `Bearer ${t.world.users.admin.token}`, accept: 'text/html' };
+    const body = JSON.stringify({ query: '{ __typename }' });
+    const fast = seen(await post(t.gateway.url, body, headers, false));
+    expect(fast).toMatchObject({ status: 406, vary: 'Origin', allowOrigin: 'https://app.example' });
+    expect(fast).toEqual(seen(await post(t.gateway.url, body, headers, true)));
+  });
+
   it('a caller over its rate limit is refused with the CORS headers a browser needs to read the 429', async () => {
     const body = JSON.stringify({ query: '{ __typename }' });
     const answers = [];

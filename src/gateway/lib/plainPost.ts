@@ -404,7 +404,12 @@ export function plainPost({ yoga, maxBytes, fallback, documents }: PlainPostOpti
       }
       const responsePayload = {
         request,
-        response,
+        // The response as the hooks before left it: the adapter gives each hook a payload of its
+        // own. One set once, a hook after a `setResponse` (useRequestErrorCodes' body for a 406)
+        // changed the response replaced, not the one sent (its `Vary: Origin` was lost).
+        get response() {
+          return response;
+        },
         serverContext,
         setResponse(next: Response) {
           response = next;
