@@ -174,6 +174,22 @@ describe('with CORS and the response cache on', () => {
   });
 });
 
+describe('with CORS on', () => {
+  let t: TestStack;
+  beforeAll(async () => {
+    t = await startStack({ corsOrigins: ['https://app.example'] });
+  });
+  afterAll(() => t?.stop());
+
+  it('a streamed result the shutdown hook wraps gets the later hooks on both paths (Vary: Origin)', async () => {
+    const headers = { origin: 'https://other.example', authorization: `Bearer ${t.world.users.admin.token}`, accept: '*/*' };
+    const body = JSON.stringify({ query: '{ organizations { nodes @stream(initialCount: 0) { id } } }' });
+    const fast = seen(await post(t.gateway.url, body, headers, false));
+    expect(fast).toMatchObject({ status: 200, type: 'multipart/mixed; boundary="-"', vary: 'Origin' });
+    expect(fast).toEqual(seen(await post(t.gateway.url, body, headers, true)));
+  });
+});
+
 describe('a text seen valid runs again without parse and validation', () => {
   let t: TestStack;
   let auth: Record<string, string>;
