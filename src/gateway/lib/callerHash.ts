@@ -22,6 +22,16 @@ export function setCallerIdentity(request: Request, identity: CallerIdentity): v
   identities.set(request, identity);
 }
 
+/**
+ * `next`, a request made from `request` (its body wrapped), is the same caller's. Without it, a
+ * chunked body bounded after the identity was set (useAnonymousBodyLimit) made a request without
+ * one: every anonymous chunked request, from any address, counted against one unknown address.
+ */
+export function sameCaller(request: Request, next: Request): void {
+  const identity = identities.get(request);
+  if (identity !== undefined) identities.set(next, identity);
+}
+
 /** The request's identity; for a request the identity plugin did not see, one from its header alone. */
 export function callerIdentity(request: Request): CallerIdentity {
   let identity = identities.get(request);

@@ -14,7 +14,7 @@
  * restart must pass); it gets its own budget once accepted, or its address's once rejected.
  */
 import type { Plugin } from 'graphql-yoga';
-import { callerIdentity } from '../lib/callerHash.js';
+import { callerIdentity, sameCaller } from '../lib/callerHash.js';
 import { errorResponse } from '../lib/errorResponse.js';
 import { closeWhenAnswered, type NodeServerContext } from '../lib/httpBounds.js';
 import { limitError } from '../lib/limitError.js';
@@ -64,15 +64,15 @@ export function useRequestBodyLimit(
           },
         }),
       );
-      setRequest(
-        new fetchAPI.Request(request.url, {
-          method: request.method,
-          headers: request.headers,
-          signal: request.signal,
-          body,
-          duplex: 'half',
-        } as RequestInit),
-      );
+      const bounded = new fetchAPI.Request(request.url, {
+        method: request.method,
+        headers: request.headers,
+        signal: request.signal,
+        body,
+        duplex: 'half',
+      } as RequestInit);
+      sameCaller(request, bounded);
+      setRequest(bounded);
     },
   };
 }
