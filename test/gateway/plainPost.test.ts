@@ -132,8 +132,16 @@ describe('a small JSON POST answers the same on the fast path as through Yoga', 
 
 describe('with CORS and the response cache on', () => {
   let t: TestStack;
+  /** The gateway's debug lines. */
+  const lines: string[] = [];
   beforeAll(async () => {
-    t = await startStack({ corsOrigins: ['https://app.example'], anonymousRateLimit: 1, responseCacheTtlMs: 60_000 });
+    const line = (message: string) => void lines.push(message);
+    t = await startStack({
+      corsOrigins: ['https://app.example'],
+      anonymousRateLimit: 1,
+      responseCacheTtlMs: 60_000,
+      log: { debug: line, info: line, warn: line, error: line },
+    });
   });
   afterAll(() => t?.stop());
 
@@ -154,6 +162,19 @@ describe('with CORS and the response cache on', () => {
     const fast = seen(await post(t.gateway.url, body, headers, false));
     expect(fast).toMatchObject({ status: 406, vary: 'Origin', allowOrigin: 'https://app.example' });
     expect(fast).toEqual(seen(await post(t.gateway.url, body, headers, true)));
+  });
+
+  it('a caller refused on arrival (429) gets the same debug lines on both paths', async () => {
+    const body = JSON.stringify({ query: '{ __typename }' });
+    const headers = { origin: 'https://app.example' };
+    // Past the anonymous limit (1): refused by the rate limit's onRequest hook on both paths.
+    while ((await post(t.gateway.url, body, headers, false)).status !== 429);
+    const linesOf = async (chunked: boolean) => {
+      lines.length = 0;
+      expect((await post(t.gateway.url, body, headers, chunked)).status).toBe(429);
+      return lines.splice(0);
+    };
+    expect(await linesOf(false)).toEqual(await linesOf(true));
   });
 
   it('a caller over its rate limit is refused with the CORS headers a browser needs to read the 429', async () => {

@@ -394,6 +394,9 @@ export function plainPost({ yoga, maxBytes, fallback, documents }: PlainPostOpti
       await runHooks(onRequest, arrival as unknown as Parameters<OnRequest>[0], () => response !== undefined);
       const { request } = arrival;
       if (!response) {
+        // Yoga's own debug line for its parsing step, which a request answered by an `onRequest`
+        // hook (a 429 with CORS on) never reaches (a debug log reads the same on either path).
+        logger.debug('Parsing request to extract GraphQL parameters');
         let result: unknown;
         try {
           result = await resultFor(params, request, serverContext);
@@ -455,8 +458,6 @@ export function plainPost({ yoga, maxBytes, fallback, documents }: PlainPostOpti
         fallback(req, res);
         return;
       }
-      // Yoga's own debug line for this step (a debug log reads the same on either path).
-      logger.debug('Parsing request to extract GraphQL parameters');
       answer(req, res, params).catch((error: unknown) => {
         logger.error(error);
         res.destroy();
