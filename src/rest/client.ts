@@ -117,6 +117,8 @@ export interface RestClient {
    * it. Undefined when single-flight is off.
    */
   arrive(authorization: string | undefined): Arrival | undefined;
+  /** Characters of the answers kept for callers' other open requests (singleFlight.ts; tests). */
+  keptAnswerChars(): number;
   /**
    * The bytes of large answers per caller (byteBudget.ts), by budget key: the REST client counts
    * its large answers; the gateway counts large results it serves without a REST call.
@@ -141,6 +143,7 @@ export function createRestClient(config: RestClientConfig): RestClient {
     baseUrl: base.toString(),
     forCaller: (authorization, options = {}) => new CallerView(transport, reads, authorization, options),
     arrive: (authorization) => reads.arrive(credentialOf(authorization).key),
+    keptAnswerChars: () => reads.keptChars(),
     bytes: transport.parts.bytes,
     answers: transport.parts.answers,
     identify: (authorization, address) => known.identify(authorization, address),

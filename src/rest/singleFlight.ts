@@ -47,6 +47,8 @@ interface CallerReads {
   recent: Map<string, Answer>;
   /** Characters of the answers in `recent`. */
   recentChars: number;
+  /** Cancels the timer that prunes the kept answers as they age (set while any is kept). */
+  cancelExpiry?: () => void;
   /** Bumped by every write (start and end): an answer of a call started before it is not kept. */
   generation: number;
 }
@@ -85,6 +87,13 @@ export class SharedReads {
     private readonly clock: Clock,
     private readonly newDeadline: () => Deadline,
   ) {}
+
+  /** Characters of the answers kept for all callers (tests). */
+  keptChars(): number {
+    let chars = 0;
+    for (const state of this.callers.values()) chars += state.recentChars;
+    return chars;
+  }
 
   /** The time on the clock of `since` and of the calls' starts. */
   now(): number {
@@ -194,6 +203,7 @@ export class SharedReads {
             state.recent.set(req.url, { value, at, size, startedAt });
             state.recentChars += size;
             this.prune(state, at);
+            this.expireRecent(state);
           }
           return value;
         },
@@ -226,6 +236,28 @@ export class SharedReads {
     }
   }
 
+  /**
+   * Prunes the caller's kept answers when the oldest has outlived RECENT_MAX_AGE_MS, and again
+   * for the next. Pruned only as its requests closed or answers came, an idle caller's answers
+   * stayed for as long as another of its requests was open: six tokens each holding one idle
+   * event stream kept 24 MB of parsed comments for good.
+   */
+  private expireRecent(state: CallerReads): void {
+    if (state.cancelExpiry !== undefined) return;
+    const oldest = state.recent.values().next().value;
+    if (oldest === undefined) return;
+    const timer = this.clock.setTimeout(
+      () => {
+        state.cancelExpiry = undefined;
+        this.prune(state, this.clock.now());
+        this.expireRecent(state);
+      },
+      Math.max(0, oldest.at + RECENT_MAX_AGE_MS - this.clock.now()) + 1,
+    );
+    (timer as { unref?: () => void }).unref?.();
+    state.cancelExpiry = () => this.clock.clearTimeout(timer);
+  }
+
   /** Drops a caller's state once nothing of it runs or is open. */
   private forgetIfIdle(state: CallerReads): void {
     if (state.running === 0 && state.open.size === 0 && this.callers.get(state.key) === state) this.callers.delete(state.key);
@@ -241,6 +273,8 @@ function forgetReads(state: CallerReads): void {
 function clearRecent(state: CallerReads): void {
   state.recent.clear();
   state.recentChars = 0;
+  state.cancelExpiry?.();
+  state.cancelExpiry = undefined;
 }
 
 /**

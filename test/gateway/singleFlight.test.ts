@@ -7,10 +7,11 @@
 import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startChaosStack, type ChaosStack } from '../helpers/chaosProxy.js';
-import { until } from '../helpers/clock.js';
+import { fakeClock, until } from '../helpers/clock.js';
+import { startStack, type TestStack } from '../helpers/gateway.js';
 import type { TestUpstream } from '../helpers/upstream.js';
 
-const stacks: ChaosStack[] = [];
+const stacks: Array<ChaosStack | TestStack> = [];
 afterEach(async () => {
   for (const s of stacks.splice(0)) await s.stop();
 });
@@ -187,5 +188,29 @@ describe('single-flight across concurrent requests', () => {
     expect(new Set(gets().map((r) => r.authorization))).toEqual(new Set([`Bearer ${admin.token}`, `Bearer ${read.token}`]));
     expect(gets().filter((r) => r.authorization === `Bearer ${admin.token}`)).toHaveLength(2);
     expect(gets().filter((r) => r.authorization === `Bearer ${read.token}`)).toHaveLength(1);
+  });
+});
+
+describe('answers kept for a caller’s other open requests', () => {
+  it('are dropped once older than their age limit, while another request of the caller stays open', async () => {
+    const clock = fakeClock();
+    const t = await startStack({ clock });
+    stacks.push(t);
+    const { admin } = t.world.users;
+    const space = await t.api.post(`/orgs/${t.world.orgId}/spaces`, { title: 'Kept' });
+    const TITLE = `query($id: String!) { space(spaceId: $id) { title } }`;
+    let arrived = 0;
+    const arrive = t.gateway.rest.arrive;
+    t.gateway.rest.arrive = (authorization) => (arrived++, arrive(authorization));
+    // A request of the caller that stays open (an idle event stream holds one for hours).
+    const open = slowRequest(t.gateway.url, admin.token, TITLE, { id: space.body.id });
+    await until(() => arrived === 1);
+    expect((await t.gql(TITLE, { id: space.body.id }, admin.token)).data).toEqual({ space: { title: 'Kept' } });
+    // Kept for the open request (it arrived before the answer came), up to RECENT_MAX_AGE_MS.
+    expect(t.gateway.rest.keptAnswerChars()).toBeGreaterThan(0);
+    clock.advance(2_001);
+    // Nothing else of the caller happened: without a timer of their own they stayed until it closed.
+    expect(t.gateway.rest.keptAnswerChars()).toBe(0);
+    expect((await open.finish()).data).toEqual({ space: { title: 'Kept' } });
   });
 });
