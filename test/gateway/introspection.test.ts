@@ -178,6 +178,18 @@ describe('a kept introspection result', () => {
     expect(s.gateway.introspection.worker).toBeUndefined();
   });
 
+  it('counts its key, variables included, in the bytes kept: sixteen keys of 900 KB were kept past them', async () => {
+    const query = '{ __schema { queryType { name } } }';
+    // Variables the document does not declare: graphql ignores them, the key holds them.
+    const send = async (i: number) =>
+      (await stack.post({ query, variables: { pad: `${i}:`.padEnd(900_000, 'x') } }, `Bearer ${t.world.users.read.token}`)).result;
+    for (let i = 0; i < 8; i++) expect((await send(i)).errors).toBeUndefined();
+    expect(executions()).toBe(8);
+    // At most 4 MiB of keys and results are kept: the first one went.
+    expect((await send(0)).errors).toBeUndefined();
+    expect(executions()).toBe(9);
+  });
+
   it('the response cache leaves introspection alone (it never keeps it, and walked its result on every request)', async () => {
     await using s = await startStack({ responseCacheTtlMs: 60_000 });
     const res = await s.gql(FULL);

@@ -6,7 +6,7 @@
  * looping on it held every other caller back. Placed after the access check and the
  * cost limit (useQueryLimits.ts), so a kept result is served only to a request that passed both, as
  * an executed one would be. Kept by document text, operation name and variables, at most
- * MAX_ENTRIES results and MAX_BYTES (their JSON's length, and their text once served again), the
+ * MAX_ENTRIES results and MAX_BYTES (their keys' and JSON's length, and their text once served again), the
  * least recently used dropped first; results with
  * errors and streamed ones are not kept. (The response cache, per caller, leaves introspection
  * alone: see useClientIntrospection.ts.)
@@ -33,7 +33,7 @@ export const isIntrospectionOnly = operationVerdict(
 
 interface Kept {
   result: ExecutionResult;
-  /** Its JSON length, and its text's once made. */
+  /** Its key's length, its JSON's, and its text's once made. */
   bytes: number;
   text?: string;
 }
@@ -45,7 +45,10 @@ export function useIntrospectionCache(shared?: SharedBodies): Plugin {
   const keep = (key: string, result: ExecutionResult) => {
     // Identical operations answered together (one execution in the worker) are kept once.
     if (kept.get(key)?.result.data === result.data) return;
-    const size = jsonSize(result, MAX_BYTES);
+    // Its key counts too: it holds the variables as sent, those the document declares or not, and
+    // sixteen `{ __schema { queryType { name } } }` sent with 1 MB of variables each held 16 MB
+    // past the 4 MiB counted.
+    const size = key.length + jsonSize(result, MAX_BYTES);
     if (size > MAX_BYTES) return;
     drop(key);
     const entry: Kept = { result, bytes: size };
