@@ -76,6 +76,16 @@ const TABLE = [
     help: 'SQLite file of the embedded REST API, or :memory:',
   },
   {
+    key: 'dbMaxBytes',
+    flag: '--db-max-bytes',
+    env: 'DOCS_GRAPH_DB_MAX_BYTES',
+    kind: 'int',
+    min: 0,
+    max: 1_000_000_000_000,
+    fallback: () => 256 * 1024 * 1024,
+    help: 'Largest size of the embedded REST API database: a write that needs more is answered 507 (0: no cap)',
+  },
+  {
     key: 'upstreamUrl',
     flag: '--upstream-url',
     env: 'GITBOOK_API_URL',

@@ -61,7 +61,7 @@ async function runUpstream(
     import('./upstream/db/index.js'),
     import('./upstream/server.js'),
   ]);
-  const db = openDb(openDatabase, config.db);
+  const db = openDb(openDatabase, config.db, config.dbMaxBytes);
   const demo = await ensureDemo(db, log).catch((error: Error) => fail(`Cannot start: ${error.message}`, error.cause));
   const upstreamLog = createLogger(config.logLevel, 'rest');
   const upstream = buildUpstream({
@@ -86,9 +86,9 @@ async function runUpstream(
 }
 
 /** Opens (creating and migrating) the SQLite database, or stops with a message naming it. */
-function openDb(openDatabase: (file: string) => Db, file: string): Db {
+function openDb(openDatabase: (file: string, maxBytes: number) => Db, file: string, maxBytes: number): Db {
   try {
-    return openDatabase(file);
+    return openDatabase(file, maxBytes);
   } catch (error) {
     return fail(`Cannot open the database ${file} (--db / DOCS_GRAPH_DB): ${(error as Error).message}`);
   }

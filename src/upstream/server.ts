@@ -266,13 +266,18 @@ function sendJson(res: ServerResponse, status: number, body: unknown) {
   res.end(text);
 }
 
-function sendError(res: ServerResponse, err: unknown) {
+function sendError(res: ServerResponse, thrown: unknown) {
   if (res.headersSent) {
     res.destroy();
     return;
   }
   // The client left while its body was being read (node:http's "aborted"): nobody to answer, nothing to log.
-  if (res.req.destroyed && (err as NodeJS.ErrnoException)?.code === 'ECONNRESET') return;
+  if (res.req.destroyed && (thrown as NodeJS.ErrnoException)?.code === 'ECONNRESET') return;
+  // The database is at its size cap (--db-max-bytes), or its disk is full: the write that needed room failed.
+  const err =
+    (thrown as { code?: unknown })?.code === 'SQLITE_FULL'
+      ? new HttpError(507, 'The database is full: nothing more can be stored until something is deleted')
+      : thrown;
   const known = err instanceof HttpError;
   if (!known) console.error('[upstream] internal error:', err);
   const status = known ? err.status : 500;

@@ -8,7 +8,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/upstream/db/index.js';
+import { ManualClock } from '../../src/upstream/clock.js';
+import { buildUpstream } from '../../src/upstream/server.js';
 import { RestClient, spawnUpstream } from '../helpers/upstream.js';
+import { createWorld } from '../helpers/world.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'docs-graph-memory-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -38,4 +42,40 @@ describe('a list of large rows', () => {
       expect((await api.get('/user')).status).toBe(200);
     },
   );
+});
+
+describe('the database', () => {
+  it('stops growing at its size cap: a write past it is answered 507, reads go on, a delete makes room', async () => {
+    const cap = 4 * 1024 * 1024;
+    const clock = new ManualClock();
+    const upstream = buildUpstream({ db: openDatabase(':memory:', cap), clock });
+    const url = await upstream.start();
+    try {
+      const world = createWorld(upstream.db, clock);
+      const api = new RestClient(url, world.users.admin.token);
+      const spaceId = (await api.post(`/orgs/${world.orgId}/spaces`, { title: 'Talk' })).body.id as string;
+      const crId = (await api.post(`/spaces/${spaceId}/change-requests`, { subject: 'Talk' })).body.id as string;
+      const list = `/spaces/${spaceId}/change-requests/${crId}/comments`;
+      // A token that may comment may post a comment of up to a request body (1 MiB), again and again.
+      const commenter = api;
+      const statuses: number[] = [];
+      for (let i = 0; i < 16; i++)
+        statuses.push((await commenter.post(list, { body: { markdown: `${i} ${'x'.repeat(500_000)}` } })).status);
+      const stored = statuses.filter((s) => s === 200).length;
+      expect(stored).toBeGreaterThan(0);
+      expect(stored).toBeLessThan(8);
+      expect(statuses.slice(stored)).toEqual(Array(16 - stored).fill(507));
+      const refused = await commenter.post(list, { body: { markdown: 'x'.repeat(500_000) } });
+      expect(refused.body.error).toEqual({ code: 507, message: expect.stringContaining('The database is full') });
+      const pages = upstream.db.pragma('page_count', { simple: true }) as number;
+      expect(pages * (upstream.db.pragma('page_size', { simple: true }) as number)).toBeLessThanOrEqual(cap);
+      // Reads need no room.
+      const { items } = await api.all(list);
+      expect(items).toHaveLength(stored);
+      expect((await commenter.delete(`${list}/${items[0].id}`)).status).toBe(204);
+      expect((await commenter.post(list, { body: { markdown: 'x'.repeat(500_000) } })).status).toBe(200);
+    } finally {
+      await upstream.stop();
+    }
+  });
 });
