@@ -5,6 +5,8 @@
  * replica counts alone (open), or operations are refused (closed); a replica's own count holds what
  * Redis counted too, so Redis failing mid-window gives no caller a second limit.
  */
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { startUpstream } from '../helpers/upstream.js';
 import { listening, startRedis, startReplica, stopAfterEach, waitFor } from '../helpers/redis.js';
@@ -65,6 +67,43 @@ describe('caller rate limit (in process)', () => {
     expect(await from('10.0.0.1')).toBe(200);
     // The last one's window is still counted.
     expect([await from('10.0.1.61'), await from('10.0.1.61')]).toEqual([200, 429]);
+  });
+
+  it('keeps a caller known over its limit in a few hundred bytes at most, not its error (2 KB with its stack)', async () => {
+    const upstream = track(await startUpstream());
+    const options = { anonymousRateLimit: 1, trustProxyHops: 1 } as const;
+    const { url } = track(await listening(startReplica(upstream.url, options))).gateway;
+    const from = async (address: string) =>
+      (
+        await fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-forwarded-for': address },
+          body: JSON.stringify({ query: '{ __typename }' }),
+        })
+      ).status;
+    /** Addresses `first`… each at its limit (a window each), and with `over` past it too (a caller known over its limit each). */
+    const send = async (first: number, count: number, over: boolean) => {
+      for (let i = first; i < first + count; i++) {
+        const address = `10.${i >> 16}.${(i >> 8) & 255}.${i & 255}`;
+        expect(await from(address)).toBe(200);
+        if (over) expect(await from(address)).toBe(429);
+      }
+    };
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const heapGrowth = async (run: () => Promise<void>) => {
+      gc();
+      const before = process.memoryUsage().heapUsed;
+      await run();
+      gc();
+      return process.memoryUsage().heapUsed - before;
+    };
+    await send(0, 200, true); // warms up
+    const windows = await heapGrowth(() => send(1_000, 2_000, false));
+    const overToo = await heapGrowth(() => send(3_000, 2_000, true));
+    // What a caller known over its limit adds: its key and a refusal's message. Its error, kept
+    // with its stack, was 2 KB more (10,000 addresses: 22 MB).
+    expect((overToo - windows) / 2_000).toBeLessThan(800);
   });
 
   it('with Redis unreachable: fail-open counts in the replica alone, fail-closed refuses operations', async () => {

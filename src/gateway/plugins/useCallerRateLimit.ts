@@ -96,8 +96,10 @@ export function useCallerRateLimit(options: CallerRateLimitOptions & { endpoint?
   const failMode = options.failMode ?? DEFAULTS.callerRateLimitFailMode;
   const { redis, log } = options;
   const local = new Map<string, { count: number; endsAt: number }>();
-  // Keys found over their limit, and when their window ends (ms since the epoch).
-  const over = new Map<string, { until: number; error: GraphQLError }>();
+  // Keys found over their limit, when their window ends (ms since the epoch), and the refusal's
+  // message: not the error itself, which holds its stack (about 2 KB: 10,000 addresses over the
+  // anonymous limit kept 22 MB, where the windows' 150 bytes each were counted).
+  const over = new Map<string, { until: number; message: string }>();
   const endpoint = options.endpoint ?? '/graphql';
   const clock = options.clock ?? systemClock;
 
@@ -151,15 +153,15 @@ export function useCallerRateLimit(options: CallerRateLimitOptions & { endpoint?
       `Rate limit exceeded: at most ${limit} operations per minute ${what}`,
       Math.max(1, Math.ceil(counted.resetMs / 1000)),
     );
-    remember(key, counted.resetMs, error);
+    remember(key, counted.resetMs, error.message);
     return error;
   };
 
-  const remember = (key: string, resetMs: number, error: GraphQLError) => {
+  const remember = (key: string, resetMs: number, message: string) => {
     const now = Date.now();
     if (over.size >= MAX_LOCAL_CALLERS) for (const [k, o] of over) if (o.until <= now) over.delete(k);
     if (over.size >= MAX_LOCAL_CALLERS) over.delete(over.keys().next().value!);
-    over.set(key, { until: now + resetMs, error });
+    over.set(key, { until: now + resetMs, message });
   };
 
   /** The refusal of a key known over its limit, with the seconds left of its window; undefined otherwise. */
@@ -168,7 +170,7 @@ export function useCallerRateLimit(options: CallerRateLimitOptions & { endpoint?
     if (!o) return undefined;
     const left = o.until - Date.now();
     if (left <= 0) return void over.delete(key);
-    return { message: o.error.message, extensions: { code: 'RATE_LIMITED', retryAfter: Math.max(1, Math.ceil(left / 1000)) } };
+    return { message: o.message, extensions: { code: 'RATE_LIMITED', retryAfter: Math.max(1, Math.ceil(left / 1000)) } };
   };
 
   /** The refusal of a request for an operation whose caller (its budget, or its address) is known over its limit. */
