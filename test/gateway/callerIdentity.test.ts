@@ -5,6 +5,8 @@
  * tokens get no budget of their own.
  */
 import { connect } from 'node:net';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { buildGateway, type Gateway, type GatewayOptions } from '../../src/gateway/app.js';
 import { startChaosProxy, type ChaosProxy } from '../helpers/chaosProxy.js';
@@ -128,6 +130,22 @@ describe('work without an accepted token is limited per client address', () => {
     expect(codes([await from('10.0.0.1'), await from('10.0.0.1'), await from('10.0.0.1')])).toEqual(['ok', 'ok', 'RATE_LIMITED']);
     // Another address has its own budget; an address the client wrote left of the trusted hop changes nothing.
     expect(codes([await from('10.0.0.2'), await from('1.2.3.4, 10.0.0.1')])).toEqual(['ok', 'RATE_LIMITED']);
+  });
+
+  it('an address the client wrote (one trusted hop too many) is counted, never kept as it came: 1,024 of 12 KB were', async () => {
+    const t = await stack({ anonymousRateLimit: 2, trustProxyHops: 1 });
+    const from = (address: string) => t.post('{ __typename }', { 'x-forwarded-for': address });
+    const junk = (i: number) => `${i}:`.padEnd(12_000, 'a');
+    expect(codes([await from(junk(-1)), await from(junk(-1)), await from(junk(-1))])).toEqual(['ok', 'ok', 'RATE_LIMITED']);
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    for (let i = 0; i < 100; i++) await from(junk(i)); // warms up
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    for (let i = 100; i < 1_124; i++) expect((await from(junk(i))).status).toBe(200);
+    gc();
+    // A rate-limit window each (about 150 bytes): the address texts kept for their keys were 12 MB.
+    expect(process.memoryUsage().heapUsed - before).toBeLessThan(4 * 1024 * 1024);
   });
 
   it('an IPv6 client counts by its /64: an address of its own per request gets no fresh budget', async () => {
