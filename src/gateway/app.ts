@@ -25,7 +25,7 @@ import { mergeRequestHooks } from './lib/mergeRequestHooks.js';
 import { boundedErrorLog, maskedErrors, UNEXPECTED_ERROR_MESSAGE, useUnexpectedErrorLog, yogaLogging } from './lib/maskedErrors.js';
 import { errorBody } from './lib/errorResponse.js';
 import { validRequestUrl } from './lib/requestPath.js';
-import { parseCache } from './lib/parseCache.js';
+import { parseCache, useForgetInvalidDocuments } from './lib/parseCache.js';
 import { useQueryLimits, useRequestBounds, type InFlightLimit } from './plugins/useQueryLimits.js';
 import { useRequestLog } from './plugins/useRequestLog.js';
 import { useRequestErrorCodes } from './plugins/useRequestErrorCodes.js';
@@ -251,6 +251,8 @@ export function buildGateway(options: GatewayOptions): Gateway {
         : []),
       // Validation of a new document: graphql-js's rules (and the limits' below) visited as one rule.
       useOneRuleValidation(),
+      // A document that failed validation is not kept (its errors would be, uncounted).
+      useForgetInvalidDocuments(parsed.documentCache),
       // Depth, aliases, tokens and cost, rejected with BAD_USER_INPUT before execution (no REST call).
       ...useQueryLimits(limits, sharedBodies),
       // Parse, validation and variable errors carry a code of the fixed set too (BAD_USER_INPUT).
