@@ -3,7 +3,7 @@
  * `npm start` starts them, so their memory is their own), a closed-loop load generator over
  * keep-alive undici pools, medians, the machine's description, and docs/BENCHMARKS.md sections.
  */
-import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { availableParallelism, cpus, loadavg } from 'node:os';
@@ -316,7 +316,19 @@ export async function timed<T>(f: () => Promise<T>): Promise<[number, T]> {
 /** The machine a run happened on, for the table's heading. */
 export function machine(): string {
   const [one, five] = loadavg();
-  return `${cpus()[0]?.model ?? 'unknown CPU'}, ${availableParallelism()} cores, Node ${process.version}, load average ${one.toFixed(2)} / ${five.toFixed(2)} (1 / 5 min) at the start`;
+  return `${cpus()[0]?.model ?? 'unknown CPU'}, ${availableParallelism()} cores, Node ${process.version}${gatewayNode()}, load average ${one.toFixed(2)} / ${five.toFixed(2)} (1 / 5 min) at the start`;
+}
+
+/**
+ * The gateway's own Node when BENCH_GATEWAY_NODE runs it on another binary: the line a table's
+ * memory and CPU figures belong to (Node 24 started 14 MiB above Node 20 with the same flags), not
+ * the bench's.
+ */
+function gatewayNode(): string {
+  const node = process.env.BENCH_GATEWAY_NODE;
+  if (!node) return '';
+  const version = spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout?.trim();
+  return ` (the gateway on Node ${version || 'unknown'}, BENCH_GATEWAY_NODE)`;
 }
 
 /**
