@@ -115,12 +115,20 @@ export interface Replica {
   stop(): Promise<void>;
 }
 
+/**
+ * The Redis waits of a gateway whose tests expect hits, generous so that a redis-server slowed by a
+ * loaded machine never turns an expected hit into a miss: a request's wait (10 ms in production)
+ * and the command timeout (250 ms): one reply later than that opens the breaker, and every
+ * expected hit of the gateway's next cool-down (5 s) is a miss (at load 8 on Node 24, the next
+ * eight tests of a file sharing one gateway failed).
+ */
+export const TESTS_REDIS = { waitMs: 1000, commandTimeoutMs: 10_000 };
+
 /** A gateway over `upstreamUrl` (e.g. one replica of several sharing a Redis), its REST calls counted. */
 export function startReplica(upstreamUrl: string, options: Omit<GatewayOptions, 'upstreamUrl' | 'onRestCall'>): Replica {
   const calls: RestCall[] = [];
-  // A request's wait for Redis (10 ms in production) is generous here, so that a redis-server slowed
-  // by a loaded machine never turns an expected hit into a miss; tests of that wait set their own.
-  const redis = { waitMs: 1000, ...options.redis };
+  // Tests of these waits set their own.
+  const redis = { ...TESTS_REDIS, ...options.redis };
   const gateway = buildGateway({ ...options, redis, upstreamUrl, onRestCall: (c) => calls.push(c) });
   return {
     gateway,
