@@ -231,6 +231,9 @@ export function buildGateway(options: GatewayOptions): Gateway {
       // above measured them); a caller in debt waits.
       useCallerBytes(rest.bytes, options.clock ?? systemClock, options.rest?.requestTimeoutMs),
       ...usePersistedOperations({ ...options.persistedOperations, redis, log }),
+      // Before the caches: an operation answered from the response cache or from the kept
+      // introspection answers is counted and timed too (they stop the execution hooks after them).
+      ...(metrics?.plugins ?? []),
       ...(options.responseCacheTtlMs
         ? useResponseCache({
             ttlMs: options.responseCacheTtlMs,
@@ -262,7 +265,6 @@ export function buildGateway(options: GatewayOptions): Gateway {
       // A request must be JSON or carry a non-simple header (403 FORBIDDEN); no mutation over GET (Yoga: 405).
       useCSRFPrevention(),
       ...(debug ? [useRequestLog(log)] : []),
-      ...(metrics?.plugins ?? []),
       ...useVaryOrigin(options.corsOrigins),
       // Last: compresses the response every other plugin has finished.
       useCompression(options.compressMinBytes ?? DEFAULT_COMPRESS_MIN_BYTES, sharedBodies),

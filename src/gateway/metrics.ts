@@ -3,7 +3,10 @@
  * (several gateways may share a process):
  *
  * - `graphql_envelop_request` / `graphql_envelop_request_duration` (histogram): operations
- *   by name, type and outcome (`ok`, or `error` when the result carries an error);
+ *   that reach execution (run, refused there, or served from the kept introspection answers: the
+ *   plugin comes before the caches, app.ts), by name, type and outcome (`ok`, or `error` when the
+ *   result carries an error); a response-cache hit, answered before execution, is counted by
+ *   `docs_graph_response_cache_total` only;
  * - `graphql_envelop_error_result`: errors by phase and `extensions.code`;
  * - `docs_graph_upstream_request_duration_seconds` (histogram): REST attempts by method, route
  *   template (src/rest/routes.ts: never an id) and status (`none` when no answer came);

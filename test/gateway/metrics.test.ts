@@ -173,6 +173,30 @@ describe('GET /metrics', () => {
   });
 });
 
+describe('operations answered from the kept introspection answers', () => {
+  // Before: the kept answers stop the execution hooks after theirs, and the operation metrics came
+  // later: a repeated introspection-only operation counted once, its repeats nowhere.
+  it('an introspection-only operation served from the kept answers is counted and timed as one', async () => {
+    await using s = await startStack();
+    await s.data('query Who { viewer { id } }'); // the token accepted: its operations' names are labels
+    for (let i = 0; i < 3; i++) await s.data('query Kept { __typename }');
+    const { families } = await scrape(s.gateway);
+    expect(value(families, 'graphql_envelop_request', { operationName: 'Kept', outcome: 'ok' })).toBe(3);
+    expect(value(families, 'graphql_envelop_request_duration', { operationName: 'Kept' })).toBe(3);
+  });
+});
+
+describe('operations refused at execution', () => {
+  it('are counted, with their error (before: an introspection refused for want of a token was nowhere)', async () => {
+    await using s = await startStack();
+    const res = await s.gql('query Intro { __schema { queryType { name } } }', undefined, null);
+    expect(res.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+    const { families } = await scrape(s.gateway);
+    expect(value(families, 'graphql_envelop_request', { operationType: 'query', outcome: 'error' })).toBe(1);
+    expect(value(families, 'graphql_envelop_error_result', { phase: 'execute', code: 'UNAUTHENTICATED' })).toBe(1);
+  });
+});
+
 describe('retries', () => {
   it('count attempts past the first by method and route template', async () => {
     await using bad = await startBadServer();
