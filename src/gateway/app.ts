@@ -231,8 +231,9 @@ export function buildGateway(options: GatewayOptions): Gateway {
       // above measured them); a caller in debt waits.
       useCallerBytes(rest.bytes, options.clock ?? systemClock, options.rest?.requestTimeoutMs),
       ...usePersistedOperations({ ...options.persistedOperations, redis, log }),
-      // Before the caches: an operation answered from the response cache or from the kept
-      // introspection answers is counted and timed too (they stop the execution hooks after them).
+      // Before the plugins that stop execution (the kept introspection answers, the cost and list
+      // limits, the introspection access check): their operations are counted and timed too. A
+      // response-cache hit is answered before execution and counted by the cache's own counter.
       ...(metrics?.plugins ?? []),
       ...(options.responseCacheTtlMs
         ? useResponseCache({

@@ -1,4 +1,5 @@
 /** Content negotiation of response compression: which of br and gzip a client accepts, by `Accept-Encoding`. */
+import { qualityValues } from './qualityValues.js';
 
 export type Encoding = 'br' | 'gzip';
 
@@ -9,12 +10,7 @@ export type Encoding = 'br' | 'gzip';
 export function negotiateEncoding(accept: string | null | undefined): Encoding | undefined {
   if (!accept) return undefined;
   const weights: Record<string, number> = {};
-  for (const part of accept.split(',')) {
-    const [name, ...params] = part.split(';');
-    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-    const weight = q === undefined ? 1 : Number(q.slice(2));
-    weights[name.trim().toLowerCase()] = Number.isFinite(weight) ? weight : 0;
-  }
+  for (const { value, quality } of qualityValues(accept)) weights[value] = quality;
   const weight = (name: Encoding) => weights[name] ?? weights['*'] ?? 0;
   const br = weight('br');
   const gzip = weight('gzip');

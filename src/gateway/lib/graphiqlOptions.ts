@@ -11,6 +11,7 @@ import type { GraphiQLOptions, YogaServerOptions } from 'graphql-yoga';
 import { graphiqlAssets } from './graphiqlAssets.js';
 import type { NodeServerContext } from './httpBounds.js';
 import { isLocalVisit } from './localVisit.js';
+import { qualityValues } from './qualityValues.js';
 
 type Options = YogaServerOptions<object, object>;
 
@@ -36,19 +37,14 @@ const JSON_TYPES = ['application/json', 'application/graphql-response+json'];
  */
 export function prefersHtml(accept: string | null): boolean {
   if (!accept) return false;
-  const ranges = accept.split(',').map((part) => {
-    const [range, ...params] = part.split(';').map((p) => p.trim().toLowerCase());
-    const q = params.find((p) => p.startsWith('q='));
-    const quality = q === undefined ? 1 : Number(q.slice(2));
-    return { range, quality: Number.isFinite(quality) ? Math.min(Math.max(quality, 0), 1) : 0 };
-  });
+  const ranges = qualityValues(accept);
   const qualityOf = (type: string) => {
     const [major] = type.split('/');
     const match =
-      ranges.find((r) => r.range === type) ?? ranges.find((r) => r.range === `${major}/*`) ?? ranges.find((r) => r.range === '*/*');
+      ranges.find((r) => r.value === type) ?? ranges.find((r) => r.value === `${major}/*`) ?? ranges.find((r) => r.value === '*/*');
     return match?.quality ?? 0;
   };
-  const html = ranges.find((r) => r.range === 'text/html')?.quality ?? 0;
+  const html = ranges.find((r) => r.value === 'text/html')?.quality ?? 0;
   return html > 0 && JSON_TYPES.every((type) => qualityOf(type) <= html);
 }
 
