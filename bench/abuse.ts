@@ -76,7 +76,7 @@ const ATTACKERS_NICE = setting('BENCH_ABUSE_NICE', 10);
 const PACE_MS = 25;
 /** The hop forwards a path holding SLOW after SLOW_MS (a slow REST call, for the held request bodies). */
 const SLOW = 'slow';
-const SLOW_MS = 200;
+const SLOW_MS = Number(process.env.SLOW_MS ?? 200);
 /** Comments of 900 KB in the large pages' change request (one page asks for up to this many). */
 const LARGE_PAGE = 34;
 const KB = 1024;

@@ -19,7 +19,7 @@ import { Pool } from 'undici';
 const { origin, token, spaceIds, organizationId, paceMs, queries } = workerData;
 // From a loopback address of its own (127.0.0.2): on a network the attackers are other machines,
 // and the gateway's per-address bounds (connections, anonymous rate limit) are theirs, not its.
-const pool = new Pool(origin, { connections: 8, connect: { localAddress: '127.0.0.2' } });
+const pool = new Pool(origin, { connections: 8, localAddress: '127.0.0.2' });
 const headers = { 'content-type': 'application/json', authorization: `Bearer ${token}` };
 
 async function run(until) {
