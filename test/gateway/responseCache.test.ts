@@ -140,6 +140,44 @@ describe('response cache (in process)', () => {
     await t.payload('deleteSpace', { spaceId: created.space.restId }, 'deletedId');
     expect(await titles()).toEqual(before);
   });
+
+  it("a space created, copied or restored counts at once in cached members' and teams' spacesCount", async () => {
+    const org = t.world.orgId;
+    const collection = (await t.api.post(`/orgs/${org}/collections`, { title: 'Counted in' })).body.id as string;
+    const team = (await t.api.put(`/orgs/${org}/teams`, { title: 'Counters', members: [t.world.users.edit.id] })).body.id as string;
+    await t.api.post(`/collections/${collection}/permissions`, { role: 'read', teams: [team] });
+    const COUNTS = `query($org: String!, $user: String!, $team: String!) {
+      member(organizationId: $org, userId: $user) { spacesCount } team(organizationId: $org, teamId: $team) { spacesCount } }`;
+    const vars = { org, user: t.world.users.read.id, team };
+    const counts = async () => {
+      const res = await t.gql(COUNTS, vars);
+      return { hit: res.extensions?.responseCache.hit, member: res.data.member.spacesCount, team: res.data.team.spacesCount };
+    };
+    const { member, team: teamCount } = await counts();
+    expect(await counts()).toEqual({ hit: true, member, team: teamCount });
+
+    const created = await t.payload('createSpace', { organizationId: org, title: 'Counted', parent: collection }, 'space { restId }');
+    expect(await counts()).toEqual({ hit: false, member: member + 1, team: teamCount + 1 });
+    await t.payload('duplicateSpace', { spaceId: created.space.restId }, 'clientMutationId');
+    expect(await counts()).toEqual({ hit: false, member: member + 2, team: teamCount + 2 });
+    await t.payload('deleteSpace', { spaceId: created.space.restId }, 'deletedId');
+    expect(await counts()).toEqual({ hit: false, member: member + 1, team: teamCount + 1 });
+    expect((await counts()).hit).toBe(true);
+    await t.payload('restoreSpace', { spaceId: created.space.restId }, 'clientMutationId');
+    expect(await counts()).toEqual({ hit: false, member: member + 2, team: teamCount + 2 });
+  });
+
+  it("pingOrganization: cached members show the caller's new lastSeenAt", async () => {
+    const reader = t.world.users.read;
+    const SEEN = `query($org: String!, $user: String!) { member(organizationId: $org, userId: $user) { lastSeenAt } }`;
+    const vars = { org: t.world.orgId, user: reader.id };
+    const before = (await t.data(SEEN, vars)).member.lastSeenAt;
+    expect((await t.gql(SEEN, vars)).extensions?.responseCache.hit).toBe(true);
+    await t.payload('pingOrganization', { organizationId: t.world.orgId }, 'clientMutationId', reader.token);
+    const after = await t.gql(SEEN, vars);
+    expect(after.extensions?.responseCache.hit).toBe(false);
+    expect(after.data.member.lastSeenAt).not.toBe(before);
+  });
 });
 
 describe('response cache: writes that change access (in process)', () => {

@@ -12,8 +12,8 @@
  * - A mutation invalidates, on every replica sharing the store: the nodes of its payload (the
  *   plugin), the node a `deletedId` names, the nodes its input names by REST keys
  *   (`organizationId`, `spaceId` + `changeRequestId`, …: the parents whose lists a create or delete
- *   changes) and every cached result holding a node of the type it creates or deletes (root lists,
- *   empty lists). A write the REST API refused (a 4xx answer to it, a 401 to any call; an
+ *   changes), every cached result holding a node of the type it creates or deletes (root lists,
+ *   empty lists), and of a type whose objects it changes unnamed (UNNAMED_WRITE_TYPES). A write the REST API refused (a 4xx answer to it, a 401 to any call; an
  *   operation refused before it ran; input the gateway refused before the write) changed nothing
  *   and invalidates nothing: without that, a caller with no token could empty every caller's
  *   cache, and add a Redis key per request.
@@ -251,6 +251,23 @@ export const USER_ACCESS_WRITES: ReadonlyMap<string, UserWriteEffects> = new Map
   ['removeSpaceUserPermission', ROLE_ON_CONTENT],
   ['updateCollectionUserPermission', ROLE_ON_CONTENT],
   ['removeCollectionUserPermission', ROLE_ON_CONTENT],
+]);
+
+/**
+ * Writes that change objects neither their payload nor their input names, and the types of those
+ * objects (every cached result holding one is forgotten):
+ *
+ * - A space added to an organization (created, copied, restored) is one more in the `spacesCount`
+ *   of every member with a role on it through the organization, and of every team granted the
+ *   collection it is in.
+ * - The activity ping sets the caller's `lastSeenAt`: its member, which the input does not name
+ *   (the caller's user id is not in it).
+ */
+const UNNAMED_WRITE_TYPES: ReadonlyMap<string, readonly string[]> = new Map([
+  ['createSpace', ['Member', 'Team']],
+  ['duplicateSpace', ['Member', 'Team']],
+  ['restoreSpace', ['Member', 'Team']],
+  ['pingOrganization', ['Member']],
 ]);
 
 /** Sessions' users kept per process (a token's user never changes); lookups in flight at most. */
@@ -659,7 +676,7 @@ function mutationWrites(args: ExecutionArgs, operation: OperationDefinitionNode)
     const write: Write = { key: selection.alias?.value ?? name, entities, access: undefined };
     writes.push(write);
     const effects = USER_ACCESS_WRITES.get(name);
-    for (const typename of effects?.types ?? []) entities.push({ typename });
+    for (const typename of [...(effects?.types ?? []), ...(UNNAMED_WRITE_TYPES.get(name) ?? [])]) entities.push({ typename });
     for (const [typename, keys] of NODES_BY_INPUT_KEYS) {
       if (effects?.sparesOrganization && typename === 'Organization') continue;
       const values = keys.map((k) => input[k]);
