@@ -83,12 +83,20 @@ export class RestLoader {
    * an ANY_SEGMENT of a prefix stands for any one segment (a key the write did not name). */
   forget(prefixes?: string[]): void {
     if (!prefixes) return void this.loader.clearAll();
-    const matches = prefixes.map((p) => new RegExp(`^${p.split(ANY_SEGMENT).map(escapeRegExp).join('[^/?]+')}(?:$|[/?])`));
-    for (const key of this.queries.keys()) if (matches.some((m) => m.test(key))) this.loader.clear(key);
+    // Compared segment by segment, not by a regular expression made of them: a prefix holds the
+    // caller's ids, and past about 40,000 characters V8 refuses to compile one (a SyntaxError that
+    // replaced the write's own error, UPSTREAM_ERROR for an id too long for a URL).
+    const split = prefixes.map((p) => p.split('/'));
+    for (const [key, { path }] of this.queries) {
+      const segments = path.split('/');
+      if (split.some((prefix) => startsWith(segments, prefix))) this.loader.clear(key);
+    }
   }
 }
 
 /** A path segment no filled path holds (values are URI-encoded: `{` never stays as is). */
 export const ANY_SEGMENT = '{}';
 
-const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** Whether a path's segments begin with a prefix's, ANY_SEGMENT matching any non-empty one. */
+const startsWith = (segments: string[], prefix: string[]) =>
+  prefix.length <= segments.length && prefix.every((s, i) => (s === ANY_SEGMENT ? segments[i] !== '' : s === segments[i]));
