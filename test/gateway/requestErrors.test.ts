@@ -73,6 +73,14 @@ describe('values too long for a REST URL', () => {
   });
 });
 
+describe('a made-up token as long as a header may hold', () => {
+  it('is UNAUTHENTICATED (its redaction from the REST answer overflowed the stack: UPSTREAM_UNAVAILABLE)', async () => {
+    const token = Array.from({ length: 12_000 }, (_, i) => String.fromCharCode(97 + (i % 26))).join('');
+    const result = await t.gql('{ viewer { restId } }', {}, token);
+    expect(result.errors?.map((e) => e.extensions?.code)).toEqual(['UNAUTHENTICATED']);
+  });
+});
+
 describe('bad directive arguments', () => {
   const STREAM = (count: string) =>
     `query S($org: String!${count === '$n' ? ', $n: Int!' : ''}) { organization(organizationId: $org) { spaces(first: 3) { nodes @stream(initialCount: ${count}) { title } } } }`;

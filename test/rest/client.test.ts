@@ -385,6 +385,18 @@ describe('REST client faults', () => {
     expect(cut.message).toBe(`${'m'.repeat(480)} [redacted]`);
   });
 
+  it('scrubs a token as long as a header may hold (a made-up one), echoed spaced out', async () => {
+    // The token was found by a regular expression made of it: past about 5,000 characters its
+    // match overflowed the stack (UPSTREAM_UNAVAILABLE for a 401), and from about 1,000 it took
+    // tens of ms of the event loop for each 4xx answer.
+    const token = Array.from({ length: 12_000 }, (_, i) => String.fromCharCode(97 + (i % 26))).join('');
+    const server = await badServer();
+    server.script(error(401, `no token ${token.toUpperCase().split('').join(' ')} here`), error(400, `${token}${token}`));
+    const { rest } = client(server.url);
+    expect((await failure(rest.forCaller(`Bearer ${token}`).get('/a'), 'UNAUTHENTICATED')).message).toBe('no token [redacted] here');
+    expect((await failure(rest.forCaller(`Bearer ${token}`).get('/b'), 'BAD_USER_INPUT')).message).toBe('[redacted][redacted]');
+  });
+
   it('maps 414 and 431 (a URL or headers too long for the server) to BAD_USER_INPUT', async () => {
     const server = await badServer();
     server.script(error(414, 'URI too long'), error(431, 'headers too large'));
