@@ -30,6 +30,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import { DEFAULTS } from '../config.js';
 import { errorCode, type RestCall } from '../rest/index.js';
 import { requestPath } from './lib/requestPath.js';
+import { clientCode } from './plugins/useRequestErrorCodes.js';
 
 export type CircuitState = 'closed' | 'open' | 'half-open';
 
@@ -237,7 +238,8 @@ function useOperationMetrics(metrics: OperationMetrics): Plugin {
       result(result: ExecutionResult) {
         if (!result.errors?.length) return;
         failed = true;
-        for (const error of result.errors) countError(operation, 'execute', error);
+        // The code the client gets, given after this hook (a variable's: BAD_USER_INPUT).
+        for (const error of result.errors) errors.inc({ ...operation, phase: 'execute', code: clientCode(error) });
       },
       fail() {
         failed = true;

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseConfig } from '../../src/config.js';
 import { buildGateway, type Gateway } from '../../src/gateway/app.js';
 import { MAX_LABEL_NAME_LENGTH, MAX_OPERATION_NAMES } from '../../src/gateway/metrics.js';
+import { silentLogger } from '../../src/log.js';
 import { error, startBadServer } from '../helpers/badServer.js';
 import { startStack, type TestStack } from '../helpers/gateway.js';
 
@@ -194,6 +195,23 @@ describe('operations refused at execution', () => {
     const { families } = await scrape(s.gateway);
     expect(value(families, 'graphql_envelop_request', { operationType: 'query', outcome: 'error' })).toBe(1);
     expect(value(families, 'graphql_envelop_error_result', { phase: 'execute', code: 'UNAUTHENTICATED' })).toBe(1);
+  });
+});
+
+describe('a variable the operation cannot take', () => {
+  it('is counted, logged and answered as the same BAD_USER_INPUT (before: UPSTREAM_ERROR in the metrics, UNKNOWN in the log)', async () => {
+    const debugLines: string[] = [];
+    const log = {
+      ...silentLogger,
+      debug: (msg: string, fields?: Record<string, unknown>) => void debugLines.push(`${msg} ${JSON.stringify(fields)}`),
+    };
+    await using s = await startStack({ log, logLevel: 'debug' });
+    const res = await s.gql('query Coerce($n: Int) { organizations(first: $n) { nodes { id } } }', { n: 'seven' });
+    expect(res.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    const { families } = await scrape(s.gateway);
+    expect(value(families, 'graphql_envelop_error_result', { phase: 'execute', code: 'BAD_USER_INPUT' })).toBe(1);
+    expect(value(families, 'graphql_envelop_error_result', { code: 'UPSTREAM_ERROR' })).toBe(0);
+    expect(debugLines.filter((l) => l.startsWith('graphql query Coerce '))).toEqual([expect.stringContaining('"errors":"BAD_USER_INPUT"')]);
   });
 });
 

@@ -210,6 +210,17 @@ describe('OpenTelemetry tracing', () => {
     expect(Number(attr(rest, 'http.response.status_code'))).toBe(404);
   });
 
+  it("marks a variable the operation cannot take with the client's code, BAD_USER_INPUT (was UPSTREAM_ERROR)", async () => {
+    const traceId = hex(16);
+    const res = await query(
+      { query: 'query Coerce($n: Int) { organizations(first: $n) { nodes { id } } }', variables: { n: 'seven' } },
+      { traceparent: `00-${traceId}-${hex(8)}-01` },
+    );
+    expect(res.errors?.[0].extensions.code).toBe('BAD_USER_INPUT');
+    const [operation] = await traceSpans(traceId, (s) => s.some((x) => x.kind === SERVER));
+    expect(operation.status).toMatchObject({ code: STATUS_ERROR, message: 'BAD_USER_INPUT' });
+  });
+
   it("reads at most COLLECTOR_ANSWER_BYTES of the collector's answer, and exports on after it", async () => {
     const answer = { written: 0 } as NonNullable<typeof endless>;
     endless = answer;

@@ -13,17 +13,28 @@
  */
 import type { GraphQLError } from 'graphql';
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
-import { ERROR_CODES } from '../../rest/errors.js';
+import { ERROR_CODES, type ErrorCode } from '../../rest/errors.js';
 
-const inSet = (code: unknown) => (ERROR_CODES as readonly unknown[]).includes(code);
+const inSet = (code: unknown): code is ErrorCode => (ERROR_CODES as readonly unknown[]).includes(code);
+
+/**
+ * The code the client is answered for an error: its own of the set, else UPSTREAM_ERROR at a
+ * field's path and BAD_USER_INPUT for the request's. The metrics, the spans and the debug log read
+ * it before the result is processed (where a variable's error gets its code): they counted a
+ * caller's bad variable as UPSTREAM_ERROR (the error rate operators are alerted on) or UNKNOWN.
+ */
+export function clientCode(error: Pick<GraphQLError, 'path' | 'extensions'>): ErrorCode {
+  const code = error.extensions?.code;
+  return inSet(code) ? code : error.path ? 'UPSTREAM_ERROR' : 'BAD_USER_INPUT';
+}
 
 /** Gives an error a code of the set, in place (as Yoga sets its own codes). */
 function recode(error: Pick<GraphQLError, 'path' | 'extensions'>): void {
   const extensions = error.extensions as Record<string, unknown> | undefined;
   if (!extensions) {
-    Object.assign(error, { extensions: { code: error.path ? 'UPSTREAM_ERROR' : 'BAD_USER_INPUT' } });
+    Object.assign(error, { extensions: { code: clientCode(error) } });
   } else {
-    if (!inSet(extensions.code)) extensions.code = error.path ? 'UPSTREAM_ERROR' : 'BAD_USER_INPUT';
+    if (!inSet(extensions.code)) extensions.code = clientCode(error);
     if ('originalError' in extensions) {
       // Yoga answers such an error 400 only while it has a non-GraphQL originalError: keep the status.
       delete extensions.originalError;

@@ -8,6 +8,7 @@ import type { Plugin } from 'graphql-yoga';
 import type { Logger } from '../../log.js';
 import { documentHash } from '../lib/maskedErrors.js';
 import { boundedName } from '../lib/operationName.js';
+import { clientCode } from './useRequestErrorCodes.js';
 
 export function useRequestLog(log: Logger): Plugin {
   return {
@@ -19,7 +20,7 @@ export function useRequestLog(log: Logger): Plugin {
       return {
         onExecuteDone({ result }) {
           const errors = 'errors' in result && result.errors ? result.errors : [];
-          const codes = [...new Set(errors.map((e) => String(e.extensions?.code ?? 'UNKNOWN')))];
+          const codes = [...new Set(errors.map(clientCode))];
           const document = documentHash(args.document);
           log.debug(
             `graphql ${type} ${name} ${Math.round(performance.now() - started)}ms`,

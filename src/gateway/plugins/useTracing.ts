@@ -29,10 +29,10 @@ import {
 import type { UndiciInstrumentationConfig, UndiciRequest } from '@opentelemetry/instrumentation-undici';
 import { getOperationAST, type DocumentNode, type ExecutionResult } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
-import { errorCode } from '../../rest/index.js';
 import { routeTemplate } from '../../rest/routes.js';
 import { boundedName } from '../lib/operationName.js';
 import { READY_USER_AGENT } from './useReadiness.js';
+import { clientCode } from './useRequestErrorCodes.js';
 
 const headerGetter: TextMapGetter<Headers> = {
   keys: (headers) => [...headers.keys()],
@@ -118,7 +118,7 @@ export function useTracing(tracer: Tracer, namesFrom: NamesFrom = () => true): P
 
 function recordErrors(span: Span, result: ExecutionResult | undefined): void {
   if (!result?.errors?.length) return;
-  const codes = [...new Set(result.errors.map((e) => errorCode(e) ?? 'UPSTREAM_ERROR'))];
+  const codes = [...new Set(result.errors.map(clientCode))];
   span.setAttribute('graphql.error.codes', codes);
   span.setStatus({ code: SpanStatusCode.ERROR, message: codes.join(',') });
 }
