@@ -255,7 +255,7 @@ function clean(message: string, secret: string | undefined): string {
  * long as the 16 KiB of headers allow): from about 1,000 characters that expression took tens of
  * ms of the event loop for each 4xx answer, and past about 5,000 its match overflowed the stack.
  */
-function redact(text: string, secret: string): string {
+export function redact(text: string, secret: string): string {
   const token = fold(secret.replace(/ /g, ''));
   if (!token) return text;
   // The text's characters but its spaces, folded, and where each one is in the text.

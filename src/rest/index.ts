@@ -36,6 +36,7 @@ export {
   ERROR_CODES,
   codeForStatus,
   errorCode,
+  redact,
   restError,
   inputError,
   RestError,

@@ -131,6 +131,37 @@ describe('error masking in front of a misbehaving upstream', () => {
   });
 });
 
+describe('the ERROR line of an upstream value of the wrong shape (over real HTTP)', () => {
+  it("redacts the caller's token when the value quoted in the message holds it, before the message is cut", async () => {
+    const TOKEN = 'tok_echoed_by_upstream_0123456789abcdef';
+    const lines: string[] = [];
+    await using bad = await startBadServer();
+    // A title that is no string, holding the token: graphql-js quotes it in its error's message, the
+    // token across the logged message's cut (300 characters).
+    bad.fallback = json(200, { id: 'space1', object: 'space', title: { pad: 'p'.repeat(230), echo: TOKEN } });
+    const gateway = buildGateway({ upstreamUrl: bad.url, log: captureLog(lines), rest: { retries: 0 } });
+    try {
+      const res = await fetch(await gateway.start(), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+        body: JSON.stringify({ query: 'query Shape { space(spaceId: "space1") { title } }' }),
+      });
+      const body = (await res.json()) as GqlResult;
+      expect(body.errors?.[0]).toMatchObject({
+        message: 'Unexpected error.',
+        path: ['space', 'title'],
+        extensions: { code: 'UPSTREAM_ERROR' },
+      });
+      const errors = lines.filter((l) => l.startsWith('error unexpected error in query Shape'));
+      expect(errors).toEqual([expect.stringContaining('String cannot represent value')]);
+      expect(errors[0]).toContain('[redacted]');
+      for (const line of lines) expect(line).not.toContain(TOKEN.slice(0, 12));
+    } finally {
+      await gateway.stop();
+    }
+  });
+});
+
 describe('per-request isolation', () => {
   let t: TestStack;
   const lines: string[] = [];

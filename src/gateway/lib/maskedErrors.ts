@@ -10,10 +10,10 @@
  * hash (useUnexpectedErrorLog), never with the document's text (see errorText).
  */
 import { createHash } from 'node:crypto';
-import { getOperationAST, GraphQLError, print, type DocumentNode } from 'graphql';
+import { getOperationAST, GraphQLError, print, type DocumentNode, type ExecutionArgs } from 'graphql';
 import { isAsyncIterable, maskError as yogaMaskError, type Plugin, type YogaServerOptions } from 'graphql-yoga';
 import type { Logger } from '../../log.js';
-import { errorCode, RestError } from '../../rest/index.js';
+import { credentialOf, errorCode, redact, RestError } from '../../rest/index.js';
 import { fromRestError } from '../../schema/lib/errors.js';
 import { boundedName } from './operationName.js';
 
@@ -44,7 +44,16 @@ export const maskedErrors: NonNullable<YogaServerOptions<object, object>['masked
 /** Unexpected errors already logged with their operation: Yoga's own line for them is dropped. */
 const logged = new WeakSet<object>();
 const LOGGED_MESSAGE_LENGTH = 300;
-const cut = (text: string) => (text.length > LOGGED_MESSAGE_LENGTH ? `${text.slice(0, LOGGED_MESSAGE_LENGTH)}…` : text);
+/**
+ * `text` cut to LOGGED_MESSAGE_LENGTH, with `secret` (the caller's token) redacted first (a cut
+ * could leave part of it): an upstream value of the wrong shape is quoted in the message
+ * (`String cannot represent value: { … }`), and an upstream that echoed the caller's token in it
+ * put the token in the ERROR line.
+ */
+const cut = (text: string, secret?: string) => {
+  const out = secret ? redact(text.slice(0, LOGGED_MESSAGE_LENGTH + 2 * secret.length), secret) : text;
+  return out.length > LOGGED_MESSAGE_LENGTH ? `${out.slice(0, LOGGED_MESSAGE_LENGTH)}…` : out;
+};
 
 /** An error the masking replaces (a foreign exception), as opposed to the gateway's own and REST errors. */
 function isUnexpected(error: GraphQLError): boolean {
@@ -53,17 +62,18 @@ function isUnexpected(error: GraphQLError): boolean {
 }
 
 /**
- * What a log line may say of an error: its class and message (cut), and its path. Never
- * `GraphQLError.toString()`, which quotes the document around the error's location, argument
- * values (a `shareKey`, an id) included.
+ * What a log line may say of an error: its class and message (cut, `secret` redacted), and its
+ * path. Never `GraphQLError.toString()`, which quotes the document around the error's location,
+ * argument values (a `shareKey`, an id) included.
  */
-export function errorText(error: unknown): string {
+export function errorText(error: unknown, secret?: string): string {
   if (error instanceof GraphQLError) {
     const original = error.originalError;
-    const what = original && !(original instanceof GraphQLError) ? `${original.name}: ${cut(original.message)}` : cut(error.message);
+    const what =
+      original && !(original instanceof GraphQLError) ? `${original.name}: ${cut(original.message, secret)}` : cut(error.message, secret);
     return error.path ? `${what} at ${error.path.join('.')}` : what;
   }
-  return error instanceof Error ? `${error.name}: ${cut(error.message)}` : String(error);
+  return error instanceof Error ? `${error.name}: ${cut(error.message, secret)}` : String(error);
 }
 
 /** A caller's failed outcome in a log line: its class and code and its path, never its message. */
@@ -95,19 +105,21 @@ export function documentHash(document: DocumentNode): string {
  * variables. Runs before Yoga masks the error (user plugins come first), whose own line it replaces.
  */
 export function useUnexpectedErrorLog(log: Logger): Plugin {
-  const report = (args: { document: DocumentNode; operationName?: string | null }, result: unknown) => {
+  const report = (args: ExecutionArgs, result: unknown) => {
     const errors = (result as { errors?: readonly GraphQLError[] } | undefined)?.errors;
     for (const error of errors ?? []) {
       if (!(error instanceof GraphQLError) || !isUnexpected(error) || logged.has(error)) continue;
       logged.add(error);
       const operation = getOperationAST(args.document, args.operationName);
+      // The caller's credential as sent upstream: its token, or the whole header when it is none.
+      const credential = credentialOf((args.contextValue as { request?: Request } | undefined)?.request?.headers.get('authorization'));
       log.error(`unexpected error in ${operation?.operation ?? 'operation'} ${boundedName(operation?.name?.value) ?? 'anonymous'}`, {
         document: documentHash(args.document),
-        error: errorText(error),
+        error: errorText(error, credential.token ?? credential.header),
       });
     }
   };
-  const watch = (args: { document: DocumentNode; operationName?: string | null }, result: unknown) =>
+  const watch = (args: ExecutionArgs, result: unknown) =>
     isAsyncIterable(result) ? { onNext: ({ result: part }: { result: unknown }) => report(args, part) } : report(args, result);
   return {
     onExecute: ({ args }) => ({ onExecuteDone: ({ result }) => watch(args, result) }),
@@ -147,7 +159,7 @@ export function boundedErrorLog(log: Logger, now: () => number = Date.now): Logg
 
 /** Yoga's `logging` over the gateway's logger: errors as `errorText` says, those logged with their operation once. */
 export function yogaLogging(log: Logger, debug: boolean): NonNullable<YogaServerOptions<object, object>['logging']> {
-  const text = (args: unknown[]) => args.map(errorText).join(' ');
+  const text = (args: unknown[]) => args.map((arg) => errorText(arg)).join(' ');
   return {
     debug: debug ? (...args: unknown[]) => log.debug(text(args)) : () => undefined,
     info: (...args: unknown[]) => log.info(text(args)),
