@@ -2,7 +2,8 @@
  * Opens a Server-Sent Events stream (a GET answered `text/event-stream`): through the circuits
  * (it fails fast while they are open), outside the concurrency limits (streams are long), with
  * its final status due within the headers timeout (1xx answers do not extend it), then no body
- * timeout but an idle timer (sse.ts). A non-2xx answer rejects with its mapped error.
+ * timeout but an idle timer (sse.ts). A non-2xx answer rejects with its mapped error, a 2xx of
+ * another type than `text/event-stream` with UPSTREAM_ERROR.
  *
  * Streams are bounded apart: at most STREAMS_PER_CALLER open per caller (its budget key: RATE_LIMITED
  * past it) and STREAMS_TOTAL in all (UPSTREAM_UNAVAILABLE), on connections of their own (the pool
@@ -13,7 +14,7 @@
 
 import type { Dispatcher } from 'undici';
 import { CircuitOpen } from './circuit.js';
-import { circuitOpenError, errorCode, overloadError, unavailableError, type ErrorCode } from './errors.js';
+import { circuitOpenError, errorCode, overloadError, restError, unavailableError, type ErrorCode } from './errors.js';
 import type { Prepared } from './request.js';
 import { connectionError, connectionHealth, statusError, systemCode } from './responses.js';
 import { eventStream, type SseStream } from './sse.js';
@@ -87,6 +88,19 @@ export async function openStream(transport: Transport, req: Prepared, who: Who, 
   if (res.statusCode < 200 || res.statusCode >= 300) {
     release();
     const error = statusError(res, req, await res.body.text().catch(() => ''));
+    reportAttempt(res.statusCode, errorCode(error));
+    throw error;
+  }
+  // A 2xx that is no event stream (a JSON body, a proxy's page) held no event as one: the
+  // subscription completed as if the REST API had sent nothing, without an error.
+  if (!/^\s*text\/event-stream\b/i.test(String(res.headers['content-type'] ?? ''))) {
+    release();
+    // Closed unread (its connection with it); the error a destroyed body emits is no one's.
+    res.body.on('error', () => undefined).destroy();
+    const error = restError('UPSTREAM_ERROR', 'Upstream sent an unexpected body (not an event stream)', {
+      ...req.info,
+      status: res.statusCode,
+    });
     reportAttempt(res.statusCode, errorCode(error));
     throw error;
   }

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildGateway, type Gateway } from '../../src/gateway/app.js';
 import type { Logger } from '../../src/log.js';
+import { SseParser } from '../../src/rest/index.js';
 import { insertSpace } from '../../src/upstream/domain/spaces.js';
 import { error, json, startBadServer, type BadServer, type Step } from '../helpers/badServer.js';
 import { startStack, type GqlResult, type TestStack } from '../helpers/gateway.js';
@@ -156,6 +157,42 @@ describe('the ERROR line of an upstream value of the wrong shape (over real HTTP
       expect(errors).toEqual([expect.stringContaining('String cannot represent value')]);
       expect(errors[0]).toContain('[redacted]');
       for (const line of lines) expect(line).not.toContain(TOKEN.slice(0, 12));
+    } finally {
+      await gateway.stop();
+    }
+  });
+});
+
+describe('a subscription whose REST stream is answered 2xx but is no event stream (over real HTTP)', () => {
+  it('ends with UPSTREAM_ERROR, not as if the REST API had sent nothing', async () => {
+    await using bad = await startBadServer();
+    const gateway = buildGateway({ upstreamUrl: bad.url, log: captureLog([]), rest: { retries: 0 } });
+    try {
+      const url = await gateway.start();
+      const subscribe = async () => {
+        const res = await fetch(`${url}/stream`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: 'Bearer tok_sse_shape' },
+          body: JSON.stringify({ query: 'subscription { suggestedQuestionsStream(organizationId: "org1") }' }),
+        });
+        return new SseParser().push(await res.text()).filter((e) => e.event === 'next');
+      };
+      // A JSON body (an error object sent with 200), then a proxy's HTML page.
+      bad.script(json(200, { error: { code: 500, message: 'no stream today' } }), (_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/html' });
+        res.end('<html>data: not an event</html>\n\n');
+      });
+      for (let i = 0; i < 2; i++) {
+        const events = await subscribe();
+        expect(events).toHaveLength(1);
+        expect(JSON.parse(events[0].data).errors).toEqual([
+          expect.objectContaining({
+            message: 'Upstream sent an unexpected body (not an event stream)',
+            extensions: expect.objectContaining({ code: 'UPSTREAM_ERROR' }),
+          }),
+        ]);
+      }
+      expect(bad.requests.map((r) => r.url)).toEqual(['/v1/orgs/org1/ask/questions/stream', '/v1/orgs/org1/ask/questions/stream']);
     } finally {
       await gateway.stop();
     }
