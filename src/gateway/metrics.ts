@@ -4,10 +4,11 @@
  *
  * - `graphql_envelop_request` / `graphql_envelop_request_duration` (histogram): operations
  *   that reach execution (run, refused there, or served from the kept introspection answers: the
- *   plugin comes before the caches, app.ts), by name, type and outcome (`ok`, or `error` when the
- *   result carries an error); a response-cache hit, answered before execution, is counted by
- *   `docs_graph_response_cache_total` only;
- * - `graphql_envelop_error_result`: errors by phase and `extensions.code`;
+ *   plugin comes before the caches, app.ts), by name, type and outcome (`ok`, `error` when the
+ *   result carries an error, `cancelled` when it does and its client had left); a response-cache
+ *   hit, answered before execution, is counted by `docs_graph_response_cache_total` only;
+ * - `graphql_envelop_error_result`: errors by phase and `extensions.code` (not those of an
+ *   operation whose client left);
  * - `docs_graph_upstream_request_duration_seconds` (histogram): REST attempts by method, route
  *   template (src/rest/routes.ts: never an id) and status (`none` when no answer came);
  * - `docs_graph_upstream_retries_total`, `docs_graph_upstream_circuit_state` (the worst state of the
@@ -29,6 +30,7 @@ import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { DEFAULTS } from '../config.js';
 import { errorCode, type RestCall } from '../rest/index.js';
+import { leaveSignalOf } from './lib/plainPost.js';
 import { requestPath } from './lib/requestPath.js';
 import { clientCode } from './plugins/useRequestErrorCodes.js';
 
@@ -230,13 +232,18 @@ function useOperationMetrics(metrics: OperationMetrics): Plugin {
       code: errorCode(error) ?? (phase === 'parse' || phase === 'validate' ? 'BAD_USER_INPUT' : 'UPSTREAM_ERROR'),
     });
   /** An operation's run, from the start of its execution: its results' errors as they come, then its count and duration. */
-  const run = (operation: Operation) => {
+  const run = (operation: Operation, request: Request | undefined) => {
     const start = performance.now();
     let failed = false;
+    let cancelled = false;
     return {
       operation,
       result(result: ExecutionResult) {
         if (!result.errors?.length) return;
+        // Its client left: the errors are its leaving (each REST call it no longer waited for:
+        // UPSTREAM_UNAVAILABLE), not the upstream's. Clients that cancel their requests (a page
+        // left, a component unmounted) counted as an upstream outage and in the error ratio.
+        if (request && leaveSignalOf(request).aborted) return void (cancelled = true);
         failed = true;
         // The code the client gets, given after this hook (a variable's: BAD_USER_INPUT).
         for (const error of result.errors) errors.inc({ ...operation, phase: 'execute', code: clientCode(error) });
@@ -245,7 +252,7 @@ function useOperationMetrics(metrics: OperationMetrics): Plugin {
         failed = true;
       },
       end() {
-        const labels = { ...operation, outcome: failed ? 'error' : 'ok' };
+        const labels = { ...operation, outcome: failed ? 'error' : cancelled ? 'cancelled' : 'ok' };
         requests.inc(labels);
         durations.observe(labels, (performance.now() - start) / 1000);
       },
@@ -268,7 +275,7 @@ function useOperationMetrics(metrics: OperationMetrics): Plugin {
         if (!valid) countError(operationOf(params.documentAST, context), 'validate', undefined);
       },
     onExecute: ({ args }) => {
-      const operation = run(operationOf(args.document, args.contextValue as object));
+      const operation = run(operationOf(args.document, args.contextValue as object), (args.contextValue as { request?: Request }).request);
       return {
         onExecuteDone: ({ result }) => {
           if (isAsyncIterable(result)) return { onNext: ({ result }) => operation.result(result as ExecutionResult), onEnd: operation.end };
@@ -279,7 +286,7 @@ function useOperationMetrics(metrics: OperationMetrics): Plugin {
     },
     onSubscribe: ({ args }) => {
       subscriptions.inc();
-      const operation = run(operationOf(args.document, args.contextValue as object));
+      const operation = run(operationOf(args.document, args.contextValue as object), (args.contextValue as { request?: Request }).request);
       let open = true;
       const close = () => {
         if (open) subscriptions.dec();

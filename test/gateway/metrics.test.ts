@@ -1,10 +1,11 @@
+import { connect } from 'node:net';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseConfig } from '../../src/config.js';
 import { buildGateway, type Gateway } from '../../src/gateway/app.js';
 import { MAX_LABEL_NAME_LENGTH, MAX_OPERATION_NAMES } from '../../src/gateway/metrics.js';
 import { silentLogger } from '../../src/log.js';
-import { error, startBadServer } from '../helpers/badServer.js';
+import { error, hang, startBadServer } from '../helpers/badServer.js';
 import { startStack, type TestStack } from '../helpers/gateway.js';
 
 type Family = ReturnType<typeof parsePrometheusTextFormat>[number];
@@ -212,6 +213,41 @@ describe('a variable the operation cannot take', () => {
     expect(value(families, 'graphql_envelop_error_result', { phase: 'execute', code: 'BAD_USER_INPUT' })).toBe(1);
     expect(value(families, 'graphql_envelop_error_result', { code: 'UPSTREAM_ERROR' })).toBe(0);
     expect(debugLines.filter((l) => l.startsWith('graphql query Coerce '))).toEqual([expect.stringContaining('"errors":"BAD_USER_INPUT"')]);
+  });
+});
+
+describe('an operation whose client leaves while its REST call is in flight', () => {
+  it('is counted as cancelled, without an UPSTREAM_UNAVAILABLE error (before: an upstream outage and an error)', async () => {
+    await using bad = await startBadServer();
+    bad.fallback = hang;
+    const gateway = buildGateway({ upstreamUrl: bad.url, metrics: { slowRenderMs: Infinity } });
+    try {
+      const url = new URL(await gateway.start());
+      const body = JSON.stringify({ query: 'query Leaving { organizations { nodes { id } } }' });
+      const socket = connect(Number(url.port), url.hostname);
+      socket.on('error', () => undefined);
+      socket.write(
+        `POST /graphql HTTP/1.1\r\nhost: ${url.host}\r\nauthorization: Bearer tok_leaving\r\ncontent-type: application/json\r\n` +
+          `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
+      await expect.poll(() => bad.requests.length, { timeout: 10_000 }).toBe(1);
+      socket.destroy();
+      const read = async () => (await scrape(gateway)).families;
+      await expect
+        .poll(
+          async () =>
+            (await read()).has('graphql_envelop_request') && value(await read(), 'graphql_envelop_request', { outcome: 'cancelled' }),
+          {
+            timeout: 10_000,
+          },
+        )
+        .toBe(1);
+      const families = await read();
+      expect(value(families, 'graphql_envelop_request', { outcome: 'error' })).toBe(0);
+      expect(families.get('graphql_envelop_error_result')?.metrics ?? []).toEqual([]);
+    } finally {
+      await gateway.stop();
+    }
   });
 });
 
