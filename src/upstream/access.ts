@@ -71,6 +71,60 @@ export function contentRole(db: Db, target: ContentTarget, userId: string | unde
 }
 
 /**
+ * contentRole for the rows of a list: the same roles, but the user's memberships, their grants
+ * (their own and their teams') and the collections above are read once, not per row. A list
+ * computed the role with four queries per row: with 20,000 spaces (a space is duplicated in a
+ * millisecond), one member's spaces (`GET …/members/{userId}/spaces`) held the event loop, the
+ * gateway's under `npm start`, for 1.9 s, and the members list 0.6 s. Made for one request: a grant
+ * written after it is not seen.
+ */
+export function contentRoles(db: Db, userId: string | undefined): (target: ContentTarget) => Role | null {
+  if (!userId) return () => null;
+  const members = new Map<string, OrgMembership | null>();
+  const parents = new Map<string, string | null>();
+  let grants: Map<string, Role> | undefined;
+  const granted = (type: string, id: string) => {
+    if (!grants) {
+      grants = new Map();
+      const rows = db
+        .prepare(
+          `SELECT target_type, target_id, role FROM content_permissions WHERE
+             (principal_type = 'user' AND principal_id = ?) OR
+             (principal_type = 'team' AND principal_id IN (SELECT team_id FROM team_members WHERE user_id = ?))`,
+        )
+        .iterate(userId, userId) as IterableIterator<{ target_type: string; target_id: string; role: Role }>;
+      for (const { target_type, target_id, role } of rows) {
+        const key = `${target_type}:${target_id}`;
+        grants.set(key, strongest(grants.get(key), role)!);
+      }
+    }
+    return grants.get(`${type}:${id}`);
+  };
+  const parentOf = (collectionId: string) => {
+    if (!parents.has(collectionId)) {
+      const row = db.prepare('SELECT parent_id FROM collections WHERE id = ?').get(collectionId) as
+        { parent_id: string | null } | undefined;
+      parents.set(collectionId, row?.parent_id ?? null);
+    }
+    return parents.get(collectionId)!;
+  };
+  return (target) => {
+    if (!members.has(target.organization_id)) members.set(target.organization_id, orgMembership(db, target.organization_id, userId));
+    const member = members.get(target.organization_id);
+    if (!member) return null;
+    if (member.role === 'admin') return 'admin';
+    const base = member.role ? weakest(member.role, target.default_level) : null;
+    let explicit = granted(target.type, target.id) ?? null;
+    const seen = new Set<string>();
+    for (let parent = target.parent_id; parent && !seen.has(parent); parent = parentOf(parent)) {
+      seen.add(parent);
+      explicit = strongest(explicit, granted('collection', parent));
+    }
+    return strongest(base, explicit);
+  };
+}
+
+/**
  * Checks a role: `null` (no access at all) is 404, so callers cannot probe what they cannot see;
  * a role below `min` is 403.
  */

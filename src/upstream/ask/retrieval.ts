@@ -4,7 +4,7 @@
  */
 import type { RequestContext } from '../context.js';
 import type { Db } from '../db/index.js';
-import { spaceRole, type SpaceRow } from '../domain/spaces.js';
+import { spaceRoles, type SpaceRow } from '../domain/spaces.js';
 import { ftsQuery } from './text.js';
 
 export interface PageHit {
@@ -28,7 +28,8 @@ export function readableSpaces(ctx: RequestContext, organizationId: string): Spa
   const rows = ctx.db
     .prepare('SELECT * FROM spaces WHERE organization_id = ? AND deleted_at IS NULL ORDER BY position, id')
     .all(organizationId) as SpaceRow[];
-  return rows.filter((row) => spaceRole(ctx, row) !== null);
+  const roleOf = spaceRoles(ctx);
+  return rows.filter((row) => roleOf(row) !== null);
 }
 
 /** bm25 scores (positive, higher is better) of the current pages of `spaceIds` matching any term. */

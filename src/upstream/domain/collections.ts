@@ -5,7 +5,7 @@ import type { RequestContext } from '../context.js';
 import type { Db } from '../db/index.js';
 import { badRequest, conflict, forbidden, lookupField, notFound } from '../errors.js';
 import { newId } from '../ids.js';
-import { contentRole, orgMembership, requireOrg, requireRole } from '../access.js';
+import { contentRole, contentRoles, orgMembership, requireOrg, requireRole } from '../access.js';
 import { dropForeignGrants, dropGrants, grantCreator } from './grants.js';
 import type { ListSpec } from '../pagination.js';
 import { dropForeignSiteSpaces } from './siteSpaces.js';
@@ -190,12 +190,14 @@ export function moveCollection(db: Db, row: CollectionRow, to: { parentId: strin
 
 /** The organization's collections the caller can see (only those at the root unless `nested`). */
 export function visibleCollections(ctx: RequestContext, organizationId: string, nested: boolean): ListSpec<CollectionRow, Collection> {
+  const roles = contentRoles(ctx.db, ctx.caller?.id);
+  const roleOf = (row: CollectionRow) => roles({ type: 'collection', ...row });
   return {
     from: `collections WHERE organization_id = ?${nested ? '' : ' AND parent_id IS NULL'}`,
     params: [organizationId],
     orderBy: ['position', 'id'],
-    filter: (row) => collectionRole(ctx, row) !== null,
-    map: (row) => toCollection(ctx, row),
+    filter: (row) => roleOf(row) !== null,
+    map: (row) => toCollection(ctx, row, roleOf(row)),
   };
 }
 

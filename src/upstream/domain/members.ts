@@ -1,12 +1,12 @@
 /** Organization members: rows joined with their users, the Member shape, roles, removal, their teams and spaces. */
 import { createHmac } from 'node:crypto';
 import type { Role } from '../../api/roles.js';
-import { contentRole, type ContentTarget } from '../access.js';
+import { contentRoles, type ContentTarget } from '../access.js';
 import type { RequestContext, UserRow } from '../context.js';
 import type { Db } from '../db/index.js';
 import { conflict } from '../errors.js';
 import type { ListSpec } from '../pagination.js';
-import { spaceRole, toSpace, type Space, type SpaceRow } from './spaces.js';
+import { spaceRoles, toSpace, type Space, type SpaceRow } from './spaces.js';
 import { containsIgnoringCase, toTeam, type Team, type TeamRole, type TeamRow } from './teams.js';
 import { toUser } from './users.js';
 
@@ -34,8 +34,18 @@ function orgSpaces(db: Db, organizationId: string): ContentTarget[] {
 }
 
 /** Spaces on which the member has a role (through the organization, a grant or a team). */
-const countSpaces = (db: Db, row: MemberRow) =>
-  orgSpaces(db, row.organization_id).filter((space) => contentRole(db, space, row.user_id)).length;
+function countSpaces(db: Db, row: MemberRow) {
+  if (row.disabled) return 0;
+  // A role in the organization is a role on every space (at most its default level): counted, not computed per space.
+  if (row.role)
+    return (
+      db.prepare('SELECT COUNT(*) AS n FROM spaces WHERE organization_id = ? AND deleted_at IS NULL').get(row.organization_id) as {
+        n: number;
+      }
+    ).n;
+  const roleOf = contentRoles(db, row.user_id);
+  return orgSpaces(db, row.organization_id).filter((space) => roleOf(space)).length;
+}
 
 const countTeams = (db: Db, row: MemberRow) =>
   (
@@ -167,18 +177,16 @@ export function memberSpacesOf(
   member: MemberRow,
   order: 'asc' | 'desc',
 ): ListSpec<SpaceRow, { permission: Role; space: Space }> {
-  const roles = new Map<string, Role | null>();
-  const roleOf = (row: SpaceRow) => {
-    if (!roles.has(row.id)) roles.set(row.id, contentRole(ctx.db, { type: 'space', ...row }, member.user_id));
-    return roles.get(row.id) ?? null;
-  };
+  const memberRoles = contentRoles(ctx.db, member.user_id);
+  const roleOf = (row: SpaceRow) => memberRoles({ type: 'space', ...row });
+  const callerRoleOf = spaceRoles(ctx);
   return {
     from: 'spaces WHERE organization_id = ? AND deleted_at IS NULL',
     params: [member.organization_id],
     orderBy: ['created_at', 'id'],
     direction: order,
-    filter: (row) => Boolean(roleOf(row) && spaceRole(ctx, row)),
-    map: (row) => ({ permission: roleOf(row)!, space: toSpace(ctx, row) }),
+    filter: (row) => Boolean(roleOf(row) && callerRoleOf(row)),
+    map: (row) => ({ permission: roleOf(row)!, space: toSpace(ctx, row, callerRoleOf(row)) }),
   };
 }
 

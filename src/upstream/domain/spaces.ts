@@ -8,7 +8,7 @@ import type { RequestContext } from '../context.js';
 import type { Db } from '../db/index.js';
 import { notFound, unauthorized } from '../errors.js';
 import { newId } from '../ids.js';
-import { contentRole, requireRole } from '../access.js';
+import { contentRole, contentRoles, requireRole } from '../access.js';
 import { SPACE_RESTORE_DAYS } from '../../api/rules.js';
 import { createRevision, pagesOf, type PageInput } from '../content/revisions.js';
 import { shareKeyOpensSpace } from '../shareKeys.js';
@@ -40,7 +40,17 @@ const OPEN_VISIBILITIES = new Set(['public', 'unlisted']);
 
 /** The caller's role on a space (visibility and share key included); null when they cannot see it. */
 export function spaceRole(ctx: RequestContext, row: SpaceRow, shareKey?: string): Role | null {
-  const role = contentRole(ctx.db, { type: 'space', ...row }, ctx.caller?.id);
+  return withVisibility(ctx, row, contentRole(ctx.db, { type: 'space', ...row }, ctx.caller?.id), shareKey);
+}
+
+/** spaceRole for the rows of a list (see contentRoles). */
+export function spaceRoles(ctx: RequestContext): (row: SpaceRow) => Role | null {
+  const roles = contentRoles(ctx.db, ctx.caller?.id);
+  return (row) => withVisibility(ctx, row, roles({ type: 'space', ...row }));
+}
+
+/** The caller's content role on the space, or read when its visibility or the share key opens it. */
+function withVisibility(ctx: RequestContext, row: SpaceRow, role: Role | null, shareKey?: string): Role | null {
   if (role) return role;
   if (OPEN_VISIBILITIES.has(row.visibility)) return 'read';
   if (shareKey && shareKeyOpensSpace(ctx.db, shareKey, row.id)) return 'read';
@@ -300,11 +310,12 @@ export const isRevisionOf = (db: Db, revisionId: string, spaceId: string) =>
 
 /** The list of a parent's live spaces the caller can see (`organization_id` or `parent_id` = `parentId`). */
 export function visibleSpaces(ctx: RequestContext, column: 'organization_id' | 'parent_id', parentId: string): ListSpec<SpaceRow, Space> {
+  const roleOf = spaceRoles(ctx);
   return {
     from: `spaces WHERE ${column} = ? AND deleted_at IS NULL`,
     params: [parentId],
     orderBy: ['position', 'id'],
-    filter: (row) => spaceRole(ctx, row) !== null,
-    map: (row) => toSpace(ctx, row),
+    filter: (row) => roleOf(row) !== null,
+    map: (row) => toSpace(ctx, row, roleOf(row)),
   };
 }

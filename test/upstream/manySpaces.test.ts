@@ -1,0 +1,100 @@
+/**
+ * An organization with many spaces: the lists that find who may see which space ran four queries
+ * per space, and a member's spaces sorted every space of the organization for each batch of rows.
+ * With 20,000 spaces (a space is duplicated in a millisecond), one guest's `GET
+ * …/members/{userId}/spaces` held the event loop, the gateway's too under `npm start`, for 1.9 s.
+ * Counted here: the statements a request runs, and whether each is served in its index's order.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Db } from '../../src/upstream/db/index.js';
+import { fixtures } from '../helpers/fixtures.js';
+import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
+
+const SPACES = 300;
+
+let t: TestUpstream;
+const { as } = fixtures(() => t);
+
+/** The SQL of every statement run until `stop`, as the upstream's code asks for them. */
+function recordStatements(db: Db) {
+  const prepare = db.prepare;
+  const sql: string[] = [];
+  db.prepare = ((text: string) => {
+    sql.push(text);
+    return prepare(text);
+  }) as Db['prepare'];
+  return {
+    sql,
+    stop: () => {
+      db.prepare = prepare;
+    },
+  };
+}
+
+/** The statements of one GET (the test's client waits for its answer). */
+async function statementsOf(path: string, who: 'guest' | 'admin' = 'guest') {
+  const recording = recordStatements(t.upstream.db);
+  try {
+    const res = await as(who).get(path);
+    expect(res.status).toBe(200);
+    return recording.sql;
+  } finally {
+    recording.stop();
+  }
+}
+
+beforeAll(async () => {
+  t = await startUpstream();
+  const { orgId, users } = t.world;
+  const ids: string[] = [];
+  for (let i = 0; i < SPACES; i++) {
+    const res = await t.api.post(`/orgs/${orgId}/spaces`, { title: `Space ${i}` });
+    expect(res.status).toBe(201);
+    ids.push(res.body.id);
+  }
+  expect((await t.api.post(`/spaces/${ids[7]}/permissions`, { role: 'comment', users: [users.guest.id] })).status).toBe(204);
+});
+afterAll(() => t.stop());
+
+describe(`an organization with ${SPACES} spaces`, () => {
+  it('a member’s spaces, the members list and the spaces list run a number of statements that does not grow with the spaces', async () => {
+    const { orgId, users } = t.world;
+    const members = `/orgs/${orgId}/members`;
+    const mine = await statementsOf(`${members}/${users.guest.id}/spaces`);
+    const list = await statementsOf(members);
+    const spaces = await statementsOf(`/orgs/${orgId}/spaces`);
+    const questions = await statementsOf(`/orgs/${orgId}/ask/questions`);
+    // Before: 614, 4,221, 612 and 605 (two to four per space, and per member for the counts).
+    // After: 14, 22, 12 and 7.
+    expect(mine.length).toBeLessThan(40);
+    expect(list.length).toBeLessThan(60);
+    expect(spaces.length).toBeLessThan(40);
+    expect(questions.length).toBeLessThan(40);
+  });
+
+  it('answers as before: the guest’s one space, and the counts of every member', async () => {
+    const { orgId, users } = t.world;
+    const mine = await as('guest').all(`/orgs/${orgId}/members/${users.guest.id}/spaces`);
+    expect(mine.items.map((x) => [x.permission, x.space.title])).toEqual([['comment', 'Space 7']]);
+    const counts = Object.fromEntries((await t.api.all(`/orgs/${orgId}/members`)).items.map((m) => [m.id, m.spaces] as const));
+    expect(counts[users.guest.id]).toBe(1);
+    expect(counts[users.read.id]).toBe(SPACES);
+    expect(counts[users.admin.id]).toBe(SPACES);
+    expect(counts[users.disabled.id]).toBe(0);
+  });
+
+  it('reads a member’s spaces in an index’s order, not by sorting every space for each batch', async () => {
+    const { orgId, users } = t.world;
+    const { db } = t.upstream;
+    const reads = (await statementsOf(`/orgs/${orgId}/members/${users.guest.id}/spaces`)).filter((sql) =>
+      /^SELECT \* FROM spaces WHERE organization_id/.test(sql),
+    );
+    expect(reads.length).toBeGreaterThan(0);
+    for (const sql of reads) {
+      const plan = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...Array<string>(sql.split('?').length - 1).fill('x')) as Array<{
+        detail: string;
+      }>;
+      expect(plan.map((p) => p.detail).join('; ')).not.toMatch(/TEMP B-TREE/);
+    }
+  });
+});
