@@ -7,6 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/upstream/db/index.js';
+import { insertSpace } from '../../src/upstream/domain/spaces.js';
+import { addAskContent, DOCKER_QUESTION } from '../helpers/askContent.js';
 import { fixtures } from '../helpers/fixtures.js';
 import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
 
@@ -15,33 +17,56 @@ const SPACES = 300;
 let t: TestUpstream;
 const { as } = fixtures(() => t);
 
-/** The SQL of every statement run until `stop`, as the upstream's code asks for them. */
+/**
+ * The SQL of every statement run until `stop`, as the upstream's code asks for them, and how many
+ * rows holding a page's text (`markdown`) they gave.
+ */
 function recordStatements(db: Db) {
   const prepare = db.prepare;
   const sql: string[] = [];
+  let texts = 0;
+  const count = (row: unknown) => {
+    if (row && typeof row === 'object' && 'markdown' in row) texts++;
+    return row;
+  };
   db.prepare = ((text: string) => {
     sql.push(text);
-    return prepare(text);
+    const statement = prepare(text);
+    return new Proxy(statement, {
+      get(target, key) {
+        const value = Reflect.get(target, key, target) as unknown;
+        if (typeof value !== 'function') return value;
+        if (key === 'all') return (...args: unknown[]) => (value.apply(target, args) as unknown[]).map(count);
+        if (key === 'get') return (...args: unknown[]) => count(value.apply(target, args));
+        if (key === 'iterate')
+          return function* (...args: unknown[]) {
+            for (const row of value.apply(target, args) as Iterable<unknown>) yield count(row);
+          };
+        return value.bind(target);
+      },
+    });
   }) as Db['prepare'];
   return {
     sql,
+    texts: () => texts,
     stop: () => {
       db.prepare = prepare;
     },
   };
 }
 
-/** The statements of one GET (the test's client waits for its answer). */
-async function statementsOf(path: string, who: 'guest' | 'admin' = 'guest') {
+/** The statements of one request (the test's client waits for its answer), and the page texts they read. */
+async function recorded(send: () => Promise<{ status: number }>) {
   const recording = recordStatements(t.upstream.db);
   try {
-    const res = await as(who).get(path);
-    expect(res.status).toBe(200);
-    return recording.sql;
+    expect((await send()).status).toBe(200);
+    return { sql: recording.sql, texts: recording.texts() };
   } finally {
     recording.stop();
   }
 }
+
+const statementsOf = async (path: string, who: 'guest' | 'admin' = 'guest') => (await recorded(() => as(who).get(path))).sql;
 
 beforeAll(async () => {
   t = await startUpstream();
@@ -96,5 +121,41 @@ describe(`an organization with ${SPACES} spaces`, () => {
       }>;
       expect(plan.map((p) => p.detail).join('; ')).not.toMatch(/TEMP B-TREE/);
     }
+  });
+});
+
+describe('the ask over many copies of a space', () => {
+  const COPIES = 100;
+  beforeAll(async () => {
+    const { guides } = addAskContent(t);
+    // Ten more titles, before the copies: enough questions without reading any page's text.
+    insertSpace(t.upstream.db, t.clock.now().toISOString(), {
+      organizationId: t.world.orgId,
+      title: 'Topics',
+      pages: Array.from({ length: 10 }, (_, i) => ({ title: `Topic ${i}`, markdown: `## Part ${i}\n\nText.\n` })),
+    });
+    for (let i = 0; i < COPIES; i++) expect((await t.api.post(`/spaces/${guides.id}/duplicate`)).status).toBe(201);
+  });
+
+  it('reads the text of the best pages only', async () => {
+    const path = `/orgs/${t.world.orgId}/ask`;
+    const { texts } = await recorded(() => t.api.post(path, { query: DOCKER_QUESTION, previousQueries: ['upgrading'] }));
+    // Before: 203 (every copy's page matched the question, and again the previous query).
+    expect(texts).toBeLessThanOrEqual(20);
+    const res = await t.api.post(path, { query: DOCKER_QUESTION });
+    expect(res.body.answer.sources.length).toBeGreaterThan(0);
+  });
+
+  it('finds the recommended questions among the first titles, without reading every page', async () => {
+    const { texts } = await recorded(() => t.api.get(`/orgs/${t.world.orgId}/ask/questions`));
+    // Before: 412 (every page of every space, its text parsed).
+    expect(texts).toBe(0);
+    const res = await t.api.get(`/orgs/${t.world.orgId}/ask/questions`);
+    expect(res.body.questions).toEqual([
+      'What is Introduction?',
+      'What is Installation?',
+      'How does networking work?',
+      ...Array.from({ length: 7 }, (_, i) => `What is Topic ${i}?`),
+    ]);
   });
 });
