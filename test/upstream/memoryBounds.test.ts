@@ -4,6 +4,7 @@
  * smaller than what an unbounded read would load.
  */
 import type { ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -77,5 +78,34 @@ describe('the database', () => {
     } finally {
       await upstream.stop();
     }
+  });
+});
+
+describe('an organization of many spaces', () => {
+  it('serves the recommended questions, an ask and the members over 200,000 spaces in a 64 MB heap', { timeout: 120_000 }, async () => {
+    const file = join(dir, 'spaces.db');
+    const first = await spawnUpstream(file, running);
+    first.child.kill('SIGKILL');
+    await once(first.child, 'exit');
+    // As 200,000 duplicates of an empty space leave them (a create token, about 150 MB of database).
+    const db = openDatabase(file);
+    const empty = db.prepare(`SELECT * FROM spaces WHERE title = 'Scratchpad'`).get() as Record<string, unknown>;
+    const columns = Object.keys(empty).filter((c) => c !== 'id' && c !== 'position');
+    db.prepare(
+      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200000)
+         INSERT INTO spaces (id, position, ${columns.join(', ')})
+         SELECT 'copy' || i, 1000 + i, ${columns.map((c) => `s.${c}`).join(', ')} FROM n, spaces s WHERE s.id = ?`,
+    ).run(empty.id);
+    db.close();
+
+    const upstream = await spawnUpstream(file, running, ['--max-old-space-size=64']);
+    const api = new RestClient(upstream.url, upstream.token);
+    const ask = `/orgs/${empty.organization_id as string}/ask`;
+    // Before: every readable space read at once, out of heap.
+    const questions = await api.get(`${ask}/questions`);
+    expect(questions.status).toBe(200);
+    expect(questions.body.questions).toHaveLength(10);
+    expect((await api.post(ask, { query: 'How do I authenticate?' })).status).toBe(200);
+    expect(upstream.child.exitCode).toBeNull();
   });
 });

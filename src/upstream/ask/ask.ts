@@ -29,10 +29,17 @@ export interface AskResult {
 export function ask(ctx: RequestContext, organizationId: string, input: AskInput): AskResult {
   const terms = termsOf(input.query);
   const previousTerms = termsOf((input.previousQueries ?? []).join(' ')).filter((t) => !terms.includes(t));
-  const spaceIds = readableSpaces(ctx, organizationId).map((s) => s.id);
-  const hits = searchPages(ctx.db, spaceIds, terms, previousTerms);
+  const hits = searchPages(ctx, organizationId, terms, previousTerms);
   const draft = draftAnswer(hits, terms, previousTerms);
-  return { draft, details: { query: input.query, terms, previousTerms, spaces: spaceIds.length, pages: hits.length } };
+  // Counted only when asked for: every space of the organization read for a number.
+  const spaces = input.details ? count(readableSpaces(ctx, organizationId)) : 0;
+  return { draft, details: { query: input.query, terms, previousTerms, spaces, pages: hits.length } };
+}
+
+function count(items: Iterable<unknown>): number {
+  let n = 0;
+  for (const _ of items) n++;
+  return n;
 }
 
 /**

@@ -36,13 +36,13 @@ export function distinctQuestions(headings: Iterable<string>, max: number): stri
  * readable space, read whole and parsed, took 1.2 s of the event loop (the gateway's under `npm
  * start`) per request once a space of six pages had been duplicated 10,000 times.
  */
-export function recommendedQuestions(db: Db, spaces: SpaceRow[]): string[] {
+export function recommendedQuestions(db: Db, spaces: () => Iterable<SpaceRow>): string[] {
   return distinctQuestions(headingsOf(db, spaces), MAX_RECOMMENDED_QUESTIONS);
 }
 
-function* headingsOf(db: Db, spaces: SpaceRow[]): Generator<string> {
+function* headingsOf(db: Db, spaces: () => Iterable<SpaceRow>): Generator<string> {
   const pages = function* <Page>(columns: string) {
-    for (const space of spaces)
+    for (const space of spaces())
       yield* db
         .prepare(`SELECT ${columns} FROM pages WHERE revision_id = ? ORDER BY position`)
         .iterate(space.revision_id) as IterableIterator<Page>;

@@ -3,7 +3,6 @@
  * revisions that match the question, ranked with FTS5's bm25.
  */
 import type { RequestContext } from '../context.js';
-import type { Db } from '../db/index.js';
 import { spaceRoles, type SpaceRow } from '../domain/spaces.js';
 import { ftsQuery } from './text.js';
 
@@ -23,52 +22,66 @@ export const PREVIOUS_QUERY_WEIGHT = 0.5;
 const TITLE_WEIGHT = 4;
 const MAX_HITS = 20;
 
-/** Non-deleted spaces of the organization the caller may read, in the organization's order. */
-export function readableSpaces(ctx: RequestContext, organizationId: string): SpaceRow[] {
+/**
+ * Non-deleted spaces of the organization the caller may read, in the organization's order, read
+ * one at a time: an organization may hold 300,000 spaces (100 MB of database), and all of them
+ * read at once ran `npm start` out of heap on one request for the recommended questions.
+ */
+export function* readableSpaces(ctx: RequestContext, organizationId: string): Generator<SpaceRow> {
+  const roleOf = spaceRoles(ctx);
   const rows = ctx.db
     .prepare('SELECT * FROM spaces WHERE organization_id = ? AND deleted_at IS NULL ORDER BY position, id')
-    .all(organizationId) as SpaceRow[];
-  const roleOf = spaceRoles(ctx);
-  return rows.filter((row) => roleOf(row) !== null);
+    .iterate(organizationId) as IterableIterator<SpaceRow>;
+  for (const row of rows) if (roleOf(row) !== null) yield row;
 }
 
+/** A match of the question on a current page of a live space, without its text (SpaceRow: the columns spaceRoles reads). */
+type Match = Pick<SpaceRow, 'id' | 'organization_id' | 'parent_id' | 'default_level' | 'visibility'> & {
+  rowid: number;
+  revisionId: string;
+  pageId: string;
+  score: number;
+};
+
 /**
- * The pages of `spaceIds`' current revisions matching any of `terms`, best first, at most
- * MAX_HITS: bm25 scores (positive, higher is better), raised by PREVIOUS_QUERY_WEIGHT times their
- * score for `previousTerms`. SQLite ranks them and reads the text of the best only: every match
- * read whole and sorted here took 2.5 s of the event loop (the gateway's under `npm start`) per
- * ask once a space of six pages had been duplicated 10,000 times (60,000 matches, 30 MB of text).
+ * The current pages of the organization's spaces that the caller may read and that match any of
+ * `terms`, best first, at most MAX_HITS: bm25 scores (positive, higher is better), raised by
+ * PREVIOUS_QUERY_WEIGHT times their score for `previousTerms`. SQLite ranks the matches; they are
+ * read one at a time until MAX_HITS are readable, and the text of those only. Every match read
+ * whole and sorted here took 2.5 s of the event loop (the gateway's under `npm start`) per ask once
+ * a space of six pages had been duplicated 10,000 times (60,000 matches, 30 MB of text).
  */
-function bestPages(db: Db, spaceIds: string[], terms: string[], previousTerms: string[]): PageHit[] {
-  if (!terms.length || !spaceIds.length) return [];
+export function searchPages(ctx: RequestContext, organizationId: string, terms: string[], previousTerms: string[]): PageHit[] {
+  if (!terms.length) return [];
   const scored = (name: string) =>
     `${name} AS MATERIALIZED (SELECT rowid, -bm25(pages_fts, ${TITLE_WEIGHT}, 1) AS score FROM pages_fts WHERE pages_fts MATCH ?)`;
   const previous = previousTerms.length > 0;
-  return db
+  const matches = ctx.db
     .prepare(
-      `WITH ${scored('main')}${previous ? `, ${scored('previous')}` : ''},
-       best AS (
-         SELECT main.rowid AS rowid, s.id AS spaceId,
-                main.score${previous ? ` + ${PREVIOUS_QUERY_WEIGHT} * coalesce(previous.score, 0)` : ''} AS score
-         FROM main
-         JOIN pages p ON p.rowid = main.rowid
-         JOIN spaces s ON s.revision_id = p.revision_id
-         ${previous ? 'LEFT JOIN previous ON previous.rowid = main.rowid' : ''}
-         WHERE s.id IN (SELECT value FROM json_each(?))
-         ORDER BY score DESC, p.page_id
-         LIMIT ${MAX_HITS}
-       )
-       SELECT best.spaceId AS spaceId, p.revision_id AS revisionId, p.page_id AS pageId, p.title AS title, p.markdown AS markdown,
-              best.score AS score
-       FROM best JOIN pages p ON p.rowid = best.rowid`,
+      `WITH ${scored('main')}${previous ? `, ${scored('previous')}` : ''}
+       SELECT s.id, s.organization_id, s.parent_id, s.default_level, s.visibility,
+              p.rowid AS rowid, p.revision_id AS revisionId, p.page_id AS pageId,
+              main.score${previous ? ` + ${PREVIOUS_QUERY_WEIGHT} * coalesce(previous.score, 0)` : ''} AS score
+       FROM main
+       JOIN pages p ON p.rowid = main.rowid
+       JOIN spaces s ON s.revision_id = p.revision_id
+       ${previous ? 'LEFT JOIN previous ON previous.rowid = main.rowid' : ''}
+       WHERE s.organization_id = ? AND s.deleted_at IS NULL
+       ORDER BY score DESC, p.page_id`,
     )
-    .all(ftsQuery(terms), ...(previous ? [ftsQuery(previousTerms)] : []), JSON.stringify(spaceIds)) as PageHit[];
-}
-
-/**
- * Pages matching the question's terms, best first. Terms of previous queries do not find pages
- * on their own; they raise the pages that also match them.
- */
-export function searchPages(db: Db, spaceIds: string[], terms: string[], previousTerms: string[]): PageHit[] {
-  return bestPages(db, spaceIds, terms, previousTerms).sort((a, b) => b.score - a.score || a.pageId.localeCompare(b.pageId));
+    .iterate(ftsQuery(terms), ...(previous ? [ftsQuery(previousTerms)] : []), organizationId) as IterableIterator<Match>;
+  const roleOf = spaceRoles(ctx);
+  const best: Match[] = [];
+  for (const match of matches) {
+    if (roleOf(match as unknown as SpaceRow) === null) continue;
+    best.push(match);
+    if (best.length === MAX_HITS) break;
+  }
+  const page = ctx.db.prepare('SELECT title, markdown FROM pages WHERE rowid = ?');
+  return best
+    .map(({ id, revisionId, pageId, score, rowid }) => {
+      const { title, markdown } = page.get(rowid) as { title: string; markdown: string };
+      return { spaceId: id, revisionId, pageId, title, markdown, score };
+    })
+    .sort((a, b) => b.score - a.score || a.pageId.localeCompare(b.pageId));
 }

@@ -23,14 +23,14 @@ export interface MemberRow extends UserRow {
 
 const MEMBERS_FROM = 'members m JOIN users u ON u.id = m.user_id';
 
-/** Live spaces of the organization, as targets of the role computation. */
-function orgSpaces(db: Db, organizationId: string): ContentTarget[] {
+/** Live spaces of the organization, as targets of the role computation, one at a time (there may be 300,000). */
+function orgSpaces(db: Db, organizationId: string): IterableIterator<ContentTarget> {
   return db
     .prepare(
       `SELECT 'space' AS type, id, organization_id, parent_id, default_level FROM spaces
        WHERE organization_id = ? AND deleted_at IS NULL`,
     )
-    .all(organizationId) as ContentTarget[];
+    .iterate(organizationId) as IterableIterator<ContentTarget>;
 }
 
 /** Spaces on which the member has a role (through the organization, a grant or a team). */
@@ -44,7 +44,9 @@ function countSpaces(db: Db, row: MemberRow) {
       }
     ).n;
   const roleOf = contentRoles(db, row.user_id);
-  return orgSpaces(db, row.organization_id).filter((space) => roleOf(space)).length;
+  let n = 0;
+  for (const space of orgSpaces(db, row.organization_id)) if (roleOf(space)) n++;
+  return n;
 }
 
 const countTeams = (db: Db, row: MemberRow) =>

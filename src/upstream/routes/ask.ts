@@ -27,7 +27,8 @@ function answerOptions(ctx: RequestContext) {
 }
 
 function questionsOf(ctx: RequestContext): string[] {
-  return recommendedQuestions(ctx.db, readableSpaces(ctx, organizationOf(ctx)));
+  const organizationId = organizationOf(ctx);
+  return recommendedQuestions(ctx.db, () => readableSpaces(ctx, organizationId));
 }
 
 export function register(router: Router, _services: UpstreamServices) {
