@@ -159,3 +159,27 @@ describe('the ask over many copies of a space', () => {
     ]);
   });
 });
+
+describe('a collection of 130,000 spaces', () => {
+  it('is transferred to another organization, its spaces with it', { timeout: 60_000 }, async () => {
+    const { db } = t.upstream;
+    const collection = (await t.api.post(`/orgs/${t.world.orgId}/collections`, { title: 'Crowded' })).body.id as string;
+    const space = (await t.api.post(`/orgs/${t.world.orgId}/spaces`, { title: 'Inside', parent: collection })).body.id as string;
+    // As 130,000 duplicates of the space leave them (each stays in its collection).
+    const row = db.prepare('SELECT * FROM spaces WHERE id = ?').get(space) as Record<string, unknown>;
+    const columns = Object.keys(row).filter((c) => c !== 'id' && c !== 'position');
+    db.prepare(
+      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 130000)
+       INSERT INTO spaces (id, position, ${columns.join(', ')})
+       SELECT 'copy' || i, 100000 + i, ${columns.map((c) => `s.${c}`).join(', ')} FROM n, spaces s WHERE s.id = ?`,
+    ).run(space);
+    // Before: 500 (Math.min over 130,001 arguments: RangeError), the gateway's UPSTREAM_ERROR.
+    const res = await t.api.post(`/collections/${collection}/transfer`, { organization: t.world.otherOrgId });
+    expect(res.status).toBe(200);
+    expect(
+      db.prepare('SELECT COUNT(*) AS n FROM spaces WHERE parent_id = ? AND organization_id = ?').get(collection, t.world.otherOrgId),
+    ).toEqual({
+      n: 130001,
+    });
+  });
+});

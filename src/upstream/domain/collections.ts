@@ -125,8 +125,9 @@ export function transferCollection(ctx: RequestContext, row: CollectionRow, orga
     );
     const spaceIds = spaces.map((s) => s.id);
     const positions = ids.map((id) => findCollection(ctx.db, id)!.position).concat(spaces.map((s) => s.position));
-    // Keep their order, past everything in the target organization.
-    const shift = endPosition(ctx.db, organizationId) - Math.min(...positions);
+    // Keep their order, past everything in the target organization. Not Math.min(...positions): past
+    // about 120,000 arguments it throws (RangeError), and a collection may hold 300,000 spaces.
+    const shift = endPosition(ctx.db, organizationId) - positions.reduce((a, b) => Math.min(a, b));
     const moveCollection = ctx.db.prepare(
       'UPDATE collections SET organization_id = ?, position = position + ?, updated_at = ? WHERE id = ?',
     );
