@@ -3,7 +3,7 @@
  * revisions that match the question, ranked with FTS5's bm25.
  */
 import type { RequestContext } from '../context.js';
-import { spaceRoles, type SpaceRow } from '../domain/spaces.js';
+import { spaceRoles, visibleSpacesFilter, type SpaceRow } from '../domain/spaces.js';
 import { ftsQuery } from './text.js';
 
 export interface PageHit {
@@ -29,9 +29,10 @@ const MAX_HITS = 20;
  */
 export function* readableSpaces(ctx: RequestContext, organizationId: string): Generator<SpaceRow> {
   const roleOf = spaceRoles(ctx);
+  const visible = visibleSpacesFilter(ctx, organizationId);
   const rows = ctx.db
-    .prepare('SELECT * FROM spaces WHERE organization_id = ? AND deleted_at IS NULL ORDER BY position, id')
-    .iterate(organizationId) as IterableIterator<SpaceRow>;
+    .prepare(`SELECT * FROM spaces WHERE organization_id = ? AND deleted_at IS NULL${visible.sql} ORDER BY position, id`)
+    .iterate(organizationId, ...visible.params) as IterableIterator<SpaceRow>;
   for (const row of rows) if (roleOf(row) !== null) yield row;
 }
 

@@ -1,12 +1,12 @@
 /** Organization members: rows joined with their users, the Member shape, roles, removal, their teams and spaces. */
 import { createHmac } from 'node:crypto';
 import type { Role } from '../../api/roles.js';
-import { contentRoles, type ContentTarget } from '../access.js';
+import { contentRoles, grantedSpacesFilter, type ContentTarget } from '../access.js';
 import type { RequestContext, UserRow } from '../context.js';
 import type { Db } from '../db/index.js';
 import { conflict } from '../errors.js';
 import type { ListSpec } from '../pagination.js';
-import { spaceRoles, toSpace, type Space, type SpaceRow } from './spaces.js';
+import { spaceRoles, toSpace, visibleSpacesFilter, type Space, type SpaceRow } from './spaces.js';
 import { containsIgnoringCase, toTeam, type Team, type TeamRole, type TeamRow } from './teams.js';
 import { toUser } from './users.js';
 
@@ -23,14 +23,18 @@ export interface MemberRow extends UserRow {
 
 const MEMBERS_FROM = 'members m JOIN users u ON u.id = m.user_id';
 
-/** Live spaces of the organization, as targets of the role computation, one at a time (there may be 300,000). */
-function orgSpaces(db: Db, organizationId: string): IterableIterator<ContentTarget> {
+/**
+ * Live spaces of the organization on which the user may hold a role (see grantedSpacesFilter), as
+ * targets of the role computation, one at a time (there may be 300,000).
+ */
+function orgSpaces(db: Db, organizationId: string, userId: string): IterableIterator<ContentTarget> {
+  const granted = grantedSpacesFilter(db, organizationId, userId);
   return db
     .prepare(
       `SELECT 'space' AS type, id, organization_id, parent_id, default_level FROM spaces
-       WHERE organization_id = ? AND deleted_at IS NULL`,
+       WHERE organization_id = ? AND deleted_at IS NULL${granted ? ` AND ${granted.sql}` : ''}`,
     )
-    .iterate(organizationId) as IterableIterator<ContentTarget>;
+    .iterate(organizationId, ...(granted?.params ?? [])) as IterableIterator<ContentTarget>;
 }
 
 /** Spaces on which the member has a role (through the organization, a grant or a team). */
@@ -45,7 +49,7 @@ function countSpaces(db: Db, row: MemberRow) {
     ).n;
   const roleOf = contentRoles(db, row.user_id);
   let n = 0;
-  for (const space of orgSpaces(db, row.organization_id)) if (roleOf(space)) n++;
+  for (const space of orgSpaces(db, row.organization_id, row.user_id)) if (roleOf(space)) n++;
   return n;
 }
 
@@ -182,9 +186,12 @@ export function memberSpacesOf(
   const memberRoles = contentRoles(ctx.db, member.user_id);
   const roleOf = (row: SpaceRow) => memberRoles({ type: 'space', ...row });
   const callerRoleOf = spaceRoles(ctx);
+  // Both must hold a role: the rows the member's grants reach (when only grants give them one), among those the caller sees.
+  const granted = grantedSpacesFilter(ctx.db, member.organization_id, member.user_id);
+  const visible = visibleSpacesFilter(ctx, member.organization_id);
   return {
-    from: 'spaces WHERE organization_id = ? AND deleted_at IS NULL',
-    params: [member.organization_id],
+    from: `spaces WHERE organization_id = ? AND deleted_at IS NULL${granted ? ` AND ${granted.sql}` : ''}${visible.sql}`,
+    params: [member.organization_id, ...(granted?.params ?? []), ...visible.params],
     orderBy: ['created_at', 'id'],
     direction: order,
     filter: (row) => Boolean(roleOf(row) && callerRoleOf(row)),

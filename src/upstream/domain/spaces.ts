@@ -8,7 +8,7 @@ import type { RequestContext } from '../context.js';
 import type { Db } from '../db/index.js';
 import { notFound, unauthorized } from '../errors.js';
 import { newId } from '../ids.js';
-import { contentRole, contentRoles, requireRole } from '../access.js';
+import { contentRole, contentRoles, grantedSpacesFilter, requireRole } from '../access.js';
 import { SPACE_RESTORE_DAYS } from '../../api/rules.js';
 import { createRevision, pagesOf, type PageInput } from '../content/revisions.js';
 import { shareKeyOpensSpace } from '../shareKeys.js';
@@ -308,12 +308,30 @@ export function restoreSpace(db: Db, spaceId: string, now: string): SpaceRow {
 export const isRevisionOf = (db: Db, revisionId: string, spaceId: string) =>
   Boolean(db.prepare('SELECT 1 FROM revisions WHERE id = ? AND space_id = ?').get(revisionId, spaceId));
 
+/**
+ * SQL (with its parameters) keeping the `spaces` rows of the organization the caller may see, when
+ * their organization role does not show them all: open ones and those grantedSpacesFilter keeps.
+ * An empty condition when it does.
+ */
+export function visibleSpacesFilter(ctx: RequestContext, organizationId: string): { sql: string; params: unknown[] } {
+  const granted = grantedSpacesFilter(ctx.db, organizationId, ctx.caller?.id);
+  if (!granted) return { sql: '', params: [] };
+  const open = [...OPEN_VISIBILITIES].map((v) => `'${v}'`).join(', ');
+  return { sql: ` AND (visibility IN (${open}) OR ${granted.sql})`, params: granted.params };
+}
+
 /** The list of a parent's live spaces the caller can see (`organization_id` or `parent_id` = `parentId`). */
 export function visibleSpaces(ctx: RequestContext, column: 'organization_id' | 'parent_id', parentId: string): ListSpec<SpaceRow, Space> {
   const roleOf = spaceRoles(ctx);
+  const organizationId =
+    column === 'organization_id'
+      ? parentId
+      : ((ctx.db.prepare('SELECT organization_id FROM collections WHERE id = ?').get(parentId) as { organization_id: string } | undefined)
+          ?.organization_id ?? '');
+  const visible = visibleSpacesFilter(ctx, organizationId);
   return {
-    from: `spaces WHERE ${column} = ? AND deleted_at IS NULL`,
-    params: [parentId],
+    from: `spaces WHERE ${column} = ? AND deleted_at IS NULL${visible.sql}`,
+    params: [parentId, ...visible.params],
     orderBy: ['position', 'id'],
     filter: (row) => roleOf(row) !== null,
     map: (row) => toSpace(ctx, row, roleOf(row)),
