@@ -51,9 +51,24 @@ const LOGGED_MESSAGE_LENGTH = 300;
  * put the token in the ERROR line.
  */
 const cut = (text: string, secret?: string) => {
-  const out = secret ? redact(text.slice(0, LOGGED_MESSAGE_LENGTH + 2 * secret.length), secret) : text;
+  const bare = withoutValue(text);
+  const out = secret ? redact(bare.slice(0, LOGGED_MESSAGE_LENGTH + 2 * secret.length), secret) : bare;
   return out.length > LOGGED_MESSAGE_LENGTH ? `${out.slice(0, LOGGED_MESSAGE_LENGTH)}…` : out;
 };
+
+/** Where graphql-js starts quoting the value it could not serialize (see withoutValue). */
+const QUOTED_VALUE = / value: /;
+
+/**
+ * `message` without the value graphql-js quotes when it cannot serialize one (`String cannot
+ * represent value: { … }`, `Int cannot represent non-integer value: …`, `Enum "Role" cannot
+ * represent value: …`): an upstream value, which may hold raw ids, content or an echoed share key,
+ * none of which a log line may carry. The line keeps what failed and where (its path), not the value.
+ */
+function withoutValue(message: string): string {
+  const at = message.slice(0, LOGGED_MESSAGE_LENGTH).search(QUOTED_VALUE);
+  return at === -1 ? message : `${message.slice(0, at)} value: (not logged)`;
+}
 
 /** An error the masking replaces (a foreign exception), as opposed to the gateway's own and REST errors. */
 function isUnexpected(error: GraphQLError): boolean {
