@@ -29,54 +29,22 @@ export interface ContentTarget {
   default_level: Role;
 }
 
-/** The target and every collection above it, nearest first. */
-function ancestry(db: Db, target: ContentTarget): Array<{ type: string; id: string }> {
-  const chain = [{ type: target.type, id: target.id }];
-  let parent = target.parent_id;
-  const seen = new Set<string>();
-  while (parent && !seen.has(parent)) {
-    seen.add(parent);
-    chain.push({ type: 'collection', id: parent });
-    const row = db.prepare('SELECT parent_id FROM collections WHERE id = ?').get(parent) as { parent_id: string | null } | undefined;
-    parent = row?.parent_id ?? null;
-  }
-  return chain;
-}
-
-/** The strongest role granted explicitly on the chain to the user or one of their teams. */
-function explicitRole(db: Db, chain: Array<{ type: string; id: string }>, userId: string): Role | null {
-  const targets = chain.map(() => '(target_type = ? AND target_id = ?)').join(' OR ');
-  const rows = db
-    .prepare(
-      `SELECT role FROM content_permissions WHERE (${targets}) AND (
-         (principal_type = 'user' AND principal_id = ?) OR
-         (principal_type = 'team' AND principal_id IN (SELECT team_id FROM team_members WHERE user_id = ?)))`,
-    )
-    .all(...chain.flatMap((t) => [t.type, t.id]), userId, userId) as Array<{ role: Role }>;
-  return strongest(...rows.map((r) => r.role));
-}
-
 /**
  * The caller's role on a space or a collection (null: no access through membership or grants).
  * Only active members (guests included) hold roles: the grants of a disabled member, or of a
  * user who is not a member, open nothing.
  */
 export function contentRole(db: Db, target: ContentTarget, userId: string | undefined): Role | null {
-  if (!userId) return null;
-  const member = orgMembership(db, target.organization_id, userId);
-  if (!member) return null;
-  if (member.role === 'admin') return 'admin';
-  const base = member.role ? weakest(member.role, target.default_level) : null;
-  return strongest(base, explicitRole(db, ancestry(db, target), userId));
+  return contentRoles(db, userId)(target);
 }
 
 /**
- * contentRole for the rows of a list: the same roles, but the user's memberships, their grants
- * (their own and their teams') and the collections above are read once, not per row. A list
- * computed the role with four queries per row: with 20,000 spaces (a space is duplicated in a
- * millisecond), one member's spaces (`GET …/members/{userId}/spaces`) held the event loop, the
- * gateway's under `npm start`, for 1.9 s, and the members list 0.6 s. Made for one request: a grant
- * written after it is not seen.
+ * contentRole for the rows of a list (and, with one row, contentRole itself): the user's
+ * memberships, their grants (their own and their teams') and the collections above are read once,
+ * not per row. A list computed the role with four queries per row: with 20,000 spaces (a space is
+ * duplicated in a millisecond), one member's spaces (`GET …/members/{userId}/spaces`) held the
+ * event loop, the gateway's under `npm start`, for 1.9 s, and the members list 0.6 s. Made for one
+ * request: a grant written after it is not seen.
  */
 export function contentRoles(db: Db, userId: string | undefined): (target: ContentTarget) => Role | null {
   if (!userId) return () => null;
