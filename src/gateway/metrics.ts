@@ -30,7 +30,7 @@ import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { DEFAULTS } from '../config.js';
 import { errorCode, type RestCall } from '../rest/index.js';
-import { leaveSignalOf } from './lib/plainPost.js';
+import { clientLeft } from './lib/plainPost.js';
 import { requestPath } from './lib/requestPath.js';
 import { clientCode } from './plugins/useRequestErrorCodes.js';
 
@@ -240,10 +240,9 @@ function useOperationMetrics(metrics: OperationMetrics): Plugin {
       operation,
       result(result: ExecutionResult) {
         if (!result.errors?.length) return;
-        // Its client left: the errors are its leaving (each REST call it no longer waited for:
-        // UPSTREAM_UNAVAILABLE), not the upstream's. Clients that cancel their requests (a page
-        // left, a component unmounted) counted as an upstream outage and in the error ratio.
-        if (request && leaveSignalOf(request).aborted) return void (cancelled = true);
+        // Clients that cancel their requests (a page left, a component unmounted) counted as an
+        // upstream outage and in the error ratio.
+        if (clientLeft(request)) return void (cancelled = true);
         failed = true;
         // The code the client gets, given after this hook (a variable's: BAD_USER_INPUT).
         for (const error of result.errors) errors.inc({ ...operation, phase: 'execute', code: clientCode(error) });

@@ -217,10 +217,15 @@ describe('a variable the operation cannot take', () => {
 });
 
 describe('an operation whose client leaves while its REST call is in flight', () => {
-  it('is counted as cancelled, without an UPSTREAM_UNAVAILABLE error (before: an upstream outage and an error)', async () => {
+  it('is counted and logged as cancelled, without an UPSTREAM_UNAVAILABLE error (before: an upstream outage and an error)', async () => {
     await using bad = await startBadServer();
     bad.fallback = hang;
-    const gateway = buildGateway({ upstreamUrl: bad.url, metrics: { slowRenderMs: Infinity } });
+    const debugLines: string[] = [];
+    const log = {
+      ...silentLogger,
+      debug: (msg: string, fields?: Record<string, unknown>) => void debugLines.push(`${msg} ${JSON.stringify(fields)}`),
+    };
+    const gateway = buildGateway({ upstreamUrl: bad.url, metrics: { slowRenderMs: Infinity }, log, logLevel: 'debug' });
     try {
       const url = new URL(await gateway.start());
       const body = JSON.stringify({ query: 'query Leaving { organizations { nodes { id } } }' });
@@ -245,6 +250,8 @@ describe('an operation whose client leaves while its REST call is in flight', ()
       const families = await read();
       expect(value(families, 'graphql_envelop_request', { outcome: 'error' })).toBe(0);
       expect(families.get('graphql_envelop_error_result')?.metrics ?? []).toEqual([]);
+      // The operation's debug line says the same (it said errors=UPSTREAM_UNAVAILABLE).
+      expect(debugLines.filter((l) => l.startsWith('graphql query Leaving '))).toEqual([expect.stringMatching(/"outcome":"cancelled"}$/)]);
     } finally {
       await gateway.stop();
     }

@@ -221,6 +221,36 @@ describe('OpenTelemetry tracing', () => {
     expect(operation.status).toMatchObject({ code: STATUS_ERROR, message: 'BAD_USER_INPUT' });
   });
 
+  it('marks an operation whose client left as cancelled, not failed (was UPSTREAM_UNAVAILABLE)', async () => {
+    const traceId = hex(16);
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    proxy.holdAnswer = (_method, path) => (path.endsWith('/orgs') ? released : undefined);
+    const client = new AbortController();
+    const answered = fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${upstream.world.users.admin.token}`,
+        traceparent: `00-${traceId}-${hex(8)}-01`,
+      },
+      body: JSON.stringify({ query: 'query Leaving { organizations { nodes { title } } }' }),
+      signal: client.signal,
+    });
+    try {
+      await expect.poll(() => proxy.requests.some((r) => r.headers.traceparent?.includes(traceId)), { timeout: 10_000 }).toBe(true);
+      client.abort();
+      await expect(answered).rejects.toThrow();
+      const operation = (await traceSpans(traceId, (s) => s.some((x) => x.kind === SERVER))).find((x) => x.kind === SERVER)!;
+      expect(attr(operation, 'graphql.operation.outcome')).toBe('cancelled');
+      expect(attr(operation, 'graphql.error.codes')).toBeUndefined();
+      expect(operation.status?.code ?? 0).not.toBe(STATUS_ERROR);
+    } finally {
+      proxy.holdAnswer = () => undefined;
+      release();
+    }
+  });
+
   it("reads at most COLLECTOR_ANSWER_BYTES of the collector's answer, and exports on after it", async () => {
     const answer = { written: 0 } as NonNullable<typeof endless>;
     endless = answer;

@@ -106,6 +106,15 @@ export function leaveSignalOf(request: Request): LeaveSignal {
   return request instanceof PlainRequest ? request.left : request.signal;
 }
 
+/**
+ * Whether an operation's client left before its result was written: its errors are then its
+ * leaving (each REST call it no longer waited for is UPSTREAM_UNAVAILABLE), not the upstream's.
+ * The one rule for the metrics' `cancelled` outcome, the debug line and the span.
+ */
+export function clientLeft(request: Request | undefined): boolean {
+  return request !== undefined && leaveSignalOf(request).aborted;
+}
+
 /** A header node:http may give as a list (repeated), as one string as the Fetch API joins it. */
 export const headerValue = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value.join(', ') : value);
 

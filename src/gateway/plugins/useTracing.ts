@@ -5,7 +5,8 @@
  * - One SERVER span per GraphQL operation (`query OrgSpaces`), continuing the caller's W3C
  *   `traceparent` when it sends one. The operation runs in the span's context, so every REST call
  *   it makes is a child; a streamed result (@defer/@stream, subscription) ends the span when it ends.
- *   Attributes: operation name (cut to MAX_OPERATION_NAME_LENGTH, as in the span's name) and type, the error codes of the result; never the document,
+ *   Attributes: operation name (cut to MAX_OPERATION_NAME_LENGTH, as in the span's name) and type, the error codes of the result
+ *   (the span's status an error), or `graphql.operation.outcome: cancelled` when its client left first (status unset); never the document,
  *   variables or headers. The name is a caller's text: it is given to the span only when
  *   `namesFrom` says the caller may name it (the gateway: its token is one the REST API accepted,
  *   decided when the span ends, so a token's first operation is named); other spans are named by
@@ -31,6 +32,7 @@ import { getOperationAST, type DocumentNode, type ExecutionResult } from 'graphq
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { routeTemplate } from '../../rest/routes.js';
 import { boundedName } from '../lib/operationName.js';
+import { clientLeft } from '../lib/plainPost.js';
 import { READY_USER_AGENT } from './useReadiness.js';
 import { clientCode } from './useRequestErrorCodes.js';
 
@@ -77,10 +79,10 @@ export function useTracing(tracer: Tracer, namesFrom: NamesFrom = () => true): P
     op.span.end();
   };
   const done = (op: OperationSpan, result: unknown) => {
-    if (!isAsyncIterable(result)) return recordErrors(op.span, result as ExecutionResult);
+    if (!isAsyncIterable(result)) return recordErrors(op, result as ExecutionResult);
     op.streaming = true;
     return {
-      onNext: ({ result: part }: { result: unknown }) => recordErrors(op.span, part as ExecutionResult),
+      onNext: ({ result: part }: { result: unknown }) => recordErrors(op, part as ExecutionResult),
       onEnd: () => end(op),
     };
   };
@@ -111,13 +113,15 @@ export function useTracing(tracer: Tracer, namesFrom: NamesFrom = () => true): P
     // Errors before execution (syntax, validation, limits) are in the operation's result.
     onExecutionResult: ({ result }) => {
       const op = active();
-      if (op && !isAsyncIterable(result) && !Array.isArray(result)) recordErrors(op.span, result as ExecutionResult);
+      if (op && !isAsyncIterable(result) && !Array.isArray(result)) recordErrors(op, result as ExecutionResult);
     },
   };
 }
 
-function recordErrors(span: Span, result: ExecutionResult | undefined): void {
+function recordErrors({ span, request }: OperationSpan, result: ExecutionResult | undefined): void {
   if (!result?.errors?.length) return;
+  // Its client left: the errors are its leaving, not a failure of the gateway or the upstream.
+  if (clientLeft(request)) return void span.setAttribute('graphql.operation.outcome', 'cancelled');
   const codes = [...new Set(result.errors.map(clientCode))];
   span.setAttribute('graphql.error.codes', codes);
   span.setStatus({ code: SpanStatusCode.ERROR, message: codes.join(',') });
