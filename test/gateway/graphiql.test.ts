@@ -50,6 +50,18 @@ describe('GraphiQL', () => {
       expect([headers, (await page(headers)).includes(`Bearer ${TOKEN}`)]).toEqual([headers, true]);
   });
 
+  it('may not be framed by another site, sniffed or kept (it may hold the demo token)', async () => {
+    const res = await request(url, { headers: { accept: 'text/html' } });
+    await res.body.text();
+    expect(res.headers).toMatchObject({
+      'content-security-policy': "frame-ancestors 'none'",
+      'x-frame-options': 'DENY',
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'no-referrer',
+      'cache-control': 'no-store',
+    });
+  });
+
   it('is served only when the client prefers HTML to JSON (Accept q-values), JSON otherwise', async () => {
     const typename = `${url}?query=${encodeURIComponent('{ __typename }')}`;
     const answer = async (accept: string) => {

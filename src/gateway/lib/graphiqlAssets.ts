@@ -220,9 +220,30 @@ export async function readGraphiqlAssets(dir: string): Promise<GraphiQLAssets | 
   }
 }
 
-/** Serves the assets (GET and HEAD), compressed as the client accepts, 304 when its copy is current. */
+/**
+ * What every HTML page of the gateway (GraphiQL's) says besides: no other site may frame it (a
+ * framed GraphiQL, with the visitor's token in its headers, could be clicked into running a
+ * mutation), no type sniffing, no referrer (a page URL may carry a query), and no copy kept: a
+ * local visit's page holds the demo token.
+ */
+const PAGE_HEADERS: Record<string, string> = {
+  'content-security-policy': "frame-ancestors 'none'",
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'cache-control': 'no-store',
+};
+
+/**
+ * Serves the assets (GET and HEAD), compressed as the client accepts, 304 when its copy is
+ * current; and gives the page its headers (`PAGE_HEADERS`).
+ */
 export function useGraphiQLAssets(): Plugin {
   return {
+    onResponse({ response }) {
+      if (!response.headers.get('content-type')?.startsWith('text/html')) return;
+      for (const [name, value] of Object.entries(PAGE_HEADERS)) response.headers.set(name, value);
+    },
     onRequest({ request, endResponse, fetchAPI }) {
       // The path from the URL's string: reading `url` makes the fast path (plainPost.ts) parse a URL.
       const path = requestPath(request.url);
