@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { openDatabase, schemaVersion } from '../../src/upstream/db/index.js';
 import { startStack } from '../helpers/gateway.js';
 import { RestClient, spawnUpstream } from '../helpers/upstream.js';
 
@@ -56,6 +57,34 @@ describe('kill -9 during concurrent creates', () => {
       expect(space.status).toBe(200);
       expect(space.body.revision).toEqual(expect.any(String));
     }
+  });
+});
+
+describe('one database file, one process', () => {
+  it('refuses a second process on the file at start; the first goes on writing', { timeout: 60_000 }, async () => {
+    const db = join(dir, 'shared.db');
+    const first = await startUpstreamProcess(db);
+    // Before: the second started and shared the file, and one write in sixteen of either answered
+    // 500 (SQLite's "database is locked").
+    await expect(startUpstreamProcess(db)).rejects.toThrow(
+      /upstream exited \(1\):\nCannot open the database .*shared\.db \(--db \/ DOCS_GRAPH_DB\): the file is in use by another process/,
+    );
+    const api = new RestClient(first.url, first.token);
+    const orgId = (await api.get('/orgs')).body.items[0].id as string;
+    expect((await api.post(`/orgs/${orgId}/spaces`, { title: 'Still mine' })).status).toBe(201);
+  });
+
+  it('refuses a database written by a newer release (a higher schema version)', { timeout: 30_000 }, async () => {
+    const file = join(dir, 'newer.db');
+    const db = openDatabase(file);
+    db.pragma(`user_version = ${schemaVersion() + 1}`);
+    db.close();
+    // Before: served with a schema this release does not know.
+    await expect(startUpstreamProcess(file)).rejects.toThrow(
+      new RegExp(
+        `its schema is version ${schemaVersion() + 1}, newer than this release's ${schemaVersion()}: run the release that wrote it`,
+      ),
+    );
   });
 });
 

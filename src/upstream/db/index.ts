@@ -24,13 +24,26 @@ export type Db = BetterSqlite3.Database;
 export function openDatabase(file: string, maxBytes = 0): Db {
   if (file !== ':memory:') makeDirectory(dirname(file));
   const db = new Database(file);
-  db.pragma('journal_mode = WAL');
-  db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
-  // Not below what it holds: SQLite keeps the larger of the two.
-  if (maxBytes > 0) db.pragma(`max_page_count = ${Math.ceil(maxBytes / (db.pragma('page_size', { simple: true }) as number))}`);
-  migrate(db);
-  probeWrite(db);
+  try {
+    db.pragma('journal_mode = WAL');
+    // One process per file, held from the next read (the migration's) to the close. Two processes
+    // on one file (an operator's mistake) shared it: one in sixteen writes answered 500 "database
+    // is locked" (a transaction that read first cannot wait for the other's write), and the
+    // others waited for it on the event loop. After WAL mode: set before it, a file that cannot
+    // be written failed with "disk I/O error" instead of probeWrite's message.
+    if (file !== ':memory:') db.pragma('locking_mode = EXCLUSIVE');
+    db.pragma('foreign_keys = ON');
+    db.pragma('busy_timeout = 5000');
+    // Not below what it holds: SQLite keeps the larger of the two.
+    if (maxBytes > 0) db.pragma(`max_page_count = ${Math.ceil(maxBytes / (db.pragma('page_size', { simple: true }) as number))}`);
+    migrate(db);
+    probeWrite(db);
+  } catch (error) {
+    db.close();
+    if ((error as { code?: unknown }).code === 'SQLITE_BUSY')
+      throw new Error('the file is in use by another process (one process per database file)', { cause: error });
+    throw error;
+  }
   cacheStatements(db);
   return db;
 }
@@ -88,6 +101,10 @@ function cacheStatements(db: Db, max = 1000): void {
 /** Applies the migrations whose version is above `PRAGMA user_version`, each in a transaction. */
 export function migrate(db: Db): number {
   const current = db.pragma('user_version', { simple: true }) as number;
+  // Written by a newer release (a rollback of the code, not of the data): its schema has what
+  // this code does not know, so a write could fail or drop it. It was served without a word.
+  if (current > schemaVersion())
+    throw new Error(`its schema is version ${current}, newer than this release's ${schemaVersion()}: run the release that wrote it`);
   let applied = 0;
   for (const m of migrations) {
     if (m.version <= current) continue;
