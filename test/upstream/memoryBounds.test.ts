@@ -79,6 +79,47 @@ describe('the database', () => {
       await upstream.stop();
     }
   });
+
+  it('a file database filled to its cap opens again, and a delete then makes room', async () => {
+    const cap = 2 * 1024 * 1024;
+    const file = join(dir, 'full.db');
+    const clock = new ManualClock();
+    const db = openDatabase(file, cap);
+    const world = createWorld(db, clock);
+    const first = buildUpstream({ db, clock });
+    const api = new RestClient(await first.start(), world.users.admin.token);
+    const spaceId = (await api.post(`/orgs/${world.orgId}/spaces`, { title: 'Talk' })).body.id as string;
+    const crId = (await api.post(`/spaces/${spaceId}/change-requests`, { subject: 'Talk' })).body.id as string;
+    const list = `/spaces/${spaceId}/change-requests/${crId}/comments`;
+    const ids: string[] = [];
+    // Large comments, then small ones, until not one more page fits.
+    for (const size of [200_000, 1_000]) {
+      for (;;) {
+        const res = await api.post(list, { body: { markdown: 'x'.repeat(size) } });
+        if (res.status !== 200) {
+          expect(res.status).toBe(507);
+          break;
+        }
+        ids.push(res.body.id as string);
+      }
+    }
+    await first.stop();
+    db.close();
+
+    // Before: the start's write probe made a table, which needs a page ("database or disk is full"),
+    // so a database a token had filled could not be started again, nor anything in it deleted.
+    const reopened = openDatabase(file, cap);
+    const again = buildUpstream({ db: reopened, clock });
+    try {
+      const after = new RestClient(await again.start(), world.users.admin.token);
+      expect((await after.get(`${list}/${ids[0]}`)).status).toBe(200);
+      expect((await after.delete(`${list}/${ids[0]}`)).status).toBe(204);
+      expect((await after.post(list, { body: { markdown: 'x'.repeat(100_000) } })).status).toBe(200);
+    } finally {
+      await again.stop();
+      reopened.close();
+    }
+  });
 });
 
 describe('an organization of many spaces', () => {

@@ -53,11 +53,14 @@ export function openDatabase(file: string, maxBytes = 0): Db {
  * file it may read but not write (its mode or owner, its `-wal` file's, a read-only mount)
  * read-only without a word, and a migrated one started, served reads, then answered every write
  * HTTP 500 with a stack trace in the log. Throws SQLite's "attempt to write a readonly database".
+ * The write takes no new page: a database at its size cap (--db-max-bytes) must start, so that
+ * what fills it can be deleted. A table made here did need one, and a database a token had filled
+ * to its cap no longer started ("database or disk is full").
  */
 function probeWrite(db: Db): void {
   db.exec('BEGIN IMMEDIATE');
   try {
-    db.exec('CREATE TABLE write_probe (x)');
+    db.pragma(`user_version = ${db.pragma('user_version', { simple: true }) as number}`);
   } finally {
     db.exec('ROLLBACK');
   }
