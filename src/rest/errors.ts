@@ -116,7 +116,32 @@ export function errorForStatus(
   const fallback = status >= 500 ? `${DEFAULT_MESSAGES[code]} (HTTP ${status})` : DEFAULT_MESSAGES[code];
   const message = status < 500 && upstreamMessage ? clean(upstreamMessage, secret) : fallback;
   const retryAfter = code === 'RATE_LIMITED' && retryAfterMs !== undefined ? retryAfterSeconds(retryAfterMs) : undefined;
-  return restError(code, message, { ...upstream, status }, retryAfter);
+  const sent = upstream.method !== 'GET' && UNSETTLED_STATUSES.has(status);
+  const error = restError(code, sent ? `${message}; the write may have been made` : message, { ...upstream, status }, retryAfter);
+  error.mayBeMade = sent;
+  return error;
+}
+
+/**
+ * Answers a proxy in front of the REST API gives after it passed the request on: 502 (the REST
+ * API's connection broke before its answer) and 504 (no answer in the proxy's time). A write
+ * answered so may have been made, or be made yet, as one that got no answer at all
+ * (`unansweredError`); UPSTREAM_UNAVAILABLE's "try again later" alone made a client repeat a
+ * create the REST API had made. A 503 is a refusal before any work.
+ */
+const UNSETTLED_STATUSES = new Set([502, 504]);
+
+/**
+ * A write the REST API answered 2xx whose answer the gateway could not take (not JSON, larger
+ * than it may hold now or at all): the write was made, and the error says so, with no
+ * `retryAfter`; its code alone ("retry shortly", "ask for fewer items") made a client repeat a
+ * create. An error that already says the write may have been made (its body timed out) is kept.
+ */
+export function madeWriteError(error: RestError, status: number): RestError {
+  if (error.mayBeMade) return error;
+  const { retryAfter: _, ...extensions } = error.extensions;
+  const upstream = extensions.upstream && { ...extensions.upstream, status };
+  return new RestError(`${error.message}; the write was made (HTTP ${status}) but its answer was not read`, { ...extensions, upstream });
 }
 
 /** The most `retryAfter` a client is told, in seconds: the upstream's `Retry-After` is its text, of any size. */

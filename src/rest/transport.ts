@@ -18,6 +18,7 @@ import {
   circuitOpenError,
   credentialRefusedError,
   errorCode,
+  madeWriteError,
   overloadError,
   RestError,
   unavailableError,
@@ -214,6 +215,9 @@ export class Transport {
     } catch (err) {
       outcome = failure(err, req, deadline);
     }
+    // A write answered 2xx was made, whatever became of its answer.
+    if (!outcome.ok && req.info.method !== 'GET' && status !== null && status >= 200 && status < 300)
+      outcome = { ...outcome, error: madeWriteError(outcome.error, status) };
     if (!outcome.ok) noteUnauthenticated(op, req, outcome.error);
     report?.({
       method: req.info.method,

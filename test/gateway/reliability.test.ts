@@ -183,6 +183,62 @@ describe('error codes', () => {
     expect(read.body.errors![0].message).not.toMatch(/write/);
   });
 
+  it('a write a proxy answered 502 or 504 once the upstream had it is made once, and its error says it may have been made', async () => {
+    const t = await chaosStack({ circuitThreshold: 0 });
+    const { orgId } = t.upstream.world;
+    const titles = async () => ((await t.upstream.api.get(`/orgs/${orgId}/spaces`)).body.items as { title: string }[]).map((s) => s.title);
+    for (const status of [502, 504]) {
+      t.proxy.configure({ failRate: 1, faults: [{ afterForward: status }], methods: ['POST'] });
+      const posts = t.proxy.count('POST');
+      const { body } = await t.gql(`mutation($input: CreateSpaceInput!) { createSpace(input: $input) { space { id } } }`, {
+        input: { organizationId: orgId, title: `Made ${status}` },
+      });
+      expect(t.proxy.count('POST')).toBe(posts + 1);
+      // The REST API made it: "try again later" alone would have the client make a second one.
+      expect((await titles()).filter((title) => title === `Made ${status}`)).toHaveLength(1);
+      expect(body.errors![0]).toMatchObject({
+        message: `Upstream unavailable (HTTP ${status}); the write may have been made`,
+        extensions: { code: 'UPSTREAM_UNAVAILABLE', upstream: { status, method: 'POST' } },
+      });
+    }
+    // A 503 is a refusal before any work, and a read's 504 says nothing of a write.
+    t.proxy.configure({ failRate: 1, faults: [503], methods: ['POST'] });
+    const refused = await t.gql(`mutation($input: CreateSpaceInput!) { createSpace(input: $input) { space { id } } }`, {
+      input: { organizationId: orgId, title: 'Refused' },
+    });
+    expect(refused.body.errors![0].message).toBe('Upstream unavailable (HTTP 503)');
+    t.proxy.configure({ failRate: 1, faults: [{ afterForward: 504 }], methods: ['GET'] });
+    const read = await t.gql(SPACE_TITLE, { id: t.spaceIds[0] });
+    expect(read.body.errors![0].message).toBe('Upstream unavailable (HTTP 504)');
+  });
+
+  it('a write answered 2xx whose answer the gateway may not hold says it was made, once', async () => {
+    // 64 KiB of answers at once: one operation may hold 32 KiB of its own.
+    const t = await chaosStack({ circuitThreshold: 0, answerBytesInFlight: 64 * 1024 });
+    const [spaceId] = t.spaceIds;
+    const changeRequestId = (await t.upstream.api.post(`/spaces/${spaceId}/change-requests`, { subject: 'Comments' })).body.id as string;
+    const comments = `/spaces/${spaceId}/change-requests/${changeRequestId}/comments`;
+    const markdown = 'x'.repeat(20_000);
+    const create = (alias: string) =>
+      `${alias}: createComment(input: {spaceId: $s, changeRequestId: $c, body: {markdown: $md}}) { comment { id } }`;
+    const { body } = await t.gql(`mutation($s: String!, $c: String!, $md: String!) { ${create('first')} ${create('second')} }`, {
+      s: spaceId,
+      c: changeRequestId,
+      md: markdown,
+    });
+    expect(t.proxy.count('POST')).toBe(2);
+    expect((await t.upstream.api.get(comments)).body.items).toHaveLength(2);
+    expect(body.data?.first).toMatchObject({ comment: { id: expect.any(String) } });
+    // The second comment was made: its answer's bytes are over the operation's share, and the
+    // limit's "ask for fewer items, or split it" alone would have the client post it again.
+    expect(body.errors).toHaveLength(1);
+    expect(body.errors![0]).toMatchObject({
+      path: ['second'],
+      message: expect.stringMatching(/^answerBytesInFlight: .*; the write was made \(HTTP 200\) but its answer was not read$/),
+      extensions: { code: 'BAD_USER_INPUT', upstream: { status: 200, method: 'POST', path: comments } },
+    });
+  });
+
   it('a hanging upstream gives UPSTREAM_UNAVAILABLE at the deadline, not a hung gateway', async () => {
     const clock = fakeClock();
     const t = await chaosStack({ requestTimeoutMs: 1_000, headersTimeoutMs: 10_000 }, 1, 9, clock);

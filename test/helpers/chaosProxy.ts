@@ -13,8 +13,12 @@ import type { RestCall } from '../../src/rest/index.js';
 import type { GqlResult } from './gateway.js';
 import { startUpstream, type TestUpstream } from './upstream.js';
 
-/** An HTTP status to answer with (the upstream's error shape), a TCP reset, no answer at all, or the upstream's answer held back for `delayMs`. */
-export type Fault = number | 'reset' | 'hang' | { delayMs: number };
+/**
+ * An HTTP status to answer with (the upstream's error shape), a TCP reset, no answer at all, the
+ * upstream's answer held back for `delayMs`, or the request passed on and the upstream's answer
+ * replaced by the status `afterForward` (a proxy's 502 or 504 once the upstream had it).
+ */
+export type Fault = number | 'reset' | 'hang' | { delayMs: number } | { afterForward: number };
 
 export interface ChaosConfig {
   /** Share of the matching requests that fail, 0..1. */
@@ -85,13 +89,14 @@ export async function startChaosProxy(
     const path = url.split('?')[0].replace(target.pathname.replace(/\/$/, ''), '');
     const fault = pick(method, path);
     requests.push({ method, path, authorization: req.headers.authorization, fault });
+    if (fault !== undefined && typeof fault === 'object' && 'afterForward' in fault) return forward(req, res, 0, fault.afterForward);
     if (fault === undefined || typeof fault === 'object') return forward(req, res, fault?.delayMs ?? 0);
     // The request body is read (as an upstream would) before the fault, so the client sees the fault, not a write error.
     req.resume();
     req.once('end', () => inject(fault, req, res));
   });
 
-  const forward = (req: IncomingMessage, res: ServerResponse, delayMs: number) => {
+  const forward = (req: IncomingMessage, res: ServerResponse, delayMs: number, replaceWith?: number) => {
     const upstream = request(
       {
         host: target.hostname,
@@ -102,6 +107,11 @@ export async function startChaosProxy(
         agent,
       },
       (answer) => {
+        if (replaceWith !== undefined) {
+          answer.resume();
+          answer.once('end', () => inject(replaceWith, req, res));
+          return;
+        }
         const relay = () => {
           res.writeHead(answer.statusCode ?? 502, answer.headers);
           answer.pipe(res);
@@ -135,7 +145,7 @@ export async function startChaosProxy(
   };
 }
 
-function inject(fault: Exclude<Fault, { delayMs: number }>, req: IncomingMessage, res: ServerResponse): void {
+function inject(fault: number | 'reset' | 'hang', req: IncomingMessage, res: ServerResponse): void {
   if (fault === 'reset') return void req.socket.resetAndDestroy();
   if (fault === 'hang') return;
   const text = JSON.stringify({ error: { code: fault, message: `injected ${fault}` } });
