@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser } from '../../src/upstream/bootstrap.js';
 import { invitationFor } from '../../src/upstream/domain/invites.js';
+import { buildGateway } from '../../src/gateway/app.js';
+import { json, startBadServer } from '../helpers/badServer.js';
 import { startStack, type TestStack } from '../helpers/gateway.js';
 import { callList, walkConnection } from '../helpers/walk.js';
 
@@ -35,6 +37,28 @@ describe('inviteToOrganization (email invites) and joinOrganization', () => {
     const asOtto = await t.data(`query($org: String!) { organization(organizationId: $org) { restId } }`, { org }, otto.token);
     expect(asOtto.organization.restId).toBe(org);
     expect(invitationFor(t.upstream.db, org, 'newbie@new.test')).toEqual(expect.any(String));
+  });
+
+  it("an answer without failedSSOEmails (optional in GitBook's OpenAPI description) keeps the payload: the invites were sent", async () => {
+    await using upstream = await startBadServer();
+    upstream.fallback = json(200, { users: ['u1'], invited: 2 });
+    const gateway = buildGateway({ upstreamUrl: upstream.url });
+    try {
+      const res = await fetch(await gateway.start(), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer gb_api_inviter' },
+        body: JSON.stringify({
+          query: `mutation($input: InviteToOrganizationInput!) { inviteToOrganization(input: $input) { invited failedSSOEmails } }`,
+          variables: { input: { organizationId: 'o1', emails: ['a@new.test', 'b@new.test', 'c@new.test'] } },
+        }),
+      });
+      // Before: the payload was null with "Unexpected error." (a non-null field), and a client that
+      // sent the invites again mailed everyone twice.
+      expect(await res.json()).toEqual({ data: { inviteToOrganization: { invited: 2, failedSSOEmails: [] } } });
+      expect(upstream.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['POST /v1/orgs/o1/invites']);
+    } finally {
+      await gateway.stop();
+    }
   });
 
   it('the organization in the payload shows the new member in the same operation', async () => {

@@ -19,7 +19,8 @@ const organization = <P extends { organizationId: string }>(t: PothosSchemaTypes
 const orgWrite = <T>(ctx: GatewayContext, organizationId: string, path: string, body?: unknown) =>
   writeResource<T>(ctx, 'Organization', 'POST', path, { organizationId }, body);
 
-type Invited = { users: string[]; invited: number; failedSSOEmails: string[] };
+/** The REST answer: `failedSSOEmails` is optional in GitBook's OpenAPI description (absent: none failed). */
+type Invited = { users: string[]; invited: number; failedSSOEmails?: string[] };
 
 builder.relayMutationField(
   'inviteToOrganization',
@@ -46,7 +47,8 @@ builder.relayMutationField(
       invited: t.int({ description: 'Count of pending invites sent.', resolve: (p) => p.invited }),
       failedSSOEmails: t.stringList({
         description: 'Addresses that could not be invited as SSO users.',
-        resolve: (p) => p.failedSSOEmails,
+        // Absent, a null here would null the whole payload: the invites sent, the caller told "Unexpected error.".
+        resolve: (p) => p.failedSSOEmails ?? [],
       }),
       organization: organization(t),
     }),
