@@ -50,8 +50,8 @@
  *   most `INVALIDATION_MARK_MS`): a result whose lookup is not known is not stored. Nor is the
  *   result of an operation that took the answer of a REST call another request of its caller
  *   started earlier (`tookEarlierRead`: single-flight), which may predate its lookup.
- * - A write sent that got no answer (a timeout, a reset: `writeMayBeMade`) may be made after
- *   its invalidation: for `INVALIDATION_MARK_MS`, no result holding what it names (an
+ * - A write sent that got no answer (a timeout, a reset, a proxy's 502 or 504: `writeMayBeMade`)
+ *   may be made after its invalidation: for `INVALIDATION_MARK_MS`, no result holding what it names (an
  *   access write: no result) is stored (`unsettle`).
  * - The mutation's response is sent only once these are done, so the caller's next read, on any
  *   replica, sees the write.
