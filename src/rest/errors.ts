@@ -116,10 +116,7 @@ export function errorForStatus(
   const fallback = status >= 500 ? `${DEFAULT_MESSAGES[code]} (HTTP ${status})` : DEFAULT_MESSAGES[code];
   const message = status < 500 && upstreamMessage ? clean(upstreamMessage, secret) : fallback;
   const retryAfter = code === 'RATE_LIMITED' && retryAfterMs !== undefined ? retryAfterSeconds(retryAfterMs) : undefined;
-  const sent = upstream.method !== 'GET' && UNSETTLED_STATUSES.has(status);
-  const error = restError(code, sent ? `${message}; the write may have been made` : message, { ...upstream, status }, retryAfter);
-  error.mayBeMade = sent;
-  return error;
+  return restError(code, message, { ...upstream, status }, retryAfter);
 }
 
 /**
@@ -129,7 +126,14 @@ export function errorForStatus(
  * (`unansweredError`); UPSTREAM_UNAVAILABLE's "try again later" alone made a client repeat a
  * create the REST API had made. A 503 is a refusal before any work.
  */
-const UNSETTLED_STATUSES = new Set([502, 504]);
+export const UNSETTLED_STATUSES: ReadonlySet<number> = new Set([502, 504]);
+
+/** `error` of a write, saying that the write may have been made (or be made yet), and marked `mayBeMade`. */
+export function mayBeMadeError(error: RestError): RestError {
+  const made = new RestError(`${error.message}; the write may have been made`, error.extensions);
+  made.mayBeMade = true;
+  return made;
+}
 
 /**
  * A write the REST API answered 2xx whose answer the gateway could not take (not JSON, larger
@@ -164,11 +168,9 @@ export function unavailableError(upstream: Omit<UpstreamInfo, 'status'>, reason:
  * is marked `mayBeMade` (the response cache stores nothing it names for a while). A call never
  * sent (no connection, an open circuit) is an `unavailableError`.
  */
-export function unansweredError(upstream: Omit<UpstreamInfo, 'status'>, reason: string): RestError {
-  if (upstream.method === 'GET') return unavailableError(upstream, reason);
-  const error = unavailableError(upstream, `${reason}; the write may have been made`);
-  error.mayBeMade = true;
-  return error;
+export function unansweredError(upstream: Omit<UpstreamInfo, 'status'>, reason: string, write: boolean): RestError {
+  const error = unavailableError(upstream, reason);
+  return write ? mayBeMadeError(error) : error;
 }
 
 /** Whether `err` (a RestError, or the GraphQL error made of one) is a write that may have been made. */

@@ -31,7 +31,15 @@ export interface Prepared {
    * none, says nothing of another key).
    */
   access: string;
+  /**
+   * The call may change something: every method but GET, except the reads REST takes by POST
+   * (READS_BY_POST); a failed one says whether it may have been made (errors.ts).
+   */
+  write: boolean;
 }
+
+/** Routes REST reads by POST (the AI ask takes its question in a body): never a write. */
+const READS_BY_POST = new Set(['/orgs/{organizationId}/ask']);
 
 export interface Target {
   /** The base URL's path (`/v1`), prefixed to every request path. */
@@ -60,14 +68,16 @@ export function prepare(
   // input: refused here, not sent for a 414 or 431 (UPSTREAM_ERROR, after a REST call).
   if (url.length > MAX_URL_CHARS)
     throw inputError(`A value is too long: the REST request's URL would take ${url.length} characters (at most ${MAX_URL_CHARS})`);
+  const route = routeTemplate(path);
   return {
     info: { method, path },
-    route: routeTemplate(path),
+    route,
     url,
     headers,
     body: body === undefined ? undefined : JSON.stringify(body),
     secret: credential.token,
     access: credential.token === undefined && typeof query?.shareKey === 'string' ? query.shareKey : '',
+    write: method !== 'GET' && !READS_BY_POST.has(route),
   };
 }
 

@@ -12,10 +12,12 @@ import {
   answerBytesError,
   errorCode,
   errorForStatus,
+  mayBeMadeError,
   restError,
   unansweredError,
   unavailableError,
   upstreamMessage,
+  UNSETTLED_STATUSES,
   type RestError,
 } from './errors.js';
 import { jsonShape, parsedBytes, SHAPE_FROM_CHARS } from './jsonShape.js';
@@ -65,7 +67,8 @@ export function readResponse(res: Exchanged, req: Prepared, hold?: ParseHold): O
 type Answered = Pick<Dispatcher.ResponseData, 'statusCode'> & { headers: Record<string, string | string[] | undefined> };
 
 export function statusError(res: Answered, req: Prepared, text: string): RestError {
-  return errorForStatus(res.statusCode, req.info, upstreamMessage(text), req.secret, retryAfter(res));
+  const error = errorForStatus(res.statusCode, req.info, upstreamMessage(text), req.secret, retryAfter(res));
+  return req.write && UNSETTLED_STATUSES.has(res.statusCode) ? mayBeMadeError(error) : error;
 }
 
 function retryAfter(res: Answered): number | undefined {
@@ -147,7 +150,7 @@ export function failure(err: unknown, req: Prepared, deadline: Deadline): Outcom
   if (deadline.signal.aborted) {
     return {
       ok: false,
-      error: unansweredError(req.info, deadline.reason()),
+      error: unansweredError(req.info, deadline.reason(), req.write),
       retryable: false,
       health: deadline.expired ? 'route' : 'neutral',
     };
@@ -170,7 +173,7 @@ export function connectionError(code: string | undefined, req: Prepared): RestEr
   if (malformed(code)) return restError('UPSTREAM_ERROR', 'Upstream sent a malformed HTTP answer', { ...req.info, status: null });
   const reason = (code && REASONS[code]) ?? `request failed${code ? ` (${code})` : ''}`;
   // No connection could be had: nothing was sent.
-  return ORIGIN_DOWN.has(code ?? '') ? unavailableError(req.info, reason) : unansweredError(req.info, reason);
+  return ORIGIN_DOWN.has(code ?? '') ? unavailableError(req.info, reason) : unansweredError(req.info, reason, req.write);
 }
 
 /** How a connection failure (`systemCode`) bears on the upstream's health: an answer that broke HTTP is an answer. */

@@ -311,7 +311,7 @@ export class Leaving {
       if (--flight.waiters === 0) flight.abandon();
     };
     // A write's call was started: it may be made all the same.
-    const aborted = () => unansweredError(req.info, 'request aborted');
+    const aborted = () => unansweredError(req.info, 'request aborted', req.write);
     if (this.signal.aborted) {
       leave();
       return Promise.reject(aborted());

@@ -216,7 +216,7 @@ export class Transport {
       outcome = failure(err, req, deadline);
     }
     // A write answered 2xx was made, whatever became of its answer.
-    if (!outcome.ok && req.info.method !== 'GET' && status !== null && status >= 200 && status < 300)
+    if (!outcome.ok && req.write && status !== null && status >= 200 && status < 300)
       outcome = { ...outcome, error: madeWriteError(outcome.error, status) };
     if (!outcome.ok) noteUnauthenticated(op, req, outcome.error);
     report?.({

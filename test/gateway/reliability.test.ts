@@ -212,6 +212,20 @@ describe('error codes', () => {
     expect(read.body.errors![0].message).toBe('Upstream unavailable (HTTP 504)');
   });
 
+  it('a read REST takes by POST (the ask) says nothing of a write when it fails', async () => {
+    const t = await chaosStack({ circuitThreshold: 0 });
+    const ask = `query($org: String!) { organization(organizationId: $org) { ask(query: "webhooks") { answer { markdown } } } }`;
+    for (const fault of [{ afterForward: 504 }, 'reset'] as const) {
+      t.proxy.configure({ failRate: 1, faults: [fault], methods: ['POST'] });
+      const { body } = await t.gql(ask, { org: t.upstream.world.orgId });
+      expect(body.errors![0]).toMatchObject({
+        path: ['organization', 'ask'],
+        extensions: { code: 'UPSTREAM_UNAVAILABLE', upstream: { method: 'POST', path: `/orgs/${t.upstream.world.orgId}/ask` } },
+      });
+      expect(body.errors![0].message).not.toMatch(/write/);
+    }
+  });
+
   it('a write answered 2xx whose answer the gateway may not hold says it was made, once', async () => {
     // 64 KiB of answers at once: one operation may hold 32 KiB of its own.
     const t = await chaosStack({ circuitThreshold: 0, answerBytesInFlight: 64 * 1024 });
