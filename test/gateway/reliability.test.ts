@@ -212,6 +212,30 @@ describe('error codes', () => {
     expect(read.body.errors![0].message).toBe('Upstream unavailable (HTTP 504)');
   });
 
+  it('a write answered 204 without a body is made once, and its payload reads the object again', async () => {
+    const t = await chaosStack({ circuitThreshold: 0 });
+    const [spaceId] = t.spaceIds;
+    const { orgId } = t.upstream.world;
+    const changeRequestId = (await t.upstream.api.post(`/spaces/${spaceId}/change-requests`, { subject: 'Before' })).body.id as string;
+    t.proxy.configure({ failRate: 1, faults: [{ afterForward: 204 }], methods: ['PATCH', 'POST'] });
+    const update = await t.gql(
+      `mutation($input: UpdateChangeRequestInput!) { updateChangeRequest(input: $input) { changeRequest { restId subject } } }`,
+      { input: { spaceId, changeRequestId, subject: 'After' } },
+    );
+    // Before: "Unexpected error." (a TypeError reading the missing JSON), the subject changed all the same.
+    expect(update.body).toEqual({ data: { updateChangeRequest: { changeRequest: { restId: changeRequestId, subject: 'After' } } } });
+    expect(t.proxy.count('PATCH')).toBe(1);
+    expect((await t.upstream.api.get(`/spaces/${spaceId}/change-requests/${changeRequestId}`)).body.subject).toBe('After');
+    // A create's id is in its answer only: its object is null, and it was made once.
+    const create = await t.gql(`mutation($input: CreateSpaceInput!) { createSpace(input: $input) { space { id } } }`, {
+      input: { organizationId: orgId, title: 'No body' },
+    });
+    expect(create.body).toEqual({ data: { createSpace: { space: null } } });
+    expect(t.proxy.count('POST')).toBe(1);
+    const titles = (await t.upstream.api.get(`/orgs/${orgId}/spaces`)).body.items.map((s: { title: string }) => s.title);
+    expect(titles.filter((title: string) => title === 'No body')).toHaveLength(1);
+  });
+
   it('a read REST takes by POST (the ask) says nothing of a write when it fails', async () => {
     const t = await chaosStack({ circuitThreshold: 0 });
     const ask = `query($org: String!) { organization(organizationId: $org) { ask(query: "webhooks") { answer { markdown } } } }`;

@@ -148,6 +148,8 @@ export async function startChaosProxy(
 function inject(fault: number | 'reset' | 'hang', req: IncomingMessage, res: ServerResponse): void {
   if (fault === 'reset') return void req.socket.resetAndDestroy();
   if (fault === 'hang') return;
+  // A 2xx without a body, as the REST API may answer a write (only after forwarding makes sense).
+  if (fault === 204) return void res.writeHead(204).end();
   const text = JSON.stringify({ error: { code: fault, message: `injected ${fault}` } });
   res.writeHead(fault, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   res.end(text);

@@ -468,6 +468,10 @@ function deriveWrite(info: ResourceInfo, name: string, write: Write): void {
         );
         if (write.kind === 'delete') return { values, deletedId: encodeGlobalID(info.name, encodeKeys(info.keys(values))) };
         if (write.returns || write.empty) return { values, json };
+        // A 2xx without a body (GitBook's OpenAPI description allows a 204 for some updates): the
+        // write was made; its object is read again (`readAgain`). Its JSON read as one, a TypeError
+        // answered "Unexpected error." for a write that was made.
+        if (json === undefined) return { values };
         const node = info.attach(json, values);
         if (!info.spec.listedOnly) ctx.rest.prime(info.path(info.keys(node)), json);
         return { values: { ...values, ...node }, node };
@@ -486,7 +490,13 @@ function deriveWrite(info: ResourceInfo, name: string, write: Write): void {
                   description: 'The object written, read again after the write.',
                 }),
               }
-            : { [lowerFirst(info.name)]: t.field({ type: info.ref, nullable: true, resolve: (p) => p.node }) }),
+            : {
+                [lowerFirst(info.name)]: t.field({
+                  type: info.ref,
+                  nullable: true,
+                  resolve: (p, _args, ctx, gql) => p.node ?? readAgain(info, p.values, ctx, gql),
+                }),
+              }),
         ...extraPayloadFields.get(name)?.(t),
         ...(parent && parentField
           ? {
@@ -501,6 +511,13 @@ function deriveWrite(info: ResourceInfo, name: string, write: Write): void {
       }),
     } as never,
   );
+}
+
+/** The object a write answered without JSON, read again by its keys; null when they are not all known (a create's id). */
+function readAgain(info: ResourceInfo, values: Values, ctx: GatewayContext, gql: GraphQLResolveInfo): Json | Promise<Json> | null {
+  const keys = info.keys(values);
+  if (!keys.every((key) => typeof key === 'string' && key !== '')) return null;
+  return info.spec.listedOnly ? info.find(ctx, keys) : restRef<Json>(info.name, keys, ctx, gql);
 }
 
 /** What a key argument says: a `numbered` resource's last key may be its number. */
