@@ -4,6 +4,7 @@
  * with what it queues; errors are GraphQL errors with codes, never an HTTP 500 with a stack.
  */
 import { EventEmitter } from 'node:events';
+import { connect } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { TOKEN_HEADER_KEY } from 'graphql-sse';
@@ -311,6 +312,41 @@ describe('what a reservation holds is bounded', () => {
     } finally {
       process.off('unhandledRejection', onRejection);
     }
+  });
+
+  it('a stream whose client left before it was answered (half-closed after its request) leaves the count', async () => {
+    const { guest } = t.world.users;
+    // A REST call: the stream is made after node:http has closed the response.
+    const body = JSON.stringify({ query: 'query HalfClosed { viewer { restId } }' });
+    const request =
+      `POST ${new URL(stream).pathname} HTTP/1.1\r\nHost: gateway.test\r\nAuthorization: Bearer ${guest.token}\r\n` +
+      `Accept: text/event-stream\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+    // Operations run, by every name (a caller not accepted yet has its names counted as "other").
+    const runs = async () => {
+      const text = await (await fetch(new URL('/metrics', stream))).text();
+      return [...text.matchAll(/^graphql_envelop_request\{[^}]*\} (\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0);
+    };
+    const before = await runs();
+    // Two events each (next, complete), QUEUE of them counted per caller: past the cap if they stayed.
+    const left = QUEUE;
+    for (let i = 0; i < left; i++) {
+      await new Promise<void>((resolve) => {
+        // The request and its end in one go: node:http sees the client leave while the body is read.
+        const socket = connect(Number(new URL(stream).port), '127.0.0.1', () => socket.end(request));
+        socket.on('error', () => undefined).on('close', () => resolve());
+        socket.resume();
+      });
+    }
+    // Each ran (its events made and counted) before the next stream opens.
+    while ((await runs()) < before + left) await new Promise((resolve) => setImmediate(resolve));
+    for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+    const res = await fetch(stream, {
+      method: 'POST',
+      headers: { ...bearer(guest.token), 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ query: '{ __typename }' }),
+    });
+    // Before, their events stayed counted for good: every later stream of the caller ended at once, empty.
+    expect(await readUntil(res, 'event: complete')).toContain('"__typename":"Query"');
   });
 
   it('what a stream wrote stays counted until its socket has taken it: streams nobody reads end past the cap', async () => {

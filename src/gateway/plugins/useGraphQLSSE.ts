@@ -464,6 +464,18 @@ export function useGraphQLSSE(
       if (res) whenResponseDone(undefined, res, () => release(token));
       else release(token);
     }
+    // A response closed before it was written whole: its stream is ended here too. When the client
+    // left while its request was handled (a POST whose client half-closed after its body), the
+    // server adapter's writer finds the response closed and neither reads nor cancels the body:
+    // its queued events stayed counted for good, and 25 such requests of `{ viewer { id } }`
+    // (2 events each) ended every later stream of their caller at once, empty.
+    if (res)
+      whenResponseDone(undefined, res, () => {
+        if (res.writableFinished || ended) return;
+        ended = true;
+        releaseWhenWritten();
+        void reader.cancel().catch(() => undefined);
+      });
     return new yoga.fetchAPI.Response(body, { status: response.status, headers: response.headers });
   }
 
