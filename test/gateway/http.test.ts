@@ -190,6 +190,31 @@ describe('a response its client does not read', () => {
   });
 });
 
+describe('an idle keep-alive connection', () => {
+  it('is closed at --keep-alive-timeout-ms, on the gateway and the embedded REST API alike', async () => {
+    // The write-stall listener (on by default) took node:http's keep-alive timeout too, and closed
+    // nothing: 1,000 idle connections, one request each, held every slot for good.
+    const stack = await startStack({ http: { keepAliveTimeoutMs: 100 } }, { http: { keepAliveTimeoutMs: 100 } });
+    try {
+      const gateway = new URL(await stack.gateway.start());
+      const rest = new URL(stack.url);
+      for (const [target, path] of [
+        [gateway, '/health'],
+        [rest, '/v1/user'],
+      ] as const) {
+        const idle = await openTo(target);
+        idle.socket.write(`GET ${path} HTTP/1.1\r\nHost: ${target.host}\r\n\r\n`);
+        // Answered and kept alive, then closed by the server with nothing more sent.
+        const text = await idle.closed;
+        expect(text).toMatch(/^HTTP\/1\.1 (200|401) .*\r\nConnection: keep-alive\r\n/s);
+        expect(text.match(/HTTP\/1\.1 /g)).toHaveLength(1);
+      }
+    } finally {
+      await stack.stop();
+    }
+  });
+});
+
 describe('request headers', () => {
   it('a transfer coding besides chunked is 501, never read as JSON', async () => {
     const chunk = (text: string) => `${text.length.toString(16)}\r\n${text}\r\n`;
