@@ -38,6 +38,14 @@ export const MAX_PIPELINED = 16;
 export const SMALL_BODY_BYTES = 4 * 1024;
 
 /**
+ * A chunk of a chunked request body under SMALL_CHUNK_BYTES is copied, with the next ones, into a
+ * buffer of JOINED_BYTES while the body is read: a reader that keeps each chunk until the body's
+ * end keeps an object per chunk, and a body in 1-byte chunks is 1,000,000 of them per megabyte.
+ */
+export const SMALL_CHUNK_BYTES = 1024;
+export const JOINED_BYTES = 16 * 1024;
+
+/**
  * The bytes a request's body holds while it is read, for a budget of bodies read at once: its
  * `Content-Length` (a chunked one, the body bound `maxBodyBytes`), at most `maxBodyBytes`; 0 for a
  * small body (SMALL_BODY_BYTES or less), which is not counted.

@@ -16,7 +16,7 @@
 import type { Plugin } from 'graphql-yoga';
 import { callerIdentity, sameCaller } from '../lib/callerHash.js';
 import { errorResponse } from '../lib/errorResponse.js';
-import { closeWhenAnswered, type NodeServerContext } from '../lib/httpBounds.js';
+import { closeWhenAnswered, JOINED_BYTES, SMALL_CHUNK_BYTES, type NodeServerContext } from '../lib/httpBounds.js';
 import { limitError } from '../lib/limitError.js';
 
 const CONTENT_LENGTH = /^\d+$/;
@@ -27,10 +27,6 @@ const CONTENT_LENGTH = /^\d+$/;
  * 100 ms (6–16 ms pauses each).
  */
 const CLOSE = { connection: 'close' };
-
-/** A chunk of a chunked body under this many bytes is joined with the next ones, up to JOINED_BYTES. */
-const SMALL_CHUNK_BYTES = 1024;
-const JOINED_BYTES = 16 * 1024;
 
 export function useRequestBodyLimit(
   maxBytes: number,
@@ -57,9 +53,9 @@ export function useRequestBodyLimit(
       // As Yoga does: the stream classes must match the body's (native or whatwg-node's ponyfill).
       const Transform = request.body instanceof ReadableStream ? globalThis.TransformStream : fetchAPI.TransformStream;
       let read = 0;
-      // Small chunks are copied into one buffer of JOINED_BYTES and handed on together: the body's
-      // reader keeps an object per chunk until the body's end, and a token holder's 900 KB body in
-      // 1-byte chunks (5.4 MB sent) ran `npm start`'s heap out.
+      // Small chunks are copied into one buffer of JOINED_BYTES and handed on together (serverBounds.ts):
+      // Yoga's body reader keeps each chunk until the body's end, and a token holder's 900 KB body
+      // in 1-byte chunks (5.4 MB sent) ran `npm start`'s heap out.
       let joined: Buffer | undefined;
       let used = 0;
       const handOn = (controller: TransformStreamDefaultController<Uint8Array>) => {
