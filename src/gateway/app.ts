@@ -36,7 +36,7 @@ import { defaultRequestBytesInFlight, requestBytesInFlight } from './lib/request
 import { graphiqlOptions, renderGraphiQL } from './lib/graphiqlOptions.js';
 import { useGraphiQLAssets } from './lib/graphiqlAssets.js';
 import { useCSRFPrevention } from './plugins/useCSRFPrevention.js';
-import { useAnonymousBodyLimit, useRequestBodyLimit } from './plugins/useRequestBodyLimit.js';
+import { anonymousBodyBytes, useAnonymousBodyLimit, useRequestBodyLimit } from './plugins/useRequestBodyLimit.js';
 import { upstreamCheck, useReadiness, type ReadyCheck } from './plugins/useReadiness.js';
 import { createMetrics, type GatewayMetrics, type MetricsOptions } from './metrics.js';
 import type { Tracing } from './tracing.js';
@@ -45,6 +45,7 @@ import { useCallerRateLimit } from './plugins/useCallerRateLimit.js';
 import { callerIdentifier, useCallerIdentity } from './plugins/useCallerIdentity.js';
 import { callerBudget } from './lib/callerHash.js';
 import { headerValue, leaveSignalOf, plainPost } from './lib/plainPost.js';
+import { isChunkedPost, readChunkedBody } from './lib/chunkedBody.js';
 import { useOperationEnd } from './plugins/useOperationEnd.js';
 import { usePersistedOperations, type PersistedOperationsOptions } from './plugins/usePersistedOperations.js';
 import { useResponseCache } from './plugins/useResponseCache.js';
@@ -360,6 +361,13 @@ export function buildGateway(options: GatewayOptions): Gateway {
           whenResponseDone(req, res, arrival.close);
         }
         if (plain?.(req, res)) return;
+        // A chunked body is read here rather than through the Fetch API layer (lib/chunkedBody.ts),
+        // up to its caller's body bound (useRequestBodyLimit's or useAnonymousBodyLimit's: those refuse it).
+        if (isChunkedPost(req)) {
+          const { budget, address } = identifyArrival(req);
+          const bound = budget === address ? anonymousBodyBytes(limits.maxDocumentBytes, maxBodyBytes) : maxBodyBytes;
+          return readChunkedBody(req, res, bound, () => yogaListener(req, res));
+        }
         return yogaListener(req, res);
       } catch (error) {
         log.error('request failed before the GraphQL server (a bug): answered 500', { error: (error as Error)?.name ?? String(error) });

@@ -102,7 +102,7 @@ export function useRequestBodyLimit(
  * most `maxBodyBytes`. After useCallerIdentity, which tells whose the request is.
  */
 export function useAnonymousBodyLimit(maxDocumentBytes: number, maxBodyBytes: number): Plugin {
-  const maxBytes = Math.min(maxBodyBytes, 2 * maxDocumentBytes);
+  const maxBytes = anonymousBodyBytes(maxDocumentBytes, maxBodyBytes);
   return useRequestBodyLimit(maxBytes, {
     applies(request) {
       const { budget, address } = callerIdentity(request);
@@ -111,3 +111,6 @@ export function useAnonymousBodyLimit(maxDocumentBytes: number, maxBodyBytes: nu
     why: ` without an accepted token (twice the document limit, --max-document-bytes); larger requests need a token the REST API accepts`,
   });
 }
+
+/** The body bound of requests without an accepted token (useAnonymousBodyLimit). */
+export const anonymousBodyBytes = (maxDocumentBytes: number, maxBodyBytes: number) => Math.min(maxBodyBytes, 2 * maxDocumentBytes);
