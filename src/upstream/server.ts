@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getHeapStatistics } from 'node:v8';
-import { boundHttpServer, heldBodyBytes, JOINED_BYTES, SMALL_CHUNK_BYTES, type ServerBounds } from '../serverBounds.js';
+import { boundHttpServer, heldBodyBytes, JoinedBody, type ServerBounds } from '../serverBounds.js';
 import { abortWith, drainable } from '../shutdown.js';
 import { authenticate } from './auth.js';
 import { systemClock, type Clock } from './clock.js';
@@ -223,44 +223,24 @@ export const HTTP_BOUNDS: ServerBounds = {
 };
 
 async function readJson(req: IncomingMessage, max: number): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  // Small chunks are copied into buffers of JOINED_BYTES (serverBounds.ts): kept one by one, a
-  // token holder's 900 KB body in 1-byte chunks (5.4 MB sent) ran `npm start`'s heap out.
-  let joined: Buffer | undefined;
-  let used = 0;
-  const keepJoined = () => {
-    if (used > 0) chunks.push(joined!.subarray(0, used));
-    joined = undefined;
-    used = 0;
-  };
+  const body = new JoinedBody();
   for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
+    body.add(chunk);
     // The rest of the body is left unread: the connection closes with the answer (kept alive, it
     // was reset under the client's next request on it).
-    if (size > max) throw new HttpError(413, `body: must be at most ${max} bytes`, { connection: 'close' });
-    if (chunk.length >= SMALL_CHUNK_BYTES) {
-      keepJoined();
-      chunks.push(chunk);
-      continue;
-    }
-    if (used + chunk.length > JOINED_BYTES) keepJoined();
-    joined ??= Buffer.allocUnsafe(JOINED_BYTES);
-    chunk.copy(joined, used);
-    used += chunk.length;
+    if (body.bytes > max) throw new HttpError(413, `body: must be at most ${max} bytes`, { connection: 'close' });
   }
-  keepJoined();
-  if (!size) return undefined;
+  if (!body.bytes) return undefined;
   const type = req.headers['content-type'] ?? '';
   if (!/^application\/json\b/i.test(type)) throw new HttpError(415, 'body: Content-Type must be application/json');
-  let body: unknown;
+  let parsed: unknown;
   try {
-    body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    parsed = JSON.parse(body.whole().toString('utf8'));
   } catch {
     throw new HttpError(400, 'body: is not valid JSON');
   }
-  if (nestedDeeperThan(body, MAX_JSON_DEPTH)) throw new HttpError(400, `body: must not nest more than ${MAX_JSON_DEPTH} levels`);
-  return body;
+  if (nestedDeeperThan(parsed, MAX_JSON_DEPTH)) throw new HttpError(400, `body: must not nest more than ${MAX_JSON_DEPTH} levels`);
+  return parsed;
 }
 
 /** JSON.parse takes any depth, but later work (JSON.stringify when storing) overflows the stack on it. */

@@ -10,7 +10,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { DEFAULTS, withDefaults, type GroupConfig } from '../../config.js';
 import { boundHttpServer, MAX_PIPELINED, SMALL_BODY_BYTES } from '../../serverBounds.js';
 
-export { heldBodyBytes, JOINED_BYTES, MAX_PIPELINED, MIN_CHUNK_BYTES, SMALL_CHUNK_BYTES, tooManyChunks } from '../../serverBounds.js';
+export { heldBodyBytes, JoinedBody, MAX_PIPELINED, MIN_CHUNK_BYTES, tooManyChunks } from '../../serverBounds.js';
 
 /** The `http` settings of src/config.ts (their meaning and defaults are there); headers are due at most at `requestTimeoutMs`. */
 export type HttpBounds = GroupConfig<'http'>;

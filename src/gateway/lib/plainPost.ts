@@ -26,9 +26,10 @@
  *
  * Any other request, or a body that is not a JSON object of `query`, `variables` and
  * `operationName` only, goes to Yoga whole (a body already read is handed over as node:http
- * frameworks hand a parsed one: `req.body`).
+ * frameworks hand a parsed one: `req.body`, a stream of one chunk).
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
 import { getOperationAST, GraphQLError, type DocumentNode, type ExecutionArgs, type OperationDefinitionNode } from 'graphql';
 import { createGraphQLError, isAsyncIterable, isPromise, mapAsyncIterator, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { sendNodeResponse } from '@whatwg-node/server';
@@ -463,7 +464,9 @@ export function plainPost({ yoga, maxBytes, fallback, documents }: PlainPostOpti
         params = undefined;
       }
       if (!isPlain(params)) {
-        (req as IncomingMessage & { body?: Buffer }).body = body.subarray(0, read);
+        // As a stream of one chunk, as lib/chunkedBody.ts hands one on: whatwg-node lists the own
+        // keys of a `req.body` (a Buffer's: one string per byte).
+        (req as IncomingMessage & { body?: Readable }).body = Readable.from([body.subarray(0, read)]);
         fallback(req, res);
         return;
       }

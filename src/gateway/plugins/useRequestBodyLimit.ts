@@ -16,7 +16,7 @@
 import type { Plugin } from 'graphql-yoga';
 import { callerIdentity, sameCaller } from '../lib/callerHash.js';
 import { errorResponse } from '../lib/errorResponse.js';
-import { closeWhenAnswered, JOINED_BYTES, SMALL_CHUNK_BYTES, type NodeServerContext } from '../lib/httpBounds.js';
+import { closeWhenAnswered, type NodeServerContext } from '../lib/httpBounds.js';
 import { limitError } from '../lib/limitError.js';
 
 const CONTENT_LENGTH = /^\d+$/;
@@ -53,35 +53,15 @@ export function useRequestBodyLimit(
       // As Yoga does: the stream classes must match the body's (native or whatwg-node's ponyfill).
       const Transform = request.body instanceof ReadableStream ? globalThis.TransformStream : fetchAPI.TransformStream;
       let read = 0;
-      // Small chunks are copied into one buffer of JOINED_BYTES and handed on together (serverBounds.ts):
-      // Yoga's body reader keeps each chunk until the body's end, and a token holder's 900 KB body
-      // in 1-byte chunks (5.4 MB sent) ran `npm start`'s heap out.
-      let joined: Buffer | undefined;
-      let used = 0;
-      const handOn = (controller: TransformStreamDefaultController<Uint8Array>) => {
-        if (used > 0) controller.enqueue(joined!.subarray(0, used));
-        joined = undefined;
-        used = 0;
-      };
       const body = request.body.pipeThrough(
         new Transform<Uint8Array, Uint8Array>({
           transform(chunk, controller) {
             read += chunk.byteLength;
-            if (read > maxBytes) {
-              const error = tooLarge();
-              error.extensions.http = { status: 413 };
-              return controller.error(error);
-            }
-            if (chunk.byteLength >= SMALL_CHUNK_BYTES) {
-              handOn(controller);
-              return controller.enqueue(chunk);
-            }
-            if (used + chunk.byteLength > JOINED_BYTES) handOn(controller);
-            joined ??= Buffer.allocUnsafe(JOINED_BYTES);
-            joined.set(chunk, used);
-            used += chunk.byteLength;
+            if (read <= maxBytes) return controller.enqueue(chunk);
+            const error = tooLarge();
+            error.extensions.http = { status: 413 };
+            controller.error(error);
           },
-          flush: handOn,
         }),
       );
       const bounded = new fetchAPI.Request(request.url, {
