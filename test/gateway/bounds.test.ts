@@ -306,6 +306,35 @@ describe('response bytes', () => {
     expect([res.status, result.data?.viewer.displayName.length]).toEqual([200, 300_000]);
   });
 
+  it("a subscription's events its client has read hold none of the budget: a long stream is not refused by its own past events", async () => {
+    // 300 events of 10 KB (3 MB) from the REST stream, through a budget of 1,000,000 bytes (a
+    // share of 250,000): each is read by the client as it comes.
+    await using upstream = await startBadServer();
+    const question = 'q'.repeat(10_000);
+    upstream.fallback = (req, res) => {
+      if (!req.url?.includes('/questions/stream')) return void res.writeHead(404).end();
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      for (let i = 0; i < 300; i++) res.write(`data: ${JSON.stringify({ question })}\n\n`);
+      res.end();
+    };
+    const gateway = buildGateway({
+      upstreamUrl: upstream.url,
+      limits: { responseBytesInFlight: 1_000_000, maxResponseBytes: 250_000 },
+      rest: { callerBytesPerSecond: 0 },
+    });
+    await using _ = { [Symbol.asyncDispose]: () => gateway.stop() };
+    const url = await gateway.start();
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: 'Bearer t' },
+      body: JSON.stringify({ query: 'subscription { suggestedQuestionsStream(organizationId: "o1") }' }),
+    });
+    const text = await res.text();
+    // Before: past the caller's share (about 25 events), every later event was UPSTREAM_UNAVAILABLE.
+    expect(text).not.toContain('UPSTREAM_UNAVAILABLE');
+    expect(text.split(question).length - 1).toBe(300);
+  });
+
   it('a large body pipelined behind another holds none of the budget: its connection is closed before it is read', async () => {
     // The REST API never answers: the first request of each connection stays in flight.
     await using upstream = await startBadServer();

@@ -15,8 +15,9 @@
  * UPSTREAM_UNAVAILABLE ("try again later", `retryAfter: 1`, HTTP 503), never built into text.
  * Streamed results take their share part by part: each part (an incremental payload, a
  * subscription event) holds its bytes from when it is made until its response is done, as a whole
- * result does (a stream's writer reads ahead of what its client has read, so a part's bytes cannot
- * be given back when the next one is made). An incremental result's parts are within the response
+ * result does, or until nothing waits to be written to the response a few parts later (a stream's
+ * writer reads ahead of what its client has read, so a part's bytes cannot be given back when the
+ * next one is made). An incremental result's parts are within the response
  * bound together; the subscriptions' streams end with their REST stream. A part past the budget
  * ends an incremental result with that error, and replaces a subscription event. Before, a hundred
  * clients that never read a 3.9 MB deferred result held 3.7 MB each, past any bound. graphql-sse
@@ -44,6 +45,13 @@ export function defaultResponseBytesInFlight(maxResponseBytes: number): number {
 }
 
 type Part = { result: ExecutionResult; setResult(r: ExecutionResult): void };
+
+/**
+ * Parts of a streamed result its writer may have taken and not yet written to the response: the
+ * streams between the result and node:http (Yoga's event stream, useStreamShutdown.ts's, the
+ * response's body) each read one chunk ahead, and an event is two chunks. Kept counted, with room.
+ */
+const READ_AHEAD_PARTS = 8;
 
 /** An operation's context as this bound reads it: node:http's request and response (when over HTTP) and the Fetch request. */
 type OperationContext = NodeServerContext & { request?: Request };
@@ -128,23 +136,44 @@ export function useMaxResponseBytes(maxResponseBytes: number, inFlightBudget = d
   };
   /**
    * The in-flight share of one streamed response's parts: each part's bytes are held until the
-   * response is done (see above); false when the budget cannot take them.
+   * response is done (see above), or until its client has read it: when a part is made and nothing
+   * waits to be written to the response (`writableLength` 0), every part made before the last
+   * READ_AHEAD_PARTS is in the socket, and their bytes are given back. Held until the response was
+   * done, a subscription's events added up for as long as it lived: one whose client read each
+   * event at once had its events replaced by UPSTREAM_UNAVAILABLE after 74 MB (45 s of a fast REST
+   * stream), and four such streams held the whole budget from every other caller. False when the
+   * budget cannot take a part.
    */
   const partsOf = (context: OperationContext | undefined) => {
     const caller = callerOf(context);
+    const res = context?.res;
     let held = 0;
+    /** Sizes of the last parts made (those the writer may not have written yet), oldest first. */
+    const recent: number[] = [];
+    /** Bytes of the parts made before them. */
+    let older = 0;
     let done = false;
-    if (context?.res)
-      whenResponseDone(context.req, context.res, () => {
+    if (res)
+      whenResponseDone(context.req, res, () => {
         done = true;
         if (held) inFlight.give(caller, held);
         held = 0;
       });
     return (size: number): boolean => {
       if (done || size === 0) return true;
+      if (older > 0 && res!.writableLength === 0) {
+        inFlight.give(caller, older);
+        held -= older;
+        older = 0;
+      }
       if (!inFlight.take(caller, size)) return false;
-      if (context?.res) held += size;
-      else setImmediate(() => inFlight.give(caller, size)); // no response to wait for
+      if (!res) {
+        setImmediate(() => inFlight.give(caller, size)); // no response to wait for
+        return true;
+      }
+      held += size;
+      recent.push(size);
+      if (recent.length > READ_AHEAD_PARTS) older += recent.shift()!;
       return true;
     };
   };
