@@ -12,6 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_OPERATION_ID } from '../../src/gateway/plugins/useGraphQLSSE.js';
 import { addAskContent, DOCKER_QUESTION } from '../helpers/askContent.js';
 import { fakeClock } from '../helpers/clock.js';
+import { startBadServer } from '../helpers/badServer.js';
+import { buildGateway } from '../../src/gateway/app.js';
 import { startStack, type TestStack } from '../helpers/gateway.js';
 
 const TTL = 2000;
@@ -166,6 +168,35 @@ describe('reservations are bounded', () => {
     }
     const text = await reading;
     expect(text.match(/event: next/g)).toHaveLength(10);
+  });
+});
+
+describe('a connected stream fed faster than it is written', () => {
+  it('gets every event of a burst from its REST stream: its operation waits for the client to read, the queue cap does not end it', async () => {
+    // 120 events in one write of the REST stream: graphql-sse queued them all before its writer
+    // took one, and the 51st ended the stream (the caller's cap, 50) of a client reading each one.
+    await using upstream = await startBadServer();
+    upstream.fallback = (req, res) => {
+      if (!req.url?.includes('/questions/stream')) return void res.writeHead(404).end();
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(Array.from({ length: 120 }, (_, i) => `data: {"question":"q${i}"}\n\n`).join(''));
+    };
+    const gateway = buildGateway({ upstreamUrl: upstream.url });
+    await using _ = { [Symbol.asyncDispose]: () => gateway.stop() };
+    const url = `${await gateway.start()}/stream`;
+    const headers = { authorization: 'Bearer t' };
+    const token = await (await fetch(url, { method: 'PUT', headers })).text();
+    const res = await fetch(url, { headers: { ...headers, accept: 'text/event-stream', [TOKEN_HEADER_KEY]: token } });
+    const reading = readUntil(res, 'event: complete', 10_000);
+    const sent = await fetch(url, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json', [TOKEN_HEADER_KEY]: token },
+      body: JSON.stringify({ query: 'subscription { suggestedQuestionsStream(organizationId: "o1") }', extensions: { operationId: 'a' } }),
+    });
+    expect(sent.status).toBe(202);
+    const text = await reading;
+    expect(text.match(/event: next/g)).toHaveLength(120);
+    expect(text).toContain('"q119"');
   });
 });
 

@@ -88,6 +88,8 @@ interface Reservation {
   sizes: number[];
   queuedBytes: number;
   timer: unknown;
+  /** Its operations' next events, waiting for its client to read (PACED_EVENTS). */
+  paced?: Array<() => void>;
 }
 
 interface Tally {
@@ -103,6 +105,15 @@ type Refusal = [string, { status: number; statusText: string; headers: Record<st
 const CODE_BY_STATUS: Record<number, string> = { 403: 'FORBIDDEN', 404: 'NOT_FOUND', 409: 'CONFLICT', 429: 'RATE_LIMITED' };
 const codeOf = (status: number) => CODE_BY_STATUS[status] ?? (status >= 500 ? 'UPSTREAM_ERROR' : 'BAD_USER_INPUT');
 const EVENT = 'e'.charCodeAt(0); // a chunk that starts an `event:` (the others are `:` pings)
+
+/**
+ * Events a connected stream may have queued and not read before its operations wait for its
+ * client to read (graphql-sse waits for `onNext`, and a subscription's REST stream for it). A REST
+ * stream sends events in bursts, many in one read: graphql-sse queued them all at once, before its
+ * writer could take one, and 50 of them (maxQueuedEventsPerCaller) ended the stream of a client
+ * that read every event as it came, with all its operations.
+ */
+const PACED_EVENTS = 8;
 
 export function useGraphQLSSE(
   options: { endpoint?: string; limits?: Partial<StreamLimits>; log?: Logger; clock?: Clock; anonymousIntrospection?: boolean } = {},
@@ -163,6 +174,14 @@ export function useGraphQLSSE(
     total.queued -= r.queued;
     total.queuedBytes -= r.queuedBytes;
     if (t.reservations === 0 && t.operations === 0 && t.queued === 0) tallies.delete(r.budget);
+    pace(r);
+  }
+
+  /** Lets the operations of `r` that wait for its client go on (it read, or the stream is over). */
+  function pace(r: Reservation): void {
+    const paced = r.paced;
+    r.paced = undefined;
+    paced?.forEach((go) => go());
   }
 
   /** A stream of the distinct connections mode: its events are counted as a reservation's are. */
@@ -254,6 +273,7 @@ export function useGraphQLSSE(
     r.queuedBytes -= bytes;
     t.queuedBytes -= bytes;
     total.queuedBytes -= bytes;
+    if (r.queued < PACED_EVENTS) pace(r);
   }
 
   /**
@@ -362,7 +382,12 @@ export function useGraphQLSSE(
     },
     onNext: (_ctx, req, result) => {
       queued(req as SseRequest, result);
-      return withoutHttpHints(result);
+      const next = withoutHttpHints(result);
+      // A stream nobody reads yet is bounded by the caps alone.
+      const token = streamOf.get((req as SseRequest).raw);
+      const r = token === undefined ? undefined : reservations.get(token);
+      if (!r?.claimed || r.queued < PACED_EVENTS) return next;
+      return new Promise<typeof next>((resolve) => (r.paced ??= []).push(() => resolve(next)));
     },
     onComplete: (_ctx, req) => {
       completed((req as SseRequest).raw);
