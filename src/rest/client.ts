@@ -147,8 +147,8 @@ export function createRestClient(config: RestClientConfig): RestClient {
     bytes: transport.parts.bytes,
     answers: transport.parts.answers,
     identify: (authorization, address) => known.identify(authorization, address),
-    close: () => transport.parts.pool.close(),
-    [Symbol.asyncDispose]: () => transport.parts.pool.close(),
+    close: () => closePools(transport),
+    [Symbol.asyncDispose]: () => closePools(transport),
   };
 }
 
@@ -157,19 +157,30 @@ const BYTE_BURST_SECONDS = 4;
 /** The size from which an answer counts against its caller's bytes (byteBudget.ts). */
 const LARGE_ANSWER_BYTES = 64 * 1024;
 
+async function closePools(transport: Transport): Promise<void> {
+  await Promise.all([transport.parts.pool.close(), transport.parts.streamPool.close()]);
+}
+
 function transportParts(config: RestClientConfig, base: URL, clock: Clock) {
   const settings: RestSettings = withDefaults(DEFAULTS.rest, config);
   const answers = new BytesInFlight(config.answerBytesInFlight ?? defaultAnswerBytesInFlight());
-  const pool = new Pool(base.origin, {
-    // The calls' connections, and the event streams' (transport.ts: STREAMS_TOTAL), apart.
-    connections: settings.concurrency + STREAMS_TOTAL,
+  const connection = {
     connectTimeout: settings.connectTimeoutMs,
     headersTimeout: settings.headersTimeoutMs,
     bodyTimeout: settings.bodyTimeoutMs,
     keepAliveTimeout: config.keepAliveTimeoutMs ?? 4_000,
+  };
+  const pool = new Pool(base.origin, {
+    ...connection,
+    connections: settings.concurrency,
     // One answer alone is always admitted: it may not be larger than the budget.
     maxResponseSize: Math.min(config.maxResponseBytes ?? 32 * 1024 * 1024, answers.budget),
   });
+  // The event streams' connections apart (transport.ts: STREAMS_TOTAL), with no size limit: in
+  // the calls' pool, a stream was cut (UPSTREAM_UNAVAILABLE "event stream interrupted") once it had
+  // sent the answers' limit in all, 16 MiB under `npm start`, though each event is passed on as it
+  // comes (an ask's events repeat its growing answer: 2,000 of 20 KB each pass it).
+  const streamPool = new Pool(base.origin, { ...connection, connections: STREAMS_TOTAL });
   const { onRequest, log } = config;
   const concurrency: ConcurrencyConfig = {
     total: settings.concurrency,
@@ -180,6 +191,7 @@ function transportParts(config: RestClientConfig, base: URL, clock: Clock) {
   const target: Target = { basePath: base.pathname === '/' ? '' : base.pathname, userAgent: config.userAgent ?? 'docs-graph' };
   return {
     pool,
+    streamPool,
     target,
     clock,
     headersTimeout: settings.headersTimeoutMs,

@@ -6,9 +6,9 @@
  * another type than `text/event-stream` with UPSTREAM_ERROR.
  *
  * Streams are bounded apart: at most STREAMS_PER_CALLER open per caller (its budget key: RATE_LIMITED
- * past it) and STREAMS_TOTAL in all (UPSTREAM_UNAVAILABLE), on connections of their own (the pool
- * has STREAMS_TOTAL more than the concurrency limit). Before, one token's subscriptions took the
- * pool's connections, which the limiter counted as free: other callers' calls queued in the pool
+ * past it) and STREAMS_TOTAL in all (UPSTREAM_UNAVAILABLE), on connections of their own (a pool of
+ * STREAMS_TOTAL, `streamPool`, without the answers' size limit). Before, one token's subscriptions
+ * took the calls' connections, which the limiter counted as free: other callers' calls queued in the pool
  * (a median of 1.8 s for a `viewer` read while one token ran 450 subscriptions a second).
  */
 
@@ -21,7 +21,7 @@ import { eventStream, type SseStream } from './sse.js';
 import type { Transport, Who } from './transport.js';
 
 export async function openStream(transport: Transport, req: Prepared, who: Who, signal: AbortSignal | undefined): Promise<SseStream> {
-  const { pool, clock, circuits, headersTimeout, streamIdleTimeout, report } = transport.parts;
+  const { streamPool: pool, clock, circuits, headersTimeout, streamIdleTimeout, report } = transport.parts;
   const controller = new AbortController();
   const abort = () => controller.abort();
   if (signal?.aborted) throw unavailableError(req.info, 'request aborted');

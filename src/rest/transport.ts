@@ -40,6 +40,11 @@ export interface Who {
 
 export interface TransportParts {
   pool: Pool;
+  /**
+   * The event streams' connections (stream.ts: STREAMS_TOTAL), apart from the calls' and without
+   * their response size limit: a stream's events are passed on as they come, not held.
+   */
+  streamPool: Pool;
   target: Target;
   clock: Clock;
   retry: RetryConfig;

@@ -335,6 +335,29 @@ describe('response bytes', () => {
     expect(text.split(question).length - 1).toBe(300);
   });
 
+  it("a REST event stream is not cut at the REST answers' size limit: its events are passed on, not held", async () => {
+    // 300 events of 1 KB (300 KB) through a REST client whose answers may be 100 KB at most.
+    await using upstream = await startBadServer();
+    const question = 'q'.repeat(1000);
+    upstream.fallback = (req, res) => {
+      if (!req.url?.includes('/questions/stream')) return void res.writeHead(404).end();
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      for (let i = 0; i < 300; i++) res.write(`data: ${JSON.stringify({ question })}\n\n`);
+      res.end();
+    };
+    const gateway = buildGateway({ upstreamUrl: upstream.url, rest: { maxResponseBytes: 100_000, callerBytesPerSecond: 0 } });
+    await using _ = { [Symbol.asyncDispose]: () => gateway.stop() };
+    const res = await fetch(await gateway.start(), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: 'Bearer t' },
+      body: JSON.stringify({ query: 'subscription { suggestedQuestionsStream(organizationId: "o1") }' }),
+    });
+    const text = await res.text();
+    // Before: cut after 100 KB, "Upstream unavailable: event stream interrupted".
+    expect(text).not.toContain('UPSTREAM_UNAVAILABLE');
+    expect(text.split(question).length - 1).toBe(300);
+  });
+
   it('a large body pipelined behind another holds none of the budget: its connection is closed before it is read', async () => {
     // The REST API never answers: the first request of each connection stays in flight.
     await using upstream = await startBadServer();
