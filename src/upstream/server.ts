@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getHeapStatistics } from 'node:v8';
-import { boundHttpServer, heldBodyBytes, JoinedBody, type ServerBounds } from '../serverBounds.js';
+import { boundHttpServer, heldBodyBytes, JoinedBody, MIN_CHUNK_BYTES, tooManyChunks, type ServerBounds } from '../serverBounds.js';
 import { abortWith, drainable } from '../shutdown.js';
 import { authenticate } from './auth.js';
 import { systemClock, type Clock } from './clock.js';
@@ -224,11 +224,18 @@ export const HTTP_BOUNDS: ServerBounds = {
 
 async function readJson(req: IncomingMessage, max: number): Promise<unknown> {
   const body = new JoinedBody();
+  const chunked = req.headers['transfer-encoding'] !== undefined;
+  let chunks = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     body.add(chunk);
     // The rest of the body is left unread: the connection closes with the answer (kept alive, it
     // was reset under the client's next request on it).
     if (body.bytes > max) throw new HttpError(413, `body: must be at most ${max} bytes`, { connection: 'close' });
+    // The gateway's rule (serverBounds.ts): each chunk costs the event loop, whatever it brings.
+    if (chunked && tooManyChunks(++chunks, body.bytes))
+      throw new HttpError(400, `body: chunks of fewer than ${MIN_CHUNK_BYTES} bytes on average; send larger chunks or a Content-Length`, {
+        connection: 'close',
+      });
   }
   if (!body.bytes) return undefined;
   const type = req.headers['content-type'] ?? '';
