@@ -306,30 +306,37 @@ describe('response bytes', () => {
     expect([res.status, result.data?.viewer.displayName.length]).toEqual([200, 300_000]);
   });
 
-  it("a subscription's events its client has read hold none of the budget: a long stream is not refused by its own past events", async () => {
-    // 300 events of 10 KB (3 MB) from the REST stream, through a budget of 1,000,000 bytes (a
-    // share of 250,000): each is read by the client as it comes.
+  /**
+   * A REST API whose suggested-questions stream sends `events` events of `question`, all at once,
+   * then the events of the subscription on it, as a client reading each as it comes gets them.
+   */
+  async function streamedQuestions(question: string, events: number, options: Omit<Parameters<typeof buildGateway>[0], 'upstreamUrl'>) {
     await using upstream = await startBadServer();
-    const question = 'q'.repeat(10_000);
     upstream.fallback = (req, res) => {
       if (!req.url?.includes('/questions/stream')) return void res.writeHead(404).end();
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      for (let i = 0; i < 300; i++) res.write(`data: ${JSON.stringify({ question })}\n\n`);
+      for (let i = 0; i < events; i++) res.write(`data: ${JSON.stringify({ question })}\n\n`);
       res.end();
     };
-    const gateway = buildGateway({
-      upstreamUrl: upstream.url,
-      limits: { responseBytesInFlight: 1_000_000, maxResponseBytes: 250_000 },
-      rest: { callerBytesPerSecond: 0 },
-    });
+    const gateway = buildGateway({ upstreamUrl: upstream.url, ...options });
     await using _ = { [Symbol.asyncDispose]: () => gateway.stop() };
-    const url = await gateway.start();
-    const res = await fetch(url, {
+    const res = await fetch(await gateway.start(), {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: 'Bearer t' },
       body: JSON.stringify({ query: 'subscription { suggestedQuestionsStream(organizationId: "o1") }' }),
     });
-    const text = await res.text();
+    // Read before the gateway and the REST API stop (`await using`).
+    return await res.text();
+  }
+
+  it("a subscription's events its client has read hold none of the budget: a long stream is not refused by its own past events", async () => {
+    // 300 events of 10 KB (3 MB) from the REST stream, through a budget of 1,000,000 bytes (a
+    // share of 250,000): each is read by the client as it comes.
+    const question = 'q'.repeat(10_000);
+    const text = await streamedQuestions(question, 300, {
+      limits: { responseBytesInFlight: 1_000_000, maxResponseBytes: 250_000 },
+      rest: { callerBytesPerSecond: 0 },
+    });
     // Before: past the caller's share (about 25 events), every later event was UPSTREAM_UNAVAILABLE.
     expect(text).not.toContain('UPSTREAM_UNAVAILABLE');
     expect(text.split(question).length - 1).toBe(300);
@@ -337,22 +344,8 @@ describe('response bytes', () => {
 
   it("a REST event stream is not cut at the REST answers' size limit: its events are passed on, not held", async () => {
     // 300 events of 1 KB (300 KB) through a REST client whose answers may be 100 KB at most.
-    await using upstream = await startBadServer();
     const question = 'q'.repeat(1000);
-    upstream.fallback = (req, res) => {
-      if (!req.url?.includes('/questions/stream')) return void res.writeHead(404).end();
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      for (let i = 0; i < 300; i++) res.write(`data: ${JSON.stringify({ question })}\n\n`);
-      res.end();
-    };
-    const gateway = buildGateway({ upstreamUrl: upstream.url, rest: { maxResponseBytes: 100_000, callerBytesPerSecond: 0 } });
-    await using _ = { [Symbol.asyncDispose]: () => gateway.stop() };
-    const res = await fetch(await gateway.start(), {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: 'Bearer t' },
-      body: JSON.stringify({ query: 'subscription { suggestedQuestionsStream(organizationId: "o1") }' }),
-    });
-    const text = await res.text();
+    const text = await streamedQuestions(question, 300, { rest: { maxResponseBytes: 100_000, callerBytesPerSecond: 0 } });
     // Before: cut after 100 KB, "Upstream unavailable: event stream interrupted".
     expect(text).not.toContain('UPSTREAM_UNAVAILABLE');
     expect(text.split(question).length - 1).toBe(300);
