@@ -13,7 +13,9 @@
  *  (e) the gateway's RSS right after start and its peak (VmHWM) under this load.
  * Beside the varied cells, in the same rounds: the least a server of this stack costs for the same
  * query (bench/bare.mjs: graphql-yoga with one resolver and nothing else, and graphql-js's `execute`
- * over node:http), so the gateway's ratio reads against what its framework alone takes.
+ * over node:http), so the gateway's ratio reads against what its framework alone takes; and, when
+ * BENCH_GENERIC_GATEWAY names a directory bench/genericGateway.mjs made, the generic OpenAPI gateway
+ * issue 21 compares with (Hive Gateway), on the same query and upstream.
  */
 import {
   lightLoad,
@@ -30,6 +32,7 @@ import {
   setting,
   startBare,
   startGateway,
+  startGeneric,
   startProxy,
   startUpstream,
   table,
@@ -40,7 +43,7 @@ import {
   type UpstreamThread,
 } from './lib.js';
 import type { RecordedCall } from './upstreamWorker.js';
-import { NESTED, NESTED_DEPTH, NESTED_MINIMUM, ONE_RESOURCE, gqlClient, restClient, restFloor } from './workloads.js';
+import { GENERIC_ONE_RESOURCE, NESTED, NESTED_DEPTH, NESTED_MINIMUM, ONE_RESOURCE, gqlClient, restClient, restFloor } from './workloads.js';
 
 const LATENCY_MS = setting('BENCH_LATENCY_MS', 20);
 const SECONDS = setting('BENCH_SECONDS', 2);
@@ -55,6 +58,9 @@ const CONNECTIONS = [10, 50];
 const COLD = 20;
 /** Spaces with no content besides the seeded ones: the varied workload draws from all of them. */
 const PLAIN_SPACES = 200;
+/** A directory bench/genericGateway.mjs made: the generic gateway joins the varied cells. */
+const GENERIC_DIR = process.env.BENCH_GENERIC_GATEWAY;
+const GENERIC_WARM_S = setting('BENCH_GENERIC_WARM_S', 30);
 const WORKLOADS = ['same', 'varied'] as const;
 type Workload = (typeof WORKLOADS)[number];
 
@@ -77,8 +83,9 @@ export async function runDefault(): Promise<void> {
     children.push(slowGateway);
     const proxy = await startProxy(upstream.url);
     children.push(proxy);
-    const bare = { yoga: await startBare(upstream.url, 'yoga'), graphql: await startBare(upstream.url, 'graphql') };
+    const bare: Bare = { yoga: await startBare(upstream.url, 'yoga'), graphql: await startBare(upstream.url, 'graphql') };
     children.push(bare.yoga, bare.graphql);
+    if (GENERIC_DIR) children.push((bare.generic = await startGeneric(GENERIC_DIR, upstream.url)));
 
     const rates = await throughputs(upstream, gateway, proxy, bare);
     const cold = await nestedCold(upstream, slowGateway);
@@ -112,9 +119,14 @@ type Sample = {
   cpuMs: number;
   /** REST calls per request (the gateway's, from its /metrics). */ restCalls: number;
 };
-/** The bare servers (bench/bare.mjs) run the varied workload only. */
-type Target = 'direct' | 'proxy' | 'gateway' | 'yoga' | 'graphql';
-type Rates = Record<Workload, Record<number, Record<'direct' | 'proxy' | 'gateway', Sample> & Partial<Record<'yoga' | 'graphql', Sample>>>>;
+/** The bare servers (bench/bare.mjs) and the generic gateway run the varied workload only. */
+type Target = 'direct' | 'proxy' | 'gateway' | 'yoga' | 'graphql' | 'generic';
+type Rates = Record<
+  Workload,
+  Record<number, Record<'direct' | 'proxy' | 'gateway', Sample> & Partial<Record<'yoga' | 'graphql' | 'generic', Sample>>>
+>;
+/** The bare servers, and the generic gateway when BENCH_GENERIC_GATEWAY names its directory. */
+type Bare = Record<'yoga' | 'graphql', Child> & { generic?: Child };
 
 /** A space id per request: always the first seeded one (`same`), or one drawn at random (`varied`). */
 function spacePicker(upstream: UpstreamThread, workload: Workload): () => string {
@@ -127,12 +139,7 @@ function spacePicker(upstream: UpstreamThread, workload: Workload): () => string
  * CPU time its process spent per request (robust to a shared machine's load; none for the upstream),
  * from /proc/<pid>/stat before and after each cell.
  */
-async function throughputs(
-  upstream: UpstreamThread,
-  gateway: Child,
-  proxy: Child,
-  bare: Record<'yoga' | 'graphql', Child>,
-): Promise<Rates> {
+async function throughputs(upstream: UpstreamThread, gateway: Child, proxy: Child, bare: Bare): Promise<Rates> {
   const { token } = upstream.seeded;
   const restBase = new URL(upstream.url).pathname;
   const targets = (workload: Workload): Partial<Record<Target, [string, Once, Child | null]>> => {
@@ -143,11 +150,26 @@ async function throughputs(
       proxy: [new URL(proxy.url).origin, restRequest(() => `${restBase}/spaces/${space()}`, token), proxy],
       gateway: [new URL(gateway.url).origin, query, gateway],
       ...(workload === 'varied'
-        ? { yoga: [new URL(bare.yoga.url).origin, query, bare.yoga], graphql: [new URL(bare.graphql.url).origin, query, bare.graphql] }
+        ? {
+            yoga: [new URL(bare.yoga.url).origin, query, bare.yoga],
+            graphql: [new URL(bare.graphql.url).origin, query, bare.graphql],
+            ...(bare.generic && {
+              generic: [
+                new URL(bare.generic.url).origin,
+                graphqlRequest('/graphql', token, GENERIC_ONE_RESOURCE, () => ({ space: space() })),
+                bare.generic,
+              ],
+            }),
+          }
         : {}),
     };
   };
   for (const [origin, once] of Object.values(targets('varied')) as Array<[string, Once, Child | null]>) await load(origin, 10, 1, once); // warm-up (JIT, pools)
+  // The generic gateway's CPU per request falls for some 20 s of load (2.1–2.3, 1.2–1.4, 1.0–1.1
+  // ms per request in three 8 s runs back to back): GENERIC_WARM_S more of it, so that its cells
+  // measure it warmed, as the others are.
+  const generic = targets('varied').generic;
+  if (generic) await load(generic[0], 10, GENERIC_WARM_S, generic[1]);
   const rates = { same: {}, varied: {} } as Rates;
   for (const workload of WORKLOADS) {
     for (const connections of CONNECTIONS) {
@@ -351,7 +373,14 @@ function report(r: {
       `${f2(cpu)} ×`,
       `≤ 3 × the proxy hop's, 0 errors: ${goal(cpu <= 3 && gateway.errors === 0)}`,
     ]);
-    const { yoga, graphql } = r.rates.varied[c];
+    const { yoga, graphql, generic } = r.rates.varied[c];
+    if (generic)
+      rows.push([
+        `a generic OpenAPI gateway, the same load (Hive Gateway over the supergraph GraphQL Mesh composes from the REST API's OpenAPI description: bench/genericGateway.mjs): CPU time per request (ms) (errors); req/s`,
+        `${f2(generic.cpuMs)} (${generic.errors}); ${f1(generic.rate)}`,
+        `${f2(generic.cpuMs / proxy.cpuMs)} × the proxy hop's; the gateway's CPU ${f2(gateway.cpuMs / generic.cpuMs)} × its`,
+        '',
+      ]);
     if (yoga && graphql)
       rows.push([
         `the stack alone, the same load (bench/bare.mjs: no bound, check, metric or cache): CPU time per request (ms) of graphql-yoga with one resolver / of graphql-js's \`execute\` over node:http (errors)`,

@@ -141,6 +141,21 @@ export function startBare(upstreamUrl: string, mode: 'yoga' | 'graphql'): Promis
   return startChild(['bench/bare.mjs', upstreamUrl, mode], { ...process.env, NODE_ENV: 'production' }, /^BARE: (\S+)$/m);
 }
 
+/**
+ * The generic OpenAPI gateway issue 21 compares with (Hive Gateway over the supergraph that
+ * bench/genericGateway.mjs composed in `dir`) in front of `upstreamUrl`, as its docs start it
+ * (`hive-gateway supergraph`, Node's defaults), with production's `NODE_ENV`.
+ */
+export async function startGeneric(dir: string, upstreamUrl: string): Promise<Child> {
+  const port = await freePort();
+  const bin = `${dir}/node_modules/@graphql-hive/gateway/dist/bin.js`;
+  return startChild(
+    [bin, 'supergraph', `${dir}/supergraph.graphql`, '--host', '127.0.0.1', '--port', String(port)],
+    { ...process.env, UPSTREAM_URL: upstreamUrl, NODE_ENV: 'production', NO_COLOR: '1', FORCE_COLOR: '0' },
+    /Listening on (http:\/\/127\.0\.0\.1:\d+)/,
+  );
+}
+
 async function startChild(
   args: string[],
   env: NodeJS.ProcessEnv,

@@ -7,6 +7,9 @@ import { Pool } from 'undici';
 /** One resource: `GET /spaces/{spaceId}` (one REST call per query). */
 export const ONE_RESOURCE = `query OneResource($space: String!) { space(spaceId: $space) { title visibility } }`;
 
+/** The same query to the generic gateway (bench/genericGateway.mjs), in its names. */
+export const GENERIC_ONE_RESOURCE = `query OneResource($space: EntityId!) { getSpaceById(spaceId: $space) { title visibility } }`;
+
 /** The global id of a change request's first comment (the seeded 900 KB one: `bigComment`). */
 export const FIRST_COMMENT_ID = `query($s: String!, $c: String!) { changeRequest(spaceId: $s, changeRequestId: $c) { comments(first: 1) { nodes { id } } } }`;
 
