@@ -3,11 +3,12 @@
  * one over the limit is RATE_LIMITED with `retryAfter` and HTTP 429 + `Retry-After`, before any REST
  * call; other tokens are spared. With a Redis that cannot be reached, the fail mode decides: each
  * replica counts alone (open), or operations are refused (closed); a replica's own count holds what
- * Redis counted too, so Redis failing mid-window gives no caller a second limit.
+ * Redis counted too, so Redis failing mid-window gives no caller a second limit. Windows read the
+ * monotonic clock: a wall-clock step neither locks a caller out nor gives it a fresh budget.
  */
 import { queryObjects } from 'node:v8';
 import { GraphQLError } from 'graphql';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startUpstream } from '../helpers/upstream.js';
 import { listening, startRedis, startReplica, stopAfterEach, waitFor } from '../helpers/redis.js';
 
@@ -26,6 +27,7 @@ async function statusFrom(url: string, address: string): Promise<number> {
 
 describe('caller rate limit (in process)', () => {
   const track = stopAfterEach();
+  afterEach(() => void vi.restoreAllMocks());
 
   it('refuses the operation over the limit with RATE_LIMITED, retryAfter and Retry-After, and no REST call', async () => {
     const upstream = track(await startUpstream());
@@ -93,6 +95,39 @@ describe('caller rate limit (in process)', () => {
     expect(queryObjects(GraphQLError, { format: 'count' }) - before).toBeLessThan(100);
     // 700 requests one after another: at a load average of 10 they took over 20 s.
   }, 60_000);
+
+  it('a wall-clock step neither locks a caller out for the step nor gives it a fresh budget', async () => {
+    const upstream = track(await startUpstream());
+    const redis = track(await startRedis());
+    const wallClock = Date.now.bind(Date);
+    for (const redisUrl of [undefined, redis.url]) {
+      vi.restoreAllMocks();
+      const options = { anonymousRateLimit: 2, trustProxyHops: 1, redisUrl } as const;
+      const replica = track(await listening(startReplica(upstream.url, options)));
+      if (redisUrl) await waitFor(() => !!replica.gateway.redis?.isRedisReady(), 'Redis ready');
+      const from = (address: string) =>
+        fetch(replica.gateway.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-forwarded-for': address },
+          body: JSON.stringify({ query: '{ __typename }' }),
+        }).then(async (res) => (await res.body?.cancel(), { status: res.status, retryAfter: Number(res.headers.get('retry-after')) }));
+      const address = redisUrl ? '10.9.0.2' : '10.9.0.1';
+      expect((await from(address)).status).toBe(200);
+      expect((await from(address)).status).toBe(200);
+      expect((await from(address)).status).toBe(429);
+      // Stepped back 10 minutes (NTP, a resumed VM): refused for what is left of the minute, not
+      // for 11 (Retry-After: 659, whatever Redis counted).
+      vi.spyOn(Date, 'now').mockImplementation(() => wallClock() - 600_000);
+      const back = await from(address);
+      expect(back.status).toBe(429);
+      expect(back.retryAfter).toBeLessThanOrEqual(60);
+      // Stepped forward 2 hours: still the same window, not a fresh budget.
+      vi.spyOn(Date, 'now').mockImplementation(() => wallClock() + 7_200_000);
+      const forward = await from(address);
+      expect(forward.status).toBe(429);
+      expect(forward.retryAfter).toBeLessThanOrEqual(60);
+    }
+  });
 
   it('with Redis unreachable: fail-open counts in the replica alone, fail-closed refuses operations', async () => {
     const upstream = track(await startUpstream());

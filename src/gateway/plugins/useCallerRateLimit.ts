@@ -96,11 +96,14 @@ export function useCallerRateLimit(options: CallerRateLimitOptions & { endpoint?
   const failMode = options.failMode ?? DEFAULTS.callerRateLimitFailMode;
   const { redis, log } = options;
   const local = new Map<string, { count: number; endsAt: number }>();
-  // Keys found over their limit, when their window ends (ms since the epoch), and the refusal's
+  // Keys found over their limit, when their window ends (on `clock`), and the refusal's
   // message: not the error itself, which holds its stack (about 2 KB: 10,000 addresses over the
   // anonymous limit kept 22 MB, where the windows' 150 bytes each were counted).
   const over = new Map<string, { until: number; message: string }>();
   const endpoint = options.endpoint ?? '/graphql';
+  // The windows and the refusals kept read this monotonic clock, not the wall clock: stepped
+  // back 10 minutes (NTP, a resumed VM), it had a caller over its limit refused for 11
+  // (Retry-After: 659), whatever Redis counted; stepped forward, it ended every window at once.
   const clock = options.clock ?? systemClock;
 
   const maxWindows = options.maxLocalWindows ?? MAX_LOCAL_WINDOWS;
@@ -111,7 +114,7 @@ export function useCallerRateLimit(options: CallerRateLimitOptions & { endpoint?
   // past 10,000: anonymous operations from 40,000 addresses behind a proxy within a minute took
   // 800 µs each instead of 100, and the windows grew with the request rate.
   const countLocally = (key: string): Count => {
-    const now = Date.now();
+    const now = clock.now();
     for (const [k, w] of local) {
       if (w.endsAt > now && local.size < maxWindows) break;
       local.delete(k);
@@ -158,7 +161,7 @@ export function useCallerRateLimit(options: CallerRateLimitOptions & { endpoint?
   };
 
   const remember = (key: string, resetMs: number, message: string) => {
-    const now = Date.now();
+    const now = clock.now();
     if (over.size >= MAX_LOCAL_CALLERS) for (const [k, o] of over) if (o.until <= now) over.delete(k);
     if (over.size >= MAX_LOCAL_CALLERS) over.delete(over.keys().next().value!);
     over.set(key, { until: now + resetMs, message });
@@ -168,7 +171,7 @@ export function useCallerRateLimit(options: CallerRateLimitOptions & { endpoint?
   const knownOver = (key: string): Refusal | undefined => {
     const o = over.get(key);
     if (!o) return undefined;
-    const left = o.until - Date.now();
+    const left = o.until - clock.now();
     if (left <= 0) return void over.delete(key);
     return { message: o.message, extensions: { code: 'RATE_LIMITED', retryAfter: Math.max(1, Math.ceil(left / 1000)) } };
   };
