@@ -3,16 +3,16 @@
  * the requests in flight a short wait (not the command timeout), then the first command's timeout
  * opens the breaker in the Redis handle skips Redis for a cool-down (cache
  * miss, the rate limit's fail mode, APQ from process memory) and logs one warning; it probes Redis
- * again only once the cool-down has passed on its (injected) clock. `/ready` stays 200 while Redis
- * is down unless Redis is required.
+ * again only once the cool-down has passed on its (injected, else monotonic) clock, whatever the
+ * wall clock does. `/ready` stays 200 while Redis is down unless Redis is required.
  */
 import { createHash } from 'node:crypto';
 import { connect } from 'node:net';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Logger } from '../../src/log.js';
 import { startStack } from '../helpers/gateway.js';
 import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
-import { startRedis, startReplica, stopAfterEach, waitFor, type Replica, type TestRedis } from '../helpers/redis.js';
+import { listening, startRedis, startReplica, stopAfterEach, waitFor, type Replica, type TestRedis } from '../helpers/redis.js';
 
 const SPACE = `query Space($spaceId: String!) { space(spaceId: $spaceId) { title } }`;
 const COOL_DOWN_MS = 5000;
@@ -63,6 +63,7 @@ describe('Redis frozen or gone', () => {
     warnings.splice(0);
     now = 0;
   });
+  afterEach(() => void vi.restoreAllMocks());
 
   it('a frozen Redis costs one timeout, not one per command: later requests skip it until the cool-down has passed', async () => {
     const r = replica({ callerRateLimit: 1000, responseCacheTtlMs: 60_000 });
@@ -217,6 +218,37 @@ describe('Redis frozen or gone', () => {
     await waitFor(() => r.gateway.redis!.isRedisReady());
     expect(warnings.filter((w) => w.startsWith('redis:'))).toHaveLength(1);
   });
+
+  it('a wall-clock step back while the breaker is open does not keep Redis skipped for the step', async () => {
+    const wallClock = Date.now.bind(Date);
+    // Before the replica starts: its code may keep `Date.now` itself.
+    let step = 0;
+    vi.spyOn(Date, 'now').mockImplementation(() => wallClock() + step);
+    // The process's clocks (no `now` injected).
+    const options = {
+      redisUrl: redis.url,
+      log,
+      redisRequired: true,
+      callerRateLimit: 1000,
+      responseCacheTtlMs: 60_000,
+      redis: { commandTimeoutMs: 300, coolDownMs: 3000 },
+    };
+    const r = track(await listening(startReplica(upstream.url, options)));
+    await waitFor(() => r.gateway.redis!.isRedisReady(), 'Redis ready');
+    redis.freeze(true);
+    try {
+      // The rate limit's and the cache's commands time out: the breaker opens.
+      await r.post({ query: SPACE, variables: { spaceId } }, admin);
+      await waitFor(() => warnings.some((w) => w.includes('not answering')), 'breaker open');
+      // Stepped back 10 minutes (NTP, a resumed VM) within its cool-down, before any probe.
+      step = -600_000;
+    } finally {
+      redis.freeze(false);
+    }
+    // Used again once the cool-down (3 s) has passed, not 10 minutes later.
+    await waitFor(async () => (await fetch(new URL('/ready', r.gateway.url))).status === 200, 'Redis used again');
+    expect(r.gateway.redis!.isRedisReady()).toBe(true);
+  }, 40_000);
 
   it('/ready stays 200 while Redis is down (reported, not counted), unless Redis is required', async () => {
     const optional = replica();
