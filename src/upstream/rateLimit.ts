@@ -1,4 +1,3 @@
-import type { Clock } from './clock.js';
 import { HttpError } from './errors.js';
 
 export interface RateLimit {
@@ -10,13 +9,14 @@ export interface RateLimit {
 /** Fixed-window limiter per key (the calling user, or the address of an anonymous call): past the limit, 429 with Retry-After. */
 export class RateLimiter {
   private readonly windows = new Map<string, { start: number; count: number }>();
+  /** `now`: ms on a monotonic scale (see server.ts). */
   constructor(
     private readonly config: RateLimit,
-    private readonly clock: Clock,
+    private readonly now: () => number,
   ) {}
 
   take(key: string): void {
-    const now = this.clock.now().getTime();
+    const now = this.now();
     // Windows in the order they started (a new one goes last), so the ended ones go from the
     // front: each anonymous client address's window was kept for good (8,000 addresses: 1 MB).
     for (const [k, w] of this.windows) {

@@ -69,7 +69,10 @@ export function buildUpstream(options: UpstreamOptions = {}): Upstream {
   const router = new Router();
   const pending = new Set<Promise<unknown>>();
   const shutdown = new AbortController();
-  const limiter = options.rateLimit ? new RateLimiter(options.rateLimit, clock) : null;
+  // Windows on the monotonic clock unless a test moves time: on the wall clock, stepped back 10
+  // minutes (NTP, a resumed VM), a caller over the limit was refused for 11 (Retry-After: 660).
+  const windowClock = options.clock ? () => clock.now().getTime() : () => performance.now();
+  const limiter = options.rateLimit ? new RateLimiter(options.rateLimit, windowClock) : null;
   const maxBodyBytes = options.maxBodyBytes ?? 1 << 20;
   const bodyBudget = Math.max(maxBodyBytes, options.bodyBytesInFlight ?? defaultBodyBytesInFlight());
   let bodyBytesHeld = 0;

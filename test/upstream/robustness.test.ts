@@ -11,10 +11,12 @@ import { queryObjects, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ManualClock } from '../../src/upstream/clock.js';
 import { createSite } from '../../src/upstream/domain/sites.js';
 import { buildUpstream } from '../../src/upstream/server.js';
 import { checkResponse } from '../helpers/conformance.js';
 import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
+import { createWorld } from '../helpers/world.js';
 import { until } from '../helpers/clock.js';
 import { sendRaw } from '../helpers/httpStack.js';
 
@@ -443,6 +445,32 @@ describe('the rate limit', () => {
       expect((await get(`Bearer ${admin}`)).status).toBe(200);
     } finally {
       await limited.stop();
+    }
+  });
+});
+
+describe('the rate limit and the wall clock', () => {
+  it('a wall-clock step back neither locks a user out for the step nor gives it a fresh budget', async () => {
+    // The process's clock (no test clock): only `Date` is faked, stepped by hand.
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    const upstream = buildUpstream({ db: ':memory:', rateLimit: { limit: 3, windowMs: 60_000 } });
+    try {
+      const url = await upstream.start();
+      const admin = createWorld(upstream.db, new ManualClock()).users.admin.token;
+      const get = () => fetch(`${url}/user`, { headers: { authorization: `Bearer ${admin}` } });
+      for (let i = 0; i < 3; i++) expect((await get()).status).toBe(200);
+      expect((await get()).status).toBe(429);
+      // Stepped back 10 minutes (NTP, a resumed VM): refused for what is left of the minute, not for 11.
+      vi.setSystemTime(Date.now() - 600_000);
+      const back = await get();
+      expect(back.status).toBe(429);
+      expect(Number(back.headers.get('retry-after'))).toBeLessThanOrEqual(60);
+      // Stepped forward 2 hours: the same window, not a fresh budget.
+      vi.setSystemTime(Date.now() + 7_200_000);
+      expect((await get()).status).toBe(429);
+    } finally {
+      vi.useRealTimers();
+      await upstream.stop();
     }
   });
 });
