@@ -140,6 +140,14 @@ const REASONS: Record<string, string> = {
 /** No connection could be had at all: says the upstream is down, not that one route failed. */
 const ORIGIN_DOWN = new Set(['ECONNREFUSED', 'UND_ERR_CONNECT_TIMEOUT', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN']);
 
+/**
+ * The gateway had no socket to open (its descriptors, the machine's, its local ports): nothing was
+ * sent, and nothing is said of the upstream. Under `ulimit -n 64` and a flood of idle connections,
+ * a write said it "may have been made", and each failure counted against its route's circuit,
+ * which then failed every caller for a cool-down once the descriptors were back.
+ */
+const NO_SOCKET = new Set(['EMFILE', 'ENFILE', 'EADDRNOTAVAIL']);
+
 /** An attempt that threw: an error of ours, an abort (deadline or callers gone), or a connection failure. */
 export function failure(err: unknown, req: Prepared, deadline: Deadline): Outcome {
   // An error of ours (e.g. a body that is not JSON): the upstream answered, wrongly but alive.
@@ -173,12 +181,14 @@ export function connectionError(code: string | undefined, req: Prepared): RestEr
   if (malformed(code)) return restError('UPSTREAM_ERROR', 'Upstream sent a malformed HTTP answer', { ...req.info, status: null });
   const reason = (code && REASONS[code]) ?? `request failed${code ? ` (${code})` : ''}`;
   // No connection could be had: nothing was sent.
-  return ORIGIN_DOWN.has(code ?? '') ? unavailableError(req.info, reason) : unansweredError(req.info, reason, req.write);
+  const unsent = ORIGIN_DOWN.has(code ?? '') || NO_SOCKET.has(code ?? '');
+  return unsent ? unavailableError(req.info, reason) : unansweredError(req.info, reason, req.write);
 }
 
 /** How a connection failure (`systemCode`) bears on the upstream's health: an answer that broke HTTP is an answer. */
 export function connectionHealth(code: string | undefined): Health {
   if (malformed(code)) return 'healthy';
+  if (NO_SOCKET.has(code ?? '')) return 'neutral';
   return ORIGIN_DOWN.has(code ?? '') ? 'origin' : 'route';
 }
 
