@@ -279,8 +279,35 @@ describe('two replicas sharing Redis', () => {
     };
     await waitFor(async () => (await largest()) >= 30);
     now += 10 * 60_000;
+    // Gone from Redis too, as their ttl would have them: a lookup entry whose result is still
+    // there is kept (the handle's clock is a replica's, which may be ahead of the others').
+    for (const key of await redis.client.keys('dg:rc:r:*')) await redis.client.del(key);
     await distinct(30);
     await waitFor(async () => (await largest()) === 1, 'the sets pruned to the one live result');
+  });
+
+  it('a replica whose wall clock stepped forward drops no live result from a lookup set: a write still forgets it', async () => {
+    // B's clock 2 hours ahead of A's (a step forward, NTP on one machine).
+    const ahead = track(
+      startReplica(upstream.url, { redisUrl: redis.url, responseCacheTtlMs: 60_000, redis: { now: () => Date.now() + 7_200_000 } }),
+    );
+    await redisReady(a, ahead);
+    const read = (r: Replica, query: string) => r.post({ query, variables: { spaceId } }, admin);
+    const TITLE = `query Title($spaceId: String!) { space(spaceId: $spaceId) { title } }`;
+    const TITLE_ID = `query TitleId($spaceId: String!) { space(spaceId: $spaceId) { title id } }`;
+    await waitFor(async () => (await read(a, TITLE)).json.extensions?.responseCache.hit === true, 'A cached');
+    // B stores a result holding the same space, pruning that lookup set by its clock.
+    await waitFor(async () => (await read(ahead, TITLE_ID)).json.extensions?.responseCache.hit === true, 'B cached');
+    const renamed = await a.post(
+      {
+        query: 'mutation($input: UpdateSpaceInput!) { updateSpace(input: $input) { clientMutationId } }',
+        variables: { input: { spaceId, title: 'Renamed with B ahead' } },
+      },
+      admin,
+    );
+    expect(renamed.json.errors).toBeUndefined();
+    // Not A's result of before the write (it was served, stale, for the rest of its 60 s).
+    expect((await read(a, TITLE)).json.data?.space.title).toBe('Renamed with B ahead');
   });
 
   it('invalidating a type held by many cached results runs in bounded batches', async () => {

@@ -241,15 +241,22 @@ if kind ~= 'zset' and kind ~= 'none' then redis.call('UNLINK', ${key}) end`;
 // EVERY_RESULT's. ARGV: JSON, ttl ms, expiry score, prune-before score, n, the invalidations counted
 // at the lookup. Nothing is stored when a mark is newer than that count (or is not a count:
 // `unsettled`, another program's value). The result is stored last: a failure on the way leaves it
-// unstored rather than unindexed.
+// unstored rather than unindexed. An entry past the prune-before score goes only if its result is
+// gone: scores are replicas' wall clocks, and a replica stepped 2 hours forward dropped every live
+// result of a lookup set, which a write then left in place (served, stale, for the rest of its
+// ttl); a live one is scored again by its time left in Redis.
 const SET_SCRIPT = `
 local n = tonumber(ARGV[5])
 for i = n + 2, #KEYS do
   local mark = redis.call('GET', KEYS[i])
   if mark and not (tonumber(mark) and tonumber(mark) <= tonumber(ARGV[6])) then return 0 end
 end
+local at = tonumber(ARGV[3]) - tonumber(ARGV[2])
 for i = 2, n + 1 do${NOT_A_LOOKUP_SET('KEYS[i]')}
-  redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', ARGV[4])
+  for _, old in ipairs(redis.call('ZRANGEBYSCORE', KEYS[i], '-inf', ARGV[4])) do
+    local left = redis.call('PTTL', old)
+    if left < 0 then redis.call('ZREM', KEYS[i], old) else redis.call('ZADD', KEYS[i], at + left, old) end
+  end
   redis.call('ZADD', KEYS[i], ARGV[3], KEYS[1])
   if redis.call('PTTL', KEYS[i]) < tonumber(ARGV[2]) + ${CLOCK_SKEW_MS} then redis.call('PEXPIRE', KEYS[i], tonumber(ARGV[2]) + ${CLOCK_SKEW_MS}) end
 end
