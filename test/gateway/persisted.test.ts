@@ -152,6 +152,26 @@ describe('persisted operations', () => {
       expect(await registered(r, docs[2], admin)).toBe(true);
     });
 
+    it('a wall-clock step gives no caller a fresh quota', async () => {
+      // The wall clock as the process sees it, from before the gateway starts (it may keep `Date.now`).
+      const wallClock = Date.now.bind(Date);
+      let step = 0;
+      vi.spyOn(Date, 'now').mockImplementation(() => wallClock() + step);
+      try {
+        const { r, world } = await startApq({ apqQuota: 1 });
+        const token = world.users.admin.token;
+        expect((await r.post({ query: '{ viewer { restId } }' }, token)).json.errors).toBeUndefined();
+        const [one, two] = ['{ __typename }', '{ __typename  }'];
+        await r.post({ query: one, extensions: apq(one) }, token);
+        // Stepped forward 2 hours (NTP, a resumed VM): the same hour still, not a new quota.
+        step = 7_200_000;
+        expect((await r.post({ query: two, extensions: apq(two) }, token)).json.data).toEqual({ __typename: 'Query' });
+        expect([await registered(r, one, token), await registered(r, two, token)]).toEqual([true, false]);
+      } finally {
+        vi.restoreAllMocks();
+      }
+    });
+
     it('tokens the REST API has not answered for count against their client address: made-up ones get no quota each', async () => {
       const { r } = await startApq({ apqQuota: 2 });
       const docs = [1, 2, 3, 4].map((n) => `{ __typename${' '.repeat(n)}}`);

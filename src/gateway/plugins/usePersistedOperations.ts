@@ -55,7 +55,7 @@ export interface PersistedOperationsOptions {
   apqMaxBytes?: number;
   /** APQ registrations per caller and hour (default: the table's; 0: none); past it, documents run unregistered. */
   apqQuota?: number;
-  /** Clock of the quota's hour (tests). */
+  /** Clock of the quota's hour, in ms (default `performance.now`; tests). */
   now?: () => number;
 }
 
@@ -362,7 +362,9 @@ interface ApqQuota {
 function apqQuota(options: PersistedOperationsOptions): ApqQuota {
   const { redis, log } = options;
   const limit = options.apqQuota ?? DEFAULTS.apqQuota;
-  const now = options.now ?? Date.now;
+  // Monotonic, as the rate limit's windows: on the wall clock, a step forward gave every caller a
+  // fresh quota at once, and a step back made its hour longer by the step.
+  const now = options.now ?? (() => performance.now());
   const failed = redisFailed(log);
   const local = new Map<string, { count: number; until: number }>();
   const countLocally = (caller: string) => {
