@@ -444,6 +444,22 @@ describe('request URLs', () => {
       expect(answer, host).toMatch(/^HTTP\/1\.1 200 /);
     }
   });
+  it('a Host holding a path, query, fragment or user is refused: the route served is the target’s, never one the Host names', async () => {
+    const port = Number(url.port);
+    // Each made a URL whose path was not the target's: `Host: h/metrics?` and `GET /graphql` served /metrics.
+    for (const host of [`127.0.0.1:${port}/metrics?`, '127.0.0.1/health#', 'a@127.0.0.1', 'a\\b', `127.0.0.1\\metrics?`]) {
+      const answer = await sendRaw(port, `GET /graphql HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+      expect(answer, host).toMatch(/^HTTP\/1\.1 400 /);
+      expect(answer, host).not.toContain('process_cpu');
+    }
+    const body = JSON.stringify({ query: '{ __typename }' });
+    const answer = await sendRaw(
+      port,
+      `POST /elsewhere HTTP/1.1\r\nHost: 127.0.0.1/graphql?\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+    );
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(answer).not.toContain('__typename');
+  });
 });
 
 describe('pipelined requests', () => {

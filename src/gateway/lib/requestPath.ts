@@ -24,15 +24,24 @@ export function requestPath(url: string): string {
 const PLAIN_HOST = /^(?!xn--)[a-z0-9-]+(?:\.(?!xn--)[a-z0-9-]+)*\.?(?::(\d{1,5}))?$/i;
 
 /**
- * Whether the URL the server adapter builds for a request parses: `http://<authority><target>`,
- * the authority its `Host` or, without one, `fallback` (the adapter's own: the socket's local
- * address and port). One that does not (`Host: a b`, `Host: x:99999`, `Host: xn--`, an empty
- * `Host` with a whole URL as the target) made it answer 500 with the error's stack trace as the
- * body. The usual host and an origin-form target are known valid without building a URL.
+ * Whether the URL the server adapter builds for a request parses, with the target as its path:
+ * `http://<authority><target>`, the authority its `Host` or, without one, `fallback` (the
+ * adapter's own: the socket's local address and port). One that does not (`Host: a b`,
+ * `Host: x:99999`, `Host: xn--`, an empty `Host` with a whole URL as the target) made it answer
+ * 500 with the error's stack trace as the body. The usual host and an origin-form target are
+ * known valid without building a URL.
  */
 export function validRequestUrl(host: string | undefined, target: string | undefined, fallback: () => string): boolean {
   const authority = host || fallback();
   const plain = PLAIN_HOST.exec(authority);
   if (plain && (plain[1] === undefined || Number(plain[1]) <= 65_535) && target?.startsWith('/')) return true;
-  return URL.canParse(`http://${authority}${target ?? ''}`);
+  return !URL_DELIMITER.test(authority) && URL.canParse(`http://${authority}${target ?? ''}`);
 }
+
+/**
+ * What ends an authority in a URL, or marks its user part: a `Host` holding one is no host (RFC
+ * 9110: host and port only). `Host: gateway/metrics?` with `GET /graphql` made the URL
+ * `http://gateway/metrics?/graphql`, and `/metrics` was served where node:http, a proxy routing
+ * by path and the access logs saw `/graphql` (and `/graphql` where they saw another path).
+ */
+const URL_DELIMITER = /[/?#@\\]/;
