@@ -1,14 +1,20 @@
-import { isIPv6 } from 'node:net';
+import { isIPv4, isIPv6 } from 'node:net';
 
 /**
  * The part of a client address that names one client: an IPv6 address's /64, an IPv4 address
  * whole (an IPv4-mapped IPv6 address, as a dual-stack socket reports an IPv4 peer, included). An
  * ISP hands each line a /64 or more, so one IPv6 client has 2^64 addresses to choose from: counted
  * per address, it had a fresh anonymous budget (rate limit, request bodies, stream reservations)
- * for every request. Anything that is not an IPv6 address is returned as it is.
+ * for every request. An address written with its port (`1.2.3.4:5678`, `[2001:db8::1]:443`) is
+ * the address: a proxy that writes the client's port into `X-Forwarded-For` (Azure's Application
+ * Gateway does) made each new connection of a client, from a port of its choosing, a fresh
+ * budget. Anything else that is not an IPv6 address is returned as it is.
  */
 export function clientNetwork(address: string): string {
-  const bare = address.split('%')[0];
+  const ported = WITH_PORT.exec(address);
+  const host = ported ? (ported[1] ?? ported[2]) : address;
+  if (ported && isIPv4(host)) return host;
+  const bare = host.split('%')[0];
   if (!isIPv6(bare)) return address;
   const [head, tail] = bare.toLowerCase().split('::') as [string, string | undefined];
   const groups = (part: string | undefined) => (part ? part.split(':') : []);
@@ -24,3 +30,6 @@ export function clientNetwork(address: string): string {
   }
   return `${value.slice(0, 4).join(':')}::/64`;
 }
+
+/** `a.b.c.d:port`, `[v6]:port` or `[v6]`: the address in group 1 (IPv4) or 2 (bracketed). */
+const WITH_PORT = /^(?:([\d.]+):\d{1,5}|\[([^\]]+)\](?::\d{1,5})?)$/;

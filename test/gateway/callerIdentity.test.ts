@@ -160,6 +160,23 @@ describe('work without an accepted token is limited per client address', () => {
     expect(codes([await from('2001:db8:7:2::1')])).toEqual(['ok']);
   });
 
+  it('an address written with its port (a proxy that adds the client’s port) counts as the address: a new port is no new budget', async () => {
+    const t = await stack({ anonymousRateLimit: 2, trustProxyHops: 1 });
+    const from = (address: string) => t.post('{ __typename }', { 'x-forwarded-for': address });
+    expect(codes([await from('203.0.113.7:50001'), await from('203.0.113.7:50002'), await from('203.0.113.7')])).toEqual([
+      'ok',
+      'ok',
+      'RATE_LIMITED',
+    ]);
+    expect(codes([await from('[2001:db8:9:1::1]:443'), await from('[2001:db8:9:1::2]:444'), await from('2001:db8:9:1::3')])).toEqual([
+      'ok',
+      'ok',
+      'RATE_LIMITED',
+    ]);
+    // Another address is another client, with or without its port.
+    expect(codes([await from('203.0.113.8:50001')])).toEqual(['ok']);
+  });
+
   it('without trusted proxies, X-Forwarded-For is ignored: the socket’s address counts', async () => {
     const t = await stack({ anonymousRateLimit: 2 });
     const results = [];
