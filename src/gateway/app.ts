@@ -433,7 +433,7 @@ function adapterAuthority(req: IncomingMessage): string {
 
 /** The answer to a request whose `Host` and target make no URL (lib/requestPath.ts). */
 const BAD_URL_BODY = errorBody({
-  message: 'Bad request: the Host header and the request target do not make a valid URL.',
+  message: 'Bad request: the Host header and the request target do not make a valid URL, or one whose path is the target’s.',
   extensions: { code: 'BAD_USER_INPUT' },
 });
 

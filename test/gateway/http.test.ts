@@ -460,6 +460,33 @@ describe('request URLs', () => {
     expect(answer).toMatch(/^HTTP\/1\.1 400 /);
     expect(answer).not.toContain('__typename');
   });
+  it('a target with a dot segment or a backslash in its path is refused: the route served is the path sent, never one it resolves to', async () => {
+    const port = Number(url.port);
+    // Each was served /metrics (or /health) where node:http and a proxy routing by path saw /graphql.
+    for (const target of [
+      '/graphql/../metrics',
+      '/graphql/.%2E/metrics',
+      '/graphql\\..\\metrics',
+      '/graphql;/../metrics',
+      '/graphql/stream/../../health',
+    ]) {
+      const answer = await sendRaw(port, `GET ${target} HTTP/1.1\r\nHost: ${url.host}\r\nConnection: close\r\n\r\n`);
+      expect(answer, target).toMatch(/^HTTP\/1\.1 400 /);
+      expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)).errors[0].extensions, target).toEqual({ code: 'BAD_USER_INPUT' });
+    }
+    const body = JSON.stringify({ query: '{ __typename }' });
+    for (const target of ['/x/%2e%2e/graphql', '/./graphql']) {
+      const answer = await sendRaw(
+        port,
+        `POST ${target} HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+      );
+      expect(answer, target).toMatch(/^HTTP\/1\.1 400 /);
+    }
+    // Dots elsewhere are not segments: a query string may hold any, and an asset's name has some.
+    const get = `GET /graphql?query=${encodeURIComponent('{ __typename }')}&x=/../. HTTP/1.1\r\nHost: ${url.host}\r\nAccept: application/json\r\nx-graphql-yoga-csrf: 1\r\nConnection: close\r\n\r\n`;
+    expect(await sendRaw(port, get)).toMatch(/^HTTP\/1\.1 200 /);
+    expect(await sendRaw(port, `GET /health/... HTTP/1.1\r\nHost: ${url.host}\r\nConnection: close\r\n\r\n`)).toMatch(/^HTTP\/1\.1 404 /);
+  });
 });
 
 describe('pipelined requests', () => {

@@ -34,9 +34,24 @@ const PLAIN_HOST = /^(?!xn--)[a-z0-9-]+(?:\.(?!xn--)[a-z0-9-]+)*\.?(?::(\d{1,5})
 export function validRequestUrl(host: string | undefined, target: string | undefined, fallback: () => string): boolean {
   const authority = host || fallback();
   const plain = PLAIN_HOST.exec(authority);
+  if (target?.startsWith('/') && DOT_SEGMENT.test(pathOf(target))) return false;
   if (plain && (plain[1] === undefined || Number(plain[1]) <= 65_535) && target?.startsWith('/')) return true;
   return !URL_DELIMITER.test(authority) && URL.canParse(`http://${authority}${target ?? ''}`);
 }
+
+/** A target's path: what is before its query or fragment. */
+const pathOf = (target: string) => {
+  const end = target.search(/[?#]/);
+  return end < 0 ? target : target.slice(0, end);
+};
+
+/**
+ * A dot segment (`..`, `.`, either percent-encoded) or a backslash (a URL's `/`) in a path: the
+ * URL resolves it, so the route served is another than the path sent. `GET /graphql/../metrics`
+ * was served /metrics, and `POST /x/%2e%2e/graphql` ran an operation, past a proxy routing by
+ * path (only /graphql public) that forwards the path as it came. No client sends one.
+ */
+const DOT_SEGMENT = /(?:^|[/\\])(?:\.|%2e){1,2}(?:[/\\]|$)|\\/i;
 
 /**
  * What ends an authority in a URL, or marks its user part: a `Host` holding one is no host (RFC
