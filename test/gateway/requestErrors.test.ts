@@ -10,6 +10,7 @@ import { buildGateway, type Gateway } from '../../src/gateway/app.js';
 import { ERROR_LINE_WINDOW_MS, ERROR_LINES_PER_WINDOW } from '../../src/gateway/lib/maskedErrors.js';
 import { fakeClock } from '../helpers/clock.js';
 import { jsonDeeperThan, MAX_VARIABLES_DEPTH } from '../../src/gateway/plugins/useMaxVariablesDepth.js';
+import { MAX_REQUEST_ERROR_MESSAGE } from '../../src/gateway/plugins/useRequestErrorCodes.js';
 import type { Logger } from '../../src/log.js';
 import { MAX_URL_CHARS } from '../../src/rest/index.js';
 import { json, startBadServer, type BadServer } from '../helpers/badServer.js';
@@ -383,5 +384,23 @@ describe('the debug line of a failed REST call', () => {
     } finally {
       await stack.stop();
     }
+  });
+});
+
+describe('a request error quoting a value', () => {
+  it('is cut to MAX_REQUEST_ERROR_MESSAGE: a variable of 940 KB given to an Int is not answered with 3.8 MB (fast path and Yoga’s)', async () => {
+    const query = 'query Q($a: Int) { organizations(first: $a) { nodes { id } } }';
+    // 1,500 quotes: a body the fast path takes (under 4 KiB); 470,000: Yoga's. Each quote was 4 characters of the answer, twice.
+    for (const quotes of [1_500, 470_000]) {
+      const res = await t.gql(query, { a: '"'.repeat(quotes) });
+      expect(res.errors).toHaveLength(1);
+      expect(res.errors?.[0].extensions).toEqual({ code: 'BAD_USER_INPUT' });
+      expect(res.errors?.[0].message).toMatch(/^Variable "\$a" got invalid value "/);
+      expect(res.errors?.[0].message.length).toBeLessThanOrEqual(MAX_REQUEST_ERROR_MESSAGE + 10);
+      expect(JSON.stringify(res).length).toBeLessThan(3 * MAX_REQUEST_ERROR_MESSAGE);
+    }
+    // A short one is answered whole.
+    const short = await t.gql(query, { a: 'x' });
+    expect(short.errors?.[0].message).toBe('Variable "$a" got invalid value "x"; Int cannot represent non-integer value: "x"');
   });
 });

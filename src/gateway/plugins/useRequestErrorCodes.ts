@@ -28,8 +28,19 @@ export function clientCode(error: Pick<GraphQLError, 'path' | 'extensions'>): Er
   return inSet(code) ? code : error.path ? 'UPSTREAM_ERROR' : 'BAD_USER_INPUT';
 }
 
-/** Gives an error a code of the set, in place (as Yoga sets its own codes). */
-function recode(error: Pick<GraphQLError, 'path' | 'extensions'>): void {
+/**
+ * The longest message of a request's error (one without a field path) a client is answered. Such
+ * a message may quote the caller's value whole, twice and escaped again (graphql-js: `Variable
+ * "$a" got invalid value "…"; Int cannot represent non-integer value: "…"`): a 940 KB variable of
+ * quotes given to an `Int` was answered with 3.8 MB, built and held on the heap as one string while
+ * its client read it. The gateway's own messages are far shorter.
+ */
+export const MAX_REQUEST_ERROR_MESSAGE = 1_000;
+
+/** Gives an error a code of the set, in place (as Yoga sets its own codes), and a request error's message its bound. */
+function recode(error: Pick<GraphQLError, 'path' | 'extensions' | 'message'>): void {
+  if (!error.path && error.message.length > MAX_REQUEST_ERROR_MESSAGE)
+    Object.assign(error, { message: `${error.message.slice(0, MAX_REQUEST_ERROR_MESSAGE)}… (cut)` });
   const extensions = error.extensions as Record<string, unknown> | undefined;
   if (!extensions) {
     Object.assign(error, { extensions: { code: clientCode(error) } });
@@ -62,7 +73,8 @@ function parseGETOrRefuse<T>(parse: () => T | Promise<T>): T | Promise<T> {
 }
 
 /** Gives each error a code of the set, in place (graphql-sse's results too: useGraphQLSSE.ts). */
-export const recodeAll = (errors: ReadonlyArray<Pick<GraphQLError, 'path' | 'extensions'>> | undefined) => errors?.forEach(recode);
+export const recodeAll = (errors: ReadonlyArray<Pick<GraphQLError, 'path' | 'extensions' | 'message'>> | undefined) =>
+  errors?.forEach(recode);
 
 /** The client's mistake behind each of Yoga's bodiless refusals. */
 const BODILESS: Record<number, string> = {
