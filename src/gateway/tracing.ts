@@ -52,20 +52,24 @@ export function tracingEndpointError(env: NodeJS.ProcessEnv = process.env): stri
 /** Starts tracing when the environment asks for it; undefined (and nothing loaded) otherwise. */
 export async function startTracing(env: NodeJS.ProcessEnv = process.env): Promise<Tracing | undefined> {
   if (!tracingEnabled(env)) return undefined;
-  const [sdk, { OTLPTraceExporter }, { UndiciInstrumentation }, resources, { useTracing, restSpanHooks }] = await Promise.all([
-    import('@opentelemetry/sdk-trace-node'),
-    import('@opentelemetry/exporter-trace-otlp-http'),
-    import('@opentelemetry/instrumentation-undici'),
-    import('@opentelemetry/resources'),
-    import('./plugins/useTracing.js'),
-  ]);
+  const [sdk, { W3CTraceContextPropagator }, { OTLPTraceExporter }, { UndiciInstrumentation }, resources, { useTracing, restSpanHooks }] =
+    await Promise.all([
+      import('@opentelemetry/sdk-trace-node'),
+      import('@opentelemetry/core'),
+      import('@opentelemetry/exporter-trace-otlp-http'),
+      import('@opentelemetry/instrumentation-undici'),
+      import('@opentelemetry/resources'),
+      import('./plugins/useTracing.js'),
+    ]);
   const resource = resources
     .resourceFromAttributes({ 'service.name': 'docs-graph' })
     .merge(resources.detectResources({ detectors: [resources.envDetector] }));
   const exporter = new OTLPTraceExporter({ httpAgentOptions: (protocol) => collectorAgent(protocol, env) });
   const provider = new sdk.NodeTracerProvider({ resource, spanProcessors: [new sdk.BatchSpanProcessor(exporter)] });
-  // The global provider, AsyncLocalStorage context and W3C `traceparent` propagation.
-  provider.register();
+  // The global provider, AsyncLocalStorage context and W3C `traceparent` propagation, and no
+  // other: the default also takes a caller's `baggage` (any keys and values, 8 KB) and sent it on
+  // every REST call of the operation, to a REST API that may read it as its own.
+  provider.register({ propagator: new W3CTraceContextPropagator() });
   const undici = new UndiciInstrumentation(restSpanHooks());
   undici.setTracerProvider(provider);
   return {

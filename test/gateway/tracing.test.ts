@@ -194,6 +194,21 @@ describe('OpenTelemetry tracing', () => {
     }
   });
 
+  it('sends the REST API the trace context only: a caller’s `baggage` is not passed on', async () => {
+    const traceId = hex(16);
+    proxy.requests.length = 0;
+    const res = await query(
+      { query: ORG_SPACES, variables: { org: upstream.world.orgId } },
+      { traceparent: `00-${traceId}-${hex(8)}-01`, baggage: `userId=admin,role=owner,pad=${'x'.repeat(4000)}` },
+    );
+    expect(res.errors).toBeUndefined();
+    expect(proxy.requests).toHaveLength(2);
+    for (const { headers } of proxy.requests) {
+      expect(headers.traceparent).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
+      expect(headers.baggage).toBeUndefined();
+    }
+  });
+
   it('starts a new trace when the caller sends none, and marks failed operations', async () => {
     proxy.requests.length = 0;
     const res = await query({ query: 'query Missing { space(spaceId: "no-such-space-91c2") { title } }' });
