@@ -257,9 +257,14 @@ describe('work without an accepted token is limited per client address', () => {
     const t = await stack({ anonymousRateLimit: 1 });
     expect(codes([await t.post('{ __typename }'), await t.post('{ __typename }')])).toEqual(['ok', 'RATE_LIMITED']);
     const port = Number(new URL(t.gateway.url).port);
-    for (const target of ['//', '/\\', '//[']) {
+    // A backslash in a path is refused before anything else (requestPath.ts: a URL reads it as `/`).
+    for (const [target, status] of [
+      ['//', 404],
+      ['/\\', 400],
+      ['//[', 404],
+    ] as const) {
       const answer = await sendRaw(port, `GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
-      expect(answer).toMatch(/^HTTP\/1\.1 404 /);
+      expect(answer, target).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
     }
     expect((await fetch(`${new URL(t.gateway.url).origin}/health`)).status).toBe(200);
   });
