@@ -264,6 +264,44 @@ describe('a JSON value of a mutation input nested as deep as the REST API refuse
   });
 });
 
+describe('a JSON value holding a number past ±1.8e308', () => {
+  // `1e400` reads as Infinity, which the REST body's JSON writes as null: the setting was stored null.
+  const post = (body: string) =>
+    fetch(t.gateway.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${t.world.users.admin.token}` },
+      body,
+    }).then((res) => res.json() as Promise<{ data?: unknown; errors?: Array<{ message: string; extensions?: Record<string, unknown> }> }>);
+  const input = (name: string) =>
+    `integrationName: "${name}", organization: "${t.world.orgId}", title: "Big", description: "Big", scopes: [], script: "export default {}"`;
+  const mutation = (rest: string) => `mutation($c: JSON) { publishIntegration(input: { ${rest} }) { clientMutationId } }`;
+
+  it('is BAD_USER_INPUT before any REST call, in a variable or written in the document', async () => {
+    for (const body of [
+      `{"query": ${JSON.stringify(mutation(`${input('big-variable')}, configurations: $c`))}, "variables": {"c": {"space": {"properties": {"x": {"type": "number", "default": 1e400}}}}}}`,
+      JSON.stringify({
+        query: mutation(`${input('big-literal')}, configurations: { space: { properties: { x: { type: "number", default: -1e400 } } } }`),
+      }),
+    ]) {
+      t.resetCalls();
+      const refused = await post(body);
+      expect(refused.errors?.[0]).toMatchObject({
+        message: expect.stringMatching(/number out of range/),
+        extensions: { code: 'BAD_USER_INPUT' },
+      });
+      expect(t.calls).toEqual([]);
+    }
+    // A number in range is sent as it was written.
+    const fine = await post(
+      JSON.stringify({
+        query: mutation(`${input('in-range')}, configurations: $c`),
+        variables: { c: { space: { properties: { x: { type: 'number', default: 1e300 } } } } },
+      }),
+    );
+    expect(fine.errors).toBeUndefined();
+  });
+});
+
 describe('half of a surrogate pair in a variable', () => {
   // JSON escapes it (`"\ud800"`); graphql-js refuses it in a document, the REST body rules in a
   // string they know, but a JSON value's strings and keys reached the REST API and were stored.

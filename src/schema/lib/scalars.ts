@@ -24,9 +24,23 @@ function parseDateTime(value: unknown): string {
 builder.scalarType('JSON', {
   description: 'Any JSON value: an open-ended shape of the REST API.',
   serialize: (value) => value,
-  parseValue: (value) => value,
+  parseValue: (value) => finite(value),
   parseLiteral: (ast) => literal(ast),
 });
+
+/**
+ * A number past ±1.8e308 (`1e400`, in a document or a variable) reads as Infinity, which the REST
+ * body's JSON writes as `null`: a setting given a number reached the REST API as null, and was
+ * stored so. Refused instead, as graphql-js refuses it for a Float. Walked recursively: variables
+ * nest at most 64 deep (useMaxVariablesDepth.ts), a document's values as deep as its tokens allow.
+ */
+function finite<T>(value: T): T {
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value))
+      throw new GraphQLError('A JSON value holds a number out of range (beyond ±1.8e308).', { extensions: { code: 'BAD_USER_INPUT' } });
+  } else if (value !== null && typeof value === 'object') for (const item of Object.values(value)) finite(item);
+  return value;
+}
 
 function literal(ast: ValueNode): unknown {
   switch (ast.kind) {
@@ -35,7 +49,7 @@ function literal(ast: ValueNode): unknown {
       return ast.value;
     case Kind.INT:
     case Kind.FLOAT:
-      return Number(ast.value);
+      return finite(Number(ast.value));
     case Kind.NULL:
       return null;
     case Kind.LIST:
