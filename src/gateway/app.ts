@@ -164,7 +164,9 @@ export function buildGateway(options: GatewayOptions): Gateway {
   });
   const maxRestCalls = options.maxRestCalls ?? DEFAULTS.maxRestCalls;
 
-  const redis = options.redisUrl ? connectRedis({ ...options.redis, url: options.redisUrl, log }) : undefined;
+  // Redis's largest reply: a lookup's (two results of at most maxResponseBytes, its generations).
+  const maxReplyBytes = 2 * limits.maxResponseBytes + 1024 * 1024;
+  const redis = options.redisUrl ? connectRedis({ maxReplyBytes, ...options.redis, url: options.redisUrl, log }) : undefined;
   const rateLimit =
     options.callerRateLimit || options.anonymousRateLimit
       ? useCallerRateLimit({

@@ -45,6 +45,13 @@ export interface RedisOptions {
   waitMs?: number;
   /** How long Redis is skipped after a timeout before one probe asks again (default 5000 ms). */
   coolDownMs?: number;
+  /**
+   * Most bytes Redis may send for one reply (default 64 MiB; the gateway's: twice its largest
+   * result, and a MiB): past it the connection is dropped and a new one made. ioredis has no bound
+   * of its own and holds a reply whole (and three times its size to join it) before it is parsed:
+   * a Redis (or what stands in front of it) that declared a 500 MB value grew the gateway to 1.6 GB.
+   */
+  maxReplyBytes?: number;
   /** The handle's clock, ms since the epoch (default `Date.now`; tests move it by hand): breaker
    * cool-downs and the response cache's expiry times. Unset, cool-downs read `performance.now`
    * instead (see connectRedis). */
@@ -72,6 +79,9 @@ export interface RedisHandle {
   close(): Promise<void>;
 }
 
+/** ioredis's error for a command not answered within `commandTimeout`. */
+const TIMED_OUT = 'Command timed out';
+export const DEFAULT_MAX_REPLY_BYTES = 64 * 1024 * 1024;
 /** Longest wait between two reconnect attempts. */
 const MAX_RECONNECT_DELAY_MS = 2000;
 export const DEFAULT_REDIS_COOL_DOWN_MS = 5000;
@@ -127,7 +137,31 @@ export function connectRedis(options: RedisOptions): RedisHandle {
   // them while open, and the first timeout opens it and releases the commands still waiting.
   const send = client.sendCommand.bind(client) as (command: RedisCommand, stream?: unknown) => Promise<unknown>;
   const waiting = new Set<RedisCommand>();
+  // Bytes received since Redis last finished a reply (see `maxReplyBytes`), counted on each connection.
+  const maxReplyBytes = options.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES;
+  let unreplied = 0;
+  client.on('connect', () => {
+    unreplied = 0;
+    const stream = client.stream;
+    stream.on('data', (chunk: Buffer) => {
+      unreplied += chunk.length;
+      if (unreplied <= maxReplyBytes || stream.destroyed) return;
+      outage.down(`a reply over ${maxReplyBytes} bytes, reconnecting`);
+      // Destroyed, not ended: nothing more is read into the parser; ioredis reconnects as after a reset.
+      stream.destroy();
+    });
+  });
   client.sendCommand = ((command: RedisCommand, stream?: unknown) => {
+    // A reply parsed (a value, or Redis's error: not a timeout's), whatever became of its command.
+    const { resolve, reject } = command;
+    command.resolve = (value) => {
+      unreplied = 0;
+      resolve(value);
+    };
+    command.reject = (error) => {
+      if (error.name === 'ReplyError') unreplied = 0;
+      reject(error);
+    };
     // Handshake commands of a (re)connection are not the breaker's business.
     if (client.status !== 'ready') return send(command, stream);
     if (breaker.isOpen()) {
@@ -138,7 +172,7 @@ export function connectRedis(options: RedisOptions): RedisHandle {
     const settled = () => void waiting.delete(command);
     send(command, stream).then(settled, (error: Error) => {
       settled();
-      if (error.message !== 'Command timed out' || breaker.isOpen()) return;
+      if (error.message !== TIMED_OUT || breaker.isOpen()) return;
       breaker.open();
       for (const c of waiting) c.reject(new Error(SKIPPED));
       waiting.clear();

@@ -1,0 +1,57 @@
+/**
+ * Redis's wire misbehaving where a Redis itself would not (a proxy of the test's in front of a real
+ * one): a reply far larger than any the gateway stores. Replicas are reached over real HTTP.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Logger } from '../../src/log.js';
+import { listening, startRedis, startReplica, stopAfterEach, waitFor, type TestRedis } from '../helpers/redis.js';
+import { startRedisProxy, type RedisProxy } from '../helpers/redisProxy.js';
+import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
+
+const VIEWER = { query: '{ viewer { displayName } }' };
+
+describe("Redis's wire misbehaving", () => {
+  let redis: TestRedis;
+  let proxy: RedisProxy;
+  let upstream: TestUpstream;
+  let admin: string;
+  const warnings: string[] = [];
+  const log: Logger = { debug() {}, info() {}, warn: (msg) => void warnings.push(msg), error() {} };
+  const track = stopAfterEach();
+  const replica = async (options: Parameters<typeof startReplica>[1] = {}) => {
+    const r = await listening(track(startReplica(upstream.url, { redisUrl: proxy.url, responseCacheTtlMs: 60_000, log, ...options })));
+    await waitFor(() => r.gateway.redis!.isRedisReady(), 'Redis ready');
+    return r;
+  };
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    upstream = await startUpstream();
+    admin = upstream.world.users.admin.token;
+  });
+  afterAll(async () => {
+    await upstream?.stop();
+    await redis?.stop();
+  });
+  beforeEach(async () => {
+    warnings.splice(0);
+    await redis.client.flushall();
+    proxy = track(await startRedisProxy(redis.port));
+  });
+
+  it('a reply larger than any the gateway stores drops its connection before it is read whole: a new one is used', async () => {
+    // Its largest reply: two results of 64 KiB and a MiB.
+    const r = await replica({ limits: { maxResponseBytes: 64 * 1024 } });
+    const declared = 48 * 1024 * 1024;
+    const reply = proxy.answerHuge(declared);
+    const res = await r.post(VIEWER, admin);
+    expect(res.json.data).toEqual({ viewer: { displayName: 'Ada admin' } });
+    expect(res.json.extensions?.responseCache?.hit).not.toBe(true);
+    // ioredis alone read it whole (and three times its size to join it), however large.
+    await waitFor(() => reply.closed(), 'the connection closed by the gateway');
+    expect(reply.sent()).toBeLessThan(declared / 2);
+    await waitFor(() => r.gateway.redis!.isRedisReady(), 'Redis used again');
+    await waitFor(async () => (await r.post(VIEWER, admin)).json.extensions?.responseCache?.hit === true, 'a hit');
+    expect(warnings).toEqual([expect.stringMatching(/^redis: a reply over \d+ bytes, reconnecting/)]);
+  });
+});
