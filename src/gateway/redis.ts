@@ -10,8 +10,8 @@
  *   `commandTimeoutMs`, and that first timeout opens a breaker in the handle: the commands still
  *   waiting fail at once, and Redis is skipped (`isRedisReady()` false, any command refused
  *   without being sent) for `coolDownMs`. Then one PING probes it; its answer closes the breaker,
- *   its timeout opens it for another cool-down. A frozen Redis so costs one timeout per outage,
- *   not one per request or per command.
+ *   its timeout opens it for another cool-down, on a new connection. A frozen Redis so costs one
+ *   timeout per outage, not one per request or per command.
  * - On a request's path (`ask`: cache reads and writes, the rate limit's count, APQ lookups), a
  *   request waits at most `waitMs` for Redis's answer, then goes on without it (a cache miss, the
  *   rate limit's fail mode, APQ from process memory) while the command runs on to its own timeout.
@@ -128,7 +128,15 @@ export function connectRedis(options: RedisOptions): RedisHandle {
     // Monotonic: with the wall clock stepped back 10 minutes while the breaker was open, Redis
     // stayed skipped for 10 minutes after it answered again (`/ready` 503 with --redis-required).
     now: options.now ?? (() => performance.now()),
-    probe: () => send(new Command('ping', [])),
+    // A probe unanswered a cool-down after the first timeout: that connection is given up for a new
+    // one. A connection nothing answers on any more (a proxy or firewall that dropped it without a
+    // reset, a peer that stopped reading) stays open, and its probes, queued behind what it never
+    // answered, timed out on it forever: Redis was skipped until the gateway restarted.
+    probe: () =>
+      send(new Command('ping', [])).catch((error: Error) => {
+        if (error.message === TIMED_OUT) client.disconnect(true);
+        throw error;
+      }),
     onOpen: () => outage.down(`not answering within ${commandTimeoutMs} ms, skipped for a cool-down`),
     onClose: () => outage.up(),
   });

@@ -1,6 +1,7 @@
 /**
  * Redis's wire misbehaving where a Redis itself would not (a proxy of the test's in front of a real
- * one): a reply far larger than any the gateway stores. Replicas are reached over real HTTP.
+ * one): a reply far larger than any the gateway stores, and a connection that stops being read and
+ * answered without being closed. Replicas are reached over real HTTP.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Logger } from '../../src/log.js';
@@ -9,12 +10,14 @@ import { startRedisProxy, type RedisProxy } from '../helpers/redisProxy.js';
 import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
 
 const VIEWER = { query: '{ viewer { displayName } }' };
+const COOL_DOWN_MS = 5000;
 
 describe("Redis's wire misbehaving", () => {
   let redis: TestRedis;
   let proxy: RedisProxy;
   let upstream: TestUpstream;
   let admin: string;
+  let now = 0;
   const warnings: string[] = [];
   const log: Logger = { debug() {}, info() {}, warn: (msg) => void warnings.push(msg), error() {} };
   const track = stopAfterEach();
@@ -35,6 +38,7 @@ describe("Redis's wire misbehaving", () => {
   });
   beforeEach(async () => {
     warnings.splice(0);
+    now = 0;
     await redis.client.flushall();
     proxy = track(await startRedisProxy(redis.port));
   });
@@ -54,4 +58,20 @@ describe("Redis's wire misbehaving", () => {
     await waitFor(async () => (await r.post(VIEWER, admin)).json.extensions?.responseCache?.hit === true, 'a hit');
     expect(warnings).toEqual([expect.stringMatching(/^redis: a reply over \d+ bytes, reconnecting/)]);
   });
+
+  it('a connection nothing answers on any more, left open, is replaced once a probe times out on it', async () => {
+    const r = await replica({ redis: { commandTimeoutMs: 300, waitMs: 20, coolDownMs: COOL_DOWN_MS, now: () => now } });
+    const connections = proxy.connections();
+    proxy.wedge();
+    expect((await r.post(VIEWER, admin)).json.data).toEqual({ viewer: { displayName: 'Ada admin' } });
+    await waitFor(() => r.gateway.redis!.breaker().open, 'the breaker open');
+    // Each cool-down over starts a probe: on the old connection, they all timed out, for good.
+    await waitFor(() => {
+      if (!r.gateway.redis!.breaker().probing) now += COOL_DOWN_MS;
+      return r.gateway.redis!.isRedisReady();
+    }, 'Redis used again');
+    expect(proxy.connections()).toBe(connections + 1);
+    await waitFor(async () => (await r.post(VIEWER, admin)).json.extensions?.responseCache?.hit === true, 'a hit');
+    expect(warnings.filter((w) => w.startsWith('redis:'))).toHaveLength(1);
+  }, 40_000);
 });
