@@ -1,9 +1,11 @@
 /**
  * Redis as a sick or hostile dependency of two replicas: a Redis out of memory under `noeviction`
- * (it refuses writes that add data), and keys holding what the gateway never wrote (another
- * program's data, a value of the wrong shape or type). Replicas are reached over real HTTP.
+ * (it refuses writes that add data), a Redis turned replica (it refuses every write), and keys
+ * holding what the gateway never wrote (another program's data, a value of the wrong shape or
+ * type). Replicas are reached over real HTTP.
  */
 import { createHash } from 'node:crypto';
+import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DRAIN_ROUNDS, INVALIDATION_BATCH } from '../../src/gateway/lib/responseCacheStores.js';
 import { addMember, createUser } from '../../src/upstream/bootstrap.js';
@@ -11,6 +13,15 @@ import { listening, startRedis, startReplica, stopAfterEach, waitFor, type TestR
 import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
 
 const CR = 'query($s: String!, $c: String!) { changeRequest(spaceId: $s, changeRequestId: $c) { subject } }';
+
+/** A loopback port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
 
 describe('Redis sick or holding foreign data', () => {
   let redis: TestRedis;
@@ -64,6 +75,34 @@ describe('Redis sick or holding foreign data', () => {
     const after = await b.post(read, user.token);
     expect(after.json.extensions?.responseCache?.hit).not.toBe(true);
     expect(after.json.data?.changeRequest ?? null).toBeNull();
+  });
+
+  it('with Redis a replica (read-only: a primary a failover demoted), a member removed on A is served nothing cached on B', async () => {
+    const [a, b] = [await replica(), await replica()];
+    const user = createUser(upstream.upstream.db, upstream.clock, { displayName: 'Demoted', email: 'replica@acme.test' });
+    addMember(upstream.upstream.db, upstream.clock, upstream.world.orgId, user.id, 'read');
+    const cr = (await upstream.api.post(`/spaces/${spaceId}/change-requests`, { subject: 'Internal' })).body.id;
+    const read = { query: CR, variables: { s: spaceId, c: cr } };
+    expect((await b.post(read, user.token)).json.data?.changeRequest.subject).toBe('Internal');
+    expect((await b.post(read, user.token)).json.extensions?.responseCache.hit).toBe(true);
+
+    // A replica of a primary it cannot reach: it keeps its data, answers reads, refuses every write.
+    await redis.client.replicaof('127.0.0.1', String(await closedPort()));
+    try {
+      const removed = await a.post(
+        {
+          query: 'mutation($input: RemoveMemberInput!) { removeMember(input: $input) { deletedId } }',
+          variables: { input: { organizationId: upstream.world.orgId, userId: user.id } },
+        },
+        admin,
+      );
+      expect(removed.json.errors).toBeUndefined();
+      const after = await b.post(read, user.token);
+      expect(after.json.extensions?.responseCache?.hit).not.toBe(true);
+      expect(after.json.data?.changeRequest ?? null).toBeNull();
+    } finally {
+      await redis.client.replicaof('NO', 'ONE');
+    }
   });
 
   it('with Redis out of memory, a write on A that renews every result makes them stale on B', async () => {

@@ -47,8 +47,9 @@
  * long, whatever the lookup's count (a mark `unsettled`, which an invalidation does not replace).
  *
  * Any Redis failure, or Redis down (or skipped by the handle's breaker), is a miss; so is a value
- * that is not a result as the gateway stores one (`storedResult`). A renewal or an
- * invalidation that could not be made (Redis down, frozen, or skipped) is made up for by a renewal
+ * that is not a result as the gateway stores one (`storedResult`), and every lookup on a Redis
+ * that answers it is a replica (`ROLE`, read in the lookup's round trip), where no write lands.
+ * A renewal or an invalidation that could not be made (Redis down, frozen, or skipped) is made up for by a renewal
  * of the global generation: before this replica reads anything from Redis again, and as soon as
  * Redis answers again (tried every second while one is owed), so another replica, which may never
  * have seen the outage, does not serve what Redis kept from before the write for long. (A frozen
@@ -418,7 +419,15 @@ export function redisCache(redis: RedisHandle, options: RedisCacheOptions): Gene
           }
           const guess = keys.map((key) => seen.get(key));
           const results = keysOf && guess.every((v) => v !== undefined) ? keysOf(named(guess as string[])) : [];
-          const read = await client.mget(...keys, ...results, INVALIDATIONS_KEY);
+          // With Redis's role, in the same round trip: a replica (a primary a failover demoted, still
+          // reached; one read-only by mistake) takes no invalidation or renewal, so what it holds may
+          // be what a write on another replica made stale: nothing is read from it (a miss). Another
+          // replica went on serving a removed member's results from one until their TTL.
+          const lookup = client.pipeline().mget(...keys, ...results, INVALIDATIONS_KEY);
+          const [[error, mget] = [], [, role] = []] = (await lookup.role().exec()) ?? [];
+          if (error) throw error;
+          if (Array.isArray(role) && role[0] === 'slave') return undefined;
+          const read = mget as Array<string | null>;
           const counted = read.pop();
           // None yet (or expired with every mark): 0. Not a count: -1, older than every mark.
           const invalidations = counted == null ? 0 : /^\d{1,15}$/.test(counted) ? Number(counted) : -1;
