@@ -105,6 +105,42 @@ describe('Redis sick or holding foreign data', () => {
     }
   });
 
+  it('a Redis that lost acknowledged writes with its connections (restarted from a snapshot) serves nothing of before them', async () => {
+    const [a, b] = [await replica(), await replica()];
+    const user = createUser(upstream.upstream.db, upstream.clock, { displayName: 'Restored', email: 'snapshot@acme.test' });
+    addMember(upstream.upstream.db, upstream.clock, upstream.world.orgId, user.id, 'read');
+    const cr = (await upstream.api.post(`/spaces/${spaceId}/change-requests`, { subject: 'Internal' })).body.id;
+    const read = { query: CR, variables: { s: spaceId, c: cr } };
+    expect((await b.post(read, user.token)).json.data?.changeRequest.subject).toBe('Internal');
+    expect((await b.post(read, user.token)).json.extensions?.responseCache.hit).toBe(true);
+
+    // The snapshot: every key, its value and time to live.
+    const snapshot: Array<[key: string, ttl: number, value: Buffer]> = [];
+    for (const key of await redis.client.keys('*'))
+      snapshot.push([key, await redis.client.pttl(key), (await redis.client.dumpBuffer(key))!]);
+    const removed = await a.post(
+      {
+        query: 'mutation($input: RemoveMemberInput!) { removeMember(input: $input) { deletedId } }',
+        variables: { input: { organizationId: upstream.world.orgId, userId: user.id } },
+      },
+      admin,
+    );
+    expect(removed.json.errors).toBeUndefined();
+    // Restarted from the snapshot: the connections dropped, the data as it was before the write.
+    await redis.client.flushall();
+    for (const [key, ttl, value] of snapshot) await redis.client.restore(key, Math.max(ttl, 0), value, 'REPLACE');
+    const before = [a, b].map((r) => r.gateway.redis!.client.stream);
+    await redis.client.client('KILL', 'TYPE', 'normal', 'SKIPME', 'yes');
+    await waitFor(
+      () => [a, b].every((r, i) => r.gateway.redis!.isRedisReady() && r.gateway.redis!.client.stream !== before[i]),
+      'new connections',
+    );
+
+    const after = await b.post(read, user.token);
+    expect(after.json.extensions?.responseCache?.hit).not.toBe(true);
+    expect(after.json.data?.changeRequest ?? null).toBeNull();
+  });
+
   it('with Redis out of memory, a write on A that renews every result makes them stale on B', async () => {
     const [a, b] = [await replica(), await replica()];
     const viewer = { query: '{ viewer { displayName } }' };

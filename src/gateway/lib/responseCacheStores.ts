@@ -54,6 +54,7 @@
  * Redis answers again (tried every second while one is owed), so another replica, which may never
  * have seen the outage, does not serve what Redis kept from before the write for long. (A frozen
  * or partitioned Redis keeps its results; without this, they came back with it until their TTL.)
+ * So is every new connection after a lost one: Redis may have lost acknowledged writes with it.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { getHeapStatistics } from 'node:v8';
@@ -348,6 +349,9 @@ export function redisCache(redis: RedisHandle, options: RedisCacheOptions): Gene
       log.warn('response cache: a renewal or invalidation could not reach Redis; every result is renewed once it answers', {
         error: error?.name ?? 'Redis skipped',
       });
+    owe();
+  };
+  const owe = () => {
     bumpPending = true;
     retry ??= setInterval(() => {
       // Also what starts the handle's probe once its cool-down is over.
@@ -361,6 +365,16 @@ export function redisCache(redis: RedisHandle, options: RedisCacheOptions): Gene
     clearInterval(retry);
     retry = undefined;
   };
+  // A new connection after a lost one may reach a Redis that lost writes it had acknowledged: one
+  // restarted from its last snapshot, or a replica promoted before it had them. A renewal lost so
+  // brought back the results of before it, a removed member's included, on every replica, until
+  // their TTL. Every result is renewed before this replica reads again (the first connection of
+  // the process is not one: a replica starting is no loss of Redis's).
+  let connected = client.status === 'ready';
+  client.on('ready', () => {
+    if (connected) owe();
+    connected = true;
+  });
   const fresh = () => randomBytes(12).toString('base64url');
   /**
    * The generations last read, by key: a lookup reads its result keys for these in the same `MGET`
