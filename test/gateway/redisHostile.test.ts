@@ -77,33 +77,48 @@ describe('Redis sick or holding foreign data', () => {
     expect(after.json.data?.changeRequest ?? null).toBeNull();
   });
 
-  it('with Redis a replica (read-only: a primary a failover demoted), a member removed on A is served nothing cached on B', async () => {
-    const [a, b] = [await replica(), await replica()];
-    const user = createUser(upstream.upstream.db, upstream.clock, { displayName: 'Demoted', email: 'replica@acme.test' });
-    addMember(upstream.upstream.db, upstream.clock, upstream.world.orgId, user.id, 'read');
-    const cr = (await upstream.api.post(`/spaces/${spaceId}/change-requests`, { subject: 'Internal' })).body.id;
-    const read = { query: CR, variables: { s: spaceId, c: cr } };
-    expect((await b.post(read, user.token)).json.data?.changeRequest.subject).toBe('Internal');
-    expect((await b.post(read, user.token)).json.extensions?.responseCache.hit).toBe(true);
+  // A replica of a primary it cannot reach (a primary a failover demoted) keeps its data, answers
+  // reads, refuses every write; so does a primary short of its `min-replicas-to-write`.
+  const refusingWrites: Array<[what: string, refuse: () => Promise<unknown>, restore: () => Promise<unknown>]> = [
+    ['a replica', async () => redis.client.replicaof('127.0.0.1', String(await closedPort())), () => redis.client.replicaof('NO', 'ONE')],
+    [
+      'short of its replicas',
+      () => redis.client.config('SET', 'min-replicas-to-write', '1'),
+      () => redis.client.config('SET', 'min-replicas-to-write', '0'),
+    ],
+  ];
+  it.each(refusingWrites)(
+    'with Redis refusing writes (%s), a member removed on A is served nothing cached on B',
+    async (what, refuse, restore) => {
+      const [a, b] = [await replica(), await replica()];
+      const user = createUser(upstream.upstream.db, upstream.clock, {
+        displayName: 'Demoted',
+        email: `${what.replace(/\W/g, '-')}@acme.test`,
+      });
+      addMember(upstream.upstream.db, upstream.clock, upstream.world.orgId, user.id, 'read');
+      const cr = (await upstream.api.post(`/spaces/${spaceId}/change-requests`, { subject: 'Internal' })).body.id;
+      const read = { query: CR, variables: { s: spaceId, c: cr } };
+      expect((await b.post(read, user.token)).json.data?.changeRequest.subject).toBe('Internal');
+      expect((await b.post(read, user.token)).json.extensions?.responseCache.hit).toBe(true);
 
-    // A replica of a primary it cannot reach: it keeps its data, answers reads, refuses every write.
-    await redis.client.replicaof('127.0.0.1', String(await closedPort()));
-    try {
-      const removed = await a.post(
-        {
-          query: 'mutation($input: RemoveMemberInput!) { removeMember(input: $input) { deletedId } }',
-          variables: { input: { organizationId: upstream.world.orgId, userId: user.id } },
-        },
-        admin,
-      );
-      expect(removed.json.errors).toBeUndefined();
-      const after = await b.post(read, user.token);
-      expect(after.json.extensions?.responseCache?.hit).not.toBe(true);
-      expect(after.json.data?.changeRequest ?? null).toBeNull();
-    } finally {
-      await redis.client.replicaof('NO', 'ONE');
-    }
-  });
+      await refuse();
+      try {
+        const removed = await a.post(
+          {
+            query: 'mutation($input: RemoveMemberInput!) { removeMember(input: $input) { deletedId } }',
+            variables: { input: { organizationId: upstream.world.orgId, userId: user.id } },
+          },
+          admin,
+        );
+        expect(removed.json.errors).toBeUndefined();
+        const after = await b.post(read, user.token);
+        expect(after.json.extensions?.responseCache?.hit).not.toBe(true);
+        expect(after.json.data?.changeRequest ?? null).toBeNull();
+      } finally {
+        await restore();
+      }
+    },
+  );
 
   it('a Redis that lost acknowledged writes with its connections (restarted from a snapshot) serves nothing of before them', async () => {
     const [a, b] = [await replica(), await replica()];

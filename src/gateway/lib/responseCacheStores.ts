@@ -48,7 +48,8 @@
  *
  * Any Redis failure, or Redis down (or skipped by the handle's breaker), is a miss; so is a value
  * that is not a result as the gateway stores one (`storedResult`), and every lookup on a Redis
- * that answers it is a replica (`ROLE`, read in the lookup's round trip), where no write lands.
+ * that refuses writes (a replica, a primary short of its replicas, `MISCONF`: a `PEXPIRE` of a key
+ * that never exists, in the lookup's round trip), where no invalidation lands.
  * A renewal or an invalidation that could not be made (Redis down, frozen, or skipped) is made up for by a renewal
  * of the global generation: before this replica reads anything from Redis again, and as soon as
  * Redis answers again (tried every second while one is owed), so another replica, which may never
@@ -123,6 +124,8 @@ export const CACHE_PREFIX = 'dg:rc:';
 const GENERATION_KEY = `${CACHE_PREFIX}g`;
 const UNKNOWN_USER_KEY = `${CACHE_PREFIX}g:n`;
 const INVALIDATIONS_KEY = `${CACHE_PREFIX}n`;
+/** Never written: a lookup's write to it tells whether Redis takes writes (see `generations`). */
+const WRITABLE_KEY = `${CACHE_PREFIX}w`;
 const markKey = (lookupKey: string) => `${CACHE_PREFIX}m:${lookupKey.slice(CACHE_PREFIX.length)}`;
 const userKey = (user: string) => `${CACHE_PREFIX}g:u:${user}`;
 /** Users whose generation the in-process store keeps (the least recently renewed first out). */
@@ -433,14 +436,17 @@ export function redisCache(redis: RedisHandle, options: RedisCacheOptions): Gene
           }
           const guess = keys.map((key) => seen.get(key));
           const results = keysOf && guess.every((v) => v !== undefined) ? keysOf(named(guess as string[])) : [];
-          // With Redis's role, in the same round trip: a replica (a primary a failover demoted, still
-          // reached; one read-only by mistake) takes no invalidation or renewal, so what it holds may
-          // be what a write on another replica made stale: nothing is read from it (a miss). Another
-          // replica went on serving a removed member's results from one until their TTL.
+          // With a write in the same round trip that Redis refuses while it refuses writes (a replica:
+          // a primary a failover demoted, still reached; a primary short of `min-replicas-to-write`;
+          // `MISCONF` after a failed snapshot): no invalidation or renewal lands on such a Redis, so
+          // what it holds may be what a write on another replica made stale: nothing is read from it
+          // (a miss). Another replica went on serving a removed member's results from one until
+          // their TTL. Its key never exists: the write changes nothing, and is neither replicated
+          // nor logged.
           const lookup = client.pipeline().mget(...keys, ...results, INVALIDATIONS_KEY);
-          const [[error, mget] = [], [, role] = []] = (await lookup.role().exec()) ?? [];
+          const [[error, mget] = [], [refused] = []] = (await lookup.pexpire(WRITABLE_KEY, 1).exec()) ?? [];
           if (error) throw error;
-          if (Array.isArray(role) && role[0] === 'slave') return undefined;
+          if (refused) return undefined;
           const read = mget as Array<string | null>;
           const counted = read.pop();
           // None yet (or expired with every mark): 0. Not a count: -1, older than every mark.
