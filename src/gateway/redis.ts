@@ -79,6 +79,8 @@ export interface RedisHandle {
   close(): Promise<void>;
 }
 
+/** Redis's errors that say it cannot serve any such command now, not that the command was wrong (the code in group 1). */
+const REFUSAL = /^(NOAUTH|WRONGPASS|NOPERM|LOADING|READONLY|MISCONF|OOM|NOREPLICAS|MASTERDOWN|BUSY|CLUSTERDOWN|TRYAGAIN)\b|^ERR max number of clients/;
 /** ioredis's error for a command not answered within `commandTimeout`. */
 const TIMED_OUT = 'Command timed out';
 export const DEFAULT_MAX_REPLY_BYTES = 64 * 1024 * 1024;
@@ -159,15 +161,31 @@ export function connectRedis(options: RedisOptions): RedisHandle {
       stream.destroy();
     });
   });
+  // Redis refusing commands on a live connection (REFUSAL: a replica or a primary short of its
+  // replicas refusing writes, a password changed, a dataset loading, out of memory): each command
+  // is a miss or the rate limit's fail mode, as when Redis is down, and the same outage's warning
+  // (there was only a debug line per command), then a line once commands succeed again.
+  let refusing = false;
   client.sendCommand = ((command: RedisCommand, stream?: unknown) => {
     // A reply parsed (a value, or Redis's error: not a timeout's), whatever became of its command.
     const { resolve, reject } = command;
     command.resolve = (value) => {
       unreplied = 0;
+      if (refusing) {
+        refusing = false;
+        outage.up();
+      }
       resolve(value);
     };
     command.reject = (error) => {
-      if (error.name === 'ReplyError') unreplied = 0;
+      if (error.name === 'ReplyError') {
+        unreplied = 0;
+        const refusal = client.status === 'ready' ? REFUSAL.exec(error.message) : null;
+        if (refusal) {
+          refusing = true;
+          outage.down('refusing commands', refusal[1] ?? 'ERR max number of clients');
+        }
+      }
       reject(error);
     };
     // Handshake commands of a (re)connection are not the breaker's business.

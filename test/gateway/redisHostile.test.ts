@@ -293,6 +293,34 @@ describe('Redis sick or holding foreign data', () => {
     }
   });
 
+  it('a Redis refusing commands on a live connection is an outage: one warning naming its refusal, one line when it takes them again', async () => {
+    const lines: Array<[string, string, Record<string, unknown> | undefined]> = [];
+    const line = (level: string) => (msg: string, fields?: Record<string, unknown>) => void lines.push([level, msg, fields]);
+    const log = { debug: line('debug'), info: line('info'), warn: line('warn'), error: line('error') };
+    // The cool-down is also how long commands must succeed before Redis counts as back.
+    const r = await replica({ log, redis: { coolDownMs: 200 } });
+    const read = (n: number) => r.post({ query: `{ viewer { displayName${' '.repeat(n)}} }` }, admin);
+    expect((await read(0)).json.data).toEqual({ viewer: { displayName: 'Ada admin' } });
+    const [refuse, restore] = refusingWrites[0].slice(1) as Array<() => Promise<unknown>>;
+    await refuse();
+    try {
+      // Each lookup is refused (READONLY), each result too: every read is a miss, answered.
+      for (let n = 1; n <= 3; n++) expect((await read(n)).json.data).toEqual({ viewer: { displayName: 'Ada admin' } });
+    } finally {
+      await restore();
+    }
+    expect(lines.filter(([level]) => level === 'warn')).toEqual([
+      [
+        'warn',
+        expect.stringMatching(/^redis: refusing commands/),
+        { redis: expect.stringMatching(/^127\.0\.0\.1:\d+$/), error: 'READONLY' },
+      ],
+    ]);
+    await read(4);
+    await waitFor(() => lines.some(([, msg]) => msg === 'redis: answering again'), 'the line saying Redis answers again');
+    expect(JSON.stringify(lines)).not.toContain('dg:rc');
+  });
+
   it('a Redis whose connections keep failing is one outage: one warning, however many reconnections', async () => {
     const warnings: string[] = [];
     const infos: string[] = [];
