@@ -4,6 +4,7 @@
  */
 import { ConfigError, helpText, parseConfig, type Command, type Config } from './config.js';
 import { createLogger, type Logger } from './log.js';
+import { acceptWarnings } from './serverBounds.js';
 // The embedded upstream's code (SQLite, demo content, PDF) loads only when it runs: a gateway
 // started with --upstream-url never loads it (see runUpstream).
 import type { DemoTokens } from './upstream/demo/index.js';
@@ -71,6 +72,7 @@ async function runUpstream(
     latencyMs: config.latencyMs,
     rateLimit: config.rateLimit ? { limit: config.rateLimit, windowMs: 60_000 } : undefined,
     log: config.logLevel === 'debug' ? (l) => upstreamLog.debug(`${l.method} ${l.path} ${l.status} ${l.ms.toFixed(1)}ms`) : undefined,
+    acceptFailed: acceptWarnings(upstreamLog, 'REST API'),
   });
   const url = await listen(() => upstream.start(), `REST API on ${host}:${port}`, portFlag);
   console.log(`REST: ${url}`);

@@ -9,6 +9,7 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { clientNetwork } from './clientNetwork.js';
+import type { Logger } from './log.js';
 
 export interface ServerBounds {
   headersTimeoutMs: number;
@@ -198,4 +199,43 @@ function boundPipelining(server: Server): void {
       return 2;
     };
   });
+}
+
+/**
+ * Listens on `port` and `host`: resolves once it does, rejects with the listen's error
+ * (`EADDRINUSE`). After that, the server's errors are accept's (libuv gives up on `EMFILE` once its
+ * reserved descriptor is spent, `ENOBUFS`, `ENOMEM`, a firewall's `EPERM`): each is one connection
+ * not taken, not the server's end. They go to `acceptFailed`, never thrown: the listen's own
+ * listener took the first of them, and a second, which nothing heard, ended the process.
+ */
+export function listenOn(server: Server, port: number, host: string, acceptFailed: (error: NodeJS.ErrnoException) => void): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      server.on('error', acceptFailed);
+      resolve();
+    });
+  });
+}
+
+/** Most lines a minute `acceptWarnings` writes: a failing accept repeats for every connection tried. */
+const ACCEPT_WARNING_MS = 60_000;
+
+/**
+ * A server's failed accepts (`listenOn`) as warnings: the first at once, then at most one a minute,
+ * which counts those it did not write. `what` names the server.
+ */
+export function acceptWarnings(log: Pick<Logger, 'warn'>, what: string, now = () => performance.now()) {
+  let last = -Infinity;
+  let unwritten = 0;
+  return (error: NodeJS.ErrnoException): void => {
+    if (now() - last < ACCEPT_WARNING_MS) return void unwritten++;
+    last = now();
+    log.warn(`${what}: a connection could not be accepted (the process's or the machine's limits)`, {
+      error: error.code ?? error.name,
+      ...(unwritten ? { notWrittenSinceLast: unwritten } : {}),
+    });
+    unwritten = 0;
+  };
 }

@@ -17,6 +17,7 @@ import {
 } from '../rest/index.js';
 import { schema } from '../schema/index.js';
 import { drainable } from '../shutdown.js';
+import { acceptWarnings, listenOn } from '../serverBounds.js';
 import { createContext, type GatewayContext, type GatewayLimits } from '../schema/context.js';
 import { useClientIntrospection } from './plugins/useClientIntrospection.js';
 import { introspectionWorker, type IntrospectionWorker } from './lib/introspectionWorker.js';
@@ -393,10 +394,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
     },
     async start() {
       if (url) return url;
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(options.port ?? 0, options.host ?? DEFAULTS.host, () => resolve());
-      });
+      await listenOn(server, options.port ?? 0, options.host ?? DEFAULTS.host, acceptWarnings(log, 'gateway'));
       const { address, port } = server.address() as AddressInfo;
       url = `http://${address.includes(':') ? `[${address}]` : address}:${port}/graphql`;
       return url;

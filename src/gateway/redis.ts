@@ -80,7 +80,8 @@ export interface RedisHandle {
 }
 
 /** Redis's errors that say it cannot serve any such command now, not that the command was wrong (the code in group 1). */
-const REFUSAL = /^(NOAUTH|WRONGPASS|NOPERM|LOADING|READONLY|MISCONF|OOM|NOREPLICAS|MASTERDOWN|BUSY|CLUSTERDOWN|TRYAGAIN)\b|^ERR max number of clients/;
+const REFUSAL =
+  /^(NOAUTH|WRONGPASS|NOPERM|LOADING|READONLY|MISCONF|OOM|NOREPLICAS|MASTERDOWN|BUSY|CLUSTERDOWN|TRYAGAIN)\b|^ERR max number of clients/;
 /** ioredis's error for a command not answered within `commandTimeout`. */
 const TIMED_OUT = 'Command timed out';
 export const DEFAULT_MAX_REPLY_BYTES = 64 * 1024 * 1024;

@@ -1,7 +1,15 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getHeapStatistics } from 'node:v8';
-import { boundHttpServer, heldBodyBytes, JoinedBody, MIN_CHUNK_BYTES, tooManyChunks, type ServerBounds } from '../serverBounds.js';
+import {
+  boundHttpServer,
+  heldBodyBytes,
+  JoinedBody,
+  listenOn,
+  MIN_CHUNK_BYTES,
+  tooManyChunks,
+  type ServerBounds,
+} from '../serverBounds.js';
 import { abortWith, drainable } from '../shutdown.js';
 import { authenticate } from './auth.js';
 import { systemClock, type Clock } from './clock.js';
@@ -27,6 +35,8 @@ export interface UpstreamOptions {
   rateLimit?: RateLimit;
   /** Called for each request when set (method, path with credential query values redacted, status, ms). */
   log?: (line: { method: string; path: string; status: number; ms: number }) => void;
+  /** A connection the server could not accept (src/serverBounds.ts `listenOn`; default: nothing said). */
+  acceptFailed?: (error: NodeJS.ErrnoException) => void;
   /** Largest accepted JSON body, in bytes (default 1 MiB). */
   maxBodyBytes?: number;
   /** Bytes of request bodies read at once, across requests (default: defaultBodyBytesInFlight). */
@@ -185,10 +195,7 @@ export function buildUpstream(options: UpstreamOptions = {}): Upstream {
     router,
     connections: () => drainer.connections(),
     async start() {
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
-      });
+      await listenOn(server, options.port ?? 0, options.host ?? '127.0.0.1', options.acceptFailed ?? (() => undefined));
       const { address, port } = server.address() as AddressInfo;
       origin = `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
       resumeProcessing(services);

@@ -6,8 +6,8 @@
  * while the ones admitted keep working.
  */
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import { createServer, type IncomingMessage } from 'node:http';
-import { connect, type Socket } from 'node:net';
+import { createServer, Server, type IncomingMessage } from 'node:http';
+import { connect, type AddressInfo, type Socket } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { gzipSync } from 'node:zlib';
@@ -15,6 +15,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
 import { buildGateway } from '../../src/gateway/app.js';
 import { boundServer, MAX_PIPELINED } from '../../src/gateway/lib/httpBounds.js';
+import { silentLogger } from '../../src/log.js';
+import { acceptWarnings } from '../../src/serverBounds.js';
+import { buildUpstream } from '../../src/upstream/server.js';
 import { startBadServer, error, type Step } from '../helpers/badServer.js';
 import { until } from '../helpers/clock.js';
 import { startStack, type TestStack } from '../helpers/gateway.js';
@@ -595,5 +598,40 @@ describe('pipelined requests', () => {
       raw.socket.write(Array.from({ length: 10 }, (_, i) => g.request(from + i)).join(''));
     await raw.closed;
     await g.onlyTheFirstRan();
+  });
+});
+
+describe('a connection the server cannot accept', () => {
+  /** The process's listening server on `port` (a test reaches it as node:http's accept would). */
+  const serverOn = (port: number): Server =>
+    (process as unknown as { _getActiveHandles(): unknown[] })
+      ._getActiveHandles()
+      .find((h): h is Server => h instanceof Server && (h.address() as AddressInfo | null)?.port === port)!;
+
+  it('is a warning at most once a minute, not the end of the process: the gateway and the REST API answer on', async () => {
+    // libuv gives up on EMFILE once its reserved descriptor is spent; ENOBUFS and ENOMEM come under memory pressure.
+    const accept = (code: string) => Object.assign(new Error(`accept ${code}`), { code, errno: -1, syscall: 'accept' });
+    const warnings: Array<[string, Record<string, unknown> | undefined]> = [];
+    const log = { ...silentLogger, warn: (msg: string, fields?: Record<string, unknown>) => void warnings.push([msg, fields]) };
+    const upstream = buildUpstream({ db: ':memory:', acceptFailed: acceptWarnings(log, 'REST API') });
+    const gateway = buildGateway({ upstreamUrl: await upstream.start(), port: 0, log });
+    try {
+      const gatewayUrl = new URL(await gateway.start());
+      for (const [port, health] of [
+        [Number(gatewayUrl.port), `${gatewayUrl.origin}/health`],
+        [Number(new URL(upstream.origin).port), `${upstream.origin}/v1/`],
+      ] as const) {
+        // Before: the listen's own `error` listener took the first; the second, unheard, was thrown.
+        for (const code of ['ENOBUFS', 'EMFILE', 'ENOMEM']) serverOn(port).emit('error', accept(code));
+        expect((await fetch(health)).status).toBeLessThan(500);
+      }
+      expect(warnings).toEqual([
+        [expect.stringMatching(/^gateway: a connection could not be accepted/), { error: 'ENOBUFS' }],
+        [expect.stringMatching(/^REST API: a connection could not be accepted/), { error: 'ENOBUFS' }],
+      ]);
+    } finally {
+      await gateway.stop();
+      await upstream.stop();
+    }
   });
 });
