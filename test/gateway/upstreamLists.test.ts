@@ -154,3 +154,19 @@ describe('a page with more items than the gateway asked for', () => {
     expect(bad.requests.map((r) => r.url.split('?')[0])).toEqual(['/v1/orgs', '/v1/orgs/o0/spaces', '/v1/orgs/o7']);
   });
 });
+
+describe('a list item whose id cannot be a path segment', () => {
+  it.each([
+    ['empty', ''],
+    ['".."', '..'],
+    ['half a surrogate pair', '\ud800'],
+  ])('an id %s: the other items and their fields are served, no BAD_USER_INPUT', async (_name, id) => {
+    routes = { [SPACES]: json(200, { items: [{ ...space(1), id }, space(2)], count: 2 }) };
+    // Before: priming the item under its path threw the caller's BAD_USER_INPUT ("Invalid
+    // identifier"), and the whole list was null for one item of the upstream's.
+    const result = await gql(SPACES_QUERY);
+    expect(result.errors).toBeUndefined();
+    expect(result.data).toEqual({ organization: { spaces: { nodes: [{ title: 'Space 1' }, { title: 'Space 2' }] } } });
+    expect(bad.requests).toHaveLength(1);
+  });
+});
