@@ -2,7 +2,8 @@
  * REST list pages from a misbehaving upstream (a scripted server, real HTTP): a walk over pages
  * ends with UPSTREAM_ERROR when the pages loop, after the REST calls it took, and the gateway
  * answers on; a next page token it cannot send back is UPSTREAM_ERROR too; of a page with more
- * items than asked for, only those asked for are used.
+ * items than asked for, only those asked for are used; an id that cannot be a path segment (empty,
+ * "..") fails neither its list nor the object it is embedded in.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildGateway, type Gateway } from '../../src/gateway/app.js';
@@ -167,6 +168,29 @@ describe('a list item whose id cannot be a path segment', () => {
     const result = await gql(SPACES_QUERY);
     expect(result.errors).toBeUndefined();
     expect(result.data).toEqual({ organization: { spaces: { nodes: [{ title: 'Space 1' }, { title: 'Space 2' }] } } });
+    expect(bad.requests).toHaveLength(1);
+  });
+});
+
+describe('an embedded object whose id cannot be a path segment', () => {
+  const member = (id: string, name: string) => ({
+    object: 'member',
+    id,
+    role: 'read',
+    joinedAt: '2026-01-01T00:00:00.000Z',
+    disabled: false,
+    sso: false,
+    user: { object: 'user', id, displayName: name, email: `${name}@example.com`, urls: { location: 'x' } },
+  });
+  it('a member whose user id is empty: the list and the user are served, no BAD_USER_INPUT', async () => {
+    routes = { [`/v1/orgs/${ORG}/members`]: json(200, { items: [member('', 'Ann'), member('u2', 'Bob')], count: 2 }) };
+    // Before: priming the embedded user under its path threw the caller's BAD_USER_INPUT on the
+    // non-null `user`, which nulled the member, and the list (its items are non-null) with it.
+    const result = await gql(`{ organization(organizationId: "${ORG}") { members(first: 5) { nodes { user { displayName } } } } }`);
+    expect(result.errors).toBeUndefined();
+    expect(result.data).toEqual({
+      organization: { members: { nodes: [{ user: { displayName: 'Ann' } }, { user: { displayName: 'Bob' } }] } },
+    });
     expect(bad.requests).toHaveLength(1);
   });
 });

@@ -6,10 +6,11 @@
  */
 import { createHash } from 'node:crypto';
 import type { GatewayContext } from '../context.js';
-import { encodeQuery, MAX_URL_CHARS, RestError, restError } from '../../rest/index.js';
+import { encodeQuery, MAX_URL_CHARS, restError } from '../../rest/index.js';
 import { cacheKey, type QueryParams } from '../restLoader.js';
 import { builder } from '../builder.js';
 import { userInputError } from './errors.js';
+import { primePath } from './node.js';
 
 export interface ListEnvelope<T> {
   items: T[];
@@ -149,7 +150,7 @@ export async function resolveList<Item, Node = Item>(
     const nodes = items.map((item) => (options.node ? options.node(item) : (item as unknown as Node)));
     if (options.itemPath) {
       items.forEach((item, i) => {
-        const p = primePath(options.itemPath!, item, nodes[i]);
+        const p = primePath(() => options.itemPath!(item, nodes[i]));
         if (p) ctx.rest.prime(p, nodes[i], options.primeQuery);
       });
     }
@@ -187,21 +188,6 @@ export async function resolveList<Item, Node = Item>(
     },
     envelope: envelope!,
   };
-}
-
-/**
- * The path to prime a list item under, or none when its keys cannot make one: an id the upstream
- * sent empty, "." or ".." (or with half a surrogate pair) is refused by `pathSegment` as
- * BAD_USER_INPUT, and thrown here it failed the whole list, blaming the caller for one item of the
- * upstream's. Such an item is served unprimed; a field of it that needs its path fails alone.
- */
-function primePath<Item, Node>(itemPath: (item: Item, node: Node) => string | undefined, item: Item, node: Node): string | undefined {
-  try {
-    return itemPath(item, node);
-  } catch (error) {
-    if (error instanceof RestError) return undefined;
-    throw error;
-  }
 }
 
 /** The id a cursor names its item by (integrations: `name`), if it has a short one. */

@@ -5,6 +5,7 @@
  * themselves are derived from the resource table (src/schema/lib/resource.ts).
  */
 import type { GatewayContext } from '../context.js';
+import { RestError } from '../../rest/index.js';
 import { nodeTypeNames } from './globalIds.js';
 
 /** The local part of a global id: one key as is, several as a JSON array. */
@@ -29,6 +30,22 @@ export function decodeKeys(id: string, arity: number): string[] | null {
  * to another resource (a reply id of ".." would name the comment).
  */
 export { path as restPath, pathSegment } from '../../rest/index.js';
+
+/**
+ * The path `make` builds from keys an upstream answer named, or none when one of them cannot be a
+ * path segment: an id the upstream sent empty, "." or ".." (or with half a surrogate pair) is
+ * refused by `pathSegment` as the caller's BAD_USER_INPUT. For priming the request's loader, which
+ * is only a saving: thrown there, it failed the whole list (or the write's payload, the write made)
+ * for one object of the upstream's. A field of such an object that needs its path fails alone.
+ */
+export function primePath(make: () => string | undefined): string | undefined {
+  try {
+    return make();
+  } catch (error) {
+    if (error instanceof RestError) return undefined;
+    throw error;
+  }
+}
 
 /** A node type as federation sees it (src/schema/lib/federation.ts makes each an entity). */
 export interface NodeEntry {

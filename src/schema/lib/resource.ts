@@ -26,7 +26,7 @@ import { bodyFormat } from './selection.js';
 import { notFoundError } from './errors.js';
 import { badNodeIdError, registerBodyReader } from './globalIds.js';
 import { checkInput, restBody } from './mutation.js';
-import { decodeKeys, encodeKeys, pathSegment, registerNode } from './node.js';
+import { decodeKeys, encodeKeys, pathSegment, primePath, registerNode } from './node.js';
 import { refOf, registerRefType, restRef } from './refs.js';
 import { ANY_SEGMENT, type QueryParams } from '../restLoader.js';
 
@@ -264,7 +264,8 @@ export function embedded<N extends ResourceName, T extends object | null | undef
   if (!json) return json as Exclude<T, object>;
   const info = resources.get(name)!;
   const node = info.attach(json, known);
-  if (!info.spec.listedOnly) ctx.rest.prime(info.path(info.keys(node)), json, query);
+  const path = info.spec.listedOnly ? undefined : primePath(() => info.path(info.keys(node)));
+  if (path) ctx.rest.prime(path, json, query);
   return node as ShapeOf<N>;
 }
 
@@ -473,7 +474,8 @@ function deriveWrite(info: ResourceInfo, name: string, write: Write): void {
         // answered "Unexpected error." for a write that was made.
         if (json === undefined) return { values };
         const node = info.attach(json, values);
-        if (!info.spec.listedOnly) ctx.rest.prime(info.path(info.keys(node)), json);
+        const path = info.spec.listedOnly ? undefined : primePath(() => info.path(info.keys(node)));
+        if (path) ctx.rest.prime(path, json);
         return { values: { ...values, ...node }, node };
       },
     },

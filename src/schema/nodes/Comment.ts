@@ -13,6 +13,7 @@ import { CommentStatus, ContentFormat } from '../lib/enums.js';
 import { ContentBody, orNull, urlsType } from '../lib/fields.js';
 import { selectedFormats } from '../lib/selection.js';
 import { checkInput } from '../lib/mutation.js';
+import { primePath } from '../lib/node.js';
 import {
   canonicalKeys,
   edge,
@@ -168,7 +169,8 @@ export function postFields<P extends RestPost>(ref: ObjectRef<BuilderTypes, unkn
           const keys = await canonicalKeys(ctx, values);
           const json = await writeResource<P>(ctx, name, 'PUT', info.path(info.params.map((k) => keys[k])), keys, body);
           const node = info.attach(json, keys);
-          ctx.rest.prime(info.path(info.keys(node)), json);
+          const path = primePath(() => info.path(info.keys(node)));
+          if (path) ctx.rest.prime(path, json);
           return { node };
         },
       },
