@@ -185,6 +185,28 @@ describe('the ERROR line of an upstream value of the wrong shape (over real HTTP
       await gateway.stop();
     }
   });
+  it('keeps a timestamp that is no date-time out of it (the DateTime scalar quoted it whole)', async () => {
+    const CONTENT = 'private draft of the launch plan';
+    const lines: string[] = [];
+    await using bad = await startBadServer();
+    bad.fallback = json(200, { id: 'space1', object: 'space', title: 'T', createdAt: CONTENT });
+    const gateway = buildGateway({ upstreamUrl: bad.url, log: captureLog(lines), rest: { retries: 0 } });
+    try {
+      const res = await fetch(await gateway.start(), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer tok_date_test' },
+        body: JSON.stringify({ query: 'query Shape { space(spaceId: "space1") { title createdAt } }' }),
+      });
+      const body = (await res.json()) as GqlResult;
+      expect(body.errors).toEqual([expect.objectContaining({ message: 'Unexpected error.', path: ['space', 'createdAt'] })]);
+      const errors = lines.filter((l) => l.startsWith('error unexpected error in query Shape'));
+      // Before: `DateTime cannot represent private draft of the launch plan at space.createdAt`.
+      expect(errors).toEqual([expect.stringMatching(/DateTime cannot represent value: \(not logged\).* at space\.createdAt/)]);
+      for (const line of lines) expect(line).not.toContain(CONTENT);
+    } finally {
+      await gateway.stop();
+    }
+  });
 });
 
 describe('a subscription whose REST stream is answered 2xx but is no event stream (over real HTTP)', () => {

@@ -7,7 +7,9 @@ builder.scalarType('DateTime', {
   serialize: (value) => {
     const v: unknown = value;
     const s = v instanceof Date ? v.toISOString() : String(v);
-    if (Number.isNaN(Date.parse(s))) throw new GraphQLError(`DateTime cannot represent ${s}`);
+    // Worded as graphql-js words its own (`… value: …`): the unexpected error's ERROR line drops
+    // what follows (maskedErrors.ts), and the upstream's value, content maybe, is not logged.
+    if (Number.isNaN(Date.parse(s))) throw new GraphQLError(`DateTime cannot represent value: ${s}`);
     return s;
   },
   parseValue: (value) => parseDateTime(value),
