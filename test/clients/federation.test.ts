@@ -4,7 +4,7 @@
  * runtime (from npm) in-process, with the recipe's header propagation and demand control.
  */
 import { buildSubgraphSchema } from '@apollo/subgraph';
-import { createServer, type Server } from 'node:http';
+import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { parse } from 'graphql';
@@ -150,6 +150,47 @@ describe('Hive Gateway recipe', () => {
       operationCost(schema, parse(query), { org: t.world.orgId }, undefined, { defaultPageSize: 20, maxPageSize: 100, maxIds: 100 }),
     ).toBe(1 + 1 + 20);
     expect(res.extensions?.cost.estimated).toBe(1 + 1 + 1);
+  });
+});
+
+describe('Hive Gateway recipe, served over HTTP', () => {
+  /** A POST to the router from a loopback address of its own (127.0.0.0/8 is all loopback on Linux). */
+  const post = (router: string, localAddress: string, query: string, variables: Record<string, unknown>, token?: string) =>
+    new Promise<{ data?: any; errors?: Array<{ extensions?: any }> }>((resolve, reject) => {
+      const headers = { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) };
+      const req = request(router, { method: 'POST', headers, localAddress }, (res) => {
+        let body = '';
+        res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        res.on('end', () => resolve(JSON.parse(body)));
+      });
+      req.on('error', reject).end(JSON.stringify({ query, variables }));
+    });
+
+  it("gives each caller behind the router its own address's budget (--trust-proxy-hops 1)", async () => {
+    // Two operations a minute per address without an accepted token; a fresh gateway, so no token is accepted yet.
+    const limited = buildGateway({ upstreamUrl: t.url, trustProxyHops: 1, anonymousRateLimit: 2 });
+    const docsUrl = await limited.start();
+    const { _service } = await t.data('{ _service { sdl } }');
+    const routed = composeSupergraph([{ name: 'docs', url: docsUrl, sdl: _service.sdl }]);
+    await using gateway = companyGateway(routed);
+    const server = createServer(gateway);
+    try {
+      const router = await listen(server);
+      const space = 'query($id: String!) { space(spaceId: $id) { title } }';
+      for (let i = 0; i < 2; i++)
+        expect((await post(router, '127.0.0.2', space, { id: publicSpaceId })).data).toEqual({ space: { title: 'Handbook' } });
+      const over = await post(router, '127.0.0.2', space, { id: publicSpaceId });
+      expect(over.errors?.map((e) => e.extensions?.code)).toEqual(['RATE_LIMITED']);
+      // Another client of the router, its token not accepted yet (counted against its address too): served.
+      const viewer = await post(router, '127.0.0.3', '{ viewer { restId } }', {}, t.world.users.admin.token);
+      expect(viewer.errors).toBeUndefined();
+      expect(viewer.data).toEqual({ viewer: { restId: t.world.users.admin.id } });
+      expect((await post(router, '127.0.0.4', space, { id: publicSpaceId })).data).toEqual({ space: { title: 'Handbook' } });
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await limited.stop();
+    }
   });
 });
 
