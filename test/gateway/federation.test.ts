@@ -239,6 +239,32 @@ describe('_entities', () => {
     expect(calls().sort()).toEqual([`GET /orgs/${t.world.orgId}`, `GET /spaces/${spaceId}`]);
   });
 
+  it("a router's batch of entity fetches, one alias of _entities each, is not refused by --max-aliases; --max-ids bounds it", async () => {
+    // Hive Gateway's shape: 35 entity fetches of one plan in one request (the default --max-aliases is 30).
+    const n = 35;
+    const vars = Array.from({ length: n }, (_, i) => `$_v${i}_representations: [_Any!]!`).join(' ');
+    const fields = Array.from(
+      { length: n },
+      (_, i) => `_v${i}__entities: _entities(representations: $_v${i}_representations) { ... on Space { title } }`,
+    );
+    const batch = `query(${vars}) { ${fields.join(' ')} }`;
+    const one = (count: number) =>
+      Object.fromEntries(
+        Array.from({ length: n }, (_, i) => [`_v${i}_representations`, Array(count).fill({ __typename: 'Space', restId: spaceId })]),
+      );
+    const res = await t.gql(batch, one(1));
+    expect(res.errors).toBeUndefined();
+    expect(Object.values(res.data ?? {})).toEqual(Array(n).fill([{ title: 'Federated' }]));
+    // 35 × 3 representations: over --max-ids (100), before any REST call.
+    t.resetCalls();
+    const over = await t.gql(batch, one(3));
+    expect(over.errors?.map((e) => [e.extensions?.code, e.extensions?.limit])).toEqual([['BAD_USER_INPUT', 'maxIds']]);
+    expect(t.calls).toHaveLength(0);
+    // Aliases of any other field still count.
+    const aliased = await t.gql(`{ ${Array.from({ length: n }, (_, i) => `a${i}: space(spaceId: "${spaceId}") { title }`).join(' ')} }`);
+    expect(aliased.errors?.map((e) => e.extensions?.limit)).toEqual(['maxAliases']);
+  });
+
   it('an unknown REST id is null with NOT_FOUND at its index; the others resolve', async () => {
     t.resetCalls();
     const reps = [
