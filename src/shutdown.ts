@@ -9,11 +9,20 @@ import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 
 export interface Drainer {
-  /** Resolves once every connection is closed. */
-  close(graceMs?: number): Promise<void>;
+  /**
+   * Resolves once every connection is closed. At `graceMs`, `giveUp` (when given) makes what the
+   * open requests still wait for fail, so each is answered; what is open `ANSWER_MS` later is destroyed.
+   */
+  close(graceMs?: number, giveUp?: () => void): Promise<void>;
   /** Connections open now (tests). */
   connections(): number;
 }
+
+/**
+ * Time the requests still open at the grace's end get to write the answer `giveUp` made for them
+ * (an error result: a few event-loop turns) before their connection is destroyed.
+ */
+export const ANSWER_MS = 1000;
 
 export function drainable(server: Server): Drainer {
   const inFlight = new Map<Socket, number>();
@@ -36,11 +45,19 @@ export function drainable(server: Server): Drainer {
   });
   return {
     connections: () => inFlight.size,
-    async close(graceMs = 5000) {
+    async close(graceMs = 5000, giveUp?: () => void) {
       closing = true;
       const closed = server.listening ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();
       for (const [socket, n] of inFlight) if (n === 0) socket.destroy();
-      const force = setTimeout(() => [...inFlight.keys()].forEach((s) => s.destroy()), graceMs);
+      const destroy = () => [...inFlight.keys()].forEach((s) => s.destroy());
+      // A socket destroyed with its request unanswered tells its client nothing: a mutation's
+      // client (or a load balancer) cannot tell a write the upstream made from one never sent.
+      let force = setTimeout(() => {
+        if (!giveUp) return destroy();
+        giveUp();
+        force = setTimeout(destroy, ANSWER_MS);
+        force.unref();
+      }, graceMs);
       force.unref();
       await closed;
       clearTimeout(force);

@@ -1,13 +1,20 @@
 /**
  * Graceful shutdown's bookkeeping (src/shutdown.ts), over real HTTP: the connections it tracks are
- * the open ones, whatever order their requests and sockets close in.
+ * the open ones, whatever order their requests and sockets close in; and what a gateway's clients
+ * get when it stops with their operations' REST calls still out.
  */
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { buildGateway } from '../src/gateway/app.js';
+import type { Logger } from '../src/log.js';
 import { drainable } from '../src/shutdown.js';
+import { startBadServer } from './helpers/badServer.js';
 import { until } from './helpers/clock.js';
+import type { GqlResult } from './helpers/gateway.js';
+
+const silentLog: Logger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
 const servers: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -48,5 +55,36 @@ describe('drainable', () => {
     await drainer.close(0);
     await ended;
     expect(drainer.connections()).toBe(0);
+  });
+});
+
+describe('a gateway stopping with REST calls out past its grace', () => {
+  it('answers their operations (a write "may have been made") instead of destroying their connections', async () => {
+    const upstream = await startBadServer();
+    upstream.fallback = () => undefined; // never answers
+    const gateway = buildGateway({ upstreamUrl: upstream.url, log: silentLog, logLevel: 'error' });
+    const url = await gateway.start();
+    servers.push(() => upstream.stop());
+    const post = (query: string) =>
+      fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer gb_api_shutdown' },
+        body: JSON.stringify({ query }),
+      }).then(async (res) => ({ status: res.status, body: (await res.json()) as GqlResult }));
+    const write = post('mutation { createSpace(input: { organizationId: "org1", title: "t" }) { space { id } } }');
+    const read = post('{ space(spaceId: "s1") { title } }');
+    await until(
+      () => upstream.requests.some((r) => r.method === 'POST') && upstream.requests.some((r) => r.url.startsWith('/v1/spaces/s1')),
+    );
+    // The upstream never answers: only the grace's end settles these two.
+    await gateway.stop(10);
+    const [written, got] = await Promise.all([write, read]);
+    expect(written.status).toBe(200);
+    expect(written.body.errors?.[0]?.message).toBe('Upstream unavailable: the gateway is stopping; the write may have been made');
+    expect(written.body.errors?.[0]?.extensions?.code).toBe('UPSTREAM_UNAVAILABLE');
+    expect(got.body.errors?.[0]?.message).toBe('Upstream unavailable: the gateway is stopping');
+    expect(got.body.errors?.[0]?.extensions?.code).toBe('UPSTREAM_UNAVAILABLE');
+    // The write was sent once, and not again.
+    expect(upstream.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
   });
 });

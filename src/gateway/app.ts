@@ -136,8 +136,10 @@ export interface Gateway {
   readonly url: string;
   start(): Promise<string>;
   /**
-   * Stops accepting, ends open subscriptions and their streams, lets requests in flight finish,
-   * and destroys the connections still open after `graceMs` (default 5 s).
+   * Stops accepting, ends open subscriptions and their streams, lets requests in flight finish;
+   * after `graceMs` (default 5 s) the REST calls still out are given up (their operations answered
+   * `UPSTREAM_UNAVAILABLE`, a write's "may have been made"), and the connections still open a
+   * second later are destroyed.
    */
   stop(graceMs?: number): Promise<void>;
 }
@@ -400,7 +402,8 @@ export function buildGateway(options: GatewayOptions): Gateway {
       return url;
     },
     async stop(graceMs = 5000) {
-      const closed = drainer.close(graceMs);
+      // Past the grace, operations still waiting for REST calls are answered without them.
+      const closed = drainer.close(graceMs, () => rest.leaveAll());
       // Open subscriptions complete and their event streams end, so their connections close too.
       await streams.close();
       await closed;

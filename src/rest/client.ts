@@ -128,6 +128,12 @@ export interface RestClient {
   readonly answers: BytesInFlight;
   /** Who a request's caller is and whom its work counts against, from what the upstream said of its token lately (callerKey.ts). */
   identify(authorization: string | null | undefined, address: string | undefined): CallerIdentity;
+  /**
+   * Gives up every request's calls in flight, and those requests' later calls, as if their
+   * clients had left: each fails `UPSTREAM_UNAVAILABLE` "the gateway is stopping" (a write's "may
+   * have been made"), so its operation is answered. For a stop whose drain grace is over.
+   */
+  leaveAll(): void;
   /** Closes the pool: waits for calls in flight, then ends its connections. */
   close(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
@@ -144,6 +150,7 @@ export function createRestClient(config: RestClientConfig): RestClient {
     forCaller: (authorization, options = {}) => new CallerView(transport, reads, authorization, options),
     arrive: (authorization) => reads.arrive(credentialOf(authorization).key),
     keptAnswerChars: () => reads.keptChars(),
+    leaveAll: () => reads.all.leave(),
     bytes: transport.parts.bytes,
     answers: transport.parts.answers,
     identify: (authorization, address) => known.identify(authorization, address),
@@ -258,7 +265,7 @@ class CallerView implements RestCaller {
     this.who = { key: this.credential.key, budget: options.budget ?? this.credential.key };
     this.signal = options.signal;
     this.maxCalls = options.maxCalls ?? Infinity;
-    this.leaving = new Leaving(options.signal);
+    this.leaving = new Leaving(options.signal, reads.all);
     this.since = reads.enabled && options.arrival?.key === this.who.key ? options.arrival.since : undefined;
     this.op = { answers: transport.parts.answers.account(this.who.budget, options.holdAnswers ?? false), unauthenticated: new Map() };
     this.madeAt = reads.now();

@@ -80,6 +80,8 @@ export type Run = (deadline: Deadline) => Promise<{ value: unknown; size: number
 
 export class SharedReads {
   private readonly callers = new Map<string, CallerReads>();
+  /** Every request's calls in flight, whoever its caller (`RestClient.leaveAll`). */
+  readonly all = new AllLeaving();
 
   constructor(
     /** Off: every read is its own call (writes still run through here). */
@@ -289,14 +291,38 @@ export interface LeaveSignal {
 }
 
 /**
+ * Every request's calls in flight, of all callers: left at once when the gateway stops with calls
+ * still out after its drain grace (`RestClient.leaveAll`). Each operation then answers, its REST
+ * calls `UPSTREAM_UNAVAILABLE` (a write's "may have been made"), where its socket was destroyed
+ * unanswered: a client, or a load balancer, could not tell a write that was sent from one that
+ * was not.
+ */
+export class AllLeaving {
+  readonly waiting = new Set<() => void>();
+  left = false;
+
+  leave(): void {
+    this.left = true;
+    [...this.waiting].forEach((leave) => leave());
+  }
+}
+
+/** Why a request's call was left: its client went, or the gateway stopped with the call out. */
+const LEFT = 'request aborted';
+const STOPPED = 'the gateway is stopping';
+
+/**
  * The calls one request (one view of the client) waits for, left all at once when its signal
  * fires: one listener on the signal for all its calls (a request may run hundreds of them).
  */
 export class Leaving {
-  private readonly leaving = new Set<() => void>();
+  private readonly leaving = new Set<(reason: string) => void>();
 
-  constructor(private readonly signal: LeaveSignal | undefined) {
-    signal?.addEventListener('abort', () => this.leaving.forEach((leave) => leave()), { once: true });
+  constructor(
+    private readonly signal: LeaveSignal | undefined,
+    private readonly all?: AllLeaving,
+  ) {
+    signal?.addEventListener('abort', () => this.leaving.forEach((leave) => leave(LEFT)), { once: true });
   }
 
   get aborted(): boolean {
@@ -311,25 +337,30 @@ export class Leaving {
       if (--flight.waiters === 0) flight.abandon();
     };
     // A write's call was started: it may be made all the same.
-    const aborted = () => unansweredError(req.info, 'request aborted', req.write);
-    if (this.signal.aborted) {
+    const aborted = (reason: string) => unansweredError(req.info, reason, req.write);
+    if (this.signal.aborted || this.all?.left) {
       leave();
-      return Promise.reject(aborted());
+      return Promise.reject(aborted(this.signal.aborted ? LEFT : STOPPED));
     }
     return new Promise((resolve, reject) => {
-      const onAbort = () => {
+      const onAbort = (reason: string) => {
         this.leaving.delete(onAbort);
+        this.all?.waiting.delete(stopped);
         leave();
-        reject(aborted());
+        reject(aborted(reason));
       };
+      const stopped = () => onAbort(STOPPED);
       this.leaving.add(onAbort);
+      this.all?.waiting.add(stopped);
       flight.promise.then(
         (value) => {
           this.leaving.delete(onAbort);
+          this.all?.waiting.delete(stopped);
           resolve(value);
         },
         (error: unknown) => {
           this.leaving.delete(onAbort);
+          this.all?.waiting.delete(stopped);
           reject(error);
         },
       );
