@@ -5,7 +5,7 @@
  * period.
  */
 import { setMaxListeners } from 'node:events';
-import type { Server } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
 export interface Drainer {
@@ -26,15 +26,20 @@ export const ANSWER_MS = 1000;
 
 export function drainable(server: Server): Drainer {
   const inFlight = new Map<Socket, number>();
+  /** Responses not yet closed: those whose headers are still to be written say `Connection: close` once draining. */
+  const responses = new Set<ServerResponse>();
   let closing = false;
   server.on('connection', (socket: Socket) => {
     inFlight.set(socket, 0);
     socket.on('close', () => inFlight.delete(socket));
   });
-  server.on('request', (req, res) => {
+  server.on('request', (req, res: ServerResponse) => {
     const socket = req.socket;
     inFlight.set(socket, (inFlight.get(socket) ?? 0) + 1);
+    if (closing) res.shouldKeepAlive = false;
+    else responses.add(res);
     res.on('close', () => {
+      responses.delete(res);
       // A response closes after its socket when the client left first: the socket is gone from
       // the map then, and must not come back (one destroyed socket kept per abandoned request).
       const open = inFlight.get(socket);
@@ -47,6 +52,11 @@ export function drainable(server: Server): Drainer {
     connections: () => inFlight.size,
     async close(graceMs = 5000, giveUp?: () => void) {
       closing = true;
+      // The connection closes after its response: one that said `keep-alive` had its client (a
+      // load balancer's pool) send its next request on it as it closed, reset unanswered (for a
+      // POST, not to be retried: a 502).
+      for (const res of responses) if (!res.headersSent) res.shouldKeepAlive = false;
+      responses.clear();
       const closed = server.listening ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();
       for (const [socket, n] of inFlight) if (n === 0) socket.destroy();
       const destroy = () => [...inFlight.keys()].forEach((s) => s.destroy());

@@ -3,14 +3,14 @@
  * the open ones, whatever order their requests and sockets close in; and what a gateway's clients
  * get when it stops with their operations' REST calls still out.
  */
-import { createServer, type ServerResponse } from 'node:http';
+import { Agent, createServer, request, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildGateway } from '../src/gateway/app.js';
 import type { Logger } from '../src/log.js';
 import { drainable } from '../src/shutdown.js';
-import { startBadServer } from './helpers/badServer.js';
+import { json, startBadServer } from './helpers/badServer.js';
 import { until } from './helpers/clock.js';
 import type { GqlResult } from './helpers/gateway.js';
 
@@ -86,5 +86,37 @@ describe('a gateway stopping with REST calls out past its grace', () => {
     expect(got.body.errors?.[0]?.extensions?.code).toBe('UPSTREAM_UNAVAILABLE');
     // The write was sent once, and not again.
     expect(upstream.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
+  });
+});
+
+describe('a gateway stopping with a request in flight', () => {
+  it('answers it with `Connection: close`, so a keep-alive client sends nothing more on a connection about to close', async () => {
+    const upstream = await startBadServer();
+    const held: Array<() => void> = [];
+    upstream.fallback = (req, res) => void held.push(() => json(200, { id: 's1', title: 'T' })(req, res));
+    const gateway = buildGateway({ upstreamUrl: upstream.url, log: silentLog, logLevel: 'error' });
+    const url = new URL(await gateway.start());
+    servers.push(() => upstream.stop());
+    const agent = new Agent({ keepAlive: true });
+    const answered = new Promise<{ connection?: string; body: string }>((resolve, reject) => {
+      const req = request(
+        { host: url.hostname, port: url.port, path: '/graphql', method: 'POST', agent, headers: { 'content-type': 'application/json' } },
+        (res) => {
+          let body = '';
+          res.on('data', (chunk: Buffer) => (body += chunk));
+          res.on('end', () => resolve({ connection: res.headers.connection, body }));
+        },
+      );
+      req.on('error', reject);
+      req.end(JSON.stringify({ query: '{ space(spaceId: "s1") { title } }' }));
+    });
+    await until(() => held.length === 1);
+    const stopped = gateway.stop(24 * 60 * 60 * 1000);
+    held[0]();
+    const { connection, body } = await answered;
+    expect(JSON.parse(body)).toMatchObject({ data: { space: { title: 'T' } } });
+    expect(connection).toBe('close');
+    await stopped;
+    agent.destroy();
   });
 });
