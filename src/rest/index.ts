@@ -38,6 +38,7 @@ export {
   errorCode,
   redact,
   restError,
+  unavailableError,
   inputError,
   RestError,
   writeMayBeMade,

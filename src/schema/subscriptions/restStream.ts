@@ -6,11 +6,12 @@
  * holding the error; `resolveEvent` throws it, so every transport sends it as an error result
  * (`data: null`, `errors[0].extensions.code`) before completing, instead of failing the request.
  * Ending the subscription (client gone, early dispose, gateway shutdown through `ctx.shutdown`)
- * aborts the REST request at once.
+ * aborts the REST request at once; a shutdown's last payload is `UPSTREAM_UNAVAILABLE` "the gateway
+ * is stopping".
  */
 import { Repeater } from 'graphql-yoga';
 import type { GatewayContext } from '../context.js';
-import { errorCode, restError, RestError, type Query } from '../../rest/index.js';
+import { errorCode, restError, RestError, unavailableError, type Query } from '../../rest/index.js';
 import { abortWith } from '../../shutdown.js';
 
 /** Maps an event's parsed JSON to a payload; undefined skips the event. `any`: each reader names
@@ -32,6 +33,7 @@ export function restSubscription<T>(ctx: GatewayContext, request: StreamRequest,
       ended.abort();
     });
     let path = '';
+    let failure: RestError | undefined;
     try {
       const target = request();
       path = target.path;
@@ -41,10 +43,13 @@ export function restSubscription<T>(ctx: GatewayContext, request: StreamRequest,
         if (value !== undefined) await push(value);
       }
     } catch (error) {
-      // The gateway stopping (`ctx.shutdown`) completes the subscription with no error.
-      if (!ctx.shutdown.aborted)
-        await push(errorCode(error) ? (error as RestError) : streamError(path, 'Upstream event stream failed', null));
+      failure = errorCode(error) ? (error as RestError) : streamError(path, 'Upstream event stream failed', null);
     }
+    // The gateway stopping (`ctx.shutdown`) cut the REST stream (ended or failed it): said as the
+    // last result, since a `complete` alone told the client its answer was whole (an ask's answer
+    // cut mid-sentence).
+    if (ctx.shutdown.aborted) failure = unavailableError({ method: 'GET', path }, 'the gateway is stopping');
+    if (failure) await push(failure);
     stop();
   });
 }
