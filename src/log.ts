@@ -65,3 +65,31 @@ const CONTROL = /[\u0000-\u001f\u007f\u2028\u2029]/;
 const CONTROL_ALL = /[\u0000-\u001f\u007f\u2028\u2029]/g;
 
 export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+
+/**
+ * `write` bounded to `perWindow` lines a window of `windowMs` (on `now`): past it, lines are dropped
+ * and counted, and the first line written after them carries `suppressed: <count>`. For lines a
+ * caller or the machine can make by the thousand: unexpected errors (gateway/lib/maskedErrors.ts),
+ * connections that could not be accepted (serverBounds.ts).
+ */
+export function boundedLines(
+  write: (msg: string, fields?: Record<string, unknown>) => void,
+  perWindow: number,
+  windowMs: number,
+  now: () => number = () => performance.now(),
+): (msg: string, fields?: Record<string, unknown>) => void {
+  let windowStart = -Infinity;
+  let written = 0;
+  let suppressed = 0;
+  return (msg, fields) => {
+    const at = now();
+    if (at - windowStart >= windowMs) {
+      windowStart = at;
+      written = 0;
+    }
+    if (written >= perWindow) return void suppressed++;
+    written++;
+    write(msg, suppressed ? { ...fields, suppressed } : fields);
+    suppressed = 0;
+  };
+}

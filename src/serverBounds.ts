@@ -9,7 +9,7 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { clientNetwork } from './clientNetwork.js';
-import type { Logger } from './log.js';
+import { boundedLines, type Logger } from './log.js';
 
 export interface ServerBounds {
   headersTimeoutMs: number;
@@ -219,23 +219,15 @@ export function listenOn(server: Server, port: number, host: string, acceptFaile
   });
 }
 
-/** Most lines a minute `acceptWarnings` writes: a failing accept repeats for every connection tried. */
+/** A failing accept repeats for every connection tried: one line a minute at most. */
 const ACCEPT_WARNING_MS = 60_000;
 
 /**
- * A server's failed accepts (`listenOn`) as warnings: the first at once, then at most one a minute,
- * which counts those it did not write. `what` names the server.
+ * A server's failed accepts (`listenOn`) as warnings: the first at once, then at most one a minute
+ * (the next carries how many were not written: log.ts `boundedLines`). `what` names the server.
  */
-export function acceptWarnings(log: Pick<Logger, 'warn'>, what: string, now = () => performance.now()) {
-  let last = -Infinity;
-  let unwritten = 0;
-  return (error: NodeJS.ErrnoException): void => {
-    if (now() - last < ACCEPT_WARNING_MS) return void unwritten++;
-    last = now();
-    log.warn(`${what}: a connection could not be accepted (the process's or the machine's limits)`, {
-      error: error.code ?? error.name,
-      ...(unwritten ? { notWrittenSinceLast: unwritten } : {}),
-    });
-    unwritten = 0;
-  };
+export function acceptWarnings(log: Pick<Logger, 'warn'>, what: string, now?: () => number) {
+  const warn = boundedLines((msg, fields) => log.warn(msg, fields), 1, ACCEPT_WARNING_MS, now);
+  return (error: NodeJS.ErrnoException): void =>
+    warn(`${what}: a connection could not be accepted (the process's or the machine's limits)`, { error: error.code ?? error.name });
 }

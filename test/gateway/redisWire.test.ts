@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Logger } from '../../src/log.js';
-import { listening, startRedis, startReplica, stopAfterEach, waitFor, type TestRedis } from '../helpers/redis.js';
+import { readyReplica, startRedis, startReplica, stopAfterEach, waitFor, type TestRedis } from '../helpers/redis.js';
 import { startRedisProxy, type RedisProxy } from '../helpers/redisProxy.js';
 import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
 
@@ -21,11 +21,8 @@ describe("Redis's wire misbehaving", () => {
   const warnings: string[] = [];
   const log: Logger = { debug() {}, info() {}, warn: (msg) => void warnings.push(msg), error() {} };
   const track = stopAfterEach();
-  const replica = async (options: Parameters<typeof startReplica>[1] = {}) => {
-    const r = await listening(track(startReplica(upstream.url, { redisUrl: proxy.url, responseCacheTtlMs: 60_000, log, ...options })));
-    await waitFor(() => r.gateway.redis!.isRedisReady(), 'Redis ready');
-    return r;
-  };
+  const replica = (options: Parameters<typeof startReplica>[1] = {}) =>
+    readyReplica(track, upstream.url, { redisUrl: proxy.url, responseCacheTtlMs: 60_000, log, ...options });
 
   beforeAll(async () => {
     redis = await startRedis();

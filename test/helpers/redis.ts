@@ -144,6 +144,17 @@ export async function listening(replica: Replica): Promise<Replica> {
   return { ...replica, post: postWith((init) => fetch(url, init)) };
 }
 
+/** A replica started (stopped by `track`), listening on a loopback port, and with its Redis ready. */
+export async function readyReplica(
+  track: ReturnType<typeof stopAfterEach>,
+  upstreamUrl: string,
+  options: Parameters<typeof startReplica>[1],
+): Promise<Replica> {
+  const replica = await listening(track(startReplica(upstreamUrl, options)));
+  await waitFor(() => replica.gateway.redis!.isRedisReady(), 'Redis ready');
+  return replica;
+}
+
 /** A Replica's `post`, sending with `send`. */
 function postWith(send: (init: RequestInit) => Response | Promise<Response>): Replica['post'] {
   return async (body, token) => {

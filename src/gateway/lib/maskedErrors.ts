@@ -12,7 +12,7 @@
 import { createHash } from 'node:crypto';
 import { getOperationAST, GraphQLError, print, type DocumentNode, type ExecutionArgs } from 'graphql';
 import { isAsyncIterable, maskError as yogaMaskError, type Plugin, type YogaServerOptions } from 'graphql-yoga';
-import type { Logger } from '../../log.js';
+import { boundedLines, type Logger } from '../../log.js';
 import { credentialOf, errorCode, redact, RestError } from '../../rest/index.js';
 import { fromRestError } from '../../schema/lib/errors.js';
 import { boundedName } from './operationName.js';
@@ -153,23 +153,7 @@ export const ERROR_LINE_WINDOW_MS = 10_000;
  * line of a later window carries `suppressed: <count>`.
  */
 export function boundedErrorLog(log: Logger, now: () => number = Date.now): Logger {
-  let windowStart = -Infinity;
-  let written = 0;
-  let suppressed = 0;
-  return {
-    ...log,
-    error(msg, fields) {
-      const at = now();
-      if (at - windowStart >= ERROR_LINE_WINDOW_MS) {
-        windowStart = at;
-        written = 0;
-      }
-      if (written >= ERROR_LINES_PER_WINDOW) return void suppressed++;
-      written++;
-      log.error(msg, suppressed ? { ...fields, suppressed } : fields);
-      suppressed = 0;
-    },
-  };
+  return { ...log, error: boundedLines((msg, fields) => log.error(msg, fields), ERROR_LINES_PER_WINDOW, ERROR_LINE_WINDOW_MS, now) };
 }
 
 /** Yoga's `logging` over the gateway's logger: errors as `errorText` says, those logged with their operation once. */
