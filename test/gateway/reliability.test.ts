@@ -236,6 +236,43 @@ describe('error codes', () => {
     expect(titles.filter((title: string) => title === 'No body')).toHaveLength(1);
   });
 
+  it('a hand-written write answered 204 without a body says it was made, or reads its object again', async () => {
+    const t = await chaosStack({ circuitThreshold: 0 });
+    const [spaceId] = t.spaceIds;
+    const { orgId } = t.upstream.world;
+    const changeRequestId = (await t.upstream.api.post(`/spaces/${spaceId}/change-requests`, { subject: 'Merge me' })).body.id as string;
+    const comments = `/spaces/${spaceId}/change-requests/${changeRequestId}/comments`;
+    const commentId = (await t.upstream.api.post(comments, { body: { markdown: 'Hello' } })).body.id as string;
+    t.proxy.configure({ failRate: 1, faults: [{ afterForward: 204 }], methods: ['PUT', 'POST'] });
+    // A reaction's answer is the comment: it is read again, as a derived write's object is.
+    const react = await t.gql(
+      `mutation($input: AddCommentReactionInput!) { addCommentReaction(input: $input) { comment { restId reactions { emoji } } } }`,
+      { input: { spaceId, changeRequestId, commentId, emoji: '🎉' } },
+    );
+    expect(react.body).toEqual({ data: { addCommentReaction: { comment: { restId: commentId, reactions: [{ emoji: '🎉' }] } } } });
+    // Before: "Unexpected error." (a TypeError, or null in a non-null field) for writes that were made.
+    const made = { message: 'Upstream error: the write was made, but its answer had no body', extensions: { code: 'UPSTREAM_ERROR' } };
+    const merge = await t.gql(`mutation($input: MergeChangeRequestInput!) { mergeChangeRequest(input: $input) { revision } }`, {
+      input: { spaceId, changeRequestId },
+    });
+    expect(merge.body).toEqual({
+      data: { mergeChangeRequest: null },
+      errors: [{ ...made, path: ['mergeChangeRequest'], locations: expect.any(Array) }],
+    });
+    expect((await t.upstream.api.get(`/spaces/${spaceId}/change-requests/${changeRequestId}`)).body.status).toBe('merged');
+    const ping = await t.gql(`mutation($o: String!) { pingOrganization(input: { organizationId: $o }) { platformVisitorClaims } }`, {
+      o: orgId,
+    });
+    expect(ping.body).toMatchObject({ data: { pingOrganization: null }, errors: [{ ...made, path: ['pingOrganization'] }] });
+    const invite = await t.gql(
+      `mutation($o: String!) { inviteToOrganization(input: { organizationId: $o, emails: ["new@example.com"] }) { invited } }`,
+      { o: orgId },
+    );
+    expect(invite.body).toMatchObject({ data: { inviteToOrganization: null }, errors: [{ ...made, path: ['inviteToOrganization'] }] });
+    expect(t.proxy.count('PUT')).toBe(1);
+    expect(t.proxy.count('POST')).toBe(3);
+  });
+
   it('a read REST takes by POST (the ask) says nothing of a write when it fails', async () => {
     const t = await chaosStack({ circuitThreshold: 0 });
     const ask = `query($org: String!) { organization(organizationId: $org) { ask(query: "webhooks") { answer { markdown } } } }`;

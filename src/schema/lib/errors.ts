@@ -32,6 +32,13 @@ export const userInputError = (message: string, field?: string) => schemaError('
 export const notFoundError = (message: string) => schemaError('NOT_FOUND', message);
 
 /**
+ * A write the REST API answered 2xx without the body its payload is read from (GitBook's OpenAPI
+ * description documents JSON for it): the write was made, and the error says so. A TypeError, or
+ * a null in a non-null field, answered "Unexpected error." and a client repeated the write.
+ */
+export const answerlessWriteError = () => schemaError('UPSTREAM_ERROR', 'Upstream error: the write was made, but its answer had no body');
+
+/**
  * The client's error for one raised at `located` (a field's path) by a REST call: the RestError's
  * message and extensions (code, upstream status, method and path), never its stack; undefined for
  * an error of another kind.

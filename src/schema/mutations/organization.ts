@@ -5,6 +5,7 @@
 import { organizationBodies as bodies } from '../../api/bodies/organizations.js';
 import { builder } from '../builder.js';
 import { Role } from '../lib/enums.js';
+import { answerlessWriteError } from '../lib/errors.js';
 import { checkInput, restBody } from '../lib/mutation.js';
 import { restPath } from '../lib/node.js';
 import type { GatewayContext } from '../context.js';
@@ -18,6 +19,12 @@ const organization = <P extends { organizationId: string }>(t: PothosSchemaTypes
 /** A write under the organization: what the table says an organization write makes stale is forgotten. */
 const orgWrite = <T>(ctx: GatewayContext, organizationId: string, path: string, body?: unknown) =>
   writeResource<T>(ctx, 'Organization', 'POST', path, { organizationId }, body);
+
+/** A write's answer its payload is read from; a 2xx without a body says the write was made. */
+function answered<T>(json: T | undefined): T {
+  if (json === undefined) throw answerlessWriteError();
+  return json;
+}
 
 /** The REST answer: `failedSSOEmails` is optional in GitBook's OpenAPI description (absent: none failed). */
 type Invited = { users: string[]; invited: number; failedSSOEmails?: string[] };
@@ -38,7 +45,10 @@ builder.relayMutationField(
     resolve: async (_root, { input: { organizationId, ...input } }, ctx) => {
       const body = restBody(input);
       checkInput(bodies['invite.create'], body);
-      return { ...(await orgWrite<Invited>(ctx, organizationId, restPath`/orgs/${organizationId}/invites`, body)), organizationId };
+      return {
+        ...answered(await orgWrite<Invited | undefined>(ctx, organizationId, restPath`/orgs/${organizationId}/invites`, body)),
+        organizationId,
+      };
     },
   },
   {
@@ -75,7 +85,9 @@ builder.relayMutationField(
   {
     description: "Records the caller's activity in the organization (`POST /orgs/{organizationId}/ping`).",
     resolve: async (_root, { input: { organizationId } }, ctx) => ({
-      ...(await orgWrite<{ platformVisitorClaims: string }>(ctx, organizationId, restPath`/orgs/${organizationId}/ping`)),
+      ...answered(
+        await orgWrite<{ platformVisitorClaims: string } | undefined>(ctx, organizationId, restPath`/orgs/${organizationId}/ping`),
+      ),
       organizationId,
     }),
   },

@@ -2,6 +2,7 @@
 import type { ChangeRequest as RestChangeRequest } from '@gitbook/api';
 import { builder } from '../builder.js';
 import { ChangeRequestStatus } from '../lib/enums.js';
+import { answerlessWriteError } from '../lib/errors.js';
 import { urlsType } from '../lib/fields.js';
 import { restRef } from '../lib/refs.js';
 import { canonicalKeys, edge, embedded, inputObject, resourceInfo, resourceNode, writeResource } from '../lib/resource.js';
@@ -72,7 +73,9 @@ function revisionMutation(name: string, action: 'merge' | 'update', description:
         // A number becomes the REST id first (as in derived writes): the write forgets the id's path.
         const keys = await canonicalKeys(ctx, input);
         const path = `${resourceInfo('ChangeRequest').path([keys.spaceId, keys.changeRequestId])}/${action}`;
-        const { revision } = await writeResource<{ revision: string }>(ctx, 'ChangeRequest', 'POST', path, keys);
+        const answer = await writeResource<{ revision: string } | undefined>(ctx, 'ChangeRequest', 'POST', path, keys);
+        if (!answer) throw answerlessWriteError();
+        const { revision } = answer;
         return { spaceId: keys.spaceId as string, changeRequestId: keys.changeRequestId as string, revision };
       },
     },

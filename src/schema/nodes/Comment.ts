@@ -14,6 +14,7 @@ import { ContentBody, orNull, urlsType } from '../lib/fields.js';
 import { selectedFormats } from '../lib/selection.js';
 import { checkInput } from '../lib/mutation.js';
 import { primePath } from '../lib/node.js';
+import { restRef } from '../lib/refs.js';
 import {
   canonicalKeys,
   edge,
@@ -168,6 +169,8 @@ export function postFields<P extends RestPost>(ref: ObjectRef<BuilderTypes, unkn
           const body = { [field]: [values.emoji] };
           const keys = await canonicalKeys(ctx, values);
           const json = await writeResource<P>(ctx, name, 'PUT', info.path(info.params.map((k) => keys[k])), keys, body);
+          // A 2xx without a body: the reaction was made; the post is read again (`readAgain`).
+          if (json === undefined) return { keys };
           const node = info.attach(json, keys);
           const path = primePath(() => info.path(info.keys(node)));
           if (path) ctx.rest.prime(path, json);
@@ -175,8 +178,19 @@ export function postFields<P extends RestPost>(ref: ObjectRef<BuilderTypes, unkn
         },
       },
       {
-        outputFields: (t: PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, { node: object }>) => ({
-          [name[0].toLowerCase() + name.slice(1)]: t.field({ type: ref, nullable: true, resolve: (p) => p.node as P }),
+        outputFields: (t: PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, { node?: object; keys?: Record<string, string> }>) => ({
+          [name[0].toLowerCase() + name.slice(1)]: t.field({
+            type: ref,
+            nullable: true,
+            resolve: (p, _args, ctx, gql) =>
+              (p.node as P | undefined) ??
+              restRef<P>(
+                name,
+                info.params.map((k) => p.keys![k]),
+                ctx,
+                gql,
+              ),
+          }),
         }),
       } as never,
     );
