@@ -51,18 +51,19 @@ export function createLogger(level: LogLevel, scope = '', output: LogOutput = pr
 }
 
 /**
- * `text` on one line: control characters and line separators written as escapes (`\\n`, `\\u2028`). A message
- * may carry a caller's text (an exception's message naming an input): with its line breaks, an
- * anonymous caller forged whole log lines (`… INFO … Authorization: Bearer …`).
+ * `text` on one line: control characters (C0, DEL and C1, whose NEL breaks lines too) and line
+ * separators written as escapes (`\\n`, `\\u2028`). A message may carry a caller's text (an
+ * exception's message naming an input): with its line breaks, an anonymous caller forged whole
+ * log lines (`… INFO … Authorization: Bearer …`).
  */
 function oneLine(text: string): string {
   return CONTROL.test(text) ? text.replace(CONTROL_ALL, (c) => ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : text;
 }
 const ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 // eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f\u2028\u2029]/;
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 // eslint-disable-next-line no-control-regex
-const CONTROL_ALL = /[\u0000-\u001f\u007f\u2028\u2029]/g;
+const CONTROL_ALL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
 
 export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 

@@ -17,16 +17,19 @@ describe('createLogger', () => {
     log.error('unexpected error in query Evil\nINFO  forged', {
       error: 'x\r\n2026-01-01T00:00:00.000Z INFO  Authorization: Bearer t',
       sep: 'a\u2028b\u007f',
+      // NEL is a line break to Unicode-aware viewers, CSI an escape to terminals that take C1 controls.
+      c1: 'a\u0085b\u009b31m',
       n: 1,
     });
     expect(written).toHaveLength(1);
     const [line] = written;
     // Before: three lines, the last two made by the caller.
     expect(line.endsWith('\n')).toBe(true);
-    expect(line.slice(0, -1)).not.toMatch(/[\n\r\u2028\u007f]/);
+    expect(line.slice(0, -1)).not.toMatch(/[\n\r\u2028\u007f-\u009f]/);
     expect(line).toContain('Evil\\nINFO  forged');
     expect(line).toContain('error=x\\r\\n2026-01-01T00:00:00.000Z INFO');
     expect(line).toContain('sep=a\\u2028b\\u007f');
+    expect(line).toContain('c1=a\\u0085b\\u009b31m');
     expect(line).toContain('n=1');
   });
 
