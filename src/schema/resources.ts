@@ -121,6 +121,9 @@ export interface Resource {
   stale?: string[];
 }
 
+/** Parameter names of a path template, in order: `/orgs/{organizationId}/teams/{teamId}` → both ids. */
+export const pathParams = (template: string): string[] => [...template.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+
 /** The REST list path of a resource: `list.path`, else its path without the last segment. */
 export const listPath = (r: Resource): string => r.list?.path ?? r.path.slice(0, r.path.lastIndexOf('/'));
 

@@ -8,8 +8,7 @@ import { getNamedType, isInputObjectType, isObjectType, type GraphQLObjectType }
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROUTE_TEMPLATES } from '../../src/rest/routeTemplates.js';
 import { schema } from '../../src/schema/index.js';
-import { pathParams } from '../../src/schema/lib/resource.js';
-import { RESOURCES, type Resource } from '../../src/schema/resources.js';
+import { pathParams, RESOURCES, type Resource } from '../../src/schema/resources.js';
 import { VALID_OPENAPI_YAML } from '../helpers/fixtures.js';
 import { startStack, type TestStack } from '../helpers/gateway.js';
 import { newSite, restAll } from './siteFixture.js';

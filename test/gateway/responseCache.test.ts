@@ -113,6 +113,47 @@ describe('response cache (in process)', () => {
     expect(t.calls.length).toBeGreaterThan(0);
   });
 
+  it("a write naming a change request by its number forgets every caller's results holding it by its REST id", async () => {
+    const cr = (await t.api.post(`/spaces/${spaceId}/change-requests`, { subject: 'Numbered' })).body;
+    const comment = (await t.api.post(`/spaces/${spaceId}/change-requests/${cr.id}/comments`, { body: { markdown: 'First' } })).body;
+    const READ = `query($s: String!, $c: String!, $comment: String!) { changeRequest(spaceId: $s, changeRequestId: $c) { subject }
+      comment(spaceId: $s, changeRequestId: $c, commentId: $comment, format: MARKDOWN) { body { markdown } } }`;
+    const reader = t.world.users.read.token;
+    const read = () => t.gql(READ, { s: spaceId, c: cr.id, comment: comment.id }, reader);
+    await read();
+    expect((await read()).extensions?.responseCache.hit).toBe(true);
+    // The writer names the change request by its number, as REST allows; the payload selects nothing of it.
+    const number = String(cr.number);
+    await t.payload('updateChangeRequest', { spaceId, changeRequestId: number, subject: 'Renamed by number' }, 'clientMutationId');
+    const renamed = await read();
+    expect(renamed.extensions?.responseCache.hit).toBe(false);
+    expect(renamed.data.changeRequest.subject).toBe('Renamed by number');
+    expect((await read()).extensions?.responseCache.hit).toBe(true);
+    const keys = { spaceId, changeRequestId: number, commentId: comment.id };
+    await t.payload('updateComment', { ...keys, body: { markdown: 'Edited by number' } }, 'clientMutationId');
+    const edited = await read();
+    expect(edited.extensions?.responseCache.hit).toBe(false);
+    expect(edited.data.comment.body.markdown).toBe('Edited by number');
+  });
+
+  it('a write forgets the object its input names by all its keys (a reply), though the payload selects none of it', async () => {
+    const cr = (await t.api.post(`/spaces/${spaceId}/change-requests`, { subject: 'Replies' })).body;
+    const comments = `/spaces/${spaceId}/change-requests/${cr.id}/comments`;
+    const comment = (await t.api.post(comments, { body: { markdown: 'A comment' } })).body;
+    const reply = (await t.api.post(`${comments}/${comment.id}/replies`, { body: { markdown: 'A reply' } })).body;
+    const keys = { spaceId, changeRequestId: cr.id, commentId: comment.id, commentReplyId: reply.id };
+    const READ = `query($s: String!, $c: String!, $comment: String!, $r: String!) {
+      commentReply(spaceId: $s, changeRequestId: $c, commentId: $comment, commentReplyId: $r, format: MARKDOWN) { body { markdown } } }`;
+    const reader = t.world.users.read.token;
+    const read = () => t.gql(READ, { s: spaceId, c: cr.id, comment: comment.id, r: reply.id }, reader);
+    await read();
+    expect((await read()).extensions?.responseCache.hit).toBe(true);
+    await t.payload('updateCommentReply', { ...keys, body: { markdown: 'An edited reply' } }, 'clientMutationId');
+    const after = await read();
+    expect(after.extensions?.responseCache.hit).toBe(false);
+    expect(after.data.commentReply.body.markdown).toBe('An edited reply');
+  });
+
   it("a write that changes who may see what invalidates other callers' results too", async () => {
     const reader = t.world.users.read;
     const before = await t.gql(SPACE, { spaceId }, reader.token);

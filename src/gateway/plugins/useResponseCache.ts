@@ -11,8 +11,9 @@
  *   set of a node type, so a node is recorded even when the client did not select its id.
  * - A mutation invalidates, on every replica sharing the store: the nodes of its payload (the
  *   plugin), the node a `deletedId` names, the nodes its input names by REST keys
- *   (`organizationId`, `spaceId` + `changeRequestId`, …: the parents whose lists a create or delete
- *   changes), every cached result holding a node of the type it creates or deletes (root lists,
+ *   (`organizationId`, `spaceId` + `changeRequestId`, …: the node it writes, the parents whose
+ *   lists a create or delete changes; by a change request's number, the types such a key names),
+ *   every cached result holding a node of the type it creates or deletes (root lists,
  *   empty lists), and of a type whose objects it changes unnamed (UNNAMED_WRITE_TYPES). A write the REST API refused (a 4xx answer to it, a 401 to any call; an
  *   operation refused before it ran; input the gateway refused before the write) changed nothing
  *   and invalidates nothing: without that, a caller with no token could empty every caller's
@@ -84,7 +85,7 @@ import { isPromise, type Plugin } from 'graphql-yoga';
 import type { Logger } from '../../log.js';
 import { encodeKeys } from '../../schema/lib/node.js';
 import { fragmentsOf, rootFields } from '../../schema/lib/rootFields.js';
-import { RESOURCES } from '../../schema/resources.js';
+import { pathParams, RESOURCES, type Resource } from '../../schema/resources.js';
 import type { RedisHandle } from '../redis.js';
 import { callerHash } from '../lib/callerHash.js';
 import { isIntrospecting } from './useClientIntrospection.js';
@@ -138,19 +139,26 @@ export function ttlPerType(ttlMs: number): Record<string, number> {
   return { Integration: ttlMs * 6, ChangeRequest: short, Comment: short, CommentReply: short };
 }
 
-/** REST keys in a mutation's input → the global id of the node they name (outermost key first). */
-const NODES_BY_INPUT_KEYS: Array<[typename: string, keys: string[]]> = [
-  ['Organization', ['organizationId']],
-  ['Space', ['spaceId']],
-  ['Collection', ['collectionId']],
-  ['Integration', ['integrationName']],
-  ['User', ['userId']],
-  ['Site', ['organizationId', 'siteId']],
-  ['Team', ['organizationId', 'teamId']],
-  ['Member', ['organizationId', 'userId']],
-  ['ChangeRequest', ['spaceId', 'changeRequestId']],
-  ['Comment', ['spaceId', 'changeRequestId', 'commentId']],
-];
+/**
+ * REST keys in a mutation's input → the global id of the node they name: every node type of the
+ * resource table, its keys its path's parameters (outermost first), as its global id holds them.
+ * Every type, not a chosen few: a reply, a site section or a share link a write names by its keys
+ * is forgotten from every cached result holding it, though the payload selects none of it (the
+ * reader's results are other callers' too).
+ */
+const NODES_BY_INPUT_KEYS: Array<[typename: string, keys: string[]]> = Object.entries(RESOURCES).map(([typename, r]) => [
+  typename,
+  pathParams(r.path),
+]);
+
+/**
+ * Keys REST also takes as a number (a change request's) → the pattern of the number. Given so, a
+ * key does not spell the node's global id (which holds the REST id): every cached result holding
+ * a node of that type is forgotten instead, as the REST id is not known before the write answers.
+ */
+const NUMBERED_KEYS: ReadonlyMap<string, RegExp> = new Map(
+  Object.values(RESOURCES as Record<string, Resource>).flatMap((r) => (r.numbered ? [[pathParams(r.path).at(-1)!, r.numbered]] : [])),
+);
 
 /**
  * Writes that change who may read what: every write of the resources that grant access (members,
@@ -680,8 +688,9 @@ function mutationWrites(args: ExecutionArgs, operation: OperationDefinitionNode)
     for (const [typename, keys] of NODES_BY_INPUT_KEYS) {
       if (effects?.sparesOrganization && typename === 'Organization') continue;
       const values = keys.map((k) => input[k]);
-      if (values.every((v) => typeof v === 'string' && v))
-        entities.push({ typename, id: encodeGlobalID(typename, encodeKeys(values as string[])) });
+      if (!values.every((v): v is string => typeof v === 'string' && v !== '')) continue;
+      if (keys.some((k, i) => NUMBERED_KEYS.get(k)?.test(values[i]))) entities.push({ typename });
+      else entities.push({ typename, id: encodeGlobalID(typename, encodeKeys(values)) });
     }
     const listType = LIST_WRITE.exec(name)?.[2];
     if (listType && args.schema.getType(listType)) entities.push({ typename: listType });

@@ -18,7 +18,16 @@ import type { GraphQLResolveInfo } from 'graphql';
 import type { Field, Fields, Rule } from '../../api/validate.js';
 import type { GatewayContext } from '../context.js';
 import { builder } from '../builder.js';
-import { listPath, RESOURCES, writePath, type InputObjectSpec, type Resource, type ResourceName, type Write } from '../resources.js';
+import {
+  listPath,
+  pathParams,
+  RESOURCES,
+  writePath,
+  type InputObjectSpec,
+  type Resource,
+  type ResourceName,
+  type Write,
+} from '../resources.js';
 import { forwardArgs, nextPage, resolveList, type ConnectionArgs, type ListEnvelope } from './connection.js';
 import { describeRule } from './descriptions.js';
 import { ContentFormat, enumOfValues } from './enums.js';
@@ -55,9 +64,6 @@ export interface ResourceShapes {}
 
 /** The declared shape of a resource (its JSON, until its node file declares it). */
 export type ShapeOf<N extends ResourceName> = N extends keyof ResourceShapes ? ResourceShapes[N] & object : Json;
-
-/** Parameter names of a path template, in order: `/orgs/{organizationId}/teams/{teamId}` → both ids. */
-export const pathParams = (template: string): string[] => [...template.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
 
 /**
  * A path template filled from `values`, each value one URI-encoded segment (empty, "." and ".."
