@@ -494,6 +494,43 @@ describe('root lookups comment(...) and commentReply(...)', () => {
   });
 });
 
+describe('a global id holding the change request number', () => {
+  it('answers the object under the id it is listed by (node, nodes, _entities), with one call for the number', async () => {
+    const c = await post('Reached by number');
+    const r = await reply(c.id, 'Reply reached by number');
+    const listed = (
+      await t.data(
+        `query($s: String!, $c: String!) { changeRequest(spaceId: $s, changeRequestId: $c) {
+          comments(first: 100) { nodes { id restId replies(first: 10) { nodes { id } } } } } }`,
+        { s: spaceId, c: cr.id },
+      )
+    ).changeRequest.comments.nodes.find((n: any) => n.restId === c.id);
+    // Ids the gateway never hands out, as a client could forge them: the number for the REST id.
+    const forged = (type: string, keys: string[]) => Buffer.from(`${type}:${JSON.stringify(keys)}`).toString('base64');
+    const comment = forged('Comment', [spaceId, String(cr.number), c.id]);
+    const replyId = forged('CommentReply', [spaceId, String(cr.number), c.id, r.id]);
+    t.resetCalls();
+    const data = await t.data(
+      `query($c: ID!, $r: ID!, $reps: [_Any!]!) {
+        c: node(id: $c) { id ... on Comment { changeRequest { id } replies(first: 10) { nodes { id } } } }
+        md: nodes(ids: [$c]) { id ... on Comment { body { markdown } } }
+        r: node(id: $r) { id ... on CommentReply { comment { id } } }
+        e: _entities(representations: $reps) { ... on Comment { id } }
+      }`,
+      { c: comment, r: replyId, reps: [{ __typename: 'Comment', id: comment }] },
+    );
+    const crId = Buffer.from(`ChangeRequest:${JSON.stringify([spaceId, cr.id])}`).toString('base64');
+    expect(data).toEqual({
+      c: { id: listed.id, changeRequest: { id: crId }, replies: { nodes: listed.replies.nodes } },
+      md: [{ id: listed.id, body: { markdown: 'Reached by number' } }],
+      r: { id: listed.replies.nodes[0].id, comment: { id: listed.id } },
+      e: [{ id: listed.id }],
+    });
+    // The number is read once (and primes the change request by its REST id).
+    expect(calls().filter((x) => x.endsWith(`/change-requests/${cr.number}`))).toHaveLength(1);
+  });
+});
+
 describe('identifiers are single path segments', () => {
   it('"." or ".." as an id is BAD_USER_INPUT with no REST call, never a write to the parent resource', async () => {
     const c = await post('Must survive');

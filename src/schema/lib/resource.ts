@@ -180,6 +180,16 @@ function buildResource(name: ResourceName): ResourceInfo {
     params.forEach((p, i) => (values[p] = keys[i]));
     return values;
   };
+  /**
+   * The keys of a global id a caller sent, a change request's number in a parent key replaced by
+   * its REST id (one GET, primed): a comment read by `Comment:["s","3","c"]` is the one listed as
+   * `Comment:["s","<id>","c"]`, and answers that id, as clients' normalized caches and the response
+   * cache's invalidation know it. The gateway hands out no id with a number in it.
+   */
+  const idKeys = async (ctx: GatewayContext, keys: readonly string[]): Promise<readonly string[]> => {
+    const values = await canonicalKeys(ctx, byKeys(keys), last);
+    return params.map((p) => values[p] as string);
+  };
   const info: ResourceInfo = {
     name,
     spec,
@@ -216,7 +226,9 @@ function buildResource(name: ResourceName): ResourceInfo {
           ids.map(async (id): Promise<Json | Error> => {
             const keys = decodeKeys(id, params.length);
             if (!keys) return badNodeIdError(encodeGlobalID(name, id), name);
-            return info.find(ctx, keys).catch((error: Error) => error);
+            return idKeys(ctx, keys)
+              .then((canonical) => info.find(ctx, canonical))
+              .catch((error: Error) => error);
           }),
         ),
     }),
@@ -234,8 +246,9 @@ function buildResource(name: ResourceName): ResourceInfo {
   registerNode(info.ref, params.length, spec.restIdKey);
   if (spec.lookup?.bodies && !spec.listedOnly && !spec.within)
     registerBodyReader(name, async (ctx, id, format) => {
-      const keys = decodeKeys(id, params.length);
-      if (!keys) return badNodeIdError(encodeGlobalID(name, id), name);
+      const decoded = decodeKeys(id, params.length);
+      if (!decoded) return badNodeIdError(encodeGlobalID(name, id), name);
+      const keys = await idKeys(ctx as GatewayContext, decoded);
       const node = info.attach(await (ctx as GatewayContext).rest.load<Json>(info.path(keys), { format }), byKeys(keys));
       brandWithType(node, name as never);
       return node;
