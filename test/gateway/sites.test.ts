@@ -405,6 +405,24 @@ describe('share keys', () => {
     ]);
   });
 
+  it('a site asked only for its ids is opened by its key all the same: any key of any ids is refused, not echoed', async () => {
+    const IDS = `query($org: String!, $site: String!, $key: String) { site(organizationId: $org, siteId: $site, shareKey: $key) { id restId } }`;
+    const opened = await t.data(IDS, { ...siteVars(shared), key }, null);
+    expect(opened.site).toEqual({
+      id: encodeGlobalID('Site', JSON.stringify([shared.organizationId, shared.siteId])),
+      restId: shared.siteId,
+    });
+    for (const vars of [
+      { ...siteVars(shared), key: 'not-the-key' },
+      { org: 'no-such-org', site: 'no-such-site', key },
+    ]) {
+      const refused = await t.gql(IDS, vars, null);
+      expect(refused.data?.site ?? null).toBeNull();
+      expect(refused.errors?.[0]).toMatchObject({ path: ['site'] });
+      expect(['UNAUTHENTICATED', 'NOT_FOUND']).toContain(refused.errors?.[0].extensions?.code);
+    }
+  });
+
   it('an inactive link’s key opens nothing', async () => {
     await t.api.patch(`${shared.base}/share-links/${linkId}`, { active: false });
     const res = await t.gql(OPEN, { ...siteVars(shared), key }, null);

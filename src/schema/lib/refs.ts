@@ -56,10 +56,14 @@ export function restRef<Shape>(
   ctx: GatewayContext,
   info: GraphQLResolveInfo,
 ): Shape | Promise<Shape> {
-  const type = refTypes.get(typename)!;
-  const lists = selectedFields(info).some((n) => type.onRef.has(n) && !KEY_FIELDS.has(n));
-  if (!lists) return type.load(ctx, keys) as Promise<Shape>;
+  if (!selectsOnRef(typename, info)) return refTypes.get(typename)!.load(ctx, keys) as Promise<Shape>;
   return refOf(typename, keys);
+}
+
+/** Whether the selection at `info` holds a field that runs on a reference of `typename` besides its keys (a list). */
+export function selectsOnRef(typename: string, info: GraphQLResolveInfo): boolean {
+  const type = refTypes.get(typename)!;
+  return selectedFields(info).some((n) => type.onRef.has(n) && !KEY_FIELDS.has(n));
 }
 
 class RestRefPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {

@@ -36,7 +36,7 @@ import { notFoundError } from './errors.js';
 import { badNodeIdError, registerBodyReader } from './globalIds.js';
 import { checkInput, restBody } from './mutation.js';
 import { decodeKeys, encodeKeys, pathSegment, primePath, registerNode } from './node.js';
-import { refOf, registerRefType, restRef } from './refs.js';
+import { refOf, registerRefType, restRef, selectsOnRef } from './refs.js';
 import { ANY_SEGMENT, type QueryParams } from '../restLoader.js';
 
 /** The builder's schema types (its Context, scalars, defaults), for the typed helpers below. */
@@ -612,6 +612,9 @@ function deriveList(info: ResourceInfo): void {
 
 function deriveLookup(info: ResourceInfo): void {
   const lookup = info.spec.lookup!;
+  // What REST serves by share key of an object it serves no GET of by key (a site's sections).
+  const keyedList = [...resources.values()].find((r) => r.spec.list?.on === info.name && r.spec.list.shareable);
+  if (lookup.shareable === 'lists' && !keyedList) throw new Error(`${info.name}: a lookup opened by key needs a list read by key`);
   builder.queryField(lookup.field, (t) =>
     t.field({
       type: info.ref as ObjectRef<Types, unknown>,
@@ -625,7 +628,7 @@ function deriveLookup(info: ResourceInfo): void {
               shareKey: t.arg.string({
                 description:
                   lookup.shareable === 'lists'
-                    ? 'Opens what REST serves by share key (nothing is read up front).'
+                    ? 'Opens what REST serves by share key (nothing is read up front unless no list is selected).'
                     : 'Opens share-link content: the object is read with it.',
               }),
             }
@@ -635,7 +638,13 @@ function deriveLookup(info: ResourceInfo): void {
         const args = fieldArgs as Values & { shareKey?: string | null; format?: 'markdown' | 'document' | null };
         const values = await canonicalKeys(ctx, args);
         const keys = info.params.map((p) => values[p] as string);
-        if (lookup.shareable === 'lists' && args.shareKey) return refOf<Json>(info.name, keys, { shareKey: args.shareKey });
+        if (lookup.shareable === 'lists' && args.shareKey) {
+          // Nothing selected reads by the key (`{ id }` alone, or fields read with the token): the key
+          // must open the object all the same, one call of its list REST serves by key, or any key
+          // answered an object no call read (a site of any ids, cached as such).
+          if (!selectsOnRef(info.name, gql)) await ctx.rest.load(keyedList!.listPath(values), { shareKey: args.shareKey, limit: 1 });
+          return refOf<Json>(info.name, keys, { shareKey: args.shareKey });
+        }
         const format = lookup.bodies ? bodyFormat(gql, [['body']], args.format) : undefined;
         const query = { ...(format ? { format } : {}), ...(lookup.shareable ? shareQuery({ shareKey: args.shareKey ?? undefined }) : {}) };
         if (Object.keys(query).length) return info.attach(await ctx.rest.load<Json>(info.path(keys), query), values);
