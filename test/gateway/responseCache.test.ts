@@ -4,6 +4,7 @@
  * result holding what it changed a miss (payload nodes, `deletedId`, the lists a create or delete
  * changes), even when the client never selected an `id`; errors are never cached.
  */
+import { encodeGlobalID } from '@pothos/plugin-relay';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Role } from '../../src/api/roles.js';
 import { getNamedType, type GraphQLInputObjectType } from 'graphql';
@@ -152,6 +153,37 @@ describe('response cache (in process)', () => {
     const after = await read();
     expect(after.extensions?.responseCache.hit).toBe(false);
     expect(after.data.commentReply.body.markdown).toBe('An edited reply');
+  });
+
+  it('a section moved into a group (its body names it) is forgotten, though the payload selects none of it', async () => {
+    const site = newSite(t, { spaces: 2 });
+    const sections = (await t.api.get(`${site.base}/sections`)).body.items as Array<{ id: string }>;
+    const ids = sections.map((s) => encodeGlobalID('SiteSection', JSON.stringify([site.organizationId, site.siteId, s.id])));
+    const READ = `query($id: ID!) { node(id: $id) { ... on SiteSection { sectionGroup { restId } } } }`;
+    const reader = t.world.users.read.token;
+    // Each section read on its own: a result holding a group is forgotten with the group anyway.
+    const read = (i: number) => t.gql(READ, { id: ids[i] }, reader);
+    for (const i of [0, 1]) {
+      expect((await read(i)).data.node.sectionGroup).toBeNull();
+      expect((await read(i)).extensions?.responseCache.hit).toBe(true);
+    }
+    const onSite = { organizationId: site.organizationId, siteId: site.siteId };
+    const created = await t.payload(
+      'createSiteSectionGroup',
+      { ...onSite, title: 'First', sections: [sections[0].id] },
+      'clientMutationId siteSectionGroup { restId }',
+    );
+    const group = created.siteSectionGroup.restId;
+    const afterCreate = await read(0);
+    expect(afterCreate.extensions?.responseCache.hit).toBe(false);
+    expect(afterCreate.data.node.sectionGroup).toEqual({ restId: group });
+    // `addSiteSectionToGroup` names the section by its REST body's `sectionId`.
+    await read(1);
+    expect((await read(1)).extensions?.responseCache.hit).toBe(true);
+    await t.payload('addSiteSectionToGroup', { ...onSite, siteSectionGroupId: group, sectionId: sections[1].id }, 'clientMutationId');
+    const afterAdd = await read(1);
+    expect(afterAdd.extensions?.responseCache.hit).toBe(false);
+    expect(afterAdd.data.node.sectionGroup).toEqual({ restId: group });
   });
 
   it("a write that changes who may see what invalidates other callers' results too", async () => {

@@ -146,10 +146,12 @@ export function ttlPerType(ttlMs: number): Record<string, number> {
  * is forgotten from every cached result holding it, though the payload selects none of it (the
  * reader's results are other callers' too).
  */
-const NODES_BY_INPUT_KEYS: Array<[typename: string, keys: string[]]> = Object.entries(RESOURCES).map(([typename, r]) => [
-  typename,
-  pathParams(r.path),
-]);
+const NODES_BY_INPUT_KEYS: Array<[typename: string, keys: string[]]> = [
+  ...Object.entries(RESOURCES).map(([typename, r]): [string, string[]] => [typename, pathParams(r.path)]),
+  // A key a write's REST body names (not its path): `addSiteSectionToGroup` moves the section
+  // `sectionId` into the group, its `sectionGroup` changed.
+  ['SiteSection', ['organizationId', 'siteId', 'sectionId']],
+];
 
 /**
  * Keys REST also takes as a number (a change request's) → the pattern of the number. Given so, a
