@@ -11,6 +11,7 @@ import { getNamedType, type GraphQLInputObjectType } from 'graphql';
 import { defaultEntryBytes } from '../../src/gateway/lib/responseCacheStores.js';
 import { ACCESS_WRITES, USER_ACCESS_WRITES } from '../../src/gateway/plugins/useResponseCache.js';
 import { schema } from '../../src/schema/index.js';
+import { insertSiteSpace } from '../../src/upstream/domain/siteSpaces.js';
 import { startStack, type TestStack } from '../helpers/gateway.js';
 import { cachedRead as readTwice, CR, newReader, revoked as refused } from '../helpers/cachedReads.js';
 import { waitFor } from '../helpers/redis.js';
@@ -184,6 +185,35 @@ describe('response cache (in process)', () => {
     const afterAdd = await read(1);
     expect(afterAdd.extensions?.responseCache.hit).toBe(false);
     expect(afterAdd.data.node.sectionGroup).toEqual({ restId: group });
+  });
+
+  it("a section's new default site space forgets the results holding either site space alone", async () => {
+    const site = newSite(t, { spaces: 2 });
+    const [section] = (await t.api.get(`${site.base}/sections`)).body.items as Array<{ id: string; siteSpaces: Array<{ id: string }> }>;
+    // A second variant of the section (REST has no write that adds one).
+    const second = insertSiteSpace(t.upstream.db, t.clock.now().toISOString(), { sectionId: section.id, spaceId: site.spaceIds[1] });
+    const keys = [site.organizationId, site.siteId, section.id];
+    const ids = [section.siteSpaces[0].id, second].map((s) => encodeGlobalID('SiteSpace', JSON.stringify([...keys, s])));
+    const READ = `query($id: ID!) { node(id: $id) { ... on SiteSpace { default } } }`;
+    const reader = t.world.users.read.token;
+    const read = (i: number) => t.gql(READ, { id: ids[i] }, reader);
+    for (const [i, was] of [
+      [0, true],
+      [1, false],
+    ] as const) {
+      expect((await read(i)).data.node.default).toBe(was);
+      expect((await read(i)).extensions?.responseCache.hit).toBe(true);
+    }
+    const input = { organizationId: site.organizationId, siteId: site.siteId, siteSectionId: section.id, defaultSiteSpace: second };
+    await t.payload('updateSiteSection', input, 'clientMutationId');
+    for (const [i, is] of [
+      [0, false],
+      [1, true],
+    ] as const) {
+      const after = await read(i);
+      expect(after.extensions?.responseCache.hit).toBe(false);
+      expect(after.data.node.default).toBe(is);
+    }
   });
 
   it("a write that changes who may see what invalidates other callers' results too", async () => {

@@ -280,6 +280,13 @@ const UNNAMED_WRITE_TYPES: ReadonlyMap<string, readonly string[]> = new Map([
   ['pingOrganization', ['Member']],
 ]);
 
+/**
+ * Input fields whose write changes objects of a type the input names none of, and those types: a
+ * section's `defaultSiteSpace` changes `default` of the site space it names and of the one it
+ * replaces (REST names neither by its keys; a result holding the section is forgotten by them).
+ */
+const UNNAMED_INPUT_TYPES: ReadonlyMap<string, readonly string[]> = new Map([['defaultSiteSpace', ['SiteSpace']]]);
+
 /** Sessions' users kept per process (a token's user never changes); lookups in flight at most. */
 const KNOWN_SESSIONS = 10_000;
 const LOOKUPS_IN_FLIGHT = 64;
@@ -687,6 +694,8 @@ function mutationWrites(args: ExecutionArgs, operation: OperationDefinitionNode)
     writes.push(write);
     const effects = USER_ACCESS_WRITES.get(name);
     for (const typename of [...(effects?.types ?? []), ...(UNNAMED_WRITE_TYPES.get(name) ?? [])]) entities.push({ typename });
+    for (const [field, types] of UNNAMED_INPUT_TYPES)
+      if (input[field] !== undefined) entities.push(...types.map((typename) => ({ typename })));
     for (const [typename, keys] of NODES_BY_INPUT_KEYS) {
       if (effects?.sparesOrganization && typename === 'Organization') continue;
       const values = keys.map((k) => input[k]);
