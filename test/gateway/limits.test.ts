@@ -172,12 +172,32 @@ describe('cost', () => {
     spaces(first: 100) { nodes { organization { spaces(first: $first) { nodes { organization { restId } } } } } } } }`;
   const threeLevels = `query($org: String!) { organization(organizationId: $org) {
     spaces(first: 100) { nodes { organization { spaces(first: 100) { nodes { organization {
-      members(first: 100) { nodes { user { restId } } } } } } } } } } }`;
+      members(first: 100) { nodes { organization { restId } } } } } } } } } } }`;
 
   it('nested connections of first: 100 × 100 × 100 are refused by default, before any REST call', async () => {
     t.resetCalls();
     const error = await expectRefused(t.gql(threeLevels, { org: t.world.orgId }), 'maxCost', 50_000, 1_020_202);
     expect(error.message).toContain('found 1020202');
+  });
+
+  it("an object the parent's REST JSON embeds (an author, a member's user) is priced as no REST call", async () => {
+    // Before: 1 + 20 × (1 + 50 × (1 + 50 × 1)) = 51,021, refused, for the `createdBy` the change
+    // requests' list carries; the same query without it, priced 1,021, passed.
+    const authors = `{ organizations { nodes { spaces(first: 50) { nodes {
+      changeRequests(first: 50) { nodes { subject createdBy { displayName } } } } } } } }`;
+    t.resetCalls();
+    const res = await t.gql(authors);
+    expect(res.errors).toBeUndefined();
+    expect(res.data.organizations.nodes.length).toBeGreaterThan(0);
+    expect(t.calls.filter((c) => c.path.startsWith('/users'))).toEqual([]);
+    const cost = (query: string) =>
+      operationCost(schema, parse(query), {}, undefined, { defaultPageSize: 20, maxPageSize: 100, maxIds: 100 });
+    expect(cost(authors)).toBe(1 + 20 * (1 + 50 * (1 + 50 * 0)));
+    expect(
+      cost(`{ comment(spaceId: "s", changeRequestId: "c", commentId: "m") { postedBy { restId } resolvedBy { restId }
+        reactions { users { user { restId } } } replies(first: 10) { nodes { postedBy { restId } } } } }`),
+    ).toBe(1 + 1);
+    expect(cost('{ organization(organizationId: "o") { members(first: 100) { nodes { user { displayName } } } } }')).toBe(1 + 1);
   });
 
   it('a query at the limit passes, one over is refused; `first` given by a variable counts', async () => {

@@ -221,7 +221,7 @@ describe('persisted operations', () => {
       const token = world.users.admin.token;
       const costly = `query($org: String!) { organization(organizationId: $org) {
         spaces(first: 100) { nodes { organization { spaces(first: 100) { nodes { organization {
-          members(first: 100) { nodes { user { restId } } } } } } } } } } }`;
+          members(first: 100) { nodes { organization { restId } } } } } } } } } } }`;
       const refused = await r.post({ query: costly, variables: { org: world.orgId }, extensions: apq(costly) }, token);
       expect(refused.json.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', limit: 'maxCost' });
       expect(r.calls).toEqual([]);

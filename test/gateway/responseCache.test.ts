@@ -39,7 +39,7 @@ describe('response cache (in process)', () => {
     const warnings = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
     try {
       const costly = `{ organization(organizationId: "${t.world.orgId}") { spaces(first: 100) { nodes { organization {
-        spaces(first: 100) { nodes { organization { members(first: 100) { nodes { user { restId } } } } } } } } } } }`;
+        spaces(first: 100) { nodes { organization { members(first: 100) { nodes { organization { restId } } } } } } } } } } }`;
       for (let i = 0; i < 2; i++) {
         const refused = await t.gql(costly);
         expect(refused.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', limit: 'maxCost' });

@@ -8,7 +8,8 @@
  *
  *   weight = its `@cost` weight: 1 when the field may make a REST call (a root field, a
  *            connection, a field returning a Node, a field with arguments), 0 for what the
- *            parent's REST JSON carries and the connection plumbing; introspection is
+ *            parent's REST JSON carries (a Node it embeds too: cost.ts's EMBEDDED) and the
+ *            connection plumbing; introspection is
  *            priced by the objects it returns (src/gateway/lib/introspectionCost.ts).
  *   size   = for a field with `@listSize(slicingArguments: ["first"], …)` (a connection), its
  *            `first` (absent: `defaultPageSize`; clamped to 0..`maxPageSize` as the field itself

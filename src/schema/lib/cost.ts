@@ -12,7 +12,8 @@
  *   weight 0  what the parent's REST JSON already carries (scalars, enums, embedded objects such
  *             as `body`) and the connection plumbing (`edges`, `nodes`, `node`, `pageInfo`,
  *             `cursor`). Printed as `@cost(weight: 0)` on object-typed fields, which the spec
- *             would otherwise price 1.
+ *             would otherwise price 1. A field returning a Node its parent's JSON embeds whole
+ *             (`postedBy`, a site space's `space`) declares it: EMBEDDED.
  *   listSize  a connection: `slicingArguments: ["first"], sizedFields: ["edges", "nodes"]`,
  *             `assumedSize` the default page size (`--default-page-size`'s default): each item
  *             costs what is selected below it. `nodes(ids:)` and `_entities`: `assumedSize` the
@@ -48,6 +49,15 @@ export interface CostExtensions {
 }
 
 type AnyField = GraphQLField<unknown, unknown>;
+
+/**
+ * The declaration of a field returning a Node that its parent's REST JSON embeds whole (a
+ * comment's `postedBy`, a site space's `space`): no REST call, where the rule prices an edge to a
+ * Node 1. In a connection's items that 1 is multiplied by the page size: `createdBy { displayName }`
+ * under 20 organizations × 50 spaces × 50 change requests took a query of 49 REST calls from a
+ * price of 1,021 to 51,021, refused.
+ */
+export const EMBEDDED = { cost: { weight: 0 } } as const satisfies CostExtensions;
 
 const PLUMBING = new Set(['edges', 'nodes', 'node', 'pageInfo', 'cursor']);
 const SIZED_FIELDS = ['edges', 'nodes'];

@@ -7,6 +7,7 @@ import { urlsType } from '../lib/fields.js';
 import { restRef } from '../lib/refs.js';
 import { canonicalKeys, edge, embedded, inputObject, resourceInfo, resourceNode, writeResource } from '../lib/resource.js';
 import { User } from './User.js';
+import { EMBEDDED } from '../lib/cost.js';
 
 type ChangeRequestShape = RestChangeRequest & { spaceId: string };
 
@@ -27,7 +28,7 @@ ChangeRequest.implement({
     number: t.exposeInt('number', { description: 'Incremental identifier within the space; usable in place of the id.' }),
     status: t.field({ type: ChangeRequestStatus, resolve: (cr) => cr.status }),
     subject: t.exposeString('subject'),
-    createdBy: t.field({ type: User, resolve: (cr, _args, ctx) => embedded(ctx, 'User', cr.createdBy) }),
+    createdBy: t.field({ type: User, extensions: EMBEDDED, resolve: (cr, _args, ctx) => embedded(ctx, 'User', cr.createdBy) }),
     createdAt: t.field({ type: 'DateTime', resolve: (cr) => cr.createdAt }),
     updatedAt: t.field({ type: 'DateTime', resolve: (cr) => cr.updatedAt }),
     revision: t.exposeString('revision', { description: 'Active revision in the change request.' }),

@@ -26,6 +26,7 @@ import {
   type BuilderTypes,
 } from '../lib/resource.js';
 import { User } from './User.js';
+import { EMBEDDED } from '../lib/cost.js';
 
 export interface RestReaction {
   emoji: string;
@@ -96,7 +97,7 @@ inputObject(
 const ReactionUser = builder.objectRef<RestReaction['users'][number]>('ReactionUser').implement({
   description: 'A user who reacted, and when.',
   fields: (t) => ({
-    user: t.field({ type: User, resolve: (r, _args, ctx) => embedded(ctx, 'User', r.user) }),
+    user: t.field({ type: User, extensions: EMBEDDED, resolve: (r, _args, ctx) => embedded(ctx, 'User', r.user) }),
     reactedAt: t.field({ type: 'DateTime', resolve: (r) => r.reactedAt }),
   }),
 });
@@ -129,7 +130,7 @@ export function postFields<P extends RestPost>(ref: ObjectRef<BuilderTypes, unkn
   const info = resourceInfo(name);
   const path = (p: P) => info.path(info.keys(p));
   builder.objectFields(ref, (t) => ({
-    postedBy: t.field({ type: User, resolve: (p, _args, ctx) => embedded(ctx, 'User', p.postedBy) }),
+    postedBy: t.field({ type: User, extensions: EMBEDDED, resolve: (p, _args, ctx) => embedded(ctx, 'User', p.postedBy) }),
     postedAt: t.field({ type: 'DateTime', resolve: (p) => p.postedAt }),
     editedAt: t.field({ type: 'DateTime', nullable: true, resolve: (p) => orNull(p.editedAt) }),
     body: t.field({
@@ -234,7 +235,12 @@ Comment.implement({
     repliesCount: t.int({ description: 'Count of replies (REST `replies`).', resolve: (c) => c.replies }),
     status: t.field({ type: CommentStatus, resolve: (c) => c.status }),
     resolvedAt: t.field({ type: 'DateTime', nullable: true, resolve: (c) => orNull(c.resolvedAt) }),
-    resolvedBy: t.field({ type: User, nullable: true, resolve: (c, _args, ctx) => orNull(embedded(ctx, 'User', c.resolvedBy)) }),
+    resolvedBy: t.field({
+      type: User,
+      nullable: true,
+      extensions: EMBEDDED,
+      resolve: (c, _args, ctx) => orNull(embedded(ctx, 'User', c.resolvedBy)),
+    }),
     target: t.field({ type: CommentTarget, resolve: (c) => c.target }),
     changeRequest: edge(t, 'ChangeRequest', (c) => [c.spaceId, c.changeRequestId], {
       description: 'The change request the comment is in.',

@@ -6,6 +6,7 @@ import { edge, embedded, resourceInfo, resourceNode } from '../lib/resource.js';
 import { Space } from './Space.js';
 import { Team } from './Team.js';
 import { User } from './User.js';
+import { EMBEDDED } from '../lib/cost.js';
 
 type RestMemberOf = RestMember & { organizationId: string };
 
@@ -50,7 +51,7 @@ Member.implement({
       resolve: (m) => m.role as never,
     }),
     // The embedded user primes the loader: `user(userId)` or `node(id)` of it costs no call.
-    user: t.field({ type: User, resolve: (m, _args, ctx) => embedded(ctx, 'User', m.user) }),
+    user: t.field({ type: User, extensions: EMBEDDED, resolve: (m, _args, ctx) => embedded(ctx, 'User', m.user) }),
     disabled: t.exposeBoolean('disabled'),
     joinedAt: t.field({ type: 'DateTime', resolve: (m) => m.joinedAt }),
     lastSeenAt: t.field({ type: 'DateTime', nullable: true, resolve: (m) => orNull(m.lastSeenAt) }),

@@ -6,6 +6,7 @@ import { restPath } from '../lib/node.js';
 import { edge, embedded, resourceNode } from '../lib/resource.js';
 import { Organization } from './Organization.js';
 import { Team } from './Team.js';
+import { EMBEDDED } from '../lib/cost.js';
 
 type OfOrganization<T> = T & { organizationId: string };
 
@@ -40,6 +41,7 @@ SamlProvider.implement({
     defaultTeam: t.field({
       type: Team,
       nullable: true,
+      extensions: EMBEDDED,
       resolve: (p, _args, ctx) => (p.defaultTeam ? embedded(ctx, 'Team', p.defaultTeam, { organizationId: p.organizationId }) : null),
     }),
     defaultRole: t.field({

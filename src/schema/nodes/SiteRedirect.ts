@@ -5,6 +5,7 @@ import { orNull } from '../lib/fields.js';
 import { fillPath, resourceInfo, resourceNode, shareQuery, edge } from '../lib/resource.js';
 import { Site, type SiteKeys } from './Site.js';
 import { SiteSection } from './SiteSection.js';
+import { EMBEDDED } from '../lib/cost.js';
 
 type RedirectShape = RestSiteRedirect & SiteKeys;
 
@@ -56,7 +57,7 @@ interface Lookup {
 const SiteRedirectLookup = builder.objectRef<Lookup>('SiteRedirectLookup').implement({
   description: 'A redirect found by its source, and the absolute URL it leads to.',
   fields: (t) => ({
-    redirect: t.field({ type: SiteRedirect, resolve: (l) => l.redirect }),
+    redirect: t.field({ type: SiteRedirect, extensions: EMBEDDED, resolve: (l) => l.redirect }),
     target: t.exposeString('target', { description: 'Absolute URL of the destination.' }),
   }),
 });

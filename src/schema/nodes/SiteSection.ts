@@ -4,6 +4,7 @@ import { orNull, urlsType } from '../lib/fields.js';
 import { edge, resourceNode, within } from '../lib/resource.js';
 import type { SiteKeys } from './Site.js';
 import { SiteSpace } from './SiteSpace.js';
+import { EMBEDDED } from '../lib/cost.js';
 
 export type SiteSectionShape = RestSiteSection & SiteKeys & { siteSectionId: string };
 
@@ -30,6 +31,7 @@ SiteSection.implement({
     siteSpaces: t.field({
       type: [SiteSpace],
       description: 'The site spaces of the section, embedded by REST (no call); each embeds its space.',
+      extensions: EMBEDDED,
       resolve: (s) => within('SiteSpace', s),
     }),
     site: edge(t, 'Site', (s) => [s.organizationId, s.siteId]),
@@ -40,5 +42,10 @@ SiteSection.implement({
 });
 
 builder.objectField(SiteSpace, 'section', (t) =>
-  t.field({ type: SiteSection, description: 'The section holding the site space (read with it: no call).', resolve: (s) => s.siteSection }),
+  t.field({
+    type: SiteSection,
+    description: 'The section holding the site space (read with it: no call).',
+    extensions: EMBEDDED,
+    resolve: (s) => s.siteSection,
+  }),
 );

@@ -3,6 +3,7 @@ import { orNull } from '../lib/fields.js';
 import { edge, payloadFields, resourceInfo, resourceNode } from '../lib/resource.js';
 import type { SiteKeys } from './Site.js';
 import { SiteSection } from './SiteSection.js';
+import { EMBEDDED } from '../lib/cost.js';
 
 type GroupShape = RestSiteSectionGroup & SiteKeys;
 
@@ -22,6 +23,7 @@ SiteSectionGroup.implement({
     sections: t.field({
       type: [SiteSection],
       description: 'The sections of the group, in site order (embedded by REST: no call).',
+      extensions: EMBEDDED,
       resolve: (g) => g.sections.map((s) => resourceInfo('SiteSection').attach(s, g)),
     }),
     site: edge(t, 'Site', (g) => [g.organizationId, g.siteId]),

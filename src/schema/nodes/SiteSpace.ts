@@ -4,6 +4,7 @@ import { embedded, resourceNode, shareQuery } from '../lib/resource.js';
 import type { SiteKeys } from './Site.js';
 import type { SiteSectionShape } from './SiteSection.js';
 import { Space } from './Space.js';
+import { EMBEDDED } from '../lib/cost.js';
 
 /** A site space with the keys of its section, and that section (REST embeds site spaces in sections;
  * `section` is added in SiteSection.ts). */
@@ -33,6 +34,7 @@ SiteSpace.implement({
     space: t.field({
       type: Space,
       description: 'The published space (embedded by REST: no call).',
+      extensions: EMBEDDED,
       resolve: (s, _args, ctx) => embedded(ctx, 'Space', s.space, {}, shareQuery(s)),
     }),
   }),
