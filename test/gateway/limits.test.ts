@@ -200,6 +200,28 @@ describe('cost', () => {
     expect(cost('{ organization(organizationId: "o") { members(first: 100) { nodes { user { displayName } } } } }')).toBe(1 + 1);
   });
 
+  it("a list the parent's JSON carries is priced per item when its items may call: each SSO login's provider", async () => {
+    await using s = await startStack({ limits: { maxCost: 21 } });
+    const organizationId = s.world.orgId;
+    for (let i = 0; i < 5; i++)
+      await s.payload(
+        'createSamlProvider',
+        { organizationId, label: `IdP ${i}`, ssoURL: `https://idp.example/${i}`, entityID: `idp-${i}` },
+        'clientMutationId',
+      );
+    const logins = (selection: string) => `query($o: String!) { organization(organizationId: $o) { ssoLogins { ${selection} } } }`;
+    s.resetCalls();
+    // Before: priced 1 + 1 + 1 = 3, it ran: one GET per login's provider, 7 calls in all.
+    const providers = await s.gql(logins('label samlProvider { label }'), { o: organizationId });
+    expect(providers.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', limit: 'maxCost', actual: 1 + 1 + 20 * 1 });
+    expect(s.calls).toEqual([]);
+    // Their labels alone make no call per login: the price stays 2.
+    const labels = await s.gql(logins('label'), { o: organizationId });
+    expect(labels.errors).toBeUndefined();
+    expect(labels.data.organization.ssoLogins).toHaveLength(5);
+    expect(s.calls.filter((c) => c.route.includes('{samlProviderId}'))).toEqual([]);
+  });
+
   it('a query at the limit passes, one over is refused; `first` given by a variable counts', async () => {
     await using s = await startStack({ limits: { maxCost: 10_202 } });
     const org = s.world.orgId;

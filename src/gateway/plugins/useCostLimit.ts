@@ -13,12 +13,15 @@
  *            priced by the objects it returns (src/gateway/lib/introspectionCost.ts).
  *   size   = for a field with `@listSize(slicingArguments: ["first"], …)` (a connection), its
  *            `first` (absent: `defaultPageSize`; clamped to 0..`maxPageSize` as the field itself
- *            enforces): each item may cost what is below `edges`/`nodes`; otherwise 1.
+ *            enforces): each item may cost what is below `edges`/`nodes`; for a list the
+ *            parent's JSON carries whose items have fields that may call, its `assumedSize`
+ *            (the default page size: `ssoLogins { samlProvider { … } }`); otherwise 1.
  *
  * This is the IBM spec's static cost (as Apollo Router and Hive Gateway compute it, with type costs
  * 0: the weights are the whole price) where the two can agree: a router has no `defaultPageSize`
  * setting (it reads `assumedSize`, the setting's default) and prices a plain list by its own
- * default list size, where the gateway counts a list the parent's JSON carries once.
+ * default list size, where the gateway counts a list the parent's JSON carries once (unless its
+ * items have fields that may call: its `assumedSize`, cost.ts).
  *
  * A list of objects to load, `nodes(ids:)` or `_entities(representations:)`, costs one REST call
  * per item on top: 1 + n × (1 + its selection) (routers: `assumedSize` = `maxIds`'s default items);
@@ -247,10 +250,11 @@ function loadedItems(field: GraphQLField<unknown, unknown>, args: Record<string,
 /**
  * The items a sized field multiplies its selection by: its slicing argument (`first`), absent the
  * gateway's default page size (the SDL's `assumedSize` is the setting's default), clamped to
- * 0..`maxPageSize` as the field itself enforces; 1 for a field with no `@listSize`.
+ * 0..`maxPageSize` as the field itself enforces; a list the parent's JSON carries, its
+ * `assumedSize`; 1 for a field with no `@listSize`.
  */
 function pageSize(listSize: ListSizeDeclaration | undefined, args: Record<string, unknown>, pages: Pages): number {
-  if (!listSize?.slicingArguments) return 1;
+  if (!listSize?.slicingArguments) return listSize?.assumedSize ?? 1;
   const given = listSize.slicingArguments.map((name) => args[name]).find((v) => typeof v === 'number');
   return Math.min(Math.max(given ?? pages.defaultPageSize, 0), pages.maxPageSize);
 }

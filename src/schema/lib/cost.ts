@@ -17,13 +17,20 @@
  *   listSize  a connection: `slicingArguments: ["first"], sizedFields: ["edges", "nodes"]`,
  *             `assumedSize` the default page size (`--default-page-size`'s default): each item
  *             costs what is selected below it. `nodes(ids:)` and `_entities`: `assumedSize` the
- *             most ids accepted (`--max-ids`'s default), each item a REST call.
+ *             most ids accepted (`--max-ids`'s default), each item a REST call. A list the
+ *             parent's JSON carries whose items have fields that may call (`ssoLogins`, each
+ *             login's `samlProvider` a GET; a site section's `siteSpaces`, each a space with its
+ *             connections): `assumedSize` the default page size, each item costing what is
+ *             selected below it, as a connection without `first` (priced once, 40 logins made
+ *             41 calls for a price of 3).
  */
 import {
   getNamedType,
+  getNullableType,
   isCompositeType,
   isInterfaceType,
   isIntrospectionType,
+  isListType,
   isObjectType,
   type GraphQLCompositeType,
   type GraphQLField,
@@ -119,6 +126,14 @@ export function declareCosts(schema: GraphQLSchema): void {
       field.extensions = { ...field.extensions, cost: own.cost ?? rule.cost, listSize: own.listSize ?? rule.listSize };
     }
   }
+  // Once every field has its weight: whether a list's items may cost depends on their fields'.
+  // A connection's lists are its sized fields, multiplied by the connection's own size.
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (isIntrospectionType(type) || !(isObjectType(type) || isInterfaceType(type)) || /(Connection|Edge)$/.test(type.name)) continue;
+    for (const field of Object.values(type.getFields()))
+      if (!costOf(field).listSize && isListType(getNullableType(field.type)) && itemsMayCost(field))
+        field.extensions = { ...field.extensions, listSize: { assumedSize: DECLARED_SIZES.defaultPageSize } };
+  }
   for (const type of Object.values(schema.getTypeMap())) {
     if (!isObjectType(type) || !type.name.endsWith('Connection')) continue;
     for (const field of Object.values(type.getFields()))
@@ -136,6 +151,14 @@ function hasCost(field: AnyField, seen = new Set<string>()): boolean {
   const type = getNamedType(field.type);
   if (!isCompositeType(type) || seen.has(type.name) || !(isObjectType(type) || isInterfaceType(type))) return false;
   seen.add(type.name);
+  return Object.values(type.getFields()).some((f) => hasCost(f, seen));
+}
+
+/** Whether the items of a list field have a field that may cost (the list's own weight aside). */
+function itemsMayCost(field: AnyField): boolean {
+  const type = getNamedType(field.type);
+  if (!(isObjectType(type) || isInterfaceType(type))) return false;
+  const seen = new Set([type.name]);
   return Object.values(type.getFields()).some((f) => hasCost(f, seen));
 }
 
