@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildGateway, type Gateway } from '../../src/gateway/app.js';
+import { startStack } from '../helpers/gateway.js';
 import { startSwitchProxy, type SwitchProxy } from '../helpers/switchProxy.js';
 import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
 
@@ -162,5 +163,42 @@ describe('the README example', () => {
     const parts = await incremental('multipart', query, { ...variables, org: upstream.world.orgId });
     expect(parts.length).toBeGreaterThanOrEqual(2);
     expect(parts.flatMap((p) => p.payload.errors ?? [])).toEqual([]);
+  });
+});
+
+describe('the parts of an incremental result are priced', () => {
+  // Each @defer fragment and each streamed item is a record the executor makes before any part is
+  // sent or measured: 20 fragments of one field under 10,000 spaces (cost 202 without them) ran
+  // `npm start` out of heap with one request.
+  const deferred = (fragments: string[], condition = '') =>
+    `query($org: String!${condition.includes('$v') ? ', $v: Boolean = true' : ''}) { organization(organizationId: $org) { spaces(first: 30) { nodes { id ${fragments
+      .map((f) => `... @defer${condition} { ${f} }`)
+      .join(' ')} } } } }`;
+
+  it('each @defer fragment costs one per item of the lists above it; past maxCost, refused before any REST call', async () => {
+    // organization (1) + spaces (1) + 30 × (1 part per fragment)
+    await using s = await startStack({ limits: { maxCost: 100 } });
+    const org = s.world.orgId;
+    const ok = await s.gql(deferred(['title', 'emoji', 'restId']), { org });
+    expect(ok.errors).toBeUndefined();
+    s.resetCalls();
+    const over = await s.gql(deferred(['title', 'emoji', 'restId', 'createdAt']), { org });
+    expect(over.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', limit: 'maxCost', actual: 2 + 4 * 30 });
+    expect(s.calls).toEqual([]);
+    // A fragment whose @defer does not apply, or that is skipped, makes no part.
+    for (const condition of ['(if: false)', '(if: $v) @skip(if: $v)'])
+      expect((await s.gql(deferred(['title', 'emoji', 'restId', 'createdAt'], condition), { org })).errors).toBeUndefined();
+    // A fragment spread twice makes its parts twice.
+    const spread = `query($org: String!) { organization(organizationId: $org) { spaces(first: 30) { nodes { ...A ...A } } } }
+      fragment A on Space { ... @defer { title } ... @defer { emoji } }`;
+    expect((await s.gql(spread, { org })).errors?.[0].extensions).toMatchObject({ limit: 'maxCost', actual: 2 + 4 * 30 });
+  });
+
+  it('each item of a @stream list costs one', async () => {
+    await using s = await startStack({ limits: { maxCost: 100 } });
+    const streamed = (first: number) =>
+      `query($org: String!) { organization(organizationId: $org) { spaces(first: ${first}) { nodes @stream(initialCount: 1) { id } } } }`;
+    expect((await s.gql(streamed(98), { org: s.world.orgId })).errors).toBeUndefined();
+    expect((await s.gql(streamed(99), { org: s.world.orgId })).errors?.[0].extensions).toMatchObject({ limit: 'maxCost', actual: 2 + 99 });
   });
 });
