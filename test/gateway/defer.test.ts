@@ -49,9 +49,10 @@ async function incremental(
   query: string,
   variables: Record<string, unknown>,
   onPart: (part: Part) => void = () => undefined,
+  target = url,
 ): Promise<Part[]> {
   const started = performance.now();
-  const res = await fetch(url, {
+  const res = await fetch(target, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: ACCEPT[transport], authorization: `Bearer ${upstream.world.users.admin.token}` },
     body: JSON.stringify({ query, variables }),
@@ -200,5 +201,58 @@ describe('the parts of an incremental result are priced', () => {
       `query($org: String!) { organization(organizationId: $org) { spaces(first: ${first}) { nodes @stream(initialCount: 1) { id } } } }`;
     expect((await s.gql(streamed(98), { org: s.world.orgId })).errors).toBeUndefined();
     expect((await s.gql(streamed(99), { org: s.world.orgId })).errors?.[0].extensions).toMatchObject({ limit: 'maxCost', actual: 2 + 99 });
+  });
+});
+
+describe.each(['multipart', 'sse'] as const)('a part past maxResponseBytes, over %s', (transport) => {
+  let bounded: Gateway;
+  let boundedUrl: string;
+  beforeAll(async () => {
+    bounded = buildGateway({ upstreamUrl: proxy.url, limits: { maxResponseBytes: 300 } });
+    boundedUrl = await bounded.start();
+  });
+  afterAll(() => bounded.stop());
+
+  it('ends the result: nothing after its error, however long the later parts take', async () => {
+    // The space list passes the bound; the member list is held until the client has that part.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    proxy.delay = (path) => (path.endsWith('/members') ? held : 0);
+    const query = `query($org: String!) { organization(organizationId: $org) { title
+      ... @defer(label: "big") { spaces(first: 10) { nodes { title restId createdAt } } }
+      ... @defer(label: "late") { members(first: 1) { nodes { role } } } } }`;
+    const parts = await incremental(
+      transport,
+      query,
+      { org: upstream.world.orgId },
+      (part) => part.payload.errors && release(),
+      boundedUrl,
+    ).finally(() => {
+      release();
+      proxy.delay = SLOW_SPACES;
+    });
+    const refused = parts.findIndex((p) => p.payload.errors);
+    expect(parts[refused].payload).toMatchObject({
+      errors: [{ extensions: { code: 'BAD_USER_INPUT', limit: 'maxResponseBytes' } }],
+      hasNext: false,
+    });
+    // Before: one `{"hasNext": false}` part per later part of the executor, once its REST call was answered.
+    expect(parts.slice(refused + 1)).toEqual([]);
+  });
+
+  it("a mutation's first part past it still says that its write was made", async () => {
+    const title = `Deferred payload ${transport}`;
+    const mutation = `mutation($org: String!, $title: String!, $id: ID!) {
+      createSpace(input: { organizationId: $org, title: $title, clientMutationId: $id }) { clientMutationId ... @defer { space { title } } } }`;
+    const parts = await incremental(transport, mutation, { org: upstream.world.orgId, title, id: 'x'.repeat(400) }, undefined, boundedUrl);
+    // Before: `{"errors": [maxResponseBytes], "hasNext": false}`, no data: read as a refused write.
+    expect(parts).toHaveLength(1);
+    expect(parts[0].payload).toMatchObject({
+      data: { createSpace: null },
+      errors: [{ path: ['createSpace'], message: expect.stringMatching(/^The write was made/), extensions: { limit: 'maxResponseBytes' } }],
+      hasNext: false,
+    });
+    const spaces = await upstream.api.get(`/orgs/${upstream.world.orgId}/spaces`);
+    expect(spaces.body.items.filter((s: { title: string }) => s.title === title)).toHaveLength(1);
   });
 });

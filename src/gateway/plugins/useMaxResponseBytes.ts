@@ -186,27 +186,41 @@ export function useMaxResponseBytes(maxResponseBytes: number, inFlightBudget = d
       if (bounded !== result) setResult(bounded);
     };
   };
-  /** An incremental result's parts together: the part that passes a bound ends it, later parts are empty. */
-  const allParts = (context: OperationContext | undefined) => {
+  /**
+   * An incremental result's parts together, as the parts of a result that ends at the part that
+   * passes a bound (with its error and `hasNext: false`). The executor's later parts are dropped:
+   * they were sent as `{"hasNext": false}` after it, one each, and the response stayed open until
+   * the last of them (a REST call's whole deadline). A mutation's first part that passes a bound
+   * is its result's `madeWrites` (its writes are made): it was the refusal alone, without `data`,
+   * and a client that retried wrote everything twice; a later part's refusal does not say "try again".
+   */
+  const allParts = (parts: AsyncIterable<ExecutionResult>, context: OperationContext | undefined, mutation: boolean) => {
     const admitPart = partsOf(context);
     let total = 0;
-    let ended = false;
-    return ({ result, setResult }: Part) => {
-      if (ended) return setResult({ hasNext: false } as ExecutionResult);
-      const size = jsonSize(result, maxResponseBytes - total);
+    let first = true;
+    return endingAt(parts, (part) => {
+      const size = jsonSize(part, maxResponseBytes - total);
       total += size;
-      if (total > maxResponseBytes || !admitPart(size)) {
-        ended = true;
-        setResult({ errors: [total > maxResponseBytes ? refusal() : busy()], hasNext: false } as ExecutionResult);
-      }
-    };
+      const initial = first;
+      first = false;
+      if (total <= maxResponseBytes && admitPart(size)) return undefined;
+      const error =
+        total > maxResponseBytes
+          ? refusal()
+          : mutation
+            ? new GraphQLError(busy().message, { extensions: { code: 'UPSTREAM_UNAVAILABLE' } })
+            : busy();
+      if (initial && mutation) return { ...madeWrites(part, error), hasNext: false } as ExecutionResult;
+      return { errors: [error], hasNext: false } as ExecutionResult;
+    });
   };
   return {
     // At the source, for every transport (HTTP, SSE, graphql-sse).
     onExecute: ({ args }) => ({
       onExecuteDone: ({ result, setResult }) => {
-        if (isAsyncIterable(result)) return { onNext: allParts(args.contextValue as OperationContext) as never };
-        if (getOperationAST(args.document, args.operationName)?.operation === 'mutation') mutationResults.add(result);
+        const mutation = getOperationAST(args.document, args.operationName)?.operation === 'mutation';
+        if (isAsyncIterable(result)) return setResult(allParts(result, args.contextValue as OperationContext, mutation) as never);
+        if (mutation) mutationResults.add(result);
         const bounded = bound(result);
         if (bounded !== result) setResult(bounded);
       },
@@ -225,6 +239,47 @@ export function useMaxResponseBytes(maxResponseBytes: number, inFlightBudget = d
       const caller = callerBudget(request);
       if (Array.isArray(result)) setResult(result.map((r) => admit(bound(r), node, caller)));
       else if (!isAsyncIterable(result)) setResult(admit(bound(result as ExecutionResult), node, caller));
+    },
+  };
+}
+
+/**
+ * `parts` as they come until `last` gives the part that ends them (sent with its own `hasNext`),
+ * after which the executor's iterator is returned (its later parts are dropped). Returning this
+ * iterator returns the executor's at once, even while a part is awaited (a client that left).
+ */
+function endingAt(
+  parts: AsyncIterable<ExecutionResult>,
+  last: (part: ExecutionResult) => ExecutionResult | undefined,
+): AsyncIterableIterator<ExecutionResult> {
+  const source = parts[Symbol.asyncIterator]();
+  let ended = false;
+  const done = (): IteratorResult<ExecutionResult> => ({ done: true, value: undefined });
+  const end = async (): Promise<IteratorResult<ExecutionResult>> => {
+    if (!ended) {
+      ended = true;
+      await source.return?.();
+    }
+    return done();
+  };
+  return {
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+    async next() {
+      if (ended) return done();
+      const step = await source.next();
+      if (step.done || ended) return step.done ? step : done();
+      const final = last(step.value);
+      if (final === undefined) return step;
+      void end();
+      return { done: false, value: final };
+    },
+    return: end,
+    async throw(error: unknown) {
+      ended = true;
+      if (source.throw) return source.throw(error);
+      throw error;
     },
   };
 }
