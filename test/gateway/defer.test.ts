@@ -256,3 +256,41 @@ describe.each(['multipart', 'sse'] as const)('a part past maxResponseBytes, over
     expect(spaces.body.items.filter((s: { title: string }) => s.title === title)).toHaveLength(1);
   });
 });
+
+describe('a client that takes only JSON', () => {
+  const post = (query: string, variables: Record<string, unknown>, accept: string) =>
+    fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept, authorization: `Bearer ${upstream.world.users.admin.token}` },
+      body: JSON.stringify({ query, variables }),
+    });
+
+  it.each(['application/json', 'application/graphql-response+json'])(
+    'is answered 406 for an incremental operation before it runs (accept: %s): a mutation makes no write',
+    async (accept) => {
+      const title = `Deferred for ${accept}`;
+      const sent = proxy.requests.length;
+      const res = await post(
+        `mutation($org: String!, $title: String!) { createSpace(input: { organizationId: $org, title: $title }) { space { id ... @defer { title } } } }`,
+        { org: upstream.world.orgId, title },
+        accept,
+      );
+      expect(res.status).toBe(406);
+      expect((await res.json()).errors).toEqual([
+        { message: expect.stringContaining('`multipart/mixed`'), extensions: { code: 'BAD_USER_INPUT' } },
+      ]);
+      // Before: the space was made, then the result could not be written.
+      expect(proxy.requests.slice(sent)).toEqual([]);
+      const spaces = await upstream.api.get(`/orgs/${upstream.world.orgId}/spaces`);
+      expect(spaces.body.items.filter((s: { title: string }) => s.title === title)).toEqual([]);
+    },
+  );
+
+  it('gets the whole result when no @defer or @stream applies', async () => {
+    const query = `query($org: String!, $v: Boolean = false) { organization(organizationId: $org) { title ... @defer(if: $v) { restId } } }`;
+    const res = await post(query, { org: upstream.world.orgId }, 'application/json');
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ data: { organization: { title: 'Acme', restId: upstream.world.orgId } } });
+    expect((await post(query, { org: upstream.world.orgId, v: true }, 'application/json')).status).toBe(406);
+  });
+});

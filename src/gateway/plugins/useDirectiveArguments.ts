@@ -3,33 +3,105 @@
  * made the executor throw, which reached the client as an unexpected UPSTREAM_ERROR. It is the
  * caller's BAD_USER_INPUT, refused before execution (so before any REST call), whether the count
  * is written in the document or passed as a variable.
+ *
+ * Likewise an operation whose `@defer` or `@stream` applies (its `if` not false), sent over HTTP by
+ * a client whose `Accept` takes no incremental result (`multipart/mixed`, `text/event-stream`):
+ * Yoga finds no way to write its result once it has run, and answers 406. A mutation with a
+ * `@defer` in its payload, sent as Relay's recipe sends (`application/graphql-response+json`), made
+ * its write and was answered 406 BAD_USER_INPUT, a refusal: a client that retried wrote it twice.
+ * It is refused before execution now, with the same answer. (graphql-sse's requests are answered
+ * by events whatever their `Accept`: only requests of Yoga's HTTP path, its `onParams`, are checked.)
  */
-import { GraphQLInt, GraphQLError, valueFromAST, visit, type DocumentNode, type ValueNode } from 'graphql';
+import {
+  getOperationAST,
+  GraphQLBoolean,
+  GraphQLInt,
+  GraphQLError,
+  valueFromAST,
+  visit,
+  type DocumentNode,
+  type OperationDefinitionNode,
+  type ValueNode,
+} from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { NOT_ACCEPTABLE_MESSAGE } from './useRequestErrorCodes.js';
 
-/** The `initialCount` values of the document's `@stream`s, found once per parsed document. */
-const counts = new WeakMap<DocumentNode, ValueNode[]>();
+interface IncrementalArguments {
+  /** The `initialCount` values of the document's `@stream`s. */
+  counts: ValueNode[];
+  /** The `if` of each `@defer` and `@stream` (null: none given, it applies). */
+  conditions: Array<ValueNode | null>;
+}
 
-function initialCounts(document: DocumentNode): ValueNode[] {
-  let found = counts.get(document);
-  if (found) return found;
-  found = [];
-  const into = found;
+/** What the document's `@defer`s and `@stream`s say, found once per parsed document. */
+const found = new WeakMap<DocumentNode, IncrementalArguments>();
+
+function incrementalArguments(document: DocumentNode): IncrementalArguments {
+  const known = found.get(document);
+  if (known) return known;
+  const args: IncrementalArguments = { counts: [], conditions: [] };
   visit(document, {
     Directive(node) {
+      if (node.name.value !== 'stream' && node.name.value !== 'defer') return;
+      args.conditions.push(node.arguments?.find((arg) => arg.name.value === 'if')?.value ?? null);
       if (node.name.value !== 'stream') return;
-      for (const arg of node.arguments ?? []) if (arg.name.value === 'initialCount') into.push(arg.value);
+      for (const arg of node.arguments ?? []) if (arg.name.value === 'initialCount') args.counts.push(arg.value);
     },
   });
-  counts.set(document, found);
-  return found;
+  found.set(document, args);
+  return args;
+}
+
+/** Whether an `if` (null: none) may be true: a variable not given counts as its default, or true. */
+function applies(
+  condition: ValueNode | null,
+  variables: Record<string, unknown> | undefined,
+  operation: OperationDefinitionNode | undefined,
+) {
+  if (condition === null) return true;
+  if (condition.kind === 'Variable' && !(variables && Object.hasOwn(variables, condition.name.value))) {
+    const declared = operation?.variableDefinitions?.find((d) => d.variable.name.value === condition.name.value)?.defaultValue;
+    return declared === undefined || valueFromAST(declared, GraphQLBoolean) !== false;
+  }
+  return valueFromAST(condition, GraphQLBoolean, variables) !== false;
+}
+
+/**
+ * Whether the request's `Accept` takes an incremental result: Yoga's choice of a result processor
+ * (its media types in order, wildcards, a charset other than utf-8 ruled out), for the two that
+ * write one. No header is `*\/*`.
+ */
+function acceptsIncremental(request: Request): boolean {
+  for (const range of (request.headers.get('accept') || '*/*').replace(/\s/g, '').toLowerCase().split(',')) {
+    const [type, ...params] = range.split(';');
+    const charset = params.find((p) => p.includes('charset='));
+    if (charset !== undefined && charset !== 'charset=utf-8') continue;
+    const [main, sub] = type.split('/');
+    if ((main === '*' || main === 'multipart') && (sub === '*' || sub === 'mixed')) return true;
+    if ((main === '*' || main === 'text') && (sub === '*' || sub === 'event-stream')) return true;
+  }
+  return false;
 }
 
 export function useDirectiveArguments(): Plugin {
+  // Requests whose results Yoga's result processors write (its HTTP path, the fast path's too).
+  const viaParams = new WeakSet<Request>();
   return {
+    onParams: ({ request }) => void viaParams.add(request),
     onExecute({ args, setResultAndStopExecution }) {
-      for (const node of initialCounts(args.document)) {
-        const count = valueFromAST(node, GraphQLInt, args.variableValues as Record<string, unknown> | undefined);
+      const { counts, conditions } = incrementalArguments(args.document);
+      if (conditions.length === 0) return;
+      const request = (args.contextValue as { request?: Request } | undefined)?.request;
+      const variables = args.variableValues as Record<string, unknown> | undefined;
+      if (request && viaParams.has(request) && !acceptsIncremental(request)) {
+        const operation = getOperationAST(args.document, args.operationName) ?? undefined;
+        if (conditions.some((c) => applies(c, variables, operation)))
+          return setResultAndStopExecution({
+            errors: [new GraphQLError(NOT_ACCEPTABLE_MESSAGE, { extensions: { code: 'BAD_USER_INPUT', http: { status: 406 } } })],
+          });
+      }
+      for (const node of counts) {
+        const count = valueFromAST(node, GraphQLInt, variables);
         if (typeof count === 'number' && count < 0)
           return setResultAndStopExecution({
             errors: [

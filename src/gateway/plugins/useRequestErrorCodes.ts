@@ -76,11 +76,15 @@ function parseGETOrRefuse<T>(parse: () => T | Promise<T>): T | Promise<T> {
 export const recodeAll = (errors: ReadonlyArray<Pick<GraphQLError, 'path' | 'extensions' | 'message'>> | undefined) =>
   errors?.forEach(recode);
 
+/** Yoga's 406, and an incremental result's refused before it runs (useDirectiveArguments.ts). */
+export const NOT_ACCEPTABLE_MESSAGE =
+  'The result cannot be written in a format the request accepts (`accept`): a result is written as `application/json` or `application/graphql-response+json`, an incremental one (`@defer`, `@stream`) as `multipart/mixed` or `text/event-stream`, a subscription as `text/event-stream`.';
+
 /** The client's mistake behind each of Yoga's bodiless refusals. */
 const BODILESS: Record<number, string> = {
   415: 'Send the request as JSON (`content-type: application/json`), or its parameters in the URL of a GET.',
   // Not only an incremental result's: `accept: text/html` on a plain query is refused too.
-  406: 'The result cannot be written in a format the request accepts (`accept`): a result is written as `application/json` or `application/graphql-response+json`, an incremental one (`@defer`, `@stream`) as `multipart/mixed` or `text/event-stream`, a subscription as `text/event-stream`.',
+  406: NOT_ACCEPTABLE_MESSAGE,
 };
 
 export function useRequestErrorCodes(): Plugin {
