@@ -292,5 +292,12 @@ describe('a client that takes only JSON', () => {
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ data: { organization: { title: 'Acme', restId: upstream.world.orgId } } });
     expect((await post(query, { org: upstream.world.orgId, v: true }, 'application/json')).status).toBe(406);
+    // A bad argument of the directive is named first, whatever the client accepts.
+    const bad = await post(
+      `query($org: String!) { organization(organizationId: $org) { spaces { nodes @stream(initialCount: -1) { id } } } }`,
+      { org: upstream.world.orgId },
+      'application/json',
+    );
+    expect((await bad.json()).errors[0].message).toContain('initialCount');
   });
 });

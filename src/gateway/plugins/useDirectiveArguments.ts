@@ -93,13 +93,6 @@ export function useDirectiveArguments(): Plugin {
       if (conditions.length === 0) return;
       const request = (args.contextValue as { request?: Request } | undefined)?.request;
       const variables = args.variableValues as Record<string, unknown> | undefined;
-      if (request && viaParams.has(request) && !acceptsIncremental(request)) {
-        const operation = getOperationAST(args.document, args.operationName) ?? undefined;
-        if (conditions.some((c) => applies(c, variables, operation)))
-          return setResultAndStopExecution({
-            errors: [new GraphQLError(NOT_ACCEPTABLE_MESSAGE, { extensions: { code: 'BAD_USER_INPUT', http: { status: 406 } } })],
-          });
-      }
       for (const node of counts) {
         const count = valueFromAST(node, GraphQLInt, variables);
         if (typeof count === 'number' && count < 0)
@@ -107,6 +100,14 @@ export function useDirectiveArguments(): Plugin {
             errors: [
               new GraphQLError(`\`@stream(initialCount:)\` must be 0 or more, found ${count}.`, { extensions: { code: 'BAD_USER_INPUT' } }),
             ],
+          });
+      }
+      // After the arguments' check: a bad `initialCount` is named whatever the client accepts.
+      if (request && viaParams.has(request) && !acceptsIncremental(request)) {
+        const operation = getOperationAST(args.document, args.operationName) ?? undefined;
+        if (conditions.some((c) => applies(c, variables, operation)))
+          setResultAndStopExecution({
+            errors: [new GraphQLError(NOT_ACCEPTABLE_MESSAGE, { extensions: { code: 'BAD_USER_INPUT', http: { status: 406 } } })],
           });
       }
     },
