@@ -101,6 +101,31 @@ describe('bad directive arguments', () => {
     }
   });
 
+  it('a null initialCount, or a null `if` of @defer or @stream, is BAD_USER_INPUT, before any REST call', async () => {
+    // Validation lets a nullable variable into these arguments (they have defaults); before, the
+    // executor threw at the field: "Unexpected error." UPSTREAM_ERROR and an ERROR line.
+    const cases: Array<[query: string, variables: Record<string, unknown>, message: string]> = [
+      [STREAM('null'), {}, '`@stream(initialCount:)` must be 0 or more, found null.'],
+      [STREAM('$n').replace('$n: Int!', '$n: Int'), { n: null }, '`@stream(initialCount:)` must be 0 or more, found null.'],
+      [
+        'query($org: String!, $b: Boolean) { organization(organizationId: $org) { spaces(first: 3) { nodes @stream(if: $b) { title } } } }',
+        { b: null },
+        '`@defer(if:)` and `@stream(if:)` must be true or false, found null.',
+      ],
+      [
+        'query($org: String!, $b: Boolean) { organization(organizationId: $org) { spaces(first: 3) { nodes { ... @defer(if: $b) { title } } } } }',
+        { b: null },
+        '`@defer(if:)` and `@stream(if:)` must be true or false, found null.',
+      ],
+    ];
+    for (const [query, variables, message] of cases) {
+      t.resetCalls();
+      const res = await t.gql(query, { org: t.world.orgId, ...variables });
+      expect(res.errors).toEqual([{ message, extensions: { code: 'BAD_USER_INPUT' } }]);
+      expect(t.calls).toEqual([]);
+    }
+  });
+
   it('@stream(initialCount: 0) still streams', async () => {
     const res = await t.gql(STREAM('$n'), { org: t.world.orgId, n: 0 });
     expect(res.errors).toBeUndefined();

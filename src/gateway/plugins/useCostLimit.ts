@@ -272,15 +272,22 @@ function incrementalParts(
   // With their defaults, as execution reads them (pricing ran on variables that validate).
   const variables = getVariableValues(schema, operation.variableDefinitions ?? [], given).coerced ?? {};
   const fragments = fragmentsOf(document);
+  /** The `if` of `directive` on the node (undefined: absent); true when it cannot be read (execution refuses it). */
+  const condition = (directive: GraphQLDirective, node: { directives?: readonly DirectiveNode[] }): unknown => {
+    if (!node.directives?.some((d) => d.name.value === directive.name)) return undefined;
+    try {
+      return getDirectiveValues(directive, node, variables)?.if;
+    } catch {
+      return true;
+    }
+  };
   /** Whether `directive` applies to the node (present, its `if` not false). */
-  const applies = (directive: GraphQLDirective | undefined, node: { directives?: readonly DirectiveNode[] }) =>
-    directive !== undefined && node.directives?.some((d) => d.name.value === directive.name) === true
-      ? getDirectiveValues(directive, node, variables)?.if !== false
-      : false;
+  const applies = (directive: GraphQLDirective | undefined, node: { directives?: readonly DirectiveNode[] }) => {
+    const value = directive && condition(directive, node);
+    return value !== undefined && value !== false;
+  };
   const included = (node: { directives?: readonly DirectiveNode[] }) =>
-    !node.directives?.length ||
-    (getDirectiveValues(GraphQLSkipDirective, node, variables)?.if !== true &&
-      getDirectiveValues(GraphQLIncludeDirective, node, variables)?.if !== false);
+    condition(GraphQLSkipDirective, node) !== true && condition(GraphQLIncludeDirective, node) !== false;
   const walk = (selectionSet: SelectionSetNode, type: GraphQLNamedType | undefined, items: number): number => {
     let parts = 0;
     for (const node of selectionSet.selections) {

@@ -1,8 +1,9 @@
 /**
- * Directive arguments graphql-js checks only while executing: `@stream(initialCount:)` below 0
- * made the executor throw, which reached the client as an unexpected UPSTREAM_ERROR. It is the
- * caller's BAD_USER_INPUT, refused before execution (so before any REST call), whether the count
- * is written in the document or passed as a variable.
+ * Directive arguments graphql-js checks only while executing: `@stream(initialCount:)` below 0 or
+ * null, and a null `if` of `@defer` or `@stream`, made the executor throw, which reached the client
+ * as an unexpected UPSTREAM_ERROR (and an ERROR line). Each is the caller's BAD_USER_INPUT, refused
+ * before execution (so before any REST call), whether written in the document or passed as a
+ * variable.
  *
  * Likewise an operation whose `@defer` or `@stream` applies (its `if` not false), sent over HTTP by
  * a client whose `Accept` takes no incremental result (`multipart/mixed`, `text/event-stream`):
@@ -93,15 +94,18 @@ export function useDirectiveArguments(): Plugin {
       if (conditions.length === 0) return;
       const request = (args.contextValue as { request?: Request } | undefined)?.request;
       const variables = args.variableValues as Record<string, unknown> | undefined;
+      const refuse = (message: string) =>
+        setResultAndStopExecution({ errors: [new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT' } })] });
       for (const node of counts) {
         const count = valueFromAST(node, GraphQLInt, variables);
-        if (typeof count === 'number' && count < 0)
-          return setResultAndStopExecution({
-            errors: [
-              new GraphQLError(`\`@stream(initialCount:)\` must be 0 or more, found ${count}.`, { extensions: { code: 'BAD_USER_INPUT' } }),
-            ],
-          });
+        if (count === null || (typeof count === 'number' && count < 0))
+          return refuse(`\`@stream(initialCount:)\` must be 0 or more, found ${count}.`);
       }
+      // Validation lets a nullable variable into these non-null arguments (they have defaults): a
+      // null made the executor throw at the field, an unexpected UPSTREAM_ERROR.
+      for (const condition of conditions)
+        if (condition !== null && valueFromAST(condition, GraphQLBoolean, variables) === null)
+          return refuse('`@defer(if:)` and `@stream(if:)` must be true or false, found null.');
       // After the arguments' check: a bad `initialCount` is named whatever the client accepts.
       if (request && viaParams.has(request) && !acceptsIncremental(request)) {
         const operation = getOperationAST(args.document, args.operationName) ?? undefined;
