@@ -431,6 +431,18 @@ const TABLE = [
     group: 'limits',
   },
   {
+    key: 'maxResultValues',
+    flag: '--max-result-values',
+    env: 'MAX_RESULT_VALUES',
+    kind: 'int',
+    min: 100,
+    max: 100_000_000,
+    fallback: () => 50_000,
+    commands: ['start'],
+    help: "Gateway: most values an operation's connections may bring into its result, each item and each field selected on it counted as pages are read (BAD_USER_INPUT past it)",
+    group: 'limits',
+  },
+  {
     key: 'anonymousIntrospection',
     flag: '--anonymous-introspection',
     env: 'ANONYMOUS_INTROSPECTION',

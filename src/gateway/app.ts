@@ -6,6 +6,7 @@ import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import { DEFAULTS, withDefaults, type Config } from '../config.js';
 import { silentLogger, type Logger } from '../log.js';
 import {
+  BytesInFlight,
   createRestClient,
   provenBudget,
   systemClock,
@@ -19,6 +20,7 @@ import { schema } from '../schema/index.js';
 import { drainable } from '../shutdown.js';
 import { acceptWarnings, listenOn } from '../serverBounds.js';
 import { createContext, type GatewayContext, type GatewayLimits } from '../schema/context.js';
+import { defaultResultValuesInFlight, ResultValues } from '../schema/lib/resultValues.js';
 import { useClientIntrospection } from './plugins/useClientIntrospection.js';
 import { introspectionWorker, type IntrospectionWorker } from './lib/introspectionWorker.js';
 import { useStreamShutdown } from './plugins/useStreamShutdown.js';
@@ -132,6 +134,8 @@ export interface Gateway {
   redis?: RedisHandle;
   /** Executes introspection-only operations in a worker thread (started on first need, ended by `stop`). */
   introspection: IntrospectionWorker;
+  /** Values the operations' connections build at once (schema/lib/resultValues.ts). */
+  resultValues: BytesInFlight;
   /** `http://host:port/graphql`, after start. */
   readonly url: string;
   start(): Promise<string>;
@@ -166,6 +170,8 @@ export function buildGateway(options: GatewayOptions): Gateway {
     clock: options.clock,
   });
   const maxRestCalls = options.maxRestCalls ?? DEFAULTS.maxRestCalls;
+  // Values the operations' connections build at once, across requests (schema/lib/resultValues.ts).
+  const resultValues = new BytesInFlight(options.limits?.resultValuesInFlight ?? defaultResultValuesInFlight());
 
   // Redis's largest reply: a lookup's (two results of at most maxResponseBytes, its generations).
   const maxReplyBytes = 2 * limits.maxResponseBytes + 1024 * 1024;
@@ -303,8 +309,13 @@ export function buildGateway(options: GatewayOptions): Gateway {
       // Its answers are held until its execution is over (useOperationEnd) or, at the latest, its
       // response closes (a streamed result that is never read: Yoga drops it without ending it).
       // Also when it closed before the context was built, or its pipelined connection went (httpBounds.ts).
-      if (res) whenResponseDone(req, res, () => caller.end());
-      return createContext(caller, limits, log, () => request.signal, streams.signal);
+      const values = new ResultValues(limits.maxResultValues, { budget: resultValues, caller: callerBudget(request) });
+      if (res)
+        whenResponseDone(req, res, () => {
+          caller.end();
+          values.end();
+        });
+      return createContext(caller, limits, log, () => request.signal, streams.signal, values);
     },
   });
 
@@ -391,6 +402,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
     metrics,
     redis,
     introspection,
+    resultValues,
     get url() {
       return url;
     },

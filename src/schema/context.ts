@@ -2,6 +2,7 @@
 import type { GroupConfig } from '../config.js';
 import type { Logger } from '../log.js';
 import type { RestCaller } from '../rest/index.js';
+import { ResultValues } from './lib/resultValues.js';
 import { RestLoader } from './restLoader.js';
 
 /**
@@ -24,6 +25,8 @@ export interface GatewayContext {
   shutdown: AbortSignal;
   /** The caller-bound REST client (streams use it directly). */
   caller: RestCaller;
+  /** The values its connections bring into its result, within `maxResultValues` and the budget across operations (lib/resultValues.ts). */
+  values: ResultValues;
 }
 
 export function createContext(
@@ -32,6 +35,7 @@ export function createContext(
   log: Logger,
   clientSignal: () => AbortSignal,
   shutdown: AbortSignal = new AbortController().signal,
+  values = new ResultValues(config.maxResultValues),
 ): GatewayContext {
-  return { rest: new RestLoader(caller), config, log, clientSignal, shutdown, caller };
+  return { rest: new RestLoader(caller), config, log, clientSignal, shutdown, caller, values };
 }

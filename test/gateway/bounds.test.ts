@@ -14,6 +14,7 @@ import { startStack, type GqlResult, type TestStack } from '../helpers/gateway.j
 import { bytesReadBy, httpStack, sendRaw } from '../helpers/httpStack.js';
 import { fakeClock, until } from '../helpers/clock.js';
 import { startBadServer } from '../helpers/badServer.js';
+import { startChaosStack } from '../helpers/chaosProxy.js';
 import { buildGateway } from '../../src/gateway/app.js';
 
 const stack = httpStack();
@@ -589,6 +590,72 @@ describe('REST answers held at once', () => {
   it('defaults to an eighth of the heap limit', async () => {
     const { getHeapStatistics } = await import('node:v8');
     expect(t.gateway.rest.answers.budget).toBe(Math.floor(getHeapStatistics().heap_size_limit / 8));
+  });
+});
+
+describe("values an operation's connections build", () => {
+  /** Spaces of the demo organization brought to `count`. */
+  async function spaces(s: { api: TestStack['api']; world: TestStack['world'] }, count: number) {
+    const have = (await s.api.get(`/orgs/${s.world.orgId}/spaces?limit=100`)).body.items.length as number;
+    for (let i = have; i < count; i++) await s.api.post(`/orgs/${s.world.orgId}/spaces`, { title: `Space ${i}` });
+  }
+  // Each outer space brings the organization's spaces again: 25 × 25 items from two REST calls, cost 52.
+  const repeated = (first: number) =>
+    `query($org: String!) { organization(organizationId: $org) { spaces(first: ${first}) { nodes { organization { spaces(first: ${first}) { nodes { id title } } } } } } }`;
+
+  it('past maxResultValues, a connection of the operation is BAD_USER_INPUT and builds nothing; within it, all is answered', async () => {
+    await using s = await startStack({ limits: { maxResultValues: 1_000 } });
+    await spaces(s, 25);
+    // Outer page: 25 × (1 + 6 fields below it) = 175; each inner page 25 × (1 + 3) = 100: the 9th passes 1,000.
+    const res = await s.gql(repeated(25), { org: s.world.orgId });
+    const outer = res.data.organization.spaces.nodes as Array<{ organization: { spaces: { nodes: unknown[] } | null } }>;
+    expect(outer).toHaveLength(25);
+    expect(outer.filter((o) => o.organization.spaces?.nodes.length === 25)).toHaveLength(8);
+    expect(outer.filter((o) => o.organization.spaces === null)).toHaveLength(17);
+    // Before: all 625 items built, whatever their number (eight such operations of 100 × 100 at once ran `npm start` out of heap).
+    expect(res.errors).toHaveLength(17);
+    for (const error of res.errors!) {
+      expect(error.message).toMatch(/^maxResultValues: the operation's lists bring more than 1000 values into its result/);
+      expect(error.extensions).toEqual({ code: 'BAD_USER_INPUT', limit: 'maxResultValues', maximum: 1_000 });
+    }
+    expect(s.gateway.resultValues.inFlight()).toBe(0);
+    expect((await s.gql(repeated(5), { org: s.world.orgId })).errors).toBeUndefined();
+  });
+
+  it('a page that would pass the budget across operations while another holds its values is UPSTREAM_UNAVAILABLE; given back at its end', async () => {
+    const clock = fakeClock();
+    const t = await startChaosStack({ requestTimeoutMs: 1_000, headersTimeoutMs: 10_000 }, undefined, 9, clock, {
+      limits: { resultValuesInFlight: 100 },
+    });
+    try {
+      await spaces(t.upstream, 25);
+      const { orgId } = t.upstream.world;
+      const held = (await t.upstream.api.get(`/orgs/${orgId}/spaces?limit=1`)).body.items[0].id as string;
+      // A's page of 25 spaces (75 values, alone: admitted) is held while its other field waits for the REST API.
+      t.proxy.configure({ failRate: 1, faults: ['hang'], paths: new RegExp(`^/spaces/${held}$`) });
+      const page = `organization(organizationId: "${orgId}") { spaces(first: 25) { nodes { id } } }`;
+      const a = t.gql(`{ ${page} space(spaceId: "${held}") { title } }`);
+      await until(() => t.gateway.resultValues.inFlight() === 75);
+      const b = await t.gql(`{ ${page} }`, undefined, t.upstream.world.users.edit.token);
+      expect(b.body.errors).toEqual([
+        expect.objectContaining({
+          message: 'The gateway is building too many large results at once; try again shortly.',
+          path: ['organization', 'spaces'],
+          extensions: { code: 'UPSTREAM_UNAVAILABLE', retryAfter: 1 },
+        }),
+      ]);
+      clock.advance(1_000);
+      expect((await a).body.data.organization.spaces.nodes).toHaveLength(25);
+      expect(t.gateway.resultValues.inFlight()).toBe(0);
+      expect((await t.gql(`{ ${page} }`, undefined, t.upstream.world.users.edit.token)).body.errors).toBeUndefined();
+    } finally {
+      await t.stop();
+    }
+  });
+
+  it('defaults to a quarter of the heap limit at 512 bytes a value', async () => {
+    const { getHeapStatistics } = await import('node:v8');
+    expect(t.gateway.resultValues.budget).toBe(Math.floor(getHeapStatistics().heap_size_limit / 4 / 512));
   });
 });
 

@@ -172,11 +172,13 @@ export async function startChaosStack(
   config?: ChaosConfig,
   seed?: number,
   clock?: GatewayOptions['clock'],
+  /** The gateway's other options (its limits, say). */
+  options: Omit<GatewayOptions, 'upstreamUrl' | 'onRestCall' | 'rest' | 'clock'> = {},
 ): Promise<ChaosStack> {
   const upstream = await startUpstream();
   const proxy = await startChaosProxy(upstream.url, config, seed);
   const calls: RestCall[] = [];
-  const gateway = buildGateway({ upstreamUrl: proxy.url, onRestCall: (c) => calls.push(c), rest, clock });
+  const gateway = buildGateway({ ...options, upstreamUrl: proxy.url, onRestCall: (c) => calls.push(c), rest, clock });
   const url = await gateway.start();
   const gql = async (query: string, variables?: Record<string, unknown>, token = upstream.world.users.admin.token) => {
     const started = performance.now();

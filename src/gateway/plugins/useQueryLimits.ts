@@ -25,6 +25,8 @@ import { useMaxVariablesDepth } from './useMaxVariablesDepth.js';
 /** Bytes of results written at once across requests (default: a quarter of V8's heap limit); not a setting. */
 export interface InFlightLimit {
   responseBytesInFlight?: number;
+  /** Values operations' connections build at once (default: src/schema/lib/resultValues.ts). */
+  resultValuesInFlight?: number;
   /** Bytes of request bodies held at once (default: lib/requestBytesInFlight.ts). */
   requestBytesInFlight?: number;
 }

@@ -5,12 +5,14 @@
  * request's loader so the objects are never fetched again.
  */
 import { createHash } from 'node:crypto';
+import type { GraphQLResolveInfo } from 'graphql';
 import type { GatewayContext } from '../context.js';
 import { encodeQuery, MAX_URL_CHARS, restError } from '../../rest/index.js';
 import { cacheKey, type QueryParams } from '../restLoader.js';
 import { builder } from '../builder.js';
 import { userInputError } from './errors.js';
 import { primePath } from './node.js';
+import { valuesPerItem } from './resultValues.js';
 
 export interface ListEnvelope<T> {
   items: T[];
@@ -123,8 +125,10 @@ export async function resolveList<Item, Node = Item>(
   ctx: GatewayContext,
   args: ConnectionArgs,
   options: ListOptions<Item, Node>,
+  info: GraphQLResolveInfo,
 ): Promise<ConnectionResult<Item, Node>> {
   const first = pageSize(ctx, args.first);
+  const perItem = valuesPerItem(info);
   // The list's key and the cursors are computed only when asked for (most selections take no cursor).
   let key: string | undefined;
   const k = () => (key ??= listKey(options.path, listFilters(options)));
@@ -147,6 +151,9 @@ export async function resolveList<Item, Node = Item>(
     // Only the items asked for: an upstream that sends more is wrong (mapping and priming the
     // 300,000 items of a 13 MB page ran the heap out).
     const items = res.items.length > limit ? res.items.slice(0, limit) : res.items;
+    // What the page builds, counted before it is built, and built in its turn (lib/resultValues.ts).
+    const turn = ctx.values.take(items.length * perItem);
+    if (turn) await turn;
     const nodes = items.map((item) => (options.node ? options.node(item) : (item as unknown as Node)));
     if (options.itemPath) {
       items.forEach((item, i) => {

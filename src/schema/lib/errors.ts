@@ -31,6 +31,13 @@ export const userInputError = (message: string, field?: string) => schemaError('
 
 export const notFoundError = (message: string) => schemaError('NOT_FOUND', message);
 
+/** An operation past one of the gateway's bounds while it runs: BAD_USER_INPUT `<limit>: <message>`, with the limit and its maximum. */
+export const limitExceededError = (limit: string, maximum: number, message: string) =>
+  schemaError('BAD_USER_INPUT', `${limit}: ${message}`, { limit, maximum });
+
+/** What the gateway holds at once is at its budget: UPSTREAM_UNAVAILABLE, to be tried again in a second. */
+export const busyError = (message: string) => schemaError('UPSTREAM_UNAVAILABLE', message, { retryAfter: 1 });
+
 /**
  * A write the REST API answered 2xx without the body its payload is read from (GitBook's OpenAPI
  * description documents JSON for it): the write was made, and the error says so. A TypeError, or

@@ -598,13 +598,18 @@ function deriveList(info: ResourceInfo): void {
         // Listed bodies: REST is asked for the format the selection needs; items prime their path under it.
         const format = list.bodies ? bodyFormat(gql, LISTED_BODIES, args.format) : undefined;
         const formatQuery = format ? { format } : undefined;
-        return resolveList(ctx, args as ConnectionArgs, {
-          path: info.listPath(known),
-          query: { ...query, ...formatQuery, ...(list.shareable ? shareQuery(known) : undefined) } as never,
-          node: (item: Json) => info.attach(item, known),
-          itemPath: info.spec.listedOnly ? undefined : (_item: Json, node: Json) => info.path(info.keys(node)),
-          primeQuery: formatQuery,
-        });
+        return resolveList(
+          ctx,
+          args as ConnectionArgs,
+          {
+            path: info.listPath(known),
+            query: { ...query, ...formatQuery, ...(list.shareable ? shareQuery(known) : undefined) } as never,
+            node: (item: Json) => info.attach(item, known),
+            itemPath: info.spec.listedOnly ? undefined : (_item: Json, node: Json) => info.path(info.keys(node)),
+            primeQuery: formatQuery,
+          },
+          gql,
+        );
       },
     }),
   );

@@ -37,11 +37,16 @@ Collection.implement({
       nullable: true,
       description: 'Spaces of the collection (`GET /collections/{collectionId}/spaces`).',
       args: forwardArgs,
-      resolve: (c, args, ctx) =>
-        resolveList(ctx, args, {
-          path: `${resourceInfo('Collection').path([c.id])}/spaces`,
-          itemPath: (s: { id: string }) => resourceInfo('Space').path([s.id]),
-        }),
+      resolve: (c, args, ctx, info) =>
+        resolveList(
+          ctx,
+          args,
+          {
+            path: `${resourceInfo('Collection').path([c.id])}/spaces`,
+            itemPath: (s: { id: string }) => resourceInfo('Space').path([s.id]),
+          },
+          info,
+        ),
     }),
   }),
 });

@@ -156,8 +156,8 @@ Integration.implement({
       nullable: true,
       description: 'Installations the caller may see (`GET /integrations/{integrationName}/installations`).',
       args: { ...forwardArgs, externalId: t.arg.string({ description: 'Only installations with this external id.' }) },
-      resolve: (i, { externalId, ...args }, ctx) =>
-        resolveList<RestInstallation>(ctx, args, { path: restPath`/integrations/${i.name}/installations`, query: { externalId } }),
+      resolve: (i, { externalId, ...args }, ctx, info) =>
+        resolveList<RestInstallation>(ctx, args, { path: restPath`/integrations/${i.name}/installations`, query: { externalId } }, info),
     }),
   }),
 });

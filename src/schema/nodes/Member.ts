@@ -64,24 +64,34 @@ Member.implement({
       nullable: true,
       description: 'Spaces the member has a role on (`GET /orgs/{organizationId}/members/{userId}/spaces`).',
       args: { ...forwardArgs, order: t.arg({ type: SortOrder }) },
-      resolve: (m, { order, ...args }, ctx) =>
-        resolveList<SpaceItem, RestSpace>(ctx, args, {
-          path: `${memberPath(m)}/spaces`,
-          query: { order: order ?? undefined },
-          node: (item) => embedded(ctx, 'Space', item.space),
-        }),
+      resolve: (m, { order, ...args }, ctx, info) =>
+        resolveList<SpaceItem, RestSpace>(
+          ctx,
+          args,
+          {
+            path: `${memberPath(m)}/spaces`,
+            query: { order: order ?? undefined },
+            node: (item) => embedded(ctx, 'Space', item.space),
+          },
+          info,
+        ),
     }),
     teams: t.field({
       type: MemberTeamConnection,
       nullable: true,
       description: 'Teams of the member (`GET /orgs/{organizationId}/members/{userId}/teams`).',
       args: { ...forwardArgs, title: t.arg.string({ description: 'Case-insensitive substring of the team title.' }) },
-      resolve: (m, { title, ...args }, ctx) =>
-        resolveList<TeamItem, RestTeam>(ctx, args, {
-          path: `${memberPath(m)}/teams`,
-          query: { title: title ?? undefined },
-          node: (item) => embedded(ctx, 'Team', item.team, { organizationId: m.organizationId }),
-        }),
+      resolve: (m, { title, ...args }, ctx, info) =>
+        resolveList<TeamItem, RestTeam>(
+          ctx,
+          args,
+          {
+            path: `${memberPath(m)}/teams`,
+            query: { title: title ?? undefined },
+            node: (item) => embedded(ctx, 'Team', item.team, { organizationId: m.organizationId }),
+          },
+          info,
+        ),
     }),
   }),
 });

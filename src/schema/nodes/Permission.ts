@@ -53,7 +53,7 @@ for (const name of ['Space', 'Collection'] as const) {
       nullable: true,
       description: `Users with an explicit role on the ${field} (\`GET ${template}/users\`).`,
       args: forwardArgs,
-      resolve: (target, args, ctx) => resolveList(ctx, args, userPermissionList(`${permissions(target.id)}/users`)),
+      resolve: (target, args, ctx, info) => resolveList(ctx, args, userPermissionList(`${permissions(target.id)}/users`), info),
     }),
     aggregatePermissions: t.field({
       type: UserPermissionConnection,
@@ -62,8 +62,8 @@ for (const name of ['Space', 'Collection'] as const) {
         `Every member with access to the ${field} (explicit, team, inherited or organization role), ` +
         `with their strongest role (\`GET ${template}/aggregate\`).`,
       args: { ...forwardArgs, role: t.arg({ type: Role, description: 'Only users with this role.' }) },
-      resolve: (target, { role, ...args }, ctx) =>
-        resolveList(ctx, args, userPermissionList(`${permissions(target.id)}/aggregate`, { role: role ?? undefined })),
+      resolve: (target, { role, ...args }, ctx, info) =>
+        resolveList(ctx, args, userPermissionList(`${permissions(target.id)}/aggregate`, { role: role ?? undefined }), info),
     }),
   }));
 

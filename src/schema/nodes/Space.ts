@@ -125,7 +125,7 @@ builder.objectField(Space, 'links', (t) =>
     nullable: true,
     description: 'Links in the current revision of the space, with their status (`GET /spaces/{spaceId}/links`).',
     args: { ...forwardArgs, status: t.arg({ type: LinkStatus, description: 'Only links with this status.' }) },
-    resolve: (s, { status, ...args }, ctx) =>
-      resolveList<RestSpaceLink>(ctx, args, { path: restPath`/spaces/${s.id}/links`, query: { status: status ?? undefined } }),
+    resolve: (s, { status, ...args }, ctx, info) =>
+      resolveList<RestSpaceLink>(ctx, args, { path: restPath`/spaces/${s.id}/links`, query: { status: status ?? undefined } }, info),
   }),
 );
