@@ -295,6 +295,27 @@ const ATTACKS: Attack[] = [
     },
   },
   {
+    name: 'repeated connections: 8 at a time of organization → spaces(first: 100) → organization → spaces(first: 100) { id title } (10,000 items from two REST calls, cost 202), aliased anew each time',
+    found: true,
+    async prepare(ctx) {
+      // The attacker's organization holds 100 spaces (made through the gateway; 6 are seeded).
+      const create = `mutation($input: CreateSpaceInput!) { createSpace(input: $input) { space { id } } }`;
+      const made: Outcome = new Map();
+      for (let i = 6; i < 100; i++)
+        await post(
+          ctx,
+          made,
+          { query: create, variables: { input: { organizationId: ctx.organizationId, title: `Filler ${i}` } } },
+          bearer(ctx.attacker),
+        );
+      const org = JSON.stringify(ctx.organizationId);
+      // A new alias each time: a new document, so the response cache has none of them.
+      const query = (i: number) =>
+        `{ o${i}: organization(organizationId: ${org}) { spaces(first: 100) { nodes { organization { spaces(first: 100) { nodes { id title } } } } } } }`;
+      return (outcome) => loops(ctx, 8, (i) => post(ctx, outcome, { query: query(i) }, bearer(ctx.attacker)));
+    },
+  },
+  {
     name: `held request bodies: 2 rounds of 300 at once, each with a 900 KB variable and a REST call the hop delays ${SLOW_MS} ms`,
     found: true,
     async prepare(ctx) {
