@@ -126,8 +126,10 @@ export async function resolveList<Item, Node = Item>(
   args: ConnectionArgs,
   options: ListOptions<Item, Node>,
   info: GraphQLResolveInfo,
-): Promise<ConnectionResult<Item, Node>> {
+): Promise<ConnectionResult<Item, Node> | null> {
   const first = pageSize(ctx, args.first);
+  // A page of the operation was refused: the others are not read (lib/resultValues.ts).
+  if (ctx.values.stopped) return null;
   const perItem = valuesPerItem(info);
   // The list's key and the cursors are computed only when asked for (most selections take no cursor).
   let key: string | undefined;
@@ -152,8 +154,10 @@ export async function resolveList<Item, Node = Item>(
     // 300,000 items of a 13 MB page ran the heap out).
     const items = res.items.length > limit ? res.items.slice(0, limit) : res.items;
     // What the page builds, counted before it is built, and built in its turn (lib/resultValues.ts).
+    if (ctx.values.stopped) return null;
     const turn = ctx.values.take(items.length * perItem);
     if (turn) await turn;
+    if (ctx.values.stopped) return null;
     const nodes = items.map((item) => (options.node ? options.node(item) : (item as unknown as Node)));
     if (options.itemPath) {
       items.forEach((item, i) => {

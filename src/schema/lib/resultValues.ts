@@ -8,8 +8,8 @@
  * calls, cost 202), and eight such operations at once ran `npm start` out of heap.
  *
  * So each operation counts the values its connection pages bring (`take`, before the page's items
- * are mapped), within `maxResultValues` (past it, the connection's field is BAD_USER_INPUT, the
- * operation's other fields go on), and every operation's count is held in one budget across
+ * are mapped), within `maxResultValues` (past it, the connection's field is BAD_USER_INPUT and the
+ * operation's later connections are null: `stopped`; its other fields go on), and every operation's count is held in one budget across
  * requests until its execution is over (`end`): a page that would pass it while others are held
  * is UPSTREAM_UNAVAILABLE (`retryAfter: 1`), as the other budgets of what the gateway holds at
  * once (src/rest/bytesInFlight.ts), with the same per-caller shares. A subscription holds nothing
@@ -32,8 +32,7 @@ export function defaultResultValuesInFlight(): number {
 export class ResultValues {
   #taken = 0;
   #ended = false;
-  /** The turn the operation's last page waits for, once it has built YIELD_AFTER values. */
-  #turn: Promise<void> | undefined;
+  #stopped = false;
 
   constructor(
     private readonly max: number,
@@ -48,19 +47,32 @@ export class ResultValues {
    */
   take(values: number): Promise<void> | undefined {
     if (this.#ended || values === 0) return undefined;
-    if (this.#taken + values > this.max)
+    if (this.#taken + values > this.max) {
+      this.#stopped = true;
       throw limitExceededError(
         'maxResultValues',
         this.max,
         `the operation's lists bring more than ${this.max} values into its result (each item and each field selected on it); ask for fewer items or fields, or page`,
       );
-    if (this.shared && !this.shared.budget.take(this.shared.caller, values, this.#taken))
+    }
+    if (this.shared && !this.shared.budget.take(this.shared.caller, values, this.#taken)) {
+      this.#stopped = true;
       throw busyError('The gateway is building too many large results at once; try again shortly.');
+    }
     this.#taken += values;
     if (this.#taken < YIELD_AFTER) return undefined;
-    const turn = (this.#turn ?? Promise.resolve()).then(nextTurn);
-    this.#turn = turn;
-    return turn;
+    return (lastTurn = lastTurn.then(nextTurn));
+  }
+
+  /**
+   * Whether a page of the operation was refused: its later connections are null, unread, without
+   * an error each (the first one says why). Each was a REST read and an error: an operation of a
+   * hundred connections refused at its tenth made ninety errors, and one token sending such
+   * operations back to back kept the event loop busy making errors (GraphQLError and its
+   * locations were a seventh of the gateway's CPU).
+   */
+  get stopped(): boolean {
+    return this.#stopped;
   }
 
   /** The operation is over: what it took is given back, and nothing more is counted. */
@@ -73,15 +85,18 @@ export class ResultValues {
 }
 
 /**
- * Values an operation builds before its pages wait their turns: each later page is built in a turn
- * of the event loop of its own, one page per turn, so other requests' I/O is taken between them.
- * The pages of one connection under a repeated parent all come from one REST answer at once, and
- * graphql-js built the 100 pages of `organization { spaces(first: 100) { nodes { organization {
- * spaces(first: 100) … } } } }` in one stretch of some 200 ms, every other caller waiting (an
- * operation of this size is within the bounds). A small operation never waits.
+ * Values an operation builds before its pages wait their turns: each later page, of any operation,
+ * is built in a turn of the event loop of its own, one page per turn in the whole process, so
+ * other requests' I/O is taken between them. The pages of one connection under a repeated parent
+ * all come from one REST answer at once, and graphql-js built the 100 pages of `organization {
+ * spaces(first: 100) { nodes { organization { spaces(first: 100) … } } } }` in one stretch of some
+ * 200 ms, every other caller waiting (an operation of this size is within the bounds); with a turn
+ * per operation, eight of them still built eight pages in each turn. A small operation never waits.
  */
 const YIELD_AFTER = 2_000;
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+/** The turn the last page to wait for one waits for (one chain for the process: one event loop). */
+let lastTurn: Promise<void> = Promise.resolve();
 
 /** Fields counted per item at most (a document holds at most `--max-fields`; its fragments, expanded at each spread, are priced within 20,000: useCostLimit.ts). */
 const MAX_FIELDS_PER_ITEM = 10_000;
