@@ -583,8 +583,10 @@ export const RESOURCES = {
       }),
       ...treeWrites('space', '; it can be restored for 7 days'),
     },
-    // Collections embed what they hold, and a moved space's old parent is not known.
-    stale: ['/orgs/{organizationId}/collections', '/collections'],
+    // Collections embed what they hold, and a moved space's old parent is not known; so do the
+    // organization's other lists (a site section's site spaces, a member's spaces): a later root
+    // field's payload read them from before the write.
+    stale: ['/orgs/{organizationId}', '/collections'],
   },
   Collection: {
     path: '/collections/{collectionId}',
