@@ -10,7 +10,9 @@
  *   all, RECENT_MAX_AGE_MS old),
  *   so requests that overlap share their reads even when one reaches its resolvers only after the
  *   other's call is back;
- * - a write of the caller (its start and its end) forgets both: a read after it starts afresh.
+ * - a write of the caller (its start and its end) forgets both: a read after it starts afresh;
+ * - a write of any other caller, once ended, keeps a read after it from taking the answer of a
+ *   call started before that end: the other caller may read what it wrote once it is answered.
  */
 import type { Clock } from './clock.js';
 import type { Deadline } from './deadline.js';
@@ -58,6 +60,8 @@ interface Answer {
   value: unknown;
   at: number;
   startedAt: number;
+  /** The replica's count of ended writes when its call started. */
+  writes: number;
   /** Length of its body as received (characters). */
   size: number;
 }
@@ -67,6 +71,8 @@ interface Flight {
   promise: Promise<unknown>;
   /** When the call started (the clock's time). */
   startedAt: number;
+  /** The replica's count of ended writes (`SharedReads.writesEnded`) when the call started. */
+  writes: number;
   /** Joiners still waiting; when the last one leaves (its client went away), the call is aborted. */
   waiters: number;
   /** Aborts the call and lets no one join it any more. */
@@ -80,6 +86,13 @@ export type Run = (deadline: Deadline) => Promise<{ value: unknown; size: number
 
 export class SharedReads {
   private readonly callers = new Map<string, CallerReads>();
+  /**
+   * Writes of all callers ended so far: a call started before one ended may hold the state before
+   * it, so a read after it takes no such call's answer. Each caller's own writes forget its reads
+   * outright; another caller's (another user, or another token of the same user) did not: a read
+   * sent after that caller was answered joined a call from before and showed the old title.
+   */
+  private writesEnded = 0;
   /** Every request's calls in flight, whoever its caller (`RestClient.leaveAll`). */
   readonly all = new AllLeaving();
 
@@ -136,20 +149,21 @@ export class SharedReads {
     taken?: (size: number, startedAt: number) => void,
   ): Promise<unknown> {
     const state = this.state(key);
-    const shared = this.enabled ? state.flights.get(req.url) : undefined;
+    const flight = this.enabled ? state.flights.get(req.url) : undefined;
+    const shared = flight?.writes === this.writesEnded ? flight : undefined;
     if (shared) {
       const joined = caller.join(shared, req);
       return taken ? joined.then((value) => (taken(shared.size ?? 0, shared.startedAt), value)) : joined;
     }
     const answer = since === undefined ? undefined : state.recent.get(req.url);
-    if (answer && answer.at >= since! && this.clock.now() - answer.at <= RECENT_MAX_AGE_MS) {
+    if (answer && answer.at >= since! && answer.writes === this.writesEnded && this.clock.now() - answer.at <= RECENT_MAX_AGE_MS) {
       if (caller.aborted) return Promise.reject(unavailableError(req.info, 'request aborted'));
       taken?.(answer.size, answer.startedAt);
       return Promise.resolve(answer.value);
     }
-    const flight = this.start(state, req, run);
-    if (this.enabled) state.flights.set(req.url, flight);
-    return caller.join(flight, req);
+    const started = this.start(state, req, run);
+    if (this.enabled) state.flights.set(req.url, started);
+    return caller.join(started, req);
   }
 
   /** A write of caller `key`: no read before it is shared with a read after it. */
@@ -159,6 +173,8 @@ export class SharedReads {
     try {
       return await caller.join(this.start(state, req, run), req);
     } finally {
+      // A read sent by POST (`Organization.ask`) changes nothing another caller could read.
+      if (req.write) this.writesEnded++;
       const now = this.callers.get(key);
       if (now) forgetReads(now);
     }
@@ -189,8 +205,10 @@ export class SharedReads {
       this.forgetIfIdle(state);
     };
     const startedAt = this.clock.now();
+    const writes = this.writesEnded;
     const flight: Flight = {
       startedAt,
+      writes,
       waiters: 0,
       promise: run(deadline).then(
         ({ value, size }) => {
@@ -202,7 +220,7 @@ export class SharedReads {
             const replaced = state.recent.get(req.url);
             if (replaced) state.recentChars -= replaced.size;
             state.recent.delete(req.url);
-            state.recent.set(req.url, { value, at, size, startedAt });
+            state.recent.set(req.url, { value, at, size, startedAt, writes });
             state.recentChars += size;
             this.prune(state, at);
             this.expireRecent(state);
