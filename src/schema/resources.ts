@@ -136,6 +136,8 @@ const boolean = (description: string): Filter => ({ kind: 'boolean', description
 
 // Site objects embed counts and lists: a write under a site forgets every read of the organization's sites.
 const SITES = ['/orgs/{organizationId}/sites'];
+/** Where the permissions of spaces and collections are read (their lists of users and teams, aggregated). */
+const PERMISSIONS = ['/spaces', '/collections'];
 
 /** What the optional fields of a section or group update mean beside their rules. */
 const UPDATE_NOTES = {
@@ -249,8 +251,9 @@ export const RESOURCES = {
       updateTeam: update('PATCH', 'Renames a team', organizationBodies['team.update']),
       deleteTeam: remove('Deletes a team and its permissions'),
     },
-    // Counts and permissions shown elsewhere in the organization change (`Member.teamsCount`, …).
-    stale: ['/orgs/{organizationId}'],
+    // Counts and permissions shown elsewhere in the organization change (`Member.teamsCount`, …),
+    // and so do its spaces' and collections' aggregate permissions.
+    stale: ['/orgs/{organizationId}', ...PERMISSIONS],
   },
   Invite: {
     path: '/orgs/{organizationId}/link-invites/{inviteId}',
@@ -290,7 +293,8 @@ export const RESOURCES = {
       removeMember: remove('Removes a member, or lets the caller leave'),
       setMemberSso: update('POST', 'Makes a member sign in with SSO', undefined, { path: '/orgs/{organizationId}/members/{userId}/sso' }),
     },
-    stale: ['/orgs/{organizationId}'],
+    // A role is also what the member holds in the spaces and collections it reaches.
+    stale: ['/orgs/{organizationId}', ...PERMISSIONS],
   },
   SamlProvider: {
     path: '/orgs/{organizationId}/saml/{samlProviderId}',
@@ -584,9 +588,15 @@ export const RESOURCES = {
       ...treeWrites('space', '; it can be restored for 7 days'),
     },
     // Collections embed what they hold, and a moved space's old parent is not known; so do the
-    // organization's other lists (a site section's site spaces, a member's spaces): a later root
-    // field's payload read them from before the write.
-    stale: ['/orgs/{organizationId}', '/collections'],
+    // organization's other lists (a site section's site spaces, a member's spaces, and the counts
+    // of members and teams): a later root field's payload read them from before the write.
+    stale: [
+      '/orgs/{organizationId}/collections',
+      '/orgs/{organizationId}/sites',
+      '/orgs/{organizationId}/members',
+      '/orgs/{organizationId}/teams',
+      '/collections',
+    ],
   },
   Collection: {
     path: '/collections/{collectionId}',
@@ -608,7 +618,8 @@ export const RESOURCES = {
       // The spaces of a deleted collection move to the organization root; a transfer takes them along.
       ...treeWrites('collection', '; its spaces move to the organization root', ['/spaces']),
     },
-    stale: ['/orgs/{organizationId}/spaces', '/collections'],
+    // Its spaces inherit its permissions (`grantCollectionPermission`: their aggregate permissions).
+    stale: ['/orgs/{organizationId}/spaces', ...PERMISSIONS],
   },
   ChangeRequest: {
     path: '/spaces/{spaceId}/change-requests/{changeRequestId}',

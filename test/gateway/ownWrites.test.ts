@@ -2,7 +2,9 @@
  * A mutation's root fields run one after the other, and each payload reads through the request's
  * loader, which the earlier fields' payloads filled: a later field's payload must show its own
  * write wherever REST shows the written object, embedded ones included (a site section embeds its
- * site spaces' spaces, a member's space list embeds the spaces), as a REST read after it would.
+ * site spaces' spaces, a member's space list embeds the spaces), and wherever REST shows what the
+ * write changed (a space's aggregate permissions after a role or a collection's permission
+ * changed), as a REST read after it would.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type TestStack } from '../helpers/gateway.js';
@@ -52,5 +54,56 @@ describe('a later root field of a mutation sees an earlier field’s write', () 
     expect(titlesOf(data.a, spaceId).length).toBeGreaterThan(0);
     expect(new Set(titlesOf(data.a, spaceId))).toEqual(new Set(['First']));
     expect(new Set(titlesOf(data.b, spaceId))).toEqual(new Set(['Second']));
+  });
+
+  /** The role `aggregatePermissions` of the space gives user `userId` in `value`, wherever it appears. */
+  function rolesOf(value: unknown, userId: string): string[] {
+    if (!value || typeof value !== 'object') return [];
+    const edge = value as { node?: { restId?: string }; permission?: string };
+    const own = edge.node?.restId === userId && edge.permission ? [edge.permission] : [];
+    return [...own, ...Object.values(value).flatMap((v) => rolesOf(v, userId))];
+  }
+  const AGGREGATE = 'aggregatePermissions(first: 100) { edges { permission node { restId } } }';
+
+  it('a space’s aggregate permissions show a member’s new role in the payload of the write that changed it', async () => {
+    const { id: spaceId } = (await t.api.post(`/orgs/${t.world.orgId}/spaces`, { title: 'Roles' })).body;
+    // Members get their organization role on it, up to edit.
+    await t.api.patch(`/spaces/${spaceId}`, { defaultLevel: 'edit' });
+    const userId = t.world.users.read.id;
+    const role = (alias: string, to: string) =>
+      `${alias}: updateMember(input: { organizationId: $org, userId: $user, role: ${to} }) { member { role } organization { space: spaces(first: 100) { nodes { restId ${AGGREGATE} } } } }`;
+    const result = await t.gql(`mutation($org: String!, $user: String!) { ${role('a', 'COMMENT')} ${role('b', 'EDIT')} }`, {
+      org: t.world.orgId,
+      user: userId,
+    });
+    expect(result.errors).toBeUndefined();
+    const data = result.data as { a: unknown; b: { member: { role: string } } };
+    expect(data.b.member.role).toBe('EDIT');
+    const ofSpace = (payload: any) => payload.organization.space.nodes.find((n: { restId: string }) => n.restId === spaceId);
+    expect(rolesOf(ofSpace(data.a), userId)).toEqual(['COMMENT']);
+    expect(rolesOf(ofSpace(data.b), userId)).toEqual(['EDIT']);
+    const rest = (await t.api.get(`/spaces/${spaceId}/permissions/aggregate`, { limit: 1000 })).body.items;
+    expect(rest.filter((i: { user: { id: string } }) => i.user.id === userId).map((i: { permission: string }) => i.permission)).toEqual([
+      'edit',
+    ]);
+  });
+
+  it('a space’s aggregate permissions show a role given on its collection in the payload of that grant', async () => {
+    const { id: collectionId } = (await t.api.post(`/orgs/${t.world.orgId}/collections`, { title: 'Shelf' })).body;
+    const { id: spaceId } = (await t.api.post(`/orgs/${t.world.orgId}/spaces`, { title: 'Inside', parent: collectionId })).body;
+    const userId = t.world.users.guest.id;
+    const space = `organization { space: spaces(first: 100) { nodes { restId ${AGGREGATE} } } }`;
+    const result = await t.gql(
+      `mutation($c: String!, $u: String!) {
+        a: updateCollection(input: { collectionId: $c, title: "Shelf" }) { collection { ${space} } }
+        b: grantCollectionPermission(input: { collectionId: $c, role: EDIT, users: [$u] }) { collection { ${space} } }
+      }`,
+      { c: collectionId, u: userId },
+    );
+    expect(result.errors).toBeUndefined();
+    const data = result.data as { a: any; b: any };
+    const ofSpace = (payload: any) => payload.collection.organization.space.nodes.find((n: { restId: string }) => n.restId === spaceId);
+    expect(rolesOf(ofSpace(data.a), userId)).toEqual([]);
+    expect(rolesOf(ofSpace(data.b), userId)).toEqual(['EDIT']);
   });
 });
