@@ -229,6 +229,9 @@ export const RESOURCES = {
     restIdKey: true,
     list: { on: 'Query', field: 'organizations', path: '/orgs', description: 'The organizations the caller belongs to' },
     lookup: { field: 'organization', description: 'An organization by REST id' },
+    // A user who joins (an invite of an existing user, `joinOrganization`) gets their role in its
+    // spaces and collections.
+    stale: PERMISSIONS,
   },
 
   // The organization: its members, teams, invites, SAML providers and settings.

@@ -106,4 +106,28 @@ describe('a later root field of a mutation sees an earlier field’s write', () 
     expect(rolesOf(ofSpace(data.a), userId)).toEqual([]);
     expect(rolesOf(ofSpace(data.b), userId)).toEqual(['EDIT']);
   });
+
+  it('a space’s aggregate permissions show a user who joined the organization in the payload of the invite', async () => {
+    const { id: spaceId } = (await t.api.post(`/orgs/${t.world.orgId}/spaces`, { title: 'Joined' })).body;
+    await t.api.patch(`/spaces/${spaceId}`, { defaultLevel: 'edit' });
+    const { outsider } = t.world.users;
+    const space = `space: spaces(first: 100) { nodes { restId ${AGGREGATE} } }`;
+    const result = await t.gql(
+      `mutation($s: String!, $org: String!) {
+        a: updateSpace(input: { spaceId: $s, title: "Joined" }) { space { organization { ${space} } } }
+        b: inviteToOrganization(input: { organizationId: $org, emails: ["otto@globex.test"], role: EDIT }) { users { restId } organization { ${space} } }
+      }`,
+      { s: spaceId, org: t.world.orgId },
+    );
+    expect(result.errors).toBeUndefined();
+    const data = result.data as { a: any; b: any };
+    expect(data.b.users).toEqual([{ restId: outsider.id }]);
+    const ofSpace = (organization: any) => organization.space.nodes.find((n: { restId: string }) => n.restId === spaceId);
+    expect(rolesOf(ofSpace(data.a.space.organization), outsider.id)).toEqual([]);
+    expect(rolesOf(ofSpace(data.b.organization), outsider.id)).toEqual(['EDIT']);
+    const rest = (await t.api.get(`/spaces/${spaceId}/permissions/aggregate`, { limit: 1000 })).body.items;
+    expect(
+      rest.filter((i: { user: { id: string } }) => i.user.id === outsider.id).map((i: { permission: string }) => i.permission),
+    ).toEqual(['edit']);
+  });
 });
