@@ -136,6 +136,18 @@ const boolean = (description: string): Filter => ({ kind: 'boolean', description
 
 // Site objects embed counts and lists: a write under a site forgets every read of the organization's sites.
 const SITES = ['/orgs/{organizationId}/sites'];
+/**
+ * The lists that embed a space (its title, its counts of change requests and comments): a write to
+ * the space, or to what it counts, is read there too. A change request's or a comment's write does
+ * not know the space's organization: any organization's lists are forgotten.
+ */
+const SPACE_LISTS = [
+  '/orgs/{organizationId}/spaces',
+  '/orgs/{organizationId}/collections',
+  '/orgs/{organizationId}/sites',
+  '/orgs/{organizationId}/members',
+  '/collections',
+];
 /** Where the permissions of spaces and collections are read (their lists of users and teams, aggregated). */
 const PERMISSIONS = ['/spaces', '/collections'];
 
@@ -593,13 +605,7 @@ export const RESOURCES = {
     // Collections embed what they hold, and a moved space's old parent is not known; so do the
     // organization's other lists (a site section's site spaces, a member's spaces, and the counts
     // of members and teams): a later root field's payload read them from before the write.
-    stale: [
-      '/orgs/{organizationId}/collections',
-      '/orgs/{organizationId}/sites',
-      '/orgs/{organizationId}/members',
-      '/orgs/{organizationId}/teams',
-      '/collections',
-    ],
+    stale: [...SPACE_LISTS, '/orgs/{organizationId}/teams'],
   },
   Collection: {
     path: '/collections/{collectionId}',
@@ -653,7 +659,7 @@ export const RESOURCES = {
       }),
     },
     // The space's counts and revision change.
-    stale: ['/spaces/{spaceId}'],
+    stale: ['/spaces/{spaceId}', ...SPACE_LISTS],
   },
   Comment: {
     path: '/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}',
@@ -683,7 +689,7 @@ export const RESOURCES = {
       deleteComment: remove('Deletes a comment and its replies; its author or a space admin'),
     },
     // Open-comment counts of the space and the change request change.
-    stale: ['/spaces/{spaceId}'],
+    stale: ['/spaces/{spaceId}', ...SPACE_LISTS],
   },
   CommentReply: {
     path: '/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}/replies/{commentReplyId}',
@@ -695,7 +701,7 @@ export const RESOURCES = {
       updateCommentReply: update('PUT', 'Edits the body of a reply; its author only', postBody, { inputs: { body: 'ContentBodyInput' } }),
       deleteCommentReply: remove('Deletes a reply; its author or a space admin'),
     },
-    stale: ['/spaces/{spaceId}'],
+    stale: ['/spaces/{spaceId}', ...SPACE_LISTS],
   },
 } satisfies Record<string, Resource>;
 

@@ -130,4 +130,17 @@ describe('a later root field of a mutation sees an earlier field’s write', () 
       rest.filter((i: { user: { id: string } }) => i.user.id === outsider.id).map((i: { permission: string }) => i.permission),
     ).toEqual(['edit']);
   });
+
+  it('a space’s change request count, read in a list by the first payload, counts the second change request in the second', async () => {
+    const { id: spaceId } = (await t.api.post(`/orgs/${t.world.orgId}/spaces`, { title: 'Counted' })).body;
+    const create = (alias: string) =>
+      `${alias}: createChangeRequest(input: { spaceId: $s, subject: "${alias}" }) { space { organization { spaces(first: 100) { nodes { restId changeRequestsCount } } } } }`;
+    const result = await t.gql(`mutation($s: String!) { ${create('a')} ${create('b')} }`, { s: spaceId });
+    expect(result.errors).toBeUndefined();
+    const data = result.data as { a: any; b: any };
+    const count = (payload: any) =>
+      payload.space.organization.spaces.nodes.find((n: { restId: string }) => n.restId === spaceId).changeRequestsCount;
+    expect([count(data.a), count(data.b)]).toEqual([1, 2]);
+    expect((await t.api.get(`/spaces/${spaceId}`)).body.changeRequests).toBe(2);
+  });
 });
