@@ -627,8 +627,9 @@ export const RESOURCES = {
       // The spaces of a deleted collection move to the organization root; a transfer takes them along.
       ...treeWrites('collection', '; its spaces move to the organization root', ['/spaces']),
     },
-    // Its spaces inherit its permissions (`grantCollectionPermission`: their aggregate permissions).
-    stale: ['/orgs/{organizationId}/spaces', ...PERMISSIONS],
+    // Its spaces inherit its permissions (`grantCollectionPermission`: their aggregate permissions),
+    // and its place, deletion and grants change the space counts of members and teams.
+    stale: ['/orgs/{organizationId}/spaces', ...PERMISSIONS, '/orgs/{organizationId}/members', '/orgs/{organizationId}/teams'],
   },
   ChangeRequest: {
     path: '/spaces/{spaceId}/change-requests/{changeRequestId}',
