@@ -133,4 +133,20 @@ describe('a write after a read of what it changes, in one operation', () => {
     expect(after.map(([u]: string[]) => u)).not.toContain(t.world.users.guest.id);
     expect(graphAggregate(target)).toEqual(after);
   });
+  it('inviteToOrganization of an existing user: every space’s aggregatePermissions holds the new member', async () => {
+    const org = t.world.orgId;
+    const space = (await t.api.post(`/orgs/${org}/spaces`, { title: 'Joined' })).body;
+    const outsider = t.world.users.outsider;
+    const read = ['updateSpace', { spaceId: space.id, title: 'Read first' }, `space { ${AGGREGATE} }`] as [string, object, string];
+    const invited = await twoWrites(read, [
+      'inviteToOrganization',
+      { organizationId: org, emails: [outsider.email], role: 'EDIT' },
+      `users { restId } organization { space: spaces(first: 100) { nodes { restId ${AGGREGATE} } } }`,
+    ]);
+    expect(invited.users).toEqual([{ restId: outsider.id }]);
+    const target = invited.organization.space.nodes.find((n: any) => n.restId === space.id);
+    const after = await restAggregate(`/spaces/${space.id}`);
+    expect(after.map(([u]: string[]) => u)).toContain(outsider.id);
+    expect(graphAggregate(target)).toEqual(after);
+  });
 });

@@ -357,7 +357,7 @@ const lowerFirst = (s: string) => s[0].toLowerCase() + s.slice(1);
 
 /** What a write of `info` makes stale: its list, itself, and the table's `stale` paths, filled
  * from the input and then from the written JSON (its id, its `jsonKeys`). */
-export function staleAfter(info: ResourceInfo, values: Values, json?: Json, write?: Write): string[] {
+export function staleAfter(info: ResourceInfo, values: Values, json?: Json, write?: Pick<Write, 'stale'>): string[] {
   const templates = [listPath(info.spec), info.spec.path, ...(info.spec.stale ?? []), ...(write?.stale ?? [])];
   const known = { ...(json ? info.attach(json, {}) : {}), ...values };
   return templates.map((t) => fillPath(t, known, true)!);
@@ -393,7 +393,7 @@ export async function writeResource<T = Json>(
   path: string,
   values: Values,
   body?: unknown,
-  write?: Write,
+  write?: Pick<Write, 'stale'>,
 ) {
   let json: T | undefined;
   try {

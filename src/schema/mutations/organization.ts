@@ -11,14 +11,19 @@ import { restPath } from '../lib/node.js';
 import type { GatewayContext } from '../context.js';
 import { edge, writeResource, type BuilderTypes } from '../lib/resource.js';
 import { User } from '../nodes/User.js';
+import type { Write } from '../resources.js';
 
 /** The payload's organization, as it is after the write. */
 const organization = <P extends { organizationId: string }>(t: PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, P>) =>
   edge(t, 'Organization', (p) => [p.organizationId]);
 
 /** A write under the organization: what the table says an organization write makes stale is forgotten. */
-const orgWrite = <T>(ctx: GatewayContext, organizationId: string, path: string, body?: unknown) =>
-  writeResource<T>(ctx, 'Organization', 'POST', path, { organizationId }, body);
+const orgWrite = <T>(ctx: GatewayContext, organizationId: string, path: string, body?: unknown, write?: Pick<Write, 'stale'>) =>
+  writeResource<T>(ctx, 'Organization', 'POST', path, { organizationId }, body, write);
+
+/** A write that adds members: their organization role is a role on all its content, so every
+ * space's and collection's aggregatePermissions changes too. */
+const ADDS_MEMBERS = { stale: ['/spaces', '/collections'] };
 
 /** A write's answer its payload is read from; a 2xx without a body says the write was made. */
 function answered<T>(json: T | undefined): T {
@@ -46,7 +51,9 @@ builder.relayMutationField(
       const body = restBody(input);
       checkInput(bodies['invite.create'], body);
       return {
-        ...answered(await orgWrite<Invited | undefined>(ctx, organizationId, restPath`/orgs/${organizationId}/invites`, body)),
+        ...answered(
+          await orgWrite<Invited | undefined>(ctx, organizationId, restPath`/orgs/${organizationId}/invites`, body, ADDS_MEMBERS),
+        ),
         organizationId,
       };
     },
@@ -72,7 +79,7 @@ builder.relayMutationField(
     description: 'The caller joins with an email or link invite (`POST /orgs/{organizationId}/invites/{inviteId}`).',
     resolve: async (_root, { input: { organizationId, inviteId } }, ctx) => {
       // The caller's organizations change too: an organization write forgets the list `/orgs` (and so every read under it).
-      await orgWrite(ctx, organizationId, restPath`/orgs/${organizationId}/invites/${inviteId}`);
+      await orgWrite(ctx, organizationId, restPath`/orgs/${organizationId}/invites/${inviteId}`, undefined, ADDS_MEMBERS);
       return { organizationId };
     },
   },
