@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type TestStack } from '../helpers/gateway.js';
+import { newSite, restAll } from './siteFixture.js';
 
 let t: TestStack;
 beforeAll(async () => {
@@ -148,5 +149,27 @@ describe('a write after a read of what it changes, in one operation', () => {
     const after = await restAggregate(`/spaces/${space.id}`);
     expect(after.map(([u]: string[]) => u)).toContain(outsider.id);
     expect(graphAggregate(target)).toEqual(after);
+  });
+  it('updateSpace and deleteSpace of a published space: the sites’ sections show REST’s after the write', async () => {
+    const site = newSite(t, { spaces: 2 });
+    const [kept, changed] = site.spaceIds;
+    const SITE = `sites(first: 100) { nodes { restId siteSpacesCount
+      sections(first: 100) { nodes { restId siteSpaces { restId space { restId title } } } } } }`;
+    const ofSite = (org: any) => org.sites.nodes.find((n: any) => n.restId === site.siteId);
+    const sections = async () =>
+      (await restAll(t, `${site.base}/sections`)).map((s) => ({
+        restId: s.id,
+        siteSpaces: s.siteSpaces.map((ss: any) => ({ restId: ss.id, space: { restId: ss.space.id, title: ss.space.title } })),
+      }));
+    const read = ['updateSpace', { spaceId: kept, title: 'Read first' }, `space { organization { ${SITE} } }`] as [string, object, string];
+
+    const renamed = await twoWrites(read, ['updateSpace', { spaceId: changed, title: 'Renamed' }, `space { organization { ${SITE} } }`]);
+    expect(ofSite(renamed.space.organization).sections.nodes).toEqual(await sections());
+
+    const deleted = await twoWrites(read, ['deleteSpace', { spaceId: changed }, `organization { ${SITE} }`]);
+    const after = (await t.api.get(site.base)).body;
+    expect(after.siteSpaces).toBe(1);
+    expect(ofSite(deleted.organization).siteSpacesCount).toBe(after.siteSpaces);
+    expect(ofSite(deleted.organization).sections.nodes).toEqual(await sections());
   });
 });
