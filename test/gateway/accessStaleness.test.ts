@@ -2,7 +2,8 @@
  * A write that changes who reaches what (a space created or deleted, a grant, a role, a team
  * deleted), after a read of what it changes in the same operation: the payload shows REST as it
  * is after the write (members' and teams' space counts, aggregatePermissions), not the earlier
- * field's read still held by the request's loader.
+ * field's read still held by the request's loader. Likewise for a content write and the lists that
+ * embed its space with the space's counts and revision.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type TestStack } from '../helpers/gateway.js';
@@ -171,5 +172,44 @@ describe('a write after a read of what it changes, in one operation', () => {
     expect(after.siteSpaces).toBe(1);
     expect(ofSite(deleted.organization).siteSpacesCount).toBe(after.siteSpaces);
     expect(ofSite(deleted.organization).sections.nodes).toEqual(await sections());
+  });
+  it('createComment, createChangeRequest, mergeChangeRequest: lists embedding the space show its counts and revision after the write', async () => {
+    const org = t.world.orgId;
+    const site = newSite(t, { spaces: 1 });
+    const [spaceId] = site.spaceIds;
+    const cr = (await t.api.post(`/spaces/${spaceId}/change-requests`, { subject: 'Embedded' })).body;
+    await t.api.patch(`/spaces/${spaceId}/change-requests/${cr.id}`, { status: 'open' });
+    const SPACE = 'restId commentsCount changeRequestsCount changeRequestsOpenCount revision';
+    const LISTS = `spaces(first: 100) { nodes { ${SPACE} } }
+      sites(first: 100) { nodes { sections(first: 100) { nodes { siteSpaces { space { ${SPACE} } } } } } }`;
+    const read = ['pingOrganization', { organizationId: org }, `organization { ${LISTS} }`] as [string, object, string];
+    /** The space as each list holds it, and as REST answers it. */
+    const check = async (organization: any) => {
+      const space = (await t.api.get(`/spaces/${spaceId}`)).body;
+      const expected = {
+        restId: spaceId,
+        commentsCount: space.comments,
+        changeRequestsCount: space.changeRequests,
+        changeRequestsOpenCount: space.changeRequestsOpen,
+        revision: space.revision,
+      };
+      expect(organization.spaces.nodes.find((n: any) => n.restId === spaceId)).toEqual(expected);
+      const published = organization.sites.nodes.flatMap((s: any) =>
+        s.sections.nodes.flatMap((n: any) => n.siteSpaces.map((ss: any) => ss.space)),
+      );
+      expect(published.find((n: any) => n.restId === spaceId)).toEqual(expected);
+      return space;
+    };
+    const keys = { spaceId, changeRequestId: cr.id };
+    const commented = await twoWrites(read, [
+      'createComment',
+      { ...keys, body: { markdown: 'Counted' } },
+      `changeRequest { space { organization { ${LISTS} } } }`,
+    ]);
+    expect((await check(commented.changeRequest.space.organization)).comments).toBe(1);
+    const opened = await twoWrites(read, ['createChangeRequest', { spaceId, subject: 'Another' }, `space { organization { ${LISTS} } }`]);
+    expect((await check(opened.space.organization)).changeRequests).toBe(2);
+    const merged = await twoWrites(read, ['mergeChangeRequest', keys, `changeRequest { space { organization { ${LISTS} } } }`]);
+    expect((await check(merged.changeRequest.space.organization)).changeRequestsOpen).toBe(0);
   });
 });
