@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SharedReads } from '../../src/rest/singleFlight.js';
-import { startSwitchProxy, type SwitchProxy } from '../helpers/switchProxy.js';
+import { holdNextRead, startSwitchProxy, type SwitchProxy } from '../helpers/switchProxy.js';
 import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
 import { listening, startReplica, stopAfterEach, waitFor } from '../helpers/redis.js';
 
@@ -32,16 +32,7 @@ describe('another caller’s write on the same replica', () => {
     const { admin, read } = upstream.world.users;
     const spaceId = (await upstream.api.post(`/orgs/${upstream.world.orgId}/spaces`, { title: 'Before' })).body.id;
     const one = await listening(track(startReplica(proxy.url, { responseCacheTtlMs: 0 })));
-    let answered!: () => void;
-    const held = new Promise<void>((resolve) => (answered = resolve));
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    proxy.holdAnswer = (method, path) => {
-      if (method !== 'GET' || !path.endsWith(`/spaces/${spaceId}`)) return undefined;
-      proxy.holdAnswer = () => undefined;
-      answered();
-      return released;
-    };
+    const { held, release } = holdNextRead(proxy, spaceId);
     // The reads of the space, as single-flight sees them (joined or not).
     const reads = vi.spyOn(SharedReads.prototype, 'read');
     const readsOfSpace = () => reads.mock.calls.filter(([, req]) => req.url.endsWith(`/spaces/${spaceId}`)).length;

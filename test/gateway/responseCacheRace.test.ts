@@ -9,28 +9,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SharedReads } from '../../src/rest/singleFlight.js';
 import { addMember, createUser } from '../../src/upstream/bootstrap.js';
-import { startSwitchProxy, type SwitchProxy } from '../helpers/switchProxy.js';
+import { holdNextRead, startSwitchProxy, type SwitchProxy } from '../helpers/switchProxy.js';
 import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
 import { listening, startRedis, startReplica, stopAfterEach, waitFor, type Replica, type TestRedis } from '../helpers/redis.js';
 
 const SPACE = `query Space($spaceId: String!) { space(spaceId: $spaceId) { title } }`;
 const SPACE_AND_VISIBILITY = `query SpaceAndVisibility($spaceId: String!) { space(spaceId: $spaceId) { title visibility } }`;
 const RENAME = 'mutation Rename($input: UpdateSpaceInput!) { updateSpace(input: $input) { space { title } } }';
-
-/** Holds the answer of the next GET of the space through `proxy` until `release()`; `held` once the upstream answered it. */
-function holdNextRead(proxy: SwitchProxy, spaceId: string) {
-  let answered!: () => void;
-  const held = new Promise<void>((resolve) => (answered = resolve));
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => (release = resolve));
-  proxy.holdAnswer = (method, path) => {
-    if (method !== 'GET' || !path.endsWith(`/spaces/${spaceId}`)) return undefined;
-    proxy.holdAnswer = () => undefined;
-    answered();
-    return released;
-  };
-  return { held, release };
-}
 
 /** Redis, the embedded upstream and a switch proxy in front of it, started once for a describe block. */
 function startedOnce(take: (stack: { redis: TestRedis; upstream: TestUpstream; proxy: SwitchProxy }) => void): void {

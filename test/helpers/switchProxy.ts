@@ -99,3 +99,18 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
   for await (const chunk of req as AsyncIterable<Buffer>) chunks.push(chunk);
   return Buffer.concat(chunks);
 }
+
+/** Holds the answer of the next GET of the space through `proxy` until `release()`; `held` once the upstream answered it. */
+export function holdNextRead(proxy: SwitchProxy, spaceId: string) {
+  let answered!: () => void;
+  const held = new Promise<void>((resolve) => (answered = resolve));
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  proxy.holdAnswer = (method, path) => {
+    if (method !== 'GET' || !path.endsWith(`/spaces/${spaceId}`)) return undefined;
+    proxy.holdAnswer = () => undefined;
+    answered();
+    return released;
+  };
+  return { held, release };
+}

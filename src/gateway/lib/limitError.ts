@@ -5,6 +5,7 @@
  */
 import { GraphQLError, type ValidationContext } from 'graphql';
 import type { GatewayLimits } from '../context.js';
+import { limitExceededError } from '../../schema/lib/errors.js';
 
 export type LimitName =
   | keyof Pick<GatewayLimits, 'maxDepth' | 'maxAliases' | 'maxTokens' | 'maxCost'>
@@ -18,9 +19,7 @@ export type LimitName =
   | 'maxVariablesDepth';
 
 export function limitError(limit: LimitName, maximum: number, message: string, actual?: number): GraphQLError {
-  return new GraphQLError(`${limit}: ${message}`, {
-    extensions: { code: 'BAD_USER_INPUT', limit, maximum, ...(actual === undefined ? {} : { actual }) },
-  });
+  return limitExceededError(limit, maximum, message, actual);
 }
 
 /**

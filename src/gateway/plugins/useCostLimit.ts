@@ -44,7 +44,6 @@
  * costs 1 + (1 + 100 × (1 + 100 × (1 + 100 × 0))) = 10 102.
  */
 import {
-  BREAK,
   getArgumentValues,
   getDirectiveValues,
   getNamedType,
@@ -63,7 +62,6 @@ import {
   type GraphQLNamedType,
   type GraphQLSchema,
   type SelectionSetNode,
-  visit,
 } from 'graphql';
 import type { ComplexityEstimator } from 'graphql-query-complexity';
 import type { Plugin } from 'graphql-yoga';
@@ -71,6 +69,7 @@ import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { GatewayLimits } from '../context.js';
 import { introspectionCost } from '../lib/introspectionCost.js';
+import { incrementalArguments } from './useDirectiveArguments.js';
 import { limitError } from '../lib/limitError.js';
 import { costOf, LOADED_LISTS, type ListSizeDeclaration } from '../../schema/lib/cost.js';
 import { fragmentsOf } from '../../schema/lib/rootFields.js';
@@ -268,7 +267,7 @@ function incrementalParts(
   const defer = schema.getDirective('defer') ?? undefined;
   const stream = schema.getDirective('stream') ?? undefined;
   const operation = getOperationAST(document, operationName);
-  if (!operation || (!defer && !stream) || !asksIncremental(document)) return 0;
+  if (!operation || (!defer && !stream) || incrementalArguments(document).conditions.length === 0) return 0;
   // With their defaults, as execution reads them (pricing ran on variables that validate).
   const variables = getVariableValues(schema, operation.variableDefinitions ?? [], given).coerced ?? {};
   const fragments = fragmentsOf(document);
@@ -315,19 +314,6 @@ function incrementalParts(
         ? schema.getMutationType()
         : schema.getSubscriptionType();
   return walk(operation.selectionSet, root ?? undefined, 1);
-}
-
-/** Whether the document writes `@defer` or `@stream` anywhere (most do not: no walk then). */
-function asksIncremental(document: DocumentNode): boolean {
-  let found = false;
-  visit(document, {
-    Directive: (node) => {
-      if (node.name.value !== 'defer' && node.name.value !== 'stream') return undefined;
-      found = true;
-      return BREAK;
-    },
-  });
-  return found;
 }
 
 /**

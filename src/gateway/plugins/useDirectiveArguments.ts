@@ -37,7 +37,7 @@ interface IncrementalArguments {
 /** What the document's `@defer`s and `@stream`s say, found once per parsed document. */
 const found = new WeakMap<DocumentNode, IncrementalArguments>();
 
-function incrementalArguments(document: DocumentNode): IncrementalArguments {
+export function incrementalArguments(document: DocumentNode): IncrementalArguments {
   const known = found.get(document);
   if (known) return known;
   const args: IncrementalArguments = { counts: [], conditions: [] };

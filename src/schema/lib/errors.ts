@@ -31,9 +31,12 @@ export const userInputError = (message: string, field?: string) => schemaError('
 
 export const notFoundError = (message: string) => schemaError('NOT_FOUND', message);
 
-/** An operation past one of the gateway's bounds while it runs: BAD_USER_INPUT `<limit>: <message>`, with the limit and its maximum. */
-export const limitExceededError = (limit: string, maximum: number, message: string) =>
-  schemaError('BAD_USER_INPUT', `${limit}: ${message}`, { limit, maximum });
+/**
+ * An operation over one of the gateway's limits: BAD_USER_INPUT `<limit>: <message>` (like the REST
+ * API's 400s), with the limit's name, maximum and (when known) the operation's value.
+ */
+export const limitExceededError = (limit: string, maximum: number, message: string, actual?: number) =>
+  schemaError('BAD_USER_INPUT', `${limit}: ${message}`, { limit, maximum, ...(actual === undefined ? {} : { actual }) });
 
 /** What the gateway holds at once is at its budget: UPSTREAM_UNAVAILABLE, to be tried again in a second. */
 export const busyError = (message: string) => schemaError('UPSTREAM_UNAVAILABLE', message, { retryAfter: 1 });

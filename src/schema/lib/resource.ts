@@ -32,7 +32,7 @@ import { forwardArgs, nextPage, resolveList, type ConnectionArgs, type ListEnvel
 import { describeRule } from './descriptions.js';
 import { ContentFormat, enumOfValues } from './enums.js';
 import { bodyFormat } from './selection.js';
-import { notFoundError } from './errors.js';
+import { answerlessWriteError, notFoundError } from './errors.js';
 import { badNodeIdError, registerBodyReader } from './globalIds.js';
 import { checkInput, restBody } from './mutation.js';
 import { decodeKeys, encodeKeys, pathSegment, primePath, registerNode } from './node.js';
@@ -357,7 +357,7 @@ const lowerFirst = (s: string) => s[0].toLowerCase() + s.slice(1);
 
 /** What a write of `info` makes stale: its list, itself, and the table's `stale` paths, filled
  * from the input and then from the written JSON (its id, its `jsonKeys`). */
-export function staleAfter(info: ResourceInfo, values: Values, json?: Json, write?: Pick<Write, 'stale'>): string[] {
+export function staleAfter(info: ResourceInfo, values: Values, json?: Json, write?: Write): string[] {
   const templates = [listPath(info.spec), info.spec.path, ...(info.spec.stale ?? []), ...(write?.stale ?? [])];
   const known = { ...(json ? info.attach(json, {}) : {}), ...values };
   return templates.map((t) => fillPath(t, known, true)!);
@@ -393,7 +393,7 @@ export async function writeResource<T = Json>(
   path: string,
   values: Values,
   body?: unknown,
-  write?: Pick<Write, 'stale'>,
+  write?: Write,
 ) {
   let json: T | undefined;
   try {
@@ -403,6 +403,12 @@ export async function writeResource<T = Json>(
     // forgets the prefixes its input names.
     ctx.rest.forget(staleAfter(resources.get(name)!, values, json as Json | undefined, write));
   }
+}
+
+/** A hand-written write's answer its payload is read from; a 2xx without a body says the write was made (`answerlessWriteError`). */
+export function answered<T>(json: T | undefined): T {
+  if (json === undefined) throw answerlessWriteError();
+  return json;
 }
 
 /** The parent's keys in `values`, as the parent's field resolves them (a reference). */

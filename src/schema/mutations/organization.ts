@@ -5,31 +5,19 @@
 import { organizationBodies as bodies } from '../../api/bodies/organizations.js';
 import { builder } from '../builder.js';
 import { Role } from '../lib/enums.js';
-import { answerlessWriteError } from '../lib/errors.js';
 import { checkInput, restBody } from '../lib/mutation.js';
 import { restPath } from '../lib/node.js';
 import type { GatewayContext } from '../context.js';
-import { edge, writeResource, type BuilderTypes } from '../lib/resource.js';
+import { answered, edge, writeResource, type BuilderTypes } from '../lib/resource.js';
 import { User } from '../nodes/User.js';
-import type { Write } from '../resources.js';
 
 /** The payload's organization, as it is after the write. */
 const organization = <P extends { organizationId: string }>(t: PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, P>) =>
   edge(t, 'Organization', (p) => [p.organizationId]);
 
 /** A write under the organization: what the table says an organization write makes stale is forgotten. */
-const orgWrite = <T>(ctx: GatewayContext, organizationId: string, path: string, body?: unknown, write?: Pick<Write, 'stale'>) =>
-  writeResource<T>(ctx, 'Organization', 'POST', path, { organizationId }, body, write);
-
-/** A write that adds members: their organization role is a role on all its content, so every
- * space's and collection's aggregatePermissions changes too. */
-const ADDS_MEMBERS = { stale: ['/spaces', '/collections'] };
-
-/** A write's answer its payload is read from; a 2xx without a body says the write was made. */
-function answered<T>(json: T | undefined): T {
-  if (json === undefined) throw answerlessWriteError();
-  return json;
-}
+const orgWrite = <T>(ctx: GatewayContext, organizationId: string, path: string, body?: unknown) =>
+  writeResource<T>(ctx, 'Organization', 'POST', path, { organizationId }, body);
 
 /** The REST answer: `failedSSOEmails` is optional in GitBook's OpenAPI description (absent: none failed). */
 type Invited = { users: string[]; invited: number; failedSSOEmails?: string[] };
@@ -51,9 +39,7 @@ builder.relayMutationField(
       const body = restBody(input);
       checkInput(bodies['invite.create'], body);
       return {
-        ...answered(
-          await orgWrite<Invited | undefined>(ctx, organizationId, restPath`/orgs/${organizationId}/invites`, body, ADDS_MEMBERS),
-        ),
+        ...answered(await orgWrite<Invited | undefined>(ctx, organizationId, restPath`/orgs/${organizationId}/invites`, body)),
         organizationId,
       };
     },
@@ -79,7 +65,7 @@ builder.relayMutationField(
     description: 'The caller joins with an email or link invite (`POST /orgs/{organizationId}/invites/{inviteId}`).',
     resolve: async (_root, { input: { organizationId, inviteId } }, ctx) => {
       // The caller's organizations change too: an organization write forgets the list `/orgs` (and so every read under it).
-      await orgWrite(ctx, organizationId, restPath`/orgs/${organizationId}/invites/${inviteId}`, undefined, ADDS_MEMBERS);
+      await orgWrite(ctx, organizationId, restPath`/orgs/${organizationId}/invites/${inviteId}`);
       return { organizationId };
     },
   },

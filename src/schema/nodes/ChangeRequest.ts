@@ -2,10 +2,9 @@
 import type { ChangeRequest as RestChangeRequest } from '@gitbook/api';
 import { builder } from '../builder.js';
 import { ChangeRequestStatus } from '../lib/enums.js';
-import { answerlessWriteError } from '../lib/errors.js';
 import { urlsType } from '../lib/fields.js';
 import { restRef } from '../lib/refs.js';
-import { canonicalKeys, edge, embedded, inputObject, resourceInfo, resourceNode, writeResource } from '../lib/resource.js';
+import { answered, canonicalKeys, edge, embedded, inputObject, resourceInfo, resourceNode, writeResource } from '../lib/resource.js';
 import { User } from './User.js';
 import { EMBEDDED } from '../lib/cost.js';
 
@@ -74,9 +73,7 @@ function revisionMutation(name: string, action: 'merge' | 'update', description:
         // A number becomes the REST id first (as in derived writes): the write forgets the id's path.
         const keys = await canonicalKeys(ctx, input);
         const path = `${resourceInfo('ChangeRequest').path([keys.spaceId, keys.changeRequestId])}/${action}`;
-        const answer = await writeResource<{ revision: string } | undefined>(ctx, 'ChangeRequest', 'POST', path, keys);
-        if (!answer) throw answerlessWriteError();
-        const { revision } = answer;
+        const { revision } = answered(await writeResource<{ revision: string } | undefined>(ctx, 'ChangeRequest', 'POST', path, keys));
         return { spaceId: keys.spaceId as string, changeRequestId: keys.changeRequestId as string, revision };
       },
     },
