@@ -31,6 +31,8 @@ export class RestLoader {
   private readonly loader: DataLoader<string, unknown>;
   /** The path and query of each key asked for or primed in this request. */
   private readonly queries = new Map<string, { path: string; query?: QueryParams }>();
+  /** What this request made of an answer, by what it made (`madeOf`). */
+  private readonly made = new WeakMap<object, Map<string, unknown>>();
 
   constructor(readonly rest: RestCaller) {
     this.loader = new DataLoader(
@@ -57,6 +59,22 @@ export class RestLoader {
     const key = cacheKey(path, query);
     this.queries.set(key, { path, query });
     this.loader.clear(key).prime(key, value);
+  }
+
+  /**
+   * What `make` makes of `answer` under `key`, made once in this request: a connection under a
+   * repeated parent reads one REST answer for every occurrence (`organization { spaces(first: 100)
+   * { nodes { organization { spaces(first: 100) … } } } } }`: one answer, 100 pages), and each
+   * occurrence mapped and primed the same items again (10,000 objects, primes and cache keys where
+   * 100 do). An answer read again (after a write forgot it) is another object, made anew.
+   */
+  madeOf<T>(answer: object, key: string, make: () => T): T {
+    let byKey = this.made.get(answer);
+    if (!byKey) this.made.set(answer, (byKey = new Map()));
+    if (byKey.has(key)) return byKey.get(key) as T;
+    const value = make();
+    byKey.set(key, value);
+    return value;
   }
 
   /** A write (never retried, never cached); afterwards its own path is forgotten (what else it makes

@@ -603,6 +603,56 @@ describe("values an operation's connections build", () => {
   const repeated = (first: number) =>
     `query($org: String!) { organization(organizationId: $org) { spaces(first: ${first}) { nodes { organization { spaces(first: ${first}) { nodes { id title } } } } } } }`;
 
+  it('a connection under a repeated parent: each occurrence the page of one REST answer, with cursors of its own', async () => {
+    await using s = await startStack();
+    await spaces(s, 12);
+    s.resetCalls();
+    const res = await s.gql(
+      `query($org: String!) { organization(organizationId: $org) { spaces(first: 10) { nodes { restId organization { spaces(first: 10) { pageInfo { endCursor } nodes { id restId title } } } } } } }`,
+      { org: s.world.orgId },
+    );
+    expect(res.errors).toBeUndefined();
+    const outer = res.data.organization.spaces.nodes as Array<{ restId: string; organization: { spaces: any } }>;
+    const inner = outer[0].organization.spaces;
+    expect(inner.nodes.map((n: { restId: string }) => n.restId)).toEqual(outer.map((o) => o.restId));
+    for (const o of outer) expect(o.organization.spaces).toEqual(inner);
+    // The outer page and the inner ones are the same read (the same list, the same size).
+    expect(s.calls.map((c) => `${c.method} ${c.path}`)).toEqual([`GET /orgs/${s.world.orgId}/spaces`]);
+    const rest = await s.data(
+      `query($org: String!, $after: String!) { organization(organizationId: $org) { spaces(first: 10, after: $after) { nodes { restId } } } }`,
+      {
+        org: s.world.orgId,
+        after: inner.pageInfo.endCursor,
+      },
+    );
+    expect(rest.organization.spaces.nodes).toHaveLength(2);
+  });
+
+  it('the same list read again after a write in the same operation is made anew from its new answer', async () => {
+    await using s = await startStack();
+    await spaces(s, 3);
+    const [a, b] = (await s.api.get(`/orgs/${s.world.orgId}/spaces?limit=2`)).body.items.map((i: { id: string }) => i.id) as string[];
+    const list = `space { organization { spaces(first: 5) { nodes { restId organization { spaces(first: 5) { nodes { restId title } } } } } } }`;
+    const res = await s.gql(
+      `mutation($a: UpdateSpaceInput!, $b: UpdateSpaceInput!) { one: updateSpace(input: $a) { ${list} } two: updateSpace(input: $b) { ${list} } }`,
+      { a: { spaceId: a, title: 'First write' }, b: { spaceId: b, title: 'Second write' } },
+    );
+    expect(res.errors).toBeUndefined();
+    const titles = (field: 'one' | 'two') =>
+      new Set(
+        (
+          res.data[field].space.organization.spaces.nodes as Array<{
+            organization: { spaces: { nodes: Array<{ restId: string; title: string }> } };
+          }>
+        ).map((o) => JSON.stringify(o.organization.spaces.nodes.filter((n) => n.restId === a || n.restId === b).map((n) => n.title))),
+      );
+    // Every occurrence of each payload shows the state after its own write.
+    expect([...titles('one')]).toHaveLength(1);
+    expect([...titles('two')]).toHaveLength(1);
+    expect(JSON.parse([...titles('one')][0]).sort()).not.toContain('Second write');
+    expect(JSON.parse([...titles('two')][0]).sort()).toEqual(['First write', 'Second write']);
+  });
+
   it('past maxResultValues, a connection of the operation is BAD_USER_INPUT and builds nothing; within it, all is answered', async () => {
     await using s = await startStack({ limits: { maxResultValues: 1_000 } });
     await spaces(s, 25);

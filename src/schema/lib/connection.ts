@@ -109,6 +109,12 @@ export interface ListOptions<Item, Node> {
    * listed in): the items are primed under it, and it is no part of the list's key, so a cursor
    * stays good whatever body format the next page's selection needs (the pages are the same). */
   primeQuery?: QueryParams;
+  /**
+   * Names how `node` and `itemPath` make and prime the items (the same key: the same nodes of the
+   * same answer), so the connections of one REST answer under a repeated parent share them
+   * (RestLoader.madeOf). Absent: each page is made anew.
+   */
+  nodesKey?: string;
 }
 
 /** `first` checked against the configured bounds (default when absent). */
@@ -158,13 +164,18 @@ export async function resolveList<Item, Node = Item>(
     const turn = ctx.values.take(items.length * perItem);
     if (turn) await turn;
     if (ctx.values.stopped) return null;
-    const nodes = items.map((item) => (options.node ? options.node(item) : (item as unknown as Node)));
-    if (options.itemPath) {
-      items.forEach((item, i) => {
-        const p = primePath(() => options.itemPath!(item, nodes[i]));
-        if (p) ctx.rest.prime(p, nodes[i], options.primeQuery);
-      });
-    }
+    const build = () => {
+      const made = items.map((item) => (options.node ? options.node(item) : (item as unknown as Node)));
+      if (options.itemPath) {
+        items.forEach((item, i) => {
+          const p = primePath(() => options.itemPath!(item, made[i]));
+          if (p) ctx.rest.prime(p, made[i], options.primeQuery);
+        });
+      }
+      return made;
+    };
+    // The same answer mapped the same way (a connection under a repeated parent): its nodes once.
+    const nodes = options.nodesKey === undefined ? build() : ctx.rest.madeOf(res, `${options.nodesKey}\0${items.length}`, build);
     if (skip > 0 && start.a !== undefined) skip = realign(nodes, skip, start.a, start.b);
     const last = items.length - 1;
     let taken = 0;

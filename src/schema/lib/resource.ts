@@ -613,6 +613,8 @@ function deriveList(info: ResourceInfo): void {
             node: (item: Json) => info.attach(item, known),
             itemPath: info.spec.listedOnly ? undefined : (_item: Json, node: Json) => info.path(info.keys(node)),
             primeQuery: formatQuery,
+            // `node` and `itemPath` depend on the resource and `known` alone.
+            nodesKey: `${info.name}\0${JSON.stringify(known)}`,
           },
           gql,
         );
