@@ -234,7 +234,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
       useClientIntrospection(introspection),
       streams.plugin,
       // The REST answers an operation read count as held until its execution is over (src/rest/bytesInFlight.ts).
-      useOperationEnd(),
+      useOperationEnd(options.clock ?? systemClock),
       // Scaling out, in this order: count the operation, resolve a persisted id, then answer from the cache.
       ...(rateLimit ? [rateLimit] : []),
       // Variables depth, document and response bytes, before persisted operations and the cache (see useRequestBounds).

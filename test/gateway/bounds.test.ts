@@ -675,7 +675,7 @@ describe("values an operation's connections build", () => {
     expect((await s.gql(repeated(5), { org: s.world.orgId })).errors).toBeUndefined();
   });
 
-  it('a page that would pass the budget across operations while another holds its values is UPSTREAM_UNAVAILABLE; given back at its end', async () => {
+  it('a page that would pass the budget across operations while another holds its values is UPSTREAM_UNAVAILABLE, answered after its retryAfter; given back at its end', async () => {
     const clock = fakeClock();
     const t = await startChaosStack({ requestTimeoutMs: 1_000, headersTimeoutMs: 10_000 }, undefined, 9, clock, {
       limits: { resultValuesInFlight: 100 },
@@ -689,7 +689,16 @@ describe("values an operation's connections build", () => {
       const page = `organization(organizationId: "${orgId}") { spaces(first: 25) { nodes { id } } }`;
       const a = t.gql(`{ ${page} space(spaceId: "${held}") { title } }`);
       await until(() => t.gateway.resultValues.inFlight() === 75);
-      const b = await t.gql(`{ ${page} }`, undefined, t.upstream.world.users.edit.token);
+      const before = clock.delays.length;
+      let answered = false;
+      const pending = t.gql(`{ ${page} }`, undefined, t.upstream.world.users.edit.token).finally(() => (answered = true));
+      // B is refused, and held until it may try again (before: answered at once, so a client
+      // looping such operations made the gateway refuse them back to back).
+      await until(() => clock.delays.slice(before).includes(1_000));
+      for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+      expect(answered).toBe(false);
+      clock.advance(1_000);
+      const b = await pending;
       expect(b.body.errors).toEqual([
         expect.objectContaining({
           message: 'The gateway is building too many large results at once; try again shortly.',
@@ -697,7 +706,6 @@ describe("values an operation's connections build", () => {
           extensions: { code: 'UPSTREAM_UNAVAILABLE', retryAfter: 1 },
         }),
       ]);
-      clock.advance(1_000);
       expect((await a).body.data.organization.spaces.nodes).toHaveLength(25);
       expect(t.gateway.resultValues.inFlight()).toBe(0);
       expect((await t.gql(`{ ${page} }`, undefined, t.upstream.world.users.edit.token)).body.errors).toBeUndefined();

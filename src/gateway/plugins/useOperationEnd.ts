@@ -7,6 +7,7 @@
  * (each event's reads are given back once parsed), since it may run for hours.
  */
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
+import type { Clock } from '../../rest/index.js';
 import type { GatewayContext } from '../../schema/context.js';
 
 const end = (context: unknown) => {
@@ -15,12 +16,19 @@ const end = (context: unknown) => {
   ctx?.values?.end();
 };
 
-export function useOperationEnd(): Plugin {
+/**
+ * An operation refused by the budget of values built at once is answered after its `retryAfter`,
+ * holding what it counted until then (`ResultValues.holdAnswerMs`), so a caller that sends such
+ * operations back to back sends one a second per connection, not one per refusal.
+ */
+export function useOperationEnd(clock: Clock): Plugin {
   return {
     onExecute: ({ args }) => ({
       onExecuteDone: ({ result }) => {
-        if (!isAsyncIterable(result)) return void end(args.contextValue);
-        return { onEnd: () => end(args.contextValue) };
+        if (isAsyncIterable(result)) return { onEnd: () => end(args.contextValue) };
+        const holdMs = (args.contextValue as Partial<GatewayContext> | undefined)?.values?.holdAnswerMs ?? 0;
+        if (holdMs <= 0) return void end(args.contextValue);
+        return new Promise<void>((resolve) => clock.setTimeout(resolve, holdMs)).then(() => end(args.contextValue));
       },
     }),
     onSubscribe: ({ args }) => void end(args.contextValue),
