@@ -234,6 +234,36 @@ describe('cost', () => {
     expect(s.calls).toEqual([]);
   });
 
+  it('fields execution merges are priced once: fragments spread twice at each level cost what the query written once does', async () => {
+    // Before: each spread was priced, 2 × 2 × 2 over three levels: 383 for the 52 of the same query written once.
+    const once = `query($org: String!) { organization(organizationId: $org) { title spaces(first: 5) { nodes {
+      title changeRequests(first: 3) { nodes { subject comments(first: 2) { nodes { body { markdown } } } } } } } } }`;
+    const twice = `query($org: String!) { organization(organizationId: $org) { ...O ...O } }
+      fragment O on Organization { title spaces(first: 5) { nodes { ...S ... on Node { ...S } } } }
+      fragment S on Space { title changeRequests(first: 3) { nodes { ...C } nodes { ...C } } }
+      fragment C on ChangeRequest { subject comments(first: 2) { nodes { body { markdown } } } }`;
+    await using s = await startStack({ limits: { maxCost: 52 } });
+    const org = s.world.orgId;
+    for (const title of ['One', 'Two']) await s.payload('createSpace', { organizationId: org, title }, 'space { id }');
+    const run = async (query: string) => {
+      s.resetCalls();
+      const res = await s.gql(query, { org });
+      return { res, calls: s.calls.map((c) => `${c.method} ${c.path}`).sort() };
+    };
+    const [a, b] = [await run(once), await run(twice)];
+    expect(b.res).toEqual(a.res);
+    expect(a.res.errors).toBeUndefined();
+    expect(b.calls).toEqual(a.calls);
+    expect(a.calls.length).toBeGreaterThan(2);
+    // One more field that may call, in one spread only, is over the limit as written either way.
+    const more = (query: string, at: string) => query.replace(at, `${at} createdBy { displayName } space { title }`);
+    expect((await run(more(once, 'subject'))).res.errors?.[0].extensions).toMatchObject({ limit: 'maxCost', actual: 67 });
+    expect((await run(more(twice, 'fragment C on ChangeRequest {'))).res.errors?.[0].extensions).toMatchObject({
+      limit: 'maxCost',
+      actual: 67,
+    });
+  });
+
   it('the verdict is kept per document and variables: the same document is priced again for other variables', async () => {
     await using s = await startStack({ limits: { maxCost: 10_202 } });
     const org = s.world.orgId;

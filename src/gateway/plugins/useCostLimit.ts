@@ -25,7 +25,7 @@
  *
  * A list of objects to load, `nodes(ids:)` or `_entities(representations:)`, costs one REST call
  * per item on top: 1 + n × (1 + its selection) (routers: `assumedSize` = `maxIds`'s default items);
- * more than `maxIds` items in all the operation's such lists (aliases and spreads counted each time)
+ * more than `maxIds` items in all the operation's such lists (aliases counted each time; a field execution merges, once)
  * are refused outright. Per operation, not per list: an item that fails costs its error without a
  * REST call (an unreadable id, a representation of no entity, a lookup after the token's 401), and
  * 30 aliases of `_entities` with 100 made-up representations each, a 5 KB body without a token,
@@ -38,6 +38,9 @@
  * response-bytes bound: 20 `... @defer { title }` under 10,000 spaces (cost 20,101 without them)
  * ran `npm start` out of heap with one request. Routers price no parts (they split a deferred
  * query into their own fetches).
+ *
+ * The formula runs on the operation as execution merges it (lib/mergedOperation.ts): fields of one
+ * selection set that share a response key count once, whatever fragments brought them.
  *
  * Abstract selections take their costliest branch (parts: every branch). Example: `organization { spaces(first: 100)
  * { nodes { changeRequests(first: 100) { nodes { comments(first: 100) { nodes { id } } } } } } }`
@@ -71,6 +74,7 @@ import type { GatewayLimits } from '../context.js';
 import { introspectionCost } from '../lib/introspectionCost.js';
 import { incrementalArguments } from './useDirectiveArguments.js';
 import { limitError } from '../lib/limitError.js';
+import { mergedOperation, TooManySelections } from '../lib/mergedOperation.js';
 import { costOf, LOADED_LISTS, type ListSizeDeclaration } from '../../schema/lib/cost.js';
 import { fragmentsOf } from '../../schema/lib/rootFields.js';
 
@@ -239,9 +243,13 @@ export function operationCost(
   limits: Pages,
 ): number {
   const items = { loaded: 0 };
+  const operation = getOperationAST(document, operationName);
+  // Priced as execution merges it (mergedOperation.ts), not per occurrence of a field.
+  const coerced = operation && getVariableValues(schema, operation.variableDefinitions ?? [], variables).coerced;
+  const merged = operation && coerced ? mergedOperation(schema, document, operation, coerced, MAX_EVALUATED_FIELDS) : document;
   const cost = getComplexity({
     schema,
-    query: document,
+    query: merged,
     variables,
     operationName,
     estimators: [restCostEstimator(schema, limits, items)],
@@ -254,8 +262,9 @@ export function operationCost(
 /**
  * The parts of an incremental result the operation may make (see above): one per `@defer`
  * fragment and per item of a `@stream`ed list (its initial items included), times the items of
- * the lists above it, priced as the formula sizes them. Fragments are expanded at each spread, as
- * pricing does (at most MAX_EVALUATED_FIELDS selections, which it checked first).
+ * the lists above it, priced as the formula sizes them. Fragments are expanded at each spread
+ * (an executor makes a fragment's parts at each: defer.test.ts), at most MAX_EVALUATED_FIELDS
+ * selections in all (TooManySelections).
  */
 function incrementalParts(
   schema: GraphQLSchema,
@@ -287,9 +296,11 @@ function incrementalParts(
   };
   const included = (node: { directives?: readonly DirectiveNode[] }) =>
     condition(GraphQLSkipDirective, node) !== true && condition(GraphQLIncludeDirective, node) !== false;
+  let visited = 0;
   const walk = (selectionSet: SelectionSetNode, type: GraphQLNamedType | undefined, items: number): number => {
     let parts = 0;
     for (const node of selectionSet.selections) {
+      if (++visited > MAX_EVALUATED_FIELDS) throw new TooManySelections();
       if (!included(node)) continue;
       if (node.kind === Kind.FIELD) {
         const field = isObjectType(type) || isInterfaceType(type) ? type.getFields()[node.name.value] : undefined;
@@ -307,12 +318,7 @@ function incrementalParts(
     }
     return parts;
   };
-  const root =
-    operation.operation === 'query'
-      ? schema.getQueryType()
-      : operation.operation === 'mutation'
-        ? schema.getMutationType()
-        : schema.getSubscriptionType();
+  const root = schema.getRootType(operation.operation);
   return walk(operation.selectionSet, root ?? undefined, 1);
 }
 
