@@ -675,6 +675,18 @@ describe("values an operation's connections build", () => {
     expect((await s.gql(repeated(5), { org: s.world.orgId })).errors).toBeUndefined();
   });
 
+  it("a connection's values are counted with the fields merged into it, whatever ran before: a fragment's count is not another place's", async () => {
+    await using s = await startStack({ limits: { maxResultValues: 100 } });
+    await spaces(s, 30);
+    // `S`'s connection alone: 30 × (1 + 2) = 90 values; with ten more fields merged in when $big: 30 × 13 = 390.
+    const query = `query($org: String!, $big: Boolean!) { organization(organizationId: $org) { ...S
+      spaces(first: 100) @include(if: $big) { nodes { title emoji restId createdAt updatedAt visibility changeRequestsCount commentsCount revision } } } }
+      fragment S on Organization { spaces(first: 100) { nodes { id } } }`;
+    const limitOf = async (big: boolean) => (await s.gql(query, { org: s.world.orgId, big })).errors?.map((e) => e.extensions?.limit);
+    // Before: the count was kept by the fragment's node, so each answer was the first one's.
+    for (const big of [false, true, false, true]) expect(await limitOf(big)).toEqual(big ? ['maxResultValues'] : undefined);
+  });
+
   it('a page that would pass the budget across operations while another holds its values is UPSTREAM_UNAVAILABLE, answered after its retryAfter; given back at its end', async () => {
     const clock = fakeClock();
     const t = await startChaosStack({ requestTimeoutMs: 1_000, headersTimeoutMs: 10_000 }, undefined, 9, clock, {

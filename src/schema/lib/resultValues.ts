@@ -123,16 +123,27 @@ let lastTurn: Promise<void> = Promise.resolve();
 
 /** Fields counted per item at most (a document holds at most `--max-fields`; its fragments, expanded at each spread, are priced within 20,000: useCostLimit.ts). */
 const MAX_FIELDS_PER_ITEM = 10_000;
-const perItem = new WeakMap<FieldNode, number>();
+/**
+ * The count of each connection field, by its first node, with the nodes it was merged with: one
+ * node of a fragment is merged with others in one place (or when an `@include` lets them in) and
+ * alone in another, and a count kept by the first node alone was the other place's. A fragment's
+ * `spaces(first: 100) { nodes { id } }` counted 3 values an item and let the same field with ten
+ * more fields merged into it build 30 items of 11 values within a bound of 100 (and the count of
+ * the merged field refused the fragment alone).
+ */
+const perItem = new WeakMap<FieldNode, { nodes: readonly FieldNode[]; count: number }>();
 
 /**
  * The values one item of the connection at `info` counts: itself, and every field selected below
  * the connection's field (fragments expanded, nested connections' fields included: an
- * overestimate, never an underestimate). Once per field of a parsed document.
+ * overestimate, never an underestimate). Once per field of a parsed document and the nodes it is
+ * merged with.
  */
 export function valuesPerItem(info: GraphQLResolveInfo): number {
   const first = info.fieldNodes[0];
-  let count = perItem.get(first);
+  const kept = perItem.get(first);
+  let count =
+    kept && kept.nodes.length === info.fieldNodes.length && kept.nodes.every((n, i) => n === info.fieldNodes[i]) ? kept.count : undefined;
   if (count === undefined) {
     let fields = 0;
     const walk = (set: SelectionSetNode | undefined) => {
@@ -145,7 +156,7 @@ export function valuesPerItem(info: GraphQLResolveInfo): number {
       }
     };
     for (const node of info.fieldNodes) walk(node.selectionSet);
-    perItem.set(first, (count = 1 + Math.min(fields, MAX_FIELDS_PER_ITEM)));
+    perItem.set(first, { nodes: info.fieldNodes, count: (count = 1 + Math.min(fields, MAX_FIELDS_PER_ITEM)) });
   }
   return count;
 }
