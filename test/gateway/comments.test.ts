@@ -156,6 +156,23 @@ describe('ChangeRequest.comments', () => {
     expect(calls().filter((c) => c === `GET ${base}/${ids[4]}`)).toHaveLength(1);
   });
 
+  it('a body format a `@skip`/`@include` leaves out is not fetched: the same calls as without it', async () => {
+    const query = (extra: string) => `query($s: String!, $c: String!${extra.includes('$d') ? ', $d: Boolean!' : ''}) {
+      changeRequest(spaceId: $s, changeRequestId: $c) {
+      comments(first: 5) { nodes { body { markdown ${extra} } } } } }`;
+    const run = async (extra: string, d = false) => {
+      t.resetCalls();
+      const data = await t.data(query(extra), { s: spaceId, c: cr.id, ...(extra.includes('$d') ? { d } : {}) });
+      return { data, calls: calls().sort() };
+    };
+    const plain = await run('');
+    // Before: one GET of each comment for its document, 6 calls for the 1 of the query without it.
+    for (const extra of ['document @include(if: $d)', 'document @skip(if: true)', '... @include(if: $d) { document }'])
+      expect(await run(extra)).toEqual(plain);
+    // Included, the document is read: one more call per comment.
+    expect((await run('document @include(if: $d)', true)).calls).toHaveLength(plain.calls.length + 5);
+  });
+
   it('node(id) round-trips a comment: one call for it, one per edge', async () => {
     const listed = (await t.data(LIST, { s: spaceId, c: cr.id, first: 1, order: 'ASC' })).changeRequest.comments.nodes[0];
     t.resetCalls();

@@ -14,10 +14,7 @@
  * be read stays as written, priced on its own.
  */
 import {
-  getDirectiveValues,
   getNamedType,
-  GraphQLIncludeDirective,
-  GraphQLSkipDirective,
   isAbstractType,
   isInterfaceType,
   isObjectType,
@@ -36,6 +33,7 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import { fragmentsOf } from '../../schema/lib/rootFields.js';
+import { included } from '../../schema/lib/selection.js';
 
 /** Thrown once more selections than the bound were visited. */
 export class TooManySelections extends Error {}
@@ -57,10 +55,7 @@ export function mergedOperation(
   /** Whether `@skip`/`@include` keep the node: true, false, or undefined when their `if` cannot be read. */
   const kept = (node: SelectionNode): boolean | undefined => {
     try {
-      return (
-        getDirectiveValues(GraphQLSkipDirective, node, variables)?.if !== true &&
-        getDirectiveValues(GraphQLIncludeDirective, node, variables)?.if !== false
-      );
+      return included(node, variables);
     } catch {
       return undefined;
     }

@@ -1,11 +1,29 @@
 /** What a query selects below a field, so a resolver asks REST only for what is needed. */
-import type { GraphQLResolveInfo, SelectionSetNode } from 'graphql';
+import {
+  getDirectiveValues,
+  GraphQLIncludeDirective,
+  GraphQLSkipDirective,
+  type GraphQLResolveInfo,
+  type SelectionNode,
+  type SelectionSetNode,
+} from 'graphql';
 
-/** Names of the fields selected at `path` below the field being resolved (fragments included). */
+/** Whether execution runs the selection: neither `@skip` nor `@include` leaves it out (throws on an `if` that cannot be read). */
+export const included = (node: SelectionNode, variables: Record<string, unknown>): boolean =>
+  !node.directives?.length ||
+  (getDirectiveValues(GraphQLSkipDirective, node, variables)?.if !== true &&
+    getDirectiveValues(GraphQLIncludeDirective, node, variables)?.if !== false);
+
+/**
+ * Names of the fields selected at `path` below the field being resolved (fragments included),
+ * those a `@skip`/`@include` leaves out excepted: `body { markdown document @include(if: false) }`
+ * made a second REST call per object for the document no one read.
+ */
 export function selectedFields(info: GraphQLResolveInfo, path: string[] = []): string[] {
   const names: string[] = [];
   const walk = (set: SelectionSetNode | undefined, depth: number) => {
     for (const s of set?.selections ?? []) {
+      if (!included(s, info.variableValues)) continue;
       if (s.kind === 'InlineFragment') walk(s.selectionSet, depth);
       else if (s.kind === 'FragmentSpread') walk(info.fragments[s.name.value]?.selectionSet, depth);
       else if (depth === path.length) names.push(s.name.value);
