@@ -300,4 +300,25 @@ describe('a client that takes only JSON', () => {
     );
     expect((await bad.json()).errors[0].message).toContain('initialCount');
   });
+
+  it("is answered the operation it names, whatever the document's other operations defer", async () => {
+    const post = (operationName: string) =>
+      fetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json',
+          authorization: `Bearer ${upstream.world.users.admin.token}`,
+        },
+        body: JSON.stringify({ query: document, operationName }),
+      });
+    const document = `query Plain { viewer { restId ...Later } } query Deferred { viewer { ... @defer { restId } } }
+      query Streamed { organizations { nodes @stream(initialCount: -1) { id } } } fragment Later on User { displayName }`;
+    // Before: BAD_USER_INPUT for Streamed's initialCount (without Streamed: 406 for Deferred's @defer), for an operation with neither.
+    const plain = await post('Plain');
+    expect(plain.status).toBe(200);
+    expect(await plain.json()).toEqual({ data: { viewer: { restId: upstream.world.users.admin.id, displayName: 'Ada admin' } } });
+    expect((await post('Deferred')).status).toBe(406);
+    expect((await (await post('Streamed')).json()).errors[0].message).toContain('initialCount');
+  });
 });

@@ -276,7 +276,7 @@ function incrementalParts(
   const defer = schema.getDirective('defer') ?? undefined;
   const stream = schema.getDirective('stream') ?? undefined;
   const operation = getOperationAST(document, operationName);
-  if (!operation || (!defer && !stream) || incrementalArguments(document).conditions.length === 0) return 0;
+  if (!operation || (!defer && !stream) || incrementalArguments(document, operation).conditions.length === 0) return 0;
   // With their defaults, as execution reads them (pricing ran on variables that validate).
   const variables = getVariableValues(schema, operation.variableDefinitions ?? [], given).coerced ?? {};
   const fragments = fragmentsOf(document);

@@ -20,11 +20,13 @@ import {
   GraphQLError,
   valueFromAST,
   visit,
+  type ASTNode,
   type DocumentNode,
   type OperationDefinitionNode,
   type ValueNode,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { fragmentsOf } from '../../schema/lib/rootFields.js';
 import { NOT_ACCEPTABLE_MESSAGE } from './useRequestErrorCodes.js';
 
 interface IncrementalArguments {
@@ -34,22 +36,37 @@ interface IncrementalArguments {
   conditions: Array<ValueNode | null>;
 }
 
-/** What the document's `@defer`s and `@stream`s say, found once per parsed document. */
-const found = new WeakMap<DocumentNode, IncrementalArguments>();
+/**
+ * What the `@defer`s and `@stream`s of an operation say (its own and those of the fragments it
+ * spreads), found once per operation of a parsed document. Not the whole document's: a document's
+ * other operation with a `@defer` made its plain operations 406 for a JSON client, and one with
+ * a bad `initialCount` made them BAD_USER_INPUT.
+ */
+const found = new WeakMap<OperationDefinitionNode, IncrementalArguments>();
 
-export function incrementalArguments(document: DocumentNode): IncrementalArguments {
-  const known = found.get(document);
+export function incrementalArguments(document: DocumentNode, operation: OperationDefinitionNode): IncrementalArguments {
+  const known = found.get(operation);
   if (known) return known;
   const args: IncrementalArguments = { counts: [], conditions: [] };
-  visit(document, {
-    Directive(node) {
-      if (node.name.value !== 'stream' && node.name.value !== 'defer') return;
-      args.conditions.push(node.arguments?.find((arg) => arg.name.value === 'if')?.value ?? null);
-      if (node.name.value !== 'stream') return;
-      for (const arg of node.arguments ?? []) if (arg.name.value === 'initialCount') args.counts.push(arg.value);
-    },
-  });
-  found.set(document, args);
+  const fragments = fragmentsOf(document);
+  const spread = new Set<string>();
+  const walk = (node: ASTNode) =>
+    visit(node, {
+      FragmentSpread(spreadNode) {
+        const fragment = fragments.get(spreadNode.name.value);
+        if (!fragment || spread.has(fragment.name.value)) return;
+        spread.add(fragment.name.value);
+        walk(fragment);
+      },
+      Directive(directive) {
+        if (directive.name.value !== 'stream' && directive.name.value !== 'defer') return;
+        args.conditions.push(directive.arguments?.find((arg) => arg.name.value === 'if')?.value ?? null);
+        if (directive.name.value !== 'stream') return;
+        for (const arg of directive.arguments ?? []) if (arg.name.value === 'initialCount') args.counts.push(arg.value);
+      },
+    });
+  walk(operation);
+  found.set(operation, args);
   return args;
 }
 
@@ -90,7 +107,9 @@ export function useDirectiveArguments(): Plugin {
   return {
     onParams: ({ request }) => void viaParams.add(request),
     onExecute({ args, setResultAndStopExecution }) {
-      const { counts, conditions } = incrementalArguments(args.document);
+      const operation = getOperationAST(args.document, args.operationName) ?? undefined;
+      if (!operation) return; // unknown or ambiguous operation: execution reports it
+      const { counts, conditions } = incrementalArguments(args.document, operation);
       if (conditions.length === 0) return;
       const request = (args.contextValue as { request?: Request } | undefined)?.request;
       const variables = args.variableValues as Record<string, unknown> | undefined;
@@ -108,7 +127,6 @@ export function useDirectiveArguments(): Plugin {
           return refuse('`@defer(if:)` and `@stream(if:)` must be true or false, found null.');
       // After the arguments' check: a bad `initialCount` is named whatever the client accepts.
       if (request && viaParams.has(request) && !acceptsIncremental(request)) {
-        const operation = getOperationAST(args.document, args.operationName) ?? undefined;
         if (conditions.some((c) => applies(c, variables, operation)))
           setResultAndStopExecution({
             errors: [new GraphQLError(NOT_ACCEPTABLE_MESSAGE, { extensions: { code: 'BAD_USER_INPUT', http: { status: 406 } } })],
