@@ -13,8 +13,10 @@ import { MAX_OPERATION_ID } from '../../src/gateway/plugins/useGraphQLSSE.js';
 import { addAskContent, DOCKER_QUESTION } from '../helpers/askContent.js';
 import { fakeClock } from '../helpers/clock.js';
 import { startBadServer } from '../helpers/badServer.js';
-import { buildGateway } from '../../src/gateway/app.js';
+import { buildGateway, type Gateway } from '../../src/gateway/app.js';
 import { startStack, type TestStack } from '../helpers/gateway.js';
+import { startSwitchProxy, type SwitchProxy } from '../helpers/switchProxy.js';
+import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
 
 const TTL = 2000;
 const QUEUE = 6;
@@ -552,4 +554,97 @@ describe('a refused reservation', () => {
     }
     expect(Math.min(...growth)).toBeLessThan(600_000);
   }, 120_000);
+});
+
+describe('an operation sent on a reservation holds what it reads until it ends', () => {
+  const DEFERRED = /* GraphQL */ `
+    query ($org: String!) {
+      organization(organizationId: $org) {
+        title
+        ... @defer {
+          spaces(first: 20) {
+            nodes {
+              id
+              organization {
+                spaces(first: 20) {
+                  nodes {
+                    id
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  `;
+  let upstream: TestUpstream;
+  let proxy: SwitchProxy;
+  let gateway: Gateway;
+  let url: string;
+  let token: string;
+  beforeAll(async () => {
+    upstream = await startUpstream();
+    for (let i = 0; i < 10; i++) await upstream.api.post(`/orgs/${upstream.world.orgId}/spaces`, { title: `S${i}` });
+    proxy = await startSwitchProxy(upstream.url);
+    gateway = buildGateway({ upstreamUrl: proxy.url, limits: { maxResultValues: 40 } });
+    url = `${await gateway.start()}/stream`;
+    token = upstream.world.users.admin.token;
+  });
+  afterAll(async () => {
+    await gateway.stop();
+    await proxy.stop();
+    await upstream.stop();
+  });
+  const postDeferred = (streamToken: string) =>
+    fetch(url, {
+      method: 'POST',
+      headers: { ...bearer(token), 'content-type': 'application/json', [TOKEN_HEADER_KEY]: streamToken },
+      body: JSON.stringify({ query: DEFERRED, variables: { org: upstream.world.orgId }, extensions: { operationId: 'deferred' } }),
+    });
+  const reserveHere = async () => (await fetch(url, { method: 'PUT', headers: bearer(token) })).text();
+  const connect = async (streamToken: string) => {
+    const res = await fetch(url, { headers: { ...bearer(token), accept: 'text/event-stream', [TOKEN_HEADER_KEY]: streamToken } });
+    expect(res.status).toBe(200);
+    return res;
+  };
+
+  it('its deferred part is bounded by maxResultValues, as over HTTP', async () => {
+    const streamToken = await reserveHere();
+    const own = await connect(streamToken);
+    expect((await postDeferred(streamToken)).status).toBe(202);
+    const text = await readUntil(own, 'event: complete');
+    // Before: its POST's 202 ended the operation's accounts, and the deferred part brought its
+    // 100-odd values (over 40) unbounded, outside the budgets of values and answers held at once.
+    expect(text).toContain('"code":"BAD_USER_INPUT"');
+    expect(text).toContain('maxResultValues');
+    expect(gateway.resultValues.inFlight()).toBe(0);
+  });
+
+  it('one deleted while it executes gives back the REST answers it read', async () => {
+    const streamToken = await reserveHere();
+    const own = await connect(streamToken);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const orgPath = `/v1/orgs/${upstream.world.orgId}`;
+    proxy.holdAnswer = (method, path) => (method === 'GET' && path === orgPath ? held : undefined);
+    const post = postDeferred(streamToken);
+    for (const ends = Date.now() + 10_000; !proxy.requests.some((r) => r.url.startsWith(orgPath));) {
+      if (Date.now() > ends) throw new Error('the organization was never read');
+      await sleep(5);
+    }
+    const deleted = await fetch(`${url}?operationId=deferred`, {
+      method: 'DELETE',
+      headers: { ...bearer(token), [TOKEN_HEADER_KEY]: streamToken },
+    });
+    expect(deleted.status).toBe(200);
+    release();
+    proxy.holdAnswer = () => undefined;
+    // graphql-sse drops a result made for an operation deleted meanwhile (204), unread: returned
+    // here, its execution is over.
+    expect((await post).status).toBe(204);
+    for (const ends = Date.now() + 10_000; gateway.rest.answers.inFlight() > 0 && Date.now() < ends;) await sleep(5);
+    expect(gateway.rest.answers.inFlight()).toBe(0);
+    await own.body!.cancel();
+  });
 });

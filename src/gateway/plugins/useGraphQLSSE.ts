@@ -134,6 +134,8 @@ export function useGraphQLSSE(
   const overflowed = new Set<string>();
   /** The reservation each counted operation (its POST) runs on. */
   const operationOf = new WeakMap<Request, string>();
+  /** The streamed results (@defer, @stream) of operations sent on reservations, until graphql-sse reads them (`dropped`). */
+  const results = new WeakMap<Request, AsyncIterable<unknown>>();
   let yoga!: YogaServerInstance<Record<string, unknown>, Record<string, unknown>>;
   let handler!: (request: Request) => Promise<Response>;
 
@@ -310,6 +312,19 @@ export function useGraphQLSSE(
     return undefined;
   }
 
+  /**
+   * An operation sent on a reservation that graphql-sse answered otherwise than 202 never runs: its
+   * streamed result, if it made one (an operation deleted while it executed: 204), is returned, so
+   * its execution is over (useOperationEnd.ts). Dropped unread, it held its REST answers for good.
+   */
+  function dropped(raw: Request): void {
+    completed(raw);
+    const returned = results.get(raw)?.[Symbol.asyncIterator]().return?.();
+    results.delete(raw);
+    // A failure to end it is nobody's: no one reads that result.
+    void returned?.catch(() => undefined);
+  }
+
   /** An operation counted by operationOn (its POST) completed, or was refused. */
   function completed(raw: Request): void {
     const token = operationOf.get(raw);
@@ -351,7 +366,13 @@ export function useGraphQLSSE(
     },
     onSubscribe(req, params) {
       const raw = req.raw;
-      const enveloped = yoga.getEnveloped({ ...(serverContexts.get(raw) as object), request: raw, params });
+      // An operation sent on a reservation writes its results to the reservation's stream, not to
+      // its POST's response (answered 202 once it runs): without that response, its context holds
+      // its REST answers and values until its execution is over (useOperationEnd.ts), which
+      // graphql-sse ends with the stream. Given the POST's, a deferred part ran once the 202 was
+      // written, outside `maxResultValues` and the budgets of values and answers held at once.
+      const server = operationOf.has(raw) ? { ...(serverContexts.get(raw) as object), res: undefined } : serverContexts.get(raw);
+      const enveloped = yoga.getEnveloped({ ...(server as object), request: raw, params });
       const persisted = persistedStreamQuery(yoga, raw, params);
       if (persisted instanceof GraphQLError) return { data: null, errors: [persisted] };
       let document;
@@ -378,7 +399,10 @@ export function useGraphQLSSE(
           const operation = getOperationAST(document, params.operationName);
           return (operation?.operation === 'subscription' ? enveloped.subscribe : enveloped.execute)(args);
         })
-        .then(earlyResult) as ReturnType<NonNullable<HandlerOptions['onSubscribe']>>;
+        .then((result) => {
+          if (operationOf.has(raw) && isAsyncIterable(result)) results.set(raw, result);
+          return earlyResult(result);
+        }) as ReturnType<NonNullable<HandlerOptions['onSubscribe']>>;
     },
     onNext: (_ctx, req, result) => {
       queued(req as SseRequest, result);
@@ -400,14 +424,14 @@ export function useGraphQLSSE(
     try {
       response = await handler(request);
     } catch (error) {
-      completed(request);
+      dropped(request);
       options.log?.error('graphql-sse request failed', { error: String(error) });
       return errorResponse(500, UNEXPECTED_ERROR_MESSAGE);
     }
     // An operation graphql-sse refused after it was counted (no operationId, no query, an id in
     // use: 400, 409) or dropped before it ran (204) never completes: uncounted here, each such POST
     // held its place until the stream ended (32 of them, and every further operation got 429).
-    if (response.status !== 202) completed(request);
+    if (response.status !== 202) dropped(request);
     const token = streamOf.get(request);
     if (token === undefined) return withCodes(response);
     if (overflowed.delete(token)) {
