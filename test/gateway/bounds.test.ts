@@ -542,19 +542,47 @@ describe('bytes of large results served without a REST call', () => {
     expect((await s.gql('{ viewer { id } }', {}, s.world.users.edit.token)).errors).toBeUndefined();
   });
 
-  it('a caller in debt parks at most 8 waiting operations; the next is refused at once', async () => {
-    const clock = fakeClock();
-    await using s = await startStack({ clock, rest: { callerBytesPerSecond: 50_000 } });
+  /** A stack whose admin is some 4 s in debt: a kept introspection answer of about 400 KB over a 200 KB bucket. */
+  async function inDebt(clock: ReturnType<typeof fakeClock>) {
+    const s = await startStack({ clock, rest: { callerBytesPerSecond: 50_000 } });
     const { getIntrospectionQuery } = await import('graphql');
     const query = getIntrospectionQuery({ descriptions: true });
     await s.gql(query);
-    await s.gql(query); // kept: about 400 KB over a 200 KB bucket, some 4 s of the rate
+    await s.gql(query);
+    return s;
+  }
+
+  it('a caller in debt parks at most 8 waiting operations; the next is refused at once', async () => {
+    const clock = fakeClock();
+    await using s = await inDebt(clock);
     const waiting = Array.from({ length: 8 }, () => s.gql('{ viewer { id } }'));
     for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
     const ninth = await s.gql('{ viewer { id } }');
     expect(ninth.errors?.[0].extensions).toMatchObject({ code: 'RATE_LIMITED' });
     const answers = await clock.settle(Promise.all(waiting), 10_000);
     expect(answers.map((a) => a.errors)).toEqual(Array(8).fill(undefined));
+  });
+
+  it('an operation whose client left stops waiting: its place goes to the next', async () => {
+    const clock = fakeClock();
+    await using s = await inDebt(clock);
+    const left = new AbortController();
+    const gone = Array.from({ length: 8 }, () =>
+      fetch(s.gateway.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${s.world.users.admin.token}` },
+        body: JSON.stringify({ query: '{ viewer { id } }' }),
+        signal: left.signal,
+      }).catch(() => 'left'),
+    );
+    for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+    left.abort();
+    expect(await Promise.all(gone)).toEqual(Array(8).fill('left'));
+    for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+    // Before: the eight whose clients left were counted waiting until their wait was over, and
+    // the caller's next operation was refused (RATE_LIMITED) though nothing of it waited.
+    const next = s.gql('{ viewer { id } }');
+    expect((await clock.settle(next, 10_000)).errors).toBeUndefined();
   });
 });
 

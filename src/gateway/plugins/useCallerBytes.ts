@@ -22,6 +22,7 @@ import type { ByteBudgets, Clock } from '../../rest/index.js';
 import { rootFieldNames } from '../../schema/lib/rootFields.js';
 import { callerBudget } from '../lib/callerHash.js';
 import { operationVerdict } from '../lib/operationVerdict.js';
+import { leaveSignalOf } from '../lib/plainPost.js';
 import { servedFromCache } from '../lib/servedFromCache.js';
 import { measuredSize } from './useMaxResponseBytes.js';
 
@@ -60,8 +61,21 @@ export function useCallerBytes(bytes: ByteBudgets, clock: Clock, callDeadlineMs 
       const budget = callerBudget(request);
       const wait = bytes.waitMs(budget);
       if (wait <= 0) return;
-      if (wait >= maxWaitMs || !bytes.enter(budget, MAX_WAITING_OPERATIONS)) throw refusal(wait);
-      return new Promise<void>((resolve) => clock.setTimeout(resolve, wait)).finally(() => bytes.leave(budget));
+      // A client that left, or leaves, stops its wait (and its operation, which nobody would read):
+      // counted waiting until its wait was over, eight that left had the caller's next operation refused.
+      const left = leaveSignalOf(request);
+      if (wait >= maxWaitMs || left.aborted || !bytes.enter(budget, MAX_WAITING_OPERATIONS)) throw refusal(wait);
+      return new Promise<void>((resolve, reject) => {
+        const timer = clock.setTimeout(resolve, wait);
+        left.addEventListener(
+          'abort',
+          () => {
+            clock.clearTimeout(timer);
+            reject(refusal(wait));
+          },
+          { once: true },
+        );
+      }).finally(() => bytes.leave(budget));
     },
     onExecute({ args }) {
       const { request } = args.contextValue as { request?: Request };
