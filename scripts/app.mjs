@@ -132,8 +132,9 @@ async function main() {
   // The gateway's code the app server uses, compiled: the gateway's child process then finds dist/ built.
   buildDist();
   const load = (...path) => import(pathToFileURL(join(gatewayDist, ...path)).href);
-  const [{ isLocalVisit }, { boundHttpServer }, { parseConfig }] = await Promise.all([
+  const [{ isLocalVisit }, { PAGE_HEADERS }, { boundHttpServer }, { parseConfig }] = await Promise.all([
     load('gateway', 'lib', 'localVisit.js'),
+    load('gateway', 'lib', 'pageHeaders.js'),
     load('serverBounds.js'),
     load('config.js'),
   ]);
@@ -146,7 +147,10 @@ async function main() {
   }
 
   const state = { gateway: null, demoToken: null };
-  const server = appServer({ files: dist, isLocalVisit, boundHttpServer, bounds: appBounds(gatewayConfig.http) }, state);
+  const server = appServer(
+    { files: dist, isLocalVisit, pageHeaders: PAGE_HEADERS, boundHttpServer, bounds: appBounds(gatewayConfig.http) },
+    state,
+  );
   await new Promise((resolve) => {
     server.once('error', (error) =>
       stop(

@@ -26,6 +26,8 @@ export interface AppServerOptions {
   /** The built app (examples/web/dist). */
   files: string;
   isLocalVisit(visit: Visit): boolean;
+  /** Headers of the app's HTML page (`PAGE_HEADERS`, as GraphiQL's). */
+  pageHeaders: Readonly<Record<string, string>>;
   boundHttpServer: typeof boundHttpServer;
   bounds: AppBounds;
 }

@@ -3,8 +3,9 @@
  * proxies `/graphql` and `/graphql/stream` to the gateway (one origin: no CORS; no other path of
  * the gateway's: 404), and answers `/session.json` with the demo admin's token for a page opened on
  * this machine only, by the gateway's own rule (`isLocalVisit`, src/gateway/lib/localVisit.ts,
- * which app.mjs loads from dist/ with the server bounds, src/serverBounds.ts). `state` is filled as
- * the gateway starts: `gateway` (where it listens; until then the proxy answers 503) and `demoToken`.
+ * which app.mjs loads from dist/ with the server bounds, src/serverBounds.ts, and the headers of
+ * its pages, src/gateway/lib/pageHeaders.ts). `state` is filled as the gateway starts: `gateway`
+ * (where it listens; until then the proxy answers 503) and `demoToken`.
  */
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { createServer, request as forward } from 'node:http';
@@ -26,7 +27,7 @@ function notFound(res) {
   res.end('Not found');
 }
 
-function serveFile(res, files, path) {
+function serveFile(res, files, path, pageHeaders) {
   let file;
   try {
     file = path === '/' ? join(files, 'index.html') : normalize(join(files, decodeURIComponent(path)));
@@ -37,9 +38,14 @@ function serveFile(res, files, path) {
   if (!file.startsWith(files + sep) || !existsSync(file) || statSync(file).isDirectory() || file === join(files, '.built')) {
     return notFound(res);
   }
-  // Vite's assets carry a content hash in their names: cached for good; the page itself is revalidated.
+  // Vite's assets carry a content hash in their names: cached for good; other files are
+  // revalidated (the page is not kept at all: its headers, below).
   const cache = path.startsWith('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache';
-  res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': cache });
+  const type = TYPES[extname(file)] ?? 'application/octet-stream';
+  // The page says what GraphiQL's does: without it, another site framed the app, which
+  // `/session.json` gave the demo admin's token (its fetch is the frame's own, same-origin).
+  const page = type.startsWith('text/html') ? pageHeaders : {};
+  res.writeHead(200, { 'content-type': type, 'cache-control': cache, ...page });
   // pipeline, not pipe: a client that left mid-file kept the file open (pipe leaves its source
   // paused, not closed), 2,000 aborted downloads of the app's script held 2,000 descriptors, and
   // at the process's limit the next open failed with EMFILE, an 'error' nobody listened to: the
@@ -151,7 +157,7 @@ const openedHere = (isLocalVisit, req) =>
  * The server, bounded (`boundHttpServer` of src/serverBounds.ts with `bounds`), not listening yet;
  * its options and state are typed in appServer.d.mts.
  */
-export function appServer({ files, isLocalVisit, boundHttpServer, bounds }, state) {
+export function appServer({ files, isLocalVisit, pageHeaders, boundHttpServer, bounds }, state) {
   let proxied = 0;
   // Proxied requests in flight by client address. Its cap is the per-address connection cap's
   // number: node:http runs the requests pipelined on one connection at once, so one connection
@@ -186,7 +192,7 @@ export function appServer({ files, isLocalVisit, boundHttpServer, bounds }, stat
       res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
       return res.end(JSON.stringify({ token: state.demoToken && openedHere(isLocalVisit, req) ? state.demoToken : null }));
     }
-    serveFile(res, files, path);
+    serveFile(res, files, path, pageHeaders);
   });
   boundHttpServer(server, bounds);
   return server;

@@ -9,7 +9,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
-import { get } from 'node:http';
+import { createServer, get } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -159,6 +160,26 @@ describe('the example app (npm run app) in Chromium', { timeout: STEP_MS }, () =
     expect(await session({ via: '1.1 proxy' })).toBeNull();
     expect(await session({ host: 'docs.example.com' })).toBeNull();
     expect(await session({ 'sec-fetch-site': 'cross-site' })).toBeNull();
+  });
+
+  it("runs nothing in another site's frame, which /session.json would give the demo token", async () => {
+    // Another site (another loopback port: another origin) the visitor has open in the same browser.
+    const site = createServer((_, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(`<iframe src="${stack.app}"></iframe>`));
+    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+    const other = await browser.newPage();
+    const asked: string[] = [];
+    other.on('request', (r) => void (r.url().startsWith(stack.app) && asked.push(new URL(r.url()).pathname)));
+    try {
+      // `load` waits for the frame's, and so for its scripts and styles had it been shown.
+      await other.goto(`http://127.0.0.1:${(site.address() as AddressInfo).port}/`, { waitUntil: 'load' });
+      // Before: the frame ran the app (/assets/index-….js and .css), whose fetch of /session.json
+      // is same-origin: the demo admin's token, a click from posting as admin under another site's
+      // overlay. Now the page's frame-ancestors 'none' leaves the frame empty.
+      expect(asked).toEqual(['/']);
+    } finally {
+      await other.close();
+      site.close();
+    }
   });
 
   it('serves the built app and nothing else from its folder', async () => {

@@ -13,6 +13,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { appBounds, appServer, type AppServerOptions, type AppState } from '../../scripts/appServer.mjs';
 import { DEFAULTS } from '../../src/config.js';
 import { isLocalVisit } from '../../src/gateway/lib/localVisit.js';
+import { PAGE_HEADERS } from '../../src/gateway/lib/pageHeaders.js';
 import { boundHttpServer } from '../../src/serverBounds.js';
 import { until } from '../helpers/clock.js';
 import { sendRaw } from '../helpers/httpStack.js';
@@ -25,7 +26,7 @@ async function startApp(options: Partial<AppServerOptions> = {}, state: Partial<
   const files = mkdtempSync(join(tmpdir(), 'docs-graph-app-'));
   writeFileSync(join(files, 'index.html'), '<div id="root"></div>');
   const server = appServer(
-    { files, isLocalVisit, boundHttpServer, bounds: appBounds(DEFAULTS.http), ...options },
+    { files, isLocalVisit, pageHeaders: PAGE_HEADERS, boundHttpServer, bounds: appBounds(DEFAULTS.http), ...options },
     { gateway: null, demoToken: TOKEN, ...state },
   );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -130,6 +131,34 @@ const openDescriptors = (file: string) =>
       return false; // closed meanwhile (readdirSync's own descriptor among them)
     }
   }).length;
+
+describe('the page', () => {
+  it("says GraphiQL's headers: no other site may frame it, no sniffing, no referrer, no copy kept", async () => {
+    await using app = await startApp();
+    mkdirSync(join(app.files, 'assets'));
+    writeFileSync(join(app.files, 'assets', 'index-abc.js'), '');
+    const headers = async (path: string) => {
+      const res = await fetch(`http://127.0.0.1:${app.port}${path}`);
+      await res.arrayBuffer();
+      const names = ['content-security-policy', 'x-frame-options', 'x-content-type-options', 'referrer-policy', 'cache-control'];
+      return [path, res.status, ...names.map((name) => res.headers.get(name))];
+    };
+    // Before: none of these, and another site's frame of the app was given the demo admin's token
+    // by /session.json (the frame's fetch is same-origin): a page one click from posting as admin.
+    for (const path of ['/', '/index.html'])
+      expect(await headers(path)).toEqual([path, 200, "frame-ancestors 'none'", 'DENY', 'nosniff', 'no-referrer', 'no-store']);
+    // The hashed assets are still kept for good.
+    expect(await headers('/assets/index-abc.js')).toEqual([
+      '/assets/index-abc.js',
+      200,
+      null,
+      null,
+      null,
+      null,
+      'public, max-age=31536000, immutable',
+    ]);
+  });
+});
 
 describe.runIf(existsSync('/proc/self/fd'))('static files', () => {
   it('a client that leaves mid-file leaves no file open', async () => {

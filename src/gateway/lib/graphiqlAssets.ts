@@ -21,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Plugin } from 'graphql-yoga';
 import { negotiateEncoding } from './contentEncoding.js';
+import { PAGE_HEADERS } from './pageHeaders.js';
 import { requestPath } from './requestPath.js';
 
 export const GRAPHIQL_ASSETS_PATH = '/graphql/graphiql/';
@@ -219,20 +220,6 @@ export async function readGraphiqlAssets(dir: string): Promise<GraphiQLAssets | 
     return undefined;
   }
 }
-
-/**
- * What every HTML page of the gateway (GraphiQL's) says besides: no other site may frame it (a
- * framed GraphiQL, with the visitor's token in its headers, could be clicked into running a
- * mutation), no type sniffing, no referrer (a page URL may carry a query), and no copy kept: a
- * local visit's page holds the demo token.
- */
-const PAGE_HEADERS: Record<string, string> = {
-  'content-security-policy': "frame-ancestors 'none'",
-  'x-frame-options': 'DENY',
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
-  'cache-control': 'no-store',
-};
 
 /**
  * Serves the assets (GET and HEAD), compressed as the client accepts, 304 when its copy is
