@@ -292,6 +292,26 @@ describe('the example app (npm run app) in Chromium', { timeout: STEP_MS }, () =
     await expect.poll(() => page.getByTestId('viewer').textContent()).toContain(admin.displayName);
   });
 
+  it('shows a screen, not a blank page, for a link whose hash holds a malformed escape', async () => {
+    const other = await browser.newPage();
+    const errors: string[] = [];
+    other.on('pageerror', (e) => errors.push(e.message));
+    try {
+      for (const hash of ['#/orgs/%E0%A4%A', '#/spaces/%', '#/spaces/x/change-requests/%ZZ']) {
+        await other.goto('about:blank');
+        await other.goto(`${stack.app}${hash}`);
+        // Before: decodeURIComponent's "URI malformed", thrown outside any error boundary: an empty page.
+        await expect
+          .poll(() => other.evaluate(() => document.querySelector('main')?.textContent ?? 'no main'), { timeout: STEP_MS / 2 })
+          .toMatch(/^No such (organization|space|change request)\.$/);
+        await expect.poll(() => other.getByTestId('viewer').textContent()).toContain('Signed in as');
+      }
+      expect(errors).toEqual([]);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('sent only persisted documents, all to this machine, and logged no error', async () => {
     const manifest = JSON.parse(readFileSync(join(ROOT, 'examples', 'web', 'persisted-documents.json'), 'utf8')) as Record<string, string>;
     const origin = new URL(stack.app).origin;

@@ -7,8 +7,21 @@ export type Route =
   | { screen: 'space'; spaceId: string }
   | { screen: 'changeRequest'; spaceId: string; changeRequestId: string };
 
+/**
+ * A segment of the hash, its escapes decoded; one not a valid escape (`%E0%A4%A`, `%`) taken as
+ * written: decodeURIComponent's URIError, thrown in App's render outside any boundary, left a link
+ * to `#/orgs/%` a blank page.
+ */
+function decode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
 export function parseRoute(hash: string): Route {
-  const [kind, id, sub, subId] = hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
+  const [kind, id, sub, subId] = hash.replace(/^#\/?/, '').split('/').map(decode);
   if (kind === 'orgs' && id) return { screen: 'organization', organizationId: id };
   if (kind === 'spaces' && id && sub === 'change-requests' && subId)
     return { screen: 'changeRequest', spaceId: id, changeRequestId: subId };
