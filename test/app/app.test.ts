@@ -312,6 +312,44 @@ describe('the example app (npm run app) in Chromium', { timeout: STEP_MS }, () =
     }
   });
 
+  it('runs where the browser denies the page its storage (site data blocked), and still takes another token', async () => {
+    const other = await browser.newPage();
+    const errors: string[] = [];
+    other.on('pageerror', (e) => errors.push(e.message));
+    // What Chromium does when site data is blocked (and in a sandboxed frame): the getter throws.
+    await other.addInitScript(() =>
+      Object.defineProperty(window, 'sessionStorage', {
+        get() {
+          throw new DOMException(
+            "Failed to read the 'sessionStorage' property from 'Window': Access is denied for this document.",
+            'SecurityError',
+          );
+        },
+      }),
+    );
+    try {
+      await other.goto(stack.app);
+      // Before: the SecurityError, thrown in App's first render outside any error boundary: an empty page.
+      await expect
+        .poll(
+          () =>
+            other.evaluate(() => document.querySelector('[data-testid=viewer]')?.textContent ?? `no viewer: ${document.body.innerText}`),
+          {
+            timeout: STEP_MS / 2,
+          },
+        )
+        .toContain((await rest<{ displayName: string }>('/user')).displayName);
+      const readToken = output.match(/^Demo token \(read\): (\S+)/m)![1];
+      const reader = await (await fetch(`${stack.rest}/user`, { headers: { authorization: `Bearer ${readToken}` } })).json();
+      await other.getByLabel('API token').fill(readToken);
+      await other.getByRole('button', { name: 'Use', exact: true }).click();
+      await expect.poll(() => other.getByTestId('viewer').textContent()).toContain(reader.displayName);
+      expect(errors).toEqual([]);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('sent only persisted documents, all to this machine, and logged no error', async () => {
     const manifest = JSON.parse(readFileSync(join(ROOT, 'examples', 'web', 'persisted-documents.json'), 'utf8')) as Record<string, string>;
     const origin = new URL(stack.app).origin;

@@ -5,13 +5,26 @@
  */
 const KEY = 'docs-graph.token';
 
+/**
+ * This tab's sessionStorage, or null where the browser denies it (site data blocked, a sandboxed
+ * frame): its getter throws a SecurityError, which App's first render threw outside any error
+ * boundary, a blank page. Without it a typed token lasts as long as the page.
+ */
+function storage(): Storage | null {
+  try {
+    return window.sessionStorage;
+  } catch {
+    return null;
+  }
+}
+
 export function storedToken(): string | null {
-  return sessionStorage.getItem(KEY);
+  return storage()?.getItem(KEY) ?? null;
 }
 
 export function storeToken(token: string | null): void {
-  if (token) sessionStorage.setItem(KEY, token);
-  else sessionStorage.removeItem(KEY);
+  if (token) storage()?.setItem(KEY, token);
+  else storage()?.removeItem(KEY);
 }
 
 export async function demoToken(): Promise<string | null> {
