@@ -235,6 +235,32 @@ describe('the example app (npm run app) in Chromium', { timeout: STEP_MS }, () =
     await shot('3-ask');
   });
 
+  it('says so when Load more fails (the gateway down), and loads on the next click', async () => {
+    const [first] = await restList<{ id: string }>('/orgs');
+    const other = await browser.newPage();
+    try {
+      await other.goto(`${stack.app}#/orgs/${encodeURIComponent(first.id)}`);
+      const spaces = other.getByTestId('spaces').locator('a');
+      await spaces.first().waitFor();
+      const shown = await spaces.count();
+      // The app server's own answer while the gateway is down.
+      const down = JSON.stringify({ errors: [{ message: 'The gateway is not reachable', extensions: { code: 'UPSTREAM_UNAVAILABLE' } }] });
+      const gateway = (url: URL) => url.pathname === '/graphql';
+      await other.route(gateway, (route) => route.fulfill({ status: 502, contentType: 'application/json', body: down }));
+      await other.getByRole('button', { name: 'Load more' }).click();
+      // Before: nothing said it; the button came back as if the click had not happened.
+      await other.getByRole('alert').waitFor();
+      expect(await other.getByRole('alert').textContent()).toContain('The gateway is not reachable');
+      expect(await spaces.count()).toBe(shown);
+      await other.unroute(gateway);
+      await other.getByRole('button', { name: 'Load more' }).click();
+      await expect.poll(() => spaces.count(), { timeout: STEP_MS / 2 }).toBeGreaterThan(shown);
+      expect(await other.getByRole('alert').count()).toBe(0);
+    } finally {
+      await other.close();
+    }
+  });
+
   it("shows a space's change requests by status", async () => {
     const spaces = await restList<{ id: string; title: string }>(`/orgs/${org.id}/spaces`);
     const counts = await Promise.all(spaces.map(async (s) => (await restList(`/spaces/${s.id}/change-requests?status=merged`)).length));
