@@ -376,6 +376,30 @@ describe('the example app (npm run app) in Chromium', { timeout: STEP_MS }, () =
     }
   });
 
+  it("keeps anyone's long words (a title, a subject, a comment) within the window", async () => {
+    const orgs = await restList<{ id: string }>('/orgs');
+    const space = await rest<{ id: string }>(`/orgs/${orgs.at(-1)!.id}/spaces`, {
+      method: 'POST',
+      body: JSON.stringify({ title: 'W'.repeat(50) }),
+    });
+    const changeRequest = await rest<{ id: string }>(`/spaces/${space.id}/change-requests`, {
+      method: 'POST',
+      body: JSON.stringify({ subject: 'S'.repeat(100) }),
+    });
+    await rest(`/spaces/${space.id}/change-requests/${changeRequest.id}/comments`, {
+      method: 'POST',
+      body: JSON.stringify({ body: { markdown: 'C'.repeat(20_000) } }),
+    });
+    await page.goto(`${stack.app}#/spaces/${space.id}/change-requests/${changeRequest.id}`);
+    await page.getByTestId('comments').locator('.comment').first().waitFor();
+    // Before: 223,541 px wide in a 1,200 px window (the comment's one word), the subject cut at the edge.
+    expect(await page.evaluate(() => [document.documentElement.scrollWidth, innerWidth])).toEqual([1200, 1200]);
+    await page.goto(`${stack.app}#/spaces/${space.id}`);
+    // The change request is a draft: the space's Open tab lists none, under the long title.
+    await page.getByText('No open change requests.').waitFor();
+    expect(await page.evaluate(() => [document.documentElement.scrollWidth, innerWidth])).toEqual([1200, 1200]);
+  });
+
   it('sent only persisted documents, all to this machine, and logged no error', async () => {
     const manifest = JSON.parse(readFileSync(join(ROOT, 'examples', 'web', 'persisted-documents.json'), 'utf8')) as Record<string, string>;
     const origin = new URL(stack.app).origin;
