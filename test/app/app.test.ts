@@ -261,6 +261,26 @@ describe('the example app (npm run app) in Chromium', { timeout: STEP_MS }, () =
     }
   });
 
+  it('shows who is signed in again, once the gateway is back, on the next screen', async () => {
+    const other = await browser.newPage();
+    try {
+      const down = JSON.stringify({ errors: [{ message: 'The gateway is not reachable', extensions: { code: 'UPSTREAM_UNAVAILABLE' } }] });
+      const gateway = (url: URL) => url.pathname === '/graphql';
+      await other.route(gateway, (route) => route.fulfill({ status: 502, contentType: 'application/json', body: down }));
+      await other.goto(stack.app);
+      // The header's and the screen's errors.
+      await expect.poll(() => other.getByRole('alert').count(), { timeout: STEP_MS / 2 }).toBe(2);
+      await other.unroute(gateway);
+      await other.evaluate(() => (location.hash = '#/spaces/none'));
+      await other.getByText('No such space.').waitFor();
+      // Before: the header's error stayed, keyed by the token only, until a reload.
+      await expect.poll(() => other.getByTestId('viewer').textContent()).toContain('Signed in as');
+      expect(await other.getByRole('alert').count()).toBe(0);
+    } finally {
+      await other.close();
+    }
+  });
+
   it("shows a space's change requests by status", async () => {
     const spaces = await restList<{ id: string; title: string }>(`/orgs/${org.id}/spaces`);
     const counts = await Promise.all(spaces.map(async (s) => (await restList(`/spaces/${s.id}/change-requests?status=merged`)).length));

@@ -26,9 +26,9 @@ export function App() {
   };
   return (
     <RelayEnvironmentProvider environment={environment} key={token ?? ''}>
-      <Boundary key={`header:${token}`}>
+      <Boundary key={`header:${token}`} retry={JSON.stringify(route)}>
         <Suspense fallback={<header className="header">…</header>}>
-          <Header token={token} onToken={useToken} />
+          <Header token={token} onToken={useToken} retry={JSON.stringify(route)} />
         </Suspense>
       </Boundary>
       <main>
@@ -55,11 +55,18 @@ function Screen({ route }: { route: Route }) {
   }
 }
 
-/** Shows what failed (a GraphQL error, the network) in place of the screen. */
-class Boundary extends Component<{ children: ReactNode }, { error: Error | null }> {
-  state = { error: null as Error | null };
+/**
+ * Shows what failed (a GraphQL error, the network) in place of the screen, and renders it again
+ * when `retry` changes: the header's boundary, keyed by the token only, kept a failed viewer query
+ * (the gateway down a moment) in red for as long as the page, every other screen working again.
+ */
+class Boundary extends Component<{ children: ReactNode; retry?: string }, { error: Error | null; retry?: string }> {
+  state = { error: null as Error | null, retry: this.props.retry };
   static getDerivedStateFromError(error: Error) {
     return { error };
+  }
+  static getDerivedStateFromProps(props: { retry?: string }, state: { retry?: string }) {
+    return props.retry === state.retry ? null : { error: null, retry: props.retry };
   }
   render() {
     if (!this.state.error) return this.props.children;
