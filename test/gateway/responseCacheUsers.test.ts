@@ -59,6 +59,16 @@ for (const store of ['memory', 'redis'] as const) {
     const cachedRead = (token: string, spaceId: string, cr: string) => readTwice(t, token, spaceId, cr);
     const revoked = (token: string, spaceId: string, cr: string) => refused(t, token, spaceId, cr);
 
+    /** A reader known to the gateway whose read of its space is cached (its second read a hit): the reader, and that read. */
+    async function cachedSpaceRead() {
+      const b = await member('read');
+      await known(b.user.token);
+      const read = () => t.gql(SPACE, { spaceId: b.spaceId }, b.user.token);
+      await read();
+      expect((await read()).extensions?.responseCache.hit).toBe(true);
+      return { b, read };
+    }
+
     it("an admin's updateMember of user A leaves caller B's cached results cached", async () => {
       const a = await member('read');
       const b = await member('read');
@@ -196,11 +206,7 @@ for (const store of ['memory', 'redis'] as const) {
     });
 
     it("a write that may change several users' access (a team, a transfer) still makes every caller's results stale", async () => {
-      const b = await member('read');
-      await known(b.user.token);
-      const read = () => t.gql(SPACE, { spaceId: b.spaceId }, b.user.token);
-      await read();
-      expect((await read()).extensions?.responseCache.hit).toBe(true);
+      const { b, read } = await cachedSpaceRead();
       await t.payload('createTeam', { organizationId: t.world.orgId, title: `Team of ${b.title}` }, 'clientMutationId');
       expect((await read()).extensions?.responseCache.hit).toBe(false);
       expect((await read()).extensions?.responseCache.hit).toBe(true);
@@ -210,12 +216,8 @@ for (const store of ['memory', 'redis'] as const) {
     });
 
     it('a write the REST API or the gateway refused (no token, a junk token, a reader forbidden, a member not found, bad input) makes nothing stale, renews nothing', async () => {
-      const b = await member('read');
+      const { b, read } = await cachedSpaceRead();
       const reader = await member('read');
-      await known(b.user.token);
-      const read = () => t.gql(SPACE, { spaceId: b.spaceId }, b.user.token);
-      await read();
-      expect((await read()).extensions?.responseCache.hit).toBe(true);
       // Every generation key with its value: none made, none renewed.
       const generations = async () => {
         if (!redis) return [];
@@ -259,6 +261,29 @@ for (const store of ['memory', 'redis'] as const) {
       expect(t.calls).toEqual([]);
       // No generation made or renewed: a caller without a token cannot grow Redis by one key a request.
       if (redis) expect(await generations()).toEqual(before);
+    });
+
+    it("a write whose read before it failed (another organization's token deleting what it cannot see) makes nothing stale", async () => {
+      const { b, read } = await cachedSpaceRead();
+      // The outsider (globex only) deletes acme's space, one that does not exist, and a collection;
+      // a reader merges a change request by a number that does not exist. Each read before its write
+      // is answered 404, and no write is sent.
+      const outsider = t.world.users.outsider.token;
+      const writes: Array<[string, Record<string, unknown>, string]> = [
+        ['deleteSpace', { spaceId: b.spaceId }, outsider],
+        ['deleteSpace', { spaceId: 'no-such-space' }, outsider],
+        ['deleteCollection', { collectionId: 'no-such-collection' }, outsider],
+        ['mergeChangeRequest', { spaceId: b.spaceId, changeRequestId: '999' }, b.user.token],
+      ];
+      for (const [name, input, token] of writes) {
+        t.resetCalls();
+        const res = await t.mutate(name, input, 'clientMutationId', token);
+        expect(res.errors?.[0]?.extensions).toMatchObject({ code: 'NOT_FOUND', upstream: { method: 'GET', status: 404 } });
+        expect(t.calls.filter((c) => c.method !== 'GET')).toEqual([]);
+      }
+      t.resetCalls();
+      expect((await read()).extensions?.responseCache.hit).toBe(true);
+      expect(t.calls).toEqual([]);
     });
 
     it('looks a session up once (GET /user), not for a junk token nor without a token', async () => {

@@ -15,7 +15,8 @@
  *   lists a create or delete changes; by a change request's number, the types such a key names),
  *   every cached result holding a node of the type it creates or deletes (root lists,
  *   empty lists), and of a type whose objects it changes unnamed (UNNAMED_WRITE_TYPES). A write the REST API refused (a 4xx answer to it, a 401 to any call; an
- *   operation refused before it ran; input the gateway refused before the write) changed nothing
+ *   operation refused before it ran; input the gateway refused, or a read that failed, before the
+ *   write) changed nothing
  *   and invalidates nothing: without that, a caller with no token could empty every caller's
  *   cache, and add a Redis key per request.
  * - A write that changes who may read what (ACCESS_WRITES: permissions, members, teams, SAML/SSO,
@@ -644,6 +645,10 @@ interface Write {
  * against src/api rules, an id that is no path segment), which a mutation raises before its write.
  * Without that last one, a caller with no token emptied every caller's cache with input the gateway
  * refused (`grantSpacePermission` without users: the global generation renewed, no REST call).
+ * Likewise a failed GET of the root field itself: a mutation's resolver reads only before its
+ * write (a delete's object, a change request's number made its id), so that write was never sent.
+ * Without it, any token (a guest's, another organization's) emptied every caller's cache with
+ * `deleteSpace` of an id it cannot see (a 404 to the read first: the global generation renewed).
  * A 5xx, no answer, or another error of the gateway's own may hide a write that was made.
  */
 function refused(result: ExecutionResult, key: string): boolean {
@@ -658,6 +663,7 @@ function refused(result: ExecutionResult, key: string): boolean {
         limit?: unknown;
       };
       if (code === 'BAD_USER_INPUT' && !upstream && limit === undefined && e.path?.length === 1) return true;
+      if (upstream?.method === 'GET' && e.path?.length === 1) return true;
       const status = typeof upstream?.status === 'number' ? upstream.status : 0;
       return code === 'UNAUTHENTICATED' || (status >= 400 && status < 500 && upstream?.method !== 'GET');
     })
