@@ -57,7 +57,7 @@ describe('Apollo Client recipe', () => {
     expect(shownInDocs('docs/recipes/apollo.ts'), 'docs/recipes/apollo.ts as docs/CLIENTS.md shows it').toBe(true);
   });
 
-  it('APQ: an unknown hash is registered once, then any client sends only the hash, over GET', async () => {
+  it('APQ: an unknown hash is registered once per caller, then its clients send only the hash, over GET', async () => {
     const org = t.world.orgId;
     sent.splice(0);
     const first = await createApolloClient(url, t.world.users.admin.token).query({ query: SPACES, variables: { org } });
@@ -69,9 +69,18 @@ describe('Apollo Client recipe', () => {
     ]);
 
     sent.splice(0);
-    const again = await createApolloClient(url, t.world.users.read.token).query({ query: SPACES, variables: { org } });
+    const again = await createApolloClient(url, t.world.users.admin.token).query({ query: SPACES, variables: { org } });
     expect(again.data?.organization.id).toBe(first.data?.organization.id);
     expect(sent).toEqual([{ method: 'GET', withQuery: false }]);
+
+    // Another caller's hash alone is not found (it would tell that someone sent the document): it registers its own.
+    sent.splice(0);
+    const other = await createApolloClient(url, t.world.users.read.token).query({ query: SPACES, variables: { org } });
+    expect(other.data?.organization.id).toBe(first.data?.organization.id);
+    expect(sent).toEqual([
+      { method: 'GET', withQuery: false },
+      { method: 'POST', withQuery: true },
+    ]);
   });
 
   it('relayStylePagination merges pages; node(id:) reads a global id from the cache', async () => {

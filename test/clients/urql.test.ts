@@ -55,9 +55,17 @@ describe('urql recipe', () => {
       { method: 'GET', withQuery: true },
     ]);
     sent.splice(0);
+    const again = await createUrqlClient(url, t.world.users.admin.token).query(query, {}).toPromise();
+    expect(again.data).toMatchObject({ viewer: { displayName: 'Ada admin' } });
+    expect(sent.map(({ method, withQuery }) => ({ method, withQuery }))).toEqual([{ method: 'GET', withQuery: false }]);
+    // Another caller registers it for itself: a hash is found only for the caller that registered it.
+    sent.splice(0);
     const other = await createUrqlClient(url, t.world.users.read.token).query(query, {}).toPromise();
     expect(other.data).toMatchObject({ viewer: { displayName: 'Ada read' } });
-    expect(sent.map(({ method, withQuery }) => ({ method, withQuery }))).toEqual([{ method: 'GET', withQuery: false }]);
+    expect(sent.map(({ method, withQuery }) => ({ method, withQuery }))).toEqual([
+      { method: 'GET', withQuery: false },
+      { method: 'GET', withQuery: true },
+    ]);
   });
 
   it('subscriptions go over graphql-sse to /graphql/stream', async () => {

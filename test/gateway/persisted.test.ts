@@ -19,7 +19,7 @@ import {
   PERSISTED_MAX_IDS,
 } from '../../src/gateway/plugins/usePersistedOperations.js';
 import { startUpstream } from '../helpers/upstream.js';
-import { dumpRedis, startRedis, startReplica, stopAfterEach, type Replica } from '../helpers/redis.js';
+import { dumpRedis, listening, readyReplica, startRedis, startReplica, stopAfterEach, type Replica } from '../helpers/redis.js';
 
 const VIEWER = 'query Viewer { viewer { displayName } }';
 const ORG = 'query Org($org: String!) { organization(organizationId: $org) { title } }';
@@ -118,13 +118,45 @@ describe('persisted operations', () => {
     expect((await r.post({ query: VIEWER }, token)).json.data?.viewer.displayName).toBe('Ada admin');
   });
 
+  for (const store of ['memory', 'redis'] as const)
+    it(`one caller's APQ registration is not another's: a hash alone tells no one else it was sent (${store})`, async () => {
+      const upstream = track(await startUpstream());
+      const redis = store === 'redis' ? track(await startRedis()) : undefined;
+      const [a, b] = redis
+        ? await Promise.all([0, 1].map(() => readyReplica(track, upstream.url, { redisUrl: redis.url })))
+        : [await listening(track(startReplica(upstream.url, {})))];
+      const { admin, outsider } = upstream.world.users;
+      const replicas = b ? [a, b] : [a];
+      // Both tokens proven on every replica (the REST API answered for them): registered for every replica.
+      for (const r of replicas)
+        for (const token of [admin.token, outsider.token])
+          expect((await r.post({ query: '{ viewer { restId } }' }, token)).json.errors).toBeUndefined();
+      // A document with a literal another caller could guess (an organization's id).
+      const query = `{ organization(organizationId: "${upstream.world.orgId}") { title } }`;
+      expect((await a.post({ query, extensions: apq(query) }, admin.token)).json.data).toEqual({ organization: { title: 'Acme' } });
+      for (const r of replicas) {
+        expect((await r.post({ extensions: apq(query) }, admin.token)).json.data).toEqual({ organization: { title: 'Acme' } });
+        // Before: the hash alone ran the document for any caller (an outsider's NOT_FOUND, no token's
+        // UNAUTHENTICATED), telling it that someone had sent it.
+        for (const token of [outsider.token, null, 'made-up']) {
+          r.calls.splice(0);
+          const probe = await r.post({ extensions: apq(query) }, token);
+          expect(probe.json.errors?.map((e) => e.extensions?.code)).toEqual(['PERSISTED_QUERY_NOT_FOUND']);
+          expect(r.calls).toEqual([]);
+        }
+      }
+      // The outsider registers it for itself: then its hash runs for it (and the REST API answers).
+      await a.post({ query, extensions: apq(query) }, outsider.token);
+      expect((await a.post({ extensions: apq(query) }, outsider.token)).json.errors?.[0].extensions?.code).toBe('NOT_FOUND');
+    });
+
   describe('APQ registrations are bounded', () => {
     const startApq = async (options: { apqMaxBytes?: number; apqQuota?: number } = {}) => {
       const upstream = track(await startUpstream());
       const r = track(startReplica(upstream.url, { persistedOperations: options }));
       return { r, world: upstream.world };
     };
-    const registered = async (r: Replica, query: string, token: string) =>
+    const registered = async (r: Replica, query: string, token: string | null) =>
       (await r.post({ extensions: apq(query) }, token)).json.errors?.[0]?.message !== 'PersistedQueryNotFound';
 
     it('a document over the size cap (default 32 KB) runs but is not registered', async () => {
@@ -149,7 +181,7 @@ describe('persisted operations', () => {
       expect(await Promise.all(docs.map((doc) => registered(r, doc, admin)))).toEqual([true, true, false]);
       // Another caller has its own quota.
       expect((await r.post({ query: docs[2], extensions: apq(docs[2]) }, other)).json.data).toEqual({ __typename: 'Query' });
-      expect(await registered(r, docs[2], admin)).toBe(true);
+      expect(await registered(r, docs[2], other)).toBe(true);
     });
 
     it('a wall-clock step gives no caller a fresh quota', async () => {
@@ -178,7 +210,7 @@ describe('persisted operations', () => {
       // Before: a fresh made-up token per request had a quota of its own, and registered them all.
       for (const [i, doc] of docs.entries())
         expect((await r.post({ query: doc, extensions: apq(doc) }, `made-up-${i}`)).json.data).toEqual({ __typename: 'Query' });
-      expect(await Promise.all(docs.map((doc) => registered(r, doc, 'made-up-x')))).toEqual([true, true, false, false]);
+      expect(await Promise.all(docs.map((doc, i) => registered(r, doc, `made-up-${i}`)))).toEqual([true, true, false, false]);
     });
 
     it('the quota is counted in Redis for all replicas, under a key that expires and names no token', async () => {
@@ -205,15 +237,14 @@ describe('persisted operations', () => {
       const [a, b] = [0, 1].map(() => track(startReplica(upstream.url, { redisUrl: redis.url })));
       await vi.waitFor(() => expect(a.gateway.redis?.isRedisReady() && b.gateway.redis?.isRedisReady()).toBe(true), { timeout: 20_000 });
       const docs = [1, 2, 3].map((n) => `{ __typename${' '.repeat(n)}}`);
-      for (const [i, doc] of docs.entries()) {
-        // No token, a made-up one, and a real one on its first operation (not answered for yet).
-        const token = [null, 'made-up', upstream.world.users.outsider.token][i];
-        expect((await a.post({ query: doc, extensions: apq(doc) }, token)).json.data).toEqual({ __typename: 'Query' });
-      }
+      // No token, a made-up one, and a real one on its first operation (not answered for yet).
+      const tokens = [null, 'made-up', upstream.world.users.outsider.token];
+      for (const [i, doc] of docs.entries())
+        expect((await a.post({ query: doc, extensions: apq(doc) }, tokens[i])).json.data).toEqual({ __typename: 'Query' });
       // Before: each was kept a day in Redis, with a quota key per client address.
       expect([...(await dumpRedis(redis.client)).keys()].filter((k) => k.startsWith('dg:apq:'))).toEqual([]);
-      expect(await Promise.all(docs.map((doc) => registered(a, doc, 'made-up')))).toEqual([true, true, true]);
-      expect(await Promise.all(docs.map((doc) => registered(b, doc, 'made-up')))).toEqual([false, false, false]);
+      expect(await Promise.all(docs.map((doc, i) => registered(a, doc, tokens[i])))).toEqual([true, true, true]);
+      expect(await Promise.all(docs.map((doc, i) => registered(b, doc, tokens[i])))).toEqual([false, false, false]);
     });
 
     it('a document refused by a query limit (cost) is not registered', async () => {

@@ -6,13 +6,15 @@
  *   written; a request sends `{"documentId": "<id>"}` (or `GET /graphql?documentId=…`, or the id as
  *   `extensions.persistedQuery.sha256Hash`) instead of `query`.
  * - APQ (Apollo's protocol): a request with only `extensions.persistedQuery.sha256Hash` runs the
- *   document registered under that hash, or gets `PersistedQueryNotFound`; the client then sends the
+ *   document its caller registered under that hash (`apqOwner`: another caller's registration is
+ *   not found), or gets `PersistedQueryNotFound`; the client then sends the
  *   query with its hash, which is checked (SHA-256 of the query) and registered once the document
  *   passed parsing, validation and every query limit (depth, aliases, tokens, fields, cost): when
  *   it is about to be executed, so a refused document takes no room. A document over `apqMaxBytes`,
  *   or past its caller's `apqQuota` registrations in the hour, still runs but is not registered
  *   (the client keeps sending it whole: slower, never broken). Registered hashes live in Redis when
- *   configured (`dg:apq:<hash>`, so one replica's registration serves all; the quota is counted
+ *   configured (`dg:apq:<hash>`, and the caller's mark `dg:apq:by:<owner>:<hash>`, so one
+ *   replica's registration serves all; the quota is counted
  *   there too; a value read there runs only if it has that hash), in a process map bounded in
  *   count and bytes otherwise (and while Redis is down); a caller whose token the REST API has not
  *   accepted registers in the process map only (Redis would hold a quota per client address).
@@ -22,6 +24,7 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
+import { LRUCache } from 'lru-cache';
 import { usePersistedOperations as useYogaPersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
 import { parse, specifiedRules, validate, type GraphQLError } from 'graphql';
 import { createGraphQLError, envelop, type GraphQLParams, type Plugin } from 'graphql-yoga';
@@ -29,7 +32,7 @@ import { DEFAULTS } from '../../config.js';
 import type { GatewayLimits } from '../../schema/context.js';
 import { schema } from '../../schema/index.js';
 import type { Logger } from '../../log.js';
-import { isAddressKey, jsonShape, provenBudget } from '../../rest/index.js';
+import { ANONYMOUS, isAddressKey, jsonShape, provenBudget } from '../../rest/index.js';
 import { callerIdentity } from '../lib/callerHash.js';
 import { countInWindow, type RedisHandle } from '../redis.js';
 import { servedFromCache } from '../lib/servedFromCache.js';
@@ -240,7 +243,7 @@ export function usePersistedOperations(options: PersistedOperationsOptions): Plu
     // bounded map. Counted per client address, anonymous registrations kept a day in Redis grew
     // with the number of addresses (20 addresses × 100 documents of 30 KB: 63 MB), without bound.
     const shared = !isAddressKey(caller);
-    if (await quota.take(caller, shared)) await apq.set(...registration, shared);
+    if (await quota.take(caller, shared)) await apq.set(apqOwner(request), ...registration, shared);
     else options.log.debug('persisted queries: caller over its APQ registration quota, not registered');
   };
 
@@ -280,7 +283,7 @@ export function usePersistedOperations(options: PersistedOperationsOptions): Plu
     useYogaPersistedOperations({
       allowArbitraryOperations: !only,
       extractPersistedOperationId: (params, request) => documentIdOf(params, request) ?? apqHash(params) ?? null,
-      getPersistedOperation: async (id) => documents.get(id) ?? (only ? null : apq.get(id.toLowerCase())),
+      getPersistedOperation: async (id, request) => documents.get(id) ?? (only ? null : apq.get(apqOwner(request), id.toLowerCase())),
       customErrors: {
         // An unknown APQ hash: APQ clients (Apollo's link, Apollo Kotlin/iOS, urql) recognize the message
         // and then register the query. An unknown documentId is the client's mistake (a manifest the
@@ -296,10 +299,21 @@ export function usePersistedOperations(options: PersistedOperationsOptions): Plu
   ];
 }
 
+/**
+ * Whose APQ registrations a request's are: its token's (the REST API's answer for it aside: a
+ * token's first registration, made before that answer, is its own), or its client address's
+ * without one. Its quota is counted as its other budgets are (provenBudget).
+ */
+function apqOwner(request: Request): string {
+  const { key, address } = callerIdentity(request);
+  return key === ANONYMOUS ? address : key;
+}
+
 interface ApqStore {
-  get(hash: string): Promise<string | null>;
-  /** Registers `document`: in Redis too when `shared` (and Redis is up). */
-  set(hash: string, document: string, shared: boolean): Promise<void>;
+  /** The document `owner` registered under `hash`, if any. */
+  get(owner: string, hash: string): Promise<string | null>;
+  /** Registers `document` for `owner`: in Redis too when `shared` (and Redis is up). */
+  set(owner: string, hash: string, document: string, shared: boolean): Promise<void>;
 }
 
 const redisFailed = (log: Logger) => (error: Error) => {
@@ -335,17 +349,37 @@ function apqStore(options: PersistedOperationsOptions): ApqStore {
    */
   const registered = (hash: string, found: string | null) =>
     found && createHash('sha256').update(found).digest('hex') === hash ? found : null;
+  // Who registered what: a document runs by its hash only for a caller that registered it. Shared,
+  // a hash alone told any caller (one without a token too) whether another had sent that document
+  // in the last day, literals and all (an `ask` query, an id): a guess confirmed. Documents stay
+  // kept once per hash; each caller's registrations are marks (in Redis: `dg:apq:by:<caller>:<hash>`).
+  const marks = new LRUCache<string, true>({ max: 10 * max });
+  const mark = (owner: string, hash: string) => `${owner}\n${hash}`;
+  const markKey = (owner: string, hash: string) => `dg:apq:by:${owner}:${hash}`;
+  const fromRedis = async (owner: string, hash: string) => {
+    const read = await redis!.ask(() =>
+      redis!.client.pipeline().exists(markKey(owner, hash)).getrange(`dg:apq:${hash}`, 0, maxBytes).exec(),
+    );
+    const [[, marked], [, value]] = (read ?? [[], []]) as Array<[unknown, unknown]>;
+    return marked === 1 && typeof value === 'string' ? registered(hash, value) : null;
+  };
   return {
-    async get(hash) {
-      const found = shared()
-        ? await redis!.ask(() => redis!.client.getrange(`dg:apq:${hash}`, 0, maxBytes)).then((value) => registered(hash, value), failed)
-        : null;
-      return found ?? local.get(hash) ?? null;
+    async get(owner, hash) {
+      // A caller without a token registers in this process only.
+      const found = shared() && !isAddressKey(owner) ? await fromRedis(owner, hash).catch(failed) : null;
+      return found ?? (marks.has(mark(owner, hash)) ? (local.get(hash) ?? null) : null);
     },
-    async set(hash, document, everywhere) {
+    async set(owner, hash, document, everywhere) {
       // Waited for whole (not `ask`'s short bound): another replica may be asked for it next.
-      if (everywhere && shared()) await redis!.client.set(`dg:apq:${hash}`, document, 'PX', ttl).catch(failed);
+      if (everywhere && shared())
+        await redis!.client
+          .multi()
+          .set(`dg:apq:${hash}`, document, 'PX', ttl)
+          .set(markKey(owner, hash), '1', 'PX', ttl)
+          .exec()
+          .catch(failed);
       remember(hash, document);
+      marks.set(mark(owner, hash), true);
     },
   };
 }
