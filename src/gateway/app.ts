@@ -21,6 +21,7 @@ import { drainable } from '../shutdown.js';
 import { acceptWarnings, listenOn } from '../serverBounds.js';
 import { createContext, type GatewayContext, type GatewayLimits } from '../schema/context.js';
 import { defaultResultValuesInFlight, ResultValues } from '../schema/lib/resultValues.js';
+import { useAcceptWeights } from './plugins/useAcceptWeights.js';
 import { useClientIntrospection } from './plugins/useClientIntrospection.js';
 import { introspectionWorker, type IntrospectionWorker } from './lib/introspectionWorker.js';
 import { useStreamShutdown } from './plugins/useStreamShutdown.js';
@@ -229,6 +230,8 @@ export function buildGateway(options: GatewayOptions): Gateway {
       useGraphiQLAssets(),
       // @defer and @stream: incremental delivery over multipart/mixed and SSE.
       useDeferStream(),
+      // The result's media type by `Accept`'s weights (Yoga's processors read its order only).
+      useAcceptWeights(),
       // Introspection shows the client schema (schema.graphql), not the federation plumbing; an
       // introspection-only operation is executed in a worker thread (set first, run after every check).
       useClientIntrospection(introspection),

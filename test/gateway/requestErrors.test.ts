@@ -169,6 +169,44 @@ describe('refusals of what the gateway cannot read or write', () => {
   });
 });
 
+describe("Accept's weights", () => {
+  /** The status, the response's type and the REST calls of `query` sent with `accept`, by POST (the fast path) or GET (Yoga's). */
+  async function negotiate(accept: string, query: string, method: 'POST' | 'GET' = 'POST') {
+    t.resetCalls();
+    const auth = { authorization: `Bearer ${t.world.users.admin.token}`, accept };
+    const res =
+      method === 'POST'
+        ? await fetch(t.gateway.url, { method, headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ query }) })
+        : await fetch(`${t.gateway.url}?query=${encodeURIComponent(query)}`, { headers: auth });
+    const text = await res.text();
+    return { status: res.status, type: res.headers.get('content-type')?.split(';')[0], calls: t.calls.length, text };
+  }
+
+  it('a type the client refuses (q=0) is never written, and the preferred one is', async () => {
+    // Before: Yoga read the types in order and ignored `q`: each of these got the other type
+    // (application/json;q=0 got JSON, with its REST call), the multipart stream was written.
+    const viewer = '{ viewer { id } }';
+    for (const method of ['POST', 'GET'] as const) {
+      for (const [accept, type] of [
+        ['application/graphql-response+json;q=0.5, application/json', 'application/json'],
+        ['application/json;q=0.5, application/graphql-response+json', 'application/graphql-response+json'],
+        ['application/json;q=0, application/graphql-response+json', 'application/graphql-response+json'],
+        ['*/*;q=0.1, application/json;q=0', 'application/graphql-response+json'],
+      ])
+        expect(await negotiate(accept, viewer, method)).toMatchObject({ status: 200, type });
+      const refused = await negotiate('application/json;q=0', viewer, method);
+      expect(refused).toMatchObject({ status: 406, type: 'application/json', calls: 0 });
+      expect(refused.text).toContain('BAD_USER_INPUT');
+    }
+    const deferred = await negotiate('application/json, multipart/mixed;q=0', '{ viewer { id } ... @defer { __typename } }');
+    expect(deferred).toMatchObject({ status: 406, calls: 0 });
+    expect(await negotiate('multipart/mixed;q=0.1, application/json', '{ viewer { id } ... @defer { __typename } }')).toMatchObject({
+      status: 200,
+      type: 'multipart/mixed',
+    });
+  });
+});
+
 describe('too-deep documents', () => {
   it("a list literal nested past the parser's stack is BAD_USER_INPUT, not an unexpected error", async () => {
     // graphql-js parses recursively: around 2,000 levels its stack ran out before the token

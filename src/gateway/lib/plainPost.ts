@@ -131,6 +131,11 @@ class PlainHeaders {
     return this.raw[name.toLowerCase()] !== undefined;
   }
 
+  /** As `Headers.set`: a plugin may rewrite a request header (useAcceptWeights.ts: `Accept`). */
+  set(name: string, value: string): void {
+    this.raw[name.toLowerCase()] = value;
+  }
+
   *entries(): IterableIterator<[string, string]> {
     for (const name of Object.keys(this.raw)) yield [name, this.get(name)!];
   }
