@@ -23,6 +23,7 @@ import { createContext, type GatewayContext, type GatewayLimits } from '../schem
 import { defaultResultValuesInFlight, ResultValues } from '../schema/lib/resultValues.js';
 import { useAcceptWeights } from './plugins/useAcceptWeights.js';
 import { useRequestCharset } from './plugins/useRequestCharset.js';
+import { useMessageFraming } from './plugins/useMessageFraming.js';
 import { useClientIntrospection } from './plugins/useClientIntrospection.js';
 import { introspectionWorker, type IntrospectionWorker } from './lib/introspectionWorker.js';
 import { useStreamShutdown } from './plugins/useStreamShutdown.js';
@@ -285,6 +286,8 @@ export function buildGateway(options: GatewayOptions): Gateway {
       useCSRFPrevention(),
       ...(debug ? [useRequestLog(log)] : []),
       ...useVaryOrigin(options.corsOrigins),
+      // `Transfer-Encoding` is node:http's to choose (none to an HTTP/1.0 client).
+      useMessageFraming(),
       // Last: compresses the response every other plugin has finished.
       useCompression(options.compressMinBytes ?? DEFAULT_COMPRESS_MIN_BYTES, sharedBodies),
     ]),

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildGateway, type Gateway } from '../../src/gateway/app.js';
 import { startStack } from '../helpers/gateway.js';
+import { sendRaw } from '../helpers/httpStack.js';
 import { startSwitchProxy, type SwitchProxy } from '../helpers/switchProxy.js';
 import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
 
@@ -135,6 +136,36 @@ describe.each(['multipart', 'sse'] as const)('@defer over %s', (transport) => {
       { data: { spaces: { nodes: TITLES.map((title) => ({ title })) } }, path: ['organization'], label: 'spaces' },
     ]);
     expect(parts.at(-1)!.payload.hasNext).toBe(false);
+  });
+});
+
+describe('the framing of a multipart response', () => {
+  /** The raw response to a multipart `@defer` request sent as HTTP/`version`. */
+  const raw = (version: string) => {
+    const body = JSON.stringify({ query: '{ __typename ... @defer { later: __typename } }' });
+    return sendRaw(
+      Number(new URL(url).port),
+      `POST /graphql HTTP/${version}\r\nHost: gateway.test\r\nContent-Type: application/json\r\nAccept: multipart/mixed\r\n` +
+        `Authorization: Bearer ${upstream.world.users.admin.token}\r\nConnection: close\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+    );
+  };
+
+  it('names no Transfer-Encoding to an HTTP/1.0 client, which gets the parts as they are, and chunks them for HTTP/1.1', async () => {
+    // Before: `Transfer-Encoding: chunked` (Yoga's) over a body node:http did not chunk for
+    // HTTP/1.0, so such a client read the first part's bytes as a chunk size.
+    const split = (response: string) => {
+      const end = response.indexOf('\r\n\r\n');
+      return { head: response.slice(0, end).toLowerCase(), body: response.slice(end + 4) };
+    };
+    const old = split(await raw('1.0'));
+    expect(old.head).not.toContain('transfer-encoding');
+    expect(old.body).toMatch(
+      /^\r\n---\r\ncontent-type: application\/json; charset=utf-8\r\ncontent-length: \d+\r\n\r\n\{"data":\{"__typename":"Query"\},"hasNext":true\}/i,
+    );
+    expect(old.body).toMatch(/"hasNext":false\}\r\n-----\r\n$/);
+    const current = split(await raw('1.1'));
+    expect(current.head).toContain('transfer-encoding: chunked');
+    expect(current.body).toMatch(/^[0-9a-f]+\r\n/);
   });
 });
 
