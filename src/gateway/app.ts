@@ -22,7 +22,7 @@ import { acceptWarnings, listenOn } from '../serverBounds.js';
 import { createContext, type GatewayContext, type GatewayLimits } from '../schema/context.js';
 import { defaultResultValuesInFlight, ResultValues } from '../schema/lib/resultValues.js';
 import { useAcceptWeights } from './plugins/useAcceptWeights.js';
-import { useRequestCharset } from './plugins/useRequestCharset.js';
+import { useRequestContentType } from './plugins/useRequestContentType.js';
 import { useMessageFraming } from './plugins/useMessageFraming.js';
 import { useClientIntrospection } from './plugins/useClientIntrospection.js';
 import { introspectionWorker, type IntrospectionWorker } from './lib/introspectionWorker.js';
@@ -215,8 +215,8 @@ export function buildGateway(options: GatewayOptions): Gateway {
       useCallerIdentity(identify),
       // Without an accepted token, a body of at most twice the document bound, refused before it is read.
       useAnonymousBodyLimit(limits.maxDocumentBytes, options.maxBodyBytes ?? DEFAULTS.maxBodyBytes),
-      // A body in a charset other than UTF-8 (415), before graphql-sse or Yoga reads it as UTF-8.
-      useRequestCharset(),
+      // The body's type in any case (RFC 9110), a charset other than UTF-8 refused (415), before a parser reads it.
+      useRequestContentType(),
       ...(options.tracing ? [options.tracing.plugin(acceptedToken)] : []),
       // GET /ready (GET /health is Yoga's built-in liveness check).
       useReadiness(

@@ -156,25 +156,28 @@ describe('refusals of what the gateway cannot read or write', () => {
     }
   });
 
+  /** A body asking for the type named `text`, in `charset`. */
+  const typeQuery = (text: string, charset: BufferEncoding) =>
+    Buffer.from(JSON.stringify({ query: 'query($n: String!) { __type(name: $n) { name } }', variables: { n: text } }), charset);
+  /** POSTs `bytes` as `contentType`: at /graphql, a small JSON POST of the fast path (lib/plainPost.ts); graphql-sse's distinct connections at /graphql/stream. */
+  const sendTyped = (url: string, contentType: string, bytes: Buffer) =>
+    fetch(url, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${t.world.users.admin.token}`,
+        'content-type': contentType,
+        ...(url.endsWith('/stream') && { accept: 'text/event-stream' }),
+      },
+      body: new Uint8Array(bytes),
+    });
+  const endpoints = () => [t.gateway.url, `${t.gateway.url}/stream`];
+
   it('a body in a charset other than UTF-8 is 415, not read as UTF-8; UTF-8 named in any spelling is read', async () => {
     // Before: 200 on both endpoints, the body read as UTF-8 (`Qu\xe9ry` became `Qu\uFFFDry`).
-    const body = (text: string, charset: BufferEncoding) =>
-      Buffer.from(JSON.stringify({ query: 'query($n: String!) { __type(name: $n) { name } }', variables: { n: text } }), charset);
-    const send = (url: string, contentType: string, bytes: Buffer) =>
-      fetch(url, {
-        method: 'POST',
-        // At /graphql, a small JSON POST of the fast path (lib/plainPost.ts); graphql-sse's distinct connections at /graphql/stream.
-        headers: {
-          authorization: `Bearer ${t.world.users.admin.token}`,
-          'content-type': contentType,
-          ...(url.endsWith('/stream') && { accept: 'text/event-stream' }),
-        },
-        body: new Uint8Array(bytes),
-      });
-    for (const url of [t.gateway.url, `${t.gateway.url}/stream`]) {
+    for (const url of endpoints()) {
       for (const contentType of ['application/json; charset=iso-8859-1', 'application/json;charset="windows-1252"']) {
         t.resetCalls();
-        const res = await send(url, contentType, body('Qu\u00e9ry', 'latin1'));
+        const res = await sendTyped(url, contentType, typeQuery('Qu\u00e9ry', 'latin1'));
         expect([res.status, t.calls.length]).toEqual([415, 0]);
         expect(((await res.json()) as { errors: Array<{ extensions: { code: string } }> }).errors[0].extensions.code).toBe(
           'BAD_USER_INPUT',
@@ -187,7 +190,18 @@ describe('refusals of what the gateway cannot read or write', () => {
       'application/json;charset="utf-8"',
       'application/json; charset=utf8',
     ])
-      expect(await (await send(t.gateway.url, contentType, body('Query', 'utf8'))).json()).toEqual({ data: { __type: { name: 'Query' } } });
+      expect(await (await sendTyped(t.gateway.url, contentType, typeQuery('Query', 'utf8'))).json()).toEqual({
+        data: { __type: { name: 'Query' } },
+      });
+  });
+
+  it('the JSON type is read in any case and with a space before its parameters (RFC 9110)', async () => {
+    // Before: 415 on both endpoints (`application/json ; charset=utf-8` on /graphql only).
+    for (const url of endpoints())
+      for (const contentType of ['Application/JSON', 'application/json ; charset=utf-8', 'APPLICATION/JSON;CHARSET=UTF-8']) {
+        const res = await sendTyped(url, contentType, typeQuery('Query', 'utf8'));
+        expect([res.status, await res.text()]).toEqual([200, expect.stringContaining('{"data":{"__type":{"name":"Query"}}}')]);
+      }
   });
 
   it("a 406 for an Accept naming no format the gateway writes says which it writes, not only an incremental result's", async () => {

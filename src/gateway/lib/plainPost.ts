@@ -159,8 +159,8 @@ class PlainHeaders {
 
 /**
  * The JSON body types Yoga's POST parser takes, as it matches them (isContentTypeMatch): exactly
- * `application/json`, or it and `;` and parameters. Matched in any case or with a space before the
- * `;`, `APPLICATION/JSON` ran here where Yoga answers 415.
+ * `application/json`, or it and `;` and parameters. Another spelling (`APPLICATION/JSON`, a space
+ * before the `;`) goes to Yoga, once useRequestContentType.ts has written it so.
  */
 const JSON_TYPE = /^application\/json(;|$)/;
 /** Accepted types whose result processors stream (SSE, multipart): Yoga's path. */
