@@ -163,7 +163,14 @@ async function main() {
     server.listen(Number(flags.port), '127.0.0.1', resolve);
   });
 
-  const child = spawn(process.execPath, [join(root, 'scripts', 'start.mjs'), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // In a process group of its own, so that a signal reaches it from this process only, once: in the
+  // terminal's group, a Ctrl-C reached it twice (from the terminal, then passed on from here), the
+  // second ended it at once as a second Ctrl-C does (exit 1), and requests in flight were cut
+  // instead of drained.
+  const child = spawn(process.execPath, [join(root, 'scripts', 'start.mjs'), ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    detached: true,
+  });
   createInterface({ input: child.stdout }).on('line', (line) => {
     console.log(line);
     const token = line.match(/^Demo token: (\S+)/);
@@ -177,25 +184,27 @@ async function main() {
     }
   });
 
-  let stopping = false;
-  const shutdown = (code) => {
-    if (stopping) return;
-    stopping = true;
+  const running = () => child.exitCode === null && child.signalCode === null;
+  // Each signal is passed on: the first drains the gateway, a second ends it at once (as Ctrl-C twice
+  // does to `npm start`). The app server takes no new connection; the requests it is proxying are
+  // answered as the gateway drains, and its connections are closed when the gateway has exited.
+  const shutdown = () => {
     server.close();
-    server.closeAllConnections();
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    else process.exit(code);
+    if (running()) child.kill('SIGTERM');
+    else process.exit(0);
   };
   child.on('exit', (code) => {
-    if (!stopping) {
-      stopping = true;
-      server.close();
-      server.closeAllConnections();
-    }
+    server.close();
+    server.closeAllConnections();
     process.exit(code ?? 0);
   });
-  process.on('SIGINT', () => shutdown(0));
-  process.on('SIGTERM', () => shutdown(0));
+  // Its own group no longer ends with this process: an exit on an error, or the terminal closed.
+  process.on('exit', () => {
+    if (running()) child.kill('SIGTERM');
+  });
+  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
+  process.on('SIGHUP', shutdown);
 }
 
 await main();

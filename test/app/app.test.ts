@@ -456,3 +456,66 @@ describe('the example app (npm run app) in Chromium', { timeout: STEP_MS }, () =
     expect(((await res.json()) as { errors: Array<{ message: string }> }).errors[0].message).toMatch(/Only persisted operations/);
   });
 });
+
+describe('npm run app stopped by Ctrl-C', { timeout: STEP_MS }, () => {
+  it('drains the gateway: a request in flight is answered and the app exits 0', async () => {
+    // An upstream that holds the caller's read until released (the readiness probe, without a token: 401 at once).
+    let arrived!: () => void;
+    const held = new Promise<void>((resolve) => (arrived = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const json = { 'content-type': 'application/json' };
+    const upstream = createServer((req, res) => {
+      if (!req.headers.authorization) return void res.writeHead(401, json).end('{"error":{"code":401,"message":"A token is required"}}');
+      arrived();
+      void released.then(() => res.writeHead(200, json).end('{"object":"user","id":"u1","displayName":"Held","email":"held@example.com"}'));
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !SETTINGS.some((s) => s.env === k)));
+    const upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1`;
+    // Its own process group, as a terminal's foreground job: Ctrl-C signals the whole group.
+    const app = spawn(process.execPath, ['scripts/app.mjs', '--port', '0', '--gateway-port', '0', '--upstream-url', upstreamUrl], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    let out = '';
+    const seenLine = (re: RegExp) =>
+      new Promise<string>((resolve) => {
+        const check = () => {
+          const match = out.match(re);
+          if (match) resolve(match[1]);
+        };
+        app.stdout!.on('data', check);
+        app.stderr!.on('data', check);
+        check();
+      });
+    app.stdout!.on('data', (chunk) => (out += chunk));
+    app.stderr!.on('data', (chunk) => (out += chunk));
+    const exited = new Promise<number | null>((resolve) => app.on('exit', resolve));
+    try {
+      const appUrl = await seenLine(/^App: (\S+)/m);
+      const manifest = JSON.parse(readFileSync(join(ROOT, 'examples', 'web', 'persisted-documents.json'), 'utf8')) as Record<
+        string,
+        string
+      >;
+      const documentId = Object.keys(manifest).find((id) => manifest[id].startsWith('query HeaderQuery'))!;
+      const answer = fetch(`${appUrl}graphql?documentId=${documentId}`, { headers: { authorization: 'Bearer held-token' } }).then(
+        async (res) => ({ status: res.status, body: await res.text() }),
+        (error: unknown) => ({ status: 0, body: String(error) }),
+      );
+      await held;
+      process.kill(-app.pid!, 'SIGINT');
+      await seenLine(/(draining) open requests/);
+      release();
+      // Before: the gateway got the Ctrl-C twice (the terminal's, then the app's), exited at once
+      // (1) and the request was cut; the app server closed its connections at the signal too.
+      expect(await answer).toMatchObject({ status: 200, body: expect.stringContaining('"displayName":"Held"') });
+      expect(await exited).toBe(0);
+    } finally {
+      if (app.exitCode === null) app.kill('SIGTERM');
+      upstream.close();
+    }
+  });
+});
