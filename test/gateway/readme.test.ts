@@ -24,6 +24,13 @@ describe('the README and GraphiQL examples', () => {
     expect(validate(schema, parse(doc as string)).map((e) => e.message)).toEqual([]);
   });
 
+  it("shows under 'A first query' the query GraphiQL opens with", () => {
+    // It showed another query (a variable, pageInfo, fewer fields) under "The query GraphiQL opens with".
+    const shown = readme.match(/### A first query\n[\s\S]*?```graphql\n([\s\S]*?)```/)![1];
+    const opened = exampleQuery('<organizationId>').replace(/^#.*\n/gm, '');
+    expect(shown).toBe(opened);
+  });
+
   it('the GraphiQL example query is valid', () => {
     expect(validate(schema, parse(exampleQuery('org'))).map((e) => e.message)).toEqual([]);
   });
