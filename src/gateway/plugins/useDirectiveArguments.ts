@@ -28,6 +28,7 @@ import {
 import type { Plugin } from 'graphql-yoga';
 import { fragmentsOf } from '../../schema/lib/rootFields.js';
 import { NOT_ACCEPTABLE_MESSAGE } from './useRequestErrorCodes.js';
+import { acceptedResultTypes } from './useAcceptWeights.js';
 
 interface IncrementalArguments {
   /** The `initialCount` values of the document's `@stream`s. */
@@ -85,20 +86,13 @@ function applies(
 }
 
 /**
- * Whether the request's `Accept` takes an incremental result: Yoga's choice of a result processor
- * (its media types in order, wildcards, a charset other than utf-8 ruled out), for the two that
- * write one. No header is `*\/*`.
+ * Whether the request's `Accept` takes an incremental result: one of the two types whose result
+ * processors write one among those it accepts, as useAcceptWeights.ts reads them (wildcards, a
+ * charset other than utf-8 ruled out, `q=0` refused). No header is `*\/*`.
  */
 function acceptsIncremental(request: Request): boolean {
-  for (const range of (request.headers.get('accept') || '*/*').replace(/\s/g, '').toLowerCase().split(',')) {
-    const [type, ...params] = range.split(';');
-    const charset = params.find((p) => p.includes('charset='));
-    if (charset !== undefined && charset !== 'charset=utf-8') continue;
-    const [main, sub] = type.split('/');
-    if ((main === '*' || main === 'multipart') && (sub === '*' || sub === 'mixed')) return true;
-    if ((main === '*' || main === 'text') && (sub === '*' || sub === 'event-stream')) return true;
-  }
-  return false;
+  const types = acceptedResultTypes(request.headers.get('accept') || '*/*');
+  return types.includes('multipart/mixed') || types.includes('text/event-stream');
 }
 
 export function useDirectiveArguments(): Plugin {

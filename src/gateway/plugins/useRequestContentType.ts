@@ -15,20 +15,18 @@
  */
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
 import { errorResponse } from '../lib/errorResponse.js';
+import { qualityValues } from '../lib/qualityValues.js';
 
-/** The charset a `Content-Type` names (lower case, unquoted), or undefined. */
-function charsetOf(contentType: string): string | undefined {
-  for (const param of contentType.split(';').slice(1)) {
-    const [name, value = ''] = param.split('=').map((p) => p.trim().toLowerCase());
-    if (name === 'charset') return value.replace(/^"(.*)"$/, '$1');
-  }
-  return undefined;
-}
-
-/** Whether a request body of this `Content-Type` is in another charset than UTF-8 (none named: UTF-8). */
+/**
+ * Whether a request body of this `Content-Type` is in another charset than UTF-8 (none named:
+ * UTF-8), its parameters read as the negotiation headers' are (qualityValues.ts).
+ */
 function foreignCharset(contentType: string): boolean {
-  const charset = contentType.includes(';') ? charsetOf(contentType) : undefined;
-  return charset !== undefined && charset !== 'utf-8' && charset !== 'utf8';
+  if (!contentType.includes(';')) return false;
+  const charset = qualityValues(contentType)[0].params.find((p) => p.startsWith('charset='));
+  if (charset === undefined) return false;
+  const name = charset.slice('charset='.length).replace(/^"(.*)"$/, '$1');
+  return name !== 'utf-8' && name !== 'utf8';
 }
 
 export function useRequestContentType(): Plugin {
