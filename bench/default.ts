@@ -9,6 +9,9 @@
  *      served only one-resource queries, against the REST floor;
  *  (b) REST calls of the nested query against the minimum, and their dependency depth;
  *  (c) its p50 latency with `latencyMs` injected per REST call, against the REST floor;
+ *  beside (a') and (c), in the same interleaved runs, the floor behind one HTTP hop (the floor's
+ *  calls made by a process of its own, bench/floor.mjs --serve, for each request of the client):
+ *  the least a gateway in its own process adds, waking up for the request and for its answer;
  *  (d) a burst of identical nested queries from one token, and from two;
  *  (e) the gateway's RSS right after start and its peak (VmHWM) under this load.
  * Beside the varied cells, in the same rounds: the least a server of this stack costs for the same
@@ -33,6 +36,7 @@ import {
   startBare,
   startGateway,
   startGeneric,
+  startHopFloor,
   startProxy,
   startUpstream,
   table,
@@ -88,9 +92,11 @@ export async function runDefault(): Promise<void> {
     if (GENERIC_DIR) children.push((bare.generic = await startGeneric(GENERIC_DIR, upstream.url)));
 
     const rates = await throughputs(upstream, gateway, proxy, bare);
-    const cold = await nestedCold(upstream, slowGateway);
+    const hopFloor = await startHopFloor(upstream.slowUrl);
+    children.push(hopFloor);
+    const cold = await nestedCold(upstream, slowGateway, hopFloor);
     const calls = await nestedCalls(upstream, slowGateway);
-    const latency = await nestedLatency(upstream, slowGateway);
+    const latency = await nestedLatency(upstream, slowGateway, hopFloor);
     const bursts = await burst(upstream, slowGateway);
     const peak = gateway.memory();
     const body = report({
@@ -204,9 +210,10 @@ async function throughputs(upstream: UpstreamThread, gateway: Child, proxy: Chil
 /**
  * (a') The first COLD nested queries of a gateway that has served only one-resource queries (a
  * second of the varied load, so its pools and the common code paths are as warm as after start-up
- * traffic), each followed by a run of the REST floor: medians of each.
+ * traffic), each followed by a run of the REST floor and one of the floor behind one HTTP hop
+ * (bench/floor.mjs --serve): medians of each.
  */
-async function nestedCold(upstream: UpstreamThread, gateway: Child) {
+async function nestedCold(upstream: UpstreamThread, gateway: Child, hopFloor: Child) {
   const space = spacePicker(upstream, 'varied');
   await load(
     new URL(gateway.url).origin,
@@ -216,23 +223,28 @@ async function nestedCold(upstream: UpstreamThread, gateway: Child) {
   );
   const gql = gqlClient(gateway.url);
   const rest = restClient(upstream.slowUrl);
+  const hop = gqlClient(hopFloor.url);
   const { token, organizationId } = upstream.seeded;
   const viaGateway: number[] = [];
   const floor: number[] = [];
+  const viaHop: number[] = [];
   try {
-    // Both clients connect first: the floor's pool with one floor run, the gateway's with a query of
+    // The clients connect first: the floor's pool with one floor run, the gateway's with a query of
     // no REST call (the first nested query would otherwise also pay the client's TCP connect).
     await restFloor(rest, token, organizationId);
+    await hop.send(token, NESTED, { org: organizationId });
     await gql.send(token, '{ __typename }');
     for (let i = 0; i < COLD; i++) {
       viaGateway.push((await timed(() => gql.send(token, NESTED, { org: organizationId })))[0]);
       floor.push((await timed(() => restFloor(rest, token, organizationId)))[0]);
+      viaHop.push((await timed(() => hop.send(token, NESTED, { org: organizationId })))[0]);
     }
   } finally {
     await gql.close();
     await rest.close();
+    await hop.close();
   }
-  return { gateway: median(viaGateway), floor: median(floor), first: viaGateway[0] - floor[0] };
+  return { gateway: median(viaGateway), floor: median(floor), hop: median(viaHop), first: viaGateway[0] - floor[0] };
 }
 
 /** REST calls the gateway at `origin` made so far (the counts of its upstream latency histogram). */
@@ -276,30 +288,38 @@ async function nestedCalls(upstream: UpstreamThread, gateway: Child) {
  * floor's client code is tiny and warm at once. (The floor's client in a process of its own, as
  * `tsx bench/profile.ts floors` runs it, measures the same as here, beside the upstream's thread.)
  */
-async function nestedLatency(upstream: UpstreamThread, gateway: Child) {
+async function nestedLatency(upstream: UpstreamThread, gateway: Child, hopFloor: Child) {
   const gql = gqlClient(gateway.url);
   const rest = restClient(upstream.slowUrl);
+  const hop = gqlClient(hopFloor.url);
   const { token, organizationId } = upstream.seeded;
   const viaGateway: number[] = [];
   const floor: number[] = [];
+  const viaHop: number[] = [];
   try {
     for (let i = 0; i < LATENCY_WARMUP; i += WARMUP_AT_ONCE) {
       const n = Math.min(WARMUP_AT_ONCE, LATENCY_WARMUP - i);
       await Promise.all(
         Array.from({ length: n }, () =>
-          Promise.all([gql.send(token, NESTED, { org: organizationId }), restFloor(rest, token, organizationId)]),
+          Promise.all([
+            gql.send(token, NESTED, { org: organizationId }),
+            restFloor(rest, token, organizationId),
+            hop.send(token, NESTED, { org: organizationId }),
+          ]),
         ),
       );
     }
     for (let i = 0; i < LATENCY_RUNS; i++) {
       viaGateway.push((await timed(() => gql.send(token, NESTED, { org: organizationId })))[0]);
       floor.push((await timed(() => restFloor(rest, token, organizationId)))[0]);
+      viaHop.push((await timed(() => hop.send(token, NESTED, { org: organizationId })))[0]);
     }
   } finally {
     await gql.close();
     await rest.close();
+    await hop.close();
   }
-  return { gateway: median(viaGateway), floor: median(floor) };
+  return { gateway: median(viaGateway), floor: median(floor), hop: median(viaHop) };
 }
 
 /**
@@ -333,7 +353,7 @@ function report(r: {
   rates: Rates;
   cold: Awaited<ReturnType<typeof nestedCold>>;
   calls: { calls: number; distinct: number; depth: number };
-  latency: { gateway: number; floor: number };
+  latency: Awaited<ReturnType<typeof nestedLatency>>;
   bursts: Awaited<ReturnType<typeof burst>>;
   afterStart: { rss: number };
   peak: { hwm: number };
@@ -398,16 +418,16 @@ function report(r: {
   ]);
   const cold = r.cold;
   rows.push([
-    `nested p50 latency, cold (the first ${COLD} nested queries of a fresh gateway that served only one-resource queries), ${LATENCY_MS} ms per REST call: gateway / REST floor (ms)`,
-    `${f1(cold.gateway)} / ${f1(cold.floor)}`,
-    `+${f1(cold.gateway - cold.floor)} ms (the very first: +${f1(cold.first)} ms)`,
+    `nested p50 latency, cold (the first ${COLD} nested queries of a fresh gateway that served only one-resource queries), ${LATENCY_MS} ms per REST call: gateway / REST floor / the floor behind one HTTP hop (ms)`,
+    `${f1(cold.gateway)} / ${f1(cold.floor)} / ${f1(cold.hop)}`,
+    `+${f1(cold.gateway - cold.floor)} ms (the very first: +${f1(cold.first)} ms); the hop alone +${f1(cold.hop - cold.floor)} ms`,
     `≤ +3 ms: ${goal(cold.gateway - cold.floor <= 3)}`,
   ]);
-  const { gateway: gw, floor } = r.latency;
+  const { gateway: gw, floor, hop } = r.latency;
   rows.push([
-    `nested p50 latency, warmed (after ${LATENCY_WARMUP} runs), ${LATENCY_MS} ms per REST call: gateway / REST floor (ms)`,
-    `${f1(gw)} / ${f1(floor)}`,
-    `${f2(gw / floor)} ×, +${f1(gw - floor)} ms`,
+    `nested p50 latency, warmed (after ${LATENCY_WARMUP} runs), ${LATENCY_MS} ms per REST call: gateway / REST floor / the floor behind one HTTP hop (ms)`,
+    `${f1(gw)} / ${f1(floor)} / ${f1(hop)}`,
+    `${f2(gw / floor)} ×, +${f1(gw - floor)} ms; the hop alone +${f1(hop - floor)} ms`,
     `≤ +2 ms: ${goal(gw - floor <= 2)}`,
   ]);
   const { one, two } = r.bursts;

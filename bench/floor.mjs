@@ -8,22 +8,45 @@
  *
  * Messages: `{type: 'run', token, organizationId, count, parallel}` runs `count` rounds of
  * `parallel` floors at once and answers `{times}` (ms per round, measured here); `'stop'` closes.
+ *
+ * `node bench/floor.mjs <baseUrl> --serve` (startHopFloor): the floor behind one HTTP hop, the least
+ * any gateway in a process of its own adds to it. It answers each `POST /` of a GraphQL body
+ * (`{variables: {org}}`, the caller's `Authorization` passed on) with the floor's data as
+ * `{data: {organization: {spaces: {nodes}}}}`, and prints `FLOOR: <url>` once it listens.
  */
+import { createServer } from 'node:http';
 import { Pool } from 'undici';
 
 const base = new URL(process.argv[2]);
 const pool = new Pool(base.origin, { connections: 64 });
 
-async function get(token, path) {
-  const res = await pool.request({ path: `${base.pathname}${path}`, method: 'GET', headers: { authorization: `Bearer ${token}` } });
+async function get(token, path, authorization = `Bearer ${token}`) {
+  const res = await pool.request({ path: `${base.pathname}${path}`, method: 'GET', headers: { authorization } });
   const body = await res.body.json();
   if (res.statusCode !== 200) throw new Error(`GET ${path} answered ${res.statusCode}`);
   return body;
 }
 
-async function floor(token, organizationId) {
-  const spaces = await get(token, `/orgs/${organizationId}/spaces?limit=5`);
-  return Promise.all(spaces.items.map((s) => get(token, `/spaces/${s.id}/change-requests?limit=3`)));
+async function floor(token, organizationId, authorization) {
+  const spaces = await get(token, `/orgs/${organizationId}/spaces?limit=5`, authorization);
+  return Promise.all(spaces.items.map((s) => get(token, `/spaces/${s.id}/change-requests?limit=3`, authorization)));
+}
+
+if (process.argv[3] === '--serve') {
+  const server = createServer(async (req, res) => {
+    const chunks = [];
+    for await (const chunk of req) chunks.push(chunk);
+    try {
+      const { variables } = JSON.parse(Buffer.concat(chunks).toString());
+      const pages = await floor(undefined, variables.org, req.headers.authorization);
+      const nodes = pages.map((page) => ({ changeRequests: { nodes: page.items } }));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: { organization: { spaces: { nodes } } } }));
+    } catch (error) {
+      res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ errors: [{ message: String(error) }] }));
+    }
+  });
+  server.listen(0, '127.0.0.1', () => console.log(`FLOOR: http://127.0.0.1:${server.address().port}/`));
+  process.on('SIGTERM', () => server.close(() => pool.close().then(() => process.exit(0))));
 }
 
 process.on('message', async (message) => {
@@ -44,4 +67,4 @@ process.on('message', async (message) => {
     process.send({ error: String(error) });
   }
 });
-process.send({ ready: true });
+process.send?.({ ready: true });

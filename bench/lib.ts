@@ -136,6 +136,11 @@ export function startProxy(target: string, fail?: string, slow?: { word: string;
   return startChild(['bench/proxy.mjs', ...args], process.env, /^PROXY: (\S+)$/m);
 }
 
+/** The REST floor behind one HTTP hop (bench/floor.mjs --serve), answering the nested query's data to gqlClient. */
+export function startHopFloor(baseUrl: string): Promise<Child> {
+  return startChild(['bench/floor.mjs', baseUrl, '--serve'], process.env, /^FLOOR: (\S+)$/m);
+}
+
 /** bench/bare.mjs (the stack's least cost: graphql-yoga, or graphql-js alone) in front of `upstreamUrl`. */
 export function startBare(upstreamUrl: string, mode: 'yoga' | 'graphql'): Promise<Child> {
   return startChild(['bench/bare.mjs', upstreamUrl, mode], { ...process.env, NODE_ENV: 'production' }, /^BARE: (\S+)$/m);

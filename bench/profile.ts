@@ -1,5 +1,7 @@
 /**
  * A profiling aid (not a bench mode): `tsx bench/profile.ts [one|varied|nested|timeline] [seconds]`.
+ *  - floors: the REST floor from the bench's process, from a process of its own, behind one HTTP
+ *    hop (bench/floor.mjs --serve), and the gateway's nested query, interleaved, after WARM (30) of each;
  *  - one / varied / nested: load on the gateway (started as `npm start` starts it, plus
  *    BENCH_GATEWAY_NODE_FLAGS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`), CPU ms per request;
  *  - timeline: the nested query with BENCH_LATENCY_MS per REST call, each REST call's start and
@@ -17,7 +19,18 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { graphqlRequest, load, median, percentile, startFloorClient, startGateway, startUpstream, timed, type Once } from './lib.js';
+import {
+  graphqlRequest,
+  load,
+  median,
+  percentile,
+  startFloorClient,
+  startGateway,
+  startHopFloor,
+  startUpstream,
+  timed,
+  type Once,
+} from './lib.js';
 import { FIRST_COMMENT_ID, NESTED, ONE_RESOURCE, gqlClient, restClient, restFloor } from './workloads.js';
 
 /** The global id of the seeded 900 KB comment (`large`). */
@@ -75,7 +88,7 @@ if (phasesFile) {
 }
 const gateway = await startGateway([
   '--upstream-url',
-  what === 'timeline' || what === 'burst' || what === 'cold' ? upstream.slowUrl : upstream.url,
+  what === 'timeline' || what === 'burst' || what === 'cold' || what === 'floors' ? upstream.slowUrl : upstream.url,
   ...(process.env.GATEWAY_ARGS ?? '').split(' ').filter(Boolean),
 ]);
 const afterStart = gateway.memory().rss;
@@ -87,17 +100,31 @@ try {
     // process of its own (bench/floor.mjs), interleaved.
     const rest = restClient(upstream.slowUrl);
     const child = await startFloorClient(upstream.slowUrl);
-    const [own, separate]: number[][] = [[], []];
-    for (let i = 0; i < 30; i++) await Promise.all([restFloor(rest, token, organizationId), child.run(token, organizationId, 1, 1)]);
+    const hopFloor = await startHopFloor(upstream.slowUrl);
+    const hop = gqlClient(hopFloor.url);
+    const gql = gqlClient(gateway.url);
+    const [own, separate, viaHop, viaGateway]: number[][] = [[], [], [], []];
+    for (let i = 0; i < Number(process.env.WARM ?? 30); i++)
+      await Promise.all([
+        restFloor(rest, token, organizationId),
+        child.run(token, organizationId, 1, 1),
+        hop.send(token, NESTED, { org: organizationId }),
+        gql.send(token, NESTED, { org: organizationId }),
+      ]);
     for (let i = 0; i < Number(process.env.RUNS ?? 31); i++) {
       own.push((await timed(() => restFloor(rest, token, organizationId)))[0]);
       separate.push(...(await child.run(token, organizationId, 1)));
+      viaHop.push((await timed(() => hop.send(token, NESTED, { org: organizationId })))[0]);
+      viaGateway.push((await timed(() => gql.send(token, NESTED, { org: organizationId })))[0]);
     }
     console.log(
-      `floors: p50 in the bench's process ${median(own).toFixed(1)} ms, in a process of its own ${median(separate).toFixed(1)} ms`,
+      `floors: p50 in the bench's process ${median(own).toFixed(1)} ms, in a process of its own ${median(separate).toFixed(1)} ms, behind one HTTP hop ${median(viaHop).toFixed(1)} ms; the gateway ${median(viaGateway).toFixed(1)} ms`,
     );
     await rest.close();
+    await hop.close();
+    await gql.close();
     await child.stop();
+    await hopFloor.stop();
   } else if (what === 'cold') {
     // As the bench's cold cell: COLD_LOAD_S of the varied one-resource load, then RUNS nested queries one at a
     // time, each beside the REST floor; each query's gap to the floor, in order.
