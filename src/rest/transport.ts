@@ -165,7 +165,7 @@ export class Transport {
       if (error instanceof CircuitOpen) return { ok: false, error: circuitOpenError(req.info), retryable: false, circuitOpen: true };
       throw error;
     }
-    let outcome: Outcome;
+    let outcome: Outcome | undefined;
     const slots = this.slotsOf(who.budget);
     try {
       const waiting = this.parts.limiter.acquire(slots, deadline.signal);
@@ -186,9 +186,11 @@ export class Transport {
     } finally {
       this.parts.limiter.release(slots);
       this.forgetIfIdle(who.budget, slots);
+      // Callers that left tell nothing about the upstream (failure() calls that `neutral`); nor
+      // does a throw past the call (its report): ended all the same, else a half-open circuit's
+      // probe stayed out for good and its route (or the origin) was refused until a restart.
+      admission.done(outcome ? (outcome.health ?? 'healthy') : 'neutral');
     }
-    // Callers that left tell nothing about the upstream (failure() calls that `neutral`).
-    admission.done(outcome.health ?? 'healthy');
     return outcome;
   }
 

@@ -4,15 +4,19 @@
  * the circuit breaker, and writes that are never retried.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { GatewayOptions } from '../../src/gateway/app.js';
+import { buildGateway, type GatewayOptions } from '../../src/gateway/app.js';
 import type { Clock } from '../../src/rest/index.js';
 import { fakeClock, until } from '../helpers/clock.js';
-import { startChaosStack, type ChaosStack } from '../helpers/chaosProxy.js';
+import { startChaosProxy, startChaosStack, type ChaosStack } from '../helpers/chaosProxy.js';
+import { startUpstream } from '../helpers/upstream.js';
 import type { GqlResult } from '../helpers/gateway.js';
 
 const stacks: ChaosStack[] = [];
+/** What a test started without a chaos stack, stopped in order. */
+const stops: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const s of stacks.splice(0)) await s.stop();
+  for (const stop of stops.splice(0)) await stop();
 });
 
 /** A chaos stack with `spaces` spaces (made through REST) and no faults yet. */
@@ -125,6 +129,59 @@ describe('an upstream that fails every call', () => {
     const recovered = await t.gql(SPACE_TITLE, { id });
     expect(recovered.body).toEqual({ data: { space: { title: 'Space 0' } } });
     expect(t.proxy.count() - calls).toBe(11);
+  });
+});
+
+describe("a failure inside a circuit's probe", () => {
+  it('a probe whose call report throws still ends: the route is not refused for good', async () => {
+    // Only a stub reaches this branch: the REST client's report of a call (its onRestCall, its
+    // metrics) throwing once, as a bug there would, on the call that probes a half-open circuit.
+    const clock = fakeClock();
+    const upstream = await startUpstream();
+    const proxy = await startChaosProxy(upstream.url);
+    let throwAt = 0; // none yet
+    let reports = 0;
+    const gateway = buildGateway({
+      upstreamUrl: proxy.url,
+      rest: { circuitThreshold: 1, circuitCooldownMs: 3_000, retries: 0 },
+      clock,
+      onRestCall: () => {
+        if (++reports === throwAt) throw new Error('planted: a report that throws');
+      },
+    });
+    const url = await gateway.start();
+    stops.push(
+      () => gateway.stop(),
+      () => proxy.stop(),
+      () => upstream.stop(),
+    );
+    const id = (await upstream.api.post(`/orgs/${upstream.world.orgId}/spaces`, { title: 'Space 0' })).body.id;
+    const { admin, read } = upstream.world.users;
+    const title = async (token: string) => {
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ query: SPACE_TITLE, variables: { id } }),
+      });
+      return (await res.json()) as GqlResult;
+    };
+    for (const token of [admin.token, read.token]) expect((await title(token)).errors).toBeUndefined();
+    // Two callers fail on the route: its circuit opens.
+    proxy.configure({ failRate: 1, faults: [503] });
+    for (const token of [admin.token, read.token]) await clock.settle(title(token), 1_000);
+    expect((await title(admin.token)).errors?.[0].message).toMatch(/circuit open/);
+
+    // The upstream is back; past the cool-down, the next call is the probe, and its report throws.
+    proxy.configure({ failRate: 0, faults: [] });
+    clock.advance(3_000);
+    throwAt = reports + 1;
+    const probed = await title(admin.token);
+    expect(reports).toBe(throwAt);
+    // Its caller gets the masked error, not the throw's message.
+    expect(probed.errors?.[0]).toMatchObject({ message: 'Unexpected error.', extensions: { code: 'UPSTREAM_ERROR' } });
+    const calls = proxy.count();
+    expect(await title(admin.token)).toEqual({ data: { space: { title: 'Space 0' } } });
+    expect(proxy.count()).toBe(calls + 1);
   });
 });
 
