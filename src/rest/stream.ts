@@ -91,12 +91,15 @@ export async function openStream(transport: Transport, req: Prepared, who: Who, 
     reportAttempt(res.statusCode, errorCode(error));
     throw error;
   }
+  // Closed unread (its connection with it), its place given back; the error a destroyed body emits is no one's.
+  const drop = () => {
+    release();
+    res.body.on('error', () => undefined).destroy();
+  };
   // A 2xx that is no event stream (a JSON body, a proxy's page) held no event as one: the
   // subscription completed as if the REST API had sent nothing, without an error.
   if (!/^\s*text\/event-stream\b/i.test(String(res.headers['content-type'] ?? ''))) {
-    release();
-    // Closed unread (its connection with it); the error a destroyed body emits is no one's.
-    res.body.on('error', () => undefined).destroy();
+    drop();
     const error = restError('UPSTREAM_ERROR', 'Upstream sent an unexpected body (not an event stream)', {
       ...req.info,
       status: res.statusCode,
@@ -104,6 +107,13 @@ export async function openStream(transport: Transport, req: Prepared, who: Who, 
     reportAttempt(res.statusCode, errorCode(error));
     throw error;
   }
-  reportAttempt(res.statusCode);
-  return eventStream(res.body, { controller, signal, idleTimeoutMs: streamIdleTimeout, upstream: req.info, onClose: release, clock });
+  // A throw past here (its report) reached no one who could close the stream: it kept its place
+  // (STREAMS_PER_CALLER such throws: the caller's every later stream RATE_LIMITED) and its connection.
+  try {
+    reportAttempt(res.statusCode);
+    return eventStream(res.body, { controller, signal, idleTimeoutMs: streamIdleTimeout, upstream: req.info, onClose: release, clock });
+  } catch (error) {
+    drop();
+    throw error;
+  }
 }

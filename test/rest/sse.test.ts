@@ -147,6 +147,30 @@ describe('RestCaller.stream', () => {
     for (const s of [...open.slice(1), other, again]) await s.return();
   });
 
+  it('a stream whose report throws once it opened gives back its place and closes its connection', async () => {
+    // Only a stub reaches this branch: the report of the opened stream (onRequest, the gateway's
+    // metrics) throwing, as a bug there would.
+    const server = await badServer();
+    server.fallback = sse([': open\n\n']); // open until the client leaves
+    let throwing = true;
+    const rest = createRestClient({
+      baseUrl: server.url,
+      headersTimeoutMs: 1_000,
+      streamIdleTimeoutMs: 0,
+      onRequest: () => {
+        if (throwing) throw new Error('planted: a report that throws');
+      },
+    });
+    cleanup.push(() => rest.close());
+    const caller = rest.forCaller('Bearer t');
+    for (let i = 0; i < STREAMS_PER_CALLER; i++) await expect(caller.stream('/s')).rejects.toThrow('planted');
+    // Before: each kept its place (the next was RATE_LIMITED, for good) and its connection open.
+    for (const request of server.requests) await expect(request.connectionClosed).resolves.toBeUndefined();
+    throwing = false;
+    const again = await caller.stream('/s');
+    await again.return();
+  });
+
   it('errors with UPSTREAM_ERROR when an event passes MAX_EVENT_CHARS, and closes the upstream connection', async () => {
     const server = await badServer();
     server.script(sse(['data: first\n\n', `data: ${'z'.repeat(MAX_EVENT_CHARS)}`, '\n\n'], { gapMs: 5 }));
