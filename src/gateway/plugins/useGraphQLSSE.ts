@@ -152,7 +152,12 @@ export function useGraphQLSSE(
       return refusal(429, `Too many event stream reservations (at most ${limits.maxReservationsPerCaller} per caller); close one first.`);
     const t = tally(budget);
     const token = randomUUID();
-    const timer = clock.setTimeout(() => void expire(token), limits.reservationTtlMs);
+    // graphql-sse's handler may reject (its docs say so): a rejection here, on a timer, would
+    // otherwise go unhandled and end the process.
+    const timer = clock.setTimeout(
+      () => void expire(token).catch((error) => options.log?.error('graphql-sse reservation expiry failed', { error: String(error) })),
+      limits.reservationTtlMs,
+    );
     (timer as { unref?: () => void }).unref?.();
     reservations.set(token, { caller, budget, claimed: false, operations: 0, queued: 0, sizes: [], queuedBytes: 0, timer });
     t.reservations++;

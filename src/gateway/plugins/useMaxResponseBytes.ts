@@ -272,7 +272,9 @@ function endingAt(
       if (step.done || ended) return step.done ? step : done();
       const final = last(step.value);
       if (final === undefined) return step;
-      void end();
+      // Not awaited (the final part goes out now); the executor's iterator failing to return has
+      // no one to tell, and unhandled it would end the process.
+      end().catch(() => {});
       return { done: false, value: final };
     },
     return: end,
