@@ -5,8 +5,9 @@
  * `dispatch` for hot paths). The pool's timeouts and response size limit apply as for `request`;
  * aborting `signal` aborts the exchange. Event streams keep `pool.request` (stream.ts).
  */
-import type { Dispatcher } from 'undici';
+import { errors, type Dispatcher } from 'undici';
 import type { AnswerAccount } from './bytesInFlight.js';
+import type { Clock, Timer } from './clock.js';
 import type { AbortEmitter } from './limiter.js';
 
 /** An answer: its status, the headers the client reads (`READ_HEADERS`, the first value of each) and its body. */
@@ -33,6 +34,13 @@ export interface ExchangeOptions {
    * on failure, by the caller otherwise.
    */
   hold?: Pick<AnswerAccount, 'take' | 'fits' | 'give' | 'refusal'>;
+  /**
+   * The final status is due within `ms` of the request's sending, whatever 1xx answers came
+   * before it: undici restarts its own headers timer on each, so an upstream answering
+   * `102 Processing` every 200 ms held a call until its deadline (30 s, twice the headers
+   * timeout), and one that flooded 1xx answers spent a core on parsing them meanwhile.
+   */
+  headersTimeout?: { ms: number; clock: Clock };
 }
 
 /** Sends `request` on `dispatcher`; resolves with the whole answer, rejects as `request` would. */
@@ -57,7 +65,18 @@ export function exchange(
       abort?.(new Error('aborted'));
     };
     signal.once('abort', onAbort);
-    const settle = () => signal.removeListener('abort', onAbort);
+    const { headersTimeout } = options;
+    /** When the request was sent; the headers timer, set at the first 1xx only (no timer per call otherwise). */
+    let sentAt = 0;
+    let headersTimer: Timer | undefined;
+    const stopHeadersTimer = () => {
+      if (headersTimer !== undefined) headersTimeout!.clock.clearTimeout(headersTimer);
+      headersTimer = undefined;
+    };
+    const settle = () => {
+      stopHeadersTimer();
+      signal.removeListener('abort', onAbort);
+    };
     /** Takes `n` bytes of the budget, or aborts the exchange. */
     const take = (n: number): boolean => {
       if (hold!.take(n, held)) return ((held += n), true);
@@ -68,8 +87,18 @@ export function exchange(
       onConnect(abortRequest) {
         abort = abortRequest;
         if (aborted) abortRequest(new Error('aborted'));
+        if (headersTimeout) sentAt = headersTimeout.clock.now();
       },
       onHeaders(status, rawHeaders) {
+        // An interim answer is no answer: its status, headers and length are not the call's.
+        if (status < 200) {
+          if (headersTimeout && headersTimer === undefined) {
+            const { ms, clock } = headersTimeout;
+            headersTimer = clock.setTimeout(() => abort?.(new errors.HeadersTimeoutError()), ms - (clock.now() - sentAt));
+          }
+          return true;
+        }
+        stopHeadersTimer();
         statusCode = status;
         headers = headerRecord(rawHeaders);
         if (options.keep(status)) chunks = [];

@@ -98,7 +98,12 @@ export class Transport {
   private readonly streams = new Map<string, number>();
   private streamsOpen = 0;
 
-  constructor(readonly parts: TransportParts) {}
+  /** The final status's timer of an exchange (exchange.ts), built once. */
+  private readonly headersTimeout: { ms: number; clock: Clock };
+
+  constructor(readonly parts: TransportParts) {
+    this.headersTimeout = { ms: parts.headersTimeout, clock: parts.clock };
+  }
 
   /** Counts a stream opened for `budget`, or names the cap it would pass (stream.ts). */
   takeStream(budget: string): 'caller' | 'total' | undefined {
@@ -208,6 +213,7 @@ export class Transport {
           this.parts.onAnswer?.(who, answered);
         },
         hold: answers,
+        headersTimeout: this.headersTimeout,
       });
       this.parts.bytes.charge(who.budget, res.bytes);
       try {

@@ -1,0 +1,75 @@
+/**
+ * The REST API as a hostile HTTP peer: answers that bend HTTP/1.1 itself (interim answers, framing)
+ * rather than their JSON, from a purpose-built server on a loopback port, through the gateway over
+ * real HTTP. What a caller sees is a clear UPSTREAM_* error within the configured timeouts.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildGateway, type Gateway } from '../../src/gateway/app.js';
+import { json, startBadServer, type BadServer, type Step } from '../helpers/badServer.js';
+import { fakeClock, until } from '../helpers/clock.js';
+
+const ORG = { object: 'organization', id: 'org1', title: 'Acme' };
+const QUERY = '{ organization(organizationId: "org1") { title } }';
+
+let bad: BadServer | undefined;
+let gateway: Gateway | undefined;
+afterEach(async () => {
+  await gateway?.stop(0);
+  await bad?.stop();
+  gateway = bad = undefined;
+});
+
+async function post(url: string, query: string): Promise<{ data?: unknown; errors?: Array<{ message: string; extensions?: unknown }> }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: 'Bearer tok' },
+    body: JSON.stringify({ query }),
+  });
+  return (await res.json()) as never;
+}
+
+/** `102 Processing` every 20 ms, never a final status. */
+const processing: Step = (_req, res) => {
+  const timer = setInterval(() => (res.destroyed ? clearInterval(timer) : res.writeProcessing()), 20);
+  res.on('close', () => clearInterval(timer));
+};
+
+describe('interim (1xx) answers', () => {
+  it('do not extend the headers timeout: 102 Processing every 20 ms fails at it, not at the deadline', async () => {
+    // Before: undici restarts its headers timer on every 1xx, so the call waited for its deadline
+    // (30 s by default, twice the headers timeout), and a flood of them spent a core meanwhile.
+    const HEADERS_MS = 1_000;
+    bad = await startBadServer();
+    bad.script(processing);
+    bad.fallback = json(200, ORG);
+    const clock = fakeClock();
+    gateway = buildGateway({ upstreamUrl: bad.url, clock, rest: { headersTimeoutMs: HEADERS_MS, requestTimeoutMs: 60_000 } });
+    const url = await gateway.start();
+    const pending = post(url, QUERY);
+    // The gateway saw a 102 and set its timer for the final status.
+    await until(() => clock.delays.includes(HEADERS_MS));
+    clock.advance(HEADERS_MS);
+    expect(await pending).toEqual({
+      data: { organization: null },
+      errors: [
+        expect.objectContaining({
+          message: 'Upstream unavailable: timed out waiting for response headers',
+          extensions: { code: 'UPSTREAM_UNAVAILABLE', upstream: { method: 'GET', path: '/orgs/org1', status: null } },
+        }),
+      ],
+    });
+    // One attempt (a headers timeout is not retried), and the next call is answered.
+    expect(bad.requests).toHaveLength(1);
+    expect(await post(url, QUERY)).toEqual({ data: { organization: { title: 'Acme' } } });
+  });
+
+  it('before the final status are skipped: 5,000 of them, then the answer', async () => {
+    bad = await startBadServer();
+    bad.script((req, res) => {
+      for (let i = 0; i < 5_000; i++) res.writeProcessing();
+      json(200, ORG)(req, res);
+    });
+    gateway = buildGateway({ upstreamUrl: bad.url });
+    expect(await post(await gateway.start(), QUERY)).toEqual({ data: { organization: { title: 'Acme' } } });
+  });
+});
