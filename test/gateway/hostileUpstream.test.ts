@@ -73,3 +73,61 @@ describe('interim (1xx) answers', () => {
     expect(await post(await gateway.start(), QUERY)).toEqual({ data: { organization: { title: 'Acme' } } });
   });
 });
+
+describe('a refused event stream', () => {
+  const SUBSCRIPTION = 'subscription { suggestedQuestionsStream(organizationId: "org1") }';
+  const HEADERS_MS = 1_000;
+
+  async function subscribe(url: string): Promise<string> {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: 'Bearer tok' },
+      body: JSON.stringify({ query: SUBSCRIPTION }),
+    });
+    return res.text();
+  }
+
+  /** The results of an SSE answer's `next` events. */
+  const nextEvents = (text: string): unknown[] =>
+    [...text.matchAll(/^event: next\ndata: (.*)$/gm)].map(([, data]) => JSON.parse(data) as unknown);
+
+  /** A 400 whose body starts as the REST API's error shape, then writes `piece` every 10 ms until its connection closes. */
+  const refusedForever =
+    (piece: string): Step =>
+    (_req, res) => {
+      res.writeHead(400, { 'content-type': 'application/json' });
+      res.write('{"error":{"code":400,"message":"');
+      const timer = setInterval(() => (res.destroyed ? clearInterval(timer) : res.write(piece)), 10);
+      res.on('close', () => clearInterval(timer));
+    };
+
+  const refusal = {
+    message: 'Invalid input',
+    extensions: { code: 'BAD_USER_INPUT', upstream: { method: 'GET', path: '/orgs/org1/ask/questions/stream', status: 400 } },
+  };
+
+  it('has its body read up to MAX_ERROR_BODY_BYTES, then its connection closed: a body that never ends is no message', async () => {
+    // Before: the streams' pool has no size limit and no body timeout, so the whole body was read:
+    // the gateway's memory grew by 1.4 GB in 15 s, and the subscription never ended.
+    bad = await startBadServer();
+    bad.script(refusedForever('x'.repeat(16 * 1024)));
+    gateway = buildGateway({ upstreamUrl: bad.url });
+    const text = await subscribe(await gateway.start());
+    expect(nextEvents(text)).toEqual([{ data: null, errors: [expect.objectContaining(refusal)] }]);
+    expect(text).toContain('event: complete');
+    await bad.requests[0].connectionClosed;
+  });
+
+  it('has its body read within the headers timeout of its status: a body that trickles is no message', async () => {
+    bad = await startBadServer();
+    bad.script(refusedForever('x'));
+    const clock = fakeClock();
+    gateway = buildGateway({ upstreamUrl: bad.url, clock, rest: { headersTimeoutMs: HEADERS_MS } });
+    const pending = subscribe(await gateway.start());
+    // The stream's timer for its status, then the one for its refusal's body.
+    await until(() => clock.delays.filter((ms) => ms === HEADERS_MS).length === 2);
+    clock.advance(HEADERS_MS);
+    expect(nextEvents(await pending)).toEqual([{ data: null, errors: [expect.objectContaining(refusal)] }]);
+    await bad.requests[0].connectionClosed;
+  });
+});
