@@ -3,7 +3,7 @@
  * (it fails fast while they are open), outside the concurrency limits (streams are long), with
  * its final status due within the headers timeout (1xx answers do not extend it), then no body
  * timeout but an idle timer (sse.ts). A non-2xx answer rejects with its mapped error, a 2xx of
- * another type than `text/event-stream` with UPSTREAM_ERROR.
+ * another type than `text/event-stream` (or in a content coding) with UPSTREAM_ERROR.
  *
  * Streams are bounded apart: at most STREAMS_PER_CALLER open per caller (its budget key: RATE_LIMITED
  * past it) and STREAMS_TOTAL in all (UPSTREAM_UNAVAILABLE), on connections of their own (a pool of
@@ -98,10 +98,16 @@ export async function openStream(transport: Transport, req: Prepared, who: Who, 
     res.body.on('error', () => undefined).destroy();
   };
   // A 2xx that is no event stream (a JSON body, a proxy's page) held no event as one: the
-  // subscription completed as if the REST API had sent nothing, without an error.
-  if (!/^\s*text\/event-stream\b/i.test(String(res.headers['content-type'] ?? ''))) {
+  // subscription completed as if the REST API had sent nothing, without an error. So did an event
+  // stream in a content coding (a proxy's gzip, unasked: nothing is decoded), its bytes no line.
+  const unexpected = !/^\s*text\/event-stream\b/i.test(String(res.headers['content-type'] ?? ''))
+    ? 'not an event stream'
+    : encoded(res.headers['content-encoding'])
+      ? 'an event stream in a content coding'
+      : undefined;
+  if (unexpected) {
     drop();
-    const error = restError('UPSTREAM_ERROR', 'Upstream sent an unexpected body (not an event stream)', {
+    const error = restError('UPSTREAM_ERROR', `Upstream sent an unexpected body (${unexpected})`, {
       ...req.info,
       status: res.statusCode,
     });
@@ -117,6 +123,11 @@ export async function openStream(transport: Transport, req: Prepared, who: Who, 
     drop();
     throw error;
   }
+}
+
+/** Whether a `Content-Encoding` names a coding besides `identity`. */
+function encoded(value: string | string[] | undefined): boolean {
+  return [value ?? []].flat().some((coding) => !/^\s*(identity)?\s*$/i.test(coding));
 }
 
 /** The most bytes of an error answer's body read for its message (cut at 500 characters anyway: errors.ts). */

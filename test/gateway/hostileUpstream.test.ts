@@ -3,6 +3,7 @@
  * rather than their JSON, from a purpose-built server on a loopback port, through the gateway over
  * real HTTP. What a caller sees is a clear UPSTREAM_* error within the configured timeouts.
  */
+import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildGateway, type Gateway } from '../../src/gateway/app.js';
 import { json, startBadServer, type BadServer, type Step } from '../helpers/badServer.js';
@@ -27,6 +28,21 @@ async function post(url: string, query: string): Promise<{ data?: unknown; error
   });
   return (await res.json()) as never;
 }
+
+const SUBSCRIPTION = 'subscription { suggestedQuestionsStream(organizationId: "org1") }';
+
+async function subscribe(url: string): Promise<string> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: 'Bearer tok' },
+    body: JSON.stringify({ query: SUBSCRIPTION }),
+  });
+  return res.text();
+}
+
+/** The results of an SSE answer's `next` events. */
+const nextEvents = (text: string): unknown[] =>
+  [...text.matchAll(/^event: next\ndata: (.*)$/gm)].map(([, data]) => JSON.parse(data) as unknown);
 
 /** `102 Processing` every 20 ms, never a final status. */
 const processing: Step = (_req, res) => {
@@ -75,21 +91,7 @@ describe('interim (1xx) answers', () => {
 });
 
 describe('a refused event stream', () => {
-  const SUBSCRIPTION = 'subscription { suggestedQuestionsStream(organizationId: "org1") }';
   const HEADERS_MS = 1_000;
-
-  async function subscribe(url: string): Promise<string> {
-    const res = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: 'Bearer tok' },
-      body: JSON.stringify({ query: SUBSCRIPTION }),
-    });
-    return res.text();
-  }
-
-  /** The results of an SSE answer's `next` events. */
-  const nextEvents = (text: string): unknown[] =>
-    [...text.matchAll(/^event: next\ndata: (.*)$/gm)].map(([, data]) => JSON.parse(data) as unknown);
 
   /** A 400 whose body starts as the REST API's error shape, then writes `piece` every 10 ms until its connection closes. */
   const refusedForever =
@@ -129,5 +131,29 @@ describe('a refused event stream', () => {
     clock.advance(HEADERS_MS);
     expect(nextEvents(await pending)).toEqual([{ data: null, errors: [expect.objectContaining(refusal)] }]);
     await bad.requests[0].connectionClosed;
+  });
+});
+
+describe('an event stream in a content coding', () => {
+  it('is UPSTREAM_ERROR, not a stream that completes without an event', async () => {
+    // Before: the gzip bytes held no line, and the subscription completed as if the REST API had
+    // sent no question (the gateway asks for no coding and decodes none).
+    bad = await startBadServer();
+    bad.script((_req, res) => {
+      const body = gzipSync('data: {"question":"a"}\n\ndata: {"question":"b"}\n\n');
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'content-encoding': 'gzip', 'content-length': body.length }).end(body);
+    });
+    gateway = buildGateway({ upstreamUrl: bad.url });
+    expect(nextEvents(await subscribe(await gateway.start()))).toEqual([
+      {
+        data: null,
+        errors: [
+          expect.objectContaining({
+            message: 'Upstream sent an unexpected body (an event stream in a content coding)',
+            extensions: { code: 'UPSTREAM_ERROR', upstream: { method: 'GET', path: '/orgs/org1/ask/questions/stream', status: 200 } },
+          }),
+        ],
+      },
+    ]);
   });
 });
