@@ -31,7 +31,7 @@ export type { Arrival, LeaveSignal } from './singleFlight.js';
 export { systemClock, type Clock } from './clock.js';
 export { ByteBudgets, type ByteBudgetConfig } from './byteBudget.js';
 export { BytesInFlight } from './bytesInFlight.js';
-export { jsonShape } from './jsonShape.js';
+export { jsonShape, parsedBytes } from './jsonShape.js';
 export {
   ERROR_CODES,
   codeForStatus,

@@ -767,6 +767,26 @@ describe('request bodies held at once', () => {
     return `${head}${'x'.repeat(bytes - head.length - 3)}"}}`;
   };
 
+  /**
+   * The admin holds 30,000 bytes of `s`'s budget (its headers and half its body sent); `finish()`
+   * sends the rest and answers its response.
+   */
+  async function holdHalfBody(s: TestStack) {
+    const { hostname, port } = new URL(s.gateway.url);
+    const body = padded(30_000);
+    const a = connect(Number(port), hostname);
+    await new Promise((r) => a.once('connect', r));
+    const answer = new Promise<string>((resolve) => {
+      let text = '';
+      a.on('data', (d) => (text += String(d)));
+      a.on('close', () => resolve(text));
+    });
+    a.write(
+      `POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAuthorization: Bearer ${s.world.users.admin.token}\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 15_000)}`,
+    );
+    return { body, finish: () => (a.write(body.slice(15_000)), answer) };
+  }
+
   it('defaults to a sixteenth of the heap limit (at least one body of --max-body-bytes)', async () => {
     const { getHeapStatistics } = await import('node:v8');
     const { defaultRequestBytesInFlight } = await import('../../src/gateway/lib/requestBytesInFlight.js');
@@ -825,21 +845,9 @@ describe('request bodies held at once', () => {
 
   it("once half the budget is held, a caller past its share (a quarter) is refused, while another caller's body is read", async () => {
     await using s = await startStack({ limits: { requestBytesInFlight: 100_000 } });
-    const { hostname, port } = new URL(s.gateway.url);
     // Both tokens proven (the REST API answered for them): each has a share of its own.
     for (const role of ['admin', 'edit'] as const) await s.data('{ viewer { restId } }', {}, s.world.users[role].token);
-    const body = padded(30_000);
-    // The admin holds 30,000 bytes: its headers and half its body sent.
-    const a = connect(Number(port), hostname);
-    await new Promise((r) => a.once('connect', r));
-    const aAnswer = new Promise<string>((resolve) => {
-      let text = '';
-      a.on('data', (d) => (text += String(d)));
-      a.on('close', () => resolve(text));
-    });
-    a.write(
-      `POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAuthorization: Bearer ${s.world.users.admin.token}\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 15_000)}`,
-    );
+    const { body, finish } = await holdHalfBody(s);
     const post = (token: string) =>
       fetch(s.gateway.url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body });
     // Its second would hold 60,000, past half the budget and past its share: refused.
@@ -848,8 +856,33 @@ describe('request bodies held at once', () => {
     expect(refused.status).toBe(503);
     // Another caller's is read (30,000 of the other half).
     expect((await post(s.world.users.edit.token)).status).toBe(200);
-    a.write(body.slice(15_000));
-    expect(await aAnswer).toMatch(/^HTTP\/1\.1 200 /);
+    expect(await finish()).toMatch(/^HTTP\/1\.1 200 /);
+  });
+
+  it('a body holds what its parse builds: small JSON values past the budget while others are held are refused (503) unparsed', async () => {
+    await using s = await startStack({ limits: { requestBytesInFlight: 100_000 } });
+    for (const role of ['admin', 'edit'] as const) await s.data('{ viewer { restId } }', {}, s.world.users[role].token);
+    const { finish } = await holdHalfBody(s);
+    // 20 KB each, within the budget by their bytes: 6,600 empty objects parse into some 370 KB of
+    // heap (twelve bodies of 880 KB of them ran `npm start`'s heap out), a string into its text.
+    const objects = JSON.stringify({ query: '{ __typename }', variables: { pad: Array.from({ length: 6_600 }, () => ({})) } });
+    const text = JSON.stringify({ query: '{ __typename }', variables: { pad: 'x'.repeat(objects.length - 40) } });
+    const post = (body: string) =>
+      fetch(s.gateway.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${s.world.users.edit.token}` },
+        body,
+      });
+    let refused = await post(objects);
+    for (let i = 0; i < 50 && refused.status !== 503; i++) refused = await post(objects);
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(await refused.json()).toMatchObject({ errors: [{ extensions: { code: 'UPSTREAM_UNAVAILABLE', retryAfter: 1 } }] });
+    expect([(await post(text)).status, (await post(text)).status]).toEqual([200, 200]);
+    // Alone, it is read.
+    expect(await finish()).toMatch(/^HTTP\/1\.1 200 /);
+    const alone = await post(objects);
+    expect([alone.status, await alone.json()]).toEqual([200, { data: { __typename: 'Query' } }]);
   });
 
   it("tokens the REST API has not answered for share their client address's share: made-up ones, one per request, get none each", async () => {

@@ -14,6 +14,12 @@
  * and thousands of the usual few-KB ones. Each admitted body is on the heap several times over
  * (its bytes, its text, its parsed variables, the response cache's key): at an eighth, 21 bodies of
  * 900 KB at once took `npm start`'s RSS to 281–292 MiB; at a sixteenth, 10 took it to 230.
+ *
+ * A body's parse can hold far more than its bytes: JSON of small values is up to twenty times its
+ * text on the heap (a list of `{}`, as for the REST answers of src/rest/jsonShape.ts), and twelve
+ * bodies of 880 KB of `{}` (in the variables or beside them) at once ran `npm start`'s heap out,
+ * within the budget's ten bodies. So a body large enough to be looked at before its parse
+ * (useMaxVariablesDepth.ts) then holds what its parse builds (`holdParsedBody`), if that is more.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getHeapStatistics } from 'node:v8';
@@ -25,16 +31,38 @@ export function defaultRequestBytesInFlight(maxBodyBytes: number): number {
   return Math.max(maxBodyBytes, Math.floor(getHeapStatistics().heap_size_limit / 16));
 }
 
-const REFUSAL = errorBody({
-  message: 'The gateway is reading too many large requests at once; try again shortly.',
-  extensions: { code: 'UPSTREAM_UNAVAILABLE', retryAfter: 1 },
-});
+const BUSY = 'The gateway is reading too many large requests at once; try again shortly.';
+const REFUSAL = errorBody({ message: BUSY, extensions: { code: 'UPSTREAM_UNAVAILABLE', retryAfter: 1 } });
 
 /**
  * `admit(req, res, caller)` takes the request's bytes of the budget, for the caller's budget key
  * (asked only for a counted body), until its response is done; false (the request answered 503 and
  * its connection closed) when the budget refuses them.
  */
+/** What an admitted request holds of the budget, and for which caller (see `holdParsedBody`). */
+const held = new WeakMap<IncomingMessage, { bodies: BytesInFlight; caller: string; bytes: number }>();
+
+/**
+ * Takes, for the admitted request `req`, `bytes` of the budget in all (what its parse builds) if
+ * that is more than it holds, until its response is done; false (nothing more taken) when the
+ * budget refuses them, as it would refuse a body of that size. A request that took nothing holds
+ * no more (a small body, or one outside any budget: tests).
+ */
+export function holdParsedBody(req: IncomingMessage | undefined, bytes: number): boolean {
+  const hold = req && held.get(req);
+  if (!hold || bytes <= hold.bytes) return true;
+  const more = bytes - hold.bytes;
+  if (!hold.bodies.take(hold.caller, more, hold.bytes)) return false;
+  hold.bytes = bytes;
+  return true;
+}
+
+/** The refusal of a body the budget cannot hold now (503 `Retry-After: 1`), as an error a GraphQL server answers. */
+export const PARSED_BODY_REFUSAL = {
+  message: BUSY,
+  extensions: { code: 'UPSTREAM_UNAVAILABLE', retryAfter: 1, http: { status: 503, headers: { 'Retry-After': '1' } } },
+} as const;
+
 export function requestBytesInFlight(budget: number, maxBodyBytes: number) {
   const bodies = new BytesInFlight(budget);
   return {
@@ -42,7 +70,8 @@ export function requestBytesInFlight(budget: number, maxBodyBytes: number) {
       const bytes = heldBodyBytes(req, maxBodyBytes);
       // A small body is not counted (0): no bookkeeping for most requests.
       if (!bytes) return true;
-      if (!bodies.takeUntil(caller(), bytes, (release) => whenResponseDone(req, res, release))) {
+      const key = caller();
+      if (!bodies.take(key, bytes)) {
         res.writeHead(503, {
           'content-type': 'application/json; charset=utf-8',
           'content-length': Buffer.byteLength(REFUSAL),
@@ -53,6 +82,13 @@ export function requestBytesInFlight(budget: number, maxBodyBytes: number) {
         closeWhenAnswered(req, res);
         return false;
       }
+      const hold = { bodies, caller: key, bytes };
+      held.set(req, hold);
+      // Gives back what the request holds when its response is done, its parse included.
+      whenResponseDone(req, res, () => {
+        held.delete(req);
+        bodies.give(key, hold.bytes);
+      });
       return true;
     },
   };

@@ -15,8 +15,10 @@
 import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { LONE_SURROGATE } from '../../api/validate.js';
-import { jsonShape } from '../../rest/index.js';
+import type { IncomingMessage } from 'node:http';
+import { jsonShape, parsedBytes } from '../../rest/index.js';
 import { limitError } from '../lib/limitError.js';
+import { holdParsedBody, PARSED_BODY_REFUSAL } from '../lib/requestBytesInFlight.js';
 
 /**
  * Deeper than any input of the schema needs; far from the stack's limit. The REST API refuses a
@@ -95,11 +97,12 @@ export function useMaxVariablesDepth(): Plugin {
     // Yoga's JSON parser calls `request.json()`: for a body large enough that parsing it costs
     // something (or of unknown length), it gets one that checks the text first. A smaller one
     // parses cheaply however deep it nests, and is refused at its parameters.
-    onRequestParse({ request, requestParser, setRequestParser }) {
+    onRequestParse({ request, requestParser, setRequestParser, serverContext }) {
       if (request.method !== 'POST' || !requestParser) return;
       const length = request.headers.get('content-length');
       if (length !== null && Number(length) <= TEXT_CHECK_MIN_BYTES) return;
-      setRequestParser((req) => requestParser(withCheckedJson(req, checked)));
+      const incoming = (serverContext as { req?: IncomingMessage } | undefined)?.req;
+      setRequestParser((req) => requestParser(withCheckedJson(req, checked, incoming)));
     },
     onParams({ params }) {
       const error = check(params.variables);
@@ -117,14 +120,18 @@ export function useMaxVariablesDepth(): Plugin {
 }
 
 /**
- * The request, whose `json()` refuses a body nested too deep before parsing it; the variables and
- * extensions of a body that passed are marked `checked` (not walked again: 60,000 keys took 4 ms),
- * unless its text escapes a surrogate (then the walk looks for a half pair).
+ * The request, whose `json()` refuses a body nested too deep before parsing it, and one whose
+ * parse the bodies budget cannot hold now (`incoming`'s share, lib/requestBytesInFlight.ts); the
+ * variables and extensions of a body that passed are marked `checked` (not walked again: 60,000
+ * keys took 4 ms), unless its text escapes a surrogate (then the walk looks for a half pair).
  */
-function withCheckedJson(request: Request, checked: WeakSet<object>): Request {
+function withCheckedJson(request: Request, checked: WeakSet<object>, incoming: IncomingMessage | undefined): Request {
   const json = async () => {
     const text = await request.text();
-    if (jsonDeeperThan(text, MAX_BODY_DEPTH)) throw tooDeep();
+    const shape = jsonShape(text, MAX_BODY_DEPTH);
+    if (shape.tooDeep) throw tooDeep();
+    if (!holdParsedBody(incoming, parsedBytes(text, shape)))
+      throw new GraphQLError(PARSED_BODY_REFUSAL.message, { extensions: PARSED_BODY_REFUSAL.extensions });
     const body = JSON.parse(text) as unknown;
     if (body && typeof body === 'object' && !Array.isArray(body) && !SURROGATE_ESCAPE.test(text))
       for (const part of [(body as Record<string, unknown>).variables, (body as Record<string, unknown>).extensions])
