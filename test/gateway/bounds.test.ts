@@ -879,6 +879,17 @@ describe('request bodies held at once', () => {
     expect(refused.headers.get('retry-after')).toBe('1');
     expect(await refused.json()).toMatchObject({ errors: [{ extensions: { code: 'UPSTREAM_UNAVAILABLE', retryAfter: 1 } }] });
     expect([(await post(text)).status, (await post(text)).status]).toEqual([200, 200]);
+    // Form-encoded, its variables alike (Yoga decodes the text, then parses them).
+    const form = await fetch(s.gateway.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        'x-graphql-yoga-csrf': '1',
+        authorization: `Bearer ${s.world.users.edit.token}`,
+      },
+      body: new URLSearchParams({ query: '{ __typename }', variables: JSON.stringify(JSON.parse(objects).variables) }).toString(),
+    });
+    expect([form.status, form.headers.get('retry-after')]).toEqual([503, '1']);
     // Alone, it is read.
     expect(await finish()).toMatch(/^HTTP\/1\.1 200 /);
     const alone = await post(objects);
