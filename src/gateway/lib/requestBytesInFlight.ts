@@ -34,11 +34,6 @@ export function defaultRequestBytesInFlight(maxBodyBytes: number): number {
 const BUSY = 'The gateway is reading too many large requests at once; try again shortly.';
 const REFUSAL = errorBody({ message: BUSY, extensions: { code: 'UPSTREAM_UNAVAILABLE', retryAfter: 1 } });
 
-/**
- * `admit(req, res, caller)` takes the request's bytes of the budget, for the caller's budget key
- * (asked only for a counted body), until its response is done; false (the request answered 503 and
- * its connection closed) when the budget refuses them.
- */
 /** What an admitted request holds of the budget, and for which caller (see `holdParsedBody`). */
 const held = new WeakMap<IncomingMessage, { bodies: BytesInFlight; caller: string; bytes: number }>();
 
@@ -63,6 +58,11 @@ export const PARSED_BODY_REFUSAL = {
   extensions: { code: 'UPSTREAM_UNAVAILABLE', retryAfter: 1, http: { status: 503, headers: { 'Retry-After': '1' } } },
 } as const;
 
+/**
+ * `admit(req, res, caller)` takes the request's bytes of the budget, for the caller's budget key
+ * (asked only for a counted body), until its response is done; false (the request answered 503 and
+ * its connection closed) when the budget refuses them.
+ */
 export function requestBytesInFlight(budget: number, maxBodyBytes: number) {
   const bodies = new BytesInFlight(budget);
   return {
