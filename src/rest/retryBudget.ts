@@ -64,12 +64,14 @@ export class RetryBudget {
   private advance(): void {
     const now = this.now();
     if (now < this.slotEnds) return;
-    const passed = this.slotEnds === 0 ? SLOTS : Math.min(SLOTS, Math.floor((now - this.slotEnds) / this.slotMs) + 1);
-    for (let i = 0; i < passed; i++) {
+    const passed = this.slotEnds === 0 ? SLOTS : Math.floor((now - this.slotEnds) / this.slotMs) + 1;
+    for (let i = 0; i < Math.min(SLOTS, passed); i++) {
       this.slot = (this.slot + 1) % SLOTS;
       this.deposits[this.slot] = 0;
       this.withdrawals[this.slot] = 0;
     }
-    this.slotEnds = now + this.slotMs;
+    // The slots stay on their grid: a slot started at `now` (the first call after the last one
+    // ended) lasted up to twice slotMs when calls were sparse, and kept deposits up to 2 × ttlMs.
+    this.slotEnds = this.slotEnds === 0 ? now + this.slotMs : this.slotEnds + passed * this.slotMs;
   }
 }

@@ -75,6 +75,45 @@ describe('retry budget', () => {
     expect(budget.balance()).toBeCloseTo(10);
   });
 
+  it('forgets a deposit after the window however sparse the calls (slots on their grid)', () => {
+    // The minimal sequence the model test (model.test.ts) shrank to: a call every 1,999 ms.
+    let now = 1_000;
+    const budget = new RetryBudget({ percent: 100, minPerSecond: 0, ttlMs: 10_000 }, () => now);
+    budget.deposit();
+    const balances = [];
+    for (let i = 0; i < 6; i++) {
+      now += 1_999;
+      balances.push(budget.balance());
+    }
+    // 11,994 ms after it, the deposit no longer counts (it counted for 19,990 ms when each slot started at the call after the last one ended).
+    expect(balances).toEqual([1, 1, 1, 1, 1, 0]);
+  });
+
+  it('allows no retry on the deposits of calls older than the window, through HTTP', async () => {
+    const server = await badServer();
+    server.fallback = json(200, { ok: true });
+    const clock = fakeClock();
+    const { rest } = client(server.url, {
+      retries: 1,
+      retryBudgetPercent: 10,
+      retryBudget: { minPerSecond: 0 },
+      circuitThreshold: 0,
+      clock,
+    });
+    const caller = rest.forCaller('Bearer t');
+    // Ten calls at once deposit one retry; one call every 1,999 ms after them deposits half of another.
+    await clock.settle(Promise.all(Array.from({ length: 10 }, (_, i) => caller.get(`/spaces/s${i}`))), 100);
+    for (let i = 0; i < 5; i++) {
+      clock.advance(1_999);
+      await clock.settle(caller.get(`/spaces/t${i}`), 100);
+    }
+    clock.advance(1_999);
+    server.fallback = error(503, 'down');
+    await expect(clock.settle(caller.get('/spaces/late'), 100)).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_UNAVAILABLE' } });
+    // The first ten calls are 11,994 ms old: the late call's failure is not retried (it was when their deposits counted twice the window).
+    expect(server.requests.filter((r) => r.url.endsWith('/spaces/late'))).toHaveLength(1);
+  });
+
   it('bounds the retries against an upstream failing every call: at most 20 % of the calls plus the floor', async () => {
     const server = await badServer();
     server.fallback = error(503, 'down');
