@@ -24,6 +24,9 @@ export class Deadline extends EventEmitter {
     super();
     this.ends = clock.now() + ms;
     this.timer = clock.setTimeout(() => {
+      // Aborted first (every caller left): the call did not run out of time, and its failure is
+      // no timeout of its route (responses.ts), whenever it comes.
+      if (this.aborted) return;
       this.expired = true;
       this.fire();
     }, ms);

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { backoff, createRestClient, RestCallLog, type RestClient, type RestClientConfig, RestError } from '../../src/rest/index.js';
 import { RetryBudget } from '../../src/rest/retryBudget.js';
 import { fakeClock, until } from '../helpers/clock.js';
-import { echoAuthorization, error, json, rawAnswer, startBadServer, type BadServer, type Step } from '../helpers/badServer.js';
+import { echoAuthorization, error, hang, json, rawAnswer, startBadServer, type BadServer, type Step } from '../helpers/badServer.js';
 
 const cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -195,6 +195,33 @@ describe('circuit breaker', () => {
     await expect(caller('c').get('/orgs/o')).resolves.toEqual({ ok: true });
     await expect(caller('c').get('/spaces/s/change-requests')).resolves.toEqual({ ok: true });
     expect(calls.count('GET')).toBe(5);
+  });
+
+  it('a call its callers left just before its deadline is no timeout of its route', async () => {
+    const server = await badServer();
+    server.fallback = (req, res) => (req.url!.includes('/slow') ? hang(req, res) : json(200, { ok: true })(req, res));
+    const clock = fakeClock();
+    const states: string[] = [];
+    const { rest } = client(server.url, {
+      retries: 0,
+      requestTimeoutMs: 1_000,
+      circuitThreshold: 1,
+      circuit: { minCallers: 1 },
+      onCircuitChange: (s) => states.push(s),
+      clock,
+    });
+    const controller = new AbortController();
+    const left = rest.forCaller('Bearer a', { signal: controller.signal }).get('/spaces/slow');
+    await until(() => server.requests.length === 1);
+    clock.advance(999);
+    // Its caller leaves (the call is aborted), and its deadline falls due before the abort is through.
+    controller.abort();
+    clock.advance(1);
+    await expect(left).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_UNAVAILABLE' } });
+    // Counted as a timeout, it opened the route's circuit: another caller was refused without a call.
+    await expect(rest.forCaller('Bearer b').get('/spaces/other')).resolves.toEqual({ ok: true });
+    expect(states).toEqual([]);
+    expect(server.requests).toHaveLength(2);
   });
 
   it('fails fast without a REST call while open, probes after the cool-down and closes on success', async () => {
