@@ -89,16 +89,26 @@ export class Circuits {
     private readonly clock: Clock,
   ) {}
 
+  /**
+   * Throws CircuitOpen (and reports the refusal) when a call on `route` would be refused now, and
+   * takes no probe: the transport asks before its call waits for a concurrency slot, and admits it
+   * once it holds one (a probe that waited behind its caller's slow calls kept the route refused
+   * to every other caller for up to their deadline, the upstream answering again).
+   */
+  refuse(route: string): void {
+    if (this.config.threshold <= 0) return;
+    const blocked = this.blocks(this.origin) ? ORIGIN : this.blocks(this.circuit(route)) ? route : undefined;
+    if (blocked === undefined) return;
+    this.events.onRefusal?.(blocked);
+    throw new CircuitOpen(blocked);
+  }
+
   /** Lets a call of `caller` on `route` through, or throws CircuitOpen (and reports the refusal). */
   admit(route: string, caller: string): Admission {
     if (this.config.threshold <= 0) return NOOP;
+    this.refuse(route);
     const origin = this.origin;
     const own = this.circuit(route);
-    const blocked = this.blocks(origin) ? ORIGIN : this.blocks(own) ? route : undefined;
-    if (blocked !== undefined) {
-      this.events.onRefusal?.(blocked);
-      throw new CircuitOpen(blocked);
-    }
     // A circuit past its cool-down lets this one call through as its probe.
     const probesOrigin = origin.state !== 'closed';
     const probesOwn = own.state !== 'closed';

@@ -163,12 +163,11 @@ export class Transport {
         bytes.leave(who.budget);
       }
     }
-    let admission;
+    // Refused at once while a circuit is open; admitted (as its probe, maybe) once it holds a slot.
     try {
-      admission = this.parts.circuits.admit(req.route, who.budget);
+      this.parts.circuits.refuse(req.route);
     } catch (error) {
-      if (error instanceof CircuitOpen) return { ok: false, error: circuitOpenError(req.info), retryable: false, circuitOpen: true };
-      throw error;
+      return circuitRefusal(req, error);
     }
     let outcome: Outcome | undefined;
     const slots = this.slotsOf(who.budget);
@@ -176,11 +175,19 @@ export class Transport {
       const waiting = this.parts.limiter.acquire(slots, deadline.signal);
       if (waiting) await waiting;
     } catch (error) {
-      admission.done('neutral');
       this.forgetIfIdle(who.budget, slots);
       if (error instanceof Overloaded) return { ok: false, error: overloadError(req.info, error.scope), retryable: false };
       if (error instanceof WaitAborted) return { ok: false, error: unavailableError(req.info, deadline.reason()), retryable: false };
       throw error;
+    }
+    let admission;
+    try {
+      admission = this.parts.circuits.admit(req.route, who.budget);
+    } catch (error) {
+      // Another call took the probe, or a circuit opened, while this one waited.
+      this.parts.limiter.release(slots);
+      this.forgetIfIdle(who.budget, slots);
+      return circuitRefusal(req, error);
     }
     try {
       // Its operation's credential was refused while it waited: no call.
@@ -253,4 +260,10 @@ export class Transport {
   private forgetIfIdle(budget: string, slots: CallerSlots): void {
     if (slots.active === 0 && slots.queue.length === 0 && this.slots.get(budget) === slots) this.slots.delete(budget);
   }
+}
+
+/** An open circuit's refusal as the attempt's outcome (no call made); anything else is thrown on. */
+function circuitRefusal(req: Prepared, error: unknown): Outcome {
+  if (error instanceof CircuitOpen) return { ok: false, error: circuitOpenError(req.info), retryable: false, circuitOpen: true };
+  throw error;
 }

@@ -224,6 +224,47 @@ describe('circuit breaker', () => {
     expect(server.requests).toHaveLength(2);
   });
 
+  it("the probe takes no place in its caller's queue: another caller's call probes, the upstream answering again", async () => {
+    const server = await badServer();
+    let down = true;
+    server.fallback = (req, res) =>
+      req.url!.includes('/slow')
+        ? hang(req, res)
+        : (down && req.url!.includes('/spaces/') ? error(500, 'down') : json(200, { ok: true }))(req, res);
+    const clock = fakeClock();
+    const { rest } = client(server.url, {
+      retries: 0,
+      requestTimeoutMs: 30_000,
+      circuitThreshold: 2,
+      circuitCooldownMs: 1_000,
+      callerConcurrency: 1,
+      concurrency: 4,
+      clock,
+    });
+    const a = rest.forCaller('Bearer a');
+    const b = rest.forCaller('Bearer b');
+    for (const caller of [a, b]) await expect(caller.get('/spaces/s')).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_ERROR' } });
+    down = false;
+    // Caller a's one slot is held by a slow call when the cool-down ends; its next call on the route waits for it.
+    const slow = a.get('/orgs/slow').catch((e: unknown) => e);
+    await until(() => server.requests.length === 3);
+    clock.advance(1_000);
+    const queued = a.get('/spaces/a').catch((e: unknown) => e);
+    const results = [];
+    for (let i = 0; i < 5; i++)
+      results.push(
+        await b.get(`/spaces/b${i}`).then(
+          () => 'ok',
+          (e: RestError) => e.message,
+        ),
+      );
+    // The queued call took the probe and held it for up to its 30 s deadline: 5 of 5 refused, no call made.
+    expect(results).toEqual(['ok', 'ok', 'ok', 'ok', 'ok']);
+    expect(server.requests).toHaveLength(8);
+    clock.advance(30_000);
+    await Promise.all([slow, queued]);
+  });
+
   it('fails fast without a REST call while open, probes after the cool-down and closes on success', async () => {
     const server = await badServer();
     server.fallback = error(500, 'broken');
