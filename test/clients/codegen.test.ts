@@ -3,13 +3,14 @@
  * run through the client preset from npm (@graphql-codegen/core, as the CLI runs it) writes the
  * committed docs/recipes/codegen/gql/ (UPDATE_RECIPES=1 rewrites it); the gateway, started with
  * that persisted-documents.json and --persisted-only, runs the typed documents sent by their
- * `sha256:` ids as written (queries over GET, mutations over POST).
+ * `sha256:` ids as written (queries over GET, mutations over POST); they type-check as Node ESM.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { preset } from '@graphql-codegen/client-preset';
 import { codegen } from '@graphql-codegen/core';
 import { buildASTSchema, parse } from 'graphql';
+import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import config from '../../docs/recipes/codegen/codegen.js';
 import { CreateSpaceMutation, execute, SpacesQuery } from '../../docs/recipes/codegen/app.js';
@@ -86,6 +87,25 @@ describe('GraphQL Codegen client preset recipe', () => {
       CreateSpaceMutation.__meta__!.hash,
     ]);
     expect(SpacesQuery.__meta__!.hash).toMatch(/^sha256:[0-9a-f]{64}$/);
+  });
+
+  it('the typed documents type-check as Node ESM (module nodenext, verbatimModuleSyntax)', () => {
+    // The repository's own settings (`moduleResolution: bundler`) take extensionless imports; an
+    // app on Node ESM does not, nor loads them at run time (`ERR_MODULE_NOT_FOUND`).
+    const program = ts.createProgram([join(root, 'docs/recipes/codegen/app.ts')], {
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      target: ts.ScriptTarget.ES2022,
+      strict: true,
+      verbatimModuleSyntax: true,
+      noEmit: true,
+      skipLibCheck: true,
+      types: ['node'],
+    });
+    const errors = ts
+      .getPreEmitDiagnostics(program)
+      .map((d) => `${d.file?.fileName}: ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`);
+    expect(errors).toEqual([]);
   });
 
   it('typed documents run by id under --persisted-only: a query over GET, a mutation over POST', async () => {

@@ -10,8 +10,10 @@ const config: Types.Config = {
   generates: {
     'docs/recipes/codegen/gql/': {
       preset: 'client',
-      // Documents as strings (no graphql-tag at run time), each with its id in `__meta__.hash`.
-      config: { documentMode: 'string' },
+      // Documents as strings (no graphql-tag at run time), each with its id in `__meta__.hash`;
+      // imports with their `.js` and `import type` for types: without them the files neither
+      // type-check nor load as Node ESM (`module: nodenext`, `verbatimModuleSyntax`).
+      config: { documentMode: 'string', emitLegacyCommonJSImports: false, useTypeImports: true },
       // Ids are `sha256:<hex>`: send them as written.
       presetConfig: { persistedDocuments: true, fragmentMasking: false },
     },

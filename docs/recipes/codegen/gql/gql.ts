@@ -1,5 +1,5 @@
 /* eslint-disable */
-import * as types from './graphql';
+import * as types from './graphql.js';
 
 
 
@@ -26,11 +26,11 @@ const documents: Documents = {
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  query Spaces($org: String!, $first: Int) {\n    organization(organizationId: $org) {\n      title\n      spaces(first: $first) { nodes { id title } }\n    }\n  }\n"): typeof import('./graphql').SpacesDocument;
+export function graphql(source: "\n  query Spaces($org: String!, $first: Int) {\n    organization(organizationId: $org) {\n      title\n      spaces(first: $first) { nodes { id title } }\n    }\n  }\n"): typeof import('./graphql.js').SpacesDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  mutation CreateSpace($org: String!, $title: String!) {\n    createSpace(input: { organizationId: $org, title: $title }) { space { id title } }\n  }\n"): typeof import('./graphql').CreateSpaceDocument;
+export function graphql(source: "\n  mutation CreateSpace($org: String!, $title: String!) {\n    createSpace(input: { organizationId: $org, title: $title }) { space { id title } }\n  }\n"): typeof import('./graphql.js').CreateSpaceDocument;
 
 
 export function graphql(source: string) {
