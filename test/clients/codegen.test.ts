@@ -89,10 +89,10 @@ describe('GraphQL Codegen client preset recipe', () => {
     expect(SpacesQuery.__meta__!.hash).toMatch(/^sha256:[0-9a-f]{64}$/);
   });
 
-  it('the typed documents type-check as Node ESM (module nodenext, verbatimModuleSyntax)', () => {
+  it('the typed documents type-check as Node ESM (module nodenext, verbatimModuleSyntax), DateTime as string', () => {
     // The repository's own settings (`moduleResolution: bundler`) take extensionless imports; an
     // app on Node ESM does not, nor loads them at run time (`ERR_MODULE_NOT_FOUND`).
-    const program = ts.createProgram([join(root, 'docs/recipes/codegen/app.ts')], {
+    const options: ts.CompilerOptions = {
       module: ts.ModuleKind.NodeNext,
       moduleResolution: ts.ModuleResolutionKind.NodeNext,
       target: ts.ScriptTarget.ES2022,
@@ -101,7 +101,17 @@ describe('GraphQL Codegen client preset recipe', () => {
       noEmit: true,
       skipLibCheck: true,
       types: ['node'],
-    });
+    };
+    // A caller's use of a custom scalar: `DateTime` reads as the string the gateway writes.
+    const use = join(root, 'docs/recipes/codegen/use.ts');
+    const host = ts.createCompilerHost(options);
+    const readFile = host.readFile.bind(host);
+    host.readFile = (file) =>
+      file === use
+        ? "import type { SpacesQuery } from './gql/graphql.js';\n" +
+          'export const at = (r: SpacesQuery) => r.organization?.spaces?.nodes.map((s) => new Date(s.createdAt));\n'
+        : readFile(file);
+    const program = ts.createProgram([join(root, 'docs/recipes/codegen/app.ts'), use], options, host);
     const errors = ts
       .getPreEmitDiagnostics(program)
       .map((d) => `${d.file?.fileName}: ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`);
@@ -115,6 +125,7 @@ describe('GraphQL Codegen client preset recipe', () => {
     expect(created.createSpace?.space?.title).toBe('Typed');
     const spaces = await execute(url, token, SpacesQuery, { org, first: 10 });
     expect(spaces.organization?.title).toBe('Acme');
+    expect(spaces.organization?.spaces?.nodes.every((s) => !Number.isNaN(Date.parse(s.createdAt)))).toBe(true);
     expect(spaces.organization?.spaces?.nodes.map((s) => s.id)).toContain(created.createSpace?.space?.id);
   });
 });

@@ -6,7 +6,7 @@ export const SpacesQuery = graphql(`
   query Spaces($org: String!, $first: Int) {
     organization(organizationId: $org) {
       title
-      spaces(first: $first) { nodes { id title } }
+      spaces(first: $first) { nodes { id title createdAt } }
     }
   }
 `);

@@ -12,8 +12,14 @@ const config: Types.Config = {
       preset: 'client',
       // Documents as strings (no graphql-tag at run time), each with its id in `__meta__.hash`;
       // imports with their `.js` and `import type` for types: without them the files neither
-      // type-check nor load as Node ESM (`module: nodenext`, `verbatimModuleSyntax`).
-      config: { documentMode: 'string', emitLegacyCommonJSImports: false, useTypeImports: true },
+      // type-check nor load as Node ESM (`module: nodenext`, `verbatimModuleSyntax`). A custom
+      // scalar is `unknown` unless mapped: the gateway writes `DateTime` as an ISO 8601 string.
+      config: {
+        documentMode: 'string',
+        emitLegacyCommonJSImports: false,
+        useTypeImports: true,
+        scalars: { DateTime: 'string' },
+      },
       // Ids are `sha256:<hex>`: send them as written.
       presetConfig: { persistedDocuments: true, fragmentMasking: false },
     },

@@ -15,18 +15,18 @@ import * as types from './graphql.js';
  * Learn more about it here: https://the-guild.dev/graphql/codegen/plugins/presets/preset-client#reducing-bundle-size
  */
 type Documents = {
-    "\n  query Spaces($org: String!, $first: Int) {\n    organization(organizationId: $org) {\n      title\n      spaces(first: $first) { nodes { id title } }\n    }\n  }\n": typeof types.SpacesDocument,
+    "\n  query Spaces($org: String!, $first: Int) {\n    organization(organizationId: $org) {\n      title\n      spaces(first: $first) { nodes { id title createdAt } }\n    }\n  }\n": typeof types.SpacesDocument,
     "\n  mutation CreateSpace($org: String!, $title: String!) {\n    createSpace(input: { organizationId: $org, title: $title }) { space { id title } }\n  }\n": typeof types.CreateSpaceDocument,
 };
 const documents: Documents = {
-    "\n  query Spaces($org: String!, $first: Int) {\n    organization(organizationId: $org) {\n      title\n      spaces(first: $first) { nodes { id title } }\n    }\n  }\n": types.SpacesDocument,
+    "\n  query Spaces($org: String!, $first: Int) {\n    organization(organizationId: $org) {\n      title\n      spaces(first: $first) { nodes { id title createdAt } }\n    }\n  }\n": types.SpacesDocument,
     "\n  mutation CreateSpace($org: String!, $title: String!) {\n    createSpace(input: { organizationId: $org, title: $title }) { space { id title } }\n  }\n": types.CreateSpaceDocument,
 };
 
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  query Spaces($org: String!, $first: Int) {\n    organization(organizationId: $org) {\n      title\n      spaces(first: $first) { nodes { id title } }\n    }\n  }\n"): typeof import('./graphql.js').SpacesDocument;
+export function graphql(source: "\n  query Spaces($org: String!, $first: Int) {\n    organization(organizationId: $org) {\n      title\n      spaces(first: $first) { nodes { id title createdAt } }\n    }\n  }\n"): typeof import('./graphql.js').SpacesDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -10,7 +10,7 @@ export type SpacesQueryVariables = Exact<{
 }>;
 
 
-export type SpacesQuery = { organization: { title: string, spaces: { nodes: Array<{ id: string, title: string }> } | null } | null };
+export type SpacesQuery = { organization: { title: string, spaces: { nodes: Array<{ id: string, title: string, createdAt: string }> } | null } | null };
 
 export type CreateSpaceMutationVariables = Exact<{
   org: string;
@@ -47,11 +47,12 @@ export const SpacesDocument = new TypedDocumentString(`
       nodes {
         id
         title
+        createdAt
       }
     }
   }
 }
-    `, {"hash":"sha256:768aaf386dfa3feeaea3990bed1edb266ba98ebbcd2652753441695759689e30"}) as unknown as TypedDocumentString<SpacesQuery, SpacesQueryVariables>;
+    `, {"hash":"sha256:465c7fe2c83dfd35479b02103898f651194aaf9b60cf5eb949cd2bc595ba7844"}) as unknown as TypedDocumentString<SpacesQuery, SpacesQueryVariables>;
 export const CreateSpaceDocument = new TypedDocumentString(`
     mutation CreateSpace($org: String!, $title: String!) {
   createSpace(input: {organizationId: $org, title: $title}) {
