@@ -13,7 +13,41 @@ export interface JsonDocument {
 }
 
 const FENCE = /^\s*(```|~~~)\s*([\w+-]*)/;
-const HEADING = /^(#{1,6})\s+(.+?)\s*#*\s*$/;
+/**
+ * A heading's marks and the rest of its line. The title is cut from the rest by `headingOf`, not
+ * here: `^(#{1,6})\s+(.+?)\s*#*\s*$` backtracked cubically on a line of spaces (`# a`, 4,000
+ * spaces, `b`: 19 s), and a comment's line is the commenter's: each create and read of such a
+ * comment as a document (the default format) held the process (gateway and REST API under
+ * `npm start`) that long.
+ */
+const HEADING = /^(#{1,6})(\s+)(.*)$/s;
+/** Line breaks other than `\n` (lines are split on it): no part of a title, as of a `.` match. */
+const LINE_BREAK = /[\r\u2028\u2029]/;
+const isSpace = (c: string) => /\s/.test(c);
+
+/**
+ * `## Title ##` → level 2, `Title`, in one pass: what `^(#{1,6})\s+(.+?)\s*#*\s*$` matches (a
+ * closing run of `#`s and the white space around it are no part of the title, which keeps one
+ * character at least); undefined for any other line.
+ */
+export function headingOf(line: string): { level: number; title: string } | undefined {
+  const match = HEADING.exec(line);
+  if (!match) return undefined;
+  const [, marks, space, rest] = match;
+  if (!rest) {
+    // Marks and white space only: the title is the last white space character past the first that
+    // is no line break.
+    let last = space.length - 1;
+    while (last > 0 && LINE_BREAK.test(space[last])) last--;
+    return last > 0 ? { level: marks.length, title: space[last] } : undefined;
+  }
+  let end = rest.length;
+  while (end > 0 && isSpace(rest[end - 1])) end--;
+  while (end > 0 && rest[end - 1] === '#') end--;
+  while (end > 0 && isSpace(rest[end - 1])) end--;
+  const title = rest.slice(0, Math.max(end, 1));
+  return LINE_BREAK.test(title) ? undefined : { level: marks.length, title };
+}
 const LIST_ITEM = /^\s*[-*+]\s+(.*)$/;
 const QUOTE = /^\s*>\s?(.*)$/;
 
@@ -65,7 +99,7 @@ function blocks(lines: string[], depth: number): Block[] {
     }
     const line = lines[i];
     const fence = FENCE.exec(line);
-    const heading = HEADING.exec(line);
+    const heading = headingOf(line);
     if (!line.trim()) i++;
     else if (fence) {
       i++;
@@ -74,7 +108,7 @@ function blocks(lines: string[], depth: number): Block[] {
       out.push(codeBlock(code, fence[2]));
     } else if (heading) {
       i++;
-      out.push(block(`heading-${Math.min(heading[1].length, 3)}`, inline(heading[2])));
+      out.push(block(`heading-${Math.min(heading.level, 3)}`, inline(heading.title)));
     } else if (QUOTE.test(line) && depth === MAX_QUOTE_DEPTH) {
       out.push(paragraph(take((l) => QUOTE.test(l)).join('\n')));
     } else if (QUOTE.test(line)) {
@@ -98,7 +132,7 @@ function blocks(lines: string[], depth: number): Block[] {
   return out;
 }
 
-const isParagraphLine = (l: string) => Boolean(l.trim()) && ![FENCE, HEADING, QUOTE, LIST_ITEM].some((pattern) => pattern.test(l));
+const isParagraphLine = (l: string) => Boolean(l.trim()) && !headingOf(l) && ![FENCE, QUOTE, LIST_ITEM].some((pattern) => pattern.test(l));
 
 const block = (type: string, nodes: Array<Block | Text>, data: Record<string, unknown> = {}): Block => {
   nodesLeft--;

@@ -1,5 +1,6 @@
 /** Splits a page's markdown into sections (by headings) and passages (by blank lines). */
 import { slugify } from '../content/revisions.js';
+import { headingOf } from './document.js';
 
 export interface Section {
   /** Anchor id of the heading (`getting-started`), unique in the page. */
@@ -11,7 +12,6 @@ export interface Section {
   passages: string[];
 }
 
-const HEADING = /^(#{1,6})\s+(.+?)\s*#*\s*$/;
 const FENCE = /^\s*(```|~~~)/;
 
 export function sectionsOf(page: { title: string; markdown: string }): Section[] {
@@ -36,10 +36,10 @@ export function sectionsOf(page: { title: string; markdown: string }): Section[]
   };
   for (const line of page.markdown.split(/\r?\n/)) {
     if (FENCE.test(line)) fenced = !fenced;
-    const heading = !fenced && HEADING.exec(line);
+    const heading = !fenced && headingOf(line);
     if (heading) {
       flush();
-      current = open(stripInline(heading[2]), heading[1].length);
+      current = open(stripInline(heading.title), heading.level);
     } else if (!fenced && !line.trim()) flush();
     else block.push(line);
   }
