@@ -399,4 +399,20 @@ describe('a comment whose document could be huge', () => {
     ]);
     expect((await read(`${list}/${created.body.id}`)).body).toEqual(created.body);
   });
+  it('tells a list item from a line that only starts like one in one pass, however many spaces follow the marker', async () => {
+    const crId = (await as.edit.post(`/spaces/${spaceId}/change-requests`, { subject: 'Items' })).body.id;
+    const list = `/spaces/${spaceId}/change-requests/${crId}/comments`;
+    // A line break other than \n ends the item pattern's `.*`: the spaces were given back one at a
+    // time, each time the rest taken again; 200,000 held the process a minute per create and per
+    // read (the test timed out).
+    const line = `- ${' '.repeat(200_000)}a\rb`;
+    const created = await read(list, { method: 'POST', body: JSON.stringify(markdown(`- one\n-\ttwo\n\n${line}`)) });
+    expect(created.status).toBe(200);
+    const [items, paragraph] = created.body.body.document.nodes;
+    expect(items.type).toBe('list-unordered');
+    expect(items.nodes.map((item: any) => item.nodes[0].nodes[0].leaves[0].text)).toEqual(['one', 'two']);
+    expect(paragraph.type).toBe('paragraph');
+    expect(paragraph.nodes[0].leaves[0].text).toBe(line);
+    expect((await read(`${list}/${created.body.id}`)).body).toEqual(created.body);
+  });
 });
