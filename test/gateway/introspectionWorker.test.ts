@@ -103,6 +103,20 @@ describe('introspection in a worker thread', () => {
     expect(onEventLoop).toBe(2);
   });
 
+  it('answers root fields aliased `__proto__` or `constructor` beside introspection as any other', async () => {
+    const viewer = (await stack.post({ query: '{ viewer { restId } }' }, token())).result;
+    const { status, result } = await stack.post(
+      { query: '{ __proto__: viewer { restId } constructor: __typename __schema { queryType { name } } }' },
+      token(),
+    );
+    expect(status).toBe(200);
+    // Own keys of the parsed answer (`toEqual({ __proto__: … })` would set a prototype instead).
+    expect(Object.entries(result.data)).toEqual([
+      ['__proto__', viewer.data.viewer],
+      ['constructor', 'Query'],
+      ['__schema', { queryType: { name: 'Query' } }],
+    ]);
+  });
   it('variables, operation names and fragments answer as before', async () => {
     const byName = 'query Types($n: String!) { __type(name: $n) { ...T } } fragment T on __Type { name kind fields { name } }';
     const space = await stack.post({ query: byName, variables: { n: 'Space' } }, token());

@@ -142,8 +142,12 @@ function rejoined(order: string[], a: Executed, b: Executed): ExecutionResult {
   if (a.data !== null && b.data !== null) {
     const first = a.data;
     const second = b.data;
-    data = {};
-    for (const key of order) if (key in first || key in second) data[key] = key in first ? first[key] : second[key];
+    // Keys are the caller's aliases: own keys only (the worker's half, cloned, has Object's prototype:
+    // `constructor` was found `in` it, and its function left out of the answer), into an object with
+    // no prototype, as graphql-js's own results (on `{}`, `__proto__: viewer { id }` set the prototype).
+    data = Object.create(null) as Record<string, unknown>;
+    for (const key of order)
+      if (Object.hasOwn(first, key) || Object.hasOwn(second, key)) data[key] = Object.hasOwn(first, key) ? first[key] : second[key];
   }
   return { ...(errors.length ? { errors } : {}), data, ...(extensions ? { extensions } : {}) };
 }
