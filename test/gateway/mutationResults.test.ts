@@ -28,4 +28,14 @@ describe('a mutation whose result is too large to send', () => {
     expect(byPath.b.message).toMatch(/^input\.title: must be at most 50 characters long/);
     expect((await spaces()).filter((title: string) => !before.includes(title)).sort()).toEqual(['Echo a', 'Echo c']);
   });
+  it('answers a root field aliased `__proto__` as any other', async () => {
+    await using s = await startStack({ limits: { maxResponseBytes: 1_000 } });
+    const result = await s.gql(
+      `mutation($c: ID!) { __proto__: createSpace(input: { organizationId: "${s.world.orgId}", title: "Proto", clientMutationId: $c }) { clientMutationId } }`,
+      { c: 'x'.repeat(2_000) },
+    );
+    // Own keys of the parsed answer (`toEqual({ __proto__: null })` would set a prototype instead).
+    expect(Object.entries(result.data!)).toEqual([['__proto__', null]]);
+    expect(result.errors?.map((e) => [e.path, e.message.slice(0, 27)])).toEqual([[['__proto__'], 'The write was made; its pay']]);
+  });
 });

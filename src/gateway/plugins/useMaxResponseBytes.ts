@@ -82,7 +82,9 @@ const mutationResults = new WeakSet<object>();
  */
 function madeWrites(result: ExecutionResult, error: GraphQLError): ExecutionResult {
   const errors = (result.errors ?? []).filter((e) => e.path?.length === 1);
-  const data: Record<string, null> = {};
+  // Keyed by the caller's aliases: no prototype, so `__proto__: createSpace(…)` is a key like any other
+  // (on `{}` its null set the prototype, and the field was left out of the answer).
+  const data: Record<string, null> = Object.create(null);
   for (const [key, value] of Object.entries(result.data ?? {})) {
     data[key] = null;
     if (value !== null)
