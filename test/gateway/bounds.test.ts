@@ -890,10 +890,23 @@ describe('request bodies held at once', () => {
       body: new URLSearchParams({ query: '{ __typename }', variables: JSON.stringify(JSON.parse(objects).variables) }).toString(),
     });
     expect([form.status, form.headers.get('retry-after')]).toEqual([503, '1']);
+    // A graphql-sse POST (which graphql-sse reads and parses itself) alike.
+    const stream = (body: string) =>
+      fetch(new URL('/graphql/stream', s.gateway.url), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: `Bearer ${s.world.users.edit.token}` },
+        body,
+      });
+    const sse = await stream(objects);
+    expect([sse.status, sse.headers.get('retry-after')]).toEqual([503, '1']);
+    expect(await sse.json()).toMatchObject({ errors: [{ extensions: { code: 'UPSTREAM_UNAVAILABLE', retryAfter: 1 } }] });
     // Alone, it is read.
     expect(await finish()).toMatch(/^HTTP\/1\.1 200 /);
     const alone = await post(objects);
     expect([alone.status, await alone.json()]).toEqual([200, { data: { __typename: 'Query' } }]);
+    const streamed = await stream(objects);
+    expect(streamed.status).toBe(200);
+    expect(await streamed.text()).toMatch(/event: next\ndata: \{"data":\{"__typename":"Query"\}\}/);
   });
 
   it("tokens the REST API has not answered for share their client address's share: made-up ones, one per request, get none each", async () => {

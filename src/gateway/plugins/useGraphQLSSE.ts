@@ -30,13 +30,15 @@ import { createHandler, type HandlerOptions } from 'graphql-sse/lib/use/fetch';
 import { isAsyncIterable, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from '../../log.js';
 import { systemClock, type Clock } from '../../rest/index.js';
-import { callerBudget, callerHash } from '../lib/callerHash.js';
+import { callerBudget, callerHash, sameCaller } from '../lib/callerHash.js';
 import { whenResponseDone, type NodeServerContext } from '../lib/httpBounds.js';
 import { jsonSize } from '../lib/jsonSize.js';
 import { errorsForCaller } from '../lib/suggestions.js';
 import { maskError, UNEXPECTED_ERROR_MESSAGE } from '../lib/maskedErrors.js';
 import { requestPath } from '../lib/requestPath.js';
+import { PARSED_BODY_REFUSAL } from '../lib/requestBytesInFlight.js';
 import { measuredSize } from './useMaxResponseBytes.js';
+import { heldBodyText, TEXT_CHECK_MIN_BYTES } from './useMaxVariablesDepth.js';
 import { persistedStreamQuery } from './usePersistedOperations.js';
 import { recodeAll } from './useRequestErrorCodes.js';
 
@@ -424,6 +426,29 @@ export function useGraphQLSSE(
     },
   };
 
+  /**
+   * The request as graphql-sse will read it: a POST body large enough to cost something parsed,
+   * read here first and held by the bodies budget as what its parse builds (as Yoga's are:
+   * useMaxVariablesDepth.ts), in a request of the same caller; undefined when the budget cannot
+   * hold it now.
+   */
+  async function bodyHeld(request: Request, serverContext: unknown): Promise<Request | undefined> {
+    const length = request.headers.get('content-length');
+    if (request.method !== 'POST' || (length !== null && Number(length) <= TEXT_CHECK_MIN_BYTES)) return request;
+    const text = await heldBodyText(request, (serverContext as NodeServerContext | undefined)?.req);
+    if (text === undefined) return undefined;
+    const held = new yoga.fetchAPI.Request(request.url, { method: 'POST', headers: request.headers, body: text, signal: request.signal });
+    sameCaller(request, held);
+    return held;
+  }
+
+  /** The bodies budget's refusal (503, `Retry-After: 1`), as graphql-sse's errors are written. */
+  const busy = () =>
+    new yoga.fetchAPI.Response(
+      JSON.stringify({ errors: [{ message: PARSED_BODY_REFUSAL.message, extensions: { code: 'UPSTREAM_UNAVAILABLE', retryAfter: 1 } }] }),
+      { status: 503, headers: { 'content-type': 'application/json; charset=utf-8', 'retry-after': '1' } },
+    );
+
   async function handle(request: Request): Promise<Response> {
     let response: Response;
     try {
@@ -562,8 +587,11 @@ export function useGraphQLSSE(
     },
     onRequest({ request, endResponse, serverContext }) {
       if (!requestPath(request.url).endsWith(endpoint)) return;
-      serverContexts.set(request, serverContext);
-      return handle(request).then(endResponse);
+      return bodyHeld(request, serverContext).then((held) => {
+        if (!held) return endResponse(busy());
+        serverContexts.set(held, serverContext);
+        return handle(held).then(endResponse);
+      });
     },
   };
 }
