@@ -32,10 +32,20 @@ export function defaultRequestBytesInFlight(maxBodyBytes: number): number {
 }
 
 const BUSY = 'The gateway is reading too many large requests at once; try again shortly.';
-const REFUSAL = errorBody({ message: BUSY, extensions: { code: 'UPSTREAM_UNAVAILABLE', retryAfter: 1 } });
+
+/** The budget's refusal as an HTTP answer (503, `Retry-After: 1`): its body and headers, for the server and for graphql-sse. */
+export const BODIES_REFUSAL = {
+  body: errorBody({ message: BUSY, extensions: { code: 'UPSTREAM_UNAVAILABLE', retryAfter: 1 } }),
+  headers: { 'content-type': 'application/json; charset=utf-8', 'retry-after': '1' },
+} as const;
 
 /** What an admitted request holds of the budget, and for which caller (see `holdParsedBody`). */
 const held = new WeakMap<IncomingMessage, { bodies: BytesInFlight; caller: string; bytes: number }>();
+
+/** Whether the budget counts `req`'s body (one over SMALL_BODY_BYTES, or chunked): the body whose parse it may hold. */
+export function countedBody(req: IncomingMessage | undefined): boolean {
+  return req !== undefined && held.has(req);
+}
 
 /**
  * Takes, for the admitted request `req`, `bytes` of the budget in all (what its parse builds) if
@@ -72,13 +82,8 @@ export function requestBytesInFlight(budget: number, maxBodyBytes: number) {
       if (!bytes) return true;
       const key = caller();
       if (!bodies.take(key, bytes)) {
-        res.writeHead(503, {
-          'content-type': 'application/json; charset=utf-8',
-          'content-length': Buffer.byteLength(REFUSAL),
-          'retry-after': '1',
-          connection: 'close',
-        });
-        res.end(REFUSAL);
+        res.writeHead(503, { ...BODIES_REFUSAL.headers, 'content-length': Buffer.byteLength(BODIES_REFUSAL.body), connection: 'close' });
+        res.end(BODIES_REFUSAL.body);
         closeWhenAnswered(req, res);
         return false;
       }

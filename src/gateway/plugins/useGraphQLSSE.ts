@@ -36,9 +36,9 @@ import { jsonSize } from '../lib/jsonSize.js';
 import { errorsForCaller } from '../lib/suggestions.js';
 import { maskError, UNEXPECTED_ERROR_MESSAGE } from '../lib/maskedErrors.js';
 import { requestPath } from '../lib/requestPath.js';
-import { PARSED_BODY_REFUSAL } from '../lib/requestBytesInFlight.js';
+import { BODIES_REFUSAL, countedBody } from '../lib/requestBytesInFlight.js';
 import { measuredSize } from './useMaxResponseBytes.js';
-import { heldBodyText, TEXT_CHECK_MIN_BYTES } from './useMaxVariablesDepth.js';
+import { heldBodyText } from './useMaxVariablesDepth.js';
 import { persistedStreamQuery } from './usePersistedOperations.js';
 import { recodeAll } from './useRequestErrorCodes.js';
 
@@ -427,27 +427,22 @@ export function useGraphQLSSE(
   };
 
   /**
-   * The request as graphql-sse will read it: a POST body large enough to cost something parsed,
-   * read here first and held by the bodies budget as what its parse builds (as Yoga's are:
-   * useMaxVariablesDepth.ts), in a request of the same caller; undefined when the budget cannot
-   * hold it now.
+   * The request as graphql-sse will read it: a POST body the bodies budget counts, read here first
+   * and held as what its parse builds (as Yoga's are: useMaxVariablesDepth.ts), in a request of the
+   * same caller; undefined when the budget cannot hold it now.
    */
   async function bodyHeld(request: Request, serverContext: unknown): Promise<Request | undefined> {
-    const length = request.headers.get('content-length');
-    if (request.method !== 'POST' || (length !== null && Number(length) <= TEXT_CHECK_MIN_BYTES)) return request;
-    const text = await heldBodyText(request, (serverContext as NodeServerContext | undefined)?.req);
+    const incoming = (serverContext as NodeServerContext | undefined)?.req;
+    if (request.method !== 'POST' || !countedBody(incoming)) return request;
+    const text = await heldBodyText(request, incoming);
     if (text === undefined) return undefined;
     const held = new yoga.fetchAPI.Request(request.url, { method: 'POST', headers: request.headers, body: text, signal: request.signal });
     sameCaller(request, held);
     return held;
   }
 
-  /** The bodies budget's refusal (503, `Retry-After: 1`), as graphql-sse's errors are written. */
-  const busy = () =>
-    new yoga.fetchAPI.Response(
-      JSON.stringify({ errors: [{ message: PARSED_BODY_REFUSAL.message, extensions: { code: 'UPSTREAM_UNAVAILABLE', retryAfter: 1 } }] }),
-      { status: 503, headers: { 'content-type': 'application/json; charset=utf-8', 'retry-after': '1' } },
-    );
+  /** The bodies budget's refusal (503, `Retry-After: 1`), as the server writes it. */
+  const busy = () => new yoga.fetchAPI.Response(BODIES_REFUSAL.body, { status: 503, headers: BODIES_REFUSAL.headers });
 
   async function handle(request: Request): Promise<Response> {
     let response: Response;
