@@ -909,6 +909,49 @@ describe('request bodies held at once', () => {
     expect(await streamed.text()).toMatch(/event: next\ndata: \{"data":\{"__typename":"Query"\}\}/);
   });
 
+  it("a small body's parse, and a GET's query string's, are held too once they build much: past the budget while others are held, refused (503)", async () => {
+    await using s = await startStack({ limits: { requestBytesInFlight: 100_000 } });
+    for (const role of ['admin', 'edit'] as const) await s.data('{ viewer { restId } }', {}, s.world.users[role].token);
+    const { finish } = await holdHalfBody(s);
+    // Under 4 KiB, which the budget does not count on arrival: 1,300 empty objects parse into some
+    // 85 KB. 1,000 connections of such bodies, each beside an operation waiting for its REST call,
+    // ran `npm start`'s heap out in seconds.
+    const variables = { pad: Array.from({ length: 1_300 }, () => ({})) };
+    const small = JSON.stringify({ query: '{ __typename }', variables });
+    expect(small.length).toBeLessThanOrEqual(4096);
+    const authorization = `Bearer ${s.world.users.edit.token}`;
+    const refused = async (res: Response) => {
+      expect([res.status, res.headers.get('retry-after')]).toEqual([503, '1']);
+      expect(await res.json()).toMatchObject({ errors: [{ extensions: { code: 'UPSTREAM_UNAVAILABLE', retryAfter: 1 } }] });
+    };
+    const post = (body: string, headers: Record<string, string> = { 'content-type': 'application/json' }, path = '/graphql') =>
+      fetch(new URL(path, s.gateway.url), { method: 'POST', headers: { ...headers, authorization }, body });
+    const get = (path: string, headers: Record<string, string> = {}) =>
+      fetch(new URL(`${path}?${new URLSearchParams({ query: '{ __typename }', variables: JSON.stringify(variables) })}`, s.gateway.url), {
+        headers: { ...headers, authorization },
+      });
+    // The small-POST path, Yoga's (a body with `extensions`), a form, a GET, graphql-sse's POST and GET.
+    // (The first until the held body's headers were read.)
+    let first = await post(small);
+    for (let i = 0; i < 50 && first.status !== 503; i++) first = await post(small);
+    await refused(first);
+    await refused(await post(JSON.stringify({ query: '{ __typename }', variables, extensions: {} })));
+    const form = new URLSearchParams({ query: '{ __typename }', variables: JSON.stringify(variables) }).toString();
+    expect(form.length).toBeLessThanOrEqual(4096 * 3);
+    await refused(await post(form, { 'content-type': 'application/x-www-form-urlencoded', 'x-graphql-yoga-csrf': '1' }));
+    await refused(await get('/graphql'));
+    await refused(await post(small, { 'content-type': 'application/json', accept: 'text/event-stream' }, '/graphql/stream'));
+    await refused(await get('/graphql/stream', { accept: 'text/event-stream' }));
+    // A usual operation's body is not looked at, and is read.
+    expect((await post(JSON.stringify({ query: '{ __typename }' }))).status).toBe(200);
+    // Alone, it is read.
+    expect(await finish()).toMatch(/^HTTP\/1\.1 200 /);
+    const alone = await post(small);
+    expect([alone.status, await alone.json()]).toEqual([200, { data: { __typename: 'Query' } }]);
+    const alongGet = await get('/graphql');
+    expect([alongGet.status, await alongGet.json()]).toEqual([200, { data: { __typename: 'Query' } }]);
+  });
+
   it("tokens the REST API has not answered for share their client address's share: made-up ones, one per request, get none each", async () => {
     await using s = await startStack({ limits: { requestBytesInFlight: 100_000 } });
     const { hostname, port } = new URL(s.gateway.url);

@@ -38,6 +38,7 @@ import type { GatewayContext } from '../../schema/context.js';
 import { executeWithHooks } from './executeHooks.js';
 import { runHooks } from './runHooks.js';
 import { whenResponseDone } from './httpBounds.js';
+import { BODIES_REFUSAL, holdParsedText } from './requestBytesInFlight.js';
 
 /** The request plugins see: node:http's method, URL, headers and a signal aborted when the client leaves. */
 class PlainRequest {
@@ -462,9 +463,16 @@ export function plainPost({ yoga, maxBytes, fallback, documents }: PlainPostOpti
       read += chunk.length;
     });
     req.once('end', () => {
+      const text = body.toString('utf8', 0, read);
+      // What its parse builds, held by the bodies budget when it is much (lib/requestBytesInFlight.ts).
+      if (!holdParsedText(req, text)) {
+        res.writeHead(503, { ...BODIES_REFUSAL.headers, 'content-length': Buffer.byteLength(BODIES_REFUSAL.body) });
+        res.end(BODIES_REFUSAL.body);
+        return;
+      }
       let params: unknown;
       try {
-        params = JSON.parse(body.toString('utf8', 0, read));
+        params = JSON.parse(text);
       } catch {
         params = undefined;
       }

@@ -20,10 +20,17 @@
  * bodies of 880 KB of `{}` (in the variables or beside them) at once ran `npm start`'s heap out,
  * within the budget's ten bodies. So a body large enough to be looked at before its parse
  * (useMaxVariablesDepth.ts) then holds what its parse builds (`holdParsedBody`), if that is more.
+ *
+ * A small body (SMALL_BODY_BYTES or less) and a GET's query string take nothing on arrival (no
+ * bookkeeping for most requests), but theirs may build twenty to forty times their text too: 1,000
+ * connections of one token, each sending 4 KiB of `{}` beside an operation waiting for its REST
+ * call, ran `npm start`'s heap out in seconds. So one whose parse builds more than
+ * SMALL_PARSE_BYTES holds it as a counted body does (`holdParse`); what stays uncounted is at most
+ * SMALL_PARSE_BYTES a connection (16 MiB for `--max-connections`' 1,000).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getHeapStatistics } from 'node:v8';
-import { BytesInFlight } from '../../rest/index.js';
+import { BytesInFlight, jsonShape, parsedBytes } from '../../rest/index.js';
 import { errorBody } from './errorResponse.js';
 import { closeWhenAnswered, heldBodyBytes, whenResponseDone } from './httpBounds.js';
 
@@ -39,12 +46,25 @@ export const BODIES_REFUSAL = {
   headers: { 'content-type': 'application/json; charset=utf-8', 'retry-after': '1' },
 } as const;
 
+/** The most a small body's or a query string's parse builds before the budget counts it. */
+export const SMALL_PARSE_BYTES = 16 * 1024;
+
+/**
+ * What one character of JSON text may build at most once parsed (jsonShape.ts: `"a":0,` is six
+ * characters and a member of a large object, 256 bytes): a text of at most SMALL_PARSE_BYTES / 48
+ * characters is not looked at.
+ */
+const MOST_PARSED_PER_CHAR = 48;
+
 /** What an admitted request holds of the budget, and for which caller (see `holdParsedBody`). */
 const held = new WeakMap<IncomingMessage, { bodies: BytesInFlight; caller: string; bytes: number }>();
 
-/** Whether the budget counts `req`'s body (one over SMALL_BODY_BYTES, or chunked): the body whose parse it may hold. */
+/** An admitted request that took nothing (a small body, a GET): how it takes what its parse builds, if it comes to that. */
+const uncounted = new WeakMap<IncomingMessage, (bytes: number) => boolean>();
+
+/** Whether the budget accounts for `req`'s body (every request the server admitted): the body whose parse it may hold. */
 export function countedBody(req: IncomingMessage | undefined): boolean {
-  return req !== undefined && held.has(req);
+  return req !== undefined && (held.has(req) || uncounted.has(req));
 }
 
 /**
@@ -54,12 +74,32 @@ export function countedBody(req: IncomingMessage | undefined): boolean {
  * no more (a small body, or one outside any budget: tests).
  */
 export function holdParsedBody(req: IncomingMessage | undefined, bytes: number): boolean {
-  const hold = req && held.get(req);
-  if (!hold || bytes <= hold.bytes) return true;
+  if (!req) return true;
+  const hold = held.get(req);
+  if (!hold) {
+    const take = uncounted.get(req);
+    if (!take || bytes <= SMALL_PARSE_BYTES) return true;
+    uncounted.delete(req);
+    return take(bytes);
+  }
+  if (bytes <= hold.bytes) return true;
   const more = bytes - hold.bytes;
   if (!hold.bodies.take(hold.caller, more, hold.bytes)) return false;
   hold.bytes = bytes;
   return true;
+}
+
+/**
+ * `holdParsedBody` for a text of `chars` characters whose parse builds `bytes()`: a short text (all
+ * a usual operation sends) is not looked at.
+ */
+export function holdParse(req: IncomingMessage | undefined, chars: number, bytes: () => number): boolean {
+  return chars * MOST_PARSED_PER_CHAR <= SMALL_PARSE_BYTES || holdParsedBody(req, bytes());
+}
+
+/** `holdParse` for a JSON text (a small body, parsed without a look before otherwise). */
+export function holdParsedText(req: IncomingMessage | undefined, text: string): boolean {
+  return holdParse(req, text.length, () => parsedBytes(text, jsonShape(text, text.length)));
 }
 
 /** The refusal of a body the budget cannot hold now (503 `Retry-After: 1`), as an error a GraphQL server answers. */
@@ -75,26 +115,30 @@ export const PARSED_BODY_REFUSAL = {
  */
 export function requestBytesInFlight(budget: number, maxBodyBytes: number) {
   const bodies = new BytesInFlight(budget);
+  /** Takes `bytes` for `key` until the response is done (then gives back what the request holds, its parse included); false when refused. */
+  const take = (req: IncomingMessage, res: ServerResponse, key: string, bytes: number): boolean => {
+    if (!bodies.take(key, bytes)) return false;
+    const hold = { bodies, caller: key, bytes };
+    held.set(req, hold);
+    whenResponseDone(req, res, () => {
+      held.delete(req);
+      bodies.give(key, hold.bytes);
+    });
+    return true;
+  };
   return {
     admit(req: IncomingMessage, res: ServerResponse, caller: () => string): boolean {
       const bytes = heldBodyBytes(req, maxBodyBytes);
-      // A small body is not counted (0): no bookkeeping for most requests.
-      if (!bytes) return true;
-      const key = caller();
-      if (!bodies.take(key, bytes)) {
-        res.writeHead(503, { ...BODIES_REFUSAL.headers, 'content-length': Buffer.byteLength(BODIES_REFUSAL.body), connection: 'close' });
-        res.end(BODIES_REFUSAL.body);
-        closeWhenAnswered(req, res);
-        return false;
+      // A small body is not counted (0) unless its parse builds much more (`holdParse`).
+      if (!bytes) {
+        uncounted.set(req, (parsed) => take(req, res, caller(), parsed));
+        return true;
       }
-      const hold = { bodies, caller: key, bytes };
-      held.set(req, hold);
-      // Gives back what the request holds when its response is done, its parse included.
-      whenResponseDone(req, res, () => {
-        held.delete(req);
-        bodies.give(key, hold.bytes);
-      });
-      return true;
+      if (take(req, res, caller(), bytes)) return true;
+      res.writeHead(503, { ...BODIES_REFUSAL.headers, 'content-length': Buffer.byteLength(BODIES_REFUSAL.body), connection: 'close' });
+      res.end(BODIES_REFUSAL.body);
+      closeWhenAnswered(req, res);
+      return false;
     },
   };
 }

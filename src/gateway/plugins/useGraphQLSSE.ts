@@ -38,7 +38,7 @@ import { maskError, UNEXPECTED_ERROR_MESSAGE } from '../lib/maskedErrors.js';
 import { requestPath } from '../lib/requestPath.js';
 import { BODIES_REFUSAL, countedBody } from '../lib/requestBytesInFlight.js';
 import { measuredSize } from './useMaxResponseBytes.js';
-import { heldBodyText } from './useMaxVariablesDepth.js';
+import { heldBodyText, holdParsedQuery } from './useMaxVariablesDepth.js';
 import { persistedStreamQuery } from './usePersistedOperations.js';
 import { recodeAll } from './useRequestErrorCodes.js';
 
@@ -429,10 +429,12 @@ export function useGraphQLSSE(
   /**
    * The request as graphql-sse will read it: a POST body the bodies budget counts, read here first
    * and held as what its parse builds (as Yoga's are: useMaxVariablesDepth.ts), in a request of the
-   * same caller; undefined when the budget cannot hold it now.
+   * same caller, and a GET whose query string's parse the budget holds; undefined when the budget
+   * cannot hold it now.
    */
   async function bodyHeld(request: Request, serverContext: unknown): Promise<Request | undefined> {
     const incoming = (serverContext as NodeServerContext | undefined)?.req;
+    if (request.method === 'GET') return holdParsedQuery(request.url, incoming) ? request : undefined;
     if (request.method !== 'POST' || !countedBody(incoming)) return request;
     const text = await heldBodyText(request, incoming);
     if (text === undefined) return undefined;

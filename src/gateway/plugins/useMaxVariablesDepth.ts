@@ -18,7 +18,7 @@ import { LONE_SURROGATE } from '../../api/validate.js';
 import type { IncomingMessage } from 'node:http';
 import { jsonShape, parsedBytes } from '../../rest/index.js';
 import { limitError } from '../lib/limitError.js';
-import { holdParsedBody, PARSED_BODY_REFUSAL } from '../lib/requestBytesInFlight.js';
+import { holdParse, holdParsedBody, PARSED_BODY_REFUSAL } from '../lib/requestBytesInFlight.js';
 
 /**
  * Deeper than any input of the schema needs; far from the stack's limit. The REST API refuses a
@@ -69,8 +69,9 @@ export function jsonDeeperThan(text: string, max: number): boolean {
 const MAX_BODY_DEPTH = MAX_VARIABLES_DEPTH + 2;
 
 /**
- * Bodies up to this many bytes are parsed without the text check: 4 KiB nests at most 2,000
- * levels, which JSON.parse reads in about 0.13 ms (measured), the cost of a small request.
+ * Bodies up to this many bytes may be parsed without the depth check (the small-POST path,
+ * lib/plainPost.ts): 4 KiB nests at most 2,000 levels, which JSON.parse reads in about 0.13 ms
+ * (measured), the cost of a small request; too deep, they are refused at their parameters.
  */
 export const TEXT_CHECK_MIN_BYTES = 4 * 1024;
 
@@ -98,15 +99,18 @@ export function useMaxVariablesDepth(): Plugin {
     return undefined;
   };
   return {
-    // Yoga's JSON parser calls `request.json()`: for a body large enough that parsing it costs
-    // something (or of unknown length), it gets one that checks the text first. A smaller one
-    // parses cheaply however deep it nests, and is refused at its parameters.
+    // Yoga's JSON parser calls `request.json()`: it gets one that checks the text first (its
+    // depth; what its parse builds, which the bodies budget holds: lib/requestBytesInFlight.ts).
+    // A GET's query string holds what its parameters' parse builds too.
     onRequestParse({ request, requestParser, setRequestParser, serverContext }) {
-      if (request.method !== 'POST' || !requestParser) return;
-      const length = request.headers.get('content-length');
-      if (length !== null && Number(length) <= TEXT_CHECK_MIN_BYTES) return;
+      if (!requestParser) return;
       const incoming = (serverContext as { req?: IncomingMessage } | undefined)?.req;
-      setRequestParser((req) => requestParser(withCheckedJson(req, checked, incoming)));
+      if (request.method === 'GET')
+        setRequestParser((req) => {
+          if (!holdParsedQuery(req.url, incoming)) throw busy();
+          return requestParser(req);
+        });
+      else if (request.method === 'POST') setRequestParser((req) => requestParser(withCheckedJson(req, checked, incoming)));
     },
     onParams({ params }) {
       const error = check(params.variables);
@@ -134,6 +138,29 @@ export async function heldBodyText(request: Request, incoming: IncomingMessage |
   return holdParsedBody(incoming, parsedBytes(text, jsonShape(text, MAX_BODY_DEPTH))) ? text : undefined;
 }
 
+const busy = () => new GraphQLError(PARSED_BODY_REFUSAL.message, { extensions: PARSED_BODY_REFUSAL.extensions });
+
+/** What parsing the JSON parameters (`variables`, `extensions`) of a query string or form builds. */
+function jsonParamsBytes(params: URLSearchParams): number {
+  let bytes = 0;
+  for (const name of FORM_JSON_PARAMS) {
+    const value = params.get(name);
+    if (value) bytes += parsedBytes(value, jsonShape(value, MAX_BODY_DEPTH));
+  }
+  return bytes;
+}
+
+/**
+ * Holds what a GET's (or graphql-sse GET's) JSON parameters' parse builds, as a body's
+ * (`holdParsedText`: a short query string is not looked at); false when the budget cannot now.
+ */
+export function holdParsedQuery(url: string, incoming: IncomingMessage | undefined): boolean {
+  const search = url.indexOf('?');
+  if (search === -1) return true;
+  const query = url.slice(search + 1);
+  return holdParse(incoming, query.length, () => jsonParamsBytes(new URLSearchParams(query)));
+}
+
 /**
  * The request, whose `json()` refuses a body nested too deep before parsing it, and one whose
  * parse the bodies budget cannot hold now (`incoming`'s share, lib/requestBytesInFlight.ts); the
@@ -144,18 +171,11 @@ export async function heldBodyText(request: Request, incoming: IncomingMessage |
  */
 function withCheckedJson(request: Request, checked: WeakSet<object>, incoming: IncomingMessage | undefined): Request {
   const holdParsed = (bytes: number) => {
-    if (!holdParsedBody(incoming, bytes))
-      throw new GraphQLError(PARSED_BODY_REFUSAL.message, { extensions: PARSED_BODY_REFUSAL.extensions });
+    if (!holdParsedBody(incoming, bytes)) throw busy();
   };
   const text = async () => {
     const body = await request.text();
-    const form = new URLSearchParams(body);
-    let bytes = body.length;
-    for (const name of FORM_JSON_PARAMS) {
-      const value = form.get(name);
-      if (value) bytes += parsedBytes(value, jsonShape(value, MAX_BODY_DEPTH));
-    }
-    holdParsed(bytes);
+    holdParsed(body.length + jsonParamsBytes(new URLSearchParams(body)));
     return body;
   };
   const json = async () => {
