@@ -1,10 +1,10 @@
 /**
  * `node bench/cpuprofile.mjs <file.cpuprofile> [top] [pattern]`: where a V8 CPU profile's time went, as
  * self time per function and per package (node_modules/<name>, node: internals, the project's src/), so
- * the profiles recorded in docs/BENCHMARKS.md can be read without a browser. With `pattern` (a regular
- * expression on `function file:line`, e.g. `project (rest|schema)`), also the inclusive time of the
- * functions it matches (their own time and that of everything they called, each sample counted once
- * per function however deep the recursion).
+ * the profiles recorded in docs/BENCHMARKS.md and docs/BENCHMARKS-history.md can be read without a
+ * browser. With `pattern` (a regular expression on `function file:line`, e.g. `project (rest|schema)`),
+ * also the inclusive time of the functions it matches (their own time and that of everything they
+ * called, each sample counted once per function however deep the recursion).
  */
 import { readFileSync } from 'node:fs';
 

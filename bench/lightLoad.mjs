@@ -3,7 +3,7 @@
  * parsing and walking objects, as a request's work does) timed back to back, then once every
  * `pace` ms, in a process of its own with nothing else to do (as a gateway between a light load's
  * requests). `node bench/lightLoad.mjs [pace ms]` prints `LIGHT: <back to back ms> <paced ms>`.
- * On the shared 2-core virtual machines of docs/BENCHMARKS.md the paced runs take 2–3 times as
+ * On the shared 2-core virtual machines of docs/BENCHMARKS-history.md the paced runs take 2–3 times as
  * long (caches, and the host's scheduling of a virtual CPU that sleeps between them): a light
  * load's latency measures that as much as the code.
  */

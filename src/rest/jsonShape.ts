@@ -24,7 +24,7 @@ export const MAX_JSON_DEPTH = 512;
 /**
  * Heap bytes beyond its text that an object or array costs once parsed, and a value after the
  * first in one (a comma: its slot, its number or string). Measured with
- * `process.memoryUsage().heapUsed` around JSON.parse (docs/BENCHMARKS.md): an empty object 64,
+ * `process.memoryUsage().heapUsed` around JSON.parse (docs/BENCHMARKS-history.md): an empty object 64,
  * an array holding one array 100, a distinct short string 24, a fraction 22.
  */
 export const CONTAINER_BYTES = 56;

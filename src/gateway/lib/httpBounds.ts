@@ -31,7 +31,7 @@ export function boundServer(server: Server, bounds?: Partial<HttpBounds>, behind
  * Node resumes the request to read and drop its body and closes only once its own end is flushed:
  * in that turn it read what the kernel held of the body, about 195 KB of each refused 900 KB body
  * (limits.test.ts), 45 MB in the abuse bench's padded-documents attack, whose buffers doubled the
- * well-behaved caller's p99 (docs/BENCHMARKS.md). The reset an unread body causes is the one Node's
+ * well-behaved caller's p99 (docs/BENCHMARKS-history.md). The reset an unread body causes is the one Node's
  * own close sends too (the rest of the body was never going to be read), after the refusal.
  */
 export function closeWhenAnswered(req: IncomingMessage, res: ServerResponse): void {

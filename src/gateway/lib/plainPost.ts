@@ -1,6 +1,6 @@
 /**
  * The commonest request, a small `POST /graphql` of a JSON operation, answered by Yoga's own steps
- * without the Fetch API layer around them (docs/BENCHMARKS.md: that layer was about two fifths of
+ * without the Fetch API layer around them (docs/BENCHMARKS-history.md: that layer was about two fifths of
  * the gateway's CPU per request on the varied load). whatwg-node's server adapter builds a Fetch
  * `Request` (URL, Headers, AbortController, a body stream) and a `Response`, reads the body
  * through the stream, and runs each phase's hooks through its promise helpers. Here the body is
