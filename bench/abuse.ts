@@ -340,6 +340,30 @@ const ATTACKS: Attack[] = [
     },
   },
   {
+    name: `small held bodies: 750 connections (3 addresses × 250) looping 4 KB bodies of 1,300 \`{}\` (85 KB once parsed) beside a REST call the hop delays ${SLOW_MS} ms`,
+    found: true,
+    async prepare(ctx) {
+      // Under 4 KiB, which the bodies budget did not count: `npm start` ran out of heap in seconds.
+      const body = JSON.stringify({
+        query: 'query($s: String!) { space(spaceId: $s) { title } }',
+        variables: { s: `${SLOW}-space`, pad: Array.from({ length: 1_300 }, () => ({})) },
+      });
+      return async (outcome) => {
+        // Addresses of their own (the well-behaved caller's is 127.0.0.2), each at the per-address
+        // cap, under `--max-connections` (1,000) so that the caller still connects: four addresses
+        // took every connection, and the caller's new ones were closed unanswered.
+        const pools = [3, 4, 5].map((n) => new Pool(ctx.origin, { connections: 250, localAddress: `127.0.0.${n}` }));
+        try {
+          await Promise.all(
+            pools.map((pool) => loops({ ...ctx, pool }, 250, () => post({ ...ctx, pool }, outcome, body, bearer(ctx.attacker)))),
+          );
+        } finally {
+          await Promise.all(pools.map((pool) => pool.close()));
+        }
+      };
+    },
+  },
+  {
     name: 'one token spelled 8 ways: 3 rounds of 8 queries of 30 aliases × nodes(ids:) of 100 ids',
     async prepare(ctx) {
       const spellings = ['Bearer ', 'bearer ', 'BEARER ', 'Bearer  ', 'Bearer\t', ' Bearer ', 'bEaReR ', 'Bearer   '].map(
