@@ -34,6 +34,13 @@ describe('response cache (in process)', () => {
     t.resetCalls();
     hits.splice(0);
   });
+  /** A POST of the admin's with this body text, as sent (JSON.stringify has no spelling for some of what a client may send). */
+  const post = (body: string, headers: Record<string, string> = {}) =>
+    fetch(t.gateway.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${t.world.users.admin.token}`, ...headers },
+      body,
+    });
 
   it('an operation refused at execution (its cost) writes nothing to stderr, and is not kept', async () => {
     const warnings = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
@@ -92,6 +99,20 @@ describe('response cache (in process)', () => {
     expect(t.calls.length).toBeGreaterThan(0);
     const anonymous = await t.gql(SPACE, { spaceId }, null);
     expect(anonymous.extensions?.responseCache?.hit).not.toBe(true);
+  });
+
+  it('an operation name "" is not the absent one: a request naming it is refused, not answered from the cache', async () => {
+    const named = `query Named { space(spaceId: "${spaceId}") { title } }`;
+    await post(JSON.stringify({ query: named }));
+    expect((await (await post(JSON.stringify({ query: named, operationName: null }))).json()).extensions?.responseCache?.hit).toBe(true);
+    const res = await post(JSON.stringify({ query: named, operationName: '' }));
+    expect(res.status).toBe(400);
+    const body = await res.json();
+    expect(body.data).toBeUndefined();
+    expect(body.errors[0]).toMatchObject({
+      message: 'Could not determine what operation to execute.',
+      extensions: { code: 'BAD_USER_INPUT' },
+    });
   });
 
   it('never caches a result with errors', async () => {

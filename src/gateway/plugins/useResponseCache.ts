@@ -347,7 +347,9 @@ export function useResponseCache(options: ResponseCacheOptions): Plugin[] {
       const session = sessionId ?? ANONYMOUS;
       const scope = sessions.scope(session);
       // The operation and session hashed once, whatever the keys made of it (a user's and its fallback).
-      const operation = sha(JSON.stringify([documentString, operationName ?? '', variableValues ?? {}, session]));
+      // No name (null) is not the name "" (which names no operation: a 400): keyed as one, a
+      // cached result of the document's only operation answered a request naming "".
+      const operation = sha(JSON.stringify([documentString, operationName ?? null, variableValues ?? {}, session]));
       const key = (generations: unknown[]) => `${CACHE_PREFIX}r:${sha(JSON.stringify([...generations, operation]))}`;
       /**
        * The keys a lookup reads, primary first: a user's session also the unknown-user key it was
