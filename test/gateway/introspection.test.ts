@@ -187,6 +187,31 @@ describe('a kept introspection result', () => {
     expect(executions()).toBe(4);
   });
 
+  it('is not the answer to variables that differ only in a number JSON has no spelling for (1e400 is not null)', async () => {
+    const query = 'query($d: Boolean) { __type(name: "Space") { fields(includeDeprecated: $d) { name } } }';
+    // The body as sent: JSON.stringify writes Infinity as null.
+    const send = async (variables: string) => {
+      const res = await fetch(t.gateway.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${t.world.users.read.token}` },
+        body: `{"query":${JSON.stringify(query)},"variables":${variables}}`,
+      });
+      return { status: res.status, result: (await res.json()) as GqlResult };
+    };
+    expect((await send('{"d":null}')).result.errors).toBeUndefined();
+    expect((await send('{"d":null}')).result.errors).toBeUndefined();
+    expect(executions()).toBe(1);
+    for (const huge of ['{"d":1e400}', '{"d":-1e400}']) {
+      const refused = await send(huge);
+      expect(refused.status).toBe(400);
+      expect(refused.result.data).toBeUndefined();
+      expect(refused.result.errors?.[0]).toMatchObject({
+        message: expect.stringContaining('Boolean cannot represent a non boolean value: '),
+        extensions: { code: 'BAD_USER_INPUT' },
+      });
+    }
+  });
+
   it('is priced as before: over the cost limit it is refused each time, never kept', async () => {
     await using s = await startStack({ limits: { maxCost: 1000 } });
     for (let i = 0; i < 2; i++)

@@ -115,6 +115,25 @@ describe('response cache (in process)', () => {
     });
   });
 
+  it('variables that differ only in a number JSON has no spelling for (1e400 is not null) have keys of their own', async () => {
+    const query = JSON.stringify(
+      `query($n: Int) { organization(organizationId: "${t.world.orgId}") { spaces(first: $n) { nodes { title } } } }`,
+    );
+    const send = async (variables: string) => (await post(`{"query":${query},"variables":${variables}}`)).json();
+    expect((await send('{"n":null}')).data.organization.spaces.nodes.length).toBeGreaterThan(0);
+    expect((await send('{"n":null}')).extensions?.responseCache?.hit).toBe(true);
+    for (const huge of ['{"n":1e400}', '{"n":-1e400}']) {
+      t.resetCalls();
+      const refused = await send(huge);
+      expect(refused.data).toBeUndefined();
+      expect(refused.errors[0]).toMatchObject({
+        message: expect.stringContaining('Int cannot represent non-integer value: '),
+        extensions: { code: 'BAD_USER_INPUT' },
+      });
+      expect(t.calls).toEqual([]);
+    }
+  });
+
   it('never caches a result with errors', async () => {
     for (let i = 0; i < 2; i++) {
       t.resetCalls();

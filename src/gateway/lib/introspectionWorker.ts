@@ -54,6 +54,7 @@ import type { Logger } from '../../log.js';
 import { jsonSize } from './jsonSize.js';
 import { responseBytesError } from './limitError.js';
 import { writtenAs } from './writtenAs.js';
+import { variablesKey } from './variablesKey.js';
 
 /** Distinct operations waiting for the worker at most (each a few ms to 45 ms of its time). */
 export const MAX_PENDING = 8;
@@ -388,7 +389,7 @@ export function introspectionWorker({ log, maxBytes }: { log: Logger; maxBytes: 
       // The document's own text (the worker's errors are located in it), printed if it has none.
       const source = args.document.loc?.source ?? new Source(print(args.document));
       const query = source.body;
-      const key = `${args.operationName ?? ''}\n${JSON.stringify(args.variableValues ?? {})}\n${query}`;
+      const key = `${args.operationName ?? ''}\n${variablesKey(args.variableValues)}\n${query}`;
       let task = current.pending.get(key);
       if (!task) {
         if (current.pending.size >= MAX_PENDING)

@@ -19,6 +19,7 @@ import type { SharedBodies } from '../lib/sharedBodies.js';
 import { SERVED_FROM_CACHE } from '../lib/servedFromCache.js';
 import { writtenAs, writtenText } from '../lib/writtenAs.js';
 import { jsonSize } from '../lib/jsonSize.js';
+import { variablesKey } from '../lib/variablesKey.js';
 
 const MAX_ENTRIES = 16;
 /** About ten full introspection answers (414 KB each), five once each has been served again (its text kept too). */
@@ -86,7 +87,7 @@ export function useIntrospectionCache(shared?: SharedBodies): Plugin {
     onExecute({ args, setResultAndStopExecution }) {
       const query = (args.contextValue as { params?: { query?: unknown } }).params?.query;
       if (typeof query !== 'string' || !isIntrospectionOnly(args.document, args.operationName)) return;
-      const key = `${args.operationName ?? ''}\n${JSON.stringify(args.variableValues ?? {})}\n${query}`;
+      const key = `${args.operationName ?? ''}\n${variablesKey(args.variableValues)}\n${query}`;
       const hit = kept.get(key);
       if (hit) {
         // Most recently used last; a copy, so that no later hook touches the kept one. Marked as a

@@ -89,6 +89,7 @@ import { fragmentsOf, rootFields } from '../../schema/lib/rootFields.js';
 import { pathParams, RESOURCES, type Resource } from '../../schema/resources.js';
 import type { RedisHandle } from '../redis.js';
 import { callerHash } from '../lib/callerHash.js';
+import { variablesKey } from '../lib/variablesKey.js';
 import { isIntrospecting } from './useClientIntrospection.js';
 import { LRUCache } from 'lru-cache';
 import { ANONYMOUS, writeMayBeMade } from '../../rest/index.js';
@@ -349,7 +350,7 @@ export function useResponseCache(options: ResponseCacheOptions): Plugin[] {
       // The operation and session hashed once, whatever the keys made of it (a user's and its fallback).
       // No name (null) is not the name "" (which names no operation: a 400): keyed as one, a
       // cached result of the document's only operation answered a request naming "".
-      const operation = sha(JSON.stringify([documentString, operationName ?? null, variableValues ?? {}, session]));
+      const operation = sha(`${JSON.stringify([documentString, operationName ?? null, session])}\n${variablesKey(variableValues)}`);
       const key = (generations: unknown[]) => `${CACHE_PREFIX}r:${sha(JSON.stringify([...generations, operation]))}`;
       /**
        * The keys a lookup reads, primary first: a user's session also the unknown-user key it was
