@@ -134,6 +134,21 @@ describe('response cache (in process)', () => {
     }
   });
 
+  it('a `@defer` result cached for a client that takes incremental results is not the answer to one that takes none', async () => {
+    const body = JSON.stringify({ query: `{ space(spaceId: "${spaceId}") { title ... @defer { restId } } }` });
+    for (const hit of [false, true]) {
+      const res = await post(body, { accept: 'multipart/mixed' });
+      expect(res.status).toBe(200);
+      // The first result incremental (its parts), the second one whole, from the cache.
+      expect((await res.text()).includes('"responseCache":{"hit":true}')).toBe(hit);
+    }
+    t.resetCalls();
+    const refused = await post(body, { accept: 'application/json' });
+    expect(refused.status).toBe(406);
+    expect((await refused.json()).errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT' });
+    expect(t.calls).toEqual([]);
+  });
+
   it('never caches a result with errors', async () => {
     for (let i = 0; i < 2; i++) {
       t.resetCalls();

@@ -90,7 +90,7 @@ function applies(
  * processors write one among those it accepts, as useAcceptWeights.ts reads them (wildcards, a
  * charset other than utf-8 ruled out, `q=0` refused). No header is `*\/*`.
  */
-function acceptsIncremental(request: Request): boolean {
+export function acceptsIncremental(request: Request): boolean {
   const types = acceptedResultTypes(request.headers.get('accept') || '*/*');
   return types.includes('multipart/mixed') || types.includes('text/event-stream');
 }

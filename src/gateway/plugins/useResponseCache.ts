@@ -91,6 +91,7 @@ import type { RedisHandle } from '../redis.js';
 import { callerHash } from '../lib/callerHash.js';
 import { variablesKey } from '../lib/variablesKey.js';
 import { isIntrospecting } from './useClientIntrospection.js';
+import { acceptsIncremental } from './useDirectiveArguments.js';
 import { LRUCache } from 'lru-cache';
 import { ANONYMOUS, writeMayBeMade } from '../../rest/index.js';
 import {
@@ -302,6 +303,9 @@ const LOOKUPS_KEPT = 1000;
 /** The key of a request whose generations could not be read: never read nor stored. */
 const NO_KEY = `${CACHE_PREFIX}r:none`;
 
+/** Text found in every document that holds a `@defer` or `@stream` (and in some others). */
+const INCREMENTAL = /defer|stream/;
+
 /** Writes that add or remove an object of the named type from lists. */
 const LIST_WRITE = /^(create|delete|duplicate|restore|publish|unpublish|remove)([A-Z]\w*)$/;
 
@@ -339,7 +343,7 @@ export function useResponseCache(options: ResponseCacheOptions): Plugin[] {
     session: (request) => callerHash(request),
     // Not for introspection, which it never keeps (useClientIntrospection.ts; known at execution).
     enabled: (request) => viaParams.has(request) && !isIntrospecting(request),
-    buildResponseCacheKey: async ({ documentString, operationName, variableValues, sessionId, context }) => {
+    buildResponseCacheKey: async ({ documentString, operationName, variableValues, sessionId, context, request }) => {
       // The library asks a key of every operation, then looks it up: a write's would always miss,
       // and cost two Redis round trips and a hash of its input (up to a megabyte) first.
       const known = options.parsedDocument?.(documentString);
@@ -347,10 +351,16 @@ export function useResponseCache(options: ResponseCacheOptions): Plugin[] {
       if (type === 'mutation' || type === 'subscription') return NO_KEY;
       const session = sessionId ?? ANONYMOUS;
       const scope = sessions.scope(session);
+      // A document that may hold `@defer` or `@stream` (any that does names one): whether the request
+      // takes an incremental result. A client that takes none is refused such an operation (406,
+      // useDirectiveArguments.ts), and was answered 200 with the result cached for one that does.
+      const incremental = INCREMENTAL.test(documentString) ? acceptsIncremental(request) : null;
       // The operation and session hashed once, whatever the keys made of it (a user's and its fallback).
       // No name (null) is not the name "" (which names no operation: a 400): keyed as one, a
       // cached result of the document's only operation answered a request naming "".
-      const operation = sha(`${JSON.stringify([documentString, operationName ?? null, session])}\n${variablesKey(variableValues)}`);
+      const operation = sha(
+        `${JSON.stringify([documentString, operationName ?? null, session, incremental])}\n${variablesKey(variableValues)}`,
+      );
       const key = (generations: unknown[]) => `${CACHE_PREFIX}r:${sha(JSON.stringify([...generations, operation]))}`;
       /**
        * The keys a lookup reads, primary first: a user's session also the unknown-user key it was
