@@ -15,7 +15,9 @@ export interface AppState {
   demoToken: string | null;
 }
 
-export interface AppBounds extends Required<Omit<ServerBounds, 'keepAliveTimeoutMs' | 'writeStallTimeoutMs'>> {
+export interface AppBounds extends Required<Omit<ServerBounds, 'keepAliveTimeoutMs' | 'writeStallTimeoutMs' | 'ipv6Prefix'>> {
+  /** As the gateway's (absent: clientNetwork's default). */
+  ipv6Prefix?: number;
   /** As the gateway's (absent: unread answers are held for as long as their clients stay). */
   writeStallTimeoutMs?: number;
   /** Requests proxied to the gateway at once: past it, 503 at once. */

@@ -90,6 +90,7 @@ export function appBounds(gateway) {
     maxConnections: gateway.maxConnections,
     writeStallTimeoutMs: gateway.writeStallTimeoutMs,
     maxConnectionsPerAddress: Math.max(1, Math.floor(maxProxied / 4)),
+    ipv6Prefix: gateway.ipv6Prefix,
     maxProxied,
   };
 }

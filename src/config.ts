@@ -4,6 +4,7 @@
  * start with a message that names the setting.
  */
 import { parseArgs } from 'node:util';
+import { DEFAULT_IPV6_PREFIX } from './clientNetwork.js';
 
 export type Command = 'start' | 'upstream';
 
@@ -532,6 +533,18 @@ const TABLE = [
     fallback: () => 250,
     commands: ['start'],
     help: "Gateway: connections one client address holds at once (a new one past it is closed unanswered; 0: no cap; not applied with --trust-proxy-hops, where the address is a proxy's)",
+  },
+  {
+    key: 'ipv6Prefix',
+    group: 'http',
+    flag: '--ipv6-prefix',
+    env: 'IPV6_PREFIX',
+    kind: 'int',
+    min: 32,
+    max: 128,
+    fallback: () => DEFAULT_IPV6_PREFIX,
+    commands: ['start'],
+    help: 'Gateway: bits of an IPv6 client address that name one client for the per-address limits (64: its /64, the least an ISP hands one line; 128: each address)',
   },
   {
     key: 'metricsPath',

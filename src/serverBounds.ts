@@ -17,6 +17,8 @@ export interface ServerBounds {
   maxConnections: number;
   /** Connections one client address (the socket's peer) holds at once (absent or 0: no cap). */
   maxConnectionsPerAddress?: number;
+  /** The bits of an IPv6 peer's address that name one client for that cap (absent: clientNetwork's default). */
+  ipv6Prefix?: number;
   /** An idle keep-alive connection's life (Node's default, 5 s, when absent). */
   keepAliveTimeoutMs?: number;
   /** How long a connection may leave what waits to be written to it unread (absent or 0: for good). */
@@ -109,7 +111,7 @@ export function heldBodyBytes(req: IncomingMessage, maxBodyBytes: number): numbe
 
 export function boundHttpServer(server: Server, bounds: ServerBounds): void {
   boundPipelining(server);
-  if (bounds.maxConnectionsPerAddress) capPerAddress(server, bounds.maxConnectionsPerAddress);
+  if (bounds.maxConnectionsPerAddress) capPerAddress(server, bounds.maxConnectionsPerAddress, bounds.ipv6Prefix);
   server.requestTimeout = bounds.requestTimeoutMs;
   server.headersTimeout = Math.min(bounds.headersTimeoutMs, bounds.requestTimeoutMs);
   if (bounds.keepAliveTimeoutMs !== undefined) server.keepAliveTimeout = bounds.keepAliveTimeoutMs;
@@ -133,11 +135,11 @@ export function boundHttpServer(server: Server, bounds: ServerBounds): void {
  * unanswered, as past `maxConnections`. One client holding 1,000 idle connections (reopened as
  * the headers timeout closed them) had every other client's connection refused, `/health` too.
  */
-function capPerAddress(server: Server, max: number): void {
+function capPerAddress(server: Server, max: number, ipv6Prefix: number | undefined): void {
   const open = new Map<string, number>();
   server.on('connection', (socket: Socket) => {
-    // An IPv6 client by its /64 (clientNetwork.ts): it has 2^64 addresses to open connections from.
-    const address = clientNetwork(socket.remoteAddress ?? '');
+    // An IPv6 client by its network (clientNetwork.ts): it has 2^64 addresses to open connections from.
+    const address = clientNetwork(socket.remoteAddress ?? '', ipv6Prefix);
     const count = (open.get(address) ?? 0) + 1;
     if (count > max) return void socket.destroy();
     open.set(address, count);

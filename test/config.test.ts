@@ -134,6 +134,7 @@ describe('config', () => {
       writeStallTimeoutMs: 30_000,
       maxConnections: 1000,
       maxConnectionsPerAddress: 250,
+      ipv6Prefix: 64,
     });
     expect(Object.keys(c.rest).length + Object.keys(c.limits).length + Object.keys(c.http).length).toBe(
       SETTINGS.filter((s) => s.group).length,

@@ -192,7 +192,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
         })
       : undefined;
   // Who a request's caller is: one rule for the plugin below and for the server's refusal on arrival.
-  const identify = callerIdentifier(rest, options.trustProxyHops);
+  const identify = callerIdentifier(rest, options.trustProxyHops, options.http?.ipv6Prefix);
   const identifyArrival = (req: IncomingMessage) =>
     identify(req.headers.authorization, req.socket.remoteAddress, headerValue(req.headers['x-forwarded-for']));
   // A caller over its rate limit is refused by the server itself, before Yoga builds a Request for

@@ -19,7 +19,7 @@ interface Stack {
   upstream: TestUpstream;
   proxy: ChaosProxy;
   gateway: Gateway;
-  post(query: string, headers?: Record<string, string>): Promise<{ status: number; body: GqlResult }>;
+  post(query: string, headers?: Record<string, string>): Promise<{ status: number; retryAfter: string | null; body: GqlResult }>;
 }
 
 const stops: (() => Promise<void>)[] = [];
@@ -43,7 +43,7 @@ async function stack(options: Omit<GatewayOptions, 'upstreamUrl'>): Promise<Stac
       headers: { 'content-type': 'application/json', ...headers },
       body: JSON.stringify({ query }),
     });
-    return { status: res.status, body: (await res.json()) as GqlResult };
+    return { status: res.status, retryAfter: res.headers.get('retry-after'), body: (await res.json()) as GqlResult };
   };
   return { upstream, proxy, gateway, post };
 }
@@ -158,6 +158,25 @@ describe('work without an accepted token is limited per client address', () => {
     ]);
     // Another /64 is another client.
     expect(codes([await from('2001:db8:7:2::1')])).toEqual(['ok']);
+  });
+
+  it('--ipv6-prefix sets the network one IPv6 client is: a /56 client gets no fresh budget per /64, 128 counts each address', async () => {
+    // Before: one client holding a /56 (a common ISP delegation) had 256 budgets, one per /64.
+    const wide = await stack({ anonymousRateLimit: 2, trustProxyHops: 1, http: { ipv6Prefix: 56 } });
+    const fromWide = (address: string) => wide.post('{ __typename }', { 'x-forwarded-for': address });
+    expect(codes([await fromWide('2001:db8:7:1::1'), await fromWide('2001:db8:7:2::1')])).toEqual(['ok', 'ok']);
+    const refused = await fromWide('2001:db8:7:ff::1');
+    expect(codes([refused])).toEqual(['RATE_LIMITED']);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.retryAfter)).toBeGreaterThan(0);
+    // Another /56 is another client; an IPv4 address is itself.
+    expect(codes([await fromWide('2001:db8:7:100::1'), await fromWide('203.0.113.7')])).toEqual(['ok', 'ok']);
+    // 128: hosts sharing one /64 (an office network) each have their own budget.
+    const narrow = await stack({ anonymousRateLimit: 1, trustProxyHops: 1, http: { ipv6Prefix: 128 } });
+    const fromNarrow = (address: string) => narrow.post('{ __typename }', { 'x-forwarded-for': address });
+    expect(
+      codes([await fromNarrow('2001:db8:7:1::1'), await fromNarrow('2001:db8:7:1::2'), await fromNarrow('2001:db8:7:1:0:0:0:1')]),
+    ).toEqual(['ok', 'ok', 'RATE_LIMITED']);
   });
 
   it('an address written with its port (a proxy that adds the client’s port) counts as the address: a new port is no new budget', async () => {

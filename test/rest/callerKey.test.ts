@@ -29,7 +29,7 @@ describe('addressKey', () => {
       '2001:db8:1:2:0:0:1.2.3.4',
       'fe80::1%eth0',
     ];
-    expect(one.map(clientNetwork)).toEqual([
+    expect(one.map((address) => clientNetwork(address))).toEqual([
       '2001:db8:1:2::/64',
       '2001:db8:1:2::/64',
       '2001:db8:1:2::/64',
@@ -45,6 +45,15 @@ describe('addressKey', () => {
     expect(clientNetwork('::ffff:cb00:7107')).toBe('203.0.113.7');
     expect(addressKey('::ffff:203.0.113.7')).toBe(addressKey('203.0.113.7'));
     expect(addressKey('203.0.113.7')).not.toBe(addressKey('203.0.113.8'));
+    // Another network (--ipv6-prefix): its bits past the prefix are dropped; an IPv4 address stays whole; a network is kept.
+    expect([48, 56, 60, 128].map((bits) => clientNetwork('2001:DB8:abcd:12ff::1.2.3.4', bits))).toEqual([
+      '2001:db8:abcd::/48',
+      '2001:db8:abcd:1200::/56',
+      '2001:db8:abcd:12f0::/60',
+      '2001:db8:abcd:12ff:0:0:102:304::/128',
+    ]);
+    expect(clientNetwork('::ffff:203.0.113.7', 48)).toBe('203.0.113.7');
+    expect(clientNetwork(clientNetwork('2001:db8:1:2::1', 56))).toBe('2001:db8:1:0::/56');
     // Not an IP address (what a trusted proxy wrote): kept as written.
     expect(clientNetwork('unknown')).toBe('unknown');
     expect(clientNetwork('2001:db8::1::2')).toBe('2001:db8::1::2');

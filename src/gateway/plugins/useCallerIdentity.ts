@@ -12,6 +12,7 @@
  * keep what says nothing for a day, under a key without the `Authorization` header.
  */
 import type { Plugin } from 'graphql-yoga';
+import { clientNetwork } from '../../clientNetwork.js';
 import { DEFAULTS } from '../../config.js';
 import type { CallerIdentity, RestClient } from '../../rest/index.js';
 import { setCallerIdentity } from '../lib/callerHash.js';
@@ -25,8 +26,19 @@ export type Identify = (
   forwardedFor: string | null | undefined,
 ) => CallerIdentity;
 
-export function callerIdentifier(rest: Pick<RestClient, 'identify'>, trustProxyHops = DEFAULTS.trustProxyHops): Identify {
-  return (authorization, socket, forwardedFor) => rest.identify(authorization, clientAddress(socket, forwardedFor, trustProxyHops));
+/**
+ * The identity rule: the client address is counted by its network (an IPv6 client by its
+ * `ipv6Prefix` bits, --ipv6-prefix; the REST client's `addressKey` leaves a network as it is).
+ */
+export function callerIdentifier(
+  rest: Pick<RestClient, 'identify'>,
+  trustProxyHops = DEFAULTS.trustProxyHops,
+  ipv6Prefix = DEFAULTS.http.ipv6Prefix,
+): Identify {
+  return (authorization, socket, forwardedFor) => {
+    const address = clientAddress(socket, forwardedFor, trustProxyHops);
+    return rest.identify(authorization, address === undefined ? undefined : clientNetwork(address, ipv6Prefix));
+  };
 }
 
 /** What a GraphQL result is written as (JSON, GraphQL response JSON, multipart, event stream). */
