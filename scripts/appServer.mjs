@@ -123,7 +123,11 @@ function whenDone(req, res, done) {
 
 /** The gateway's answer to the page, streamed (Server-Sent Events included), its client's disconnect passed on. */
 function proxy(req, res, gateway, path, onDone) {
-  const headers = { ...req.headers, host: gateway.host, via: `1.1 docs-graph-app` };
+  // The page's address appended to `X-Forwarded-For`, as a reverse proxy does: a gateway that
+  // trusts this hop (--trust-proxy-hops 1) counts each page's client by its own address, which the
+  // client cannot choose (the header as the client sent it let it pick a fresh one per request).
+  const forwardedFor = [req.headers['x-forwarded-for'], req.socket.remoteAddress].filter(Boolean).join(', ');
+  const headers = { ...req.headers, host: gateway.host, via: `1.1 docs-graph-app`, 'x-forwarded-for': forwardedFor };
   const upstream = forward({ host: gateway.hostname, port: gateway.port, method: req.method, path, headers }, (answer) => {
     res.writeHead(answer.statusCode ?? 502, answer.headers);
     // pipeline, not pipe: an answer cut short (the gateway restarting, or ending its drain) cuts

@@ -67,9 +67,11 @@ function fetchRaw(
  */
 async function startGateway(maxConnectionsPerAddress = 0) {
   const seen: string[] = [];
+  const forwardedFor: Array<string | undefined> = [];
   const arrivals: Array<() => void> = [];
   const server = createServer((req, res) => {
     seen.push(req.url!);
+    forwardedFor.push(req.headers['x-forwarded-for']);
     arrivals.splice(0).forEach((arrived) => arrived());
     req
       .resume()
@@ -80,6 +82,8 @@ async function startGateway(maxConnectionsPerAddress = 0) {
   const { port } = server.address() as AddressInfo;
   return {
     seen,
+    /** Each request's `X-Forwarded-For`, in order. */
+    forwardedFor,
     /** Resolves when the next request reaches it. */
     nextRequest: () => new Promise<void>((resolve) => arrivals.push(resolve)),
     address: { host: `127.0.0.1:${port}`, hostname: '127.0.0.1', port: String(port) },
@@ -223,6 +227,14 @@ describe('the proxy', () => {
       expect([path, answer.status, JSON.parse(answer.body).data.path]).toEqual([path, 200, forwarded]);
     }
     expect(gateway.seen).toEqual(resolved.map(([, forwarded]) => forwarded));
+  });
+
+  it("appends the page's address to X-Forwarded-For, as a reverse proxy does: a client cannot pick the address a trusting gateway counts it by", async () => {
+    await using gateway = await startGateway();
+    await using app = await startApp({}, { gateway: gateway.address });
+    expect((await fetchRaw(app.port, '/graphql?documentId=a', {}, '127.0.0.3')).status).toBe(200);
+    expect((await fetchRaw(app.port, '/graphql?documentId=a', { 'x-forwarded-for': '203.0.113.7' }, '127.0.0.4')).status).toBe(200);
+    expect(gateway.forwardedFor).toEqual(['127.0.0.3', '203.0.113.7, 127.0.0.4']);
   });
 
   it("cuts the page's response when the gateway's answer is cut short (a restart): its client does not wait for the rest", async () => {
