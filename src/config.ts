@@ -520,7 +520,7 @@ const TABLE = [
     max: 1_000_000,
     fallback: () => 1_000,
     commands: ['start'],
-    help: 'Gateway: connections held at once, event streams included (a new one past it is closed unanswered)',
+    help: 'Gateway: connections held at once, event streams included (a new one past it is closed unanswered, unless its client address holds fewer than another, which then gives up one)',
   },
   {
     key: 'maxConnectionsPerAddress',

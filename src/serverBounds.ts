@@ -3,7 +3,8 @@
  * the embedded REST API's, upstream/server.ts): seconds, not Node's minutes, for a client to send a
  * request's headers and its whole request (the response is not bounded: event streams outlive it),
  * a cap on the connections held at once and, optionally, on those of one client address (past
- * either, a new one is closed unanswered), and every header seen. The example app's server
+ * either, a new one is closed unanswered, unless another address holds more: see
+ * `capConnections`), and every header seen. The example app's server
  * (scripts/appServer.mjs) takes them too, from dist/.
  */
 import type { IncomingMessage, Server } from 'node:http';
@@ -34,9 +35,9 @@ export const MAX_PIPELINED = 16;
 
 /**
  * A small body: most requests' (a query and its variables, a REST write). The bodies budgets do not
- * count one (the gateway's, lib/requestBytesInFlight.ts: 1,000 connections of them hold 4 MiB; the
- * embedded REST API's, upstream/server.ts), and a refusal keeps its connection (reading it costs
- * nothing).
+ * count one on arrival (the gateway's, lib/requestBytesInFlight.ts, counts what its parse builds
+ * once that is much; the embedded REST API's, upstream/server.ts), and a refusal keeps its
+ * connection (reading it costs nothing).
  */
 export const SMALL_BODY_BYTES = 4 * 1024;
 
@@ -111,12 +112,12 @@ export function heldBodyBytes(req: IncomingMessage, maxBodyBytes: number): numbe
 
 export function boundHttpServer(server: Server, bounds: ServerBounds): void {
   boundPipelining(server);
-  if (bounds.maxConnectionsPerAddress) capPerAddress(server, bounds.maxConnectionsPerAddress, bounds.ipv6Prefix);
+  if (bounds.maxConnectionsPerAddress) capConnections(server, bounds.maxConnections, bounds.maxConnectionsPerAddress, bounds.ipv6Prefix);
+  else server.maxConnections = bounds.maxConnections;
   server.requestTimeout = bounds.requestTimeoutMs;
   server.headersTimeout = Math.min(bounds.headersTimeoutMs, bounds.requestTimeoutMs);
   if (bounds.keepAliveTimeoutMs !== undefined) server.keepAliveTimeout = bounds.keepAliveTimeoutMs;
   if (bounds.writeStallTimeoutMs) closeStalledWrites(server, bounds.writeStallTimeoutMs);
-  server.maxConnections = bounds.maxConnections;
   // Every header reaches `req.headers`: past node:http's default of 2,000, the rest were dropped
   // while its parser still framed the body by them, so a `Content-Length` after 2,000 short
   // headers was unseen by every body bound (an anonymous 60 MB body ran the heap out). Their
@@ -131,23 +132,53 @@ export function boundHttpServer(server: Server, bounds: ServerBounds): void {
 }
 
 /**
- * At most `max` connections from one client address at once: past it a new one is closed
- * unanswered, as past `maxConnections`. One client holding 1,000 idle connections (reopened as
+ * At most `perAddress` connections from one client address at once, and `max` in all: past the
+ * first, a new one is closed unanswered. One client holding 1,000 idle connections (reopened as
  * the headers timeout closed them) had every other client's connection refused, `/health` too.
+ * Past `max`, a new connection from an address holding fewer than another is taken, and the
+ * other address gives up one of its own (an idle one if it has one, else its oldest): four
+ * addresses at the per-address cap held all 1,000 connections, and every other client's new
+ * connection was closed unanswered (an IPv6 client has a network of addresses to open them from,
+ * a /56 holds 256 /64s). A new connection from an address holding as many as any is closed.
  */
-function capPerAddress(server: Server, max: number, ipv6Prefix: number | undefined): void {
-  const open = new Map<string, number>();
+function capConnections(server: Server, max: number, perAddress: number, ipv6Prefix: number | undefined): void {
+  // Ours to count: Node's own cap (`server.maxConnections`) closes a new connection before this
+  // listener could make room for it.
+  const open = new Map<string, Set<Socket & { _httpMessage?: unknown }>>();
+  const forgets = new WeakMap<Socket, () => void>();
+  let total = 0;
   server.on('connection', (socket: Socket) => {
     // An IPv6 client by its network (clientNetwork.ts): it has 2^64 addresses to open connections from.
     const address = clientNetwork(socket.remoteAddress ?? '', ipv6Prefix);
-    const count = (open.get(address) ?? 0) + 1;
-    if (count > max) return void socket.destroy();
-    open.set(address, count);
-    socket.once('close', () => {
-      const left = open.get(address)! - 1;
-      if (left === 0) open.delete(address);
-      else open.set(address, left);
-    });
+    const mine = open.get(address);
+    const count = (mine?.size ?? 0) + 1;
+    if (count > perAddress) return void socket.destroy();
+    if (total >= max) {
+      let most: Set<Socket & { _httpMessage?: unknown }> | undefined;
+      for (const sockets of open.values()) if (!most || sockets.size > most.size) most = sockets;
+      if (!most || most.size <= count) return void socket.destroy();
+      // `_httpMessage`: the response node:http is writing on the socket (none between requests).
+      let victim = most.values().next().value!;
+      for (const held of most)
+        if (!held._httpMessage) {
+          victim = held;
+          break;
+        }
+      forgets.get(victim)!();
+      victim.destroy();
+    }
+    const sockets = mine ?? new Set();
+    if (!mine) open.set(address, sockets);
+    sockets.add(socket);
+    total++;
+    // Counted out once: when it is given up (at once, not at its `close`, which comes later) or closes.
+    const forget = () => {
+      if (!sockets.delete(socket)) return;
+      total--;
+      if (sockets.size === 0) open.delete(address);
+    };
+    forgets.set(socket, forget);
+    socket.once('close', forget);
   });
 }
 

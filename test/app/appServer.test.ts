@@ -71,7 +71,7 @@ async function startGateway(maxConnectionsPerAddress = 0) {
   const arrivals: Array<() => void> = [];
   const server = createServer((req, res) => {
     seen.push(req.url!);
-    forwardedFor.push(req.headers['x-forwarded-for']);
+    forwardedFor.push(req.headers['x-forwarded-for'] as string | undefined);
     arrivals.splice(0).forEach((arrived) => arrived());
     req
       .resume()

@@ -96,9 +96,10 @@ describe('HTTP server timeouts', () => {
     const config = parseConfig('start', [], {});
     boundServer(server, config.http);
     const checked = (server as unknown as { connectionsCheckingInterval: number }).connectionsCheckingInterval;
-    expect([server.requestTimeout, server.headersTimeout, server.keepAliveTimeout, server.maxConnections, checked, server.timeout]).toEqual(
-      [20_000, 10_000, 5_000, 1_000, 1_000, 30_000],
-    );
+    // (The connection caps are the gateway's own to count: 'connection cap' below.)
+    expect([server.requestTimeout, server.headersTimeout, server.keepAliveTimeout, checked, server.timeout]).toEqual([
+      20_000, 10_000, 5_000, 1_000, 30_000,
+    ]);
     boundServer(server, { requestTimeoutMs: 2000, headersTimeoutMs: 5000 });
     expect([server.requestTimeout, server.headersTimeout]).toEqual([2000, 2000]);
   });
@@ -396,6 +397,33 @@ describe('connections per client address', () => {
     other.socket.write(health(to));
     expect(await answered(other, (s) => /\r\n\r\n/.test(s))).toMatch(/^HTTP\/1\.1 200 /);
     for (const raw of [...held, other]) raw.socket.destroy();
+  });
+
+  it('past --max-connections, a new address takes a connection from the address holding the most: four addresses at their cap do not lock others out', async () => {
+    await using capped = await startStack({ http: { maxConnections: 4, maxConnectionsPerAddress: 2 } });
+    const to = new URL(await capped.gateway.start());
+    // Two addresses at their cap hold every connection (idle keep-alive ones).
+    const held = [
+      await connectFrom(to, '127.0.0.2'),
+      await connectFrom(to, '127.0.0.2'),
+      await connectFrom(to, '127.0.0.3'),
+      await connectFrom(to, '127.0.0.3'),
+    ];
+    for (const raw of held) {
+      raw.socket.write(health(to));
+      await answered(raw, (s) => /\r\n\r\n/.test(s));
+    }
+    // Before: closed unanswered, as past --max-connections.
+    const newcomer = await connectFrom(to, '127.0.0.4');
+    newcomer.socket.write(health(to));
+    expect(await answered(newcomer, (s) => /\r\n\r\n/.test(s))).toMatch(/^HTTP\/1\.1 200 /);
+    // One of the held connections was given up (the oldest of the first address holding the most).
+    expect(await held[0].closed).toMatch(/^HTTP\/1\.1 200 /);
+    // Now every address holds as many as the newcomer would: another new one is closed unanswered.
+    const second = await connectFrom(to, '127.0.0.4');
+    second.socket.write(health(to));
+    expect(await second.closed).toBe('');
+    for (const raw of [...held, newcomer]) raw.socket.destroy();
   });
 
   it('is not applied behind trusted proxies (--trust-proxy-hops), whose address every connection has', async () => {
