@@ -340,7 +340,7 @@ const ATTACKS: Attack[] = [
     },
   },
   {
-    name: `small held bodies: 750 connections (3 addresses × 250) looping 4 KB bodies of 1,300 \`{}\` (85 KB once parsed) beside a REST call the hop delays ${SLOW_MS} ms`,
+    name: `small held bodies: 1,000 connections (4 addresses × 250) looping 4 KB bodies of 1,300 \`{}\` (85 KB once parsed) beside a REST call the hop delays ${SLOW_MS} ms`,
     found: true,
     async prepare(ctx) {
       // Under 4 KiB, which the bodies budget did not count: `npm start` ran out of heap in seconds.
@@ -350,9 +350,9 @@ const ATTACKS: Attack[] = [
       });
       return async (outcome) => {
         // Addresses of their own (the well-behaved caller's is 127.0.0.2), each at the per-address
-        // cap, under `--max-connections` (1,000) so that the caller still connects: four addresses
-        // took every connection, and the caller's new ones were closed unanswered.
-        const pools = [3, 4, 5].map((n) => new Pool(ctx.origin, { connections: 250, localAddress: `127.0.0.${n}` }));
+        // cap: all of --max-connections (1,000). The caller's new connections still get in (each
+        // takes one from an address holding more: src/serverBounds.ts).
+        const pools = [3, 4, 5, 6].map((n) => new Pool(ctx.origin, { connections: 250, localAddress: `127.0.0.${n}` }));
         try {
           await Promise.all(
             pools.map((pool) => loops({ ...ctx, pool }, 250, () => post({ ...ctx, pool }, outcome, body, bearer(ctx.attacker)))),
