@@ -565,3 +565,27 @@ describe('identifiers are single path segments', () => {
     expect((await t.api.get(`${base}/${c.id}`)).status).toBe(200);
   });
 });
+
+describe('large comments listed as documents', () => {
+  it('come fewer a page when their documents are large: the REST API builds no page of documents far past its bound', async () => {
+    const crId = (await t.api.as(tokenOf('edit')).post(`/spaces/${spaceId}/change-requests`, { subject: 'Marks' })).body.id;
+    const list = `/spaces/${spaceId}/change-requests/${crId}/comments`;
+    // 32 KB of `*a* ` each, some 320 KB as a document: five made one REST page of 1.6 MB (its rows 160 KB).
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++)
+      ids.push((await t.api.as(tokenOf('comment')).post(list, { body: { markdown: '*a* '.repeat(8_000) } })).body.id);
+    const query = (body: string) => `query($s: String!, $c: String!) { changeRequest(spaceId: $s, changeRequestId: $c) {
+      comments(first: 5) { nodes { restId body { ${body} } } } } }`;
+    const listCalls = () => calls().filter((c) => c === `GET ${list}`);
+    for (const [body, pages] of [
+      ['document', 2],
+      // As markdown the page holds them all.
+      ['markdown', 1],
+    ] as const) {
+      t.resetCalls();
+      const nodes = (await t.data(query(body), { s: spaceId, c: crId })).changeRequest.comments.nodes;
+      expect(nodes.map((c: { restId: string }) => c.restId)).toEqual([...ids].reverse());
+      expect(listCalls()).toHaveLength(pages);
+    }
+  });
+});

@@ -333,6 +333,32 @@ describe('a list of large comments', () => {
   });
 });
 
+describe('a list of large comments served as documents', () => {
+  it('ends a page once its items pass PAGE_MAX_BYTES as documents, not their markdown', async () => {
+    const crId = (await as.edit.post(`/spaces/${spaceId}/change-requests`, { subject: 'Marks' })).body.id;
+    const list = `/spaces/${spaceId}/change-requests/${crId}/comments`;
+    // 200 KB of `*a* ` each: some 2 MB as a document. Two made a page of 4 MB, whose rows were 400 KB.
+    const posted: string[] = [];
+    for (let i = 0; i < 2; i++) posted.push((await as.comment.post(list, markdown('*a* '.repeat(50_000)))).body.id);
+    const sizes: number[] = [];
+    const seen: string[] = [];
+    let page: string | undefined;
+    do {
+      const res = await t.api.get(`${list}?limit=10${page ? `&page=${page}` : ''}`);
+      expect(res.status).toBe(200);
+      sizes.push(JSON.stringify(res.body).length);
+      seen.push(...res.body.items.map((c: { id: string }) => c.id));
+      page = res.body.next?.page;
+    } while (page);
+    expect(seen).toEqual([...posted].reverse());
+    expect(sizes).toHaveLength(2);
+    for (const size of sizes) expect(size).toBeLessThan(2.5 * PAGE_MAX_BYTES);
+    // As markdown the rows are what the page holds: both on one page.
+    const asMarkdown = await t.api.get(`${list}?limit=10&format=markdown`);
+    expect(asMarkdown.body.items).toHaveLength(2);
+  });
+});
+
 describe('a comment whose document could be huge', () => {
   /** A read without the OpenAPI check: Ajv's check of a document takes seconds past a dozen levels of quotes. */
   const read = async (path: string, init: RequestInit = {}) => {

@@ -188,11 +188,14 @@ export function commentsOf(
     orderBy: ['posted_at', 'id'],
     direction: only.order,
     map: (row) => toComment(ctx, row, s),
+    itemsOutgrowRows: s.format === 'document',
   };
 }
 
-export const repliesOf = (ctx: RequestContext, s: Scope, comment: CommentRow): ListSpec<ReplyRow, CommentReply> =>
-  ownedRows(REPLIES, comment.id, (row: ReplyRow) => toReply(ctx, row, s));
+export const repliesOf = (ctx: RequestContext, s: Scope, comment: CommentRow): ListSpec<ReplyRow, CommentReply> => ({
+  ...ownedRows(REPLIES, comment.id, (row: ReplyRow) => toReply(ctx, row, s)),
+  itemsOutgrowRows: s.format === 'document',
+});
 
 /** A comment by the caller on the change request (on a `page` of it, and a `node`, when given). */
 export function insertComment(ctx: RequestContext, s: Scope, input: { markdown: string; node?: string; page?: string }): CommentRow {
