@@ -589,3 +589,24 @@ describe('large comments listed as documents', () => {
     }
   });
 });
+
+describe('a list selecting no body', () => {
+  it('reads comments whose documents are past what the gateway reads: REST is asked for markdown', async () => {
+    // The REST answers budget of a heap of 16 MiB: a document of 2 MB is more than its parse may build.
+    await using s = await startStack({ rest: { answerBytesInFlight: 2 * 1024 * 1024 } });
+    const spaceId = (await s.api.post(`/orgs/${s.world.orgId}/spaces`, { title: 'Ids' })).body.id;
+    const crId = (await s.api.post(`/spaces/${spaceId}/change-requests`, { subject: 'Ids' })).body.id;
+    const list = `/spaces/${spaceId}/change-requests/${crId}/comments`;
+    // 200 KB of `*a* `: a document of 2 MB.
+    const id = (await s.api.post(`${list}?format=markdown`, { body: { markdown: '*a* '.repeat(50_000) } })).body.id;
+    s.resetCalls();
+    const res = await s.gql(
+      `query($s: String!, $c: String!) { changeRequest(spaceId: $s, changeRequestId: $c) {
+        comments(first: 5) { nodes { restId postedBy { restId } } } } }`,
+      { s: spaceId, c: crId },
+    );
+    expect(res.errors).toBeUndefined();
+    expect(res.data.changeRequest.comments.nodes).toEqual([{ restId: id, postedBy: { restId: s.world.users.admin.id } }]);
+    expect(s.calls.filter((c) => c.method === 'GET' && c.path === list)).toHaveLength(1);
+  });
+});

@@ -43,12 +43,18 @@ export const selectedFormats = (info: GraphQLResolveInfo, path: string[]): BodyF
 
 /**
  * The REST `format` a read should ask for, so the bodies at `paths` come in the selected format:
- * the one selected when only one is, else `given` (a body in the other format then costs one
- * more call per object, made by the body field). The document is REST's default: it is not asked
- * for by name, so reads of it share the request's cache with reads by path alone (`node(id:)`, edges).
+ * the one selected when only one is, `unselected` when none is and it is given, else `given` (a
+ * body in the other format then costs one more call per object, made by the body field). The
+ * document is REST's default: it is not asked for by name, so reads of it share the request's
+ * cache with reads by path alone (`node(id:)`, edges).
  */
-export function bodyFormat(info: GraphQLResolveInfo, paths: string[][], given?: BodyFormat | null): BodyFormat | undefined {
+export function bodyFormat(
+  info: GraphQLResolveInfo,
+  paths: string[][],
+  given?: BodyFormat | null,
+  unselected?: BodyFormat,
+): BodyFormat | undefined {
   const wanted = new Set(paths.flatMap((p) => selectedFormats(info, p)));
-  const format = wanted.size === 1 ? [...wanted][0] : (given ?? undefined);
+  const format = wanted.size === 1 ? [...wanted][0] : !wanted.size && unselected ? unselected : (given ?? undefined);
   return format === 'document' ? undefined : format;
 }
