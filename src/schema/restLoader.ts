@@ -79,18 +79,18 @@ export class RestLoader {
 
   /** A write (never retried, never cached); afterwards its own path is forgotten (what else it makes
    * stale is the resource table's to say: src/schema/lib/resource.ts `writeResource`). */
-  async write<T = unknown>(method: WriteMethod, path: string, body?: unknown): Promise<T> {
+  async write<T = unknown>(method: WriteMethod, path: string, body?: unknown, query?: QueryParams): Promise<T> {
     try {
       const { rest } = this;
       switch (method) {
         case 'POST':
-          return await rest.post<T>(path, body);
+          return await rest.post<T>(path, body, query);
         case 'PUT':
-          return await rest.put<T>(path, body);
+          return await rest.put<T>(path, body, query);
         case 'PATCH':
-          return await rest.patch<T>(path, body);
+          return await rest.patch<T>(path, body, query);
         default:
-          return await rest.delete<T>(path, body);
+          return await rest.delete<T>(path, body, query);
       }
     } finally {
       this.forget([path]);

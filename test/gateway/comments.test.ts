@@ -610,3 +610,32 @@ describe('a list selecting no body', () => {
     expect(s.calls.filter((c) => c.method === 'GET' && c.path === list)).toHaveLength(1);
   });
 });
+
+describe('writes of a comment whose document is past what the gateway reads', () => {
+  it('ask REST for the format their payload selects, markdown when none: the write is answered', async () => {
+    // The REST answers budget of a heap of 16 MiB: a document of 2 MB is more than its parse may build.
+    await using s = await startStack({ rest: { answerBytesInFlight: 2 * 1024 * 1024 } });
+    const spaceId = (await s.api.post(`/orgs/${s.world.orgId}/spaces`, { title: 'Writes' })).body.id;
+    const changeRequestId = (await s.api.post(`/spaces/${spaceId}/change-requests`, { subject: 'Writes' })).body.id;
+    // 200 KB of `*a* `: a document of 2 MB.
+    const markdown = '*a* '.repeat(50_000);
+    const created = await s.payload('createComment', { spaceId, changeRequestId, body: { markdown } }, 'comment { restId }');
+    const commentId = created.comment.restId;
+    expect(commentId).toEqual(expect.any(String));
+    s.resetCalls();
+    const updated = await s.payload(
+      'updateComment',
+      { spaceId, changeRequestId, commentId, body: { markdown: `${markdown}!` } },
+      'comment { restId body { markdown } }',
+    );
+    expect(updated.comment).toEqual({ restId: commentId, body: { markdown: `${markdown}!` } });
+    // The write's answer is the body selected: no read after it.
+    expect(s.calls.map((c) => c.method)).toEqual(['PUT']);
+    const reacted = await s.payload(
+      'addCommentReaction',
+      { spaceId, changeRequestId, commentId, emoji: '👍' },
+      'comment { reactions { emoji } }',
+    );
+    expect(reacted.comment.reactions).toEqual([{ emoji: '👍' }]);
+  });
+});

@@ -382,9 +382,10 @@ export async function canonicalKeys<V extends Values>(ctx: GatewayContext, value
 }
 
 /**
- * A hand-written write of a resource (a merge, a move, reactions): REST `method` on `path`, and
- * the request's loader forgets what the table says a write of `name` makes stale (the one
- * invalidation policy; `values` fill the table's templates). The written JSON is answered as is.
+ * A hand-written write of a resource (a merge, a move, reactions): REST `method` on `path` (with
+ * `query`), and the request's loader forgets what the table says a write of `name` makes stale
+ * (the one invalidation policy; `values` fill the table's templates). The written JSON is
+ * answered as is.
  */
 export async function writeResource<T = Json>(
   ctx: GatewayContext,
@@ -394,15 +395,29 @@ export async function writeResource<T = Json>(
   values: Values,
   body?: unknown,
   write?: Write,
+  query?: QueryParams,
 ) {
   let json: T | undefined;
   try {
-    return (json = await ctx.rest.write<T>(method, path, body));
+    return (json = await ctx.rest.write<T>(method, path, body, query));
   } finally {
     // Filled from the input and the written JSON (e.g. a space's `organization`); a failed write
     // forgets the prefixes its input names.
     ctx.rest.forget(staleAfter(resources.get(name)!, values, json as Json | undefined, write));
   }
+}
+
+/**
+ * The REST query of a write answered with a `info` object that carries a body: the format the
+ * payload's `body` selects, markdown (the text as stored) when it selects none. The document,
+ * REST's default, is built for each answer at up to 11 times its markdown: a 900 KB comment's was
+ * 9 MB, 0.5 s of `npm start`'s one event loop, and more than the gateway reads, so its write,
+ * made, answered UPSTREAM_ERROR.
+ */
+export function writeQuery(info: Pick<ResourceInfo<object>, 'name' | 'spec'>, gql: GraphQLResolveInfo): QueryParams | undefined {
+  if (!info.spec.lookup?.bodies) return undefined;
+  const format = bodyFormat(gql, [[lowerFirst(info.name), 'body']], undefined, 'markdown');
+  return format ? { format } : undefined;
 }
 
 /** A hand-written write's answer its payload is read from; a 2xx without a body says the write was made (`answerlessWriteError`). */
@@ -474,7 +489,7 @@ function deriveWrite(info: ResourceInfo, name: string, write: Write): void {
     },
     {
       description: `${write.description} (\`${write.method} ${template}\`).`,
-      resolve: async (_root, { input }, ctx): Promise<WritePayload> => {
+      resolve: async (_root, { input }, ctx, gql): Promise<WritePayload> => {
         if (keyRules.length) checkInput(Object.fromEntries(keyRules), input as Values);
         const body = write.body ?? restBody(input as Values, keyNames);
         for (const [field, spec] of Object.entries(write.inputs ?? {}))
@@ -483,6 +498,7 @@ function deriveWrite(info: ResourceInfo, name: string, write: Write): void {
         if (write.rules) checkInput(write.rules, body);
         let values = await canonicalKeys(ctx, input as Values, info.params[info.params.length - 1]);
         if (write.readFirst) values = { ...info.attach(await info.find(ctx, info.keys(values)), values), ...values };
+        const query = write.kind === 'delete' ? undefined : writeQuery(info, gql);
         const json = await writeResource<Json>(
           ctx,
           info.name,
@@ -491,6 +507,7 @@ function deriveWrite(info: ResourceInfo, name: string, write: Write): void {
           values,
           write.method === 'DELETE' ? undefined : body,
           write,
+          query,
         );
         if (write.kind === 'delete') return { values, deletedId: encodeGlobalID(info.name, encodeKeys(info.keys(values))) };
         if (write.returns || write.empty) return { values, json };
@@ -500,7 +517,7 @@ function deriveWrite(info: ResourceInfo, name: string, write: Write): void {
         if (json === undefined) return { values };
         const node = info.attach(json, values);
         const path = info.spec.listedOnly ? undefined : primePath(() => info.path(info.keys(node)));
-        if (path) ctx.rest.prime(path, json);
+        if (path) ctx.rest.prime(path, json, query);
         return { values: { ...values, ...node }, node };
       },
     },

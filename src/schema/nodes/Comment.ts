@@ -22,6 +22,7 @@ import {
   inputObject,
   resourceInfo,
   resourceNode,
+  writeQuery,
   writeResource,
   type BuilderTypes,
 } from '../lib/resource.js';
@@ -163,18 +164,19 @@ export function postFields<P extends RestPost>(ref: ObjectRef<BuilderTypes, unkn
       },
       {
         description: `${what} the caller's emoji reaction ${verb === 'add' ? 'to' : 'from'} a ${name === 'Comment' ? 'comment' : 'reply'}${verb === 'add' ? ', idempotent' : ''} (\`PUT ${info.spec.path}\` with \`${field}\`).`,
-        resolve: async (_root, { input }, ctx) => {
+        resolve: async (_root, { input }, ctx, gql) => {
           // The input's fields are the post's keys and `emoji`, all strings.
           const values = input as Record<string, string>;
           checkInput(emojiRule, { emoji: values.emoji });
           const body = { [field]: [values.emoji] };
           const keys = await canonicalKeys(ctx, values);
-          const json = await writeResource<P>(ctx, name, 'PUT', info.path(info.params.map((k) => keys[k])), keys, body);
+          const query = writeQuery(info, gql);
+          const json = await writeResource<P>(ctx, name, 'PUT', info.path(info.params.map((k) => keys[k])), keys, body, undefined, query);
           // A 2xx without a body: the reaction was made; the post is read again (`readAgain`).
           if (json === undefined) return { keys };
           const node = info.attach(json, keys);
           const path = primePath(() => info.path(info.keys(node)));
-          if (path) ctx.rest.prime(path, json);
+          if (path) ctx.rest.prime(path, json, query);
           return { node };
         },
       },
