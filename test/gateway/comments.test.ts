@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_DOCUMENT_NODES } from '../../src/upstream/ask/document.js';
 import { pagesOf } from '../../src/upstream/content/revisions.js';
 import { startStack, type TestStack } from '../helpers/gateway.js';
 import { restUrls, urls } from './urls.js';
@@ -590,14 +591,24 @@ describe('large comments listed as documents', () => {
   });
 });
 
+/**
+ * A stack whose gateway holds at most `answerBytesInFlight` of REST answers, with a change
+ * request of the admin's (`spaceId`, `changeRequestId`, its comments' REST path `comments`).
+ */
+async function stackWithChangeRequest(answerBytesInFlight: number) {
+  const s = await startStack({ rest: { answerBytesInFlight } });
+  const spaceId: string = (await s.api.post(`/orgs/${s.world.orgId}/spaces`, { title: 'Large' })).body.id;
+  const changeRequestId: string = (await s.api.post(`/spaces/${spaceId}/change-requests`, { subject: 'Large' })).body.id;
+  return Object.assign(s, { spaceId, changeRequestId, comments: `/spaces/${spaceId}/change-requests/${changeRequestId}/comments` });
+}
+
+/** The REST answers budget of a heap of 16 MiB: a document of 2 MB (200 KB of `*a* `) is more than its parse may build. */
+const SMALL_BUDGET = 2 * 1024 * 1024;
+
 describe('a list selecting no body', () => {
   it('reads comments whose documents are past what the gateway reads: REST is asked for markdown', async () => {
-    // The REST answers budget of a heap of 16 MiB: a document of 2 MB is more than its parse may build.
-    await using s = await startStack({ rest: { answerBytesInFlight: 2 * 1024 * 1024 } });
-    const spaceId = (await s.api.post(`/orgs/${s.world.orgId}/spaces`, { title: 'Ids' })).body.id;
-    const crId = (await s.api.post(`/spaces/${spaceId}/change-requests`, { subject: 'Ids' })).body.id;
-    const list = `/spaces/${spaceId}/change-requests/${crId}/comments`;
-    // 200 KB of `*a* `: a document of 2 MB.
+    await using s = await stackWithChangeRequest(SMALL_BUDGET);
+    const { spaceId, changeRequestId: crId, comments: list } = s;
     const id = (await s.api.post(`${list}?format=markdown`, { body: { markdown: '*a* '.repeat(50_000) } })).body.id;
     s.resetCalls();
     const res = await s.gql(
@@ -613,11 +624,8 @@ describe('a list selecting no body', () => {
 
 describe('writes of a comment whose document is past what the gateway reads', () => {
   it('ask REST for the format their payload selects, markdown when none: the write is answered', async () => {
-    // The REST answers budget of a heap of 16 MiB: a document of 2 MB is more than its parse may build.
-    await using s = await startStack({ rest: { answerBytesInFlight: 2 * 1024 * 1024 } });
-    const spaceId = (await s.api.post(`/orgs/${s.world.orgId}/spaces`, { title: 'Writes' })).body.id;
-    const changeRequestId = (await s.api.post(`/spaces/${spaceId}/change-requests`, { subject: 'Writes' })).body.id;
-    // 200 KB of `*a* `: a document of 2 MB.
+    await using s = await stackWithChangeRequest(SMALL_BUDGET);
+    const { spaceId, changeRequestId } = s;
     const markdown = '*a* '.repeat(50_000);
     const created = await s.payload('createComment', { spaceId, changeRequestId, body: { markdown } }, 'comment { restId }');
     const commentId = created.comment.restId;
@@ -637,5 +645,26 @@ describe('writes of a comment whose document is past what the gateway reads', ()
       'comment { reactions { emoji } }',
     );
     expect(reacted.comment.reactions).toEqual([{ emoji: '👍' }]);
+  });
+});
+
+describe('the document of a 900 KB comment', () => {
+  it("is read through the gateway under `npm start`'s REST answers budget: MAX_DOCUMENT_NODES nodes, then the rest as written", async () => {
+    // An eighth of `npm start`'s heap limit (152 MiB), as the gateway's budget there.
+    await using s = await stackWithChangeRequest(19 * 1024 * 1024);
+    const { spaceId, changeRequestId } = s;
+    const markdown = '*a* '.repeat(225_000);
+    const commentId = (await s.api.post(`${s.comments}?format=markdown`, { body: { markdown } })).body.id;
+    const res = await s.gql(
+      `query($s: String!, $c: String!, $id: String!) { comment(spaceId: $s, changeRequestId: $c, commentId: $id) { body { document } } }`,
+      { s: spaceId, c: changeRequestId, id: commentId },
+    );
+    // 150,000 nodes, 9 MB of JSON: more than the gateway reads (UPSTREAM_ERROR), 0.5 s to build.
+    expect(res.errors).toBeUndefined();
+    const leaves = res.data.comment.body.document.nodes.flatMap((b: any) => b.nodes.flatMap((t: any) => t.leaves));
+    // The budget, and the rest (one leaf) with the text before the last mark (one more).
+    expect(leaves.length).toBeLessThanOrEqual(MAX_DOCUMENT_NODES + 2);
+    expect(leaves[0]).toEqual({ object: 'leaf', text: 'a', marks: [{ object: 'mark', type: 'italic' }] });
+    expect(markdown.endsWith(leaves[leaves.length - 1].text)).toBe(true);
   });
 });

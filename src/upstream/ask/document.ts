@@ -68,12 +68,21 @@ export const MAX_QUOTE_DEPTH = 20;
 
 /**
  * Nodes (blocks, texts, leaves) a document of `length` characters of markdown holds at most: 64,
- * and one per 6 characters. Past them the rest of the markdown is one plain leaf. A node is some
- * 60 bytes of JSON (and more of heap), so a document stays within about 11 times its markdown, as
- * prose is: a 1 MB comment of `*a* ` made 500,000 leaves, and one read of it (the default format)
- * ran the process (gateway and REST API under `npm start`) out of heap.
+ * and one per 6 characters, up to MAX_DOCUMENT_NODES. Past them the rest of the markdown is one
+ * plain leaf. A node is some 60 bytes of JSON (and more of heap), so a document stays within about
+ * 11 times its markdown, as prose is: a 1 MB comment of `*a* ` made 500,000 leaves, and one read
+ * of it (the default format) ran the process (gateway and REST API under `npm start`) out of heap.
  */
-const nodeBudget = (length: number) => 64 + Math.floor(length / 6);
+const nodeBudget = (length: number) => Math.min(64 + Math.floor(length / 6), MAX_DOCUMENT_NODES);
+
+/**
+ * Nodes a document holds at most, whatever the length of its markdown (120 KB of dense marks fill
+ * it): within 11 times its markdown, a 900 KB comment's document was still 150,000 nodes, 9 MB of
+ * JSON built in 0.5 s on `npm start`'s one event loop, more than the gateway reads (UPSTREAM_ERROR
+ * for every `body { document }` of it), and 32 such reads at once took the heap to 120 of 152 MiB
+ * and another caller's queries to a second. Now it is 20,000 nodes and the rest as written.
+ */
+export const MAX_DOCUMENT_NODES = 20_000;
 
 /** Nodes the document being converted may still make (the conversion is synchronous: one at a time). */
 let nodesLeft = 0;
