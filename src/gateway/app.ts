@@ -32,6 +32,7 @@ import { boundedErrorLog, maskedErrors, UNEXPECTED_ERROR_MESSAGE, useUnexpectedE
 import { errorBody } from './lib/errorResponse.js';
 import { validRequestUrl } from './lib/requestPath.js';
 import { parseCache, useForgetInvalidDocuments } from './lib/parseCache.js';
+import { useHeldDocuments } from './plugins/useHeldDocuments.js';
 import { useQueryLimits, useRequestBounds, type InFlightLimit } from './plugins/useQueryLimits.js';
 import { useRequestLog } from './plugins/useRequestLog.js';
 import { useRequestErrorCodes } from './plugins/useRequestErrorCodes.js';
@@ -278,6 +279,9 @@ export function buildGateway(options: GatewayOptions): Gateway {
       useForgetInvalidDocuments(parsed.documentCache),
       // Depth, aliases, tokens and cost, rejected with BAD_USER_INPUT before execution (no REST call).
       ...useQueryLimits(limits, sharedBodies),
+      // A document parsed for a request holds what its parse built of the bodies budget (after the
+      // tokens' parser, which this one wraps).
+      useHeldDocuments(),
       // Parse, validation and variable errors carry a code of the fixed set too (BAD_USER_INPUT).
       useRequestErrorCodes(),
       // Unexpected errors: one ERROR line with the operation's name and document hash, before Yoga masks them.

@@ -952,6 +952,36 @@ describe('request bodies held at once', () => {
     expect([alongGet.status, await alongGet.json()]).toEqual([200, { data: { __typename: 'Query' } }]);
   });
 
+  it('a document a request parses holds what its parse builds: past the budget while others are held, refused (503); one from the parse cache holds nothing', async () => {
+    await using s = await startStack({ limits: { requestBytesInFlight: 100_000 } });
+    const authorization = `Bearer ${s.world.users.edit.token}`;
+    await s.data('{ viewer { restId } }', {}, s.world.users.edit.token);
+    const { finish } = await holdHalfBody(s);
+    // 1.9 KB of text, 601 tokens: some 180 KB once parsed (about 300 bytes a token), which a request
+    // holds until its response is done. 1,000 connections of new documents of 2,000 tokens (4.8 KB
+    // each, 500 KB parsed) ran `npm start`'s heap out in seconds, without a token.
+    const document = (n: number) => `query Q${n} { ${'__typename @include(if: true) @skip(if: false) '.repeat(40)}}`;
+    const post = (query: string) =>
+      fetch(s.gateway.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization },
+        body: JSON.stringify({ query }),
+      });
+    // (The first until the held body's headers were read.)
+    let n = 0;
+    let refused = await post(document(n));
+    while (n < 50 && refused.status !== 503) refused = await post(document(++n));
+    expect([refused.status, refused.headers.get('retry-after')]).toEqual([503, '1']);
+    expect(await refused.json()).toMatchObject({ errors: [{ extensions: { code: 'UPSTREAM_UNAVAILABLE', retryAfter: 1 } }] });
+    // Parsed once, it is in the parse cache: sent again, it holds nothing and runs.
+    const again = await post(document(n));
+    expect([again.status, await again.json()]).toEqual([200, { data: { __typename: 'Query' } }]);
+    // A new one alone is parsed, held, and runs.
+    expect(await finish()).toMatch(/^HTTP\/1\.1 200 /);
+    const alone = await post(document(n + 1));
+    expect([alone.status, await alone.json()]).toEqual([200, { data: { __typename: 'Query' } }]);
+  });
+
   it("tokens the REST API has not answered for share their client address's share: made-up ones, one per request, get none each", async () => {
     await using s = await startStack({ limits: { requestBytesInFlight: 100_000 } });
     const { hostname, port } = new URL(s.gateway.url);

@@ -30,6 +30,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getHeapStatistics } from 'node:v8';
+import { GraphQLError } from 'graphql';
 import { BytesInFlight, jsonShape, parsedBytes } from '../../rest/index.js';
 import { errorBody } from './errorResponse.js';
 import { closeWhenAnswered, heldBodyBytes, whenResponseDone } from './httpBounds.js';
@@ -90,6 +91,14 @@ export function holdParsedBody(req: IncomingMessage | undefined, bytes: number):
 }
 
 /**
+ * Takes `bytes` more of the budget for `req`, beyond what it holds (a document it parsed, beside its
+ * body's parse), as `holdParsedBody` takes them; false when refused.
+ */
+export function holdMore(req: IncomingMessage | undefined, bytes: number): boolean {
+  return holdParsedBody(req, ((req && held.get(req)?.bytes) ?? 0) + bytes);
+}
+
+/**
  * `holdParsedBody` for a text of `chars` characters whose parse builds `bytes()`: a short text (all
  * a usual operation sends) is not looked at.
  */
@@ -107,6 +116,9 @@ export const PARSED_BODY_REFUSAL = {
   message: BUSY,
   extensions: { code: 'UPSTREAM_UNAVAILABLE', retryAfter: 1, http: { status: 503, headers: { 'Retry-After': '1' } } },
 } as const;
+
+/** PARSED_BODY_REFUSAL as the GraphQL error a plugin throws or answers. */
+export const parsedBodyRefused = () => new GraphQLError(PARSED_BODY_REFUSAL.message, { extensions: PARSED_BODY_REFUSAL.extensions });
 
 /**
  * `admit(req, res, caller)` takes the request's bytes of the budget, for the caller's budget key

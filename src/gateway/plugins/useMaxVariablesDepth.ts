@@ -18,7 +18,7 @@ import { LONE_SURROGATE } from '../../api/validate.js';
 import type { IncomingMessage } from 'node:http';
 import { jsonShape, parsedBytes } from '../../rest/index.js';
 import { limitError } from '../lib/limitError.js';
-import { holdParse, holdParsedBody, PARSED_BODY_REFUSAL } from '../lib/requestBytesInFlight.js';
+import { holdParse, holdParsedBody, parsedBodyRefused } from '../lib/requestBytesInFlight.js';
 
 /**
  * Deeper than any input of the schema needs; far from the stack's limit. The REST API refuses a
@@ -138,7 +138,7 @@ export async function heldBodyText(request: Request, incoming: IncomingMessage |
   return holdParsedBody(incoming, parsedBytes(text, jsonShape(text, MAX_BODY_DEPTH))) ? text : undefined;
 }
 
-const busy = () => new GraphQLError(PARSED_BODY_REFUSAL.message, { extensions: PARSED_BODY_REFUSAL.extensions });
+const busy = parsedBodyRefused;
 
 /** What parsing the JSON parameters (`variables`, `extensions`) of a query string or form builds. */
 function jsonParamsBytes(params: URLSearchParams): number {
