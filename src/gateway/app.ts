@@ -349,6 +349,7 @@ export function buildGateway(options: GatewayOptions): Gateway {
         maxBytes: Math.min(TEXT_CHECK_MIN_BYTES, options.maxBodyBytes ?? DEFAULTS.maxBodyBytes, 2 * limits.maxDocumentBytes),
         fallback: yogaListener,
         documents: parsed.documentCache,
+        clock: options.clock ?? systemClock,
       });
   // Bytes of request bodies held at once, across requests (lib/requestBytesInFlight.ts).
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULTS.maxBodyBytes;

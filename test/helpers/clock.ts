@@ -82,3 +82,26 @@ export async function until(condition: () => boolean): Promise<void> {
     await new Promise((resolve) => setImmediate(resolve));
   }
 }
+
+/**
+ * `promise` (an answer the code under test writes after a delay of `clock`) once it settled at
+ * `ms` of the fake clock: it throws if it settled before (20 turns of the event loop after the
+ * clock stood still, then after `ms - 1`), so a delay that is gone fails the test.
+ */
+export async function settlesAt<T>(clock: FakeClock, promise: Promise<T>, ms: number): Promise<T> {
+  let settled = false;
+  promise.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  const turns = async () => {
+    for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+  };
+  for (const step of [0, ms - 1]) {
+    clock.advance(step);
+    await turns();
+    if (settled) throw new Error(`settlesAt: settled before ${ms} ms of the clock`);
+  }
+  clock.advance(1);
+  return promise;
+}
