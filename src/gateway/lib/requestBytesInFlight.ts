@@ -106,7 +106,7 @@ export function holdParse(req: IncomingMessage | undefined, chars: number, bytes
   return chars * MOST_PARSED_PER_CHAR <= SMALL_PARSE_BYTES || holdParsedBody(req, bytes());
 }
 
-/** `holdParse` for a JSON text (a small body, parsed without a look before otherwise). */
+/** `holdParse` for a JSON text, counted whole (a small body; a graphql-sse POST, which graphql-sse parses itself). */
 export function holdParsedText(req: IncomingMessage | undefined, text: string): boolean {
   return holdParse(req, text.length, () => parsedBytes(text, jsonShape(text, text.length)));
 }

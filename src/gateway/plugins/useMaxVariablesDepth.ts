@@ -18,7 +18,7 @@ import { LONE_SURROGATE } from '../../api/validate.js';
 import type { IncomingMessage } from 'node:http';
 import { jsonShape, parsedBytes } from '../../rest/index.js';
 import { limitError } from '../lib/limitError.js';
-import { holdParse, holdParsedBody, parsedBodyRefused } from '../lib/requestBytesInFlight.js';
+import { holdParse, holdParsedBody, holdParsedText, parsedBodyRefused } from '../lib/requestBytesInFlight.js';
 
 /**
  * Deeper than any input of the schema needs; far from the stack's limit. The REST API refuses a
@@ -107,7 +107,7 @@ export function useMaxVariablesDepth(): Plugin {
       const incoming = (serverContext as { req?: IncomingMessage } | undefined)?.req;
       if (request.method === 'GET')
         setRequestParser((req) => {
-          if (!holdParsedQuery(req.url, incoming)) throw busy();
+          if (!holdParsedQuery(req.url, incoming)) throw parsedBodyRefused();
           return requestParser(req);
         });
       else if (request.method === 'POST') setRequestParser((req) => requestParser(withCheckedJson(req, checked, incoming)));
@@ -135,17 +135,18 @@ export function useMaxVariablesDepth(): Plugin {
  */
 export async function heldBodyText(request: Request, incoming: IncomingMessage | undefined): Promise<string | undefined> {
   const text = await request.text();
-  return holdParsedBody(incoming, parsedBytes(text, jsonShape(text, MAX_BODY_DEPTH))) ? text : undefined;
+  return holdParsedText(incoming, text) ? text : undefined;
 }
 
-const busy = parsedBodyRefused;
-
-/** What parsing the JSON parameters (`variables`, `extensions`) of a query string or form builds. */
+/**
+ * What parsing the JSON parameters (`variables`, `extensions`) of a query string or form builds,
+ * counted whole (they are parsed before their depth is checked, at their parameters).
+ */
 function jsonParamsBytes(params: URLSearchParams): number {
   let bytes = 0;
   for (const name of FORM_JSON_PARAMS) {
     const value = params.get(name);
-    if (value) bytes += parsedBytes(value, jsonShape(value, MAX_BODY_DEPTH));
+    if (value) bytes += parsedBytes(value, jsonShape(value, value.length));
   }
   return bytes;
 }
@@ -171,7 +172,7 @@ export function holdParsedQuery(url: string, incoming: IncomingMessage | undefin
  */
 function withCheckedJson(request: Request, checked: WeakSet<object>, incoming: IncomingMessage | undefined): Request {
   const holdParsed = (bytes: number) => {
-    if (!holdParsedBody(incoming, bytes)) throw busy();
+    if (!holdParsedBody(incoming, bytes)) throw parsedBodyRefused();
   };
   const text = async () => {
     const body = await request.text();
