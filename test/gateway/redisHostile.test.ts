@@ -156,6 +156,48 @@ describe('Redis sick or holding foreign data', () => {
     expect((await b.post(viewer, admin)).json.extensions?.responseCache?.hit).toBe(false);
   });
 
+  it('a lookup set Redis evicted (maxmemory) leaves no result of before a write on another replica', async () => {
+    const [a, b] = [await replica(), await replica()];
+    const title = { query: 'query($s: String!) { space(spaceId: $s) { title } }', variables: { s: spaceId } };
+    const rename = (to: string) =>
+      a.post(
+        {
+          query: 'mutation($input: UpdateSpaceInput!) { updateSpace(input: $input) { clientMutationId } }',
+          variables: { input: { spaceId, title: to } },
+        },
+        admin,
+      );
+    expect((await rename('Before eviction')).json.errors).toBeUndefined();
+    await b.post(title, admin);
+    expect((await b.post(title, admin)).json.extensions?.responseCache.hit).toBe(true);
+    // Redis short of memory evicts what it chooses: here the lookup sets (and the count), the only
+    // keys left with a time to live, as a hot result read on every request outlives its sets
+    // (stored once) under an LRU policy.
+    const kept = [...(await redis.client.keys('dg:rc:r:*')), ...(await redis.client.keys('dg:rc:g*'))];
+    for (const key of kept) await redis.client.persist(key);
+    await redis.client.config('SET', 'maxmemory-policy', 'volatile-lru');
+    await redis.client.config('SET', 'maxmemory', '1');
+    try {
+      await redis.client.set('dg:test:evicting', '1');
+    } catch {
+      /* OOM once nothing is left to evict */
+    }
+    await redis.client.config('SET', 'maxmemory', '0');
+    try {
+      expect(await redis.client.keys('dg:rc:*s:*')).toEqual([]);
+      expect(Number(/evicted_keys:(\d+)/.exec(await redis.client.info('stats'))?.[1])).toBeGreaterThan(0);
+      for (const key of kept) await redis.client.pexpire(key, 60_000);
+
+      expect((await rename('After eviction')).json.errors).toBeUndefined();
+      const after = await b.post(title, admin);
+      expect(after.json.data?.space.title).toBe('After eviction');
+      expect(after.json.extensions?.responseCache.hit).toBe(false);
+    } finally {
+      await redis.client.config('SET', 'maxmemory-policy', 'noeviction');
+      await redis.client.config('RESETSTAT');
+    }
+  });
+
   it('a result key holding what the gateway never stored is a miss: no value, status or header of it is answered', async () => {
     const r = await replica();
     const read = { query: 'query { viewer { displayName } }' };

@@ -56,6 +56,7 @@
  * have seen the outage, does not serve what Redis kept from before the write for long. (A frozen
  * or partitioned Redis keeps its results; without this, they came back with it until their TTL.)
  * So is every new connection after a lost one: Redis may have lost acknowledged writes with it.
+ * So is an invalidation after Redis evicted keys (`dg:rc:ev`, EVICTIONS_SCRIPT): a lookup set may be gone.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { getHeapStatistics } from 'node:v8';
@@ -124,6 +125,8 @@ export const CACHE_PREFIX = 'dg:rc:';
 const GENERATION_KEY = `${CACHE_PREFIX}g`;
 const UNKNOWN_USER_KEY = `${CACHE_PREFIX}g:n`;
 const INVALIDATIONS_KEY = `${CACHE_PREFIX}n`;
+/** Redis's count of evicted keys when an invalidation last looked (see `EVICTIONS_SCRIPT`). */
+const EVICTIONS_KEY = `${CACHE_PREFIX}ev`;
 /** Never written: a lookup's write to it tells whether Redis takes writes (see `generations`). */
 const WRITABLE_KEY = `${CACHE_PREFIX}w`;
 const markKey = (lookupKey: string) => `${CACHE_PREFIX}m:${lookupKey.slice(CACHE_PREFIX.length)}`;
@@ -317,6 +320,23 @@ for i = 1, #KEYS do
   if type(set) == 'table' and set.err then redis.call('DEL', KEYS[i]) end
 end
 return #KEYS`;
+
+// KEYS[1]: the evictions count last seen, KEYS[2]: the global generation. ARGV: their ttl ms, a
+// fresh generation. Redis short of memory evicts keys of its choice (maxmemory, any policy but
+// `noeviction`): a lookup set among them, its results stayed while an invalidation found nothing
+// to forget (under an LRU policy the first to go, stored once while its results are read on every
+// hit): a renamed space's old title was served on every replica until its TTL. So an invalidation
+// that finds Redis has evicted keys since the last one looked renews every result, after its
+// drains. A Redis that does not tell (INFO refused) is trusted as before.
+const EVICTIONS_SCRIPT = `
+local info = redis.pcall('INFO', 'stats')
+local evicted = type(info) == 'string' and string.match(info, 'evicted_keys:(%d+)')
+if not evicted then return 0 end
+local seen = redis.pcall('GET', KEYS[1])
+redis.call('SET', KEYS[1], evicted, 'PX', ARGV[1])
+if evicted == '0' or seen == evicted then return 0 end
+redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[1])
+return 1`;
 
 // KEYS[1]: a lookup set. Pops ARGV[1] results and deletes them; answers how many.
 const POP_SCRIPT = `${NOT_A_LOOKUP_SET('KEYS[1]')}
@@ -528,6 +548,7 @@ export function redisCache(redis: RedisHandle, options: RedisCacheOptions): Gene
         if (!upEvenIfSlow()) return owed();
         await drain(key).catch(owed);
       }
+      await client.eval(EVICTIONS_SCRIPT, 2, EVICTIONS_KEY, GENERATION_KEY, GENERATION_TTL_MS, fresh()).catch(owed);
     },
   };
 }
