@@ -161,6 +161,21 @@ export function connectRedis(options: RedisOptions): RedisHandle {
       // Destroyed, not ended: nothing more is read into the parser; ioredis reconnects as after a reset.
       stream.destroy();
     });
+    // ioredis parses each chunk in the socket's `data` event, where what the parser throws was
+    // uncaught: a reply of 5,000 nested arrays (20 KB: no Redis answers our commands so, a proxy or
+    // what else stands on its port may) overflowed its recursion and took the process down. Such a
+    // reply is a broken connection: dropped, and a new one made.
+    const emit = stream.emit.bind(stream) as (event: string | symbol, ...args: unknown[]) => boolean;
+    stream.emit = ((event: string | symbol, ...args: unknown[]) => {
+      if (event !== 'data') return emit(event, ...args);
+      try {
+        return emit(event, ...args);
+      } catch {
+        outage.down('a reply that cannot be read, reconnecting');
+        stream.destroy();
+        return true;
+      }
+    }) as typeof stream.emit;
   });
   // Redis refusing commands on a live connection (REFUSAL: a replica or a primary short of its
   // replicas refusing writes, a password changed, a dataset loading, out of memory): each command

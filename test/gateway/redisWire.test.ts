@@ -56,6 +56,18 @@ describe("Redis's wire misbehaving", () => {
     expect(warnings).toEqual([expect.stringMatching(/^redis: a reply over \d+ bytes, reconnecting/)]);
   });
 
+  it('a reply nested deeper than any Redis answers drops its connection, the process up: a new one is used', async () => {
+    const r = await replica();
+    // 14 bytes a level: 400 KB, within the bound on a reply's bytes.
+    proxy.answer(`${'*1\r\n'.repeat(100_000)}:1\r\n`);
+    const res = await r.post(VIEWER, admin);
+    expect(res.json.data).toEqual({ viewer: { displayName: 'Ada admin' } });
+    expect(res.json.extensions?.responseCache?.hit).not.toBe(true);
+    await waitFor(() => r.gateway.redis!.isRedisReady(), 'Redis used again');
+    await waitFor(async () => (await r.post(VIEWER, admin)).json.extensions?.responseCache?.hit === true, 'a hit');
+    expect(warnings).toEqual([expect.stringMatching(/^redis: a reply that cannot be read, reconnecting/)]);
+  });
+
   it('a connection nothing answers on any more, left open, is replaced once a probe times out on it', async () => {
     const r = await replica({ redis: { commandTimeoutMs: 300, waitMs: 20, coolDownMs: COOL_DOWN_MS, now: () => now } });
     const connections = proxy.connections();

@@ -1,8 +1,8 @@
 /**
  * A TCP proxy on 127.0.0.1 (port 0) in front of a real Redis, for tests of what the gateway does
  * when the wire misbehaves where Redis itself would not: a connection that stops being read and
- * answered without ever being closed (a proxy or firewall that dropped it silently), and a reply
- * far larger than any the gateway stores.
+ * answered without ever being closed (a proxy or firewall that dropped it silently), a reply
+ * far larger than any the gateway stores, and a reply of the test's own bytes.
  */
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 
@@ -25,6 +25,8 @@ export interface RedisProxy {
    * bytes, sent as fast as the gateway reads it.
    */
   answerHuge(bytes: number): HugeReply;
+  /** The next command on any connection gets `reply` (raw RESP) in place of Redis's. */
+  answer(reply: string): void;
   stop(): Promise<void>;
 }
 
@@ -32,6 +34,7 @@ export async function startRedisProxy(redisPort: number): Promise<RedisProxy> {
   const open = new Set<Socket>();
   let accepted = 0;
   let huge: { bytes: number; sent: number; closed: boolean } | undefined;
+  let raw: string | undefined;
 
   const server = createServer((client) => {
     accepted++;
@@ -46,6 +49,11 @@ export async function startRedisProxy(redisPort: number): Promise<RedisProxy> {
     redis.on('error', end).on('close', end);
     redis.on('data', (data) => client.write(data));
     client.on('data', (data) => {
+      if (raw !== undefined) {
+        client.write(raw);
+        raw = undefined;
+        return;
+      }
       const reply = huge;
       if (!reply) return void redis.write(data);
       huge = undefined;
@@ -78,6 +86,9 @@ export async function startRedisProxy(redisPort: number): Promise<RedisProxy> {
       const reply = { bytes, sent: 0, closed: false };
       huge = reply;
       return { sent: () => reply.sent, closed: () => reply.closed };
+    },
+    answer(reply) {
+      raw = reply;
     },
     async stop() {
       for (const client of open) client.destroy();
