@@ -105,6 +105,46 @@ return {n, redis.call('PTTL', KEYS[1])}`;
 export function countInWindow(redis: RedisHandle, key: string, windowMs: number): Promise<[count: number, resetMs: number]> {
   return redis.ask(() => redis.client.eval(WINDOW_SCRIPT, 1, key, windowMs)) as Promise<[number, number]>;
 }
+/**
+ * Most values (strings, numbers, arrays…) one reply may hold: past it the connection is dropped and a
+ * new one made. The gateway's largest reply holds a few (an `MGET` of its generations and results);
+ * the parser makes an object of each before the reply ends, and a 8.4 MB reply of 1.4 million
+ * empty strings (within `maxReplyBytes`) ran a 128 MB heap out (the process aborted).
+ */
+export const MAX_REPLY_VALUES = 100_000;
+
+/**
+ * Counts the values of RESP replies as their bytes come, without reading them: one per header line
+ * (`*2`, `$5`, `:1`, `+OK`…), a bulk string's payload skipped by its declared length.
+ */
+function respValues(): (chunk: Buffer) => number {
+  // Payload bytes (and their CRLF) still to skip; the start of the header line being read.
+  let skip = 0;
+  let header = '';
+  return (chunk) => {
+    let values = 0;
+    let at = 0;
+    while (at < chunk.length) {
+      if (skip > 0) {
+        const skipped = Math.min(skip, chunk.length - at);
+        skip -= skipped;
+        at += skipped;
+        continue;
+      }
+      const end = chunk.indexOf(10, at);
+      // Its type and length are all a header line is read for.
+      header = (header + chunk.toString('latin1', at, Math.min(end < 0 ? chunk.length : end, at + 24))).slice(0, 24);
+      if (end < 0) break;
+      at = end + 1;
+      values++;
+      const length = header[0] === '$' ? Number.parseInt(header.slice(1), 10) : -1;
+      skip = length >= 0 ? length + 2 : 0;
+      header = '';
+    }
+    return values;
+  };
+}
+
 const SKIPPED = 'Redis skipped (breaker open)';
 const SLOW = 'Redis slow (not answered in time, the request goes on without it)';
 
@@ -148,12 +188,19 @@ export function connectRedis(options: RedisOptions): RedisHandle {
   // them while open, and the first timeout opens it and releases the commands still waiting.
   const send = client.sendCommand.bind(client) as (command: RedisCommand, stream?: unknown) => Promise<unknown>;
   const waiting = new Set<RedisCommand>();
-  // Bytes received since Redis last finished a reply (see `maxReplyBytes`), counted on each connection.
+  // Bytes and values received since Redis last finished a reply (see `maxReplyBytes`,
+  // MAX_REPLY_VALUES), counted on each connection.
   const maxReplyBytes = options.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES;
   let unreplied = 0;
-  client.on('connect', () => {
+  let unrepliedValues = 0;
+  const replied = () => {
     unreplied = 0;
+    unrepliedValues = 0;
+  };
+  client.on('connect', () => {
+    replied();
     const stream = client.stream;
+    const valuesIn = respValues();
     stream.on('data', (chunk: Buffer) => {
       unreplied += chunk.length;
       if (unreplied <= maxReplyBytes || stream.destroyed) return;
@@ -168,6 +215,13 @@ export function connectRedis(options: RedisOptions): RedisHandle {
     const emit = stream.emit.bind(stream) as (event: string | symbol, ...args: unknown[]) => boolean;
     stream.emit = ((event: string | symbol, ...args: unknown[]) => {
       if (event !== 'data') return emit(event, ...args);
+      // Counted before the parser reads them: it makes an object of each.
+      unrepliedValues += valuesIn(args[0] as Buffer);
+      if (unrepliedValues > MAX_REPLY_VALUES) {
+        outage.down(`a reply of over ${MAX_REPLY_VALUES} values, reconnecting`);
+        stream.destroy();
+        return true;
+      }
       try {
         return emit(event, ...args);
       } catch {
@@ -186,7 +240,7 @@ export function connectRedis(options: RedisOptions): RedisHandle {
     // A reply parsed (a value, or Redis's error: not a timeout's), whatever became of its command.
     const { resolve, reject } = command;
     command.resolve = (value) => {
-      unreplied = 0;
+      replied();
       if (refusing) {
         refusing = false;
         outage.up();
@@ -195,7 +249,7 @@ export function connectRedis(options: RedisOptions): RedisHandle {
     };
     command.reject = (error) => {
       if (error.name === 'ReplyError') {
-        unreplied = 0;
+        replied();
         const refusal = client.status === 'ready' ? REFUSAL.exec(error.message) : null;
         if (refusal) {
           refusing = true;

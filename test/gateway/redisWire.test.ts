@@ -4,6 +4,7 @@
  * answered without being closed. Replicas are reached over real HTTP.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { MAX_REPLY_VALUES } from '../../src/gateway/redis.js';
 import type { Logger } from '../../src/log.js';
 import { readyReplica, startRedis, startReplica, stopAfterEach, waitFor, type TestRedis } from '../helpers/redis.js';
 import { startRedisProxy, type RedisProxy } from '../helpers/redisProxy.js';
@@ -66,6 +67,20 @@ describe("Redis's wire misbehaving", () => {
     await waitFor(() => r.gateway.redis!.isRedisReady(), 'Redis used again');
     await waitFor(async () => (await r.post(VIEWER, admin)).json.extensions?.responseCache?.hit === true, 'a hit');
     expect(warnings).toEqual([expect.stringMatching(/^redis: a reply that cannot be read, reconnecting/)]);
+  });
+
+  it('a reply of more values than any the gateway reads drops its connection before the parser makes them all', async () => {
+    const r = await replica();
+    // Empty strings, 6 bytes each (an object each once parsed): 1.4 million of them, 8.4 MB within
+    // the bound on a reply's bytes, ran a 128 MB heap out.
+    const values = 2 * MAX_REPLY_VALUES;
+    proxy.answer(`*${values}\r\n${'$0\r\n\r\n'.repeat(values)}`);
+    const res = await r.post(VIEWER, admin);
+    expect(res.json.data).toEqual({ viewer: { displayName: 'Ada admin' } });
+    expect(res.json.extensions?.responseCache?.hit).not.toBe(true);
+    await waitFor(() => r.gateway.redis!.isRedisReady(), 'Redis used again');
+    await waitFor(async () => (await r.post(VIEWER, admin)).json.extensions?.responseCache?.hit === true, 'a hit');
+    expect(warnings).toEqual([expect.stringMatching(/^redis: a reply of over \d+ values, reconnecting/)]);
   });
 
   it('a connection nothing answers on any more, left open, is replaced once a probe times out on it', async () => {
