@@ -391,6 +391,18 @@ describe('Redis sick or holding foreign data', () => {
     expect(warnings).toEqual([]);
   });
 
+  it("an invalidation mark holding another program's value is dropped: results are stored again", async () => {
+    const r = await replica();
+    const viewer = { query: '{ viewer { displayName } }' };
+    // The mark every store reads (a write that got no answer), another type's; the type's own, a text that never expires.
+    await redis.client.hset('dg:rc:m:ts:*', 'field', 'value');
+    await redis.client.set('dg:rc:m:ts:User', 'foreign');
+    await r.post(viewer, admin);
+    await r.post(viewer, admin);
+    expect((await r.post(viewer, admin)).json.extensions?.responseCache?.hit).toBe(true);
+    expect(await redis.client.exists('dg:rc:m:ts:*', 'dg:rc:m:ts:User')).toBe(0);
+  });
+
   it('a rate-limit key holding what is not a count starts a window: the caller is still counted', async () => {
     const r = await replica({ callerRateLimit: 3 });
     const viewer = { query: '{ viewer { displayName } }' };

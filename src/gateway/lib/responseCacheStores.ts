@@ -248,17 +248,23 @@ if kind ~= 'zset' and kind ~= 'none' then redis.call('UNLINK', ${key}) end`;
 // KEYS[1]: the result; KEYS[2..n+1]: its lookup sets, KEYS[n+2..]: their invalidation marks and
 // EVERY_RESULT's. ARGV: JSON, ttl ms, expiry score, prune-before score, n, the invalidations counted
 // at the lookup. Nothing is stored when a mark is newer than that count (or is not a count:
-// `unsettled`, another program's value). The result is stored last: a failure on the way leaves it
+// `unsettled`, another program's value). Another program's value (neither, or of another type) is
+// dropped as well: else it kept every result holding its type (or, at EVERY_RESULT's mark, every
+// result) from being stored for as long as it was there (it need not expire). The result is stored last: a failure on the way leaves it
 // unstored rather than unindexed. An entry past the prune-before score goes only if its result is
 // gone: scores are replicas' wall clocks, and a replica stepped 2 hours forward dropped every live
 // result of a lookup set, which a write then left in place (served, stale, for the rest of its
 // ttl); a live one is scored again by its time left in Redis.
 const SET_SCRIPT = `
 local n = tonumber(ARGV[5])
+local refused = false
 for i = n + 2, #KEYS do
-  local mark = redis.call('GET', KEYS[i])
-  if mark and not (tonumber(mark) and tonumber(mark) <= tonumber(ARGV[6])) then return 0 end
+  local mark = redis.pcall('GET', KEYS[i])
+  local count = type(mark) == 'string' and tonumber(mark)
+  if mark and not count and mark ~= 'unsettled' then redis.call('UNLINK', KEYS[i]) end
+  if mark and not (count and count <= tonumber(ARGV[6])) then refused = true end
 end
+if refused then return 0 end
 local at = tonumber(ARGV[3]) - tonumber(ARGV[2])
 for i = 2, n + 1 do${NOT_A_LOOKUP_SET('KEYS[i]')}
   for _, old in ipairs(redis.call('ZRANGEBYSCORE', KEYS[i], '-inf', ARGV[4])) do
