@@ -13,7 +13,8 @@
  * While Redis is down, `failMode` decides: `open` counts in this replica's memory alone (each
  * replica then allows the limit, the operations Redis counted in the window included: the replica
  * counts every operation it lets through: a bound still, where operations went through uncounted and a
- * Redis slow after a start let 300 anonymous operations of one address through), `closed`
+ * Redis slow after a start let 300 anonymous operations of one address through; and a bound Redis
+ * losing its counts does not lift), `closed`
  * refuses them with RATE_LIMITED (retry after a second). *
  * A caller found over its limit is refused at once, for the rest of its window, before its body
  * is read and parsed (10 anonymous loops of the introspection query were refused ~1,500 times in
@@ -149,7 +150,10 @@ export function useCallerRateLimit(options: CallerRateLimitOptions & { endpoint?
   const countAgainst = async (key: string, limit: number, what: string): Promise<GraphQLError | undefined> => {
     const inRedis = redis ? await countInRedis(key) : null;
     const inReplica = !redis || failMode === 'open' ? countLocally(key) : null;
-    const counted = inRedis ?? inReplica;
+    // Redis may lose counts (evicted under `maxmemory`: `volatile-ttl` takes these minute-long keys
+    // first; flushed; restarted without persistence): the replica's own count, higher, is kept.
+    // Else each loss gave the caller the limit again, and a count evicted before each operation no limit at all.
+    const counted = inRedis && inReplica && inReplica.count > inRedis.count ? inReplica : (inRedis ?? inReplica);
     if (!counted) return rateLimited('Rate limit unavailable, retry later', 1);
     if (counted.count <= limit) return undefined;
     const error = rateLimited(
