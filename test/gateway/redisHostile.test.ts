@@ -403,6 +403,29 @@ describe('Redis sick or holding foreign data', () => {
     expect(await redis.client.exists('dg:rc:m:ts:*', 'dg:rc:m:ts:User')).toBe(0);
   });
 
+  it("the invalidations count holding another program's number is replaced: a write forgets its results, no more", async () => {
+    const [a, b] = [await replica(), await replica()];
+    const viewer = { query: '{ viewer { displayName } }' };
+    const space = { query: 'query($s: String!) { space(spaceId: $s) { title } }', variables: { s: spaceId } };
+    for (const count of ['1e3', '12.5', '99999999999999999999']) {
+      await redis.client.set('dg:rc:n', count);
+      for (const read of [viewer, space]) await b.post(read, admin);
+      expect((await b.post(viewer, admin)).json.extensions?.responseCache?.hit, count).toBe(true);
+      const renamed = await a.post(
+        {
+          query: 'mutation($input: UpdateSpaceInput!) { updateSpace(input: $input) { clientMutationId } }',
+          variables: { input: { spaceId, title: `Counted ${count}` } },
+        },
+        admin,
+      );
+      expect(renamed.json.errors).toBeUndefined();
+      // The space's result is forgotten; the viewer's, which holds no space, is kept.
+      expect((await b.post(space, admin)).json.data?.space.title, count).toBe(`Counted ${count}`);
+      expect((await b.post(viewer, admin)).json.extensions?.responseCache?.hit, count).toBe(true);
+      expect(await redis.client.get('dg:rc:n'), count).toMatch(/^\d{1,15}$/);
+    }
+  });
+
   it('a rate-limit key holding what is not a count starts a window: the caller is still counted', async () => {
     // Closed: Redis's count alone (fail-open also keeps the replica's own, when higher).
     const r = await replica({ callerRateLimit: 3, callerRateLimitFailMode: 'closed' });

@@ -280,11 +280,15 @@ return 1`;
 // KEYS[1]: the invalidations count, KEYS[2..]: the marks of the lookup sets invalidated. ARGV: the
 // marks' ttl ms, the count's. Counts one invalidation and marks each with the new count, but for an
 // `unsettled` one (a count that is not one, or a mark of another type, another program's value, is
-// replaced).
+// replaced). A count Redis cannot increment is not one: another type, or a number that is no
+// integer of 64 bits (\`1e3\`, \`12.5\`, 20 digits), which Lua's \`tonumber\` took for a count; every
+// invalidation then failed, its results left to be forgotten by a global renewal made later.
 const MARK_SCRIPT = `
-local kind = redis.call('TYPE', KEYS[1]).ok
-if kind ~= 'none' and (kind ~= 'string' or not tonumber(redis.call('GET', KEYS[1]))) then redis.call('DEL', KEYS[1]) end
-local count = redis.call('INCR', KEYS[1])
+local count = redis.pcall('INCR', KEYS[1])
+if type(count) ~= 'number' then
+  redis.call('DEL', KEYS[1])
+  count = redis.call('INCR', KEYS[1])
+end
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 for i = 2, #KEYS do
   local kind = redis.call('TYPE', KEYS[i]).ok
