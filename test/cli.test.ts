@@ -316,6 +316,30 @@ describe('npm run upstream', { timeout: 4 * HANG_MS }, () => {
     expect(await gateway.stop('SIGTERM')).toBe(0);
   });
 
+  it('--max-body-bytes at its maximum: a body whose parse the heap cannot hold is refused (413), never parsed', async () => {
+    // `npm start`'s heap: one 8 MB body of `{}` (some 180 MB once parsed) ran it out (SIGABRT),
+    // though the bodies budget admits one body alone whatever it holds.
+    const gateway = cli(
+      ['start', '--port', '0', '--upstream-url', started.rest, '--db', join(dir, 'unused.db'), '--max-body-bytes', '100000000'],
+      { NODE_OPTIONS: '--max-old-space-size=128' },
+    );
+    const url = (await gateway.line(/^GraphQL: (http:\/\/\S+)$/))[1];
+    const objects = `[${Array(2_700_000).fill('{}').join(',')}]`;
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${started.admin}`, 'content-type': 'application/json' },
+      body: `{"query":"query($v: JSON) { viewer { id } }","variables":{"v":${objects}}}`,
+    });
+    expect(res.status).toBe(413);
+    const { errors } = (await res.json()) as { errors: Array<{ message: string; extensions: Record<string, unknown> }> };
+    expect(errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', limit: 'maxBodyBytes' });
+    expect(errors[0].message).toMatch(/^maxBodyBytes: Request body would take about \d+ bytes once parsed/);
+    expect((await gql(url, started.admin, '{ viewer { displayName } }')).body).toEqual({
+      data: { viewer: { displayName: 'Ada Lovelace' } },
+    });
+    expect(await gateway.stop('SIGTERM')).toBe(0);
+  });
+
   it('SIGTERM exits 0', async () => {
     expect(await first.stop('SIGTERM')).toBe(0);
   });

@@ -33,6 +33,7 @@ import { getHeapStatistics } from 'node:v8';
 import { GraphQLError } from 'graphql';
 import { BytesInFlight, jsonShape, parsedBytes } from '../../rest/index.js';
 import { errorBody } from './errorResponse.js';
+import { limitError } from './limitError.js';
 import { closeWhenAnswered, heldBodyBytes, whenResponseDone } from './httpBounds.js';
 
 export function defaultRequestBytesInFlight(maxBodyBytes: number): number {
@@ -57,6 +58,15 @@ export const SMALL_PARSE_BYTES = 16 * 1024;
  */
 const MOST_PARSED_PER_CHAR = 48;
 
+/**
+ * The most one request's parse may build, even alone (the budget admits one request alone whatever
+ * it holds): half of V8's heap limit (about 76 MiB under `npm start`). A body within the default
+ * `--max-body-bytes` builds at most some 48 MB; under `--max-body-bytes 100000000` (the setting's
+ * maximum), one token's single 8 MB body of `{}` in its variables, alone, built some 180 MB and
+ * ran `npm start`'s heap out. Past it, the body is refused (`parseTooLarge`), never parsed.
+ */
+export const LARGEST_PARSE_BYTES = Math.floor(getHeapStatistics().heap_size_limit / 2);
+
 /** What an admitted request holds of the budget, and for which caller (see `holdParsedBody`). */
 const held = new WeakMap<IncomingMessage, { bodies: BytesInFlight; caller: string; bytes: number }>();
 
@@ -71,11 +81,13 @@ export function countedBody(req: IncomingMessage | undefined): boolean {
 /**
  * Takes, for the admitted request `req`, `bytes` of the budget in all (what its parse builds) if
  * that is more than it holds, until its response is done; false (nothing more taken) when the
- * budget refuses them, as it would refuse a body of that size. A request that took nothing holds
- * no more (a small body, or one outside any budget: tests).
+ * budget refuses them, as it would refuse a body of that size, or when they pass
+ * LARGEST_PARSE_BYTES, alone too. A request that took nothing holds no more (a small body, or one
+ * outside any budget: tests).
  */
 export function holdParsedBody(req: IncomingMessage | undefined, bytes: number): boolean {
   if (!req) return true;
+  if (bytes > LARGEST_PARSE_BYTES) return false;
   const hold = held.get(req);
   if (!hold) {
     const take = uncounted.get(req);
@@ -119,6 +131,21 @@ export const PARSED_BODY_REFUSAL = {
 
 /** PARSED_BODY_REFUSAL as the GraphQL error a plugin throws or answers. */
 export const parsedBodyRefused = () => new GraphQLError(PARSED_BODY_REFUSAL.message, { extensions: PARSED_BODY_REFUSAL.extensions });
+
+/**
+ * The refusal of a body whose parse would build more than LARGEST_PARSE_BYTES, which no wait makes
+ * room for: 413 BAD_USER_INPUT (`maxBodyBytes`), as a body over the bound is refused.
+ */
+export const parseTooLarge = (bytes: number) => {
+  const error = limitError(
+    'maxBodyBytes',
+    LARGEST_PARSE_BYTES,
+    `Request body would take about ${bytes} bytes once parsed, more than the gateway holds for one request (${LARGEST_PARSE_BYTES}); send fewer or larger values.`,
+    bytes,
+  );
+  error.extensions.http = { status: 413 };
+  return error;
+};
 
 /**
  * `admit(req, res, caller)` takes the request's bytes of the budget, for the caller's budget key

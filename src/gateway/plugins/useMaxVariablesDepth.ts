@@ -18,7 +18,14 @@ import { LONE_SURROGATE } from '../../api/validate.js';
 import type { IncomingMessage } from 'node:http';
 import { jsonShape, parsedBytes } from '../../rest/index.js';
 import { limitError } from '../lib/limitError.js';
-import { holdParse, holdParsedBody, holdParsedText, parsedBodyRefused } from '../lib/requestBytesInFlight.js';
+import {
+  holdParse,
+  holdParsedBody,
+  holdParsedText,
+  LARGEST_PARSE_BYTES,
+  parsedBodyRefused,
+  parseTooLarge,
+} from '../lib/requestBytesInFlight.js';
 
 /**
  * Deeper than any input of the schema needs; far from the stack's limit. The REST API refuses a
@@ -172,7 +179,7 @@ export function holdParsedQuery(url: string, incoming: IncomingMessage | undefin
  */
 function withCheckedJson(request: Request, checked: WeakSet<object>, incoming: IncomingMessage | undefined): Request {
   const holdParsed = (bytes: number) => {
-    if (!holdParsedBody(incoming, bytes)) throw parsedBodyRefused();
+    if (!holdParsedBody(incoming, bytes)) throw bytes > LARGEST_PARSE_BYTES ? parseTooLarge(bytes) : parsedBodyRefused();
   };
   const text = async () => {
     const body = await request.text();
