@@ -236,6 +236,12 @@ export function connectRedis(options: RedisOptions): RedisHandle {
   // is a miss or the rate limit's fail mode, as when Redis is down, and the same outage's warning
   // (there was only a debug line per command), then a line once commands succeed again.
   let refusing = false;
+  // The URL's database refused (`/16` where Redis has 16, 0 to 15): ioredis only emits the SELECT's
+  // error and goes on with the connection, on database 0. The gateway took it as ready and kept its
+  // cache, rate limits and APQ in database 0 (another program's, maybe), `/ready` saying `ok`. Such
+  // a connection is never used: Redis is down for the gateway until a connection selects it.
+  let unselected = false;
+  client.on('connect', () => (unselected = false));
   client.sendCommand = ((command: RedisCommand, stream?: unknown) => {
     // A reply parsed (a value, or Redis's error: not a timeout's), whatever became of its command.
     const { resolve, reject } = command;
@@ -250,6 +256,10 @@ export function connectRedis(options: RedisOptions): RedisHandle {
     command.reject = (error) => {
       if (error.name === 'ReplyError') {
         replied();
+        if (command.name === 'select' && client.status !== 'ready') {
+          unselected = true;
+          outage.down(`cannot select database ${String(command.args[0])}`, errorCode(error));
+        }
         const refusal = client.status === 'ready' ? REFUSAL.exec(error.message) : null;
         if (refusal) {
           refusing = true;
@@ -321,6 +331,7 @@ export function connectRedis(options: RedisOptions): RedisHandle {
   };
 
   client.on('ready', () => {
+    if (unselected) return;
     up = true;
     breaker.reset();
     outage.up();

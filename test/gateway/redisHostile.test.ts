@@ -9,7 +9,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DRAIN_ROUNDS, INVALIDATION_BATCH } from '../../src/gateway/lib/responseCacheStores.js';
 import { addMember, createUser } from '../../src/upstream/bootstrap.js';
-import { readyReplica, startRedis, startReplica, stopAfterEach, waitFor, type TestRedis } from '../helpers/redis.js';
+import { listening, readyReplica, startRedis, startReplica, stopAfterEach, waitFor, type TestRedis } from '../helpers/redis.js';
 import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
 
 const CR = 'query($s: String!, $c: String!) { changeRequest(spaceId: $s, changeRequestId: $c) { subject } }';
@@ -314,6 +314,29 @@ describe('Redis sick or holding foreign data', () => {
     } finally {
       await redis.client.config('SET', 'requirepass', '');
     }
+  });
+
+  it("a URL's database Redis does not have is an outage: nothing is kept in database 0, Redis counts as down", async () => {
+    const lines: Array<[string, string, Record<string, unknown> | undefined]> = [];
+    const line = (level: string) => (msg: string, fields?: Record<string, unknown>) => void lines.push([level, msg, fields]);
+    const log = { debug: line('debug'), info: line('info'), warn: line('warn'), error: line('error') };
+    // Redis has 16 databases, 0 to 15.
+    const r = await listening(track(startReplica(upstream.url, { redisUrl: `${redis.url}/16`, responseCacheTtlMs: 60_000, log })));
+    await waitFor(() => lines.some(([level]) => level === 'warn'), 'the warning');
+    for (let n = 0; n < 2; n++) {
+      const read = await r.post({ query: '{ viewer { displayName } }' }, admin);
+      expect(read.json.data).toEqual({ viewer: { displayName: 'Ada admin' } });
+      expect(read.json.extensions?.responseCache?.hit).not.toBe(true);
+    }
+    expect(await redis.client.dbsize()).toBe(0);
+    expect(r.gateway.redis!.isRedisReady()).toBe(false);
+    expect(lines.filter(([level]) => level === 'warn')).toEqual([
+      [
+        'warn',
+        expect.stringMatching(/^redis: cannot select database 16/),
+        { redis: expect.stringMatching(/^127\.0\.0\.1:\d+$/), error: 'ERR' },
+      ],
+    ]);
   });
 
   it('a Redis refusing commands on a live connection is an outage: one warning naming its refusal, one line when it takes them again', async () => {
