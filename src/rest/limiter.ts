@@ -61,8 +61,10 @@ export class Limiter {
       this.active++;
       return undefined;
     }
-    if (this.waiting >= this.config.queueTotal) throw new Overloaded('total');
+    // The caller's own queue first: with no queue (`queuePerCaller` 0, the total 0 too), a caller's
+    // call past its slots was refused as the gateway's (UPSTREAM_UNAVAILABLE), nobody else waiting.
     if (caller.active >= this.config.perCaller && caller.queue.length >= this.config.queuePerCaller) throw new Overloaded('caller');
+    if (this.waiting >= this.config.queueTotal) throw new Overloaded('total');
     return this.acquireSlowly(caller, signal);
   }
 

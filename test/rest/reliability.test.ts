@@ -433,6 +433,16 @@ describe('concurrency bounds', () => {
     expect(tally(second).ok).toBeGreaterThanOrEqual(3);
   });
 
+  it('with no queue (queueLimit 0), a caller past its concurrency gets RATE_LIMITED, not UPSTREAM_UNAVAILABLE', async () => {
+    // The total queue is 0 too: one caller's second call at once was told the gateway was at its
+    // limit of queued calls, nobody else waiting.
+    const { server } = await slowServer();
+    const { rest } = client(server.url, { concurrency: 2, callerConcurrency: 1, queueLimit: 0 });
+    const calls = await Promise.allSettled(Array.from({ length: 3 }, (_, i) => rest.forCaller('Bearer a').get(`/a/${i}`)));
+    expect(tally(calls)).toEqual({ ok: 1, RATE_LIMITED: 2 });
+    expect(server.requests).toHaveLength(1);
+  });
+
   it('a call waiting in the queue still ends at its deadline', async () => {
     const server = await badServer();
     server.fallback = () => undefined; // never answers
