@@ -154,10 +154,12 @@ const TABLE = [
     env: 'UPSTREAM_BODY_TIMEOUT_MS',
     kind: 'int',
     min: 1,
-    max: 600_000,
+    // A REST call (its attempts, their bodies) ends at its 30 s deadline (rest/client.ts): up to
+    // 600000 was accepted, and any gap past 30 s was cut there all the same.
+    max: 30_000,
     fallback: () => 30_000,
     commands: ['start'],
-    help: 'Gateway: time allowed between two chunks of a REST response body',
+    help: "Gateway: time allowed between two chunks of a REST response body (at most a call's 30 s deadline)",
   },
   {
     key: 'retries',

@@ -24,6 +24,10 @@ describe('config', () => {
     expect(() => parseConfig('upstream', ['--upstream-url', 'https://api.gitbook.com/v1'], {})).toThrow(/Unknown option/);
     expect(() => parseConfig('start', ['--default-page-size', '200', '--max-page-size', '100'], {})).toThrow(/default-page-size/);
     expect(() => parseConfig('start', ['--port', '4010'], {})).toThrow('--port and --upstream-port (4010) must differ');
+    // A call ends at its 30 s deadline: a longer gap between two chunks was accepted, and cut there.
+    expect(() => parseConfig('start', [], { UPSTREAM_BODY_TIMEOUT_MS: '60000' })).toThrow(
+      'UPSTREAM_BODY_TIMEOUT_MS: "60000" is not a whole number from 1 to 30000',
+    );
     for (const path of ['/graphql', '/graphql/', '/health', '/ready'])
       expect(() => parseConfig('start', ['--metrics-path', path], {})).toThrow(
         `--metrics-path: "${path}" is a path the gateway serves already`,
