@@ -695,6 +695,13 @@ export function parseConfig(command: Command, argv: string[], env: NodeJS.Proces
   const c = assemble(command, values);
   if (c.persistedOnly && !c.persistedOperations)
     throw new ConfigError('--persisted-only needs --persisted-operations (the file of the operations it accepts)');
+  // Without Redis, /ready had no Redis to require, and the fail mode no Redis to fail: each was taken
+  // and did nothing. REDIS_REQUIRED=true with REDIS_URL empty (a secret not mounted: empty is unset)
+  // ran every replica on its own memory, each ready, each counting its callers alone.
+  if (!c.redisUrl && (c.redisRequired || c.callerRateLimitFailMode === 'closed'))
+    throw new ConfigError(
+      `${c.redisRequired ? '--redis-required' : '--caller-rate-limit-fail-mode closed'} needs --redis-url (without Redis it does nothing)`,
+    );
   if (c.limits.defaultPageSize > c.limits.maxPageSize)
     throw new ConfigError(`--default-page-size (${c.limits.defaultPageSize}) must not exceed --max-page-size (${c.limits.maxPageSize})`);
   if (command === 'start' && c.rest.callerConcurrency > c.rest.concurrency)

@@ -122,6 +122,13 @@ describe('config', () => {
       /CALLER_RATE_LIMIT_FAIL_MODE: "maybe" must be one of open, closed/,
     );
     expect(() => parseConfig('start', ['--persisted-only'], {})).toThrow(/--persisted-only needs --persisted-operations/);
+    // Taken, and nothing done: /ready had no Redis to require, the rate limit no Redis to fail.
+    expect(() => parseConfig('start', [], { REDIS_REQUIRED: 'true', REDIS_URL: '' })).toThrow(
+      '--redis-required needs --redis-url (without Redis it does nothing)',
+    );
+    expect(() => parseConfig('start', ['--caller-rate-limit-fail-mode', 'closed'], {})).toThrow(
+      '--caller-rate-limit-fail-mode closed needs --redis-url (without Redis it does nothing)',
+    );
     expect(helpText('start')).toMatch(/--persisted-only {2,}PERSISTED_ONLY/);
   });
 
@@ -158,7 +165,8 @@ describe('config', () => {
 
   it('reads flags as before: last one wins, a bool alone is true or takes =true/=false, anything else is refused', () => {
     expect(parseConfig('start', ['--port', '5', '--port=6'], {}).port).toBe(6);
-    expect(parseConfig('start', ['--redis-required'], {}).redisRequired).toBe(true);
+    const redis = ['--redis-url', 'redis://127.0.0.1:6379'];
+    expect(parseConfig('start', ['--redis-required', ...redis], {}).redisRequired).toBe(true);
     expect(parseConfig('start', ['--redis-required=false'], { REDIS_REQUIRED: 'true' }).redisRequired).toBe(false);
     // `false` was an unknown option: said as the mistake it is.
     expect(() => parseConfig('start', ['--redis-required', 'false'], {})).toThrow(
