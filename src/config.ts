@@ -4,6 +4,7 @@
  * start with a message that names the setting.
  */
 import { parseArgs } from 'node:util';
+import { getHeapStatistics } from 'node:v8';
 import { DEFAULT_IPV6_PREFIX } from './clientNetwork.js';
 
 export type Command = 'start' | 'upstream';
@@ -675,6 +676,12 @@ export type Config = { command: Command } & Fields<Exclude<Entry, { group: Group
 
 export class ConfigError extends Error {}
 
+/**
+ * A quarter of V8's heap limit (about 38 MiB under `npm start`): the bytes of results being written
+ * at once (useMaxResponseBytes.ts), and so the largest result the heap holds while it is written.
+ */
+export const resultsHeapBytes = () => Math.floor(getHeapStatistics().heap_size_limit / 4);
+
 const settingsFor = (command: Command) => SETTINGS.filter((s) => !s.commands || s.commands.includes(command));
 
 /** Paths the gateway serves besides its metrics: GraphQL (and below it: graphql-sse's, GraphiQL's assets), liveness and readiness. */
@@ -695,6 +702,12 @@ export function parseConfig(command: Command, argv: string[], env: NodeJS.Proces
   const c = assemble(command, values);
   if (c.persistedOnly && !c.persistedOperations)
     throw new ConfigError('--persisted-only needs --persisted-operations (the file of the operations it accepts)');
+  // A result's JSON text is on the heap while it is written: under `npm start`, --max-response-bytes
+  // 1000000000 let one token's 120 MB result (150 aliases of a 800 KB comment) run the heap out.
+  if (command === 'start' && c.limits.maxResponseBytes > resultsHeapBytes())
+    throw new ConfigError(
+      `--max-response-bytes (${c.limits.maxResponseBytes}) must not exceed a quarter of the heap limit (${resultsHeapBytes()} under this process's --max-old-space-size): a result is on the heap while it is written`,
+    );
   // Without Redis, /ready had no Redis to require, and the fail mode no Redis to fail: each was taken
   // and did nothing. REDIS_REQUIRED=true with REDIS_URL empty (a secret not mounted: empty is unset)
   // ran every replica on its own memory, each ready, each counting its callers alone.

@@ -523,6 +523,12 @@ describe('options', { timeout: 2 * HANG_MS }, () => {
         { REDIS_URL: 'redis://:s3cret@127.0.0.1:99999' },
         /^Configuration error: REDIS_URL: must be a redis:\/\/ or rediss:\/\/ URL/,
       ],
+      // Under `npm start`'s heap, one token's 120 MB result ran it out while it was written.
+      [
+        ['start', '--port', '0', '--upstream-port', '0', '--db', ':memory:', '--max-response-bytes', '1000000000'],
+        { NODE_OPTIONS: '--max-old-space-size=128' },
+        /^Configuration error: --max-response-bytes \(1000000000\) must not exceed a quarter of the heap limit \(\d+ under/,
+      ],
       // The exporter took it as unset and sent the spans to localhost:4318, while tracing was logged as on.
       [
         ['start', '--port', '0', '--upstream-port', '0', '--db', ':memory:'],

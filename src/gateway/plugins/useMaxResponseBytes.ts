@@ -25,9 +25,9 @@
  * useGraphQLSSE.ts.
  * A mutation's result is not refused whole (madeWrites): its writes are made.
  */
-import { getHeapStatistics } from 'node:v8';
 import { getOperationAST, GraphQLError, type ExecutionResult } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
+import { resultsHeapBytes } from '../../config.js';
 import { BytesInFlight } from '../../rest/index.js';
 import { whenResponseDone, type NodeServerContext } from '../lib/httpBounds.js';
 import { callerBudget } from '../lib/callerHash.js';
@@ -41,7 +41,7 @@ import { writtenLength } from '../lib/writtenAs.js';
  * bound, written at the same moment, could still exhaust it (80 of 3.8 MB did under `npm start`).
  */
 export function defaultResponseBytesInFlight(maxResponseBytes: number): number {
-  return Math.max(maxResponseBytes, Math.floor(getHeapStatistics().heap_size_limit / 4));
+  return Math.max(maxResponseBytes, resultsHeapBytes());
 }
 
 type Part = { result: ExecutionResult; setResult(r: ExecutionResult): void };
