@@ -795,7 +795,10 @@ function redisUrl(raw: string): boolean {
   } catch {
     return false;
   }
-  return /^rediss?:$/.test(url.protocol) && url.hostname !== '' && /^(\/\d*)?$/.test(url.pathname);
+  // The scheme as written, in lower case and first: ioredis turns TLS on for `rediss://` alone, so
+  // `REDISS://` (which the URL parser lowers) sent the password in the clear, and a leading blank
+  // (which it drops) ended the start with a stack trace printing the URL, password included.
+  return /^rediss?:\/\//.test(raw) && url.hostname !== '' && /^(\/\d*)?$/.test(url.pathname);
 }
 
 function convert(s: Setting, raw: string, source: string): unknown {

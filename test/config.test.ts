@@ -64,6 +64,11 @@ describe('config', () => {
       expect(refusal(['--redis-url', url])).toMatch(/^--redis-url: must be a redis:\/\/ or rediss:\/\/ URL/);
     // Taken as database 0.
     expect(refusal([], { REDIS_URL: 'redis://:s3cret@h:6379/cache' })).toMatch(/^REDIS_URL: must be a redis:\/\//);
+    // ioredis reads the scheme as written: without TLS (the password sent in the clear), and a stack
+    // trace printing the password after the embedded REST API had started.
+    for (const url of ['REDISS://:s3cret@h:6380', 'Redis://:s3cret@h:6379', ' redis://:s3cret@h:6379'])
+      expect(refusal([], { REDIS_URL: url })).toMatch(/^REDIS_URL: must be a redis:\/\/ or rediss:\/\/ URL/);
+    expect(parseConfig('start', [], { REDIS_URL: 'redis://h:6379/2\n' }).redisUrl).toBe('redis://h:6379/2\n');
     expect(parseConfig('start', ['--redis-url', 'rediss://me:s3cret@[::1]:6380/2'], {}).redisUrl).toBe('rediss://me:s3cret@[::1]:6380/2');
     // CORS off, as unset.
     expect(refusal(['--cors-origin', ' , '])).toBe('--cors-origin: names no origin');
