@@ -25,11 +25,14 @@
  * the whole is served again for a second (RENDER_KEPT_MS).
  */
 import { createHash } from 'node:crypto';
+import { getHeapStatistics } from 'node:v8';
 import type { DocumentNode, ExecutionResult } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { DEFAULTS } from '../config.js';
-import { errorCode, type RestCall } from '../rest/index.js';
+import { BytesInFlight, errorCode, type RestCall } from '../rest/index.js';
+import { callerBudget } from './lib/callerHash.js';
+import { whenResponseDone, type NodeServerContext } from './lib/httpBounds.js';
 import { clientLeft } from './lib/plainPost.js';
 import { requestPath } from './lib/requestPath.js';
 import { clientCode } from './plugins/useRequestErrorCodes.js';
@@ -62,6 +65,13 @@ export interface MetricsOptions {
    * the gateway passes "its token is one the REST API accepted").
    */
   namesFrom?: (request: Request) => boolean;
+  /**
+   * Bytes of scrapes being written at once (default: defaultScrapeBytesInFlight): each holds its
+   * text's length until its response is written or closed, each client (its budget key:
+   * lib/callerHash.ts) with a share as in src/rest/bytesInFlight.ts, and a scrape past it is
+   * refused (503, `Retry-After: 1`). A scrape alone is always served.
+   */
+  scrapeBytesInFlight?: number;
 }
 
 export const MAX_OPERATION_NAMES = 200;
@@ -74,6 +84,23 @@ export const MAX_LABEL_NAME_LENGTH = 64;
  * 15–60 s; concurrent scrapes share one render.
  */
 const RENDER_KEPT_MS = 1_000;
+
+/**
+ * Bytes of /metrics texts being written at once, by default a sixteenth of V8's heap limit (about
+ * 9.5 MiB under `npm start`, six texts of 200 operation names). The text is one for concurrent
+ * scrapes, but node:http copies what a socket does not take at once into each response's own
+ * memory, and compresses each response's copy on its own: 1,000 anonymous connections asking for
+ * a 1.6 MB text (four pipelined on each) and never reading took the process from 150 MB to 1.8 GB
+ * of RSS (1.2 GB with `gzip`), outside every bound, for the minute the write-stall timeout let
+ * them stay. A budget of its own, not the results' (useMaxResponseBytes.ts): anonymous scrapes
+ * nobody reads would hold that one, and every token's large results would be refused meanwhile.
+ */
+export function defaultScrapeBytesInFlight(): number {
+  return Math.floor(getHeapStatistics().heap_size_limit / 16);
+}
+
+/** The answer to a scrape past MetricsOptions.scrapeBytesInFlight. */
+const BUSY = 'The gateway is writing too many large answers at once; try again shortly.\n';
 const CIRCUIT_STATES: CircuitState[] = ['closed', 'open', 'half-open'];
 const OPERATION_LABELS = ['operationName', 'operationType', 'outcome'] as const;
 type OperationLabel = (typeof OPERATION_LABELS)[number];
@@ -89,6 +116,7 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
   const now = options.now ?? (() => performance.now());
   const slowRenderMs = options.slowRenderMs ?? 10;
   let render: { text: Promise<string>; until: number } | undefined;
+  const written = new BytesInFlight(options.scrapeBytesInFlight ?? defaultScrapeBytesInFlight());
   /** The registry's text: one render for concurrent scrapes, and a slow one kept for RENDER_KEPT_MS. */
   const rendered = (): Promise<string> => {
     if (render && now() < render.until) return render.text;
@@ -107,9 +135,16 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     return current.text;
   };
   const serve: Plugin = {
-    onRequest({ request, fetchAPI, endResponse }) {
+    onRequest({ request, serverContext, fetchAPI, endResponse }) {
       if (requestPath(request.url) !== endpoint) return;
-      return rendered().then((text) => endResponse(new fetchAPI.Response(text, { headers: { 'Content-Type': registry.contentType } })));
+      return rendered().then((text) => {
+        const { req, res } = serverContext as NodeServerContext;
+        // No response over another transport (yoga.fetch): nothing waits to be written.
+        const held = !res || written.takeUntil(callerBudget(request), text.length, (release) => whenResponseDone(req, res, release));
+        if (!held)
+          return endResponse(new fetchAPI.Response(BUSY, { status: 503, headers: { 'Content-Type': 'text/plain', 'Retry-After': '1' } }));
+        endResponse(new fetchAPI.Response(text, { headers: { 'Content-Type': registry.contentType } }));
+      });
     },
   };
   const operations: OperationMetrics = {

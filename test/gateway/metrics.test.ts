@@ -1,11 +1,14 @@
-import { connect } from 'node:net';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { connect, type Socket } from 'node:net';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseConfig } from '../../src/config.js';
 import { buildGateway, type Gateway } from '../../src/gateway/app.js';
+import { MAX_PIPELINED } from '../../src/gateway/lib/httpBounds.js';
 import { MAX_LABEL_NAME_LENGTH, MAX_OPERATION_NAMES } from '../../src/gateway/metrics.js';
 import { silentLogger } from '../../src/log.js';
 import { error, hang, startBadServer } from '../helpers/badServer.js';
+import { until } from '../helpers/clock.js';
 import { startStack, type TestStack } from '../helpers/gateway.js';
 
 type Family = ReturnType<typeof parsePrometheusTextFormat>[number];
@@ -356,5 +359,42 @@ describe('retries', () => {
     await using s = await startStack({ metrics: false });
     expect(s.gateway.metrics).toBeUndefined();
     expect((await s.gateway.yoga.fetch('http://gateway.test/metrics')).status).toBe(404);
+  });
+});
+
+describe('a scrape whose client never reads', () => {
+  it('holds its text of the scrapes budget until its connection goes: scrapes past it are answered 503 meanwhile', async () => {
+    await using s = await startStack({ metrics: { scrapeBytesInFlight: 64 * 1024 } });
+    const url = new URL(await s.gateway.start());
+    // MAX_OPERATION_NAMES names of MAX_LABEL_NAME_LENGTH characters (a token's: its first call proves it):
+    // a text of about 500 KB, of which MAX_PIPELINED + 1 are more than loopback's socket buffers take.
+    await s.data('{ viewer { id } }');
+    for (let i = 0; i < MAX_OPERATION_NAMES; i += 20)
+      await Promise.all(
+        Array.from({ length: 20 }, (_, k) => s.data(`query ${`Q${i + k}_`.padEnd(MAX_LABEL_NAME_LENGTH, 'x')} { __typename }`)),
+      );
+    const scrape = async () => {
+      const res = await fetch(`${url.origin}/metrics`);
+      return [res.status, res.headers.get('retry-after'), (await res.text()).length > 300_000];
+    };
+    expect(await scrape()).toEqual([200, null, true]);
+    const accepted: Socket[] = [];
+    const onSocket = (message: unknown) => accepted.push((message as { socket: Socket }).socket);
+    subscribe('net.server.socket', onSocket);
+    const reader = connect(Number(url.port), url.hostname);
+    reader.on('error', () => undefined);
+    await new Promise((resolve) => reader.once('connect', resolve));
+    unsubscribe('net.server.socket', onSocket);
+    const served = accepted.find((socket) => socket.remotePort === reader.localPort)!;
+    reader.pause();
+    reader.write(`GET /metrics HTTP/1.1\r\nHost: ${url.host}\r\n\r\n`.repeat(MAX_PIPELINED + 1));
+    // Once its scrapes no longer fit its socket, the next one waits in the gateway, holding its text.
+    // Before: nothing held it, and 1,000 such connections took the process to 1.8 GB of RSS.
+    await until(() => served.writableLength > 0);
+    await expect.poll(scrape, { timeout: 10_000 }).toEqual([503, '1', false]);
+    // Its connection gone, the budget is back to rest: the next scrape is served.
+    reader.destroy();
+    await until(() => served.destroyed);
+    expect(await scrape()).toEqual([200, null, true]);
   });
 });
