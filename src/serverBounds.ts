@@ -189,7 +189,10 @@ function capConnections(server: Server, max: number, perAddress: number, ipv6Pre
  * for as long as the client keeps the connection open: a dozen connections of one token that
  * never read their 3.6 MB results held that token's share for good. node:http arms a socket
  * timeout of `server.timeout` on each connection, renewed by every read and write (a client
- * reading slowly renews it); on its expiry the server's `timeout` listener decides. A connection
+ * reading slowly renews it); on its expiry the server's `timeout` listener decides. net.Socket
+ * holds back an expiry while the write it began last has moved since (its `kLastWriteQueueSize`,
+ * the write's bytes, against the handle's queue), so a write the socket took part of at once is
+ * cut after up to `2 × ms` (60 s by default, measured). A connection
  * with nothing waiting (a request whose REST calls are slow, a quiet event stream) is left open.
  * One with no response under way is closed too: node:http's keep-alive timeout fires the same
  * listener, and once a server has one it closes nothing itself. Left open, idle keep-alive
