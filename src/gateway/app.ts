@@ -161,7 +161,10 @@ export function buildGateway(options: GatewayOptions): Gateway {
   // Whether the request's token is one the REST API accepted: only such callers add operation names
   // to the labels and span names (metrics.ts, plugins/useTracing.ts) and have response-cache sessions.
   const acceptedToken = (request: Request) => rest.identify(request.headers.get('authorization') ?? undefined, undefined).proven;
-  const metrics = options.metrics === false ? undefined : createMetrics({ namesFrom: acceptedToken, ...options.metrics });
+  // Bodies the same for every caller (kept introspection answers, /metrics' renders), compressed once (lib/sharedBodies.ts).
+  const sharedBodies = new SharedBodies();
+  const metrics =
+    options.metrics === false ? undefined : createMetrics({ namesFrom: acceptedToken, shared: sharedBodies, ...options.metrics });
   const debug = (options.logLevel ?? 'debug') === 'debug';
   const rest = createRestClient({
     ...options.rest,
@@ -200,8 +203,6 @@ export function buildGateway(options: GatewayOptions): Gateway {
   // it; with CORS on, by the plugin (Yoga adds the CORS headers a browser needs to read the 429).
   const refuseOnArrival = rateLimit && !options.corsOrigins?.length ? rateLimit.refuseOnArrival : undefined;
   const streams = useStreamShutdown();
-  // Kept introspection answers' texts, compressed once for every caller (lib/sharedBodies.ts).
-  const sharedBodies = new SharedBodies();
   const introspection = introspectionWorker({ log, maxBytes: limits.maxResponseBytes });
   // Parsed documents by text, bounded in bytes (see parseCache.ts), not only in entries.
   const parsed = parseCache();

@@ -35,6 +35,7 @@ import { callerBudget } from './lib/callerHash.js';
 import { whenResponseDone, type NodeServerContext } from './lib/httpBounds.js';
 import { clientLeft } from './lib/plainPost.js';
 import { requestPath } from './lib/requestPath.js';
+import type { SharedBodies } from './lib/sharedBodies.js';
 import { clientCode } from './plugins/useRequestErrorCodes.js';
 
 export type CircuitState = 'closed' | 'open' | 'half-open';
@@ -72,6 +73,11 @@ export interface MetricsOptions {
    * refused (503, `Retry-After: 1`). A scrape alone is always served.
    */
   scrapeBytesInFlight?: number;
+  /**
+   * Where each render's text is registered while it is the latest (lib/sharedBodies.ts), so that
+   * the scrapes it answers are written from bytes made once and compressed once per encoding.
+   */
+  shared?: SharedBodies;
 }
 
 export const MAX_OPERATION_NAMES = 200;
@@ -87,13 +93,16 @@ const RENDER_KEPT_MS = 1_000;
 
 /**
  * Bytes of /metrics texts being written at once, by default a sixteenth of V8's heap limit (about
- * 9.5 MiB under `npm start`, six texts of 200 operation names). The text is one for concurrent
- * scrapes, but node:http copies what a socket does not take at once into each response's own
- * memory, and compresses each response's copy on its own: 1,000 anonymous connections asking for
- * a 1.6 MB text (four pipelined on each) and never reading took the process from 150 MB to 1.8 GB
+ * 9.5 MiB under `npm start`, six texts of 200 operation names). Written as a string, the text
+ * was copied by node:http into each response's own memory where its socket did not take it at
+ * once, and each response compressed a copy of its own: 1,000 anonymous connections asking for a
+ * 1.6 MB text (four pipelined on each) and never reading took the process from 150 MB to 1.8 GB
  * of RSS (1.2 GB with `gzip`), outside every bound, for the minute the write-stall timeout let
- * them stay. A budget of its own, not the results' (useMaxResponseBytes.ts): anonymous scrapes
- * nobody reads would hold that one, and every token's large results would be refused meanwhile.
+ * them stay. The scrapes of one render now share its bytes (`shared`), but a render is made anew
+ * after a second (at each scrape when it is fast), and an unread scrape keeps its own for as long
+ * as it stays: each still holds its text's length here. A budget of its own, not the results'
+ * (useMaxResponseBytes.ts): anonymous scrapes nobody reads would hold that one, and every token's
+ * large results would be refused meanwhile.
  */
 export function defaultScrapeBytesInFlight(): number {
   return Math.floor(getHeapStatistics().heap_size_limit / 16);
@@ -116,6 +125,8 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
   const now = options.now ?? (() => performance.now());
   const slowRenderMs = options.slowRenderMs ?? 10;
   let render: { text: Promise<string>; until: number } | undefined;
+  /** The text of the render last registered in `options.shared`. */
+  let sharedText: string | undefined;
   const written = new BytesInFlight(options.scrapeBytesInFlight ?? defaultScrapeBytesInFlight());
   /** The registry's text: one render for concurrent scrapes, and a slow one kept for RENDER_KEPT_MS. */
   const rendered = (): Promise<string> => {
@@ -124,9 +135,16 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     const current: { text: Promise<string>; until: number } = { text: registry.metrics(), until: Infinity };
     render = current;
     current.text.then(
-      () => {
+      (text) => {
         const took = now() - started;
         current.until = took >= slowRenderMs ? now() + RENDER_KEPT_MS : 0;
+        // Compressed at each scrape, a text of 200 operation names (1.6 MB) cost a copy of it and
+        // 4-8 ms of libuv's threadpool per anonymous request: 4,000 scrapes pipelined on 1,000
+        // connections kept 500 of them waiting for the pool (where every other response's
+        // compression waits too) for over a minute.
+        if (!options.shared) return;
+        if (sharedText !== undefined) options.shared.delete(sharedText);
+        options.shared.add((sharedText = text));
       },
       () => {
         if (render === current) render = undefined;

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseConfig } from '../../src/config.js';
 import { buildGateway, type Gateway } from '../../src/gateway/app.js';
 import { MAX_PIPELINED } from '../../src/gateway/lib/httpBounds.js';
+import { SharedBodies } from '../../src/gateway/lib/sharedBodies.js';
 import { MAX_LABEL_NAME_LENGTH, MAX_OPERATION_NAMES } from '../../src/gateway/metrics.js';
 import { silentLogger } from '../../src/log.js';
 import { error, hang, startBadServer } from '../helpers/badServer.js';
@@ -396,5 +397,33 @@ describe('a scrape whose client never reads', () => {
     reader.destroy();
     await until(() => served.destroyed);
     expect(await scrape()).toEqual([200, null, true]);
+  });
+});
+
+describe('scrapes answered by one render', () => {
+  it('are written from its text compressed once per encoding (before: compressed at each scrape)', async () => {
+    let clock = 0;
+    // Every render is kept for a second of this clock, which stands still.
+    await using s = await startStack({ metrics: { slowRenderMs: 0, now: () => clock } });
+    const url = new URL(await s.gateway.start());
+    let made = 0;
+    const compressed = SharedBodies.prototype.compressed;
+    const spy = vi.spyOn(SharedBodies.prototype, 'compressed').mockImplementation(function (this: SharedBodies, body, encoding, make) {
+      return compressed.call(this, body, encoding, () => (made++, make()));
+    });
+    try {
+      const scrapeAs = async (encoding: string) => {
+        const res = await fetch(`${url.origin}/metrics`, { headers: { 'accept-encoding': encoding } });
+        return [res.headers.get('content-encoding'), (await res.text()).startsWith('# HELP')];
+      };
+      for (const encoding of ['br', 'br', 'gzip', 'br', 'gzip']) expect(await scrapeAs(encoding)).toEqual([encoding, true]);
+      expect(made).toBe(2);
+      // The next render is compressed anew.
+      clock += 1_001;
+      expect(await scrapeAs('br')).toEqual(['br', true]);
+      expect(made).toBe(3);
+    } finally {
+      spy.mockRestore();
+    }
   });
 });

@@ -1,13 +1,13 @@
 /**
  * Response bodies that are the same for every caller (the kept introspection answers,
- * useIntrospectionCache.ts), each with its compressed forms once made: the compression plugin
- * compresses such a body once per encoding, not at every response (the full introspection answer,
- * 438 KB: 3–4 ms of CPU each time). Only bodies registered here are compressed once for all; a
- * per-caller result never is, since a compression cache shared by callers would tell one of them,
- * by its speed, that another had just been sent the same text. One registry per gateway; a body
- * leaves it when its kept result is dropped, so it holds at most what the kept results hold (their
- * text once more as bytes for clients that take no compression, and their compressed forms, about
- * a tenth of that).
+ * useIntrospectionCache.ts; the latest render of /metrics, metrics.ts), each with its compressed
+ * forms once made: the compression plugin compresses such a body once per encoding, not at every
+ * response (the full introspection answer, 438 KB: 3–4 ms of CPU each time). Only bodies
+ * registered here are compressed once for all; a per-caller result never is, since a compression
+ * cache shared by callers would tell one of them, by its speed, that another had just been sent the
+ * same text. One registry per gateway; a body leaves it when its kept result is dropped (a render,
+ * when the next one is made), so it holds at most what those hold (their text once more as bytes
+ * for clients that take no compression, and their compressed forms, about a tenth of that).
  */
 import type { Encoding } from './contentEncoding.js';
 
