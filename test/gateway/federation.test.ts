@@ -278,19 +278,29 @@ describe('_entities', () => {
     expect(res.errors?.[0]).toMatchObject({ path: ['_entities', 0], extensions: { code: 'NOT_FOUND' } });
   });
 
-  it('a malformed id, an id of another type or a key the type lacks is NOT_FOUND with no REST call', async () => {
-    t.resetCalls();
+  it('a malformed key, a key of another type or a key the type lacks is BAD_USER_INPUT, as node(id:) says, with no REST call', async () => {
     const reps = [
       { __typename: 'Space', id: 'not-a-global-id' },
       { __typename: 'Space', id: globalId('Organization', t.world.orgId) },
       { __typename: 'Comment', id: globalId('Comment', 'only-one-key') },
       { __typename: 'Comment', restId: comment.id },
       { __typename: 'Space', restId: '' },
+      { __typename: 'Space', id: null },
+      { __typename: 'Space', id: 5 },
+      { __typename: 'Space', id: [globalId('Space', spaceId)] },
+      { __typename: 'Space', restId: { spaceId } },
     ];
+    t.resetCalls();
     const res = await t.gql(ENTITIES, { reps });
-    expect(res.data?._entities).toEqual([null, null, null, null, null]);
-    expect(res.errors?.map((e) => [e.path, e.extensions?.code])).toEqual(reps.map((_, i) => [['_entities', i], 'NOT_FOUND']));
+    expect(res.data?._entities).toEqual(reps.map(() => null));
+    // Before: NOT_FOUND ("No Space with id null"), as if a well-formed reference named a deleted object.
+    expect(res.errors?.map((e) => [e.path, e.extensions?.code])).toEqual(reps.map((_, i) => [['_entities', i], 'BAD_USER_INPUT']));
+    expect(res.errors?.[0].message).toBe('id: "not-a-global-id" is not the global id of a Space');
+    expect(res.errors?.[3].message).toBe('A Comment representation needs its key: id');
     expect(t.calls).toHaveLength(0);
+    // What node(id:) answers the same caller for the same id.
+    const node = await t.gql('query($id: ID!) { node(id: $id) { id } }', { id: 'not-a-global-id' });
+    expect(node.errors?.[0].extensions?.code).toBe('BAD_USER_INPUT');
   });
 
   it('REST decides access: a space hidden from the caller is NOT_FOUND from REST', async () => {

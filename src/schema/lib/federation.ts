@@ -44,7 +44,7 @@ import {
 import type { GraphQLFieldResolver, GraphQLResolveInfo } from 'graphql';
 import type { GatewayContext } from '../context.js';
 import { costDirectives, declareCosts } from './cost.js';
-import { notFoundError, userInputError } from './errors.js';
+import { userInputError } from './errors.js';
 import { decodeNodeId, readWithBody } from './globalIds.js';
 import { decodeKeys, nodeEntries, type NodeEntry } from './node.js';
 import { SCHEMA_INTROSPECTION, rootFieldNames } from './rootFields.js';
@@ -57,27 +57,28 @@ interface Representation {
   restId?: unknown;
 }
 
-/** The local part of the global id a representation names, or null when it names none of this type. */
-function localId(entry: NodeEntry, rep: Representation): string | null {
-  if (rep.id === undefined) return entry.restIdKey && typeof rep.restId === 'string' && rep.restId ? rep.restId : null;
-  if (typeof rep.id !== 'string') return null;
-  try {
-    const { typename, id } = decodeNodeId(rep.id);
-    return typename === entry.ref.name && decodeKeys(id, entry.arity) ? id : null;
-  } catch {
-    return null;
+/**
+ * The local part of the global id a representation names. A key that is missing, of the wrong type,
+ * or not one of this type's (a global id of another type or arity, `restId` on a type without that
+ * key) is BAD_USER_INPUT, as `node(id:)` answers such an id: it was NOT_FOUND, which told a router
+ * or client that a well-formed reference had been deleted.
+ */
+function localId(entry: NodeEntry, rep: Representation): string {
+  const name = entry.ref.name;
+  if (rep.id === undefined && (rep.restId === undefined || !entry.restIdKey))
+    throw userInputError(`A ${name} representation needs its key: ${keyFields(entry).join(' or ')}`, 'representations');
+  if (rep.id === undefined) {
+    if (typeof rep.restId === 'string' && rep.restId) return rep.restId;
+    throw userInputError(`restId: ${JSON.stringify(rep.restId)} is not the REST id of a ${name}`, 'representations');
   }
+  const { typename, id } = typeof rep.id === 'string' ? decodeNodeId(rep.id) : { typename: '', id: '' };
+  if (typename === name && decodeKeys(id, entry.arity)) return id;
+  throw userInputError(`id: ${JSON.stringify(rep.id)} is not the global id of a ${name}`, 'representations');
 }
 
 function resolveReference(entry: NodeEntry) {
   return async (rep: Representation, ctx: GatewayContext, info: GraphQLResolveInfo) => {
-    if (rep.id === undefined && rep.restId === undefined)
-      throw userInputError(`A ${entry.ref.name} representation needs its key: ${keyFields(entry).join(' or ')}`, 'representations');
     const id = localId(entry, rep);
-    if (id === null) {
-      const key = rep.id === undefined ? `restId ${JSON.stringify(rep.restId)}` : `id ${JSON.stringify(rep.id)}`;
-      throw notFoundError(`No ${entry.ref.name} with ${key}`);
-    }
     // A comment's `body { markdown }` read in that format at once, as node(id:) does.
     return readWithBody(ctx, info, entry.ref.name, id) ?? entry.ref.getDataloader(ctx).load(id);
   };
