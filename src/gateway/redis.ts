@@ -92,10 +92,15 @@ export const DEFAULT_REDIS_COOL_DOWN_MS = 5000;
 // KEYS[1]: a counter, ARGV[1]: its window (ms). Counts one, in one atomic round trip; the first count
 // of a window starts its expiry. A key holding what is not one of our counts (another program's
 // value: another type, text, a number with no expiry) starts a window too: else its caller went
-// uncounted or was refused, or could not register, for as long as the value was there.
+// uncounted or was refused, or could not register, for as long as the value was there. A window
+// with more than its length left ends at its length from now, its count kept: Redis keeps an
+// expiry as a time of its wall clock, and with that clock stepped back an hour (NTP, a resumed VM)
+// a caller over its limit was refused for 61 minutes (Retry-After: 3660).
 const WINDOW_SCRIPT = `
 local n = redis.pcall('INCR', KEYS[1])
-if type(n) ~= 'number' or redis.call('PTTL', KEYS[1]) < 0 then redis.call('SET', KEYS[1], 1, 'PX', ARGV[1]); n = 1 end
+local left = redis.call('PTTL', KEYS[1])
+if type(n) ~= 'number' or left < 0 then redis.call('SET', KEYS[1], 1, 'PX', ARGV[1]); n = 1
+elseif left > tonumber(ARGV[1]) then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return {n, redis.call('PTTL', KEYS[1])}`;
 
 /**

@@ -11,7 +11,7 @@ import { GraphQLError } from 'graphql';
 import { request } from 'undici';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startUpstream } from '../helpers/upstream.js';
-import { listening, startRedis, startReplica, stopAfterEach, waitFor } from '../helpers/redis.js';
+import { listening, readyReplica, startRedis, startReplica, stopAfterEach, waitFor } from '../helpers/redis.js';
 
 const VIEWER = '{ viewer { displayName } }';
 
@@ -131,6 +131,30 @@ describe('caller rate limit (in process)', () => {
       expect(forward.status).toBe(429);
       expect(forward.retryAfter).toBeLessThanOrEqual(60);
     }
+  });
+
+  it("Redis's clock stepped back an hour mid-window: a caller is refused for what is left of the minute, not for the hour", async () => {
+    const upstream = track(await startUpstream());
+    const redis = track(await startRedis());
+    const replica = await readyReplica(track, upstream.url, { anonymousRateLimit: 2, trustProxyHops: 1, redisUrl: redis.url });
+    const address = '10.9.0.3';
+    expect(await statusFrom(replica.gateway.url, address)).toBe(200);
+    // Redis keeps a key's expiry as a time of its wall clock: stepped back an hour (NTP, a resumed
+    // VM), the window's key has an hour more to live than the window itself, as set here.
+    const [key] = await redis.client.keys('dg:rl:*');
+    await redis.client.pexpire(key, (await redis.client.pttl(key)) + 3_600_000);
+    expect(await statusFrom(replica.gateway.url, address)).toBe(200);
+    const refused = await fetch(replica.gateway.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': address },
+      body: JSON.stringify({ query: '{ __typename }' }),
+    });
+    await refused.body?.cancel();
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeLessThanOrEqual(60);
+    // Counted still: the step gave no fresh budget either.
+    expect(Number(await redis.client.get(key))).toBe(3);
+    expect(await redis.client.pttl(key)).toBeLessThanOrEqual(60_000);
   });
 
   it('with Redis unreachable: fail-open counts in the replica alone, fail-closed refuses operations', async () => {
