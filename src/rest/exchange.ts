@@ -13,7 +13,7 @@ import type { AbortEmitter } from './limiter.js';
 /** An answer: its status, the headers the client reads (`READ_HEADERS`, the first value of each) and its body. */
 export interface Exchanged {
   statusCode: number;
-  headers: { 'content-type'?: string; 'retry-after'?: string; 'content-length'?: string };
+  headers: { 'content-type'?: string; 'retry-after'?: string; 'content-length'?: string; date?: string };
   /** The body as UTF-8 text (a byte order mark dropped); '' when `keep` declined it. */
   text: string;
   /** Bytes of body received (read whether kept or not). */
@@ -136,7 +136,8 @@ export function exchange(
 }
 
 /** The response headers the REST client reads (responses.ts); the others are not decoded. */
-const READ_HEADERS: readonly string[] = ['content-type', 'retry-after', 'content-length'];
+// `date`: the upstream's clock, which a `Retry-After` date is read against (responses.ts).
+const READ_HEADERS: readonly string[] = ['content-type', 'retry-after', 'content-length', 'date'];
 const READ_LENGTHS = new Set(READ_HEADERS.map((name) => name.length));
 
 /** undici's raw headers (name, value, name, value…): the first value of each of READ_HEADERS. */

@@ -71,8 +71,14 @@ export function statusError(res: Answered, req: Prepared, text: string): RestErr
   return req.write && UNSETTLED_STATUSES.has(res.statusCode) ? mayBeMadeError(error) : error;
 }
 
+/**
+ * An HTTP date is read against the answer's own `Date` (the upstream's clock), else the gateway's:
+ * with the two clocks 10 minutes apart, a wait of 3 s read as none (retried at once, the client
+ * told `retryAfter: 0`) or as 603 s (not retried, the client told to wait 10 minutes).
+ */
 function retryAfter(res: Answered): number | undefined {
-  return parseRetryAfter(header(res.headers['retry-after']));
+  const sent = Date.parse(header(res.headers.date) ?? '');
+  return parseRetryAfter(header(res.headers['retry-after']), Number.isNaN(sent) ? undefined : sent);
 }
 
 /** The account an answer's bytes were taken from (bytesInFlight.ts). */

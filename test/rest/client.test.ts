@@ -226,6 +226,21 @@ describe('REST client retries', () => {
     }
   });
 
+  it("reads a Retry-After date on the upstream's clock (its Date), not the gateway's: 10 minutes apart either way", async () => {
+    const server = await badServer();
+    for (const apart of [-600_000, 600_000]) {
+      // The upstream's clock, whole seconds as HTTP dates have them; it asks for a second.
+      const upstreamNow = Math.floor((Date.now() + apart) / 1000) * 1000;
+      const headers = { date: new Date(upstreamNow).toUTCString(), 'retry-after': new Date(upstreamNow + 1_000).toUTCString() };
+      server.script(error(429, 'slow down', headers), json(200, { ok: 1 }));
+      const clock = fakeClock();
+      const { rest } = client(server.url, { clock });
+      // Before: behind, "retry at once" (a wait of 0); ahead, a wait of 601 s, past the cap (RATE_LIMITED).
+      await expect(clock.settle(rest.forCaller('Bearer t').get('/orgs'), 2_000)).resolves.toEqual({ ok: 1 });
+      expect(clock.delays).toEqual([4_000, 1_000]);
+    }
+  });
+
   it('fails fast when Retry-After would outlast the call deadline', async () => {
     const server = await badServer();
     server.script(error(503, 'busy', { 'retry-after': '2' }));
