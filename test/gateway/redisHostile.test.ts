@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DRAIN_ROUNDS, INVALIDATION_BATCH } from '../../src/gateway/lib/responseCacheStores.js';
+import { DRAIN_ROUNDS, INVALIDATION_BATCH, INVALIDATION_MARK_MS } from '../../src/gateway/lib/responseCacheStores.js';
 import { addMember, createUser } from '../../src/upstream/bootstrap.js';
 import { listening, readyReplica, startRedis, startReplica, stopAfterEach, waitFor, type TestRedis } from '../helpers/redis.js';
 import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
@@ -424,6 +424,18 @@ describe('Redis sick or holding foreign data', () => {
     await r.post(viewer, admin);
     expect((await r.post(viewer, admin)).json.extensions?.responseCache?.hit).toBe(true);
     expect(await redis.client.exists('dg:rc:m:ts:*', 'dg:rc:m:ts:User')).toBe(0);
+  });
+
+  it("an unsettled mark with more than its minute to live (Redis's clock stepped back) keeps results from being stored a minute at most", async () => {
+    const r = await replica();
+    const viewer = { query: '{ viewer { displayName } }' };
+    // A write that got no answer marked every result unsettled for a minute; Redis keeps the
+    // expiry as a time of its wall clock, then stepped back an hour (NTP, a resumed VM).
+    await redis.client.set('dg:rc:m:ts:*', 'unsettled', 'PX', 3_660_000);
+    await r.post(viewer, admin);
+    expect((await r.post(viewer, admin)).json.extensions?.responseCache?.hit).toBe(false);
+    // Before: 61 minutes of no result stored, on every replica.
+    expect(await redis.client.pttl('dg:rc:m:ts:*')).toBeLessThanOrEqual(INVALIDATION_MARK_MS);
   });
 
   it("the invalidations count holding another program's number is replaced: a write forgets its results, no more", async () => {

@@ -250,7 +250,10 @@ if kind ~= 'zset' and kind ~= 'none' then redis.call('UNLINK', ${key}) end`;
 // at the lookup. Nothing is stored when a mark is newer than that count (or is not a count:
 // `unsettled`, another program's value). Another program's value (neither, or of another type) is
 // dropped as well: else it kept every result holding its type (or, at EVERY_RESULT's mark, every
-// result) from being stored for as long as it was there (it need not expire). The result is stored last: a failure on the way leaves it
+// result) from being stored for as long as it was there (it need not expire). An `unsettled` mark with more
+// than INVALIDATION_MARK_MS to live ends at that from now: Redis keeps an expiry as a time of its wall
+// clock, and with that clock stepped back an hour, a write with no answer kept every result from
+// being stored, on every replica, for 61 minutes. The result is stored last: a failure on the way leaves it
 // unstored rather than unindexed. An entry past the prune-before score goes only if its result is
 // gone: scores are replicas' wall clocks, and a replica stepped 2 hours forward dropped every live
 // result of a lookup set, which a write then left in place (served, stale, for the rest of its
@@ -262,6 +265,7 @@ for i = n + 2, #KEYS do
   local mark = redis.pcall('GET', KEYS[i])
   local count = type(mark) == 'string' and tonumber(mark)
   if mark and not count and mark ~= 'unsettled' then redis.call('UNLINK', KEYS[i]) end
+  if mark == 'unsettled' and redis.call('PTTL', KEYS[i]) > ${INVALIDATION_MARK_MS} then redis.call('PEXPIRE', KEYS[i], ${INVALIDATION_MARK_MS}) end
   if mark and not (count and count <= tonumber(ARGV[6])) then refused = true end
 end
 if refused then return 0 end
