@@ -206,33 +206,29 @@ export function connectRedis(options: RedisOptions): RedisHandle {
     replied();
     const stream = client.stream;
     const valuesIn = respValues();
-    stream.on('data', (chunk: Buffer) => {
-      unreplied += chunk.length;
-      if (unreplied <= maxReplyBytes || stream.destroyed) return;
-      outage.down(`a reply over ${maxReplyBytes} bytes, reconnecting`);
-      // Destroyed, not ended: nothing more is read into the parser; ioredis reconnects as after a reset.
+    /** Drops the connection (ioredis reconnects as after a reset): destroyed, not ended, nothing more is read into the parser. */
+    const drop = (why: string) => {
+      outage.down(`${why}, reconnecting`);
       stream.destroy();
-    });
-    // ioredis parses each chunk in the socket's `data` event, where what the parser throws was
-    // uncaught: a reply of 5,000 nested arrays (20 KB: no Redis answers our commands so, a proxy or
-    // what else stands on its port may) overflowed its recursion and took the process down. Such a
-    // reply is a broken connection: dropped, and a new one made.
+      return true;
+    };
+    // Each chunk is looked at before ioredis's parser reads it, in the socket's `data` event, where
+    // what the parser throws was uncaught: a reply of 5,000 nested arrays (20 KB: no Redis answers
+    // our commands so, a proxy or what else stands on its port may) overflowed its recursion and
+    // took the process down. Such a reply is a broken connection, as one past its bytes or values.
     const emit = stream.emit.bind(stream) as (event: string | symbol, ...args: unknown[]) => boolean;
     stream.emit = ((event: string | symbol, ...args: unknown[]) => {
-      if (event !== 'data') return emit(event, ...args);
+      if (event !== 'data' || stream.destroyed) return emit(event, ...args);
+      const chunk = args[0] as Buffer;
+      unreplied += chunk.length;
+      if (unreplied > maxReplyBytes) return drop(`a reply over ${maxReplyBytes} bytes`);
       // Counted before the parser reads them: it makes an object of each.
-      unrepliedValues += valuesIn(args[0] as Buffer);
-      if (unrepliedValues > MAX_REPLY_VALUES) {
-        outage.down(`a reply of over ${MAX_REPLY_VALUES} values, reconnecting`);
-        stream.destroy();
-        return true;
-      }
+      unrepliedValues += valuesIn(chunk);
+      if (unrepliedValues > MAX_REPLY_VALUES) return drop(`a reply of over ${MAX_REPLY_VALUES} values`);
       try {
         return emit(event, ...args);
       } catch {
-        outage.down('a reply that cannot be read, reconnecting');
-        stream.destroy();
-        return true;
+        return drop('a reply that cannot be read');
       }
     }) as typeof stream.emit;
   });
