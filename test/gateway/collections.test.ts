@@ -220,6 +220,23 @@ describe('moveCollection', () => {
     expect((await readCollection(b)).parent).toBeNull();
   });
 
+  it('60 concurrent moves after one sibling all land between it and the next', async () => {
+    const home = await create('Crowded');
+    const a = await create('A', home);
+    const b = await create('B', home);
+    const movers: string[] = [];
+    for (let i = 0; i < 60; i++) movers.push(await create(`M${i}`));
+    const after = { after: { type: 'COLLECTION', collection: a } };
+    const answers = await Promise.all(
+      movers.map((id) => t.mutate('moveCollection', { collectionId: id, position: after }, 'collection { restId parent { restId } }')),
+    );
+    expect(answers.map((r) => r.errors ?? r.data.moveCollection.collection.parent.restId)).toEqual(movers.map(() => home));
+    // Each halved the gap after A: past 52 of them, the midpoint was A's own position.
+    const order = await children(home);
+    expect([order[0], order.at(-1), order.length]).toEqual([a, b, 62]);
+    expect(order.slice(1, -1).sort()).toEqual([...movers].sort());
+  });
+
   it('into itself is BAD_USER_INPUT from REST; before and after together is BAD_USER_INPUT with no REST call', async () => {
     const id = await create('Self');
     const self = await t.mutate('moveCollection', { collectionId: id, parent: id }, 'collection { id }');

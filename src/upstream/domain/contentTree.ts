@@ -21,10 +21,10 @@ export function endPosition(db: Db, organizationId: string): number {
   return (max ?? 0) + 1;
 }
 
-/** Spaces (not deleted) and collections directly in `parentId` (null: the organization root). */
+/** Spaces (not deleted) and collections directly in `parentId` (null: the organization root), with their table. */
 const SIBLINGS = `(
-  SELECT id, position FROM spaces WHERE organization_id = @org AND parent_id IS @parent AND deleted_at IS NULL
-  UNION ALL SELECT id, position FROM collections WHERE organization_id = @org AND parent_id IS @parent)`;
+  SELECT 'spaces' AS tbl, id, position FROM spaces WHERE organization_id = @org AND parent_id IS @parent AND deleted_at IS NULL
+  UNION ALL SELECT 'collections', id, position FROM collections WHERE organization_id = @org AND parent_id IS @parent)`;
 
 export interface ContentPointer {
   type: 'space' | 'collection';
@@ -81,7 +81,28 @@ export function placement(
     .prepare(`SELECT ${agg}(position) AS near FROM ${SIBLINGS} WHERE position ${cmp} @at AND id != @id`)
     .get({ org: item.organization_id, parent: parentId, at: target.position, id: item.id }) as { near: number | null };
   const step = anchor!.side === 'before' ? -1 : 1;
-  return { parentId, position: near === null ? target.position + step : (near + target.position) / 2 };
+  const position = near === null ? target.position + step : (near + target.position) / 2;
+  // Each move next to a sibling halves a gap: after 52 moves after one sibling no double was left
+  // between it and the last one moved, and the midpoint was the sibling's own position (7 of 60
+  // concurrent moves "after A" were listed before A). Spread the siblings out and place it again.
+  if (position === near || position === target.position) {
+    respace(db, item.organization_id, parentId);
+    return placement(db, item, body);
+  }
+  return { parentId, position };
+}
+
+/** Gives the siblings in `parentId` the positions 1, 2, 3… in their order (as listed: position, then id). */
+function respace(db: Db, organizationId: string, parentId: string | null): void {
+  const siblings = db
+    .prepare(`SELECT tbl, id FROM ${SIBLINGS} ORDER BY position, id`)
+    .all({ org: organizationId, parent: parentId }) as Array<{
+    tbl: string;
+    id: string;
+  }>;
+  db.transaction(() => {
+    siblings.forEach((sibling, i) => db.prepare(`UPDATE ${sibling.tbl} SET position = ? WHERE id = ?`).run(i + 1, sibling.id));
+  })();
 }
 
 /** The ids of every collection nested (at any depth) in `collectionId`. */
