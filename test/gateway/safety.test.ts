@@ -358,6 +358,41 @@ describe('malformed requests are the client’s BAD_USER_INPUT, masked, and log 
     expect(t.calls).toEqual([]);
     expect(lines.filter((l) => l.startsWith('error '))).toEqual([]);
   });
+
+  it('a body that is not UTF-8: 400 BAD_USER_INPUT on every path, nothing written; UTF-8 text round-trips byte for byte', async () => {
+    const query = 'mutation($t: String) { createSpace(input: { organizationId: $o, title: $t }) { space { title } } }'.replace(
+      '$o',
+      JSON.stringify(t.world.orgId),
+    );
+    const body = (title: Buffer) =>
+      Buffer.concat([Buffer.from(`{"query":${JSON.stringify(query)},"variables":{"t":"`), title, Buffer.from('"}}')]);
+    const headers = { 'content-type': 'application/json', authorization: `Bearer ${token()}` };
+    // With a Content-Length (lib/plainPost.ts), chunked (Yoga's parser), and to graphql-sse.
+    const send = (bytes: Buffer, path: 'length' | 'chunked' | 'stream') =>
+      fetch(path === 'stream' ? `${url}/stream` : url, {
+        method: 'POST',
+        headers: path === 'stream' ? { ...headers, accept: 'text/event-stream' } : headers,
+        body: path === 'chunked' ? new Blob([new Uint8Array(bytes)]).stream() : bytes,
+        duplex: 'half',
+      } as RequestInit);
+    // A lead byte without its continuation, an overlong `/`, an emoji cut after three of its bytes.
+    const invalid = [Buffer.from('bad\xc3(x', 'latin1'), Buffer.from('over\xc0\xafx', 'latin1'), Buffer.from('cut\xf0\x9f\x98', 'latin1')];
+    t.resetCalls();
+    for (const title of invalid)
+      for (const path of ['length', 'chunked', 'stream'] as const) {
+        const res = await send(body(title), path);
+        expect([path, res.status]).toEqual([path, 400]);
+        const result = (await res.json()) as GqlResult;
+        expect(result.errors?.map((e) => [e.extensions?.code, e.message])).toEqual([
+          ['BAD_USER_INPUT', 'The request body is not valid UTF-8 text.'],
+        ]);
+      }
+    expect(t.calls).toEqual([]);
+    const valid = 'NFC \u00e9, NFD e\u0301, \ud83d\ude00, \u2028, U+FFFD \ufffd';
+    const res = await send(body(Buffer.from(valid)), 'length');
+    expect(await res.json()).toEqual({ data: { createSpace: { space: { title: valid } } } });
+    expect(lines.filter((l) => l.startsWith('error '))).toEqual([]);
+  });
 });
 
 describe('log level', () => {

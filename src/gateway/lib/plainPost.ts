@@ -28,6 +28,7 @@
  * `operationName` only, goes to Yoga whole (a body already read is handed over as node:http
  * frameworks hand a parsed one: `req.body`, a stream of one chunk).
  */
+import { isUtf8 } from 'node:buffer';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { getOperationAST, GraphQLError, type DocumentNode, type ExecutionArgs, type OperationDefinitionNode } from 'graphql';
@@ -483,7 +484,9 @@ export function plainPost({ yoga, maxBytes, fallback, documents, clock }: PlainP
       }
       let params: unknown;
       try {
-        params = JSON.parse(text);
+        // A body that is not UTF-8 goes to Yoga, which refuses it (bodyText, useMaxVariablesDepth.ts):
+        // `text` has U+FFFD for each byte that is not, which a mutation wrote as the caller's text.
+        params = isUtf8(body.subarray(0, read)) ? JSON.parse(text) : undefined;
       } catch {
         params = undefined;
       }

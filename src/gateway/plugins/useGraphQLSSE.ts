@@ -584,11 +584,20 @@ export function useGraphQLSSE(
     },
     onRequest({ request, endResponse, serverContext }) {
       if (!requestPath(request.url).endsWith(endpoint)) return;
-      return bodyHeld(request, serverContext).then((held) => {
-        if (!held) return endResponse(busy());
-        serverContexts.set(held, serverContext);
-        return handle(held).then(endResponse);
-      });
+      return bodyHeld(request, serverContext).then(
+        (held) => {
+          if (!held) return endResponse(busy());
+          serverContexts.set(held, serverContext);
+          return handle(held).then(endResponse);
+        },
+        // A body its caller sent wrong (not UTF-8: bodyText, useMaxVariablesDepth.ts) is answered
+        // with its status, as graphql-sse answers a bad request (thrown on, it was a 500).
+        (error: unknown) => {
+          const status = error instanceof GraphQLError ? (error.extensions.http as { status?: number } | undefined)?.status : undefined;
+          if (status === undefined) throw error;
+          endResponse(errorResponse(status, (error as GraphQLError).message));
+        },
+      );
     },
   };
 }

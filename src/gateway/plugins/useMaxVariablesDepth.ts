@@ -89,6 +89,23 @@ const notText = () =>
     extensions: { code: 'BAD_USER_INPUT' },
   });
 
+/**
+ * A request body's text, its bytes decoded as UTF-8 (JSON's encoding, RFC 8259 8.1), refused
+ * (400 BAD_USER_INPUT) when they are not: `Request.text()` decodes each byte that is not UTF-8 as
+ * U+FFFD, so a variable sent as `bad\xC3(x` was written by a mutation as `bad\uFFFD(x`, the
+ * caller's text changed without a word. A BOM stays in the text (JSON.parse refuses it, as before).
+ */
+export async function bodyText(request: Request): Promise<string> {
+  const bytes = await request.arrayBuffer();
+  try {
+    return UTF8.decode(bytes);
+  } catch {
+    throw new GraphQLError('The request body is not valid UTF-8 text.', { extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } } });
+  }
+}
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
 /** A JSON text with no `\uD800`–`\uDFFF` escape holds no half of a surrogate pair (its UTF-8 decoding never makes one). */
 const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 
@@ -141,7 +158,7 @@ export function useMaxVariablesDepth(): Plugin {
  * KB of `{}` in their variables each held some 17 MB parsed, counted as their bytes.
  */
 export async function heldBodyText(request: Request, incoming: IncomingMessage | undefined): Promise<string | undefined> {
-  const text = await request.text();
+  const text = await bodyText(request);
   return holdParsedText(incoming, text) ? text : undefined;
 }
 
@@ -182,12 +199,12 @@ function withCheckedJson(request: Request, checked: WeakSet<object>, incoming: I
     if (!holdParsedBody(incoming, bytes)) throw bytes > LARGEST_PARSE_BYTES ? parseTooLarge(bytes) : parsedBodyRefused();
   };
   const text = async () => {
-    const body = await request.text();
+    const body = await bodyText(request);
     holdParsed(body.length + jsonParamsBytes(new URLSearchParams(body)));
     return body;
   };
   const json = async () => {
-    const text = await request.text();
+    const text = await bodyText(request);
     const shape = jsonShape(text, MAX_BODY_DEPTH);
     if (shape.tooDeep) throw tooDeep();
     holdParsed(parsedBytes(text, shape));
