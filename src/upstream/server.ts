@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getHeapStatistics } from 'node:v8';
@@ -250,9 +251,13 @@ async function readJson(req: IncomingMessage, max: number): Promise<unknown> {
   if (!body.bytes) return undefined;
   const type = req.headers['content-type'] ?? '';
   if (!/^application\/json\b/i.test(type)) throw new HttpError(415, 'body: Content-Type must be application/json');
+  const bytes = body.whole();
+  // JSON's encoding (RFC 8259, 8.1): decoded, each byte that is not UTF-8 became U+FFFD, and a
+  // write stored that as the caller's text without a word.
+  if (!isUtf8(bytes)) throw new HttpError(400, 'body: is not valid UTF-8');
   let parsed: unknown;
   try {
-    parsed = JSON.parse(body.whole().toString('utf8'));
+    parsed = JSON.parse(bytes.toString('utf8'));
   } catch {
     throw new HttpError(400, 'body: is not valid JSON');
   }

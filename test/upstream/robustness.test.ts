@@ -123,7 +123,7 @@ function fill(pattern: string, ids: Record<string, string>, odd?: { param: strin
 
 interface Sent {
   token?: string | null;
-  body?: string;
+  body?: string | Buffer;
   contentType?: string;
   query?: Record<string, string>;
 }
@@ -368,6 +368,19 @@ describe('the body validator', () => {
       expect(res.json.error, field).toEqual({ code: 400, message: `${field}: is not a known field` });
       checkResponse('POST', `/orgs/${t.world.orgId}/spaces`, res.status, res.json);
     }
+  });
+
+  it('refuses a body that is not UTF-8 (400, nothing stored) and stores UTF-8 text as it was sent', async () => {
+    const path = `/orgs/${t.world.orgId}/spaces`;
+    // A lead byte without its continuation, an overlong `/`, an emoji cut after three of its bytes.
+    for (const title of ['bad\xc3(x', 'over\xc0\xafx', 'cut\xf0\x9f\x98']) {
+      const res = await send('POST', path, { body: Buffer.from(`{"title":"${title}"}`, 'latin1') });
+      expect(res.json, title).toEqual({ error: { code: 400, message: 'body: is not valid UTF-8' } });
+    }
+    const valid = 'NFC \u00e9, NFD e\u0301, \ud83d\ude00, \u2028, U+FFFD \ufffd';
+    const res = await send('POST', path, { body: JSON.stringify({ title: valid }) });
+    expect([res.status, res.json.title]).toEqual([201, valid]);
+    expect((await send('GET', `/spaces/${res.json.id}`)).json.title).toBe(valid);
   });
 
   it('takes bodies nested up to 64 levels (a free-form JSON value included), not deeper', async () => {
