@@ -643,6 +643,26 @@ describe('error codes', () => {
       expect(t.calls.filter((c) => c.path.includes('abc') || c.path.includes('bar'))).toEqual([]);
     });
 
+    it('a global id this graph never issues (bytes not UTF-8, a twin with stray low bits) is BAD_USER_INPUT, no REST call', async () => {
+      const issued = b64(`User:${t.world.users.admin.id}`);
+      // The same bytes in base64 with other low bits in the last digit before the padding.
+      const last = issued.replace(/=+$/, '').length - 1;
+      const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+      const twin = [...ALPHABET]
+        .map((digit) => issued.slice(0, last) + digit + issued.slice(last + 1))
+        .find((id) => id !== issued && Buffer.from(id, 'base64').equals(Buffer.from(issued, 'base64')))!;
+      expect(twin).toBeDefined();
+      const notUtf8 = Buffer.concat([Buffer.from('User:'), Buffer.from([0xc3, 0x28])]).toString('base64');
+      t.resetCalls();
+      const res = await t.gql('query($ids: [ID!]!) { nodes(ids: $ids) { id } }', { ids: [issued, twin, notUtf8] });
+      expect(res.data).toEqual({ nodes: [{ id: issued }, null, null] });
+      expect(res.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([
+        [['nodes', 1], 'BAD_USER_INPUT'],
+        [['nodes', 2], 'BAD_USER_INPUT'],
+      ]);
+      expect(t.calls.map((c) => c.path)).toEqual([`/users/${t.world.users.admin.id}`]);
+    });
+
     it('a failed REST call gives a code of the set and `extensions.upstream`', async () => {
       const res = await t.gql('{ viewer { restId } space(spaceId: "nope") { id } }');
       expect(res.data).toEqual({ viewer: { restId: t.world.users.admin.id }, space: null });
