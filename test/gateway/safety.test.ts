@@ -393,6 +393,29 @@ describe('malformed requests are the client’s BAD_USER_INPUT, masked, and log 
     expect(await res.json()).toEqual({ data: { createSpace: { space: { title: valid } } } });
     expect(lines.filter((l) => l.startsWith('error '))).toEqual([]);
   });
+
+  it('a query string whose escapes are not UTF-8: 400 BAD_USER_INPUT over GET and graphql-sse GET, no REST call', async () => {
+    const query = `query($s: String) { organization(organizationId: "${t.world.orgId}") { members(search: $s) { nodes { role } } } }`;
+    const get = (search: string, path = '') =>
+      fetch(`${url}${path}?query=${encodeURIComponent(query)}&variables=%7B%22s%22%3A%22${search}%22%7D`, {
+        headers: { authorization: `Bearer ${token()}`, accept: path ? 'text/event-stream' : 'application/json' },
+      });
+    t.resetCalls();
+    for (const search of ['bad%C3(x', 'over%C0%AFx', 'cut%F0%9F%98'])
+      for (const path of ['', '/stream']) {
+        const res = await get(search, path);
+        expect([search, path, res.status]).toEqual([search, path, 400]);
+        const result = (await res.json()) as GqlResult;
+        expect(result.errors?.map((e) => [e.extensions?.code, e.message])).toEqual([
+          ['BAD_USER_INPUT', 'The query string is not valid UTF-8 text.'],
+        ]);
+      }
+    expect(t.calls).toEqual([]);
+    // UTF-8 escapes, and a `%` that escapes nothing, are read as before.
+    const res = await get('%C3%A9%zz');
+    expect(res.status).toBe(200);
+    expect(t.calls.map((c) => [c.path, c.status])).toEqual([[`/orgs/${t.world.orgId}/members`, 200]]);
+  });
 });
 
 describe('log level', () => {

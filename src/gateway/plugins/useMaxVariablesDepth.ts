@@ -100,9 +100,30 @@ export async function bodyText(request: Request): Promise<string> {
   try {
     return UTF8.decode(bytes);
   } catch {
-    throw new GraphQLError('The request body is not valid UTF-8 text.', { extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } } });
+    throw notUtf8('request body');
   }
 }
+
+const notUtf8 = (what: string) =>
+  new GraphQLError(`The ${what} is not valid UTF-8 text.`, { extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } } });
+
+/**
+ * Whether a query string's percent-escapes spell UTF-8: URLSearchParams reads each byte that does
+ * not as U+FFFD, as `Request.text()` does a body's (a search argument sent as `%C3(` was searched
+ * as `\uFFFD(`). decodeURIComponent refuses them, and a `%` without two hex digits, which
+ * URLSearchParams keeps as it is: written `%25` first.
+ */
+function utf8Escapes(query: string): boolean {
+  if (!HIGH_ESCAPE.test(query)) return true;
+  try {
+    decodeURIComponent(query.replace(LONE_PERCENT, '%25'));
+    return true;
+  } catch {
+    return false;
+  }
+}
+const HIGH_ESCAPE = /%[89a-fA-F]/;
+const LONE_PERCENT = /%(?![0-9a-fA-F]{2})/g;
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
@@ -178,11 +199,13 @@ function jsonParamsBytes(params: URLSearchParams): number {
 /**
  * Holds what a GET's (or graphql-sse GET's) JSON parameters' parse builds, as a body's
  * (`holdParsedText`: a short query string is not looked at); false when the budget cannot now.
+ * A query string whose escapes are not UTF-8 is refused (400 BAD_USER_INPUT: utf8Escapes).
  */
 export function holdParsedQuery(url: string, incoming: IncomingMessage | undefined): boolean {
   const search = url.indexOf('?');
   if (search === -1) return true;
   const query = url.slice(search + 1);
+  if (!utf8Escapes(query)) throw notUtf8('query string');
   return holdParse(incoming, query.length, () => jsonParamsBytes(new URLSearchParams(query)));
 }
 
