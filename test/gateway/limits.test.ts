@@ -147,7 +147,14 @@ describe('fields', () => {
     // 101 errors each (graphql-js stops at 100), kept by Yoga beside the parsed document.
     const invalid = async (n: number) => {
       const query = `{ ${Array.from({ length: 190 }, (_, k) => `f${n}_${k}`).join(' ')} }`;
-      expect((await s.gql(query, undefined, null)).errors).toHaveLength(101);
+      // Sent again once if its connection was reset unanswered: the heap counts below stop this
+      // process (the gateway's and the client's event loop) for a full collection, and in three
+      // runs at load averages of 10-14 the request after one met a kept-alive connection its
+      // server was closing (ECONNRESET, not reproduced on demand). A query: sent twice, it is
+      // refused twice; what is counted is what the gateway keeps.
+      const send = () => s.gql(query, undefined, null);
+      const res = await send().catch((error: Error) => (error.message === 'fetch failed' ? send() : Promise.reject(error)));
+      expect(res.errors).toHaveLength(101);
     };
     for (let n = 0; n < 5; n++) await invalid(n); // warms up
     // Counted after a full collection: the errors still referenced.

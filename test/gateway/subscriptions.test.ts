@@ -304,6 +304,20 @@ describe('timing and cancellation (upstream pauses 150 ms between events)', () =
     // buffered event would come with or after the next. (Times are of this one process.)
     sub.results.slice(0, -1).forEach((r, i) => expect(r.at, `event ${i}`).toBeLessThan(sent[i + 1].at));
   });
+});
+
+// Its own stack, with 3 s between events: the dispose must reach the upstream before its second
+// event, which at 150 ms it did not always at a load average of 10 (CI with other work running).
+describe('cancellation (upstream pauses 3 s between events)', () => {
+  let s: TestStack;
+  let sUrl: string;
+  const sEnds: AskStreamEnd[] = [];
+  beforeAll(async () => {
+    s = await startStack({}, { askStreamDelayMs: 3000, onAskStreamEnd: (end) => sEnds.push(end) });
+    addAskContent(s);
+    sUrl = await s.gateway.start();
+  });
+  afterAll(() => s.stop());
 
   it.each(TRANSPORTS)('%s: an early dispose aborts the upstream stream at once', async (transport) => {
     const before = sEnds.length;
