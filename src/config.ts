@@ -810,8 +810,10 @@ function convert(s: Setting, raw: string, source: string): unknown {
       return n;
     }
     case 'url': {
-      // Shown without what stands between `//` and `@`: a password must not reach a terminal or a log.
-      const shown = raw.replace(/\/\/[^/?#]*@/, '//…@');
+      // Shown without what stands between `//` and the last `@`: a password must not reach a terminal
+      // or a log. A password holding `/`, `?` or `#` (written unescaped) ends the URL's authority
+      // there, and the rest of it was shown in "is not a URL".
+      const shown = raw.replace(/\/\/.*@/, '//…@');
       let url: URL;
       try {
         url = new URL(raw);
@@ -821,7 +823,10 @@ function convert(s: Setting, raw: string, source: string): unknown {
       if (!/^https?:$/.test(url.protocol)) throw new ConfigError(`${source}: "${shown}" must be an http(s) URL`);
       // The REST client calls the URL's origin and path: a user and password were never sent (each
       // caller's token is) but were printed at start, and a query or fragment went to /ready only.
-      if (url.username || url.password) throw new ConfigError(`${source}: must hold no user or password (each caller's token is sent)`);
+      // An `@` in the path is one whose user or password held a `/` (`https://me/x:pw@host/v1` is
+      // the host `me`): printed at start as well.
+      if (url.username || url.password || url.pathname.includes('@'))
+        throw new ConfigError(`${source}: must hold no user or password (each caller's token is sent)`);
       if (url.search || url.hash || raw.includes('?') || raw.includes('#'))
         throw new ConfigError(`${source}: "${shown}" must have no query or fragment`);
       const trimmed = `${url.origin}${url.pathname}`.replace(/\/+$/, '');

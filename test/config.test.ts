@@ -56,6 +56,16 @@ describe('config', () => {
     expect(refusal([], { GITBOOK_API_URL: 'https://me:s3cret@exa mple.com/v1' })).toBe(
       'GITBOOK_API_URL: "https://…@exa mple.com/v1" is not a URL',
     );
+    // A password holding `/`, `?` or `#` (unescaped) ends the authority there: "is not a URL" quoted
+    // the rest of it, and a user holding `/` made the host the user and the password part of the
+    // path, printed at start (`Upstream: https://me/x:s3cret@…`).
+    for (const c of ['/', '?', '#'])
+      expect(refusal(['--upstream-url', `https://me:s3${c}cret@api.example.com/v1`])).toBe(
+        '--upstream-url: "https://…@api.example.com/v1" is not a URL',
+      );
+    expect(refusal([], { GITBOOK_API_URL: 'https://me/x:s3cret@api.example.com/v1' })).toBe(
+      "GITBOOK_API_URL: must hold no user or password (each caller's token is sent)",
+    );
     expect(refusal(['--upstream-url', 'https://api.example.com/v1?v=/v1'])).toMatch(/must have no query or fragment$/);
     expect(refusal(['--upstream-url', 'https://api.example.com/v1#/v1'])).toMatch(/must have no query or fragment$/);
     expect(parseConfig('start', ['--upstream-url', 'https:/API.example.com:443/v1/'], {}).upstreamUrl).toBe('https://api.example.com/v1');
