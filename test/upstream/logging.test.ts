@@ -34,6 +34,24 @@ describe('the request log', () => {
     expect(log).toContain(`GET /v1/orgs/${t.world.orgId}/spaces?limit=5&access_token=${REDACTED}&api-Key=${REDACTED} 200`);
   });
 
+  it("redacts an invite's id, which lets whoever holds it join the organization", async () => {
+    const org = `/orgs/${t.world.orgId}`;
+    const link = (await t.api.post(`${org}/link-invites`, { role: 'edit' })).body;
+    await t.api.get(`${org}/link-invites/${link.id}`);
+    await t.api.patch(`${org}/link-invites/${link.id}`, { role: 'read' });
+    await t.api.as(t.world.users.outsider.token).post(`${org}/invites/${link.id}`);
+    expect((await t.api.get(`${org}/members/${t.world.users.outsider.id}`)).body.role).toBe('read');
+    for (const path of [`//invites//${link.id}`, `/invites/./${link.id}`, `/invites\\${link.id}`])
+      await fetch(`${t.url}${org}${path}`, { method: 'POST', headers: { authorization: `Bearer ${t.world.users.guest.token}` } });
+    await t.api.delete(`${org}/link-invites/${link.id}`);
+
+    const log = logged();
+    expect(log).not.toContain(link.id);
+    expect(log).toContain(`POST /v1${org}/invites/${REDACTED} 200`);
+    expect(log).toContain(`PATCH /v1${org}/link-invites/${REDACTED} 200`);
+    expect(log).toContain(`POST /v1${org}/link-invites 201`);
+  });
+
   it('leaves URLs without credentials as they are', () => {
     for (const url of ['/v1/spaces/abc', '/v1/orgs/o/members?role=admin&sort=joinedAt&order=asc', '/v1/x?flag', '/v1/x?']) {
       expect(redactUrl(url)).toBe(url);
