@@ -2,8 +2,9 @@
  * The one identity of a caller across the gateway. The `Authorization` header is parsed once:
  * the scheme is case-insensitive and whitespace around and between its parts is ignored
  * (`bearer  T`, `BEARER\tT` and `Bearer T` are one caller, as the upstream accepts them all), the
- * header forwarded upstream is the normalized `Bearer T`, and the caller's key is a SHA-256 of
- * the token, never the token itself. That key keys single-flight and kept answers
+ * header forwarded upstream is the normalized `Bearer T` (a header of another scheme is not
+ * forwarded: its caller is anonymous), and the caller's key is a SHA-256 of the token, never the
+ * token itself. That key keys single-flight and kept answers
  * (singleFlight.ts), the response-cache session and graphql-sse reservations' owner.
  *
  * Budgets (REST concurrency slots and queues, rate limits, graphql-sse reservation caps) are
@@ -24,7 +25,7 @@ export const ANONYMOUS = 'anonymous';
 export interface Credential {
   /** The key: a hash of the token, or `anonymous` without one. */
   key: string;
-  /** The header to forward (`Bearer <token>`, or the header as sent, trimmed, when it is not a bearer token); none when absent. */
+  /** The header to forward (`Bearer <token>`); none without a bearer token. */
   header?: string;
   /** The token (scrubbed from upstream messages). */
   token?: string;
@@ -51,10 +52,10 @@ function parse(authorization: string): Credential {
   const trimmed = authorization.trim();
   if (!trimmed) return NONE;
   const bearer = /^bearer\s+(\S+)$/i.exec(trimmed);
-  // Not a bearer token (the upstream answers 401): forwarded as sent, its own caller (never shared
-  // with another header). Hashed with a space, which no bearer token holds: `raw:X` was also the
-  // key of the token `raw:X`.
-  if (!bearer) return { key: hash(`raw ${trimmed}`), header: trimmed };
+  // Not a bearer token, which is all the REST API takes: never forwarded, the caller is anonymous.
+  // It was forwarded as sent: behind a proxy that authenticates its users with `Basic` and passes
+  // the header on, each user's password went to the REST API.
+  if (!bearer) return NONE;
   const token = bearer[1];
   return { key: hash(token), header: `Bearer ${token}`, token };
 }

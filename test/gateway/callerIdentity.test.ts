@@ -72,6 +72,21 @@ describe('a caller is its token', () => {
     expect(t.proxy.requests.map((r) => r.authorization)).toEqual([`Bearer ${token}`, `Bearer ${token}`, `Bearer ${token}`]);
   });
 
+  it('a header of another scheme (`Basic`, a bare word) never reaches the REST API: its caller is anonymous', async () => {
+    // Behind a proxy that authenticates with Basic and passes the header on, the password went to the REST API.
+    const t = await stack({});
+    const space = (await t.upstream.api.post(`/orgs/${t.upstream.world.orgId}/spaces`, { title: 'Open' })).body.id;
+    t.upstream.upstream.db.prepare("UPDATE spaces SET visibility = 'public' WHERE id = ?").run(space);
+    for (const authorization of ['Basic dXNlcjpzM2NyZXQ=', 'basic  dXNlcjpzM2NyZXQ=', 'Token s3cret', 's3cret']) {
+      expect(codes([await t.post(VIEWER, { authorization })])).toEqual(['UNAUTHENTICATED']);
+      expect((await t.post(`{ space(spaceId: "${space}") { title } }`, { authorization })).body).toEqual({
+        data: { space: { title: 'Open' } },
+      });
+    }
+    expect(t.proxy.requests.length).toBeGreaterThan(0);
+    expect(t.proxy.requests.filter((r) => r.authorization !== undefined)).toEqual([]);
+  });
+
   it('eight spellings of one token share one caller’s REST concurrency slots and queue', async () => {
     const { all, calls } = await oneSlotEach((token) => [
       `Bearer ${token}`,
