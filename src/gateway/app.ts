@@ -264,6 +264,8 @@ export function buildGateway(options: GatewayOptions): Gateway {
             onResponseCache: fanOut(options.onResponseCache, metrics?.onResponseCache),
             parsedDocument: (query) => parsed.documentCache.get(query),
             tookEarlierRead: (context) => (context as Partial<GatewayContext>).caller?.tookEarlierRead() ?? false,
+            accepted: acceptedToken,
+            vouch: (request) => rest.vouch(request.headers.get('authorization')),
             // Whose a session is: `GET /user` with its own token, only once the REST API has accepted that token.
             userOf: (request) => {
               if (!acceptedToken(request)) return undefined;

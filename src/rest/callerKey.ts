@@ -149,6 +149,17 @@ export class KnownCallers {
   }
 
   /**
+   * A result stored for caller `key` was served from the shared response cache: a result is stored
+   * only for a token the REST API accepted (on whichever replica stored it), so it counts as that
+   * answer here too, unless this process saw the token rejected since. Else a replica that answered
+   * a token from the cache alone (a round-robin load balancer sends a caller's reads to each replica
+   * in turn) counted every one of its operations against its client address's anonymous limit.
+   */
+  vouched(key: string): void {
+    if (!this.fresh(this.rejected, key)) this.answered(key, 200);
+  }
+
+  /**
    * The identity of a request with this header from this client address. A rejected token counts
    * against its address, as a request without a token does: junk tokens get no budget of their own.
    */

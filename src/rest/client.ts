@@ -128,6 +128,8 @@ export interface RestClient {
   readonly answers: BytesInFlight;
   /** Who a request's caller is and whom its work counts against, from what the upstream said of its token lately (callerKey.ts). */
   identify(authorization: string | null | undefined, address: string | undefined): CallerIdentity;
+  /** A result stored for this token was served from the response cache (callerKey.ts, `vouched`). */
+  vouch(authorization: string | null | undefined): void;
   /**
    * Gives up every request's calls in flight, and those requests' later calls, as if their
    * clients had left: each fails `UPSTREAM_UNAVAILABLE` "the gateway is stopping" (a write's "may
@@ -154,6 +156,7 @@ export function createRestClient(config: RestClientConfig): RestClient {
     bytes: transport.parts.bytes,
     answers: transport.parts.answers,
     identify: (authorization, address) => known.identify(authorization, address),
+    vouch: (authorization) => known.vouched(credentialOf(authorization).key),
     close: () => closePools(transport),
     [Symbol.asyncDispose]: () => closePools(transport),
   };

@@ -173,6 +173,31 @@ describe('two replicas sharing Redis', () => {
     expect((await r2.post({ query: VIEWER }, reader)).json.data?.viewer.displayName).toBe('Ada read');
   });
 
+  it("a token B answers from the cache counts against its own limit there, not its address's; a made-up token's results are not stored", async () => {
+    const [r1, r2] = await replicas({ responseCacheTtlMs: 60_000, anonymousRateLimit: 3 });
+    expect((await r1.post({ query: VIEWER }, admin)).json.extensions?.responseCache).toMatchObject({ didCache: true });
+    // B never calls the REST API for this token: its first hit counts against the address too, the next ones do not.
+    for (let i = 0; i < 6; i++)
+      expect((await r2.post({ query: VIEWER }, admin)).json).toMatchObject({
+        data: { viewer: { displayName: 'Ada admin' } },
+        extensions: { responseCache: { hit: true } },
+      });
+    expect(r2.calls).toEqual([]);
+
+    // A made-up token's result made without a REST call is no answer of the REST API for it: never
+    // stored, so no hit on another replica takes it for an accepted token.
+    await redis.client.del(...(await redis.client.keys('dg:rl:*')));
+    const madeUp = 'gb_api_made_up_by_a_client';
+    expect((await r1.post({ query: '{ __typename }' }, madeUp)).json.data).toEqual({ __typename: 'Query' });
+    const codes: unknown[] = [];
+    for (let i = 0; i < 4; i++) {
+      const onB = await r2.post({ query: '{ __typename }' }, madeUp);
+      expect(onB.json.extensions?.responseCache?.hit).not.toBe(true);
+      codes.push(onB.json.errors?.[0].extensions?.code ?? 'OK');
+    }
+    expect(codes).toEqual(['OK', 'OK', 'RATE_LIMITED', 'RATE_LIMITED']);
+  });
+
   it('a persisted id works on both replicas; an APQ hash registered on A works on B', async () => {
     // Both replicas learn whose the token is first (`GET /user` after its first stored result): a
     // replica keys a known user's results by that user, one that does not know it yet by the

@@ -57,6 +57,10 @@
  *   access write: no result) is stored (`unsettle`).
  * - The mutation's response is sent only once these are done, so the caller's next read, on any
  *   replica, sees the write.
+ * - Only a token the REST API accepted has results stored (`accepted`; a made-up token's
+ *   `{ __typename }` needs no REST call), so a hit of a token's session is the REST API's answer
+ *   for it, on whichever replica stored the result: the replica that serves it counts the token as
+ *   accepted (`vouch`) for its budgets and rate limits, as if it had called the REST API itself.
  * - Results with errors, mutations and subscriptions are never cached; a result lives the TTL of
  *   its shortest-lived type (`ttlPerType`). A mutation or subscription whose text was parsed
  *   before (the parse cache) is not looked up either: no key is made of its input, and no Redis
@@ -134,6 +138,14 @@ export interface ResponseCacheOptions {
    * is not stored.
    */
   tookEarlierRead?: (context: unknown) => boolean;
+  /**
+   * Whether the REST API accepted the request's token (by the end of its operation): a result of a
+   * token it did not (a made-up one, whose `{ __typename }` needs no REST call) is not stored, so
+   * that a hit vouches for its token (`vouch`).
+   */
+  accepted?: (request: Request) => boolean;
+  /** A result stored for the request's token was served: the REST API accepted that token (on some replica). */
+  vouch?: (request: Request) => void;
 }
 
 /** TTL per type relative to the default: the integrations catalog changes rarely, review threads often. */
@@ -324,10 +336,14 @@ export function useResponseCache(options: ResponseCacheOptions): Plugin[] {
     lookups,
   );
   const sessions = sessionUsers(options.userOf);
-  // An operation that took an earlier call's answer: its lookup is forgotten, so its result is not stored.
-  const earlierRead = (context: unknown) => {
+  // An operation that took an earlier call's answer, or of a token the REST API has not accepted:
+  // its lookup is forgotten, so its result is not stored.
+  const unstorable = (context: unknown) => {
     const key = typeof context === 'object' && context ? keys.get(context) : undefined;
-    if (key !== undefined && options.tookEarlierRead?.(context)) lookups.delete(key);
+    if (key === undefined) return;
+    const request = (context as { request?: Request }).request;
+    const unaccepted = request !== undefined && callerHash(request) !== ANONYMOUS && options.accepted?.(request) === false;
+    if (unaccepted || options.tookEarlierRead?.(context)) lookups.delete(key);
   };
   // Requests that came through Yoga's params step (not graphql-sse's own path, which the plugin cannot key).
   const viaParams = new WeakSet<Request>();
@@ -415,7 +431,7 @@ export function useResponseCache(options: ResponseCacheOptions): Plugin[] {
       onPluginInit: (init) =>
         onPluginInit?.({
           ...init,
-          addPlugin: (plugin) => init.addPlugin({ ...plugin, onExecute: quietWhenStopped(beforeStoring(plugin.onExecute, earlierRead)) }),
+          addPlugin: (plugin) => init.addPlugin({ ...plugin, onExecute: quietWhenStopped(beforeStoring(plugin.onExecute, unstorable)) }),
         }),
     },
     useMutationInvalidation(store) as Plugin,
@@ -425,6 +441,7 @@ export function useResponseCache(options: ResponseCacheOptions): Plugin[] {
         const metadata = (result as { extensions?: { responseCache?: { hit?: unknown; didCache?: unknown } } } | undefined)?.extensions
           ?.responseCache;
         if (typeof metadata?.hit === 'boolean') options.onResponseCache?.(metadata.hit);
+        if (metadata?.hit === true && viaParams.has(request) && callerHash(request) !== ANONYMOUS) options.vouch?.(request);
         // A result of this session was stored: whose it is, if not known yet.
         if (metadata?.didCache === true && viaParams.has(request)) sessions.learn(callerHash(request), request);
       },
