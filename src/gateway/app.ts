@@ -256,9 +256,11 @@ export function buildGateway(options: GatewayOptions): Gateway {
       // limits, the introspection access check): their operations are counted and timed too. A
       // response-cache hit is answered before execution and counted by the cache's own counter.
       ...(metrics?.plugins ?? []),
-      ...(options.responseCacheTtlMs
+      ...(options.responseCacheTtlMs || redis
         ? useResponseCache({
-            ttlMs: options.responseCacheTtlMs,
+            ttlMs: options.responseCacheTtlMs ?? 0,
+            // Without a cache of its own, a replica sharing Redis still makes the others' results stale.
+            invalidateOnly: !options.responseCacheTtlMs,
             redis,
             log,
             onResponseCache: fanOut(options.onResponseCache, metrics?.onResponseCache),

@@ -286,6 +286,38 @@ describe('two replicas sharing Redis', () => {
     expect(after.json.data?.changeRequest ?? null).toBeNull();
   });
 
+  it('a replica sharing Redis without a response cache of its own still makes stale what its writes change (a rolling change of the TTL)', async () => {
+    const [uncached] = await replicas({});
+    const user = createUser(upstream.upstream.db, upstream.clock, { displayName: 'Leaving too', email: 'leaving2@acme.test' });
+    addMember(upstream.upstream.db, upstream.clock, upstream.world.orgId, user.id, 'read');
+    expect((await space(a, user.token)).json.data?.space.title).toBeDefined();
+    expect((await space(a, admin)).json.extensions?.responseCache).toMatchObject({ didCache: true });
+    for (const token of [user.token, admin]) expect((await space(a, token)).json.extensions?.responseCache.hit).toBe(true);
+
+    const rename = 'mutation($input: UpdateSpaceInput!) { updateSpace(input: $input) { space { title } } }';
+    const renamed = await uncached.post(
+      { query: rename, variables: { input: { spaceId, title: 'Renamed on a replica without a cache' } } },
+      admin,
+    );
+    expect(renamed.json).toEqual({ data: { updateSpace: { space: { title: 'Renamed on a replica without a cache' } } } });
+    expect((await space(a, admin)).json.data?.space.title).toBe('Renamed on a replica without a cache');
+
+    const removed = await uncached.post(
+      {
+        query: 'mutation($input: RemoveMemberInput!) { removeMember(input: $input) { deletedId } }',
+        variables: { input: { organizationId: upstream.world.orgId, userId: user.id } },
+      },
+      admin,
+    );
+    expect(removed.json.errors).toBeUndefined();
+    const after = await space(a, user.token);
+    expect(after.json.extensions?.responseCache?.hit).not.toBe(true);
+    expect(after.json.data?.space ?? null).toBeNull();
+    // It keeps no result of its own, and says nothing of a cache.
+    expect((await space(uncached, admin)).json.extensions).toBeUndefined();
+    expect((await space(uncached, admin)).json.extensions).toBeUndefined();
+  });
+
   it("the lookup sets shrink as their results expire (on the handle's clock)", async () => {
     let now = 1_000_000;
     const r = track(startReplica(upstream.url, { redisUrl: redis.url, responseCacheTtlMs: 60_000, redis: { now: () => now } }));

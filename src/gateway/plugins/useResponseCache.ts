@@ -112,8 +112,16 @@ import {
 } from '../lib/responseCacheStores.js';
 
 export interface ResponseCacheOptions {
-  /** Default time to live of a cached result, in ms (> 0). */
+  /** Default time to live of a cached result, in ms (> 0 unless `invalidateOnly`). */
   ttlMs: number;
+  /**
+   * This replica caches nothing (no lookup, no store, no `extensions.responseCache`) but shares
+   * `redis` with replicas that may: its mutations still make their results stale. Without it, a
+   * rolling change that turns the cache on (or a TTL set on some replicas only) left the writes made
+   * through the replicas without it unseen by the others' cached results for the TTL, a member's
+   * removal included.
+   */
+  invalidateOnly?: boolean;
   /** Shared store across replicas; process memory without it. */
   redis?: RedisHandle;
   log: Logger;
@@ -358,63 +366,67 @@ export function useResponseCache(options: ResponseCacheOptions): Plugin[] {
     ttlPerSchemaCoordinate: types,
     session: (request) => callerHash(request),
     // Not for introspection, which it never keeps (useClientIntrospection.ts; known at execution).
-    enabled: (request) => viaParams.has(request) && !isIntrospecting(request),
-    buildResponseCacheKey: async ({ documentString, operationName, variableValues, sessionId, context, request }) => {
-      // The library asks a key of every operation, then looks it up: a write's would always miss,
-      // and cost two Redis round trips and a hash of its input (up to a megabyte) first.
-      const known = options.parsedDocument?.(documentString);
-      const type = known && getOperationAST(known, operationName)?.operation;
-      if (type === 'mutation' || type === 'subscription') return NO_KEY;
-      const session = sessionId ?? ANONYMOUS;
-      const scope = sessions.scope(session);
-      // A document that may hold `@defer` or `@stream` (any that does names one): whether the request
-      // takes an incremental result. A client that takes none is refused such an operation (406,
-      // useDirectiveArguments.ts), and was answered 200 with the result cached for one that does.
-      const incremental = INCREMENTAL.test(documentString) ? acceptsIncremental(request) : null;
-      // The operation and session hashed once, whatever the keys made of it (a user's and its fallback).
-      // No name (null) is not the name "" (which names no operation: a 400): keyed as one, a
-      // cached result of the document's only operation answered a request naming "".
-      const operation = sha(
-        `${JSON.stringify([documentString, operationName ?? null, session, incremental])}\n${variablesKey(variableValues)}`,
-      );
-      const key = (generations: unknown[]) => `${CACHE_PREFIX}r:${sha(JSON.stringify([...generations, operation]))}`;
-      /**
-       * The keys a lookup reads, primary first: a user's session also the unknown-user key it was
-       * stored under before. Hashed once per generations (the store asks for its guess's, which are
-       * usually the ones it then reads).
-       */
-      let made: { of: string; keys: string[] } | undefined;
-      const keysOf = (g: Generations): string[] => {
-        const of = `${g.global}\n${g.unknown}\n${g.user}`;
-        if (made?.of === of) return made.keys;
-        const unknown = scope === 'global' ? undefined : key([g.global, 'unknown', g.unknown]);
-        const keys =
-          scope === 'global'
-            ? [key([g.global, 'anonymous'])]
-            : scope === 'unknown'
-              ? [unknown!]
-              : [key([g.global, 'user', g.user]), unknown!];
-        made = { of, keys };
-        return keys;
-      };
-      const g = await store.generations(scope, keysOf);
-      // The generations could not be read (Redis down or late): nothing is read or stored under this
-      // key, even if Redis answers again before the result is stored (it would hold no generation).
-      if (!g) return NO_KEY;
-      const [primary, fallback] = keysOf(g);
-      // The invalidations its result must postdate: the earliest of the lookups of this key in flight.
-      lookups.set(primary, Math.min(g.invalidations, lookups.get(primary) ?? Infinity), { noUpdateTTL: lookups.has(primary) });
-      if (typeof context === 'object' && context) keys.set(context, primary);
-      // Read with the generations, in one round trip: the library's lookup of this key takes it.
-      // Else nothing read before for this key is taken (a read of another request that never took it).
-      if (g.prefetched) prefetched.put(primary, g.prefetched);
-      else {
-        prefetched.forget(primary);
-        if (fallback !== undefined) fallbacks.set(primary, fallback);
-      }
-      return primary;
-    },
-    includeExtensionMetadata: true,
+    enabled: (request, context) =>
+      viaParams.has(request) && !isIntrospecting(request) && (!options.invalidateOnly || isMutation(context, options.parsedDocument)),
+    // Synchronous without a cache: an async hook makes Yoga's whole hook chain wait a turn.
+    buildResponseCacheKey: options.invalidateOnly
+      ? () => NO_KEY
+      : async ({ documentString, operationName, variableValues, sessionId, context, request }) => {
+          // The library asks a key of every operation, then looks it up: a write's would always miss,
+          // and cost two Redis round trips and a hash of its input (up to a megabyte) first.
+          const known = options.parsedDocument?.(documentString);
+          const type = known && getOperationAST(known, operationName)?.operation;
+          if (type === 'mutation' || type === 'subscription') return NO_KEY;
+          const session = sessionId ?? ANONYMOUS;
+          const scope = sessions.scope(session);
+          // A document that may hold `@defer` or `@stream` (any that does names one): whether the request
+          // takes an incremental result. A client that takes none is refused such an operation (406,
+          // useDirectiveArguments.ts), and was answered 200 with the result cached for one that does.
+          const incremental = INCREMENTAL.test(documentString) ? acceptsIncremental(request) : null;
+          // The operation and session hashed once, whatever the keys made of it (a user's and its fallback).
+          // No name (null) is not the name "" (which names no operation: a 400): keyed as one, a
+          // cached result of the document's only operation answered a request naming "".
+          const operation = sha(
+            `${JSON.stringify([documentString, operationName ?? null, session, incremental])}\n${variablesKey(variableValues)}`,
+          );
+          const key = (generations: unknown[]) => `${CACHE_PREFIX}r:${sha(JSON.stringify([...generations, operation]))}`;
+          /**
+           * The keys a lookup reads, primary first: a user's session also the unknown-user key it was
+           * stored under before. Hashed once per generations (the store asks for its guess's, which are
+           * usually the ones it then reads).
+           */
+          let made: { of: string; keys: string[] } | undefined;
+          const keysOf = (g: Generations): string[] => {
+            const of = `${g.global}\n${g.unknown}\n${g.user}`;
+            if (made?.of === of) return made.keys;
+            const unknown = scope === 'global' ? undefined : key([g.global, 'unknown', g.unknown]);
+            const keys =
+              scope === 'global'
+                ? [key([g.global, 'anonymous'])]
+                : scope === 'unknown'
+                  ? [unknown!]
+                  : [key([g.global, 'user', g.user]), unknown!];
+            made = { of, keys };
+            return keys;
+          };
+          const g = await store.generations(scope, keysOf);
+          // The generations could not be read (Redis down or late): nothing is read or stored under this
+          // key, even if Redis answers again before the result is stored (it would hold no generation).
+          if (!g) return NO_KEY;
+          const [primary, fallback] = keysOf(g);
+          // The invalidations its result must postdate: the earliest of the lookups of this key in flight.
+          lookups.set(primary, Math.min(g.invalidations, lookups.get(primary) ?? Infinity), { noUpdateTTL: lookups.has(primary) });
+          if (typeof context === 'object' && context) keys.set(context, primary);
+          // Read with the generations, in one round trip: the library's lookup of this key takes it.
+          // Else nothing read before for this key is taken (a read of another request that never took it).
+          if (g.prefetched) prefetched.put(primary, g.prefetched);
+          else {
+            prefetched.forget(primary);
+            if (fallback !== undefined) fallbacks.set(primary, fallback);
+          }
+          return primary;
+        },
+    includeExtensionMetadata: !options.invalidateOnly,
   });
   return [
     {
@@ -447,6 +459,13 @@ export function useResponseCache(options: ResponseCacheOptions): Plugin[] {
       },
     },
   ];
+}
+
+/** Whether the operation a context runs is a mutation, by its document as parsed (the parse cache). */
+function isMutation(context: unknown, parsedDocument: ResponseCacheOptions['parsedDocument']): boolean {
+  const params = (context as { params?: { query?: string; operationName?: string } } | undefined)?.params;
+  const document = params?.query ? parsedDocument?.(params.query) : undefined;
+  return document !== undefined && getOperationAST(document, params?.operationName)?.operation === 'mutation';
 }
 
 type OnExecute = NonNullable<Plugin['onExecute']>;
