@@ -318,6 +318,24 @@ describe('two replicas sharing Redis', () => {
     expect((await space(uncached, admin)).json.extensions).toBeUndefined();
   });
 
+  it('a graphql-sse reservation made on A is answered 404 on B, saying that single-connection mode needs session affinity', async () => {
+    const stream = (r: Replica, method: string, headers: Record<string, string> = {}) =>
+      r.gateway.yoga.fetch(`http://gateway.test/graphql/stream${method === 'DELETE' ? '?operationId=1' : ''}`, {
+        method,
+        headers: { authorization: `Bearer ${admin}`, ...(method === 'GET' ? { accept: 'text/event-stream' } : {}), ...headers },
+      });
+    const reserved = await stream(a, 'PUT');
+    expect(reserved.status).toBe(201);
+    const token = await reserved.text();
+    for (const method of ['GET', 'DELETE']) {
+      const elsewhere = await stream(b, method, { 'x-graphql-event-stream-token': token });
+      expect(elsewhere.status).toBe(404);
+      const { errors } = (await elsewhere.json()) as { errors: Array<{ message: string; extensions: { code: string } }> };
+      expect(errors[0].extensions.code).toBe('NOT_FOUND');
+      expect(errors[0].message).toMatch(/another replica.*session affinity/);
+    }
+  });
+
   it("the lookup sets shrink as their results expire (on the handle's clock)", async () => {
     let now = 1_000_000;
     const r = track(startReplica(upstream.url, { redisUrl: redis.url, responseCacheTtlMs: 60_000, redis: { now: () => now } }));

@@ -69,6 +69,9 @@ export const DEFAULT_STREAM_LIMITS: StreamLimits = {
   maxQueuedBytes: 32 * 1024 * 1024,
 };
 
+const NO_SUCH_STREAM =
+  'No such event stream: it expired or ended, or was reserved on another replica (single-connection mode needs session affinity); reserve one with PUT.';
+
 /** The longest `operationId` (a client's counter or UUID; each event repeats it). */
 export const MAX_OPERATION_ID = 128;
 
@@ -359,7 +362,9 @@ export function useGraphQLSSE(
       const given = raw.headers.get(TOKEN_HEADER_KEY) ?? new URL(raw.url, 'http://localhost').searchParams.get(TOKEN_QUERY_KEY);
       if (!given) return distinctStream(raw); // distinct connections (graphql-sse makes up a token for them too)
       const r = reservations.get(given);
-      if (!r) return refusal(404, 'No such event stream (it expired or ended); reserve one with PUT.');
+      // A reservation lives in the replica that made it: behind a load balancer without session
+      // affinity, a client's GET or POST reaches another one, and only this message says why.
+      if (!r) return refusal(404, NO_SUCH_STREAM);
       if (r.caller !== caller) return refusal(403, 'This event stream belongs to another caller.');
       // graphql-sse's own test of the header: a reservation's stream is connected by a GET only.
       if (raw.method !== 'GET' && raw.headers.get('accept') === 'text/event-stream')
