@@ -56,7 +56,8 @@ describe('SAML providers', () => {
       },
     });
     const { samlProvider, organization } = res.createSamlProvider;
-    expect(callList(t).sort()).toEqual([`GET /orgs/${org}`, `GET /orgs/${org}/sso`, `POST /orgs/${org}/saml`]);
+    // The payload's organization is a reference: ssoLogins reads no `GET /orgs/{organizationId}`.
+    expect(callList(t).sort()).toEqual([`GET /orgs/${org}/sso`, `POST /orgs/${org}/saml`]);
     expect(samlProvider).toMatchObject({ label: 'x'.repeat(30), defaultRole: 'EDIT', status: 'PENDING' });
     expect(samlProvider.defaultTeam).toEqual({ restId: teamId, title: 'SSO people', membersCount: 2 });
     expect(organization.ssoLogins.map((l: any) => l.restId)).toContain(samlProvider.restId);
@@ -144,6 +145,24 @@ describe('SAML providers', () => {
       ssoLogins: rest.body.items.map((i: any) => ({ restId: i.id, label: i.label, startURL: i.startURL })),
     });
     expect(res.data?.organization.ssoLogins).toHaveLength(4);
+  });
+
+  it('ssoLogins answers whoever REST answers: an outsider reads them, with one REST call', async () => {
+    // A sign-in page shows them before anyone is a member: REST serves them to any token.
+    const outsider = t.world.users.outsider.token;
+    const rest = await t.api.as(outsider).get(`/orgs/${org}/sso`);
+    expect(rest.status).toBe(200);
+    expect(rest.body.items.length).toBeGreaterThan(0);
+    t.resetCalls();
+    const res = await t.gql(
+      `query($org: String!) { organization(organizationId: $org) { ssoLogins { restId label startURL } } }`,
+      { org },
+      outsider,
+    );
+    expect(res).toEqual({
+      data: { organization: { ssoLogins: rest.body.items.map((i: any) => ({ restId: i.id, label: i.label, startURL: i.startURL })) } },
+    });
+    expect(t.calls.map((c) => `${c.method} ${c.route}`)).toEqual(['GET /orgs/{organizationId}/sso']);
   });
 
   it('SsoLogin.samlProvider leads to the provider for an admin', async () => {

@@ -3,6 +3,7 @@ import { builder } from '../builder.js';
 import { Role, SamlProviderStatus } from '../lib/enums.js';
 import { orNull, urlsType } from '../lib/fields.js';
 import { restPath } from '../lib/node.js';
+import { markOnRef } from '../lib/refs.js';
 import { edge, embedded, resourceNode } from '../lib/resource.js';
 import { Organization } from './Organization.js';
 import { Team } from './Team.js';
@@ -84,3 +85,7 @@ builder.objectField(Organization, 'ssoLogins', (t) =>
     },
   }),
 );
+// REST serves SSO logins to any token, member or not (a sign-in page shows them before anyone is a
+// member): read on the reference, they need no `GET /orgs/{organizationId}`, which a non-member
+// is refused (NOT_FOUND where REST answers).
+markOnRef('Organization', ['ssoLogins']);
