@@ -27,6 +27,8 @@ export interface SwitchProxy {
    * its answer on: an answer as of then, delivered later; default none.
    */
   holdAnswer: (method: string, path: string) => Promise<void> | undefined;
+  /** The path and query a request is forwarded to (`url` as sent); default: as sent. */
+  rewrite: (method: string, url: string) => string;
   /** Closes the port (connections are refused) and drops open connections. */
   goAway(): Promise<void>;
   /** Listens again on the same port. */
@@ -43,6 +45,7 @@ export async function startSwitchProxy(upstreamUrl: string): Promise<SwitchProxy
     mode: 'pass',
     delay: () => 0,
     holdAnswer: () => undefined,
+    rewrite: (_method: string, url: string) => url,
   } as unknown as SwitchProxy;
 
   const forward = async (req: IncomingMessage, res: ServerResponse) => {
@@ -55,7 +58,7 @@ export async function startSwitchProxy(upstreamUrl: string): Promise<SwitchProxy
     const headers = { ...req.headers };
     delete headers.host;
     delete headers.connection;
-    const answer = await request(target + req.url, { method: req.method as 'GET', headers, body });
+    const answer = await request(target + self.rewrite(req.method ?? '', req.url ?? '/'), { method: req.method as 'GET', headers, body });
     const held = self.holdAnswer(req.method ?? '', new URL(req.url ?? '/', target).pathname);
     if (held) {
       const text = await answer.body.arrayBuffer();

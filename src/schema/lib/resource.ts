@@ -420,6 +420,19 @@ export function writeQuery(info: Pick<ResourceInfo<object>, 'name' | 'spec'>, gq
   return format ? { format } : undefined;
 }
 
+/**
+ * The query a write's answer is primed under: `query` when the answer's body came in the format it
+ * asks for. GitBook's OpenAPI description (and the seed) take `format` on a reply's POST only among
+ * comment writes: an API that ignores it elsewhere answers its default, the document, which primed
+ * as the markdown read answered `body { markdown }` null instead of reading it.
+ */
+export function answeredQuery(json: unknown, query: QueryParams | undefined): QueryParams | undefined {
+  const body = (json as { body?: unknown } | undefined)?.body;
+  const format = query?.format;
+  if (typeof format !== 'string' || (body !== null && typeof body === 'object' && format in body)) return query;
+  return undefined;
+}
+
 /** A hand-written write's answer its payload is read from; a 2xx without a body says the write was made (`answerlessWriteError`). */
 export function answered<T>(json: T | undefined): T {
   if (json === undefined) throw answerlessWriteError();
@@ -517,7 +530,7 @@ function deriveWrite(info: ResourceInfo, name: string, write: Write): void {
         if (json === undefined) return { values };
         const node = info.attach(json, values);
         const path = info.spec.listedOnly ? undefined : primePath(() => info.path(info.keys(node)));
-        if (path) ctx.rest.prime(path, json, query);
+        if (path) ctx.rest.prime(path, json, answeredQuery(json, query));
         return { values: { ...values, ...node }, node };
       },
     },

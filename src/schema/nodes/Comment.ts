@@ -16,6 +16,7 @@ import { checkInput } from '../lib/mutation.js';
 import { primePath } from '../lib/node.js';
 import { restRef } from '../lib/refs.js';
 import {
+  answeredQuery,
   canonicalKeys,
   edge,
   embedded,
@@ -176,7 +177,7 @@ export function postFields<P extends RestPost>(ref: ObjectRef<BuilderTypes, unkn
           if (json === undefined) return { keys };
           const node = info.attach(json, keys);
           const path = primePath(() => info.path(info.keys(node)));
-          if (path) ctx.rest.prime(path, json, query);
+          if (path) ctx.rest.prime(path, json, answeredQuery(json, query));
           return { node };
         },
       },
