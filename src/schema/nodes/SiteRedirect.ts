@@ -21,10 +21,22 @@ export const SiteRedirect = resourceNode('SiteRedirect');
 type Destination = RestSiteRedirect['destination'] & SiteKeys;
 
 const SiteRedirectDestination = builder.objectRef<Destination>('SiteRedirectDestination').implement({
-  description: 'Where a redirect leads: a section of the site (kind SITE_SECTION).',
+  description:
+    'Where a redirect leads: a section of the site (kind SITE_SECTION), a site space (SITE_SPACE), a page of a site space (SITE_PAGE) or a URL (EXTERNAL).',
   fields: (t) => ({
-    kind: t.field({ type: SiteRedirectDestinationKind, resolve: (d) => d.kind as never }),
+    kind: t.field({ type: SiteRedirectDestinationKind, resolve: (d) => d.kind }),
     siteSectionId: t.string({ nullable: true, resolve: (d) => (d.kind === 'site-section' ? d.siteSectionId : null) }),
+    siteSpaceId: t.string({
+      nullable: true,
+      description: 'The REST id of the site space (kinds SITE_SPACE and SITE_PAGE).',
+      resolve: (d) => (d.kind === 'site-space' || d.kind === 'site-page' ? d.siteSpaceId : null),
+    }),
+    pageId: t.string({
+      nullable: true,
+      description: 'The REST id of the page (kind SITE_PAGE).',
+      resolve: (d) => (d.kind === 'site-page' ? d.pageId : null),
+    }),
+    url: t.string({ nullable: true, description: 'The URL (kind EXTERNAL).', resolve: (d) => (d.kind === 'external' ? d.url : null) }),
     siteSection: t.field({
       type: SiteSection,
       nullable: true,
