@@ -25,12 +25,29 @@ export const MAX_PENDING_LOG_BYTES = 1024 * 1024;
 const dropped = new WeakMap<object, number>();
 
 /**
+ * Streams whose write errors are ignored (their lines lost). A write to a pipe whose reader left
+ * (`npm start | head -1`, a log shipper that exited) fails with EPIPE as an `error` event: with no
+ * listener, the next line (SIGTERM's "draining") ended the process at once, exit 1 with a stack
+ * trace, its requests in flight cut; any warning a client could cause did the same. `console`
+ * ignores such errors for its own lines.
+ */
+const guarded = new WeakSet<object>();
+
+function ignoreWriteErrors(stream: NodeJS.WritableStream): void {
+  if (guarded.has(stream)) return;
+  guarded.add(stream);
+  stream.on('error', () => {});
+}
+
+/**
  * Leveled logger: one line per entry, `key=value` fields; warnings and errors go to stderr. Past
  * MAX_PENDING_LOG_BYTES not yet written to its stream, a line is dropped; the next one written
  * there carries `dropped=<count>`.
  */
 export function createLogger(level: LogLevel, scope = '', output: LogOutput = process): Logger {
   const min = LOG_LEVELS.indexOf(level);
+  ignoreWriteErrors(output.stdout);
+  ignoreWriteErrors(output.stderr);
   const write = (l: LogLevel) => (msg: string, fields?: Record<string, unknown>) => {
     if (LOG_LEVELS.indexOf(l) < min) return;
     const stream = l === 'warn' || l === 'error' ? output.stderr : output.stdout;

@@ -483,6 +483,23 @@ describe('npm start', { timeout: 4 * HANG_MS }, () => {
     expect(slow.stdout.match(/\[rest\] GET \/v1\/user 200/g)).toHaveLength(1);
     expect(logLines(slow)).not.toContain(admin.slice('gb_api_'.length));
   });
+
+  it('with its stdout closed (`npm start | head -1`), it goes on serving and SIGTERM still drains and exits 0', async () => {
+    const piped = cli(['start', '--port', '0', '--upstream-port', '0', '--db', ':memory:']);
+    const gqlUrl = (await piped.line(/^GraphQL: (\S+)$/))[1];
+    const { admin } = await demoLines(piped);
+    // The reader of its stdout leaves: each write there fails with EPIPE from now on.
+    const closed = new Promise((resolve) => piped.child.stdout!.once('close', resolve));
+    piped.child.stdout!.destroy();
+    await closed;
+    expect(await gql(gqlUrl, admin, '{ viewer { displayName } }')).toEqual({
+      status: 200,
+      body: { data: { viewer: { displayName: 'Ada Lovelace' } } },
+    });
+    // Before: SIGTERM's "draining" line raised an unhandled EPIPE, exit 1 with a stack trace.
+    expect(await piped.stop('SIGTERM')).toBe(0);
+    expect(piped.stderr).toBe('');
+  });
 });
 
 describe('options', { timeout: 2 * HANG_MS }, () => {
