@@ -484,6 +484,27 @@ describe('npm start', { timeout: 4 * HANG_MS }, () => {
     expect(logLines(slow)).not.toContain(admin.slice('gb_api_'.length));
   });
 
+  it('SIGTERM lets a @defer in flight over SSE send its deferred result and `complete`, then exits 0', async () => {
+    const slow = cli(['start', '--port', '0', '--upstream-port', '0', '--db', ':memory:', '--latency-ms', '1500', '--log-level', 'debug']);
+    const gqlUrl = (await slow.line(/^GraphQL: (\S+)$/))[1];
+    const { admin } = await demoLines(slow);
+    const stream = fetch(gqlUrl, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ query: '{ __typename ... @defer { viewer { displayName } } }' }),
+    }).then(async (res) => ({ status: res.status, text: await res.text() }));
+    // The request reached the gateway; its deferred part waits on the slow upstream.
+    await slow.until(() => /Parsing request to extract GraphQL parameters/.test(slow.stdout), 'the request');
+    const exit = slow.stop('SIGTERM');
+    const sse = await stream;
+    expect(sse.status).toBe(200);
+    // Before: the stop ended the event stream at once, after the first result (`hasNext: true`).
+    expect(sse.text).toMatch(
+      /"incremental":\[\{"data":\{"viewer":\{"displayName":"Ada Lovelace"\}\}.*"hasNext":false\}\n\nevent: complete\n/,
+    );
+    expect(await exit).toBe(0);
+  });
+
   it('with its stdout closed (`npm start | head -1`), it goes on serving and SIGTERM still drains and exits 0', async () => {
     const piped = cli(['start', '--port', '0', '--upstream-port', '0', '--db', ':memory:']);
     const gqlUrl = (await piped.line(/^GraphQL: (\S+)$/))[1];

@@ -17,7 +17,7 @@ import {
   type RestClientConfig,
 } from '../rest/index.js';
 import { schema } from '../schema/index.js';
-import { drainable } from '../shutdown.js';
+import { ANSWER_MS, drainable } from '../shutdown.js';
 import { acceptWarnings, listenOn } from '../serverBounds.js';
 import { createContext, type GatewayContext, type GatewayLimits } from '../schema/context.js';
 import { defaultResultValuesInFlight, ResultValues } from '../schema/lib/resultValues.js';
@@ -435,8 +435,9 @@ export function buildGateway(options: GatewayOptions): Gateway {
     async stop(graceMs = 5000) {
       // Past the grace, operations still waiting for REST calls are answered without them.
       const closed = drainer.close(graceMs, () => rest.leaveAll());
-      // Open subscriptions complete and their event streams end, so their connections close too.
-      await streams.close();
+      // Open subscriptions complete and their event streams end, so their connections close too;
+      // incremental deliveries end first, their REST calls answered or given up (at graceMs).
+      await streams.close(graceMs + ANSWER_MS);
       await closed;
       await introspection.close();
       await yoga.dispose?.();

@@ -1,9 +1,10 @@
 /**
  * Ends open subscriptions cleanly when the gateway stops. `signal` (the context's `shutdown`)
  * aborts every subscription's upstream stream, so each completes and its transport sends
- * `complete`; `close()` waits for that (bounded), then ends the event streams still open (a
- * graphql-sse single-connection stream outlives its operations), so their connections close
- * instead of hanging until a forced socket destroy.
+ * `complete`; `close()` waits for that and for the incremental deliveries (`@defer`, `@stream`)
+ * still sending (bounded), then ends the event streams still open (a graphql-sse
+ * single-connection stream outlives its operations), so their connections close instead of
+ * hanging until a forced socket destroy.
  */
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { whenResponseDone, type NodeServerContext } from '../lib/httpBounds.js';
@@ -12,7 +13,10 @@ export interface StreamShutdown {
   plugin: Plugin;
   /** Aborted when the gateway stops. */
   signal: AbortSignal;
-  /** Aborts `signal`, waits up to `graceMs` for open subscriptions to end, then ends open event streams. */
+  /**
+   * Aborts `signal`, waits up to `graceMs` for open subscriptions and incremental deliveries to
+   * end, then ends open event streams.
+   */
   close(graceMs?: number): Promise<void>;
   /** Event streams open now (tests). */
   open(): number;
@@ -56,6 +60,19 @@ export function useStreamShutdown(): StreamShutdown {
       return {
         onSubscribeResult: ({ result }) => (isAsyncIterable(result) ? { onEnd: end } : end()),
         onSubscribeError: end,
+      };
+    },
+    // A query's or mutation's incremental delivery: the stop waits for its last results (its REST
+    // calls answered, or given up at the drain's grace) before ending its event stream. Not
+    // counted, a `@defer` over SSE in flight at SIGTERM had its stream ended at once, its deferred
+    // results and `complete` never sent (over multipart, not ended here, it got them).
+    onExecute() {
+      return {
+        onExecuteDone({ result }) {
+          if (!isAsyncIterable(result)) return;
+          active++;
+          return { onEnd: ended };
+        },
       };
     },
     // After Yoga's result processors (its plugins come first): a subscription's stream that no
