@@ -4,7 +4,7 @@
  * are reused across assertions (each spawn costs a second or two) and always killed afterwards.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -618,6 +618,29 @@ describe('options', { timeout: 2 * HANG_MS }, () => {
       }
     },
   );
+
+  it('a damaged database file stops the start with a one-line message and exit code 1', async () => {
+    const file = join(dir, 'damaged.db');
+    const db = openDatabase(file);
+    await ensureDemo(db, silentLogger);
+    const { rootpage } = db.prepare(`SELECT rootpage FROM sqlite_master WHERE name = 'tokens'`).get() as { rootpage: number };
+    const pageSize = db.pragma('page_size', { simple: true }) as number;
+    db.close();
+    // The tokens table's first page overwritten (a disk fault, a copy taken mid-write).
+    const fd = openSync(file, 'r+');
+    writeSync(fd, Buffer.alloc(pageSize, 0xde), 0, pageSize, (rootpage - 1) * pageSize);
+    closeSync(fd);
+    const run = cli(['upstream', '--port', '0', '--db', file]);
+    // Before: it started (REST line, /ready 200) and answered every authenticated request 500.
+    await run.until(() => run.child.exitCode !== null || /^REST: /m.test(run.stdout), 'an exit or a start');
+    expect(run.stdout).toBe('');
+    expect(await run.exit()).toBe(1);
+    expect(run.stderr).toMatch(
+      new RegExp(
+        `^Cannot open the database ${file} \\(--db / DOCS_GRAPH_DB\\): the file is damaged \\(PRAGMA quick_check: [^\\n]*page ${rootpage}[^\\n]*\\n$`,
+      ),
+    );
+  });
 
   it.runIf(process.platform === 'linux')('--persisted-operations naming no regular file stops with a message and exit code 1', async () => {
     // /dev/zero was read until the process held 16 GB and aborted; a named pipe blocked for good.
