@@ -70,6 +70,28 @@ describe('an unknown id', () => {
   });
 });
 
+describe('a key no REST path can hold ("", ".", "..")', () => {
+  // A stack of its own: a call still in flight from another test (the upstream's latency) would
+  // land among this one's.
+  let own: TestStack;
+  beforeAll(async () => {
+    own = await startStack();
+  });
+  afterAll(() => own.stop());
+
+  it('is BAD_USER_INPUT at the lookup, with no call', async () => {
+    // A reference to such a key answered `id` (a global id that node(id:) refuses as none of the
+    // graph's) while each list below it failed.
+    for (const org of ['', '.', '..']) {
+      own.resetCalls();
+      const res = await own.gql(nested('id'), { org });
+      expect(res.errors).toEqual([expect.objectContaining({ path: ['organization'], extensions: { code: 'BAD_USER_INPUT' } })]);
+      expect(res.data).toEqual({ organization: null });
+      expect(own.calls).toEqual([]);
+    }
+  });
+});
+
 describe('edges to objects whose ids are known', () => {
   it('Space.organization lists its spaces without its GET, and fetches it once when its fields are asked', async () => {
     const spaceId = (await t.api.get(`/orgs/${t.world.orgId}/spaces`)).body.items[0].id;

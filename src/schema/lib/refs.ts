@@ -8,6 +8,7 @@
  */
 import SchemaBuilder, { BasePlugin, type PothosOutputFieldConfig, type SchemaTypes } from '@pothos/core';
 import type { GraphQLFieldResolver, GraphQLResolveInfo } from 'graphql';
+import { pathSegment } from '../../rest/index.js';
 import type { GatewayContext } from '../context.js';
 import { selectedFields } from './selection.js';
 
@@ -37,8 +38,13 @@ export function markOnRef(typename: string, fields: string[]): void {
   for (const f of fields) refTypes.get(typename)!.onRef.add(f);
 }
 
-/** A reference to the node of `typename` with these keys, carrying `extra` (e.g. a share key). */
+/**
+ * A reference to the node of `typename` with these keys, carrying `extra` (e.g. a share key). A key
+ * no REST path can hold (`pathSegment`: "", ".", "..") is the caller's BAD_USER_INPUT here: a
+ * reference to it answered `id`, a global id node(id:) refuses, while each list below it failed.
+ */
 export function refOf<Shape>(typename: string, keys: readonly string[], extra: object = {}): Shape {
+  for (const key of keys) pathSegment(key);
   return { ...refTypes.get(typename)!.stub(keys), ...extra, [KEYS]: keys } as Shape;
 }
 
