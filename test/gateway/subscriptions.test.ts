@@ -260,6 +260,35 @@ describe.each(TRANSPORTS)('askStream over %s', (transport) => {
     expect(t.calls).toEqual([]);
   });
 
+  it('@skip or @include at its root is BAD_USER_INPUT (the spec forbids it), with no call', async () => {
+    // graphql-js 16 picks the one root field without the variables: a literal condition that
+    // leaves none was an "Unexpected error." UPSTREAM_ERROR (a TypeError, an ERROR line), and a
+    // variable made validation throw that the variable was not given, whatever its value.
+    const org = t.world.orgId;
+    const cases: Array<[string, Record<string, unknown>]> = [
+      ['subscription Q($org: String!) { suggestedQuestionsStream(organizationId: $org) @skip(if: true) }', { org }],
+      [
+        'subscription Q($org: String!, $on: Boolean!) { ... @include(if: $on) { suggestedQuestionsStream(organizationId: $org) } }',
+        { org, on: true },
+      ],
+    ];
+    for (const [query, variables] of cases) {
+      t.resetCalls();
+      const sub = subscribe(transport, url, null, query, variables);
+      const refused = await sub.done.then(
+        () => sub.results.map(errorOf),
+        (error: unknown) => (Array.isArray(error) ? error : [error]),
+      );
+      expect(refused).toEqual([
+        expect.objectContaining({
+          message: 'Subscription "Q" must not use `@skip` or `@include` directives in the top level selection.',
+          extensions: { code: 'BAD_USER_INPUT' },
+        }),
+      ]);
+      expect(t.calls).toEqual([]);
+    }
+  });
+
   it('an upstream dying mid-stream ends the subscription with UPSTREAM_UNAVAILABLE; the next request is served', async () => {
     killAfterFirstEvent = true;
     const sub = subscribe(transport, url, t.world.users.admin.token, ASK, askVars());

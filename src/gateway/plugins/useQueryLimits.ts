@@ -21,6 +21,7 @@ import { useMaxOperationName } from './useMaxOperationName.js';
 import { useMaxResponseBytes } from './useMaxResponseBytes.js';
 import { useMaxTokens } from './useMaxTokens.js';
 import { useMaxVariablesDepth } from './useMaxVariablesDepth.js';
+import { useSubscriptionRootConditions } from './useSubscriptionRootConditions.js';
 
 /** Bytes of results written at once across requests (default: a quarter of V8's heap limit); not a setting. */
 export interface InFlightLimit {
@@ -33,8 +34,9 @@ export interface InFlightLimit {
 
 /** `shared`: the gateway's bodies the same for every caller (kept introspection answers' texts, see lib/sharedBodies.ts). */
 /**
- * The limits that depend on the document alone (its parse and validation): also what each document
- * of a persisted operations file is checked against at start (usePersistedOperations.ts).
+ * The limits that depend on the document alone (its parse and validation), and the spec's rule
+ * graphql-js 16 lacks: also what each document of a persisted operations file is checked against
+ * at start (usePersistedOperations.ts).
  */
 export const useDocumentLimits = (limits: GatewayLimits): Plugin[] => [
   useMaxTokens(limits.maxTokens),
@@ -42,6 +44,7 @@ export const useDocumentLimits = (limits: GatewayLimits): Plugin[] => [
   useMaxOperationName(),
   useMaxDepth(limits.maxDepth),
   useMaxAliases(limits.maxAliases),
+  useSubscriptionRootConditions(),
 ];
 
 export function useQueryLimits(limits: GatewayLimits & InFlightLimit, shared?: SharedBodies): Plugin[] {

@@ -24,17 +24,20 @@ export function fragmentsOf(document: DocumentNode): Map<string, FragmentDefinit
 }
 
 /**
- * The fields at the operation's root, in document order (each fragment walked once). Fields a
- * `@skip`/`@include` leaves out are among them.
+ * The selections at the operation's root, in document order (each fragment walked once): its
+ * fields, and the inline fragments and fragment spreads they are reached through.
  */
-export function rootFields(operation: OperationDefinitionNode, fragments: ReadonlyMap<string, FragmentDefinitionNode>): FieldNode[] {
-  const fields: FieldNode[] = [];
+export function rootSelections(
+  operation: OperationDefinitionNode,
+  fragments: ReadonlyMap<string, FragmentDefinitionNode>,
+): SelectionNode[] {
+  const found: SelectionNode[] = [];
   const seen = new Set<string>();
   const walk = (selections: readonly SelectionNode[]): void => {
     for (const s of selections) {
-      if (s.kind === Kind.FIELD) fields.push(s);
-      else if (s.kind === Kind.INLINE_FRAGMENT) walk(s.selectionSet.selections);
-      else {
+      found.push(s);
+      if (s.kind === Kind.INLINE_FRAGMENT) walk(s.selectionSet.selections);
+      else if (s.kind === Kind.FRAGMENT_SPREAD) {
         const fragment = fragments.get(s.name.value);
         if (fragment && !seen.has(s.name.value)) {
           seen.add(s.name.value);
@@ -44,7 +47,15 @@ export function rootFields(operation: OperationDefinitionNode, fragments: Readon
     }
   };
   walk(operation.selectionSet.selections);
-  return fields;
+  return found;
+}
+
+/**
+ * The fields at the operation's root, in document order (each fragment walked once). Fields a
+ * `@skip`/`@include` leaves out are among them.
+ */
+export function rootFields(operation: OperationDefinitionNode, fragments: ReadonlyMap<string, FragmentDefinitionNode>): FieldNode[] {
+  return rootSelections(operation, fragments).filter((s): s is FieldNode => s.kind === Kind.FIELD);
 }
 
 /** The names of the fields at the operation's root. */
