@@ -176,6 +176,16 @@ export async function resolveList<Item, Node = Item>(
     };
     // The same answer mapped the same way (a connection under a repeated parent): its nodes once.
     const nodes = options.nodesKey === undefined ? build() : ctx.rest.madeOf(res, `${options.nodesKey}\0${items.length}`, build);
+    // The page ends before the skip and its anchor is not on it: the skip goes on on the next page
+    // (the pages after one token are one keyset sequence however REST cuts them, and it cuts pages
+    // of bodies listed as documents sooner than as markdown: a cursor made under one format and
+    // resumed under the other served the items before it again).
+    if (skip > items.length && res.next && !nodes.some((n) => start.a !== undefined && anchorOf(n) === start.a)) {
+      skip -= items.length;
+      page = nextPage(options.path, res, seen, items.length);
+      limit = skip + Math.max(first, 1);
+      continue;
+    }
     if (skip > 0 && start.a !== undefined) skip = realign(nodes, skip, start.a, start.b);
     const last = items.length - 1;
     let taken = 0;
@@ -189,8 +199,8 @@ export async function resolveList<Item, Node = Item>(
       hasNextPage = skip + taken < items.length || Boolean(res.next);
       break;
     }
-    // Every page read adds an edge or ends the walk (skip > 0 only on its first page), so a walk
-    // reads at most `first` + 1 pages whatever the upstream sends.
+    // Every page read adds an edge, ends the walk or shortens the skip (skip > 0 only on the pages
+    // it spans), so a walk reads at most skip + `first` + 1 pages whatever the upstream sends.
     page = nextPage(options.path, res, seen, items.length);
     if (page === undefined) break;
     skip = 0;
