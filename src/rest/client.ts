@@ -7,6 +7,7 @@
  * forwards exactly its normalized `Authorization` and counts the calls its operation makes.
  * See ./README.md for the read caches.
  */
+import { types } from 'node:util';
 import { Pool } from 'undici';
 import type { RestCall } from './callLog.js';
 import { credentialOf, KnownCallers, type CallerIdentity, type Credential } from './callerKey.js';
@@ -342,9 +343,13 @@ class CallerView implements RestCaller {
   }
 }
 
-/** A caller's signal as an AbortSignal (a stream's request takes one): itself, or one it aborts. */
+/**
+ * A caller's signal as an AbortSignal (a stream's request takes one): itself, or one it aborts. A
+ * proxy that says it is one (whatwg-node's stand-in for a request's signal) is not: Node 24.22's
+ * `AbortSignal.any` refuses it, and every REST stream of such a request failed before it was asked for.
+ */
 function abortSignalOf(signal: LeaveSignal | undefined): AbortSignal | undefined {
-  if (signal === undefined || signal instanceof AbortSignal) return signal;
+  if (signal === undefined || (signal instanceof AbortSignal && !types.isProxy(signal))) return signal;
   const controller = new AbortController();
   if (signal.aborted) controller.abort();
   else signal.addEventListener('abort', () => controller.abort(), { once: true });

@@ -26,10 +26,15 @@ export function restSubscription<T>(ctx: GatewayContext, request: StreamRequest,
   return new Repeater(async (push, stop) => {
     // `return()` (client gone, dispose) stops the Repeater, and so does the gateway stopping: end
     // the request (abortWith: AbortSignal.any left 50 bytes in the gateway's signal per subscription).
+    // The client leaving ends it too: linked the same way, not by `AbortSignal.any`, which Node
+    // 24.22 refuses for the request's signal (whatwg-node's stand-in, an AbortSignal in name only):
+    // every subscription then failed UPSTREAM_ERROR before its REST stream was asked for.
     const ended = new AbortController();
     const unlink = abortWith(ended, ctx.shutdown);
+    const unlinkClient = abortWith(ended, ctx.clientSignal());
     void stop.then(() => {
       unlink();
+      unlinkClient();
       ended.abort();
     });
     let path = '';
@@ -37,8 +42,7 @@ export function restSubscription<T>(ctx: GatewayContext, request: StreamRequest,
     try {
       const target = request();
       path = target.path;
-      const signal = AbortSignal.any([ctx.clientSignal(), ended.signal]);
-      for await (const { event, data } of await ctx.caller.stream(path, target.query, signal)) {
+      for await (const { event, data } of await ctx.caller.stream(path, target.query, ended.signal)) {
         const value = event === 'message' ? readEvent(read, data, path) : undefined;
         if (value !== undefined) await push(value);
       }
